@@ -1,0 +1,53 @@
+//! gdlc: a compiler from GDL game rules (KIF) to fast Rust reasoners, with a reference
+//! interpreter.
+//!
+//! The pipeline, one module per phase:
+//! [`syntax`] (KIF → AST) → [`check`] (validity, located diagnostics) →
+//! [`normalize`] (or-expansion, literal order, duplicates) → [`interp`] (the reference
+//! interpreter, implementing [`gdlc_runtime::Game`]). [`load`] runs the whole front end
+//! on one file.
+
+pub mod check;
+pub mod deps;
+pub mod diagnostic;
+pub mod normalize;
+pub mod syntax;
+
+pub use diagnostic::{Diagnostic, Severity, SourceFile, Span};
+
+/// The front end's result for one file: the description, its normalised rules and every
+/// diagnostic (parse, normalisation and check), in that order.
+#[derive(Debug)]
+pub struct FrontEnd {
+    /// The parsed description (partial if parsing failed).
+    pub description: syntax::ast::Description,
+    /// The normalised rules (empty if parsing or normalisation failed).
+    pub rules: Vec<normalize::Rule>,
+    /// Errors and warnings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FrontEnd {
+    /// Whether the description is valid GDL (no error diagnostics).
+    pub fn is_valid(&self) -> bool {
+        !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Parses, normalises and checks one source file.
+pub fn front_end(file: &SourceFile) -> FrontEnd {
+    let parsed = syntax::parse(file);
+    let mut diagnostics = parsed.diagnostics;
+    let description = parsed.description;
+    let mut rules = Vec::new();
+    if !diagnostics.iter().any(Diagnostic::is_error) {
+        match normalize::normalize(&description) {
+            Ok(normal) => {
+                diagnostics.extend(check::check(&description, &normal));
+                rules = normal;
+            }
+            Err(diagnostic) => diagnostics.push(diagnostic),
+        }
+    }
+    FrontEnd { description, rules, diagnostics }
+}
