@@ -37,8 +37,9 @@ pub trait Game {
     fn initial_state(&mut self) -> Self::State;
     /// Whether `state` is terminal.
     fn is_terminal(&mut self, state: &Self::State) -> bool;
-    /// Clears `out` and writes the legal moves of `role` in `state` into it, sorted and
-    /// without duplicates.
+    /// Clears `out` and writes the legal moves of `role` in `state` into it, without
+    /// duplicates, in ascending byte order of their canonical KIF text — so that every
+    /// reasoner of a game lists moves alike and a seeded playout picks the same moves.
     fn legal_moves(&mut self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
     /// The state that follows `state` when the roles play `joint` (one move per role, in
     /// role order). The caller is responsible for passing legal moves.
@@ -46,7 +47,7 @@ pub trait Game {
     /// The goal value of `role` in `state`.
     fn goal(&mut self, state: &Self::State, role: RoleIndex) -> Result<u8, GoalError>;
     /// Clears `out` and writes what `role` sees when `joint` is played in `state`
-    /// (GDL-II), sorted and without duplicates. Empty for games without `sees`.
+    /// (GDL-II), without duplicates, in ascending order of their canonical KIF text. Empty for games without `sees`.
     fn sees(
         &mut self,
         state: &Self::State,

@@ -17,5 +17,5 @@ pub mod simulate;
 
 pub use game::{Game, GoalError, MoveError, RoleIndex, StateError};
 pub use perft::perft;
-pub use playout::{Playout, PlayoutError, PlayoutOptions, random_playout};
+pub use playout::{Playout, PlayoutError, PlayoutOptions, random_playout, random_playout_from};
 pub use simulate::{SimulationReport, simulate_for};

@@ -55,8 +55,17 @@ pub fn random_playout<G: Game>(
     game: &mut G,
     options: PlayoutOptions,
 ) -> Result<Playout<G::Move>, PlayoutError> {
+    let initial = game.initial_state();
+    random_playout_from(game, initial, options)
+}
+
+/// Plays one seeded random playout from `state`.
+pub fn random_playout_from<G: Game>(
+    game: &mut G,
+    mut state: G::State,
+    options: PlayoutOptions,
+) -> Result<Playout<G::Move>, PlayoutError> {
     let mut stepper = Stepper::new(game, options.seed);
-    let mut state = game.initial_state();
     let mut joint_moves = Vec::new();
     let mut steps = 0;
     while !game.is_terminal(&state) {

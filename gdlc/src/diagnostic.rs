@@ -82,6 +82,8 @@ pub enum Code {
     Io,
     /// Malformed KIF (unbalanced parentheses, a stray character …).
     Syntax,
+    /// A move text that is malformed or not legal.
+    Move,
     /// Well-formed KIF that is not a GDL sentence, literal or term.
     Structure,
     /// A rule with an empty body, read as a fact.
@@ -102,8 +104,6 @@ pub enum Code {
     RelationArity,
     /// A function symbol used with different arities (read as distinct symbols).
     FunctionArity,
-    /// A relation name also used as a function symbol or constant.
-    MixedSymbol,
     /// A variable not bound by a positive body literal.
     Unsafe,
     /// Negation through recursion.
@@ -116,8 +116,6 @@ pub enum Code {
     Missing,
     /// A goal value that is not an integer in 0..=100.
     GoalValue,
-    /// A rule or fact stated twice (dropped).
-    Duplicate,
 }
 
 impl Code {
@@ -126,6 +124,7 @@ impl Code {
         match self {
             Code::Io => "io",
             Code::Syntax => "syntax",
+            Code::Move => "move",
             Code::Structure => "structure",
             Code::EmptyBody => "empty-body",
             Code::ParenthesisedConstant => "parenthesised-constant",
@@ -136,14 +135,12 @@ impl Code {
             Code::KeywordAsFunction => "keyword-as-function",
             Code::RelationArity => "relation-arity",
             Code::FunctionArity => "function-arity",
-            Code::MixedSymbol => "mixed-symbol",
             Code::Unsafe => "unsafe",
             Code::Unstratified => "unstratified",
             Code::Recursion => "recursion",
             Code::KeywordDependency => "keyword-dependency",
             Code::Missing => "missing",
             Code::GoalValue => "goal-value",
-            Code::Duplicate => "duplicate",
         }
     }
 }
@@ -211,6 +208,17 @@ impl Diagnostic {
     /// Adds a note.
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
+        self
+    }
+
+    /// The same diagnostic with every span moved `offset` bytes later (for text that
+    /// was read out of a larger text).
+    pub fn shifted(mut self, offset: usize) -> Self {
+        let shift = |span: Span| Span::new(span.start + offset, span.end + offset);
+        self.span = self.span.map(shift);
+        for label in &mut self.secondary {
+            label.span = shift(label.span);
+        }
         self
     }
 

@@ -10,6 +10,7 @@
 pub mod check;
 pub mod deps;
 pub mod diagnostic;
+pub mod interp;
 pub mod normalize;
 pub mod syntax;
 

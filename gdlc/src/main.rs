@@ -1,1 +1,258 @@
-fn main() {}
+//! The `gdlc` command line: a thin caller of the library.
+//!
+//! - `gdlc check FILE...` — diagnostics and a summary; exit 0 iff every file is valid.
+//! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
+//! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
+//!
+//! Every failure is a located message and exit code 1; nothing panics on bad input.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
+use gdlc::interp::Interpreter;
+use gdlc::{Diagnostic, SourceFile};
+use gdlc_runtime::{Game, PlayoutOptions};
+
+#[derive(Parser)]
+#[command(name = "gdlc", version, about = "GDL game rules: check, perft, playouts (and, later, compile to Rust)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check game descriptions for validity and print located diagnostics.
+    Check {
+        /// KIF files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print only errors, not warnings.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Count joint-move sequences from the initial state, for each depth up to DEPTH.
+    Perft {
+        /// The game (KIF).
+        file: PathBuf,
+        /// The deepest depth to count.
+        depth: u32,
+    },
+    /// Play seeded random games and print each joint move and the final goals.
+    Playout {
+        /// The game (KIF).
+        file: PathBuf,
+        /// Seed of the first playout (playout i uses seed + i).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Number of playouts.
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        /// Joint moves to play first, separated by `;`, one move per role in role order,
+        /// e.g. `"(mark 1 1) noop; noop (mark 2 2)"`.
+        #[arg(long)]
+        moves: Option<String>,
+        /// Give up after this many steps.
+        #[arg(long, default_value_t = 100_000)]
+        max_steps: usize,
+    },
+}
+
+/// A failure already reported to the user.
+struct Reported;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check { files, quiet } => check(&files, quiet),
+        Command::Perft { file, depth } => perft(&file, depth),
+        Command::Playout { file, seed, count, moves, max_steps } => {
+            playout(&file, seed, count, moves.as_deref(), max_steps)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Reported) => ExitCode::FAILURE,
+    }
+}
+
+fn emit(diagnostic: &Diagnostic, file: &SourceFile) {
+    let choice = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ColorChoice::Auto } else { ColorChoice::Never };
+    let mut stderr = StandardStream::stderr(choice);
+    diagnostic.emit(file, &mut stderr);
+}
+
+fn check(files: &[PathBuf], quiet: bool) -> Result<(), Reported> {
+    let (mut valid, mut errors, mut warnings) = (0, 0, 0);
+    for path in files {
+        let file = match SourceFile::read(path) {
+            Ok(file) => file,
+            Err(diagnostic) => {
+                emit(&diagnostic, &SourceFile::new(path.display().to_string(), ""));
+                errors += 1;
+                continue;
+            }
+        };
+        let front = gdlc::front_end(&file);
+        for diagnostic in &front.diagnostics {
+            if diagnostic.is_error() {
+                errors += 1;
+            } else {
+                warnings += 1;
+            }
+            if diagnostic.is_error() || !quiet {
+                emit(diagnostic, &file);
+            }
+        }
+        if front.is_valid() {
+            valid += 1;
+        }
+    }
+    let invalid = files.len() - valid;
+    println!(
+        "checked {} file{}: {valid} valid, {invalid} invalid ({errors} error{}, {warnings} warning{})",
+        files.len(),
+        plural(files.len()),
+        plural(errors),
+        plural(warnings)
+    );
+    if invalid == 0 { Ok(()) } else { Err(Reported) }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Reads, checks and loads a game into the interpreter, reporting any error.
+fn load(path: &Path) -> Result<Interpreter, Reported> {
+    let file = SourceFile::read(path).map_err(|diagnostic| {
+        emit(&diagnostic, &SourceFile::new(path.display().to_string(), ""));
+        Reported
+    })?;
+    let front = gdlc::front_end(&file);
+    let mut failed = false;
+    for diagnostic in front.diagnostics.iter().filter(|d| d.is_error()) {
+        emit(diagnostic, &file);
+        failed = true;
+    }
+    if failed {
+        return Err(Reported);
+    }
+    Interpreter::new(&front).map_err(|diagnostic| {
+        emit(&diagnostic, &file);
+        Reported
+    })
+}
+
+fn perft(path: &Path, depth: u32) -> Result<(), Reported> {
+    let mut game = load(path)?;
+    let initial = game.initial_state();
+    let mut out = std::io::stdout().lock();
+    for d in 1..=depth {
+        let count = gdlc_runtime::perft(&mut game, &initial, d);
+        // A closed pipe (e.g. `| head`) is not an error worth reporting.
+        if writeln!(out, "{d}\t{count}").and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn playout(path: &Path, seed: u64, count: u64, moves: Option<&str>, max_steps: usize) -> Result<(), Reported> {
+    let mut game = load(path)?;
+    let roles: Vec<String> = (0..game.num_roles()).map(|r| game.role_name(r).to_owned()).collect();
+    let prefix = match moves {
+        Some(text) => prefix_moves(&mut game, text)?,
+        None => (Vec::new(), game.initial_state()),
+    };
+    let mut out = std::io::stdout().lock();
+    let mut failed = false;
+    for i in 0..count {
+        let seed = seed.wrapping_add(i);
+        let mut lines = vec![format!("playout\t{}\tseed\t{seed}", i + 1), format!("roles\t{}", roles.join("\t"))];
+        for (step, joint) in prefix.0.iter().enumerate() {
+            lines.push(format!("{}\t{}", step + 1, joint.join("\t")));
+        }
+        let options = PlayoutOptions { seed, max_steps };
+        match gdlc_runtime::playout::random_playout_from(&mut game, prefix.1.clone(), options) {
+            Ok(playout) => {
+                for (step, joint) in playout.joint_moves.iter().enumerate() {
+                    let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
+                    lines.push(format!("{}\t{}", prefix.0.len() + step + 1, texts.join("\t")));
+                }
+                let mut goals = Vec::new();
+                for (role, goal) in roles.iter().zip(&playout.goals) {
+                    match goal {
+                        Ok(value) => goals.push(value.to_string()),
+                        Err(err) => {
+                            eprintln!("warning: playout {}: goal of role `{role}`: {err}", i + 1);
+                            goals.push("none".to_owned());
+                        }
+                    }
+                }
+                lines.push(format!("goals\t{}", goals.join("\t")));
+            }
+            Err(err) => {
+                eprintln!("error: playout {} (seed {seed}): {err}", i + 1);
+                failed = true;
+            }
+        }
+        for line in lines {
+            if writeln!(out, "{line}").is_err() {
+                return Ok(());
+            }
+        }
+    }
+    if failed { Err(Reported) } else { Ok(()) }
+}
+
+/// Plays the joint moves given on the command line from the initial state; returns
+/// their canonical texts and the state reached. Illegal or malformed moves are
+/// reported against the argument text.
+fn prefix_moves(game: &mut Interpreter, text: &str) -> Result<(Vec<Vec<String>>, gdlc::interp::State), Reported> {
+    let source = SourceFile::new("--moves", text);
+    let mut state = game.initial_state();
+    let mut played = Vec::new();
+    let mut offset = 0;
+    for (step, joint_text) in text.split(';').enumerate() {
+        let joint_start = offset;
+        offset += joint_text.len() + 1;
+        if joint_text.trim().is_empty() && step > 0 && joint_start >= text.trim_end().len() {
+            break; // a trailing `;`
+        }
+        let located = |d: Diagnostic| d.with_note(format!("in joint move {}", step + 1));
+        let terms = gdlc::syntax::split_terms(joint_text).map_err(|d| {
+            emit(&located(d.shifted(joint_start)), &source);
+            Reported
+        })?;
+        if game.is_terminal(&state) {
+            let span = gdlc::Span::new(joint_start, joint_start + joint_text.len());
+            emit(&located(Diagnostic::error(gdlc::diagnostic::Code::Move, "the game is already over").at(span, "no move can follow")), &source);
+            return Err(Reported);
+        }
+        if terms.len() != game.num_roles() {
+            let span = gdlc::Span::new(joint_start, joint_start + joint_text.len());
+            let message = format!("a joint move needs one move per role ({}), found {}", game.num_roles(), terms.len());
+            emit(&located(Diagnostic::error(gdlc::diagnostic::Code::Move, message).at(span, "here")), &source);
+            return Err(Reported);
+        }
+        let mut joint = Vec::with_capacity(terms.len());
+        for (role, (move_text, span)) in terms.iter().enumerate() {
+            match game.legal_move_from_kif(&state, role, move_text) {
+                Ok(mv) => joint.push(mv),
+                Err(err) => {
+                    let span = gdlc::Span::new(joint_start + span.start, joint_start + span.end);
+                    let label = format!("move of role `{}`", game.role_name(role));
+                    emit(&located(Diagnostic::error(gdlc::diagnostic::Code::Move, err.to_string()).at(span, label)), &source);
+                    return Err(Reported);
+                }
+            }
+        }
+        played.push(joint.iter().map(|&m| game.move_to_kif(m)).collect());
+        state = game.next_state(&state, &joint);
+    }
+    Ok((played, state))
+}

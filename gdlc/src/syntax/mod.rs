@@ -71,6 +71,29 @@ pub fn parse(file: &SourceFile) -> Parsed {
     }
 }
 
+/// Splits a text into its top-level ground terms (e.g. the moves of a joint move), each
+/// with its text and span; variables are rejected.
+pub fn split_terms(text: &str) -> Result<Vec<(String, Span)>, Diagnostic> {
+    let sexprs = read_sexprs(text)?;
+    let mut terms = Vec::with_capacity(sexprs.len());
+    for sexpr in sexprs {
+        let span = sexpr.span();
+        if let Some(var) = find_variable(&sexpr) {
+            return Err(Diagnostic::error(Code::Move, "a move cannot contain a variable").at(var, "variable"));
+        }
+        terms.push((text[span.start..span.end].to_owned(), span));
+    }
+    Ok(terms)
+}
+
+fn find_variable(sexpr: &SExpr) -> Option<Span> {
+    match sexpr {
+        SExpr::Variable(_, span) => Some(*span),
+        SExpr::Symbol(..) => None,
+        SExpr::List(items, _) => items.iter().find_map(find_variable),
+    }
+}
+
 /// Reads the s-expressions of a text, or the first syntax error.
 pub(crate) fn read_sexprs(text: &str) -> Result<Vec<SExpr>, Diagnostic> {
     check_parentheses(text)?;
