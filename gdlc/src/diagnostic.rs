@@ -96,7 +96,8 @@ pub enum Code {
     NegatedDistinct,
     /// A GDL keyword where it may not stand (e.g. `true` in a head, `next` in a body).
     KeywordPlacement,
-    /// A keyword relation used with the wrong arity.
+    /// A keyword relation used with the wrong arity (an error), or `base`/`input` with
+    /// another arity, read as ordinary relations (a warning).
     KeywordArity,
     /// A GDL keyword used as a function symbol inside a term.
     KeywordAsFunction,

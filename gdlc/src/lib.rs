@@ -50,5 +50,8 @@ pub fn front_end(file: &SourceFile) -> FrontEnd {
             Err(diagnostic) => diagnostics.push(diagnostic),
         }
     }
+    // One order for everything: by position, located ones first, errors before
+    // warnings at the same place.
+    diagnostics.sort_by_key(|d| (d.span.is_none(), d.span.map(|s| (s.start, s.end)), std::cmp::Reverse(d.severity)));
     FrontEnd { description, rules, diagnostics }
 }

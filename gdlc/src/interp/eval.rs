@@ -15,7 +15,7 @@
 //! for top-down provers (e.g. `(coordinate ?x)` generators behind a negated call) cost
 //! no more than they do there.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::rc::Rc;
 
 use hashbrown::{Equivalent, HashMap};
@@ -258,7 +258,7 @@ impl Db {
                     out.extend_from_slice(relation.tuple(i));
                 }
             } else {
-                for &i in relation.lookup(mask, values) {
+                for i in relation.lookup(mask, values) {
                     out.extend_from_slice(relation.tuple(i));
                 }
             }
@@ -307,11 +307,7 @@ impl Db {
             }
         };
         let probe = CallRef { mask, values: key_values };
-        let hash = {
-            let mut hasher = FxBuildHasher.build_hasher();
-            probe.hash(&mut hasher);
-            hasher.finish()
-        };
+        let hash = FxBuildHasher.hash_one(&probe);
         if let Some((_, answers)) = self.calls[rel].raw_entry().from_hash(hash, |k| probe.equivalent(k)) {
             return Rc::clone(answers);
         }
@@ -577,7 +573,7 @@ impl<'a> Solver<'a> {
                     } else {
                         let hits = relation.lookup(mask, &key);
                         self.key = key;
-                        for &i in hits.iter().filter(|&&i| i >= lo && i < hi) {
+                        for i in hits.filter(|&i| i >= lo && i < hi) {
                             self.try_tuple(db, step, pats, relation.tuple(i));
                         }
                     }

@@ -11,12 +11,36 @@ use super::terms::TermId;
 /// A set of bound columns, as a bit mask (arity is at most 64 for indexing).
 pub type ColumnMask = u64;
 
+/// An index: tuples sharing the key columns form a chain (first, last) threaded
+/// through `next`, so adding a tuple never allocates a group of its own.
 #[derive(Clone, Debug)]
 struct Index {
     mask: ColumnMask,
-    /// Groups of tuples sharing the key; the table holds group numbers.
-    table: HashTable<u32>,
-    groups: Vec<Vec<u32>>,
+    /// Chains by key: (first tuple, last tuple).
+    table: HashTable<(u32, u32)>,
+    /// For each tuple, the next tuple of its chain (`END` at the end).
+    next: Vec<u32>,
+}
+
+const END: u32 = u32::MAX;
+
+/// The tuples of one index chain, in insertion order.
+pub struct Chain<'a> {
+    next: &'a [u32],
+    at: u32,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.at == END {
+            return None;
+        }
+        let current = self.at;
+        self.at = self.next[current as usize];
+        Some(current)
+    }
 }
 
 /// The tuples of one relation.
@@ -102,7 +126,7 @@ impl Relation {
         self.dedup.clear();
         for idx in &mut self.indexes {
             idx.table.clear();
-            idx.groups.clear();
+            idx.next.clear();
         }
     }
 
@@ -116,7 +140,7 @@ impl Relation {
         if self.indexes.iter().any(|idx| idx.mask == mask) {
             return;
         }
-        let mut idx = Index { mask, table: HashTable::new(), groups: Vec::new() };
+        let mut idx = Index { mask, table: HashTable::new(), next: Vec::new() };
         for i in 0..self.len {
             add_to_index(&mut idx, &self.data, self.arity, i);
         }
@@ -125,18 +149,13 @@ impl Relation {
 
     /// The indices of the tuples agreeing with `key` on the columns of `mask` (an index
     /// on `mask` must exist; other columns of `key` are ignored).
-    pub fn lookup(&self, mask: ColumnMask, key: &[TermId]) -> &[u32] {
+    pub fn lookup(&self, mask: ColumnMask, key: &[TermId]) -> Chain<'_> {
         let Some(idx) = self.indexes.iter().find(|idx| idx.mask == mask) else {
-            return &[];
+            return Chain { next: &[], at: END };
         };
         let hash = hash_columns(key, mask);
-        match idx.table.find(hash, |&g| {
-            let first = idx.groups[g as usize][0];
-            equal_columns(self.tuple(first), key, mask)
-        }) {
-            Some(&g) => &idx.groups[g as usize],
-            None => &[],
-        }
+        let found = idx.table.find(hash, |&(first, _)| equal_columns(self.tuple(first), key, mask));
+        Chain { next: &idx.next, at: found.map_or(END, |&(first, _)| first) }
     }
 }
 
@@ -145,14 +164,14 @@ fn add_to_index(idx: &mut Index, data: &[TermId], arity: usize, index: u32) {
     let tuple = at(index);
     let hash = hash_columns(tuple, idx.mask);
     let mask = idx.mask;
-    let groups = &mut idx.groups;
-    match idx.table.find(hash, |&g| equal_columns(at(groups[g as usize][0]), tuple, mask)) {
-        Some(&g) => groups[g as usize].push(index),
+    idx.next.push(END);
+    match idx.table.find_mut(hash, |&(first, _)| equal_columns(at(first), tuple, mask)) {
+        Some(chain) => {
+            idx.next[chain.1 as usize] = index;
+            chain.1 = index;
+        }
         None => {
-            let g = groups.len() as u32;
-            groups.push(vec![index]);
-            let groups = &*groups;
-            idx.table.insert_unique(hash, g, |&g| hash_columns(at(groups[g as usize][0]), mask));
+            idx.table.insert_unique(hash, (index, index), |&(first, _)| hash_columns(at(first), mask));
         }
     }
 }

@@ -131,11 +131,9 @@ fn check_parentheses(text: &str) -> Result<(), Diagnostic> {
                     .at(Span::new(at, at + 1), "too deep"));
                 }
             }
-            b')' => {
-                if open.pop().is_none() {
-                    return Err(Diagnostic::error(Code::Syntax, "unmatched `)`")
-                        .at(Span::new(at, at + 1), "no `(` before this"));
-                }
+            b')' if open.pop().is_none() => {
+                return Err(Diagnostic::error(Code::Syntax, "unmatched `)`")
+                    .at(Span::new(at, at + 1), "no `(` before this"));
             }
             _ => {}
         }
