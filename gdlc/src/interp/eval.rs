@@ -1,19 +1,23 @@
-//! Demand-driven rule evaluation.
+//! Demand-driven rule evaluation with tabling.
 //!
-//! A query of a relation with some arguments bound is a *call*. The answers of a call
-//! to a non-recursive relation are computed top-down — each rule's head is matched
-//! with the call, its body run left to right, each body atom itself a call — and
-//! memoised under the relation, the bound columns and their values. Non-recursive
-//! relations cannot call themselves, so this always terminates. A recursive component
-//! (an SCC with a cycle) is instead *materialised*: all its tuples computed bottom-up,
-//! semi-naively, to a fixpoint; calls into it are index lookups. `true` and `does` are
-//! materialised too (the state and the joint move).
+//! A query of a relation with some arguments bound is a *call*. A call's answers are
+//! computed top-down — each rule's head is matched with the call, its body run left to
+//! right, each body atom itself a call — and kept in a *table* under the relation, the
+//! bound columns and their values, so no call is evaluated twice in a state.
 //!
-//! The bound/free status of every argument is known when a rule is compiled (literals
-//! run left to right after normalisation), so each body atom knows the columns it calls
-//! or looks up by. Only what the queries of a state need is ever computed: rules written
-//! for top-down provers (e.g. `(coordinate ?x)` generators behind a negated call) cost
-//! no more than they do there.
+//! Calls into a recursive component (an SCC with a cycle) may depend on themselves.
+//! The first call into such a component leads: it evaluates its table, and every table
+//! of the component created meanwhile, round after round, until a round adds no answer
+//! and creates no table. A call to a table still in progress sees its current answers.
+//! This reaches the least fixpoint (recursion is positive: negation is stratified) and
+//! terminates because the recursion restriction keeps answers finite.
+//!
+//! `true` and `does` — the state and the joint move — are stored relations with indexes.
+//!
+//! The bound/free status of every argument is known when a rule is planned for a call's
+//! bound head columns (literals run left to right after normalisation). Only what the
+//! queries of a state need is ever computed: rules written for top-down provers (e.g.
+//! `(coordinate ?x)` generators behind a negated call) cost no more than they do there.
 
 use std::hash::BuildHasher;
 use std::rc::Rc;
@@ -48,15 +52,13 @@ impl Pat {
 /// One body literal, compiled.
 #[derive(Clone, Debug)]
 pub enum Step {
-    /// A positive atom: the tuples agreeing on the `mask` columns (those bound when the
-    /// atom is reached), the other columns matched against `pats`.
+    /// A positive atom: the tuples agreeing on the columns bound when it is reached,
+    /// the other columns matched against `pats`.
     Scan {
         /// The relation.
         rel: usize,
         /// One pattern per column.
         pats: Box<[Pat]>,
-        /// The columns bound when the literal is reached.
-        mask: ColumnMask,
     },
     /// A negated atom (all its variables are bound by then).
     Absent {
@@ -74,16 +76,12 @@ pub enum Step {
 /// A compiled rule.
 #[derive(Clone, Debug)]
 pub struct CompiledRule {
-    /// The head relation.
-    pub head_rel: usize,
     /// The head's argument patterns.
     pub head: Box<[Pat]>,
     /// The body, in evaluation order.
     pub steps: Vec<Step>,
     /// Number of variable slots.
     pub num_vars: usize,
-    /// Body steps (indices) that read a relation of the rule's own recursive component.
-    pub recursive_steps: Vec<usize>,
 }
 
 /// The columns of `pats` whose variables are all in `bound`.
@@ -100,8 +98,7 @@ fn bound_mask(pats: &[Pat], bound: &[bool]) -> ColumnMask {
 }
 
 impl CompiledRule {
-    /// Fixes each positive atom's bound columns, given the head columns bound by the
-    /// call (`head_mask`; none for bottom-up evaluation).
+    /// Each step's bound columns, given the head columns bound by the call.
     fn plan(&self, head_mask: ColumnMask) -> Vec<ColumnMask> {
         let mut bound = vec![false; self.num_vars];
         for (i, pat) in self.head.iter().enumerate().take(64) {
@@ -143,10 +140,12 @@ pub struct RelationInfo {
     pub arity: usize,
     /// When its results are forgotten.
     pub phase: Phase,
-    /// Whether it is materialised (recursive component, or an input: `true`, `does`).
-    pub materialised: bool,
+    /// Whether it is stored rather than derived (`true`, `does`).
+    pub stored: bool,
     /// Its dependency component.
     pub component: usize,
+    /// Whether its component is recursive.
+    pub recursive: bool,
     /// The rules with this head relation.
     pub rules: Vec<usize>,
 }
@@ -158,37 +157,6 @@ pub struct Program {
     pub rules: Vec<CompiledRule>,
     /// Per relation.
     pub relations: Vec<RelationInfo>,
-    /// Relations of each component.
-    pub components: Vec<Vec<usize>>,
-}
-
-impl Program {
-    /// Gives each rule's atoms their bottom-up lookup columns (used inside recursive
-    /// components) and makes sure the materialised relations have the indexes that
-    /// queries will use.
-    pub fn finish(&mut self, db: &mut Db) {
-        for rule in &mut self.rules {
-            let masks = rule.plan(0);
-            for (step, mask) in rule.steps.iter_mut().zip(masks) {
-                if let Step::Scan { mask: slot, .. } = step {
-                    *slot = mask;
-                }
-            }
-        }
-        // Indexes on materialised relations for every mask a call or scan may use: the
-        // bottom-up masks above, plus those of top-down plans for any head mask are
-        // created lazily by `Db::lookup`.
-        for rule in &self.rules {
-            for step in &rule.steps {
-                if let Step::Scan { rel, mask, .. } = step
-                    && self.relations[*rel].materialised
-                    && *mask != 0
-                {
-                    Rc::make_mut(&mut db.materialised[*rel]).ensure_index(*mask);
-                }
-            }
-        }
-    }
 }
 
 /// A memoised call's key: the bound columns and their values.
@@ -211,17 +179,38 @@ impl Equivalent<CallKey> for CallRef<'_> {
     }
 }
 
-/// The mutable side of evaluation: terms, materialised relations and call memos.
+/// One call's answers.
+#[derive(Clone, Debug)]
+struct Table {
+    key: CallKey,
+    answers: Rc<Relation>,
+}
+
+/// The tables of one relation.
+#[derive(Clone, Debug, Default)]
+struct Tables {
+    by_key: HashMap<CallKey, u32, FxBuildHasher>,
+    tables: Vec<Table>,
+}
+
+/// A recursive component being evaluated: its tables, in creation order.
+#[derive(Clone, Debug)]
+struct Fixpoint {
+    component: usize,
+    tables: Vec<(usize, u32)>,
+}
+
+/// The mutable side of evaluation: terms, stored relations and tables.
 #[derive(Clone, Debug)]
 pub struct Db {
     /// The term interner.
     pub store: TermStore,
-    /// Materialised relations (empty for the others). Shared so that an evaluation can
-    /// iterate one while it computes others; only changed when nobody iterates it.
-    pub materialised: Vec<Rc<Relation>>,
-    /// Whether each recursive component has been materialised.
-    pub component_done: Vec<bool>,
-    calls: Vec<HashMap<CallKey, Rc<Relation>, FxBuildHasher>>,
+    /// Stored relations (`true`, `does`; empty for the others). Shared so that an
+    /// evaluation can iterate one while it computes others.
+    pub stored: Vec<Rc<Relation>>,
+    tables: Vec<Tables>,
+    /// Recursive components being evaluated, innermost last.
+    fixpoints: Vec<Fixpoint>,
 }
 
 impl Db {
@@ -229,9 +218,9 @@ impl Db {
     pub fn new(program: &Program, store: TermStore) -> Self {
         Db {
             store,
-            materialised: program.relations.iter().map(|r| Rc::new(Relation::new(r.arity))).collect(),
-            component_done: vec![false; program.components.len()],
-            calls: program.relations.iter().map(|_| HashMap::default()).collect(),
+            stored: program.relations.iter().map(|r| Rc::new(Relation::new(r.arity))).collect(),
+            tables: program.relations.iter().map(|_| Tables::default()).collect(),
+            fixpoints: Vec::new(),
         }
     }
 
@@ -239,9 +228,11 @@ impl Db {
     pub fn forget(&mut self, program: &Program, phases: &[Phase]) {
         for (rel, info) in program.relations.iter().enumerate() {
             if phases.contains(&info.phase) {
-                Rc::make_mut(&mut self.materialised[rel]).clear();
-                self.calls[rel].clear();
-                self.component_done[info.component] = false;
+                if !self.stored[rel].is_empty() {
+                    Rc::make_mut(&mut self.stored[rel]).clear();
+                }
+                self.tables[rel].by_key.clear();
+                self.tables[rel].tables.clear();
             }
         }
     }
@@ -249,9 +240,7 @@ impl Db {
     /// The tuples of `rel` agreeing with `values` on the columns of `mask` (`values`
     /// holds one entry per column; unbound entries are ignored), appended flat to `out`.
     pub fn query(&mut self, program: &Program, rel: usize, mask: ColumnMask, values: &[TermId], out: &mut Vec<TermId>) {
-        let info = &program.relations[rel];
-        if info.materialised {
-            self.ensure_component(program, info.component);
+        if program.relations[rel].stored {
             let relation = self.indexed(rel, mask);
             if mask == 0 {
                 for i in 0..relation.len() {
@@ -272,24 +261,23 @@ impl Db {
 
     /// Whether relation `rel` has any tuple (e.g. whether `terminal` holds).
     pub fn holds(&mut self, program: &Program, rel: usize) -> bool {
-        let info = &program.relations[rel];
-        if info.materialised {
-            self.ensure_component(program, info.component);
-            !self.materialised[rel].is_empty()
+        if program.relations[rel].stored {
+            !self.stored[rel].is_empty()
         } else {
             !self.call(program, rel, 0, &[]).is_empty()
         }
     }
 
-    /// A materialised relation, with an index on `mask` (unless `mask` is empty).
+    /// A stored relation, with an index on `mask` (unless `mask` is empty).
     fn indexed(&mut self, rel: usize, mask: ColumnMask) -> Rc<Relation> {
-        if mask != 0 && !self.materialised[rel].has_index(mask) {
-            Rc::make_mut(&mut self.materialised[rel]).ensure_index(mask);
+        if mask != 0 && !self.stored[rel].has_index(mask) {
+            Rc::make_mut(&mut self.stored[rel]).ensure_index(mask);
         }
-        Rc::clone(&self.materialised[rel])
+        Rc::clone(&self.stored[rel])
     }
 
-    /// The answers of a call to a non-materialised relation, memoised.
+    /// The answers of a call to a derived relation: complete, or the current answers of
+    /// a table still in progress in a recursive component.
     fn call(&mut self, program: &Program, rel: usize, mask: ColumnMask, values: &[TermId]) -> Rc<Relation> {
         let mut bound = [TermId(0); 16];
         let mut owned = Vec::new();
@@ -308,102 +296,88 @@ impl Db {
         };
         let probe = CallRef { mask, values: key_values };
         let hash = FxBuildHasher.hash_one(&probe);
-        if let Some((_, answers)) = self.calls[rel].raw_entry().from_hash(hash, |k| probe.equivalent(k)) {
-            return Rc::clone(answers);
+        if let Some((_, &t)) = self.tables[rel].by_key.raw_entry().from_hash(hash, |k| probe.equivalent(k)) {
+            return Rc::clone(&self.tables[rel].tables[t as usize].answers);
         }
         let info = &program.relations[rel];
-        let mut answers = Relation::new(info.arity);
+        let key = CallKey { mask, values: key_values.into() };
+        let t = self.tables[rel].tables.len() as u32;
+        self.tables[rel].tables.push(Table { key: key.clone(), answers: Rc::new(Relation::new(info.arity)) });
+        self.tables[rel].by_key.insert(key, t);
+        if !info.recursive {
+            self.evaluate(program, rel, t);
+        } else if let Some(fixpoint) = self.fixpoints.iter_mut().find(|f| f.component == info.component) {
+            // Inside the component's fixpoint: evaluate once now; the leader repeats.
+            fixpoint.tables.push((rel, t));
+            self.evaluate(program, rel, t);
+        } else {
+            self.lead_fixpoint(program, info.component, rel, t);
+        }
+        Rc::clone(&self.tables[rel].tables[t as usize].answers)
+    }
+
+    /// Evaluates the tables of a recursive component, starting from one, until a round
+    /// adds no answer and creates no table.
+    fn lead_fixpoint(&mut self, program: &Program, component: usize, rel: usize, t: u32) {
+        self.fixpoints.push(Fixpoint { component, tables: vec![(rel, t)] });
+        let depth = self.fixpoints.len() - 1;
+        loop {
+            let tables_before = self.fixpoints[depth].tables.len();
+            let mut grew = false;
+            let mut i = 0;
+            while let Some(&(r, t)) = self.fixpoints[depth].tables.get(i) {
+                grew |= self.evaluate(program, r, t);
+                i += 1;
+            }
+            if !grew && self.fixpoints[depth].tables.len() == tables_before {
+                break;
+            }
+        }
+        self.fixpoints.truncate(depth);
+    }
+
+    /// Runs every rule of `rel` for table `t`, adding answers; true if any was new.
+    fn evaluate(&mut self, program: &Program, rel: usize, t: u32) -> bool {
+        let info = &program.relations[rel];
+        let key = self.tables[rel].tables[t as usize].key.clone();
+        let mut values = vec![TermId(u32::MAX); info.arity];
+        let mut next_value = key.values.iter();
+        for (i, slot) in values.iter_mut().enumerate().take(64) {
+            if key.mask & (1 << i) != 0
+                && let Some(&v) = next_value.next()
+            {
+                *slot = v;
+            }
+        }
         let mut out = Vec::new();
+        let mut grew = false;
         for &r in &info.rules {
-            let rule = &program.rules[r];
             out.clear();
-            let solutions = Solver::run(program, self, rule, Some((mask, values)), None, &mut out);
+            let solutions = Solver::run(program, self, &program.rules[r], key.mask, &values, &mut out);
+            let answers = Rc::make_mut(&mut self.tables[rel].tables[t as usize].answers);
             if info.arity == 0 {
                 if solutions > 0 {
-                    answers.insert(&[]);
+                    grew |= answers.insert(&[]);
                 }
             } else {
                 for tuple in out.chunks_exact(info.arity) {
-                    answers.insert(tuple);
+                    grew |= answers.insert(tuple);
                 }
             }
         }
-        let answers = Rc::new(answers);
-        let key = CallKey { mask, values: key_values.into() };
-        self.calls[rel].insert(key, Rc::clone(&answers));
-        answers
+        grew
     }
-
-    /// Materialises a component (a no-op when done or when it has no rules).
-    fn ensure_component(&mut self, program: &Program, component: usize) {
-        if self.component_done[component] {
-            return;
-        }
-        self.component_done[component] = true;
-        let members = &program.components[component];
-        let rules: Vec<usize> = members.iter().flat_map(|&m| program.relations[m].rules.iter().copied()).collect();
-        if rules.is_empty() {
-            return;
-        }
-        let mut out = Vec::new();
-        let mut lo: Vec<u32> = members.iter().map(|&m| self.materialised[m].len()).collect();
-        for &r in &rules {
-            self.run_and_insert(program, r, None, &mut out);
-        }
-        loop {
-            let hi: Vec<u32> = members.iter().map(|&m| self.materialised[m].len()).collect();
-            if lo == hi {
-                break;
-            }
-            for &r in &rules {
-                for &s in &program.rules[r].recursive_steps {
-                    let Step::Scan { rel, .. } = program.rules[r].steps[s] else { continue };
-                    let Some(k) = members.iter().position(|&m| m == rel) else { continue };
-                    if lo[k] < hi[k] {
-                        self.run_and_insert(program, r, Some(Delta { step: s, lo: lo[k], hi: hi[k] }), &mut out);
-                    }
-                }
-            }
-            lo = hi;
-        }
-    }
-
-    fn run_and_insert(&mut self, program: &Program, r: usize, delta: Option<Delta>, out: &mut Vec<TermId>) {
-        out.clear();
-        let rule = &program.rules[r];
-        let solutions = Solver::run(program, self, rule, None, delta, out);
-        let arity = rule.head.len();
-        let head = Rc::make_mut(&mut self.materialised[rule.head_rel]);
-        if arity == 0 {
-            if solutions > 0 {
-                head.insert(&[]);
-            }
-            return;
-        }
-        for tuple in out.chunks_exact(arity) {
-            head.insert(tuple);
-        }
-    }
-}
-
-/// A delta restriction: step `step` reads only tuples `lo..hi` of its relation.
-#[derive(Clone, Copy, Debug)]
-struct Delta {
-    step: usize,
-    lo: u32,
-    hi: u32,
 }
 
 struct Solver<'a> {
     program: &'a Program,
     rule: &'a CompiledRule,
-    /// Bound columns of each step for this evaluation.
+    /// Bound columns of each step for this call.
     masks: Vec<ColumnMask>,
     bindings: Vec<Option<TermId>>,
     trail: Vec<u16>,
     /// Scratch for lookup keys (taken while in use, returned before recursing).
     key: Vec<TermId>,
-    delta: Option<Delta>,
     out: &'a mut Vec<TermId>,
     solutions: usize,
 }
@@ -486,15 +460,15 @@ fn key_of(store: &TermStore, bindings: &[Option<TermId>], pats: &[Pat], mask: Co
 }
 
 impl<'a> Solver<'a> {
-    /// Runs `rule`, top-down for a call (`call`: the head's bound columns and values)
-    /// or bottom-up (`None`), appending head tuples to `out`; returns the number of
+    /// Runs `rule` for a call whose bound head columns are `mask` with `values` (one
+    /// entry per column), appending head tuples to `out`; returns the number of
     /// solutions.
     fn run(
         program: &'a Program,
         db: &mut Db,
         rule: &'a CompiledRule,
-        call: Option<(ColumnMask, &[TermId])>,
-        delta: Option<Delta>,
+        mask: ColumnMask,
+        values: &[TermId],
         out: &'a mut Vec<TermId>,
     ) -> usize {
         let mut solver = Solver {
@@ -504,29 +478,15 @@ impl<'a> Solver<'a> {
             bindings: vec![None; rule.num_vars],
             trail: Vec::new(),
             key: Vec::new(),
-            delta,
             out,
             solutions: 0,
         };
-        match call {
-            Some((mask, values)) => {
-                for (i, pat) in rule.head.iter().enumerate().take(64) {
-                    if mask & (1 << i) != 0
-                        && !unify(&db.store, &mut solver.bindings, &mut solver.trail, pat, values[i])
-                    {
-                        return 0;
-                    }
-                }
-                solver.masks = rule.plan(mask);
-            }
-            None => {
-                solver.masks = rule
-                    .steps
-                    .iter()
-                    .map(|s| if let Step::Scan { mask, .. } = s { *mask } else { 0 })
-                    .collect();
+        for (i, pat) in rule.head.iter().enumerate().take(64) {
+            if mask & (1 << i) != 0 && !unify(&db.store, &mut solver.bindings, &mut solver.trail, pat, values[i]) {
+                return 0;
             }
         }
+        solver.masks = rule.plan(mask);
         solver.solve(db, 0);
         solver.solutions
     }
@@ -549,31 +509,23 @@ impl<'a> Solver<'a> {
             return;
         };
         match current {
-            Step::Scan { rel, pats, .. } => {
+            Step::Scan { rel, pats } => {
                 let mask = self.masks[step];
                 let mut key = std::mem::take(&mut self.key);
                 let exists = key_of(&db.store, &self.bindings, pats, mask, &mut key).is_some();
-                let info = &self.program.relations[*rel];
                 if !exists {
                     self.key = key;
-                } else if info.materialised {
-                    if info.component != self.program.relations[rule.head_rel].component {
-                        db.ensure_component(self.program, info.component);
-                    }
+                } else if self.program.relations[*rel].stored {
                     let relation = db.indexed(*rel, mask);
-                    let (lo, hi) = match self.delta {
-                        Some(d) if d.step == step => (d.lo, d.hi),
-                        _ => (0, relation.len()),
-                    };
                     if mask == 0 {
                         self.key = key;
-                        for i in lo..hi {
+                        for i in 0..relation.len() {
                             self.try_tuple(db, step, pats, relation.tuple(i));
                         }
                     } else {
                         let hits = relation.lookup(mask, &key);
                         self.key = key;
-                        for i in hits.filter(|&i| i >= lo && i < hi) {
+                        for i in hits {
                             self.try_tuple(db, step, pats, relation.tuple(i));
                         }
                     }
@@ -590,10 +542,8 @@ impl<'a> Solver<'a> {
                 let mut key = std::mem::take(&mut self.key);
                 // A term that was never built cannot be in any relation.
                 let present = key_of(&db.store, &self.bindings, pats, all, &mut key).is_some() && {
-                    let info = &self.program.relations[*rel];
-                    if info.materialised {
-                        db.ensure_component(self.program, info.component);
-                        db.materialised[*rel].contains(&key)
+                    if self.program.relations[*rel].stored {
+                        db.stored[*rel].contains(&key)
                     } else {
                         !db.call(self.program, *rel, all, &key).is_empty()
                     }

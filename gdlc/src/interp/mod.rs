@@ -100,12 +100,12 @@ impl Interpreter {
                 Phase::Static
             };
             let component = graph.component_of[rel];
-            let input = Some(rel) == entry.true_rel || Some(rel) == entry.does_rel;
             relations.push(RelationInfo {
                 arity: key.arity,
                 phase,
-                materialised: input || graph.recursive[component],
+                stored: Some(rel) == entry.true_rel || Some(rel) == entry.does_rel,
                 component,
+                recursive: graph.recursive[component],
                 rules: Vec::new(),
             });
         }
@@ -115,9 +115,8 @@ impl Interpreter {
             relations[head_rel].rules.push(compiled.len());
             compiled.push(compile_rule(rule, head_rel, &graph, &mut store));
         }
-        let mut program = Program { rules: compiled, relations, components: graph.components.clone() };
+        let program = Program { rules: compiled, relations };
         let mut db = Db::new(&program, store);
-        program.finish(&mut db);
 
         // Roles in description order: the `role` facts as written.
         let mut role_terms = Vec::new();
@@ -158,7 +157,7 @@ impl Interpreter {
         }
         self.db.forget(&self.program, &[Phase::State, Phase::Move]);
         if let Some(t) = self.entry.true_rel {
-            let relation = std::rc::Rc::make_mut(&mut self.db.materialised[t]);
+            let relation = std::rc::Rc::make_mut(&mut self.db.stored[t]);
             for &fluent in &state.fluents {
                 relation.insert(&[fluent]);
             }
@@ -174,7 +173,7 @@ impl Interpreter {
         }
         self.db.forget(&self.program, &[Phase::Move]);
         if let Some(d) = self.entry.does_rel {
-            let relation = std::rc::Rc::make_mut(&mut self.db.materialised[d]);
+            let relation = std::rc::Rc::make_mut(&mut self.db.stored[d]);
             for (role, &mv) in self.role_terms.iter().zip(joint) {
                 relation.insert(&[*role, mv]);
             }
@@ -257,7 +256,6 @@ fn compile_rule(rule: &Rule, head_rel: usize, graph: &DependencyGraph, store: &m
     let mut pattern = |term: &Term, store: &mut TermStore| compile_term(term, &mut vars, store);
     let head: Box<[Pat]> = rule.head.args.iter().map(|t| pattern(t, store)).collect();
     let mut steps = Vec::with_capacity(rule.body.len());
-    let mut recursive_steps = Vec::new();
     for literal in &rule.body {
         let step = match literal {
             Literal::Pos(atom) | Literal::Neg(atom) => {
@@ -265,10 +263,7 @@ fn compile_rule(rule: &Rule, head_rel: usize, graph: &DependencyGraph, store: &m
                 // Every body relation is a node of the graph built from these rules.
                 let rel = graph.relation(&atom.name.text, atom.args.len()).unwrap_or(head_rel);
                 if matches!(literal, Literal::Pos(_)) {
-                    if graph.same_component(rel, head_rel) && graph.recursive[graph.component_of[head_rel]] {
-                        recursive_steps.push(steps.len());
-                    }
-                    Step::Scan { rel, pats, mask: 0 }
+                    Step::Scan { rel, pats }
                 } else {
                     Step::Absent { rel, pats }
                 }
@@ -278,7 +273,7 @@ fn compile_rule(rule: &Rule, head_rel: usize, graph: &DependencyGraph, store: &m
         };
         steps.push(step);
     }
-    CompiledRule { head_rel, head, steps, num_vars: vars.len(), recursive_steps }
+    CompiledRule { head, steps, num_vars: vars.len() }
 }
 
 fn compile_term(term: &Term, vars: &mut Vec<String>, store: &mut TermStore) -> Pat {
