@@ -16,9 +16,29 @@ pub struct KifError {
     pub text: String,
 }
 
+/// Whether `c` separates KIF tokens: the ASCII space, tab, line feed, vertical tab,
+/// form feed and carriage return — the same set as gdlc's grammar, so that a symbol
+/// reads the same everywhere (other Unicode spaces are symbol characters).
+pub fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r')
+}
+
 /// Whether `c` may appear in a KIF symbol.
 pub fn is_symbol_char(c: char) -> bool {
-    !(c.is_whitespace() || matches!(c, '(' | ')' | ';' | '?' | '"'))
+    !(is_space(c) || matches!(c, '(' | ')' | ';' | '?' | '"'))
+}
+
+/// The goal value a symbol denotes: an integer 0..=100 written canonically (no sign,
+/// no leading zero), since numbers are symbols and `0100` is not `100`.
+pub fn goal_value(symbol: &str) -> Option<u8> {
+    let canonical = symbol == "0"
+        || (!symbol.starts_with('0')
+            && !symbol.is_empty()
+            && symbol.bytes().all(|b| b.is_ascii_digit()));
+    if !canonical || symbol.len() > 3 {
+        return None;
+    }
+    symbol.parse::<u8>().ok().filter(|&v| v <= 100)
 }
 
 /// The canonical form of the ground term in `text` (surrounding whitespace allowed).
@@ -41,7 +61,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn error(&self, message: &str) -> KifError {
-        KifError { message: message.to_owned(), offset: self.pos, text: self.text.to_owned() }
+        KifError {
+            message: message.to_owned(),
+            offset: self.pos,
+            text: self.text.to_owned(),
+        }
     }
 
     fn peek(&self) -> Option<char> {
@@ -50,7 +74,7 @@ impl Reader<'_> {
 
     fn skip_space(&mut self) {
         while let Some(c) = self.peek() {
-            if !c.is_whitespace() {
+            if !is_space(c) {
                 break;
             }
             self.pos += c.len_utf8();
@@ -122,6 +146,21 @@ mod tests {
         assert_eq!(canonical("(NOOP)").as_deref(), Ok("noop"));
         assert_eq!(canonical("(f (g A) b)").as_deref(), Ok("(f (g a) b)"));
         assert_eq!(canonical("0100").as_deref(), Ok("0100"));
+    }
+
+    #[test]
+    fn goal_values_are_canonical_integers() {
+        assert_eq!(goal_value("0"), Some(0));
+        assert_eq!(goal_value("100"), Some(100));
+        assert_eq!(goal_value("50"), Some(50));
+        for bad in ["0100", "+50", "101", "-1", "", "1000", "x", "00"] {
+            assert_eq!(goal_value(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unicode_spaces_are_symbol_characters() {
+        assert_eq!(canonical("(m a\u{a0}b)").as_deref(), Ok("(m a\u{a0}b)"));
     }
 
     #[test]

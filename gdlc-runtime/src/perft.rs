@@ -9,7 +9,10 @@ use crate::game::Game;
 
 /// Perft of `state` to `depth` (depth 0 counts the state itself).
 pub fn perft<G: Game>(game: &mut G, state: &G::State, depth: u32) -> u64 {
-    let mut scratch = Scratch { legal: Vec::new(), joint: Vec::new() };
+    let mut scratch = Scratch {
+        legal: Vec::new(),
+        joint: Vec::new(),
+    };
     count(game, state, depth, &mut scratch)
 }
 
@@ -20,7 +23,12 @@ struct Scratch<M> {
     joint: Vec<Vec<M>>,
 }
 
-fn count<G: Game>(game: &mut G, state: &G::State, depth: u32, scratch: &mut Scratch<G::Move>) -> u64 {
+fn count<G: Game>(
+    game: &mut G,
+    state: &G::State,
+    depth: u32,
+    scratch: &mut Scratch<G::Move>,
+) -> u64 {
     if depth == 0 || game.is_terminal(state) {
         return 1;
     }

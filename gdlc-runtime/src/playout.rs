@@ -21,7 +21,10 @@ pub struct PlayoutOptions {
 
 impl Default for PlayoutOptions {
     fn default() -> Self {
-        PlayoutOptions { seed: 0, max_steps: 100_000 }
+        PlayoutOptions {
+            seed: 0,
+            max_steps: 100_000,
+        }
     }
 }
 
@@ -72,14 +75,18 @@ pub fn random_playout_from<G: Game>(
         if steps == options.max_steps {
             return Err(PlayoutError::StepLimit(steps));
         }
-        state = stepper.step(game, &state).map_err(|role| PlayoutError::NoLegalMove {
-            role: game.role_name(role).to_owned(),
-            step: steps,
-        })?;
+        state = stepper
+            .step(game, &state)
+            .map_err(|role| PlayoutError::NoLegalMove {
+                role: game.role_name(role).to_owned(),
+                step: steps,
+            })?;
         joint_moves.push(stepper.joint.clone());
         steps += 1;
     }
-    let goals = (0..game.num_roles()).map(|role| game.goal(&state, role)).collect();
+    let goals = (0..game.num_roles())
+        .map(|role| game.goal(&state, role))
+        .collect();
     Ok(Playout { joint_moves, goals })
 }
 
@@ -103,7 +110,11 @@ impl<M: Copy> Stepper<M> {
 
     /// Picks a random legal move for every role and returns the next state, or the
     /// index of a role that has no legal move.
-    pub fn step<G: Game<Move = M>>(&mut self, game: &mut G, state: &G::State) -> Result<G::State, RoleIndex> {
+    pub fn step<G: Game<Move = M>>(
+        &mut self,
+        game: &mut G,
+        state: &G::State,
+    ) -> Result<G::State, RoleIndex> {
         self.joint.clear();
         for role in 0..game.num_roles() {
             game.legal_moves(state, role, &mut self.legal);

@@ -42,7 +42,11 @@ pub fn simulate_for<G: Game>(
     let mut stepper = Stepper::new(game, seed);
     let initial = game.initial_state();
     let start = Instant::now();
-    let mut report = SimulationReport { playouts: 0, states: 0, elapsed: Duration::ZERO };
+    let mut report = SimulationReport {
+        playouts: 0,
+        states: 0,
+        elapsed: Duration::ZERO,
+    };
     let mut goal_sum = 0u64;
     loop {
         let mut state = initial.clone();
@@ -51,10 +55,12 @@ pub fn simulate_for<G: Game>(
             if steps == max_steps {
                 return Err(PlayoutError::StepLimit(steps));
             }
-            state = stepper.step(game, &state).map_err(|role| PlayoutError::NoLegalMove {
-                role: game.role_name(role).to_owned(),
-                step: steps,
-            })?;
+            state = stepper
+                .step(game, &state)
+                .map_err(|role| PlayoutError::NoLegalMove {
+                    role: game.role_name(role).to_owned(),
+                    step: steps,
+                })?;
             steps += 1;
         }
         for role in 0..game.num_roles() {

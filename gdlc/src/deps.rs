@@ -59,7 +59,10 @@ pub struct DependencyGraph {
 
 /// The relation of an atom.
 pub fn key_of(atom: &crate::syntax::ast::Atom) -> RelationKey {
-    RelationKey { name: atom.name.text.clone(), arity: atom.args.len() }
+    RelationKey {
+        name: atom.name.text.clone(),
+        arity: atom.args.len(),
+    }
 }
 
 impl DependencyGraph {
@@ -84,11 +87,18 @@ impl DependencyGraph {
             for (l, literal) in rule.body.iter().enumerate() {
                 if let Literal::Pos(atom) | Literal::Neg(atom) = literal {
                     let negative = matches!(literal, Literal::Neg(_));
-                    dependencies.push(Dependency { head, body: index[&key_of(atom)], negative, rule: r, literal: l });
+                    dependencies.push(Dependency {
+                        head,
+                        body: index[&key_of(atom)],
+                        negative,
+                        rule: r,
+                        literal: l,
+                    });
                 }
             }
         }
-        let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(relations.len(), dependencies.len());
+        let mut graph: DiGraph<(), ()> =
+            DiGraph::with_capacity(relations.len(), dependencies.len());
         for _ in &relations {
             graph.add_node(());
         }
@@ -118,12 +128,24 @@ impl DependencyGraph {
                 recursive[component_of[dep.head]] = true;
             }
         }
-        DependencyGraph { relations, dependencies, components, component_of, recursive, index }
+        DependencyGraph {
+            relations,
+            dependencies,
+            components,
+            component_of,
+            recursive,
+            index,
+        }
     }
 
     /// The index of a relation, if it occurs.
     pub fn relation(&self, name: &str, arity: usize) -> Option<usize> {
-        self.index.get(&RelationKey { name: name.to_owned(), arity }).copied()
+        self.index
+            .get(&RelationKey {
+                name: name.to_owned(),
+                arity,
+            })
+            .copied()
     }
 
     /// Whether relations `a` and `b` are in the same component.

@@ -52,6 +52,16 @@ pub fn front_end(file: &SourceFile) -> FrontEnd {
     }
     // One order for everything: by position, located ones first, errors before
     // warnings at the same place.
-    diagnostics.sort_by_key(|d| (d.span.is_none(), d.span.map(|s| (s.start, s.end)), std::cmp::Reverse(d.severity)));
-    FrontEnd { description, rules, diagnostics }
+    diagnostics.sort_by_key(|d| {
+        (
+            d.span.is_none(),
+            d.span.map(|s| (s.start, s.end)),
+            std::cmp::Reverse(d.severity),
+        )
+    });
+    FrontEnd {
+        description,
+        rules,
+        diagnostics,
+    }
 }

@@ -17,7 +17,11 @@ use gdlc::{Diagnostic, SourceFile};
 use gdlc_runtime::{Game, PlayoutOptions};
 
 #[derive(Parser)]
-#[command(name = "gdlc", version, about = "GDL game rules: check, perft, playouts (and, later, compile to Rust)")]
+#[command(
+    name = "gdlc",
+    version,
+    about = "GDL game rules: check, perft, playouts (and, later, compile to Rust)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -69,9 +73,13 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { files, quiet } => check(&files, quiet),
         Command::Perft { file, depth } => perft(&file, depth),
-        Command::Playout { file, seed, count, moves, max_steps } => {
-            playout(&file, seed, count, moves.as_deref(), max_steps)
-        }
+        Command::Playout {
+            file,
+            seed,
+            count,
+            moves,
+            max_steps,
+        } => playout(&file, seed, count, moves.as_deref(), max_steps),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -80,7 +88,11 @@ fn main() -> ExitCode {
 }
 
 fn emit(diagnostic: &Diagnostic, file: &SourceFile) {
-    let choice = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ColorChoice::Auto } else { ColorChoice::Never };
+    let choice = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    };
     let mut stderr = StandardStream::stderr(choice);
     diagnostic.emit(file, &mut stderr);
 }
@@ -91,7 +103,10 @@ fn check(files: &[PathBuf], quiet: bool) -> Result<(), Reported> {
         let file = match SourceFile::read(path) {
             Ok(file) => file,
             Err(diagnostic) => {
-                emit(&diagnostic, &SourceFile::new(path.display().to_string(), ""));
+                emit(
+                    &diagnostic,
+                    &SourceFile::new(path.display().to_string(), ""),
+                );
                 errors += 1;
                 continue;
             }
@@ -129,7 +144,10 @@ fn plural(n: usize) -> &'static str {
 /// Reads, checks and loads a game into the interpreter, reporting any error.
 fn load(path: &Path) -> Result<Interpreter, Reported> {
     let file = SourceFile::read(path).map_err(|diagnostic| {
-        emit(&diagnostic, &SourceFile::new(path.display().to_string(), ""));
+        emit(
+            &diagnostic,
+            &SourceFile::new(path.display().to_string(), ""),
+        );
         Reported
     })?;
     let front = gdlc::front_end(&file);
@@ -154,16 +172,27 @@ fn perft(path: &Path, depth: u32) -> Result<(), Reported> {
     for d in 1..=depth {
         let count = gdlc_runtime::perft(&mut game, &initial, d);
         // A closed pipe (e.g. `| head`) is not an error worth reporting.
-        if writeln!(out, "{d}\t{count}").and_then(|()| out.flush()).is_err() {
+        if writeln!(out, "{d}\t{count}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             break;
         }
     }
     Ok(())
 }
 
-fn playout(path: &Path, seed: u64, count: u64, moves: Option<&str>, max_steps: usize) -> Result<(), Reported> {
+fn playout(
+    path: &Path,
+    seed: u64,
+    count: u64,
+    moves: Option<&str>,
+    max_steps: usize,
+) -> Result<(), Reported> {
     let mut game = load(path)?;
-    let roles: Vec<String> = (0..game.num_roles()).map(|r| game.role_name(r).to_owned()).collect();
+    let roles: Vec<String> = (0..game.num_roles())
+        .map(|r| game.role_name(r).to_owned())
+        .collect();
     let prefix = match moves {
         Some(text) => prefix_moves(&mut game, text)?,
         None => (Vec::new(), game.initial_state()),
@@ -172,7 +201,10 @@ fn playout(path: &Path, seed: u64, count: u64, moves: Option<&str>, max_steps: u
     let mut failed = false;
     for i in 0..count {
         let seed = seed.wrapping_add(i);
-        let mut lines = vec![format!("playout\t{}\tseed\t{seed}", i + 1), format!("roles\t{}", roles.join("\t"))];
+        let mut lines = vec![
+            format!("playout\t{}\tseed\t{seed}", i + 1),
+            format!("roles\t{}", roles.join("\t")),
+        ];
         for (step, joint) in prefix.0.iter().enumerate() {
             lines.push(format!("{}\t{}", step + 1, joint.join("\t")));
         }
@@ -181,7 +213,11 @@ fn playout(path: &Path, seed: u64, count: u64, moves: Option<&str>, max_steps: u
             Ok(playout) => {
                 for (step, joint) in playout.joint_moves.iter().enumerate() {
                     let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
-                    lines.push(format!("{}\t{}", prefix.0.len() + step + 1, texts.join("\t")));
+                    lines.push(format!(
+                        "{}\t{}",
+                        prefix.0.len() + step + 1,
+                        texts.join("\t")
+                    ));
                 }
                 let mut goals = Vec::new();
                 for (role, goal) in roles.iter().zip(&playout.goals) {
@@ -212,7 +248,10 @@ fn playout(path: &Path, seed: u64, count: u64, moves: Option<&str>, max_steps: u
 /// Plays the joint moves given on the command line from the initial state; returns
 /// their canonical texts and the state reached. Illegal or malformed moves are
 /// reported against the argument text.
-fn prefix_moves(game: &mut Interpreter, text: &str) -> Result<(Vec<Vec<String>>, gdlc::interp::State), Reported> {
+fn prefix_moves(
+    game: &mut Interpreter,
+    text: &str,
+) -> Result<(Vec<Vec<String>>, gdlc::interp::State), Reported> {
     let source = SourceFile::new("--moves", text);
     let mut state = game.initial_state();
     let mut played = Vec::new();
@@ -230,13 +269,26 @@ fn prefix_moves(game: &mut Interpreter, text: &str) -> Result<(Vec<Vec<String>>,
         })?;
         if game.is_terminal(&state) {
             let span = gdlc::Span::new(joint_start, joint_start + joint_text.len());
-            emit(&located(Diagnostic::error(gdlc::diagnostic::Code::Move, "the game is already over").at(span, "no move can follow")), &source);
+            emit(
+                &located(
+                    Diagnostic::error(gdlc::diagnostic::Code::Move, "the game is already over")
+                        .at(span, "no move can follow"),
+                ),
+                &source,
+            );
             return Err(Reported);
         }
         if terms.len() != game.num_roles() {
             let span = gdlc::Span::new(joint_start, joint_start + joint_text.len());
-            let message = format!("a joint move needs one move per role ({}), found {}", game.num_roles(), terms.len());
-            emit(&located(Diagnostic::error(gdlc::diagnostic::Code::Move, message).at(span, "here")), &source);
+            let message = format!(
+                "a joint move needs one move per role ({}), found {}",
+                game.num_roles(),
+                terms.len()
+            );
+            emit(
+                &located(Diagnostic::error(gdlc::diagnostic::Code::Move, message).at(span, "here")),
+                &source,
+            );
             return Err(Reported);
         }
         let mut joint = Vec::with_capacity(terms.len());
@@ -246,7 +298,13 @@ fn prefix_moves(game: &mut Interpreter, text: &str) -> Result<(Vec<Vec<String>>,
                 Err(err) => {
                     let span = gdlc::Span::new(joint_start + span.start, joint_start + span.end);
                     let label = format!("move of role `{}`", game.role_name(role));
-                    emit(&located(Diagnostic::error(gdlc::diagnostic::Code::Move, err.to_string()).at(span, label)), &source);
+                    emit(
+                        &located(
+                            Diagnostic::error(gdlc::diagnostic::Code::Move, err.to_string())
+                                .at(span, label),
+                        ),
+                        &source,
+                    );
                     return Err(Reported);
                 }
             }

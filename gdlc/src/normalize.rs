@@ -71,8 +71,14 @@ pub fn normalize(description: &Description) -> Result<Vec<Rule>, Diagnostic> {
     let mut seen = HashSet::new();
     for rule in &description.rules {
         for body in expand_body(&rule.body, rule.span)? {
-            let Some(body) = fold_and_order(body) else { continue };
-            let normal = Rule { head: rule.head.clone(), body, span: rule.span };
+            let Some(body) = fold_and_order(body) else {
+                continue;
+            };
+            let normal = Rule {
+                head: rule.head.clone(),
+                body,
+                span: rule.span,
+            };
             if seen.insert(rule_key(&normal)) {
                 rules.push(normal);
             }
@@ -92,11 +98,18 @@ fn expand_body(body: &[ast::Literal], span: Span) -> Result<Vec<Vec<Literal>>, D
 }
 
 fn too_many(span: Span) -> Diagnostic {
-    Diagnostic::error(Code::Structure, format!("this sentence expands to more than {MAX_EXPANSION} rules"))
-        .at(span, "too many `or` alternatives")
+    Diagnostic::error(
+        Code::Structure,
+        format!("this sentence expands to more than {MAX_EXPANSION} rules"),
+    )
+    .at(span, "too many `or` alternatives")
 }
 
-fn product(left: Vec<Vec<Literal>>, right: &[Vec<Literal>], span: Span) -> Result<Vec<Vec<Literal>>, Diagnostic> {
+fn product(
+    left: Vec<Vec<Literal>>,
+    right: &[Vec<Literal>],
+    span: Span,
+) -> Result<Vec<Vec<Literal>>, Diagnostic> {
     if left.len().saturating_mul(right.len()) > MAX_EXPANSION {
         return Err(too_many(span));
     }
@@ -112,12 +125,20 @@ fn product(left: Vec<Vec<Literal>>, right: &[Vec<Literal>], span: Span) -> Resul
 }
 
 /// The alternatives (each a conjunction) of one literal, negated if `negated`.
-fn expand(literal: &ast::Literal, negated: bool, span: Span) -> Result<Vec<Vec<Literal>>, Diagnostic> {
+fn expand(
+    literal: &ast::Literal,
+    negated: bool,
+    span: Span,
+) -> Result<Vec<Vec<Literal>>, Diagnostic> {
     Ok(match (literal, negated) {
         (ast::Literal::Atom(atom), false) => vec![vec![Literal::Pos(atom.clone())]],
         (ast::Literal::Atom(atom), true) => vec![vec![Literal::Neg(atom.clone())]],
-        (ast::Literal::Distinct(a, b, at), false) => vec![vec![Literal::Distinct(a.clone(), b.clone(), *at)]],
-        (ast::Literal::Distinct(a, b, at), true) => vec![vec![Literal::Equal(a.clone(), b.clone(), *at)]],
+        (ast::Literal::Distinct(a, b, at), false) => {
+            vec![vec![Literal::Distinct(a.clone(), b.clone(), *at)]]
+        }
+        (ast::Literal::Distinct(a, b, at), true) => {
+            vec![vec![Literal::Equal(a.clone(), b.clone(), *at)]]
+        }
         (ast::Literal::Not(inner, _), _) => expand(inner, !negated, span)?,
         // A disjunction, or a negated conjunction: the union of the parts' alternatives.
         (ast::Literal::Or(items, _), false) | (ast::Literal::And(items, _), true) => {
@@ -147,7 +168,9 @@ fn fold_and_order(body: Vec<Literal>) -> Option<Vec<Literal>> {
     let mut tests = Vec::new();
     for literal in body {
         match &literal {
-            Literal::Distinct(a, b, _) | Literal::Equal(a, b, _) if a.is_ground() && b.is_ground() => {
+            Literal::Distinct(a, b, _) | Literal::Equal(a, b, _)
+                if a.is_ground() && b.is_ground() =>
+            {
                 let equal = a.to_string() == b.to_string();
                 if equal == matches!(literal, Literal::Distinct(..)) {
                     return None;
@@ -162,18 +185,19 @@ fn fold_and_order(body: Vec<Literal>) -> Option<Vec<Literal>> {
     let mut bound: HashSet<&str> = HashSet::new();
     let mut placed = vec![false; tests.len()];
     let mut order: Vec<(usize, usize)> = Vec::new(); // (0 = positive / 1 = test, index)
-    let place_ready = |bound: &HashSet<&str>, placed: &mut Vec<bool>, order: &mut Vec<(usize, usize)>| {
-        for (i, test) in tests.iter().enumerate() {
-            if !placed[i] {
-                let mut ready = true;
-                test.for_each_var(&mut |v| ready &= bound.contains(v.text.as_str()));
-                if ready {
-                    placed[i] = true;
-                    order.push((1, i));
+    let place_ready =
+        |bound: &HashSet<&str>, placed: &mut Vec<bool>, order: &mut Vec<(usize, usize)>| {
+            for (i, test) in tests.iter().enumerate() {
+                if !placed[i] {
+                    let mut ready = true;
+                    test.for_each_var(&mut |v| ready &= bound.contains(v.text.as_str()));
+                    if ready {
+                        placed[i] = true;
+                        order.push((1, i));
+                    }
                 }
             }
-        }
-    };
+        };
     place_ready(&bound, &mut placed, &mut order);
     for (i, positive) in positives.iter().enumerate() {
         order.push((0, i));
@@ -192,7 +216,13 @@ fn fold_and_order(body: Vec<Literal>) -> Option<Vec<Literal>> {
     Some(
         order
             .into_iter()
-            .filter_map(|(kind, i)| if kind == 0 { positives[i].take() } else { tests[i].take() })
+            .filter_map(|(kind, i)| {
+                if kind == 0 {
+                    positives[i].take()
+                } else {
+                    tests[i].take()
+                }
+            })
             .collect(),
     )
 }

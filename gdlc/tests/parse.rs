@@ -15,7 +15,12 @@ fn parse(text: &str) -> Parsed {
 
 /// Each sentence as displayed.
 fn sentences(parsed: &Parsed) -> Vec<String> {
-    parsed.description.rules.iter().map(ToString::to_string).collect()
+    parsed
+        .description
+        .rules
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// Parses text that must have no error; returns the sentences and the warning codes.
@@ -27,7 +32,10 @@ fn parse_ok(text: &str) -> (Parsed, Vec<String>, Vec<Code>) {
         .filter(|d| d.is_error())
         .map(ToString::to_string)
         .collect();
-    assert!(errors.is_empty(), "unexpected errors for {text:?}: {errors:?}");
+    assert!(
+        errors.is_empty(),
+        "unexpected errors for {text:?}: {errors:?}"
+    );
     let warnings = parsed.diagnostics.iter().map(|d| d.code).collect();
     let shown = sentences(&parsed);
     (parsed, shown, warnings)
@@ -39,9 +47,15 @@ fn parse_error(text: &str) -> (Diagnostic, (usize, usize)) {
     let parsed = parse(text);
     assert!(parsed.has_errors(), "no error for {text:?}");
     let errors: Vec<&Diagnostic> = parsed.diagnostics.iter().filter(|d| d.is_error()).collect();
-    assert_eq!(errors.len(), 1, "expected one error for {text:?}, got {errors:?}");
+    assert_eq!(
+        errors.len(),
+        1,
+        "expected one error for {text:?}, got {errors:?}"
+    );
     let error = errors[0].clone();
-    let span = error.span.unwrap_or_else(|| panic!("error without a location: {error}"));
+    let span = error
+        .span
+        .unwrap_or_else(|| panic!("error without a location: {error}"));
     let position = SourceFile::new("test.kif", text).line_column(span.start);
     (error, position)
 }
@@ -168,7 +182,10 @@ fn parenthesised_constant_in_a_body() {
     // Also as a rule head, and inside `not`.
     let (_, shown, warnings) = parse_ok("(<= (terminal) (not (over)))");
     assert_eq!(shown, ["(<= terminal (not over))"]);
-    assert_eq!(warnings, [Code::ParenthesisedConstant, Code::ParenthesisedConstant]);
+    assert_eq!(
+        warnings,
+        [Code::ParenthesisedConstant, Code::ParenthesisedConstant]
+    );
 }
 
 #[test]
@@ -210,7 +227,9 @@ fn not_around_or() {
     assert_eq!(shown, ["(<= p q (not (or a (true b))))"]);
     assert!(warnings.is_empty());
     match &parsed.description.rules[0].body[1] {
-        Literal::Not(inner, _) => assert!(matches!(**inner, Literal::Or(ref items, _) if items.len() == 2)),
+        Literal::Not(inner, _) => {
+            assert!(matches!(**inner, Literal::Or(ref items, _) if items.len() == 2))
+        }
         other => panic!("expected `not`, got {other:?}"),
     }
 }
@@ -219,13 +238,19 @@ fn not_around_or() {
 fn not_around_distinct_is_repaired_with_a_warning() {
     let text = "(<= (same ?x ?y) (q ?x) (q ?y) (not (distinct ?x ?y)))";
     let (parsed, shown, warnings) = parse_ok(text);
-    assert_eq!(shown, ["(<= (same ?x ?y) (q ?x) (q ?y) (not (distinct ?x ?y)))"]);
+    assert_eq!(
+        shown,
+        ["(<= (same ?x ?y) (q ?x) (q ?y) (not (distinct ?x ?y)))"]
+    );
     assert_eq!(warnings, [Code::NegatedDistinct]);
     match &parsed.description.rules[0].body[2] {
         Literal::Not(inner, _) => assert!(matches!(**inner, Literal::Distinct(..))),
         other => panic!("expected `not`, got {other:?}"),
     }
-    assert_eq!(the_text(text, &parsed.diagnostics[0]), "(not (distinct ?x ?y))");
+    assert_eq!(
+        the_text(text, &parsed.diagnostics[0]),
+        "(not (distinct ?x ?y))"
+    );
 }
 
 #[test]
@@ -246,7 +271,9 @@ fn and_inside_or_is_accepted_with_a_warning() {
     assert_eq!(shown, ["(<= p (or (and a b) c))"]);
     assert_eq!(warnings, [Code::AndConnective]);
     match &parsed.description.rules[0].body[..] {
-        [Literal::Or(items, _)] => assert!(matches!(&items[0], Literal::And(inner, _) if inner.len() == 2)),
+        [Literal::Or(items, _)] => {
+            assert!(matches!(&items[0], Literal::And(inner, _) if inner.len() == 2))
+        }
         other => panic!("expected one `or`, got {other:?}"),
     }
     assert_eq!(the_text(text, &parsed.diagnostics[0]), "(and a b)");
@@ -340,7 +367,10 @@ fn error_not_with_two_literals() {
     let text = "(<= p q\n    (not a b))";
     let (error, position) = parse_error(text);
     assert_eq!(error.code, Code::Structure);
-    assert!(error.message.contains("`not` takes one literal, found 2"), "{error}");
+    assert!(
+        error.message.contains("`not` takes one literal, found 2"),
+        "{error}"
+    );
     assert_eq!(position, (2, 5));
     assert_eq!(the_text(text, &error), "(not a b)");
     let (error, _) = parse_error("(<= p q (not))");
@@ -352,7 +382,12 @@ fn error_distinct_with_one_term() {
     let text = "(<= (p ?x) (q ?x) (distinct ?x))";
     let (error, position) = parse_error(text);
     assert_eq!(error.code, Code::Structure);
-    assert!(error.message.contains("`distinct` takes two terms, found 1"), "{error}");
+    assert!(
+        error
+            .message
+            .contains("`distinct` takes two terms, found 1"),
+        "{error}"
+    );
     assert_eq!(position, (1, 19));
     assert_eq!(the_text(text, &error), "(distinct ?x)");
     let (error, _) = parse_error("(<= (p ?x) (q ?x) (distinct ?x a b))");
@@ -406,7 +441,9 @@ fn several_structure_errors_are_all_reported_in_file_order() {
         .filter(|d| d.is_error())
         .map(|d| {
             let span = d.span.expect("located");
-            SourceFile::new("t", "()\n(role a)\n?x\n(<= p (not a b))").line_column(span.start).0
+            SourceFile::new("t", "()\n(role a)\n?x\n(<= p (not a b))")
+                .line_column(span.start)
+                .0
         })
         .collect();
     assert_eq!(lines, [1, 3, 4]);
@@ -430,7 +467,9 @@ fn split_terms_reads_moves_with_spans() {
 
 #[test]
 fn all_corpus_games_parse_without_errors() {
-    let Some(dir) = common::games_dir() else { return };
+    let Some(dir) = common::games_dir() else {
+        return;
+    };
     let mut failures = Vec::new();
     let mut count = 0;
     for sub in [dir.clone(), dir.join("test")] {
@@ -443,9 +482,17 @@ fn all_corpus_games_parse_without_errors() {
             for diagnostic in parsed.diagnostics.iter().filter(|d| d.is_error()) {
                 failures.push(diagnostic.render(&file));
             }
-            assert!(!parsed.description.rules.is_empty(), "{}: no sentences read", path.display());
+            assert!(
+                !parsed.description.rules.is_empty(),
+                "{}: no sentences read",
+                path.display()
+            );
         }
     }
     assert!(count >= 145, "expected the 145 corpus games, found {count}");
-    assert!(failures.is_empty(), "parse errors:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "parse errors:\n{}",
+        failures.join("\n")
+    );
 }

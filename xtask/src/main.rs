@@ -39,18 +39,27 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Rates { files, seconds, seed } => rates(&files, seconds, seed),
+        Command::Rates {
+            files,
+            seconds,
+            seed,
+        } => rates(&files, seconds, seed),
     }
 }
 
 fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
     if cfg!(debug_assertions) {
-        eprintln!("warning: this is a debug build; measure with `cargo run --release -p xtask -- rates …`");
+        eprintln!(
+            "warning: this is a debug build; measure with `cargo run --release -p xtask -- rates …`"
+        );
     }
     let mut failed = false;
     println!("game\tplayouts\tstates\tseconds\tplayouts/s\tstates/s");
     for path in files {
-        let name = path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
         let game = SourceFile::read(path).map(|file| (gdlc::front_end(&file), file));
         let mut interpreter = match game {
             Err(diagnostic) => {
@@ -69,7 +78,12 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
                 }
             },
         };
-        match gdlc_runtime::simulate_for(&mut interpreter, Duration::from_secs_f64(seconds), seed, 100_000) {
+        match gdlc_runtime::simulate_for(
+            &mut interpreter,
+            Duration::from_secs_f64(seconds),
+            seed,
+            100_000,
+        ) {
             Ok(report) => println!(
                 "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
                 report.playouts,
@@ -84,5 +98,9 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
             }
         }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -175,13 +175,6 @@ fn missing(description: &Description, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Whether a symbol is one of the goal values `0` … `100`, written canonically.
-fn is_goal_value(text: &str) -> bool {
-    let canonical =
-        text == "0" || (!text.starts_with('0') && text.bytes().all(|b| b.is_ascii_digit()));
-    canonical && text.parse::<u8>().is_ok_and(|value| value <= 100)
-}
-
 /// Goal heads whose value is a constant other than 0 … 100, or a compound term.
 fn goal_values(description: &Description, out: &mut Vec<Diagnostic>) {
     for rule in &description.rules {
@@ -189,7 +182,7 @@ fn goal_values(description: &Description, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let bad = match rule.head.args.get(1) {
-            Some(Term::Const(name)) if !is_goal_value(&name.text) => {
+            Some(Term::Const(name)) if gdlc_runtime::kif::goal_value(&name.text).is_none() => {
                 Some((name.span, name.text.clone()))
             }
             Some(term @ Term::Func { .. }) => Some((term.span(), term.to_string())),

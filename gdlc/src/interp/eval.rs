@@ -218,8 +218,16 @@ impl Db {
     pub fn new(program: &Program, store: TermStore) -> Self {
         Db {
             store,
-            stored: program.relations.iter().map(|r| Rc::new(Relation::new(r.arity))).collect(),
-            tables: program.relations.iter().map(|_| Tables::default()).collect(),
+            stored: program
+                .relations
+                .iter()
+                .map(|r| Rc::new(Relation::new(r.arity)))
+                .collect(),
+            tables: program
+                .relations
+                .iter()
+                .map(|_| Tables::default())
+                .collect(),
             fixpoints: Vec::new(),
         }
     }
@@ -239,7 +247,14 @@ impl Db {
 
     /// The tuples of `rel` agreeing with `values` on the columns of `mask` (`values`
     /// holds one entry per column; unbound entries are ignored), appended flat to `out`.
-    pub fn query(&mut self, program: &Program, rel: usize, mask: ColumnMask, values: &[TermId], out: &mut Vec<TermId>) {
+    pub fn query(
+        &mut self,
+        program: &Program,
+        rel: usize,
+        mask: ColumnMask,
+        values: &[TermId],
+        out: &mut Vec<TermId>,
+    ) {
         if program.relations[rel].stored {
             let relation = self.indexed(rel, mask);
             if mask == 0 {
@@ -278,11 +293,21 @@ impl Db {
 
     /// The answers of a call to a derived relation: complete, or the current answers of
     /// a table still in progress in a recursive component.
-    fn call(&mut self, program: &Program, rel: usize, mask: ColumnMask, values: &[TermId]) -> Rc<Relation> {
+    fn call(
+        &mut self,
+        program: &Program,
+        rel: usize,
+        mask: ColumnMask,
+        values: &[TermId],
+    ) -> Rc<Relation> {
         let mut bound = [TermId(0); 16];
         let mut owned = Vec::new();
         let key_values: &[TermId] = {
-            let selected = values.iter().enumerate().filter(|(i, _)| *i < 64 && mask & (1 << i) != 0).map(|(_, &v)| v);
+            let selected = values
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i < 64 && mask & (1 << i) != 0)
+                .map(|(_, &v)| v);
             let count = mask.count_ones() as usize;
             if count <= bound.len() {
                 for (slot, v) in bound.iter_mut().zip(selected) {
@@ -294,19 +319,36 @@ impl Db {
                 &owned
             }
         };
-        let probe = CallRef { mask, values: key_values };
+        let probe = CallRef {
+            mask,
+            values: key_values,
+        };
         let hash = FxBuildHasher.hash_one(&probe);
-        if let Some((_, &t)) = self.tables[rel].by_key.raw_entry().from_hash(hash, |k| probe.equivalent(k)) {
+        if let Some((_, &t)) = self.tables[rel]
+            .by_key
+            .raw_entry()
+            .from_hash(hash, |k| probe.equivalent(k))
+        {
             return Rc::clone(&self.tables[rel].tables[t as usize].answers);
         }
         let info = &program.relations[rel];
-        let key = CallKey { mask, values: key_values.into() };
+        let key = CallKey {
+            mask,
+            values: key_values.into(),
+        };
         let t = self.tables[rel].tables.len() as u32;
-        self.tables[rel].tables.push(Table { key: key.clone(), answers: Rc::new(Relation::new(info.arity)) });
+        self.tables[rel].tables.push(Table {
+            key: key.clone(),
+            answers: Rc::new(Relation::new(info.arity)),
+        });
         self.tables[rel].by_key.insert(key, t);
         if !info.recursive {
             self.evaluate(program, rel, t);
-        } else if let Some(fixpoint) = self.fixpoints.iter_mut().find(|f| f.component == info.component) {
+        } else if let Some(fixpoint) = self
+            .fixpoints
+            .iter_mut()
+            .find(|f| f.component == info.component)
+        {
             // Inside the component's fixpoint: evaluate once now; the leader repeats.
             fixpoint.tables.push((rel, t));
             self.evaluate(program, rel, t);
@@ -319,7 +361,10 @@ impl Db {
     /// Evaluates the tables of a recursive component, starting from one, until a round
     /// adds no answer and creates no table.
     fn lead_fixpoint(&mut self, program: &Program, component: usize, rel: usize, t: u32) {
-        self.fixpoints.push(Fixpoint { component, tables: vec![(rel, t)] });
+        self.fixpoints.push(Fixpoint {
+            component,
+            tables: vec![(rel, t)],
+        });
         let depth = self.fixpoints.len() - 1;
         loop {
             let tables_before = self.fixpoints[depth].tables.len();
@@ -353,7 +398,14 @@ impl Db {
         let mut grew = false;
         for &r in &info.rules {
             out.clear();
-            let solutions = Solver::run(program, self, &program.rules[r], key.mask, &values, &mut out);
+            let solutions = Solver::run(
+                program,
+                self,
+                &program.rules[r],
+                key.mask,
+                &values,
+                &mut out,
+            );
             let answers = Rc::make_mut(&mut self.tables[rel].tables[t as usize].answers);
             if info.arity == 0 {
                 if solutions > 0 {
@@ -383,7 +435,13 @@ struct Solver<'a> {
 }
 
 /// Matches `pat` against `term`, binding free variables (recorded on `trail`).
-fn unify(store: &TermStore, bindings: &mut [Option<TermId>], trail: &mut Vec<u16>, pat: &Pat, term: TermId) -> bool {
+fn unify(
+    store: &TermStore,
+    bindings: &mut [Option<TermId>],
+    trail: &mut Vec<u16>,
+    pat: &Pat,
+    term: TermId,
+) -> bool {
     match pat {
         Pat::Var(v) => match bindings[*v as usize] {
             Some(bound) => bound == term,
@@ -397,7 +455,10 @@ fn unify(store: &TermStore, bindings: &mut [Option<TermId>], trail: &mut Vec<u16
         Pat::App(functor, args) => {
             store.functor(term) == *functor
                 && store.args(term).len() == args.len()
-                && args.iter().enumerate().all(|(i, a)| unify(store, bindings, trail, a, store.args(term)[i]))
+                && args
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| unify(store, bindings, trail, a, store.args(term)[i]))
         }
     }
 }
@@ -415,7 +476,8 @@ fn resolve(store: &TermStore, bindings: &[Option<TermId>], pat: &Pat) -> Option<
                 }
                 store.find(*functor, &buffer[..args.len()])
             } else {
-                let parts: Option<Vec<TermId>> = args.iter().map(|a| resolve(store, bindings, a)).collect();
+                let parts: Option<Vec<TermId>> =
+                    args.iter().map(|a| resolve(store, bindings, a)).collect();
                 store.find(*functor, &parts?)
             }
         }
@@ -447,7 +509,13 @@ fn instantiate(store: &mut TermStore, bindings: &[Option<TermId>], pat: &Pat) ->
 
 /// Values of `pats` for the columns of `mask` (others `TermId(u32::MAX)`), or `None`
 /// if a bound column names a term that was never built (so nothing can match).
-fn key_of(store: &TermStore, bindings: &[Option<TermId>], pats: &[Pat], mask: ColumnMask, key: &mut Vec<TermId>) -> Option<()> {
+fn key_of(
+    store: &TermStore,
+    bindings: &[Option<TermId>],
+    pats: &[Pat],
+    mask: ColumnMask,
+    key: &mut Vec<TermId>,
+) -> Option<()> {
     key.clear();
     for (i, pat) in pats.iter().enumerate() {
         if i < 64 && mask & (1 << i) != 0 {
@@ -482,7 +550,15 @@ impl<'a> Solver<'a> {
             solutions: 0,
         };
         for (i, pat) in rule.head.iter().enumerate().take(64) {
-            if mask & (1 << i) != 0 && !unify(&db.store, &mut solver.bindings, &mut solver.trail, pat, values[i]) {
+            if mask & (1 << i) != 0
+                && !unify(
+                    &db.store,
+                    &mut solver.bindings,
+                    &mut solver.trail,
+                    pat,
+                    values[i],
+                )
+            {
                 return 0;
             }
         }
@@ -538,7 +614,11 @@ impl<'a> Solver<'a> {
                 }
             }
             Step::Absent { rel, pats } => {
-                let all = if pats.len() >= 64 { u64::MAX } else { (1u64 << pats.len()) - 1 };
+                let all = if pats.len() >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << pats.len()) - 1
+                };
                 let mut key = std::mem::take(&mut self.key);
                 // A term that was never built cannot be in any relation.
                 let present = key_of(&db.store, &self.bindings, pats, all, &mut key).is_some() && {

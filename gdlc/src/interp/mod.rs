@@ -70,7 +70,10 @@ impl Interpreter {
     /// An interpreter for a checked game; fails if the front end reported errors.
     pub fn new(front: &FrontEnd) -> Result<Self, Diagnostic> {
         if !front.is_valid() {
-            return Err(Diagnostic::error(Code::Structure, "the game description is not valid GDL"));
+            return Err(Diagnostic::error(
+                Code::Structure,
+                "the game description is not valid GDL",
+            ));
         }
         Ok(Self::from_rules(&front.rules))
     }
@@ -111,18 +114,24 @@ impl Interpreter {
         }
         let mut compiled = Vec::with_capacity(rules.len());
         for rule in rules {
-            let Some(head_rel) = graph.relation(&rule.head.name.text, rule.head.args.len()) else { continue };
+            let Some(head_rel) = graph.relation(&rule.head.name.text, rule.head.args.len()) else {
+                continue;
+            };
             relations[head_rel].rules.push(compiled.len());
             compiled.push(compile_rule(rule, head_rel, &graph, &mut store));
         }
-        let program = Program { rules: compiled, relations };
+        let program = Program {
+            rules: compiled,
+            relations,
+        };
         let mut db = Db::new(&program, store);
 
         // Roles in description order: the `role` facts as written.
         let mut role_terms = Vec::new();
         let mut role_names = Vec::new();
         for rule in rules {
-            if rule.head.is("role", 1) && rule.body.is_empty()
+            if rule.head.is("role", 1)
+                && rule.body.is_empty()
                 && let Some(term) = ground_term(&mut db.store, &rule.head.args[0])
                 && !role_terms.contains(&term)
             {
@@ -186,7 +195,9 @@ impl Interpreter {
         out.clear();
         if let Some(rel) = rel {
             match first {
-                Some(term) => self.db.query(&self.program, rel, 1, &[term, TermId(u32::MAX)], out),
+                Some(term) => self
+                    .db
+                    .query(&self.program, rel, 1, &[term, TermId(u32::MAX)], out),
                 None => self.db.query(&self.program, rel, 0, &[], out),
             }
         }
@@ -221,7 +232,11 @@ impl Interpreter {
             .as_deref()
             .and_then(|s| s.first())
             .and_then(|s| sexpr_term(&mut self.db.store, s))
-            .ok_or_else(|| gdlc_runtime::kif::KifError { message: "not a ground term".into(), offset: 0, text: text.into() })
+            .ok_or_else(|| gdlc_runtime::kif::KifError {
+                message: "not a ground term".into(),
+                offset: 0,
+                text: text.into(),
+            })
     }
 }
 
@@ -230,9 +245,12 @@ fn sexpr_term(store: &mut TermStore, sexpr: &SExpr) -> Option<TermId> {
         SExpr::Symbol(text, _) => Some(store.constant(&text.to_ascii_lowercase())),
         SExpr::Variable(..) => None,
         SExpr::List(items, _) => {
-            let (SExpr::Symbol(functor, _), rest) = items.split_first()? else { return None };
+            let (SExpr::Symbol(functor, _), rest) = items.split_first()? else {
+                return None;
+            };
             let functor = store.symbol(&functor.to_ascii_lowercase());
-            let args: Option<Vec<TermId>> = rest.iter().map(|item| sexpr_term(store, item)).collect();
+            let args: Option<Vec<TermId>> =
+                rest.iter().map(|item| sexpr_term(store, item)).collect();
             Some(store.intern(functor, &args?))
         }
     }
@@ -251,7 +269,12 @@ fn ground_term(store: &mut TermStore, term: &Term) -> Option<TermId> {
     }
 }
 
-fn compile_rule(rule: &Rule, head_rel: usize, graph: &DependencyGraph, store: &mut TermStore) -> CompiledRule {
+fn compile_rule(
+    rule: &Rule,
+    head_rel: usize,
+    graph: &DependencyGraph,
+    store: &mut TermStore,
+) -> CompiledRule {
     let mut vars: Vec<String> = Vec::new();
     let mut pattern = |term: &Term, store: &mut TermStore| compile_term(term, &mut vars, store);
     let head: Box<[Pat]> = rule.head.args.iter().map(|t| pattern(t, store)).collect();
@@ -261,7 +284,9 @@ fn compile_rule(rule: &Rule, head_rel: usize, graph: &DependencyGraph, store: &m
             Literal::Pos(atom) | Literal::Neg(atom) => {
                 let pats: Box<[Pat]> = atom.args.iter().map(|t| pattern(t, store)).collect();
                 // Every body relation is a node of the graph built from these rules.
-                let rel = graph.relation(&atom.name.text, atom.args.len()).unwrap_or(head_rel);
+                let rel = graph
+                    .relation(&atom.name.text, atom.args.len())
+                    .unwrap_or(head_rel);
                 if matches!(literal, Literal::Pos(_)) {
                     Step::Scan { rel, pats }
                 } else {
@@ -273,7 +298,11 @@ fn compile_rule(rule: &Rule, head_rel: usize, graph: &DependencyGraph, store: &m
         };
         steps.push(step);
     }
-    CompiledRule { head, steps, num_vars: vars.len() }
+    CompiledRule {
+        head,
+        steps,
+        num_vars: vars.len(),
+    }
 }
 
 fn compile_term(term: &Term, vars: &mut Vec<String>, store: &mut TermStore) -> Pat {
@@ -282,16 +311,22 @@ fn compile_term(term: &Term, vars: &mut Vec<String>, store: &mut TermStore) -> P
     }
     match term {
         Term::Var(name) => {
-            let slot = vars.iter().position(|v| *v == name.text).unwrap_or_else(|| {
-                vars.push(name.text.clone());
-                vars.len() - 1
-            });
+            let slot = vars
+                .iter()
+                .position(|v| *v == name.text)
+                .unwrap_or_else(|| {
+                    vars.push(name.text.clone());
+                    vars.len() - 1
+                });
             Pat::Var(slot as u16)
         }
         Term::Const(name) => Pat::Term(store.constant(&name.text)),
         Term::Func { name, args, .. } => {
             let functor = store.symbol(&name.text);
-            Pat::App(functor, args.iter().map(|a| compile_term(a, vars, store)).collect())
+            Pat::App(
+                functor,
+                args.iter().map(|a| compile_term(a, vars, store)).collect(),
+            )
         }
     }
 }
@@ -315,7 +350,9 @@ impl Game for Interpreter {
 
     fn is_terminal(&mut self, state: &State) -> bool {
         self.load_state(state);
-        self.entry.terminal.is_some_and(|rel| self.db.holds(&self.program, rel))
+        self.entry
+            .terminal
+            .is_some_and(|rel| self.db.holds(&self.program, rel))
     }
 
     fn legal_moves(&mut self, state: &State, role: RoleIndex, out: &mut Vec<TermId>) {
@@ -341,9 +378,9 @@ impl Game for Interpreter {
         let mut numbers = Vec::with_capacity(values.len());
         for value in values {
             let text = self.db.store.render(value);
-            match text.parse::<u8>() {
-                Ok(n) if n <= 100 => numbers.push(n),
-                _ => return Err(GoalError::NotANumber(text)),
+            match gdlc_runtime::kif::goal_value(&text) {
+                Some(n) => numbers.push(n),
+                None => return Err(GoalError::NotANumber(text)),
             }
         }
         numbers.sort_unstable();
@@ -373,7 +410,11 @@ impl Game for Interpreter {
     }
 
     fn state_to_kif(&self, state: &State) -> Vec<String> {
-        let mut texts: Vec<String> = state.fluents.iter().map(|&f| self.db.store.render(f)).collect();
+        let mut texts: Vec<String> = state
+            .fluents
+            .iter()
+            .map(|&f| self.db.store.render(f))
+            .collect();
         texts.sort();
         texts
     }

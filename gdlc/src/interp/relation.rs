@@ -64,13 +64,22 @@ fn hash_columns(tuple: &[TermId], mask: ColumnMask) -> u64 {
 }
 
 fn equal_columns(a: &[TermId], b: &[TermId], mask: ColumnMask) -> bool {
-    a.iter().zip(b).enumerate().all(|(i, (x, y))| mask & (1 << i) == 0 || x == y)
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .all(|(i, (x, y))| mask & (1 << i) == 0 || x == y)
 }
 
 impl Relation {
     /// An empty relation of the given arity.
     pub fn new(arity: usize) -> Self {
-        Relation { arity, data: Vec::new(), len: 0, dedup: HashTable::new(), indexes: Vec::new() }
+        Relation {
+            arity,
+            data: Vec::new(),
+            len: 0,
+            dedup: HashTable::new(),
+            indexes: Vec::new(),
+        }
     }
 
     /// Number of tuples.
@@ -90,7 +99,11 @@ impl Relation {
     }
 
     fn full_mask(&self) -> ColumnMask {
-        if self.arity >= 64 { u64::MAX } else { (1u64 << self.arity) - 1 }
+        if self.arity >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.arity) - 1
+        }
     }
 
     /// Whether `tuple` is present.
@@ -112,7 +125,10 @@ impl Relation {
         let mask = self.full_mask();
         let (arity, data) = (self.arity, &self.data);
         let at = |i: u32| &data[i as usize * arity..(i as usize + 1) * arity];
-        self.dedup.insert_unique(hash_columns(tuple, mask), index, |&i| hash_columns(at(i), mask));
+        self.dedup
+            .insert_unique(hash_columns(tuple, mask), index, |&i| {
+                hash_columns(at(i), mask)
+            });
         for idx in &mut self.indexes {
             add_to_index(idx, data, arity, index);
         }
@@ -140,7 +156,11 @@ impl Relation {
         if self.indexes.iter().any(|idx| idx.mask == mask) {
             return;
         }
-        let mut idx = Index { mask, table: HashTable::new(), next: Vec::new() };
+        let mut idx = Index {
+            mask,
+            table: HashTable::new(),
+            next: Vec::new(),
+        };
         for i in 0..self.len {
             add_to_index(&mut idx, &self.data, self.arity, i);
         }
@@ -154,8 +174,13 @@ impl Relation {
             return Chain { next: &[], at: END };
         };
         let hash = hash_columns(key, mask);
-        let found = idx.table.find(hash, |&(first, _)| equal_columns(self.tuple(first), key, mask));
-        Chain { next: &idx.next, at: found.map_or(END, |&(first, _)| first) }
+        let found = idx.table.find(hash, |&(first, _)| {
+            equal_columns(self.tuple(first), key, mask)
+        });
+        Chain {
+            next: &idx.next,
+            at: found.map_or(END, |&(first, _)| first),
+        }
     }
 }
 
@@ -165,13 +190,19 @@ fn add_to_index(idx: &mut Index, data: &[TermId], arity: usize, index: u32) {
     let hash = hash_columns(tuple, idx.mask);
     let mask = idx.mask;
     idx.next.push(END);
-    match idx.table.find_mut(hash, |&(first, _)| equal_columns(at(first), tuple, mask)) {
+    match idx
+        .table
+        .find_mut(hash, |&(first, _)| equal_columns(at(first), tuple, mask))
+    {
         Some(chain) => {
             idx.next[chain.1 as usize] = index;
             chain.1 = index;
         }
         None => {
-            idx.table.insert_unique(hash, (index, index), |&(first, _)| hash_columns(at(first), mask));
+            idx.table
+                .insert_unique(hash, (index, index), |&(first, _)| {
+                    hash_columns(at(first), mask)
+                });
         }
     }
 }

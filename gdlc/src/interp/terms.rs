@@ -64,13 +64,20 @@ impl TermStore {
         let id = TermId(self.terms.len() as u32);
         let start = self.args.len() as u32;
         self.args.extend_from_slice(args);
-        self.terms.push(TermData { functor, start, arity: args.len() as u32 });
+        self.terms.push(TermData {
+            functor,
+            start,
+            arity: args.len() as u32,
+        });
         let hash = hash_term(functor, args);
         let terms = &self.terms;
         let all_args = &self.args;
         self.table.insert_unique(hash, id, |&t| {
             let data = terms[t.0 as usize];
-            hash_term(data.functor, &all_args[data.start as usize..(data.start + data.arity) as usize])
+            hash_term(
+                data.functor,
+                &all_args[data.start as usize..(data.start + data.arity) as usize],
+            )
         });
         id
     }

@@ -8,9 +8,17 @@ use super::{Parsed, SExpr};
 use crate::diagnostic::{Code, Diagnostic, Span};
 
 pub(super) fn lower(sexprs: &[SExpr]) -> Parsed {
-    let mut lowerer = Lowerer { diagnostics: Vec::new() };
-    let rules = sexprs.iter().filter_map(|sexpr| lowerer.sentence(sexpr)).collect();
-    Parsed { description: Description { rules }, diagnostics: lowerer.diagnostics }
+    let mut lowerer = Lowerer {
+        diagnostics: Vec::new(),
+    };
+    let rules = sexprs
+        .iter()
+        .filter_map(|sexpr| lowerer.sentence(sexpr))
+        .collect();
+    Parsed {
+        description: Description { rules },
+        diagnostics: lowerer.diagnostics,
+    }
 }
 
 struct Lowerer {
@@ -18,12 +26,16 @@ struct Lowerer {
 }
 
 fn name(text: &str, span: Span) -> Name {
-    Name { text: text.to_ascii_lowercase(), span }
+    Name {
+        text: text.to_ascii_lowercase(),
+        span,
+    }
 }
 
 impl Lowerer {
     fn error(&mut self, span: Span, message: impl Into<String>, label: &str) {
-        self.diagnostics.push(Diagnostic::error(Code::Structure, message).at(span, label));
+        self.diagnostics
+            .push(Diagnostic::error(Code::Structure, message).at(span, label));
     }
 
     fn sentence(&mut self, sexpr: &SExpr) -> Option<Rule> {
@@ -36,7 +48,10 @@ impl Lowerer {
                 return None;
             };
             let head = self.atom(head_sexpr)?;
-            let body: Vec<Literal> = items[2..].iter().filter_map(|item| self.literal(item)).collect();
+            let body: Vec<Literal> = items[2..]
+                .iter()
+                .filter_map(|item| self.literal(item))
+                .collect();
             if body.len() != items.len() - 2 {
                 return None;
             }
@@ -47,25 +62,43 @@ impl Lowerer {
                         .with_note(format!("write `{head}` instead")),
                 );
             }
-            return Some(Rule { head, body, span: *span });
+            return Some(Rule {
+                head,
+                body,
+                span: *span,
+            });
         }
         let head = self.atom(sexpr)?;
-        Some(Rule { span: head.span, head, body: Vec::new() })
+        Some(Rule {
+            span: head.span,
+            head,
+            body: Vec::new(),
+        })
     }
 
     fn atom(&mut self, sexpr: &SExpr) -> Option<Atom> {
         match sexpr {
-            SExpr::Symbol(text, span) => {
-                Some(Atom { name: name(text, *span), args: Vec::new(), span: *span })
-            }
+            SExpr::Symbol(text, span) => Some(Atom {
+                name: name(text, *span),
+                args: Vec::new(),
+                span: *span,
+            }),
             SExpr::Variable(_, span) => {
-                self.error(*span, "a variable cannot stand for a sentence", "expected an atom");
+                self.error(
+                    *span,
+                    "a variable cannot stand for a sentence",
+                    "expected an atom",
+                );
                 None
             }
             SExpr::List(items, span) => {
                 let relation = match items.first() {
                     None => {
-                        self.error(*span, "an empty list is not an atom", "expected `(relation …)`");
+                        self.error(
+                            *span,
+                            "an empty list is not an atom",
+                            "expected `(relation …)`",
+                        );
                         return None;
                     }
                     Some(SExpr::Symbol(text, name_span)) => name(text, *name_span),
@@ -77,16 +110,26 @@ impl Lowerer {
                 if items.len() == 1 {
                     self.parenthesised(*span, &relation.text, "proposition");
                 }
-                let args: Vec<Term> = items[1..].iter().filter_map(|item| self.term(item)).collect();
-                (args.len() == items.len() - 1).then_some(Atom { name: relation, args, span: *span })
+                let args: Vec<Term> = items[1..]
+                    .iter()
+                    .filter_map(|item| self.term(item))
+                    .collect();
+                (args.len() == items.len() - 1).then_some(Atom {
+                    name: relation,
+                    args,
+                    span: *span,
+                })
             }
         }
     }
 
     fn parenthesised(&mut self, span: Span, text: &str, what: &str) {
         self.diagnostics.push(
-            Diagnostic::warning(Code::ParenthesisedConstant, format!("`({text})` written for the {what} `{text}`"))
-                .at(span, format!("read as `{text}`")),
+            Diagnostic::warning(
+                Code::ParenthesisedConstant,
+                format!("`({text})` written for the {what} `{text}`"),
+            )
+            .at(span, format!("read as `{text}`")),
         );
     }
 
@@ -102,24 +145,36 @@ impl Lowerer {
         match keyword.as_str() {
             "not" => {
                 if args.len() != 1 {
-                    self.error(*span, format!("`not` takes one literal, found {}", args.len()), "here");
+                    self.error(
+                        *span,
+                        format!("`not` takes one literal, found {}", args.len()),
+                        "here",
+                    );
                     return None;
                 }
                 let inner = self.literal(&args[0])?;
                 if let Literal::Distinct(a, b, _) = &inner {
                     self.diagnostics.push(
-                        Diagnostic::warning(Code::NegatedDistinct, "`(not (distinct …))` in a body")
-                            .at(*span, format!("read as the equality of `{a}` and `{b}`")),
+                        Diagnostic::warning(
+                            Code::NegatedDistinct,
+                            "`(not (distinct …))` in a body",
+                        )
+                        .at(*span, format!("read as the equality of `{a}` and `{b}`")),
                     );
                 }
                 Some(Literal::Not(Box::new(inner), *span))
             }
             "or" | "and" => {
                 if args.is_empty() {
-                    self.error(*span, format!("`{keyword}` needs at least one literal"), "empty");
+                    self.error(
+                        *span,
+                        format!("`{keyword}` needs at least one literal"),
+                        "empty",
+                    );
                     return None;
                 }
-                let literals: Vec<Literal> = args.iter().filter_map(|arg| self.literal(arg)).collect();
+                let literals: Vec<Literal> =
+                    args.iter().filter_map(|arg| self.literal(arg)).collect();
                 if literals.len() != args.len() {
                     return None;
                 }
@@ -135,7 +190,11 @@ impl Lowerer {
             }
             "distinct" => {
                 if args.len() != 2 {
-                    self.error(*span, format!("`distinct` takes two terms, found {}", args.len()), "here");
+                    self.error(
+                        *span,
+                        format!("`distinct` takes two terms, found {}", args.len()),
+                        "here",
+                    );
                     return None;
                 }
                 let a = self.term(&args[0])?;
@@ -153,7 +212,11 @@ impl Lowerer {
             SExpr::List(items, span) => {
                 let function = match items.first() {
                     None => {
-                        self.error(*span, "an empty list is not a term", "expected `(function …)`");
+                        self.error(
+                            *span,
+                            "an empty list is not a term",
+                            "expected `(function …)`",
+                        );
                         return None;
                     }
                     Some(SExpr::Symbol(text, name_span)) => name(text, *name_span),
@@ -164,10 +227,20 @@ impl Lowerer {
                 };
                 if items.len() == 1 {
                     self.parenthesised(*span, &function.text, "constant");
-                    return Some(Term::Const(Name { text: function.text, span: *span }));
+                    return Some(Term::Const(Name {
+                        text: function.text,
+                        span: *span,
+                    }));
                 }
-                let args: Vec<Term> = items[1..].iter().filter_map(|item| self.term(item)).collect();
-                (args.len() == items.len() - 1).then_some(Term::Func { name: function, args, span: *span })
+                let args: Vec<Term> = items[1..]
+                    .iter()
+                    .filter_map(|item| self.term(item))
+                    .collect();
+                (args.len() == items.len() - 1).then_some(Term::Func {
+                    name: function,
+                    args,
+                    span: *span,
+                })
             }
         }
     }

@@ -65,9 +65,10 @@ use grammar::{KifParser, Rule};
 pub fn parse(file: &SourceFile) -> Parsed {
     match read_sexprs(&file.text) {
         Ok(sexprs) => lower::lower(&sexprs),
-        Err(diagnostic) => {
-            Parsed { description: ast::Description::default(), diagnostics: vec![diagnostic] }
-        }
+        Err(diagnostic) => Parsed {
+            description: ast::Description::default(),
+            diagnostics: vec![diagnostic],
+        },
     }
 }
 
@@ -79,7 +80,10 @@ pub fn split_terms(text: &str) -> Result<Vec<(String, Span)>, Diagnostic> {
     for sexpr in sexprs {
         let span = sexpr.span();
         if let Some(var) = find_variable(&sexpr) {
-            return Err(Diagnostic::error(Code::Move, "a move cannot contain a variable").at(var, "variable"));
+            return Err(
+                Diagnostic::error(Code::Move, "a move cannot contain a variable")
+                    .at(var, "variable"),
+            );
         }
         terms.push((text[span.start..span.end].to_owned(), span));
     }
@@ -98,8 +102,15 @@ fn find_variable(sexpr: &SExpr) -> Option<Span> {
 pub(crate) fn read_sexprs(text: &str) -> Result<Vec<SExpr>, Diagnostic> {
     check_parentheses(text)?;
     let mut pairs = KifParser::parse(Rule::file, text).map_err(|err| pest_error(text, &err))?;
-    let file = pairs.next().map(|pair| pair.into_inner()).into_iter().flatten();
-    Ok(file.filter(|pair| pair.as_rule() != Rule::EOI).map(to_sexpr).collect())
+    let file = pairs
+        .next()
+        .map(|pair| pair.into_inner())
+        .into_iter()
+        .flatten();
+    Ok(file
+        .filter(|pair| pair.as_rule() != Rule::EOI)
+        .map(to_sexpr)
+        .collect())
 }
 
 fn to_sexpr(pair: pest::iterators::Pair<'_, Rule>) -> SExpr {
@@ -153,7 +164,10 @@ fn pest_error(text: &str, err: &pest::error::Error<Rule>) -> Diagnostic {
     let end = if end > start {
         end
     } else {
-        text[start..].chars().next().map_or(start, |c| start + c.len_utf8())
+        text[start..]
+            .chars()
+            .next()
+            .map_or(start, |c| start + c.len_utf8())
     };
     let found = text[start..end].to_owned();
     let message = match found.as_str() {

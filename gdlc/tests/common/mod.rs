@@ -23,7 +23,10 @@ pub fn games_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("corpus not found at {} (set GDLC_GAMES); skipping", dir.display());
+        println!(
+            "corpus not found at {} (set GDLC_GAMES); skipping",
+            dir.display()
+        );
         None
     }
 }
@@ -50,8 +53,8 @@ pub fn read_source(path: &Path) -> SourceFile {
 
 /// The `*.kif` files directly in `dir`, sorted.
 pub fn kif_files(dir: &Path) -> Vec<PathBuf> {
-    let entries = std::fs::read_dir(dir)
-        .unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()));
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()));
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "kif"))
