@@ -1,0 +1,162 @@
+//! The runtime drivers (perft, playouts, simulation counting) on a hand-written toy
+//! game, independent of gdlc: a counter that two roles advance together.
+//!
+//! State: a number; the game ends at 4 or beyond. Role `a` may play `inc` or `stay`,
+//! role `b` only `inc`; each `inc` adds one. With `stuck_at`, role `b` has no legal move
+//! in that state (an unplayable state, on purpose).
+
+use std::time::Duration;
+
+use gdlc_runtime::{
+    Game, GoalError, MoveError, PlayoutError, PlayoutOptions, RoleIndex, StateError, perft,
+    random_playout, simulate_for,
+};
+
+/// A two-role counter; `stuck_at` makes role `b` moveless in that state.
+struct Counter {
+    stuck_at: Option<u8>,
+}
+
+impl Game for Counter {
+    type State = u8;
+    type Move = u8; // 0 = inc, 1 = stay
+    type Percept = u8;
+
+    fn num_roles(&self) -> usize {
+        2
+    }
+    fn role_name(&self, role: RoleIndex) -> &str {
+        ["a", "b"][role]
+    }
+    fn initial_state(&mut self) -> u8 {
+        0
+    }
+    fn is_terminal(&mut self, state: &u8) -> bool {
+        *state >= 4
+    }
+    fn legal_moves(&mut self, state: &u8, role: RoleIndex, out: &mut Vec<u8>) {
+        out.clear();
+        if role == 1 && self.stuck_at == Some(*state) {
+            return;
+        }
+        out.push(0);
+        if role == 0 {
+            out.push(1);
+        }
+    }
+    fn next_state(&mut self, state: &u8, joint: &[u8]) -> u8 {
+        state + u8::from(joint[0] == 0) + u8::from(joint[1] == 0)
+    }
+    fn goal(&mut self, state: &u8, role: RoleIndex) -> Result<u8, GoalError> {
+        match (*state >= 4, role) {
+            (true, 0) => Ok(100),
+            (true, _) => Ok(0),
+            (false, _) => Err(GoalError::Missing),
+        }
+    }
+    fn sees(&mut self, _: &u8, _: &[u8], _: RoleIndex, out: &mut Vec<u8>) {
+        out.clear();
+    }
+    fn move_to_kif(&self, mv: u8) -> String {
+        ["inc", "stay"][mv as usize].to_owned()
+    }
+    fn percept_to_kif(&self, percept: u8) -> String {
+        percept.to_string()
+    }
+    fn state_to_kif(&self, state: &u8) -> Vec<String> {
+        vec![format!("(count {state})")]
+    }
+    fn state_from_kif(&mut self, _: &[&str]) -> Result<u8, StateError> {
+        Err(StateError::UnknownFluent("unused".into()))
+    }
+}
+
+#[test]
+fn perft_counts_terminal_states_as_leaves() {
+    let mut game = Counter { stuck_at: None };
+    // From 0: joint moves (inc,inc) → 2 and (stay,inc) → 1.
+    assert_eq!(perft(&mut game, &0, 0), 1);
+    assert_eq!(perft(&mut game, &0, 1), 2);
+    // From 2: → 4 (terminal), → 3; from 1: → 3, → 2.
+    assert_eq!(perft(&mut game, &0, 2), 4);
+    // Depth 3: 4 is one leaf; each 3 has two terminal successors; 2 has two successors.
+    assert_eq!(perft(&mut game, &0, 3), 7);
+    // A terminal root is one leaf at any depth.
+    assert_eq!(perft(&mut game, &4, 5), 1);
+}
+
+#[test]
+fn perft_counts_no_leaf_below_a_moveless_role() {
+    let mut game = Counter { stuck_at: Some(2) };
+    assert_eq!(perft(&mut game, &0, 1), 2);
+    // (inc,inc) reaches 2, where `b` cannot move: that branch contributes nothing below.
+    assert_eq!(perft(&mut game, &0, 2), 2);
+}
+
+#[test]
+fn playouts_are_seeded_and_report_goals() {
+    let mut game = Counter { stuck_at: None };
+    let first = random_playout(
+        &mut game,
+        PlayoutOptions {
+            seed: 9,
+            max_steps: 100,
+        },
+    )
+    .expect("playout");
+    let again = random_playout(
+        &mut game,
+        PlayoutOptions {
+            seed: 9,
+            max_steps: 100,
+        },
+    )
+    .expect("playout");
+    assert_eq!(first.joint_moves, again.joint_moves);
+    assert_eq!(first.goals, vec![Ok(100), Ok(0)]);
+    assert!(first.joint_moves.iter().all(|joint| joint.len() == 2));
+}
+
+#[test]
+fn playout_reports_a_moveless_role_and_the_step_limit() {
+    let mut stuck = Counter { stuck_at: Some(0) };
+    let err = random_playout(&mut stuck, PlayoutOptions::default()).expect_err("stuck");
+    assert_eq!(
+        err.to_string(),
+        "role `b` has no legal move in the non-terminal state after 0 steps"
+    );
+    let mut game = Counter { stuck_at: None };
+    let err = random_playout(
+        &mut game,
+        PlayoutOptions {
+            seed: 1,
+            max_steps: 1,
+        },
+    )
+    .expect_err("limit");
+    assert_eq!(err, PlayoutError::StepLimit(1));
+}
+
+#[test]
+fn simulation_counts_playouts_and_states() {
+    let mut game = Counter { stuck_at: None };
+    let report = simulate_for(&mut game, Duration::from_millis(20), 3, 100).expect("simulate");
+    assert!(report.playouts >= 1);
+    // Every playout takes 2 to 4 steps.
+    assert!(report.states >= 2 * report.playouts && report.states <= 4 * report.playouts);
+}
+
+#[test]
+fn legal_move_from_kif_rejects_illegal_and_malformed_text() {
+    let mut game = Counter { stuck_at: None };
+    assert_eq!(game.legal_move_from_kif(&0, 0, " STAY "), Ok(1));
+    assert!(matches!(
+        game.legal_move_from_kif(&0, 1, "stay"),
+        Err(MoveError::NotLegal { .. })
+    ));
+    assert!(matches!(
+        game.legal_move_from_kif(&0, 0, "(inc"),
+        Err(MoveError::Syntax(_))
+    ));
+    assert_eq!(game.role_index("B"), Some(1));
+}
