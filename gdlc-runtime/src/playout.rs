@@ -65,27 +65,16 @@ pub fn random_playout<G: Game>(
 /// Plays one seeded random playout from `state`.
 pub fn random_playout_from<G: Game>(
     game: &mut G,
-    mut state: G::State,
+    state: G::State,
     options: PlayoutOptions,
 ) -> Result<Playout<G::Move>, PlayoutError> {
     let mut stepper = Stepper::new(game, options.seed);
     let mut joint_moves = Vec::new();
-    let mut steps = 0;
-    while !game.is_terminal(&state) {
-        if steps == options.max_steps {
-            return Err(PlayoutError::StepLimit(steps));
-        }
-        state = stepper
-            .step(game, &state)
-            .map_err(|role| PlayoutError::NoLegalMove {
-                role: game.role_name(role).to_owned(),
-                step: steps,
-            })?;
-        joint_moves.push(stepper.joint.clone());
-        steps += 1;
-    }
+    let terminal = stepper.play_to_end(game, state, options.max_steps, |joint| {
+        joint_moves.push(joint.to_vec())
+    })?;
     let goals = (0..game.num_roles())
-        .map(|role| game.goal(&state, role))
+        .map(|role| game.goal(&terminal, role))
         .collect();
     Ok(Playout { joint_moves, goals })
 }
@@ -125,5 +114,31 @@ impl<M: Copy> Stepper<M> {
             self.joint.push(self.legal[pick]);
         }
         Ok(game.next_state(state, &self.joint))
+    }
+
+    /// Plays random steps from `state` until a terminal state, which it returns; calls
+    /// `on_step` with each joint move. Fails on a moveless role or after `max_steps`.
+    pub fn play_to_end<G: Game<Move = M>>(
+        &mut self,
+        game: &mut G,
+        mut state: G::State,
+        max_steps: usize,
+        mut on_step: impl FnMut(&[M]),
+    ) -> Result<G::State, PlayoutError> {
+        let mut steps = 0;
+        while !game.is_terminal(&state) {
+            if steps == max_steps {
+                return Err(PlayoutError::StepLimit(steps));
+            }
+            state = self
+                .step(game, &state)
+                .map_err(|role| PlayoutError::NoLegalMove {
+                    role: game.role_name(role).to_owned(),
+                    step: steps,
+                })?;
+            on_step(&self.joint);
+            steps += 1;
+        }
+        Ok(state)
     }
 }

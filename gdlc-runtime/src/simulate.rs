@@ -49,25 +49,13 @@ pub fn simulate_for<G: Game>(
     };
     let mut goal_sum = 0u64;
     loop {
-        let mut state = initial.clone();
-        let mut steps = 0;
-        while !game.is_terminal(&state) {
-            if steps == max_steps {
-                return Err(PlayoutError::StepLimit(steps));
-            }
-            state = stepper
-                .step(game, &state)
-                .map_err(|role| PlayoutError::NoLegalMove {
-                    role: game.role_name(role).to_owned(),
-                    step: steps,
-                })?;
-            steps += 1;
-        }
+        let mut steps = 0u64;
+        let state = stepper.play_to_end(game, initial.clone(), max_steps, |_| steps += 1)?;
         for role in 0..game.num_roles() {
             goal_sum += u64::from(game.goal(&state, role).unwrap_or(0));
         }
         report.playouts += 1;
-        report.states += steps as u64;
+        report.states += steps;
         report.elapsed = start.elapsed();
         if report.elapsed >= budget {
             break;

@@ -3,30 +3,12 @@
 //! summary — valid or not, error codes, warning codes — with
 //! `tests/corpus/summary.expected`. `UPDATE_EXPECT=1` rewrites the summary.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gdlc::{Severity, SourceFile};
-
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("GDLC_GAMES") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/games")),
-    }
-}
-
-/// The `*.kif` files directly in `dir`, sorted by name.
-fn kif_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "kif"))
-        .collect();
-    files.sort();
-    files
-}
 
 /// Sorted unique code names of the diagnostics of one severity, or `-`.
 fn codes(diagnostics: &[gdlc::Diagnostic], severity: Severity) -> String {
@@ -56,23 +38,18 @@ fn summary_line(shown: &str, path: &Path) -> String {
 
 #[test]
 fn corpus_summary() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!(
-            "corpus not found at {} (set GDLC_GAMES); skipping",
-            dir.display()
-        );
+    let Some(dir) = common::games_dir() else {
         return;
-    }
+    };
     let mut lines = Vec::new();
-    for path in kif_files(&dir) {
+    for path in common::kif_files(&dir) {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         lines.push(summary_line(&name, &path));
     }
-    for path in kif_files(&dir.join("test")) {
+    for path in common::kif_files(&dir.join("test")) {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
