@@ -126,6 +126,8 @@ pub enum Code {
     Missing,
     /// A goal value that is not an integer in 0..=100.
     GoalValue,
+    /// Argument domains that cannot be bounded (analysis).
+    Unbounded,
 }
 
 impl Code {
@@ -151,6 +153,7 @@ impl Code {
             Code::KeywordDependency => "keyword-dependency",
             Code::Missing => "missing",
             Code::GoalValue => "goal-value",
+            Code::Unbounded => "unbounded",
         }
     }
 }

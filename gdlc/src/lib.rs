@@ -7,10 +7,13 @@
 //! interpreter, implementing [`gdlc_runtime::Game`]). [`load`] runs the whole front end
 //! on one file.
 
+pub mod analysis;
 pub mod check;
 pub mod deps;
 pub mod diagnostic;
+pub mod explain;
 pub mod interp;
+pub mod ir;
 pub mod normalize;
 pub mod syntax;
 

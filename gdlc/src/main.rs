@@ -3,6 +3,7 @@
 //! - `gdlc check FILE...` — diagnostics and a summary; exit 0 iff every file is valid.
 //! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
 //! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
+//! - `gdlc explain FILE --stage domains|flat|layers` — text dumps of the analysis.
 //!
 //! Every failure is a located message and exit code 1; nothing panics on bad input.
 
@@ -63,6 +64,25 @@ enum Command {
         #[arg(long, default_value_t = 100_000)]
         max_steps: usize,
     },
+    /// Print a stage of the analysis as text.
+    Explain {
+        /// The game (KIF).
+        file: PathBuf,
+        /// The stage to print.
+        #[arg(long, value_enum)]
+        stage: StageArg,
+    },
+}
+
+/// The analysis stages `explain` can print.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StageArg {
+    /// Argument domains per relation and path; legal-move domains per role.
+    Domains,
+    /// Flattened relations and rules.
+    Flat,
+    /// Layers, phases and entry-point cones.
+    Layers,
 }
 
 /// A failure already reported to the user.
@@ -80,6 +100,7 @@ fn main() -> ExitCode {
             moves,
             max_steps,
         } => playout(&file, seed, count, moves.as_deref(), max_steps),
+        Command::Explain { file, stage } => explain(&file, stage),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -141,8 +162,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Reads, checks and loads a game into the interpreter, reporting any error.
-fn load(path: &Path) -> Result<Interpreter, Reported> {
+/// Reads and checks a game, reporting any error.
+fn front_end(path: &Path) -> Result<(SourceFile, gdlc::FrontEnd), Reported> {
     let file = SourceFile::read(path).map_err(|diagnostic| {
         emit(
             &diagnostic,
@@ -157,12 +178,36 @@ fn load(path: &Path) -> Result<Interpreter, Reported> {
         failed = true;
     }
     if failed {
-        return Err(Reported);
+        Err(Reported)
+    } else {
+        Ok((file, front))
     }
+}
+
+/// Reads, checks and loads a game into the interpreter, reporting any error.
+fn load(path: &Path) -> Result<Interpreter, Reported> {
+    let (file, front) = front_end(path)?;
     Interpreter::new(&front).map_err(|diagnostic| {
         emit(&diagnostic, &file);
         Reported
     })
+}
+
+fn explain(path: &Path, stage: StageArg) -> Result<(), Reported> {
+    let (file, front) = front_end(path)?;
+    let ir = gdlc::analysis::analyze(&front).map_err(|diagnostic| {
+        emit(&diagnostic, &file);
+        Reported
+    })?;
+    let stage = match stage {
+        StageArg::Domains => gdlc::explain::Stage::Domains,
+        StageArg::Flat => gdlc::explain::Stage::Flat,
+        StageArg::Layers => gdlc::explain::Stage::Layers,
+    };
+    let text = gdlc::explain::explain(&ir, stage);
+    // A closed pipe (e.g. `| head`) is not an error worth reporting.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
 }
 
 fn perft(path: &Path, depth: u32) -> Result<(), Reported> {

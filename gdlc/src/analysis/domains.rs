@@ -1,0 +1,318 @@
+//! Argument domains: for every relation and every argument path, a finite superset of
+//! the symbols that can stand there, computed by fixpoint (Dumalion's domain-dependence
+//! relation with the nesting property).
+//!
+//! Paths are qualified by function symbol (see [`crate::ir::Path`]), so the arguments of
+//! different functors at one position keep separate domains. A rule adds to its head's
+//! domains: a constant or function symbol at its path, and for a variable the
+//! *variable's tree* — the intersection, path by path, of the subtrees of every positive
+//! body atom it occurs in (a variable is bounded by each of its binders). `true` ⊇
+//! `init` ∪ `next` and `does` ⊇ `legal`. Negative literals and `distinct` bound
+//! nothing. Recursion that nests terms more than [`DEPTH_MARGIN`] levels deeper than
+//! the deepest term written in the rules means the domains cannot be bounded: an error
+//! naming the relation and the rule.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::deps::{RelationKey, key_of};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::ir::{Path, SymbolId, Symbols, child_path, split_path};
+use crate::normalize::{Literal, Rule};
+use crate::syntax::ast::{Atom, Term};
+
+/// How much deeper than the deepest written term a derived term may nest.
+pub const DEPTH_MARGIN: usize = 8;
+
+/// The deepest function nesting of a term (0 for a constant or variable).
+fn term_depth(term: &Term) -> usize {
+    match term {
+        Term::Func { args, .. } => 1 + args.iter().map(term_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// The nesting limit of a game: its deepest written term plus [`DEPTH_MARGIN`].
+pub fn depth_limit(rules: &[Rule]) -> usize {
+    let atoms = rules.iter().flat_map(|r| {
+        std::iter::once(&r.head).chain(r.body.iter().filter_map(|l| match l {
+            Literal::Pos(a) | Literal::Neg(a) => Some(a),
+            _ => None,
+        }))
+    });
+    atoms
+        .flat_map(|a| a.args.iter())
+        .map(term_depth)
+        .max()
+        .unwrap_or(0)
+        + DEPTH_MARGIN
+}
+
+/// Symbols per path: a relation's domains (absolute paths), or a variable's (relative).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Symbols at each path.
+    pub nodes: BTreeMap<Path, BTreeSet<SymbolId>>,
+}
+
+impl Tree {
+    fn add(&mut self, path: &[u32], symbol: SymbolId) -> bool {
+        self.nodes.entry(path.to_vec()).or_default().insert(symbol)
+    }
+
+    /// The subtree at `at`, with paths relative to it (empty if `at` is absent).
+    pub fn subtree(&self, at: &[u32]) -> Tree {
+        let mut nodes = BTreeMap::new();
+        for (path, symbols) in self.nodes.range(at.to_vec()..) {
+            if !path.starts_with(at) {
+                break;
+            }
+            nodes.insert(path[at.len()..].to_vec(), symbols.clone());
+        }
+        Tree { nodes }
+    }
+
+    /// Adds `tree` at `at`; true if anything was new.
+    fn graft(&mut self, at: &[u32], tree: &Tree) -> bool {
+        let mut changed = false;
+        for (path, symbols) in &tree.nodes {
+            let mut full = at.to_vec();
+            full.extend_from_slice(path);
+            let slot = self.nodes.entry(full).or_default();
+            for &s in symbols {
+                changed |= slot.insert(s);
+            }
+        }
+        changed
+    }
+
+    /// The path-wise intersection of two variable trees, without nodes that can no
+    /// longer occur.
+    fn intersect(&self, other: &Tree) -> Tree {
+        let mut nodes = BTreeMap::new();
+        for (path, mine) in &self.nodes {
+            if let Some(theirs) = other.nodes.get(path) {
+                nodes.insert(path.clone(), mine.intersection(theirs).copied().collect());
+            }
+        }
+        let mut tree = Tree { nodes };
+        tree.prune();
+        tree
+    }
+
+    /// Removes, in a variable tree, empty nodes and nodes whose parent cannot hold
+    /// their functor. Paths are visited parents first, so removals cascade.
+    fn prune(&mut self) {
+        let paths: Vec<Path> = self.nodes.keys().cloned().collect();
+        for path in paths {
+            let reachable = match split_path(&path) {
+                None => true,
+                Some((parent, functor, _)) => {
+                    self.nodes.get(parent).is_some_and(|p| p.contains(&functor))
+                }
+            };
+            if !reachable || self.nodes.get(&path).is_some_and(BTreeSet::is_empty) {
+                self.nodes.remove(&path);
+            }
+        }
+    }
+
+    /// Whether the root (path `[]`) has no symbol: the variable cannot be bound.
+    pub fn root_is_empty(&self) -> bool {
+        self.nodes.get(&Vec::new()).is_none_or(BTreeSet::is_empty)
+    }
+}
+
+/// The symbol of a constant or function term.
+pub fn symbol_of(symbols: &mut Symbols, term: &Term) -> Option<SymbolId> {
+    match term {
+        Term::Var(_) => None,
+        Term::Const(name) => Some(symbols.intern(&name.text, 0)),
+        Term::Func { name, args, .. } => Some(symbols.intern(&name.text, args.len())),
+    }
+}
+
+/// A term nests deeper than the game's limit (see [`depth_limit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooDeep;
+
+/// Domains of every relation.
+pub type Domains = BTreeMap<RelationKey, Tree>;
+
+/// Calls `f(name, path)` for every variable of `term`, which stands at `path`.
+pub fn visit_vars(
+    term: &Term,
+    path: &[u32],
+    symbols: &mut Symbols,
+    f: &mut impl FnMut(&str, &[u32]),
+) {
+    match term {
+        Term::Var(name) => f(&name.text, path),
+        Term::Const(_) => {}
+        Term::Func { args, .. } => {
+            let Some(functor) = symbol_of(symbols, term) else {
+                return;
+            };
+            for (j, arg) in args.iter().enumerate() {
+                visit_vars(arg, &child_path(path, functor, j), symbols, f);
+            }
+        }
+    }
+}
+
+/// The trees of the variables of a rule body: each the intersection over the positive
+/// atoms it occurs in.
+pub fn variable_trees(
+    rule: &Rule,
+    domains: &Domains,
+    symbols: &mut Symbols,
+) -> HashMap<String, Tree> {
+    let mut trees: HashMap<String, Tree> = HashMap::new();
+    let empty = Tree::default();
+    for literal in &rule.body {
+        let Literal::Pos(atom) = literal else {
+            continue;
+        };
+        let relation = domains.get(&key_of(atom)).unwrap_or(&empty);
+        for (i, arg) in atom.args.iter().enumerate() {
+            visit_vars(arg, &[i as u32], symbols, &mut |name, at| {
+                let mut tree = relation.subtree(at);
+                tree.prune();
+                let merged = match trees.get(name) {
+                    Some(existing) => existing.intersect(&tree),
+                    None => tree,
+                };
+                trees.insert(name.to_owned(), merged);
+            });
+        }
+    }
+    trees
+}
+
+/// Adds `term` at `path` to `tree`; `Err(TooDeep)` if it would nest deeper than `limit`.
+fn add_term(
+    tree: &mut Tree,
+    path: &[u32],
+    term: &Term,
+    vars: &HashMap<String, Tree>,
+    symbols: &mut Symbols,
+    limit: usize,
+) -> Result<bool, TooDeep> {
+    let depth = |p: &[u32]| p.len() / 2;
+    if depth(path) > limit {
+        return Err(TooDeep);
+    }
+    match term {
+        Term::Var(name) => match vars.get(&name.text) {
+            Some(var) => {
+                if var.nodes.keys().any(|p| depth(path) + depth(p) > limit) {
+                    return Err(TooDeep);
+                }
+                Ok(tree.graft(path, var))
+            }
+            None => Ok(false),
+        },
+        Term::Const(_) | Term::Func { .. } => {
+            let symbol = symbol_of(symbols, term).ok_or(TooDeep)?;
+            let mut changed = tree.add(path, symbol);
+            if let Term::Func { args, .. } = term {
+                for (j, arg) in args.iter().enumerate() {
+                    changed |= add_term(
+                        tree,
+                        &child_path(path, symbol, j),
+                        arg,
+                        vars,
+                        symbols,
+                        limit,
+                    )?;
+                }
+            }
+            Ok(changed)
+        }
+    }
+}
+
+/// What one rule adds to its head relation's domains (absolute paths), given its
+/// variables' trees: `Ok(None)` when a head variable has no possible value (the rule
+/// cannot fire), `Err(TooDeep)` when a term would nest deeper than `limit`.
+pub fn head_tree(
+    rule: &Rule,
+    vars: &HashMap<String, Tree>,
+    symbols: &mut Symbols,
+    limit: usize,
+) -> Result<Option<Tree>, TooDeep> {
+    if head_vars(&rule.head)
+        .iter()
+        .any(|v| vars.get(v).is_none_or(Tree::root_is_empty))
+    {
+        return Ok(None);
+    }
+    let mut tree = Tree::default();
+    for (i, arg) in rule.head.args.iter().enumerate() {
+        add_term(&mut tree, &[i as u32], arg, vars, symbols, limit)?;
+    }
+    Ok(Some(tree))
+}
+
+/// Computes the domains of every relation of `rules` (a checked game).
+pub fn compute(rules: &[Rule], symbols: &mut Symbols) -> Result<Domains, Diagnostic> {
+    let mut domains: Domains = BTreeMap::new();
+    for rule in rules {
+        domains.entry(key_of(&rule.head)).or_default();
+        for literal in &rule.body {
+            if let Literal::Pos(atom) | Literal::Neg(atom) = literal {
+                domains.entry(key_of(atom)).or_default();
+            }
+        }
+    }
+    let key = |name: &str, arity: usize| RelationKey {
+        name: name.to_owned(),
+        arity,
+    };
+    let limit = depth_limit(rules);
+    loop {
+        let mut changed = false;
+        for rule in rules {
+            let vars = variable_trees(rule, &domains, symbols);
+            let head_key = key_of(&rule.head);
+            match head_tree(rule, &vars, symbols, limit) {
+                Ok(Some(tree)) => changed |= domains.entry(head_key).or_default().graft(&[], &tree),
+                Ok(None) => {}
+                Err(TooDeep) => return Err(unbounded(&head_key, rule, limit)),
+            }
+        }
+        // true ⊇ init ∪ next; does ⊇ legal.
+        for (from, to) in [
+            (key("init", 1), key("true", 1)),
+            (key("next", 1), key("true", 1)),
+            (key("legal", 2), key("does", 2)),
+        ] {
+            if let Some(source) = domains.get(&from).cloned() {
+                changed |= domains.entry(to).or_default().graft(&[], &source);
+            }
+        }
+        if !changed {
+            return Ok(domains);
+        }
+    }
+}
+
+fn head_vars(head: &Atom) -> Vec<String> {
+    let mut names = Vec::new();
+    head.for_each_var(&mut |name| names.push(name.text.clone()));
+    names
+}
+
+fn unbounded(relation: &RelationKey, rule: &Rule, limit: usize) -> Diagnostic {
+    Diagnostic::error(
+        Code::Unbounded,
+        format!("the domain of `{relation}` cannot be bounded"),
+    )
+    .at(
+        rule.span,
+        format!("this rule nests terms of `{relation}` deeper than {limit} levels"),
+    )
+    .with_note(format!(
+        "the analysis bounds each argument by the symbols that can reach it; here recursion builds \
+             ever deeper terms ({DEPTH_MARGIN} levels past the deepest term written in the rules)"
+    ))
+}
