@@ -84,22 +84,25 @@ fn atom_text(ir: &Ir, rule: &FlatRule, atom: &FlatAtom) -> String {
     format!("({} {})", relation.name, args.join(" "))
 }
 
-/// A flattened rule as text: flat atoms list one argument per column.
+/// A flattened rule as text: flat atoms list one argument per column; `distinct` and
+/// `equal` list their two flattened sides.
 pub fn rule_text(ir: &Ir, rule: &FlatRule) -> String {
-    let mut text = format!("(<= {}", atom_text(ir, rule, &rule.head));
+    let head = atom_text(ir, rule, &rule.head);
+    if rule.body.is_empty() {
+        return head;
+    }
+    let sides = |pairs: &[(Arg, Arg)]| {
+        let left: Vec<String> = pairs.iter().map(|&(a, _)| arg_text(ir, rule, a)).collect();
+        let right: Vec<String> = pairs.iter().map(|&(_, b)| arg_text(ir, rule, b)).collect();
+        format!("[{}] [{}]", left.join(" "), right.join(" "))
+    };
+    let mut text = format!("(<= {head}");
     for literal in &rule.body {
-        let pairs = |pairs: &[(Arg, Arg)]| {
-            pairs
-                .iter()
-                .map(|&(a, b)| format!("{}/{}", arg_text(ir, rule, a), arg_text(ir, rule, b)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
         let part = match literal {
             FlatLiteral::Pos(atom) => atom_text(ir, rule, atom),
             FlatLiteral::Neg(atom) => format!("(not {})", atom_text(ir, rule, atom)),
-            FlatLiteral::Distinct(p) => format!("(distinct {})", pairs(p)),
-            FlatLiteral::Equal(p) => format!("(equal {})", pairs(p)),
+            FlatLiteral::Distinct(pairs) => format!("(distinct {})", sides(pairs)),
+            FlatLiteral::Equal(pairs) => format!("(equal {})", sides(pairs)),
         };
         text.push(' ');
         text.push_str(&part);
