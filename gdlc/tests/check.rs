@@ -2,6 +2,8 @@
 //! is run through [`gdlc::front_end`] and its rendered diagnostics are compared with the
 //! `.expected` file next to it. `UPDATE_EXPECT=1` rewrites the expectations.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use gdlc::SourceFile;
@@ -25,12 +27,7 @@ fn render(path: &Path) -> String {
 #[test]
 fn golden_diagnostics() {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/check"));
-    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()))
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "kif"))
-        .collect();
-    fixtures.sort();
+    let fixtures = common::kif_files(&dir);
     assert!(!fixtures.is_empty(), "no fixtures in {}", dir.display());
     for path in fixtures {
         let actual = render(&path);

@@ -471,52 +471,53 @@ fn playout_with_illegal_move_names_role_and_location() {
     assert!(run.stderr.contains("xplayer"), "stderr:\n{}", run.stderr);
 }
 
-#[test]
-fn playout_with_wrong_number_of_moves() {
-    let Some(path) = tictactoe() else { return };
-    for text in [
-        "(mark 1 1)",
-        "(mark 1 1) noop noop",
-        "(mark 1 1) noop; noop",
-    ] {
+/// Runs `playout --moves TEXT` on `path` for each text: exit 1, and stderr contains
+/// `expected`.
+fn assert_moves_rejected(path: &Path, texts: &[&str], expected: &str) {
+    for text in texts {
         let run = gdlc([
             Path::new("playout"),
-            &path,
+            path,
             Path::new("--moves"),
             Path::new(text),
         ]);
         assert_eq!(run.code, 1, "{text:?} accepted");
         assert!(
-            run.stderr.contains("one move per role"),
-            "stderr:\n{}",
+            run.stderr.contains(expected),
+            "{text:?}: stderr:\n{}",
             run.stderr
         );
     }
 }
 
 #[test]
+fn playout_with_wrong_number_of_moves() {
+    let Some(path) = tictactoe() else { return };
+    assert_moves_rejected(
+        &path,
+        &[
+            "(mark 1 1)",
+            "(mark 1 1) noop noop",
+            "(mark 1 1) noop; noop",
+        ],
+        "one move per role",
+    );
+}
+
+#[test]
 fn playout_with_malformed_moves() {
     let Some(path) = tictactoe() else { return };
-    for text in [
-        "(mark 1",
-        "(mark 1 1)) noop",
-        "(mark ?x 1) noop",
-        "\"x\" noop",
-        "() noop",
-    ] {
-        let run = gdlc([
-            Path::new("playout"),
-            &path,
-            Path::new("--moves"),
-            Path::new(text),
-        ]);
-        assert_eq!(run.code, 1, "{text:?} accepted");
-        assert!(
-            run.stderr.contains("--moves:"),
-            "{text:?}: stderr:\n{}",
-            run.stderr
-        );
-    }
+    assert_moves_rejected(
+        &path,
+        &[
+            "(mark 1",
+            "(mark 1 1)) noop",
+            "(mark ?x 1) noop",
+            "\"x\" noop",
+            "() noop",
+        ],
+        "--moves:",
+    );
 }
 
 #[test]

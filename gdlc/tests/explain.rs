@@ -3,6 +3,8 @@
 //! `tests/explain/<game>.<stage>`. `UPDATE_EXPECT=1` rewrites them. The dumps must also
 //! be byte-identical when the analysis runs again.
 
+mod common;
+
 use std::path::PathBuf;
 
 use gdlc::SourceFile;
@@ -10,12 +12,7 @@ use gdlc::explain::{Stage, explain};
 
 fn games() -> Vec<PathBuf> {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/explain"));
-    let mut games: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()))
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "kif"))
-        .collect();
-    games.sort();
+    let mut games = common::kif_files(&dir);
     games.push(PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../games/tictactoe.kif"
