@@ -216,14 +216,6 @@ impl Relation {
             .binary_search_by(|c| c.path.as_slice().cmp(path))
             .ok()
     }
-
-    /// The product of the column domain sizes (saturating): an upper bound on the
-    /// number of tuples.
-    pub fn domain_product(&self) -> u128 {
-        self.columns.iter().fold(1u128, |n, c| {
-            n.saturating_mul(c.domain.len().max(1) as u128)
-        })
-    }
 }
 
 /// A ground term over interned symbols.
@@ -391,14 +383,6 @@ impl Ir {
         &self.relations[id.0 as usize]
     }
 
-    /// A relation by name and arity.
-    pub fn find(&self, name: &str, arity: usize) -> Option<RelationId> {
-        self.relations
-            .iter()
-            .position(|r| r.name == name && r.arity == arity)
-            .map(|i| RelationId(i as u32))
-    }
-
     /// The flattened columns of a ground argument list of `relation`, or `None` if a
     /// term does not fit the relation's shape.
     pub fn encode(&self, relation: RelationId, args: &[Term]) -> Option<Vec<SymbolId>> {
@@ -451,16 +435,6 @@ impl Ir {
             text.push_str(&step[1].to_string());
         }
         text
-    }
-
-    /// A ground term as KIF text.
-    pub fn term_text(&self, term: &Term) -> String {
-        let symbol = self.symbols.symbol(term.symbol);
-        if term.args.is_empty() {
-            return symbol.name.clone();
-        }
-        let args: Vec<String> = term.args.iter().map(|a| self.term_text(a)).collect();
-        format!("({} {})", symbol.name, args.join(" "))
     }
 }
 
