@@ -1,9 +1,10 @@
 //! Readable text dumps of the analysis stages (`gdlc explain FILE --stage …`), the same
-//! bytes for the same input: domains, flattened rules, layers.
+//! bytes for the same input: domains, flattened rules, layers and the plan ([`plan`]).
 
 use std::fmt::Write as _;
 
 use crate::ir::{Arg, Entry, FlatAtom, FlatLiteral, FlatRule, Ir, Phase, SymbolId};
+use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
 /// A stage of the analysis that can be dumped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,4 +169,177 @@ fn layers(ir: &Ir) -> String {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The plan as text: every relation's evaluation, storage, indexes and reason; then
+/// every layer's filter tree and every demand mode's tree, one node per line.
+pub fn plan(ir: &Ir, plan: &Plan) -> String {
+    let mut out = String::new();
+    for (relation, rp) in ir.relations.iter().zip(&plan.relations) {
+        let kind = match &rp.evaluation {
+            Evaluation::Input => "input".to_owned(),
+            Evaluation::Static(tuples) => format!("static ({} tuples)", tuples.len()),
+            Evaluation::Materialised => "materialised".to_owned(),
+            Evaluation::Demand(modes) => {
+                format!("demand ({} mode{})", modes.len(), plural(modes.len()))
+            }
+        };
+        let storage = match &rp.storage {
+            Storage::Flag => "flag".to_owned(),
+            Storage::Bitset { radices } => {
+                let radices: Vec<String> = radices.iter().map(usize::to_string).collect();
+                format!("bitset {}", radices.join("x"))
+            }
+            Storage::Hashed => "hashed".to_owned(),
+            Storage::Memo => "memo".to_owned(),
+        };
+        let _ = writeln!(out, "{}: {kind}, {storage}", relation.key());
+        for index in &rp.indexes {
+            let _ = writeln!(out, "  index on {}", columns_text(ir, relation, index));
+        }
+        let _ = writeln!(out, "  because {}", rp.reason);
+    }
+    for (l, lp) in plan.layers.iter().enumerate() {
+        let names: Vec<String> = ir.layers[l]
+            .relations
+            .iter()
+            .map(|&r| ir.relation(r).key())
+            .collect();
+        let mode = match lp.evaluation {
+            LayerEvaluation::Input => "input",
+            LayerEvaluation::Static => "static",
+            LayerEvaluation::Once => "once",
+            LayerEvaluation::Fixpoint => "fixpoint",
+            LayerEvaluation::Demand => "demand",
+        };
+        let _ = writeln!(out, "\nlayer {l} [{}]: {mode}", names.join(" "));
+        if let Some(tree) = &lp.tree {
+            node_text(ir, tree, None, 1, &mut out);
+        }
+        for &r in &ir.layers[l].relations {
+            if let Evaluation::Demand(modes) = &plan.relations[r.0 as usize].evaluation {
+                for (m, mode) in modes.iter().enumerate() {
+                    let relation = ir.relation(r);
+                    let _ = writeln!(
+                        out,
+                        "  {} mode {m}: bound {}",
+                        relation.key(),
+                        columns_text(ir, relation, &mode.bound)
+                    );
+                    node_text(ir, &mode.tree, None, 2, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn columns_text(ir: &Ir, relation: &crate::ir::Relation, columns: &[usize]) -> String {
+    if columns.is_empty() {
+        return "{}".to_owned();
+    }
+    let paths: Vec<String> = columns
+        .iter()
+        .map(|&c| ir.path_text(&relation.columns[c].path))
+        .collect();
+    format!("{{{}}}", paths.join(" "))
+}
+
+fn slot_text(ir: &Ir, rule: Option<&FlatRule>, slot: Slot) -> String {
+    let var = |v: crate::ir::VarId| match rule {
+        Some(rule) => arg_text(ir, rule, Arg::Var(v)),
+        None => format!("?{}", v.0),
+    };
+    match slot {
+        Slot::Sym(s) => ir.symbols.display(s),
+        Slot::Bound(v) => var(v),
+        Slot::Bind(v) => format!("{}!", var(v)),
+        Slot::Same(v) => format!("{}=", var(v)),
+        Slot::Free => "_".to_owned(),
+    }
+}
+
+fn query_text(ir: &Ir, rule: Option<&FlatRule>, query: &Query) -> String {
+    let relation = ir.relation(query.relation);
+    let slots: Vec<String> = query
+        .slots
+        .iter()
+        .map(|&s| slot_text(ir, rule, s))
+        .collect();
+    let access = match &query.access {
+        Access::Flag => "flag".to_owned(),
+        Access::Member => "member".to_owned(),
+        Access::Index(columns) => format!("index {}", columns_text(ir, relation, columns)),
+        Access::Scan => "scan".to_owned(),
+        Access::Call(mode) => format!("call mode {mode}"),
+        Access::Input => "input".to_owned(),
+    };
+    if slots.is_empty() {
+        format!("{} by {access}", relation.name)
+    } else {
+        format!("({} {}) by {access}", relation.name, slots.join(" "))
+    }
+}
+
+/// One node per line, children indented; `?x!` binds, `?x=` repeats a column of the
+/// same tuple, `_` is a column a demand call leaves unbound.
+fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    match node {
+        Node::Sequence(children) => {
+            for child in children {
+                node_text(ir, child, rule, depth, out);
+            }
+        }
+        Node::Repeat(body) => {
+            let _ = writeln!(out, "{indent}repeat until nothing new");
+            node_text(ir, body, rule, depth + 1, out);
+        }
+        Node::Rule { rule: r, body, .. } => {
+            let flat = &ir.rules[*r];
+            let _ = writeln!(out, "{indent}rule {r}: {}", rule_text(ir, flat));
+            node_text(ir, body, Some(flat), depth + 1, out);
+        }
+        Node::Query { query, then } => {
+            let _ = writeln!(out, "{indent}query {}", query_text(ir, rule, query));
+            node_text(ir, then, rule, depth + 1, out);
+        }
+        Node::If { test, then } => {
+            let sides = |pairs: &[(Arg, Arg)]| -> String {
+                let parts: Vec<String> = pairs
+                    .iter()
+                    .map(|&(a, b)| {
+                        let text = |x: Arg| match rule {
+                            Some(rule) => arg_text(ir, rule, x),
+                            None => format!("{x:?}"),
+                        };
+                        format!("{} {}", text(a), text(b))
+                    })
+                    .collect();
+                parts.join(", ")
+            };
+            let text = match test {
+                Test::Absent(query) => format!("absent {}", query_text(ir, rule, query)),
+                Test::Distinct(pairs) => format!("distinct {}", sides(pairs)),
+                Test::Equal(pairs) => format!("equal {}", sides(pairs)),
+            };
+            let _ = writeln!(out, "{indent}if {text}");
+            node_text(ir, then, rule, depth + 1, out);
+        }
+        Node::Accept { relation, args } => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|&a| match rule {
+                    Some(rule) => arg_text(ir, rule, a),
+                    None => format!("{a:?}"),
+                })
+                .collect();
+            let name = &ir.relation(*relation).name;
+            if args.is_empty() {
+                let _ = writeln!(out, "{indent}accept {name}");
+            } else {
+                let _ = writeln!(out, "{indent}accept ({name} {})", args.join(" "));
+            }
+        }
+    }
 }

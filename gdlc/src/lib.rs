@@ -11,10 +11,12 @@ pub mod analysis;
 pub mod check;
 pub mod deps;
 pub mod diagnostic;
+pub mod exec;
 pub mod explain;
 pub mod interp;
 pub mod ir;
 pub mod normalize;
+pub mod plan;
 pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Severity, SourceFile, Span};

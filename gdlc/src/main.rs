@@ -3,7 +3,7 @@
 //! - `gdlc check FILE...` — diagnostics and a summary; exit 0 iff every file is valid.
 //! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
 //! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
-//! - `gdlc explain FILE --stage domains|flat|layers` — text dumps of the analysis.
+//! - `gdlc explain FILE --stage domains|flat|layers|plan` — text dumps of the analysis.
 //!
 //! Every failure is a located message and exit code 1; nothing panics on bad input.
 
@@ -45,6 +45,9 @@ enum Command {
         file: PathBuf,
         /// The deepest depth to count.
         depth: u32,
+        /// Count with the plan executor instead of the reference interpreter.
+        #[arg(long)]
+        plan: bool,
     },
     /// Play seeded random games and print each joint move and the final goals.
     Playout {
@@ -83,6 +86,8 @@ enum StageArg {
     Flat,
     /// Layers, phases and entry-point cones.
     Layers,
+    /// The evaluation plan: per relation evaluation and storage, filter trees.
+    Plan,
 }
 
 /// A failure already reported to the user.
@@ -92,7 +97,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { files, quiet } => check(&files, quiet),
-        Command::Perft { file, depth } => perft(&file, depth),
+        Command::Perft { file, depth, plan } => perft(&file, depth, plan),
         Command::Playout {
             file,
             seed,
@@ -199,23 +204,45 @@ fn explain(path: &Path, stage: StageArg) -> Result<(), Reported> {
         emit(&diagnostic, &file);
         Reported
     })?;
-    let stage = match stage {
-        StageArg::Domains => gdlc::explain::Stage::Domains,
-        StageArg::Flat => gdlc::explain::Stage::Flat,
-        StageArg::Layers => gdlc::explain::Stage::Layers,
+    let text = match stage {
+        StageArg::Domains => gdlc::explain::explain(&ir, gdlc::explain::Stage::Domains),
+        StageArg::Flat => gdlc::explain::explain(&ir, gdlc::explain::Stage::Flat),
+        StageArg::Layers => gdlc::explain::explain(&ir, gdlc::explain::Stage::Layers),
+        StageArg::Plan => {
+            let plan = gdlc::plan::plan(&ir).map_err(|diagnostic| {
+                emit(&diagnostic, &file);
+                Reported
+            })?;
+            gdlc::explain::plan(&ir, &plan)
+        }
     };
-    let text = gdlc::explain::explain(&ir, stage);
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
 }
 
-fn perft(path: &Path, depth: u32) -> Result<(), Reported> {
-    let mut game = load(path)?;
+fn perft(path: &Path, depth: u32, plan: bool) -> Result<(), Reported> {
+    if !plan {
+        let mut game = load(path)?;
+        return print_perft(&mut game, depth);
+    }
+    let (file, front) = front_end(path)?;
+    let report = |diagnostic: gdlc::Diagnostic| {
+        emit(&diagnostic, &file);
+        Reported
+    };
+    let ir = gdlc::analysis::analyze(&front).map_err(report)?;
+    let plan = gdlc::plan::plan(&ir).map_err(report)?;
+    let mut game = gdlc::exec::Executor::new(&ir, &plan);
+    print_perft(&mut game, depth)
+}
+
+/// Prints perft at depths 1..=depth, one `depth<TAB>count` line each.
+fn print_perft<G: Game>(game: &mut G, depth: u32) -> Result<(), Reported> {
     let initial = game.initial_state();
     let mut out = std::io::stdout().lock();
     for d in 1..=depth {
-        let count = gdlc_runtime::perft(&mut game, &initial, d);
+        let count = gdlc_runtime::perft(game, &initial, d);
         // A closed pipe (e.g. `| head`) is not an error worth reporting.
         if writeln!(out, "{d}\t{count}")
             .and_then(|()| out.flush())

@@ -507,19 +507,26 @@ fn instantiate(store: &mut TermStore, bindings: &[Option<TermId>], pat: &Pat) ->
     }
 }
 
-/// Values of `pats` for the columns of `mask` (others `TermId(u32::MAX)`), or `None`
-/// if a bound column names a term that was never built (so nothing can match).
+/// Values of `pats` for the columns of `mask` (others `TermId(u32::MAX)`). For a
+/// stored relation (`interned` false) `None` if a bound column names a term that was
+/// never built, so nothing can match; a call to a derived relation interns the terms
+/// it asks for, since evaluating the call may build them.
 fn key_of(
-    store: &TermStore,
+    store: &mut TermStore,
     bindings: &[Option<TermId>],
     pats: &[Pat],
     mask: ColumnMask,
     key: &mut Vec<TermId>,
+    interned: bool,
 ) -> Option<()> {
     key.clear();
     for (i, pat) in pats.iter().enumerate() {
         if i < 64 && mask & (1 << i) != 0 {
-            key.push(resolve(store, bindings, pat)?);
+            key.push(if interned {
+                instantiate(store, bindings, pat)?
+            } else {
+                resolve(store, bindings, pat)?
+            });
         } else {
             key.push(TermId(u32::MAX));
         }
@@ -588,7 +595,9 @@ impl<'a> Solver<'a> {
             Step::Scan { rel, pats } => {
                 let mask = self.masks[step];
                 let mut key = std::mem::take(&mut self.key);
-                let exists = key_of(&db.store, &self.bindings, pats, mask, &mut key).is_some();
+                let derived = !self.program.relations[*rel].stored;
+                let exists =
+                    key_of(&mut db.store, &self.bindings, pats, mask, &mut key, derived).is_some();
                 if !exists {
                     self.key = key;
                 } else if self.program.relations[*rel].stored {
@@ -620,14 +629,17 @@ impl<'a> Solver<'a> {
                     (1u64 << pats.len()) - 1
                 };
                 let mut key = std::mem::take(&mut self.key);
-                // A term that was never built cannot be in any relation.
-                let present = key_of(&db.store, &self.bindings, pats, all, &mut key).is_some() && {
-                    if self.program.relations[*rel].stored {
-                        db.stored[*rel].contains(&key)
-                    } else {
-                        !db.call(self.program, *rel, all, &key).is_empty()
-                    }
-                };
+                // A term that was never built cannot be in a stored relation.
+                let derived = !self.program.relations[*rel].stored;
+                let present = key_of(&mut db.store, &self.bindings, pats, all, &mut key, derived)
+                    .is_some()
+                    && {
+                        if self.program.relations[*rel].stored {
+                            db.stored[*rel].contains(&key)
+                        } else {
+                            !db.call(self.program, *rel, all, &key).is_empty()
+                        }
+                    };
                 self.key = key;
                 if !present {
                     self.solve(db, step + 1);

@@ -1,0 +1,787 @@
+//! Planning: join order, evaluation mode and data structure of every relation.
+//!
+//! 1. Static layers are planned and evaluated here, by the plan executor's engine, into
+//!    tables; a static relation with more than [`STATIC_LIMIT`] tuples is an error.
+//! 2. Every other rule's body is ordered greedily: tests (negation, `distinct`,
+//!    equality) as soon as their variables are bound, otherwise the positive literal
+//!    with the fewest expected matches. Expected matches are exact for static tables
+//!    (tuples per distinct key) and otherwise the product of the domains of the columns
+//!    still unknown — a column under a known function symbol that is not its own is
+//!    known to be nil. Ties keep the written order.
+//! 3. A non-entry layer is evaluated on demand when one of its relations has a tuple
+//!    space above [`DEMAND_THRESHOLD`] and every query of its relations binds a column;
+//!    its relations then get one [`DemandMode`] per set of bound columns used, planned
+//!    with those columns bound.
+//! 4. Storage: a flag without columns; a bitset when the product of the column domains
+//!    is small; otherwise a hash set with one index per lookup pattern.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{
+    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, Node, Plan, Query,
+    RelationPlan, Slot, Storage, Test,
+};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::exec::engine::Engine;
+use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
+
+/// A layer whose largest relation has more possible tuples than this (product of the
+/// column domains) is evaluated on demand, when every query of it binds a column.
+pub const DEMAND_THRESHOLD: f64 = 4096.0;
+
+/// A static layer whose largest relation has more possible tuples than this is
+/// evaluated on demand (memoised for the reasoner's lifetime), when every query of it
+/// binds a column.
+pub const STATIC_DEMAND_THRESHOLD: f64 = 1_000_000.0;
+
+/// The largest static relation computed at compile time.
+pub const STATIC_LIMIT: usize = 2_000_000;
+
+/// The largest tuple space stored as a bitset (bits), per evaluation phase.
+const BITSET_LIMIT_STATIC: f64 = (1u64 << 20) as f64;
+const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 14) as f64;
+
+/// Plans an analysed game.
+pub fn plan(ir: &Ir) -> Result<Plan, Diagnostic> {
+    let mut planner = Planner::new(ir);
+    planner.decide()?;
+    planner.evaluate_statics()?;
+    planner.build_trees()?;
+    Ok(planner.finish())
+}
+
+/// Exact statistics of a static table.
+#[derive(Clone, Debug)]
+struct TableStats {
+    len: usize,
+    /// Distinct values per column.
+    distinct: Vec<usize>,
+}
+
+/// One step of an ordered body.
+#[derive(Clone, Debug)]
+enum Step {
+    /// A positive literal: its slots.
+    Query(RelationId, Vec<Slot>),
+    /// A negative literal (every slot a symbol or bound variable).
+    Absent(RelationId, Vec<Slot>),
+    /// `distinct`.
+    Distinct(Vec<(Arg, Arg)>),
+    /// Equality.
+    Equal(Vec<(Arg, Arg)>),
+}
+
+struct Planner<'a> {
+    ir: &'a Ir,
+    /// Static tables, once computed.
+    tables: Vec<Option<Vec<Vec<SymbolId>>>>,
+    stats: Vec<Option<TableStats>>,
+    /// Layers evaluated on demand.
+    demand_layer: Vec<bool>,
+    /// Per relation, the demand modes found so far (bound columns → mode index).
+    modes: Vec<BTreeMap<Columns, usize>>,
+    /// Per relation and mode, the planned tree.
+    mode_trees: Vec<Vec<Option<Node>>>,
+    /// Per relation, the index patterns used.
+    indexes: Vec<BTreeSet<Columns>>,
+    layer_trees: Vec<Option<Node>>,
+}
+
+impl<'a> Planner<'a> {
+    fn new(ir: &'a Ir) -> Self {
+        let n = ir.relations.len();
+        Planner {
+            ir,
+            tables: vec![None; n],
+            stats: vec![None; n],
+            demand_layer: vec![false; ir.layers.len()],
+            modes: vec![BTreeMap::new(); n],
+            mode_trees: vec![Vec::new(); n],
+            indexes: vec![BTreeSet::new(); n],
+            layer_trees: vec![None; ir.layers.len()],
+        }
+    }
+
+    fn is_input(&self, relation: RelationId) -> bool {
+        matches!(
+            self.ir.relation(relation).keyword,
+            Some(Keyword::True | Keyword::Does)
+        )
+    }
+
+    fn is_demand(&self, relation: RelationId) -> bool {
+        self.demand_layer[self.ir.layer_of[relation.0 as usize]]
+    }
+
+    // ---- estimates and ordering ----
+
+    /// Expected number of tuples matching a literal whose columns are known as given
+    /// (`Some(Some(s))` a symbol, `Some(None)` a bound variable, `None` unknown).
+    fn estimate(&self, relation: RelationId, known: &[Option<Option<SymbolId>>]) -> f64 {
+        if self.is_demand(relation) && known.iter().all(Option::is_none) && !known.is_empty() {
+            // Never enumerate a demand relation whole while anything else can go first.
+            return 1e30;
+        }
+        if let Some(stats) = &self.stats[relation.0 as usize] {
+            if stats.len == 0 {
+                return 0.0;
+            }
+            let mut estimate = stats.len as f64;
+            for (c, k) in known.iter().enumerate() {
+                if k.is_some() {
+                    estimate /= stats.distinct[c].max(1) as f64;
+                }
+            }
+            return estimate.max(0.5);
+        }
+        let columns = &self.ir.relation(relation).columns;
+        let mut estimate = 1.0f64;
+        for (c, column) in columns.iter().enumerate() {
+            if known[c].is_some() {
+                continue;
+            }
+            let parent_symbol = column.parent.and_then(|p| known[p].flatten());
+            let own_functor = crate::ir::split_path(&column.path).map(|(_, f, _)| f);
+            let size = match (parent_symbol, own_functor) {
+                (Some(parent), Some(functor)) if parent != functor => 1,
+                (Some(_), Some(_)) => column.domain.iter().filter(|&&s| s != NIL).count(),
+                _ => column.domain.len(),
+            };
+            estimate *= size.max(1) as f64;
+        }
+        estimate
+    }
+
+    /// The tuple space of a relation (nothing known).
+    fn space(&self, relation: RelationId) -> f64 {
+        let columns = &self.ir.relation(relation).columns;
+        columns
+            .iter()
+            .map(|c| c.domain.len().max(1) as f64)
+            .product()
+    }
+
+    /// Orders the body of rule `r` with the variables in `bound` already bound.
+    fn order(&self, r: usize, bound: &mut [bool]) -> Result<Vec<Step>, Diagnostic> {
+        let rule = &self.ir.rules[r];
+        let mut remaining: Vec<&FlatLiteral> = rule.body.iter().collect();
+        let mut steps = Vec::with_capacity(remaining.len());
+        let arg_ready = |a: &Arg, bound: &[bool]| match a {
+            Arg::Var(v) => bound[v.0 as usize],
+            Arg::Sym(_) => true,
+        };
+        loop {
+            // Tests whose variables are bound, in written order.
+            let mut i = 0;
+            while i < remaining.len() {
+                let step = match remaining[i] {
+                    FlatLiteral::Pos(_) => None,
+                    FlatLiteral::Neg(atom) => atom
+                        .args
+                        .iter()
+                        .all(|a| arg_ready(a, bound))
+                        .then(|| Step::Absent(atom.relation, slots(atom, &mut bound.to_vec()))),
+                    FlatLiteral::Distinct(pairs) => pairs
+                        .iter()
+                        .all(|(a, b)| arg_ready(a, bound) && arg_ready(b, bound))
+                        .then(|| Step::Distinct(pairs.clone())),
+                    FlatLiteral::Equal(pairs) => pairs
+                        .iter()
+                        .all(|(a, b)| arg_ready(a, bound) && arg_ready(b, bound))
+                        .then(|| Step::Equal(pairs.clone())),
+                };
+                match step {
+                    Some(step) => {
+                        steps.push(step);
+                        remaining.remove(i);
+                    }
+                    None => i += 1,
+                }
+            }
+            // The cheapest positive literal.
+            let mut best: Option<(usize, f64)> = None;
+            for (i, literal) in remaining.iter().enumerate() {
+                if let FlatLiteral::Pos(atom) = literal {
+                    let known: Vec<Option<Option<SymbolId>>> = atom
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Sym(s) => Some(Some(*s)),
+                            Arg::Var(v) if bound[v.0 as usize] => Some(None),
+                            Arg::Var(_) => None,
+                        })
+                        .collect();
+                    let cost = self.estimate(atom.relation, &known);
+                    if best.is_none_or(|(_, c)| cost < c) {
+                        best = Some((i, cost));
+                    }
+                }
+            }
+            let Some((i, _)) = best else { break };
+            let FlatLiteral::Pos(atom) = remaining.remove(i) else {
+                break;
+            };
+            steps.push(Step::Query(atom.relation, slots(atom, bound)));
+        }
+        if let Some(literal) = remaining.first() {
+            let relation = match literal {
+                FlatLiteral::Pos(a) | FlatLiteral::Neg(a) => self.ir.relation(a.relation).key(),
+                _ => "distinct".to_owned(),
+            };
+            return Err(Diagnostic::error(
+                Code::Unbounded,
+                format!(
+                    "the planner cannot order a literal of `{relation}`: a variable is never bound"
+                ),
+            )
+            .at(rule.span, "in this rule"));
+        }
+        Ok(steps)
+    }
+
+    // ---- trees ----
+
+    /// The access path of a query given the evaluation decided so far.
+    fn access(&mut self, relation: RelationId, slots: &[Slot]) -> Access {
+        let bound: Columns = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Slot::Sym(_) | Slot::Bound(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let r = relation.0 as usize;
+        if slots.is_empty() {
+            Access::Flag
+        } else if self.is_demand(relation) {
+            let next = self.modes[r].len();
+            let mode = *self.modes[r].entry(bound).or_insert(next);
+            if mode == next {
+                self.mode_trees[r].push(None);
+            }
+            Access::Call(mode)
+        } else if bound.len() == slots.len() {
+            Access::Member
+        } else if bound.is_empty() {
+            Access::Scan
+        } else {
+            self.indexes[r].insert(bound.clone());
+            Access::Index(bound)
+        }
+    }
+
+    /// The filter tree of rule `r`: `prefix` (a demand rule's input query) then the
+    /// ordered body, then the head.
+    fn rule_tree(
+        &mut self,
+        r: usize,
+        prefix: Option<Query>,
+        bound: &mut [bool],
+    ) -> Result<Node, Diagnostic> {
+        let steps = self.order(r, bound)?;
+        let rule = &self.ir.rules[r];
+        let mut node = Node::Accept {
+            relation: rule.head.relation,
+            args: rule.head.args.clone(),
+        };
+        for step in steps.into_iter().rev() {
+            node = match step {
+                Step::Query(relation, slots) => Node::Query {
+                    query: Query {
+                        relation,
+                        access: self.access(relation, &slots),
+                        slots,
+                    },
+                    then: Box::new(node),
+                },
+                Step::Absent(relation, slots) => Node::If {
+                    test: Test::Absent(Query {
+                        relation,
+                        access: self.access(relation, &slots),
+                        slots,
+                    }),
+                    then: Box::new(node),
+                },
+                Step::Distinct(pairs) => Node::If {
+                    test: Test::Distinct(pairs),
+                    then: Box::new(node),
+                },
+                Step::Equal(pairs) => Node::If {
+                    test: Test::Equal(pairs),
+                    then: Box::new(node),
+                },
+            };
+        }
+        if let Some(query) = prefix {
+            node = Node::Query {
+                query,
+                then: Box::new(node),
+            };
+        }
+        Ok(Node::Rule {
+            rule: r,
+            num_vars: rule.vars.len(),
+            body: Box::new(node),
+        })
+    }
+
+    /// The tree of a materialised (or static) layer.
+    fn layer_tree(&mut self, l: usize) -> Result<Node, Diagnostic> {
+        let layer = &self.ir.layers[l];
+        let mut rules = Vec::with_capacity(layer.rules.len());
+        for &r in &layer.rules {
+            let mut bound = vec![false; self.ir.rules[r].vars.len()];
+            rules.push(self.rule_tree(r, None, &mut bound)?);
+        }
+        let sequence = Node::Sequence(rules);
+        Ok(if layer.cyclic {
+            Node::Repeat(Box::new(sequence))
+        } else {
+            sequence
+        })
+    }
+
+    /// The tree of a demand relation's rules for calls binding `columns`.
+    fn mode_tree(&mut self, relation: RelationId, columns: &[usize]) -> Result<Node, Diagnostic> {
+        let rules: Vec<usize> = self.ir.layers[self.ir.layer_of[relation.0 as usize]]
+            .rules
+            .iter()
+            .copied()
+            .filter(|&r| self.ir.rules[r].head.relation == relation)
+            .collect();
+        let mut trees = Vec::with_capacity(rules.len());
+        for r in rules {
+            let head = &self.ir.rules[r].head;
+            let mut bound = vec![false; self.ir.rules[r].vars.len()];
+            let mut slots = vec![Slot::Free; head.args.len()];
+            for &c in columns {
+                slots[c] = match head.args[c] {
+                    Arg::Sym(s) => Slot::Sym(s),
+                    Arg::Var(v) if bound[v.0 as usize] => Slot::Same(v),
+                    Arg::Var(v) => {
+                        bound[v.0 as usize] = true;
+                        Slot::Bind(v)
+                    }
+                };
+            }
+            let prefix = Query {
+                relation,
+                slots,
+                access: Access::Input,
+            };
+            trees.push(self.rule_tree(r, Some(prefix), &mut bound)?);
+        }
+        Ok(Node::Sequence(trees))
+    }
+
+    // ---- passes ----
+
+    /// The bound columns of every query in the body of rule `r`, ordered with the
+    /// variables of `bound` bound.
+    fn call_sites(
+        &self,
+        r: usize,
+        bound: &mut [bool],
+    ) -> Result<Vec<(RelationId, Columns)>, Diagnostic> {
+        let mut sites = Vec::new();
+        for step in self.order(r, bound)? {
+            if let Step::Query(relation, slots) | Step::Absent(relation, slots) = step {
+                let columns = slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s, Slot::Sym(_) | Slot::Bound(_)))
+                    .map(|(i, _)| i)
+                    .collect();
+                if !slots.is_empty() {
+                    sites.push((relation, columns));
+                }
+            }
+        }
+        Ok(sites)
+    }
+
+    /// The variables of rule `r` bound by a call binding the head columns `columns`.
+    fn head_bound(&self, r: usize, columns: &[usize]) -> Vec<bool> {
+        let rule = &self.ir.rules[r];
+        let mut bound = vec![false; rule.vars.len()];
+        for &c in columns {
+            if let Arg::Var(v) = rule.head.args[c] {
+                bound[v.0 as usize] = true;
+            }
+        }
+        bound
+    }
+
+    /// Decides which layers are evaluated on demand, from the last layer to the first:
+    /// a layer's queries all come from later layers, whose evaluation (and, for demand
+    /// layers, whose modes) is known by then. A large layer is demand-evaluated when no
+    /// query of it — from later layers, or from its own rules under its own modes —
+    /// leaves every column unbound.
+    fn decide(&mut self) -> Result<(), Diagnostic> {
+        let mut patterns: Vec<BTreeSet<Columns>> = vec![BTreeSet::new(); self.ir.relations.len()];
+        for l in (0..self.ir.layers.len()).rev() {
+            let layer = &self.ir.layers[l];
+            if layer.relations.iter().any(|&r| self.is_input(r)) {
+                continue;
+            }
+            let entry = layer.relations.iter().any(|&r| {
+                matches!(
+                    self.ir.relation(r).keyword,
+                    Some(
+                        Keyword::Legal
+                            | Keyword::Next
+                            | Keyword::Goal
+                            | Keyword::Terminal
+                            | Keyword::Sees
+                            | Keyword::Init
+                    )
+                )
+            });
+            let threshold = if layer.phase == Phase::Static {
+                STATIC_DEMAND_THRESHOLD
+            } else {
+                DEMAND_THRESHOLD
+            };
+            let members = layer.relations.clone();
+            let large = members.iter().any(|&r| self.space(r) > threshold);
+            let unbound = members
+                .iter()
+                .any(|r| patterns[r.0 as usize].contains(&Vec::new()));
+            let mut demand = !entry && large && !unbound;
+            let mut found: Vec<(RelationId, Columns)> = Vec::new();
+            if demand {
+                // The layer's own modes, closed under its recursive calls.
+                let mut local: BTreeSet<(RelationId, Columns)> = members
+                    .iter()
+                    .flat_map(|&r| patterns[r.0 as usize].iter().map(move |c| (r, c.clone())))
+                    .collect();
+                let mut done: BTreeSet<(RelationId, Columns)> = BTreeSet::new();
+                'closure: while let Some(mode) = local.difference(&done).next().cloned() {
+                    done.insert(mode.clone());
+                    let (relation, columns) = mode;
+                    for &r in &layer.rules {
+                        if self.ir.rules[r].head.relation != relation {
+                            continue;
+                        }
+                        let mut bound = self.head_bound(r, &columns);
+                        for (callee, bound_columns) in self.call_sites(r, &mut bound)? {
+                            if members.contains(&callee) {
+                                if bound_columns.is_empty() {
+                                    demand = false;
+                                    break 'closure;
+                                }
+                                local.insert((callee, bound_columns));
+                            } else {
+                                found.push((callee, bound_columns));
+                            }
+                        }
+                    }
+                }
+            }
+            if !demand {
+                found.clear();
+                for &r in &layer.rules {
+                    let mut bound = vec![false; self.ir.rules[r].vars.len()];
+                    found.extend(self.call_sites(r, &mut bound)?);
+                }
+            }
+            for (callee, columns) in found {
+                patterns[callee.0 as usize].insert(columns);
+            }
+            self.demand_layer[l] = demand;
+        }
+        Ok(())
+    }
+
+    /// Evaluates the static layers not evaluated on demand, in order, into tables.
+    fn evaluate_statics(&mut self) -> Result<(), Diagnostic> {
+        for l in 0..self.ir.layers.len() {
+            let layer = &self.ir.layers[l];
+            if layer.phase == Phase::Static
+                && !self.demand_layer[l]
+                && !layer.relations.iter().any(|&r| self.is_input(r))
+            {
+                self.evaluate_static(l)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates one static layer at compile time into tables.
+    fn evaluate_static(&mut self, l: usize) -> Result<(), Diagnostic> {
+        let tree = self.layer_tree(l)?;
+        self.layer_trees[l] = Some(tree);
+        self.complete_modes()?;
+        // A provisional plan: this layer materialised in hash sets, earlier static
+        // tables loaded.
+        let provisional = self.provisional_plan(l);
+        let mut engine = Engine::new(self.ir, &provisional);
+        engine.set_limit(STATIC_LIMIT);
+        engine.evaluate_layer(l);
+        for &relation in &self.ir.layers[l].relations {
+            let store = engine.store(relation);
+            if store.len() > STATIC_LIMIT || engine.over_limit() {
+                let rule = self.ir.layers[l]
+                    .rules
+                    .first()
+                    .map(|&r| self.ir.rules[r].span);
+                let mut diagnostic = Diagnostic::error(
+                    Code::Unbounded,
+                    format!(
+                        "static relation `{}` has more than {STATIC_LIMIT} tuples, and some \
+                         query of it binds no argument",
+                        self.ir.relation(relation).key()
+                    ),
+                );
+                if let Some(span) = rule {
+                    diagnostic = diagnostic.at(span, "computed by this rule");
+                }
+                return Err(diagnostic);
+            }
+            let tuples = engine.tuples(relation);
+            let arity = self.ir.relation(relation).columns.len();
+            let distinct = (0..arity)
+                .map(|c| {
+                    tuples
+                        .iter()
+                        .map(|t| t[c])
+                        .collect::<BTreeSet<SymbolId>>()
+                        .len()
+                })
+                .collect();
+            self.stats[relation.0 as usize] = Some(TableStats {
+                len: tuples.len(),
+                distinct,
+            });
+            self.tables[relation.0 as usize] = Some(tuples);
+        }
+        // The tree and its indexes served compile time only.
+        self.layer_trees[l] = None;
+        for &relation in &self.ir.layers[l].relations {
+            self.indexes[relation.0 as usize].clear();
+        }
+        for r in 0..self.indexes.len() {
+            if self.tables[r].is_some() {
+                self.indexes[r].clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// The plan the engine needs to evaluate static layer `l`: tables computed so far,
+    /// layer `l` materialised with the indexes its tree uses.
+    fn provisional_plan(&self, l: usize) -> Plan {
+        Plan {
+            relations: (0..self.ir.relations.len())
+                .map(|r| RelationPlan {
+                    evaluation: match &self.tables[r] {
+                        Some(tuples) => Evaluation::Static(tuples.clone()),
+                        None if self.is_demand(RelationId(r as u32)) => {
+                            Evaluation::Demand(self.demand_modes(r))
+                        }
+                        None => Evaluation::Materialised,
+                    },
+                    storage: if self.ir.relations[r].columns.is_empty() {
+                        Storage::Flag
+                    } else if self.is_demand(RelationId(r as u32)) {
+                        Storage::Memo
+                    } else {
+                        Storage::Hashed
+                    },
+                    indexes: self.indexes[r].iter().cloned().collect(),
+                    reason: String::new(),
+                })
+                .collect(),
+            layers: (0..self.ir.layers.len())
+                .map(|i| LayerPlan {
+                    evaluation: if self.demand_layer[i] {
+                        LayerEvaluation::Demand
+                    } else if self.tables_done(i) {
+                        LayerEvaluation::Static
+                    } else if self.ir.layers[i].cyclic {
+                        LayerEvaluation::Fixpoint
+                    } else {
+                        LayerEvaluation::Once
+                    },
+                    tree: if i == l {
+                        self.layer_trees[i].clone()
+                    } else {
+                        None
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// The demand modes of relation `r` planned so far, in mode order.
+    fn demand_modes(&self, r: usize) -> Vec<DemandMode> {
+        let mut by_index: Vec<(usize, &Columns)> =
+            self.modes[r].iter().map(|(c, &m)| (m, c)).collect();
+        by_index.sort();
+        by_index
+            .into_iter()
+            .map(|(m, bound)| DemandMode {
+                bound: bound.clone(),
+                tree: self.mode_trees[r][m]
+                    .clone()
+                    .unwrap_or(Node::Sequence(Vec::new())),
+            })
+            .collect()
+    }
+
+    fn tables_done(&self, l: usize) -> bool {
+        let relations = &self.ir.layers[l].relations;
+        !relations.is_empty()
+            && relations
+                .iter()
+                .all(|r| self.tables[r.0 as usize].is_some())
+    }
+
+    /// Plans every demand mode used so far that has no tree yet (which may use more).
+    fn complete_modes(&mut self) -> Result<(), Diagnostic> {
+        // Demand modes, until every mode used has a tree.
+        loop {
+            let mut pending = None;
+            'find: for r in 0..self.modes.len() {
+                for (columns, &m) in &self.modes[r] {
+                    if self.mode_trees[r][m].is_none() {
+                        pending = Some((r, columns.clone(), m));
+                        break 'find;
+                    }
+                }
+            }
+            let Some((r, columns, m)) = pending else {
+                break;
+            };
+            // Mark as in progress so that recursive calls reuse the mode.
+            self.mode_trees[r][m] = Some(Node::Sequence(Vec::new()));
+            let tree = self.mode_tree(RelationId(r as u32), &columns)?;
+            self.mode_trees[r][m] = Some(tree);
+        }
+        Ok(())
+    }
+
+    /// Builds the trees of the materialised layers and of every demand mode used.
+    fn build_trees(&mut self) -> Result<(), Diagnostic> {
+        for l in 0..self.ir.layers.len() {
+            let layer = &self.ir.layers[l];
+            if layer.phase != Phase::Static
+                && !self.demand_layer[l]
+                && !layer.relations.iter().any(|&r| self.is_input(r))
+            {
+                let tree = self.layer_tree(l)?;
+                self.layer_trees[l] = Some(tree);
+            }
+        }
+        self.complete_modes()?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Plan {
+        let ir = self.ir;
+        let mut relations = Vec::with_capacity(ir.relations.len());
+        for (r, relation) in ir.relations.iter().enumerate() {
+            let id = RelationId(r as u32);
+            let space = self.space(id);
+            let (evaluation, why) = if self.is_input(id) {
+                (Evaluation::Input, "the reasoner's input".to_owned())
+            } else if let Some(tuples) = self.tables[r].take() {
+                let why = format!("static: {} tuples computed at compile time", tuples.len());
+                (Evaluation::Static(tuples), why)
+            } else if self.is_demand(id) {
+                let modes = self.demand_modes(r);
+                let why = format!(
+                    "on demand: {} possible tuples and every query binds a column",
+                    fmt_count(space)
+                );
+                (Evaluation::Demand(modes), why)
+            } else {
+                let why = if self.ir.layers[ir.layer_of[r]].rules.is_empty()
+                    && relation.keyword.is_none()
+                {
+                    "materialised: no rules (always empty)".to_owned()
+                } else if space > DEMAND_THRESHOLD {
+                    "materialised: some query binds no column".to_owned()
+                } else {
+                    format!("materialised: {} possible tuples", fmt_count(space))
+                };
+                (Evaluation::Materialised, why)
+            };
+            let bitset_limit = if matches!(evaluation, Evaluation::Static(_)) {
+                BITSET_LIMIT_STATIC
+            } else {
+                BITSET_LIMIT_DYNAMIC
+            };
+            let (storage, how) = if relation.columns.is_empty() {
+                (Storage::Flag, "a flag".to_owned())
+            } else if matches!(evaluation, Evaluation::Demand(_)) {
+                (Storage::Memo, "memo tables per call".to_owned())
+            } else if space <= bitset_limit {
+                (
+                    Storage::Bitset {
+                        radices: relation.columns.iter().map(|c| c.domain.len()).collect(),
+                    },
+                    format!("a bitset of {} bits", fmt_count(space)),
+                )
+            } else {
+                (
+                    Storage::Hashed,
+                    format!("a hash set ({} possible tuples)", fmt_count(space)),
+                )
+            };
+            relations.push(RelationPlan {
+                evaluation,
+                storage,
+                indexes: self.indexes[r].iter().cloned().collect(),
+                reason: format!("{why}; stored in {how}"),
+            });
+        }
+        let layers = (0..ir.layers.len())
+            .map(|l| {
+                let layer = &ir.layers[l];
+                let evaluation = if layer.relations.iter().any(|&r| self.is_input(r)) {
+                    LayerEvaluation::Input
+                } else if layer.phase == Phase::Static {
+                    LayerEvaluation::Static
+                } else if self.demand_layer[l] {
+                    LayerEvaluation::Demand
+                } else if layer.cyclic {
+                    LayerEvaluation::Fixpoint
+                } else {
+                    LayerEvaluation::Once
+                };
+                LayerPlan {
+                    evaluation,
+                    tree: self.layer_trees[l].take(),
+                }
+            })
+            .collect();
+        Plan { relations, layers }
+    }
+}
+
+/// The slots of an atom, binding its unbound variables (in `bound`).
+fn slots(atom: &FlatAtom, bound: &mut [bool]) -> Vec<Slot> {
+    let mut fresh: Vec<VarId> = Vec::new();
+    atom.args
+        .iter()
+        .map(|a| match *a {
+            Arg::Sym(s) => Slot::Sym(s),
+            Arg::Var(v) if fresh.contains(&v) => Slot::Same(v),
+            Arg::Var(v) if bound[v.0 as usize] => Slot::Bound(v),
+            Arg::Var(v) => {
+                bound[v.0 as usize] = true;
+                fresh.push(v);
+                Slot::Bind(v)
+            }
+        })
+        .collect()
+}
+
+/// A count for reasons: exact up to a billion, else in powers of ten.
+fn fmt_count(count: f64) -> String {
+    if count < 1e9 {
+        format!("{}", count as u64)
+    } else {
+        format!("{count:.1e}")
+    }
+}

@@ -1,0 +1,223 @@
+//! The evaluation plan: how every relation of an analysed game is computed and stored,
+//! as plain data that the plan executor ([`crate::exec`]) runs directly and that code
+//! generation turns into loops. Every decision — evaluation mode, data structure, join
+//! order, index — is made here and recorded with its reason, so that backends make
+//! none of their own.
+//!
+//! A rule becomes a chain of *filter tree* nodes ([`Node`]): [`Node::Query`] enumerates
+//! the tuples of a relation that agree with what is bound and binds the rest,
+//! [`Node::If`] tests a negation, `distinct` or equality once its variables are bound,
+//! [`Node::Accept`] adds the head tuple. A layer's rules form a [`Node::Sequence`]; a
+//! recursive layer wraps it in [`Node::Repeat`], evaluated until a round adds nothing.
+//!
+//! Relations are evaluated in one of four ways ([`Evaluation`]): `true`/`does` are the
+//! reasoner's input; static relations are computed here, at compile time, into sorted
+//! tables; the others are *materialised* bottom-up, layer by layer, once per state (or
+//! per joint move when they depend on `does`) — or, when their tuple space is large and
+//! every query binds some of their columns, evaluated *on demand*: a call with bound
+//! columns runs the relation's rules planned for exactly those bound columns
+//! ([`DemandMode`]) and its answers are memoised per state by the bound values.
+
+mod build;
+
+pub use build::{DEMAND_THRESHOLD, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan};
+
+use crate::ir::{Arg, RelationId, SymbolId, VarId};
+
+/// Sorted column indices of a relation (the columns a lookup binds).
+pub type Columns = Vec<usize>;
+
+/// The plan of a game: one entry per IR relation and per IR layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Per relation (index = [`RelationId`]).
+    pub relations: Vec<RelationPlan>,
+    /// Per layer (index = the IR layer's index).
+    pub layers: Vec<LayerPlan>,
+}
+
+/// How one relation is computed and stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelationPlan {
+    /// How its tuples are computed.
+    pub evaluation: Evaluation,
+    /// The data structure holding its tuples.
+    pub storage: Storage,
+    /// The bound-column sets of the lookups made into it ([`Access::Index`]), sorted;
+    /// each is kept as an index.
+    pub indexes: Vec<Columns>,
+    /// Why this evaluation and storage were chosen.
+    pub reason: String,
+}
+
+/// How a relation's tuples are computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// `true` or `does`: set by the reasoner from the state or the joint move.
+    Input,
+    /// Computed at compile time: the tuples, sorted.
+    Static(Vec<Vec<SymbolId>>),
+    /// Computed bottom-up by its layer's tree, per state or per joint move.
+    Materialised,
+    /// Computed per call from the bound columns, memoised per state; one mode per set
+    /// of bound columns that some query uses.
+    Demand(Vec<DemandMode>),
+}
+
+/// The rules of a demand-evaluated relation planned for one set of bound columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DemandMode {
+    /// The columns a call binds.
+    pub bound: Columns,
+    /// One [`Node::Rule`] per rule of the relation, each starting with an
+    /// [`Access::Input`] query of the call's bound values.
+    pub tree: Node,
+}
+
+/// The data structure holding a relation's tuples.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// A relation without columns: one flag.
+    Flag,
+    /// One bit per tuple of the product of the column domains (mixed radix: the
+    /// position of each column's symbol in its domain); tuples also kept in a list for
+    /// enumeration.
+    Bitset {
+        /// The domain size of each column; the product is the bitset's length.
+        radices: Vec<usize>,
+    },
+    /// A hash set of tuples with a tuple list, plus a hash index per lookup pattern.
+    Hashed,
+    /// Demand evaluation: per call, a memo table of answers keyed by the bound values.
+    Memo,
+}
+
+/// How one layer is evaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerPlan {
+    /// The mode.
+    pub evaluation: LayerEvaluation,
+    /// The layer's tree, for materialised and static layers.
+    pub tree: Option<Node>,
+}
+
+/// How one layer is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayerEvaluation {
+    /// `true` or `does`.
+    Input,
+    /// At compile time (its relations' tables are in the plan).
+    Static,
+    /// Bottom-up, once (acyclic).
+    Once,
+    /// Bottom-up, repeated until nothing new is derived (recursive).
+    Fixpoint,
+    /// On demand: its relations are computed per call (see [`DemandMode`]); recursive
+    /// calls are tabled, the first call into the layer repeating until nothing new.
+    Demand,
+}
+
+/// A filter tree node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// Runs each child in turn.
+    Sequence(Vec<Node>),
+    /// Runs the child until a round adds no tuple to the layer.
+    Repeat(Box<Node>),
+    /// One rule: fresh bindings for its variables, then the body.
+    Rule {
+        /// The rule's index in [`crate::ir::Ir::rules`].
+        rule: usize,
+        /// Number of flat variables.
+        num_vars: usize,
+        /// The body's first node.
+        body: Box<Node>,
+    },
+    /// For each tuple matching the query, runs the child.
+    Query {
+        /// What to look up and how.
+        query: Query,
+        /// What runs for each match.
+        then: Box<Node>,
+    },
+    /// Runs the child if the test holds.
+    If {
+        /// The test.
+        test: Test,
+        /// What runs when it holds.
+        then: Box<Node>,
+    },
+    /// Adds the head tuple (one argument per column) to the relation.
+    Accept {
+        /// The head relation.
+        relation: RelationId,
+        /// One argument per column; every variable is bound here.
+        args: Vec<Arg>,
+    },
+}
+
+/// A lookup into a relation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// The relation.
+    pub relation: RelationId,
+    /// One slot per column.
+    pub slots: Vec<Slot>,
+    /// The access path.
+    pub access: Access,
+}
+
+impl Query {
+    /// The columns whose value is known before the lookup.
+    pub fn bound_columns(&self) -> Columns {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Slot::Sym(_) | Slot::Bound(_)))
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
+/// What a query does with one column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Must hold this symbol.
+    Sym(SymbolId),
+    /// Must equal this already bound variable.
+    Bound(VarId),
+    /// Binds this variable.
+    Bind(VarId),
+    /// Must equal this variable, bound by an earlier column of the same tuple.
+    Same(VarId),
+    /// Not looked at (a demand call's unbound column, see [`Access::Input`]).
+    Free,
+}
+
+/// How a query finds its tuples.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A relation without columns: whether its flag is set.
+    Flag,
+    /// Every column known: one membership test.
+    Member,
+    /// Some columns known: the index on those columns.
+    Index(Columns),
+    /// No column known: every tuple.
+    Scan,
+    /// A call to a demand relation in the given mode (index into its modes).
+    Call(usize),
+    /// The bound values of the current demand call (first node of a demand rule).
+    Input,
+}
+
+/// A test on bound variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Test {
+    /// No tuple matches the query (every slot is a symbol or bound variable).
+    Absent(Query),
+    /// Some pair differs.
+    Distinct(Vec<(Arg, Arg)>),
+    /// Every pair is equal.
+    Equal(Vec<(Arg, Arg)>),
+}
