@@ -28,7 +28,10 @@ fn load() -> Interpreter {
 /// counters are ignored: the ply counter starts at 0).
 fn fen_fluents(fen: &str) -> Vec<String> {
     let fields: Vec<&str> = fen.split_whitespace().collect();
-    assert!(fields.len() >= 4, "FEN needs board, side, castling, ep: {fen}");
+    assert!(
+        fields.len() >= 4,
+        "FEN needs board, side, castling, ep: {fen}"
+    );
     let mut fluents = Vec::new();
     let rows: Vec<&str> = fields[0].split('/').collect();
     assert_eq!(rows.len(), 8, "{fen}");
@@ -135,8 +138,9 @@ const POSITION_4: &str = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 
 const POSITION_4_MIRRORED: &str =
     "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1";
 const POSITION_5: &str = "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8";
-const POSITION_6: &str =
-    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10";
+const POSITION_6: &str = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10";
+
+const INITIAL: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[test]
 fn initial_position_perft() {
@@ -147,10 +151,7 @@ fn initial_position_perft() {
         .collect();
     assert_eq!(counts, [20, 400, 8902]);
     // The FEN reader builds the same state as the game's `init`.
-    let from_fen = position(
-        &mut game,
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    );
+    let from_fen = position(&mut game, INITIAL);
     assert_eq!(from_fen, initial);
 }
 
@@ -215,7 +216,10 @@ fn play(game: &mut Interpreter, mut state: State, moves: &[&str]) -> State {
 
 fn goals(game: &mut Interpreter, state: &State) -> Vec<u8> {
     (0..game.num_roles())
-        .map(|r| game.goal(state, r).unwrap_or_else(|e| panic!("role {r}: {e}")))
+        .map(|r| {
+            game.goal(state, r)
+                .unwrap_or_else(|e| panic!("role {r}: {e}"))
+        })
         .collect()
 }
 
@@ -233,7 +237,12 @@ fn checkmate_ends_the_game() {
     let mated = play(
         &mut game,
         initial,
-        &["(move f2 f3)", "(move e7 e5)", "(move g2 g4)", "(move d8 h4)"],
+        &[
+            "(move f2 f3)",
+            "(move e7 e5)",
+            "(move g2 g4)",
+            "(move d8 h4)",
+        ],
     );
     assert!(game.is_terminal(&mated));
     assert!(legal(&mut game, &mated, 0).is_empty());
@@ -260,7 +269,13 @@ fn the_move_cap_ends_the_game_after_200_plies() {
     let fluents: Vec<String> = game
         .state_to_kif(&initial)
         .into_iter()
-        .map(|f| if f == "(ply 0)" { "(ply 199)".into() } else { f })
+        .map(|f| {
+            if f == "(ply 0)" {
+                "(ply 199)".into()
+            } else {
+                f
+            }
+        })
         .collect();
     let refs: Vec<&str> = fluents.iter().map(String::as_str).collect();
     let last = game.state_from_kif(&refs).expect("fluents");
@@ -287,7 +302,12 @@ fn en_passant_only_right_after_the_double_step() {
     assert!(!legal(&mut game, &later, 1).contains(&"(move d4 e3)".to_owned()));
     // A single step gives no en passant either.
     let single = play(&mut game, start, &["(move e2 e3)"]);
-    assert!(!game.state_to_kif(&single).iter().any(|f| f.starts_with("(ep ")));
+    assert!(
+        !game
+            .state_to_kif(&single)
+            .iter()
+            .any(|f| f.starts_with("(ep "))
+    );
 }
 
 #[test]
@@ -325,7 +345,11 @@ fn castling_rules() {
     assert!(moves.contains(&"(move e1 g1)".to_owned()));
     assert!(moves.contains(&"(move e1 c1)".to_owned()));
     let castled = play(&mut game, both.clone(), &["(move e1 g1)"]);
-    for fluent in ["(cell g1 white king)", "(cell f1 white rook)", "(cell a1 white rook)"] {
+    for fluent in [
+        "(cell g1 white king)",
+        "(cell f1 white rook)",
+        "(cell a1 white rook)",
+    ] {
         assert!(has_cell(&game, &castled, fluent), "{fluent}");
     }
     let fluents = game.state_to_kif(&castled);
@@ -364,7 +388,10 @@ fn no_move_may_leave_the_king_attacked() {
     // rook's line away from it, nor next to the other king.
     let state = position(&mut game, "4r3/8/8/8/8/8/4N3/4K2k w - - 0 1");
     let moves = legal(&mut game, &state, 0);
-    assert!(moves.iter().all(|m| !m.starts_with("(move e2")), "{moves:?}");
+    assert!(
+        moves.iter().all(|m| !m.starts_with("(move e2")),
+        "{moves:?}"
+    );
     // In check from a1: not d1 (attacked), f1 (behind the king on the rook's line)
     // or f2 (next to the other king).
     let state = position(&mut game, "8/8/8/8/8/6k1/8/r3K3 w - - 0 1");
@@ -422,18 +449,8 @@ fn random_playouts_end_with_one_goal_per_role() {
     assert!(lengths.iter().any(|&n| n < 200), "{lengths:?}");
 }
 
-/// Deeper published figures, for a release build (see the module docs).
-#[test]
-#[ignore = "minutes in a release build"]
-fn deep_perft() {
-    for (fen, depth, expected) in [
-        (POSITION_4, 4, 422_333),
-        (POSITION_4_MIRRORED, 4, 422_333),
-        (POSITION_3, 5, 674_624),
-        (POSITION_5, 4, 2_103_487),
-        (POSITION_6, 4, 3_894_594),
-        (KIWIPETE, 4, 4_085_603),
-    ] {
+fn assert_deep_perft(cases: &[(&str, u32, u64)]) {
+    for &(fen, depth, expected) in cases {
         let mut game = load();
         let state = position(&mut game, fen);
         let start = std::time::Instant::now();
@@ -444,4 +461,44 @@ fn deep_perft() {
         );
         assert_eq!(count, expected, "{fen} at depth {depth}");
     }
+}
+
+/// Deeper published figures, for a release build (see the module docs).
+#[test]
+#[ignore = "minutes in a release build"]
+fn deep_perft() {
+    assert_deep_perft(&[
+        (INITIAL, 5, 4_865_609),
+        (POSITION_4, 4, 422_333),
+        (POSITION_4_MIRRORED, 4, 422_333),
+        (POSITION_3, 5, 674_624),
+        (POSITION_5, 4, 2_103_487),
+        (POSITION_6, 4, 3_894_594),
+        (KIWIPETE, 4, 4_085_603),
+    ]);
+}
+
+/// Martin Sedlak's perft positions (TalkChess), each aimed at one rule: en passant
+/// that would expose the king, castling that gives check, castling rights and
+/// captures on the rooks' squares, promotions out of check or to avoid stalemate,
+/// stalemate versus mate.
+#[test]
+#[ignore = "minutes in a release build"]
+fn special_rules_perft() {
+    assert_deep_perft(&[
+        ("3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1", 6, 1_134_888),
+        ("8/8/4k3/8/2p5/8/B2P2K1/8 w - - 0 1", 6, 1_015_133),
+        ("8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1", 6, 1_440_467),
+        ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", 6, 661_072),
+        ("3k4/8/8/8/8/8/8/R3K3 w Q - 0 1", 6, 803_711),
+        ("1k6/1b6/8/8/7R/8/8/4K2R b K - 0 1", 5, 1_063_513),
+        ("r3k2r/1b4bq/8/8/8/8/7B/R3K2R w KQkq - 0 1", 4, 1_274_206),
+        ("r3k2r/8/3Q4/8/8/5q2/8/R3K2R b KQkq - 0 1", 4, 1_720_476),
+        ("2K2r2/4P3/8/8/8/8/8/3k4 w - - 0 1", 6, 3_821_001),
+        ("8/8/1P2K3/8/2n5/1q6/8/5k2 b - - 0 1", 5, 1_004_658),
+        ("4k3/1P6/8/8/8/8/K7/8 w - - 0 1", 6, 217_342),
+        ("8/P1k5/K7/8/8/8/8/8 w - - 0 1", 6, 92_683),
+        ("K1k5/8/P7/8/8/8/8/8 w - - 0 1", 6, 2_217),
+        ("8/k1P5/8/1K6/8/8/8/8 w - - 0 1", 7, 567_584),
+    ]);
 }
