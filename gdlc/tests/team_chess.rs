@@ -311,13 +311,19 @@ fn en_passant_only_right_after_the_double_step() {
 }
 
 #[test]
-fn en_passant_may_not_expose_the_king() {
+fn en_passant_and_pins() {
     let mut game = load();
     // Both pawns leave the fifth rank: the rook on h5 would attack the king on a5.
     let state = position(&mut game, "8/8/8/KPp4r/8/8/8/7k w - c6 0 1");
     assert!(!legal(&mut game, &state, 0).contains(&"(move b5 c6)".to_owned()));
     let state = position(&mut game, "8/8/8/KPp5/8/8/8/7k w - c6 0 1");
     assert!(legal(&mut game, &state, 0).contains(&"(move b5 c6)".to_owned()));
+    // The pawn on c5 is pinned by the bishop on f8, but capturing en passant keeps it
+    // on the pin line (it lands on d6); a push would not.
+    let state = position(&mut game, "5b1k/8/8/2Pp4/8/K7/8/8 w - d6 0 1");
+    let moves = legal(&mut game, &state, 0);
+    assert!(moves.contains(&"(move c5 d6)".to_owned()), "{moves:?}");
+    assert!(!moves.contains(&"(move c5 c6)".to_owned()), "{moves:?}");
 }
 
 #[test]
@@ -397,8 +403,8 @@ fn no_move_may_leave_the_king_attacked() {
     let state = position(&mut game, "8/8/8/8/8/6k1/8/r3K3 w - - 0 1");
     let moves = legal(&mut game, &state, 0);
     assert_eq!(moves, ["(move e1 d2)", "(move e1 e2)"]);
-    // Double check: only the king moves, even where a capture would answer one check.
-    let state = position(&mut game, "4r2k/8/8/8/8/3n4/8/R3K3 w - - 0 1");
+    // Double check: only the king moves, though Rxd3 would answer the knight's check.
+    let state = position(&mut game, "4r2k/8/8/8/8/R2n4/8/4K3 w - - 0 1");
     let moves = legal(&mut game, &state, 0);
     assert!(moves.iter().all(|m| m.starts_with("(move e1")), "{moves:?}");
     assert!(!moves.is_empty());
