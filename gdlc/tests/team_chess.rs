@@ -140,6 +140,14 @@ const POSITION_4_MIRRORED: &str =
 const POSITION_5: &str = "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8";
 const POSITION_6: &str = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10";
 
+#[test]
+fn valid_without_diagnostics() {
+    // `load` fails on any diagnostic, warnings included.
+    let game = load();
+    assert_eq!(game.num_roles(), 2);
+    assert_eq!([game.role_name(0), game.role_name(1)], ["white", "black"]);
+}
+
 const INITIAL: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[test]
