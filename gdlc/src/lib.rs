@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod check;
 pub mod deps;
 pub mod diagnostic;
+pub mod emit;
 pub mod explain;
 pub mod interp;
 pub mod ir;
