@@ -31,25 +31,35 @@
 //!   succeed or fail; it is wrapped in `once/1`, which stops the search for further
 //!   proofs of the same fact (e.g. `once(g_true(control(P)))` with `P` bound, or a
 //!   proposition like `once(g_open)`). Calls to tabled predicates are left alone.
-//! - **Static relations are materialised.** A relation that depends on neither `true`
+//! - **Static relations are computed once.** A relation that depends on neither `true`
 //!   nor `does` and has rules is emitted under the name `gs_r` and listed in
 //!   `gdlc_materialise(g_r(…), gs_r(…))` facts, dependencies first. When the driver loads
-//!   the program it computes each one once (`findall`, duplicates removed) and asserts
-//!   the answers as `g_r` facts, which the rest of the game reads with JIT indexing; a
-//!   rule of `gs_r` reads other static relations through their already materialised
-//!   `g_` facts. Pure fact relations (`index`, `succ` tables …) are facts from the start.
-//! - **Recursion terminates by tabling.** SLD resolution loops on left recursion and on
-//!   recursion through cyclic data (adjacency on a hex board), and whether a recursion
-//!   terminates depends on the data, which the emitter does not evaluate. The rule is
-//!   therefore simple and safe: every predicate of a recursive strongly connected
-//!   component of the dependency graph ([`crate::deps`]) is tabled. Static ones
-//!   (`:- table gs_r/n.`) are evaluated once at load time, then materialised like any
-//!   static relation and their tables dropped. State-dependent ones are
+//!   the program it computes each one once and, if it has at most 1,000 answers, asserts
+//!   them (deduplicated) as `g_r` facts, which the rest of the game reads with JIT
+//!   indexing. A larger relation keeps its rules behind one bridging clause
+//!   `g_r(…) :- gs_r(…)`: SWI-Prolog indexes a table on one or two arguments, and a
+//!   bucket of a large many-column table (checkers' and chess' 65,280 `different_cells`)
+//!   is slower to scan than the tuple is to derive (measured: checkers 2.5×, chess
+//!   1.4× slower with everything materialised). A rule of `gs_r` reads other static
+//!   relations through their `g_` names. Pure fact relations (`index`, `succ` tables …)
+//!   are facts from the start.
+//! - **Recursion terminates: by tabling, or by proof that it needs none.** SLD
+//!   resolution loops on left recursion and on recursion through cyclic data
+//!   (adjacency on a hex board). Every predicate of a recursive strongly connected
+//!   component of the dependency graph ([`crate::deps`]) that is static is tabled
+//!   (`:- table gs_r/n.`): it is evaluated at load time only. A recursive component that
+//!   depends on the state is left to plain SLD resolution when `termination` proves that
+//!   every chain of recursive calls walks along a finite acyclic static relation (chess'
+//!   `(next_file ?u ?w)` before `(clear_row ?w ?x ?v)`, Othello's `nextcell`, skirmish's
+//!   `plus`): the static literals before each recursive call are evaluated, by the
+//!   reference interpreter, into a graph between the key arguments of the head and of
+//!   the call, which must have no cycle. Otherwise the component is tabled
 //!   `:- table g_r/n as incremental.`, with `g_true/1` and `g_does/2` declared
 //!   incremental, so SWI-Prolog invalidates exactly the answer tables that depend on a
-//!   changed fluent or move and keeps the rest between queries of one state. Games
-//!   without recursive state-dependent relations pay nothing for this: their `g_true/1`
-//!   and `g_does/2` are plain dynamic predicates.
+//!   changed fluent or move. Tabling is the safe default but costs (incremental tables
+//!   made chess, skirmish and Othello 3–6× slower than SLD), hence the proof. Games
+//!   without tabled state-dependent relations pay nothing: their `g_true/1` and
+//!   `g_does/2` are plain dynamic predicates.
 //! - **Missing relations fail.** Relations that are called but have no rules, and the
 //!   entry points the driver calls (`role`, `init`, `legal`, `next`, `terminal`,
 //!   `goal`), are declared dynamic, so a call fails instead of raising an existence
@@ -61,15 +71,17 @@
 //!
 //! [`DRIVER`] (`prolog_driver.pl`) is written next to the program ([`DRIVER_FILE`],
 //! [`PROGRAM_FILE`]) and run with `swipl`; [`perft_command`] and [`playouts_command`]
-//! build the command lines, [`parse_perft`] and [`parse_playouts`] read the answers. Per
-//! state it asserts the fluents, tests `terminal` once, and computes each role's legal
-//! moves once (`findall` + `sort`); a joint move is asserted as `does` facts for one
-//! `findall` of `next`. Random playouts pick moves with `random_member/2` from a seeded
-//! generator, run from the initial state until a terminal state (where every role's
-//! goal is queried once, as a player would), and are counted with their state changes
-//! for a given wall-clock time; perft counts joint-move sequences exactly like
-//! [`gdlc_runtime::perft`] (a terminal state is one leaf; a non-terminal state where a
-//! role has no move is none).
+//! build the command lines, [`parse_perft`] and [`parse_playouts`] read the answers. A
+//! state is a sorted list of fluents mirrored by the `g_true/1` facts; a playout step
+//! retracts and asserts only the fluents that change. Per state the driver tests
+//! `terminal` once and computes each role's legal moves once (`findall` + `sort`); a
+//! joint move is asserted as `does` facts for one `findall` of `next`. Random playouts
+//! pick moves with `random_member/2` from a seeded generator, run from the initial state
+//! until a terminal state (where every role's goal is queried once, as a player would),
+//! and are counted with their state changes for a given wall-clock time, with
+//! SWI-Prolog's separate garbage-collection thread turned off (one core). Perft counts
+//! joint-move sequences exactly like [`gdlc_runtime::perft`] (a terminal state is one
+//! leaf; a non-terminal state where a role has no move is none).
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -84,6 +96,8 @@ use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Term};
+
+mod termination;
 
 /// The SWI-Prolog driver: loads a program emitted by [`emit_program`] and runs perft or
 /// timed random playouts (see the file's header for its command line and output).
@@ -187,26 +201,38 @@ impl<'a> Emitter<'a> {
                 has_body[rel] |= !rule.body.is_empty();
             }
         }
-        let plans = graph
-            .relations
-            .iter()
-            .enumerate()
-            .map(|(rel, key)| {
+        let phases: Vec<Phase> = (0..graph.relations.len())
+            .map(|rel| {
                 let cone = graph.cone(rel);
-                let phase = if does_rel.is_some_and(|d| cone.contains(&d)) {
+                if does_rel.is_some_and(|d| cone.contains(&d)) {
                     Phase::Move
                 } else if true_rel.is_some_and(|t| cone.contains(&t)) {
                     Phase::State
                 } else {
                     Phase::Static
-                };
+                }
+            })
+            .collect();
+        let is_static: Vec<bool> = phases.iter().map(|&p| p == Phase::Static).collect();
+        // Recursive components that depend on the state: tabled unless SLD resolution
+        // provably terminates on them.
+        let candidates: Vec<usize> = (0..graph.components.len())
+            .filter(|&c| graph.recursive[c] && graph.components[c].iter().any(|&r| !is_static[r]))
+            .collect();
+        let sld = termination::sld_terminating(rules, &graph, &is_static, &candidates);
+        let plans = graph
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(rel, key)| {
+                let phase = phases[rel];
                 let component = graph.component_of[rel];
                 RelationPlan {
                     key: key.clone(),
                     phase,
                     component,
                     materialised: phase == Phase::Static && has_body[rel],
-                    tabled: graph.recursive[component],
+                    tabled: graph.recursive[component] && !sld.contains(&component),
                     defined: defined[rel],
                 }
             })
@@ -321,8 +347,9 @@ impl<'a> Emitter<'a> {
                 }
                 if first {
                     out.push_str(
-                        "\n% Static relations with rules, dependencies first: the driver asserts\n\
-                         % the answers of the second argument as facts of the first at load time.\n",
+                        "\n% Static relations with rules, dependencies first. The driver computes\n\
+                         % each second argument at load time and asserts its answers as facts of the\n\
+                         % first, or, beyond 1000 answers, makes the first call the second.\n",
                     );
                     first = false;
                 }
@@ -362,12 +389,18 @@ impl<'a> Emitter<'a> {
             };
             let plan = &self.plans[rel];
             let phase = match plan.phase {
-                Phase::Static if plan.materialised => "static, materialised",
+                Phase::Static if plan.materialised => "static, computed at load time",
                 Phase::Static => "static facts",
                 Phase::State => "state",
                 Phase::Move => "move",
             };
-            let tabled = if plan.tabled { ", tabled" } else { "" };
+            let tabled = if plan.tabled {
+                ", tabled"
+            } else if self.graph.recursive[plan.component] {
+                ", recursive, terminates untabled"
+            } else {
+                ""
+            };
             let _ = writeln!(out, "\n% {key} ({phase}{tabled})");
             for rule in groups.get(&key).into_iter().flatten() {
                 self.clause(out, rule, plan);

@@ -69,6 +69,7 @@ task(Task) :-
 % Loading: the program, then its static relations, once.
 
 load_game(File) :-
+    ( gdlc_load_problem -> throw(gdlc("the driver did not load cleanly", [])) ; true ),
     ( exists_file(File) -> true ; throw(gdlc("no such game program: ~w", [File])) ),
     load_files(File, [silent(true)]),
     ( gdlc_load_problem -> throw(gdlc("the game program ~w did not load cleanly", [File])) ; true ),
@@ -78,13 +79,25 @@ load_game(File) :-
     ( Roles == [] -> throw(gdlc("the game has no roles", [])) ; true ),
     assertz(gdlc_roles(Roles)).
 
-% Each static relation with rules is computed once, dependencies first, and its answers
-% asserted as facts; the tables used to compute recursive ones are dropped.
+% Each static relation with rules is computed once, dependencies first. With at most
+% 1000 answers they are asserted as facts, which JIT indexing serves well. A larger
+% relation keeps its rules (through one bridging clause): SWI-Prolog indexes a table on
+% one or two arguments, and scanning a bucket of a large many-column table (such as
+% 65,280 pairs of different cells) costs more than deriving the tuple again. The tables
+% used to compute recursive ones are dropped (and rebuilt on demand, once per call).
+materialise_limit(1000).
+
 materialise :-
+    materialise_limit(Limit),
+    Enough is Limit + 1,
     forall(gdlc_materialise(Fact, Goal),
-           ( findall(Fact, Goal, Answers0),
-             list_to_set(Answers0, Answers),
-             forall(member(Answer, Answers), assertz(Answer)) )),
+           (   once(findnsols(Enough, Fact, Goal, Answers0)),
+               length(Answers0, N),
+               N =< Limit
+           ->  list_to_set(Answers0, Answers),
+               forall(member(Answer, Answers), assertz(Answer))
+           ;   assertz((Fact :- Goal))
+           )),
     abolish_all_tables.
 
 % States are sorted lists of fluents; the current one is the g_true/1 facts.
@@ -95,7 +108,25 @@ initial_state(State) :-
 
 set_state(State) :-
     retractall(g_true(_)),
-    forall(member(F, State), assertz(g_true(F))).
+    assert_fluents(State).
+
+% From state Old (the current one) to New: only the fluents that change are retracted
+% or asserted.
+update_state(Old, New) :-
+    ord_subtract(Old, New, Gone),
+    ord_subtract(New, Old, Added),
+    retract_fluents(Gone),
+    assert_fluents(Added).
+
+assert_fluents([]).
+assert_fluents([F|Fs]) :-
+    assertz(g_true(F)),
+    assert_fluents(Fs).
+
+retract_fluents([]).
+retract_fluents([F|Fs]) :-
+    retractall(g_true(F)),
+    retract_fluents(Fs).
 
 % Legal moves of each role in the current state, deduplicated and sorted.
 legal_lists([], []).
@@ -104,16 +135,18 @@ legal_lists([Role|Roles], [Moves|Rest]) :-
     sort(Moves0, Moves),
     legal_lists(Roles, Rest).
 
-% The next state after a joint move (one move per role, in role order).
+% The next state after a joint move (one move per role, in role order) in the current
+% state.
 next_state(Roles, Joint, Next) :-
-    forall(nth_pair(Roles, Joint, R, M), assertz(g_does(R, M))),
+    assert_moves(Roles, Joint),
     findall(F, g_next(F), Fluents),
     retractall(g_does(_, _)),
     sort(Fluents, Next).
 
-nth_pair([R|_], [M|_], R, M).
-nth_pair([_|Rs], [_|Ms], R, M) :-
-    nth_pair(Rs, Ms, R, M).
+assert_moves([], []).
+assert_moves([R|Rs], [M|Ms]) :-
+    assertz(g_does(R, M)),
+    assert_moves(Rs, Ms).
 
 % Perft: joint-move sequences of length Depth; a terminal state is one leaf, a
 % non-terminal state where a role has no move is none.
@@ -160,7 +193,7 @@ playouts(Seconds, Seed, MaxSteps) :-
 
 playout_loop(Initial, Roles, MaxSteps, Start, Deadline, Playouts0, States0) :-
     set_state(Initial),
-    play(Roles, MaxSteps, 0, Steps),
+    play(Roles, Initial, MaxSteps, 0, Steps),
     Playouts is Playouts0 + 1,
     States is States0 + Steps,
     get_time(Now),
@@ -170,9 +203,9 @@ playout_loop(Initial, Roles, MaxSteps, Start, Deadline, Playouts0, States0) :-
     ;   playout_loop(Initial, Roles, MaxSteps, Start, Deadline, Playouts, States)
     ).
 
-% Plays random joint moves from the current state to a terminal state, where every
-% role's goal is queried once, as a player would.
-play(Roles, MaxSteps, Steps0, Steps) :-
+% Plays random joint moves from State, the current state, to a terminal state, where
+% every role's goal is queried once, as a player would.
+play(Roles, State, MaxSteps, Steps0, Steps) :-
     (   g_terminal
     ->  forall(member(R, Roles), ignore(once(g_goal(R, _)))),
         Steps = Steps0
@@ -180,9 +213,9 @@ play(Roles, MaxSteps, Steps0, Steps) :-
     ->  throw(gdlc("the game did not end within ~d steps", [MaxSteps]))
     ;   random_joint(Roles, Steps0, Joint),
         next_state(Roles, Joint, Next),
-        set_state(Next),
+        update_state(State, Next),
         Steps1 is Steps0 + 1,
-        play(Roles, MaxSteps, Steps1, Steps)
+        play(Roles, Next, MaxSteps, Steps1, Steps)
     ).
 
 random_joint([], _, []).
