@@ -72,7 +72,12 @@ fn main() -> ExitCode {
         } => match prolog(&file, perft, seconds, seed) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
-                eprintln!("error: {message}");
+                // Rendered diagnostics already say `error[code]: …`.
+                if message.starts_with("error") {
+                    eprintln!("{message}");
+                } else {
+                    eprintln!("error: {message}");
+                }
                 ExitCode::FAILURE
             }
         },

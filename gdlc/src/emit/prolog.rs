@@ -154,7 +154,10 @@ pub fn emit_program(front: &FrontEnd, source_name: &str) -> Result<String, Diagn
             "the game description is not valid GDL; there is no Prolog program to emit",
         ));
     }
-    Ok(Emitter::new(&front.rules).program(source_name))
+    // Domain sizes bound what the termination proof may evaluate; without them (an
+    // analysis error) every recursive component is tabled.
+    let ir = crate::analysis::analyze(front).ok();
+    Ok(Emitter::new(&front.rules, ir.as_ref()).program(source_name))
 }
 
 /// What a relation depends on.
@@ -189,7 +192,7 @@ struct Emitter<'a> {
 }
 
 impl<'a> Emitter<'a> {
-    fn new(rules: &'a [Rule]) -> Self {
+    fn new(rules: &'a [Rule], ir: Option<&crate::ir::Ir>) -> Self {
         let graph = DependencyGraph::build(rules);
         let true_rel = graph.relation("true", 1);
         let does_rel = graph.relation("does", 2);
@@ -219,7 +222,11 @@ impl<'a> Emitter<'a> {
         let candidates: Vec<usize> = (0..graph.components.len())
             .filter(|&c| graph.recursive[c] && graph.components[c].iter().any(|&r| !is_static[r]))
             .collect();
-        let sld = termination::sld_terminating(rules, &graph, &is_static, &candidates);
+        let cost = match ir {
+            Some(ir) => termination::rule_costs(&graph, ir),
+            None => vec![None; graph.relations.len()],
+        };
+        let sld = termination::sld_terminating(rules, &graph, &is_static, &cost, &candidates);
         let plans = graph
             .relations
             .iter()

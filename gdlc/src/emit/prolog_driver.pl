@@ -83,15 +83,21 @@ load_game(File) :-
 % 1000 answers they are asserted as facts, which JIT indexing serves well. A larger
 % relation keeps its rules (through one bridging clause): SWI-Prolog indexes a table on
 % one or two arguments, and scanning a bucket of a large many-column table (such as
-% 65,280 pairs of different cells) costs more than deriving the tuple again. The tables
-% used to compute recursive ones are dropped (and rebuilt on demand, once per call).
+% 65,280 pairs of different cells) costs more than deriving the tuple again. So does a
+% relation whose first 1001 answers take more than 10^7 inferences (lists of every
+% length, only ever called with bound arguments). The tables used to compute recursive
+% ones are dropped (and rebuilt on demand, once per call variant).
 materialise_limit(1000).
+materialise_budget(10000000).
 
 materialise :-
     materialise_limit(Limit),
     Enough is Limit + 1,
     forall(gdlc_materialise(Fact, Goal),
-           (   once(findnsols(Enough, Fact, Goal, Answers0)),
+           (   materialise_budget(Budget),
+               call_with_inference_limit(once(findnsols(Enough, Fact, Goal, Answers0)),
+                                         Budget, Result),
+               Result \== inference_limit_exceeded,
                length(Answers0, N),
                N =< Limit
            ->  list_to_set(Answers0, Answers),

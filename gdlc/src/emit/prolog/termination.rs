@@ -21,8 +21,13 @@
 //!    in it, so it is finite, and SLD resolution terminates (the literals that were left
 //!    out — on `true`, `does` — only remove edges). Otherwise the component is tabled.
 //!
-//! Everything that cannot be decided (a game using `gdlc_` names, which the probe uses,
-//! or a graph too large to build) falls back to tabling.
+//! Only the static literals connected to the key variables (through shared variables)
+//! are evaluated: dropping the others only adds edges. The evaluation must stay cheap,
+//! so a component is given up (and tabled) when one of those literals needs a rule
+//! whose variables' domains (from [`crate::analysis`]) multiply beyond
+//! `MAX_RULE_COST` — a list relation of 25-element lists would never finish. Everything
+//! else that cannot be decided (no analysis, a game using `gdlc_` names, which the probe
+//! uses, a graph too large) falls back to tabling too.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -38,6 +43,10 @@ use crate::syntax::ast::{Atom, Name, Term};
 /// Beyond this many edges the analysis gives up (and the components are tabled).
 const MAX_EDGES: usize = 1_000_000;
 
+/// The most a rule evaluated by the probe may cost: the product of the domain sizes of
+/// its variables.
+const MAX_RULE_COST: f64 = 1e7;
+
 /// The recursive calls of one component: nodes are (relation, key text) pairs.
 type CallGraph = (DiGraph<(), ()>, HashMap<(usize, String), NodeIndex>);
 
@@ -51,17 +60,29 @@ struct Call {
 
 /// The components among `candidates` (indices into `graph.components`) proven to
 /// terminate under SLD resolution. `is_static[rel]` tells whether a relation depends on
-/// neither `true` nor `does`.
+/// neither `true` nor `does`; `cost[rel]` bounds the cost of evaluating its own rules
+/// (see [`rule_costs`]), `None` when unknown.
 pub(super) fn sld_terminating(
     rules: &[Rule],
     graph: &DependencyGraph,
     is_static: &[bool],
+    cost: &[Option<f64>],
     candidates: &[usize],
 ) -> BTreeSet<usize> {
     let mut proven = BTreeSet::new();
     if candidates.is_empty() || rules.iter().any(|r| r.to_string().contains("gdlc_")) {
         return proven;
     }
+    // What evaluating a relation may cost: its most expensive rule, cone included.
+    let cone_cost: Vec<f64> = (0..graph.relations.len())
+        .map(|rel| {
+            graph
+                .cone(rel)
+                .iter()
+                .map(|&r| cost[r].unwrap_or(f64::INFINITY))
+                .fold(0.0, f64::max)
+        })
+        .collect();
     let relation_of = |atom: &Atom| graph.relation(&atom.name.text, atom.arity());
     // Recursive calls and key positions, per candidate component.
     let mut calls: Vec<Call> = Vec::new();
@@ -166,31 +187,73 @@ pub(super) fn sld_terminating(
             }
         }
     };
+    let mut too_costly: BTreeSet<usize> = BTreeSet::new();
     for (e, call) in calls.iter().enumerate() {
         let rule = &rules[call.rule];
         let Literal::Pos(atom) = &rule.body[call.literal] else {
             continue;
         };
-        let vars = static_vars(call);
         let prefix = &rule.body[..call.literal];
-        let mut body: Vec<Literal> = prefix
+        // The static positive literals connected to the key variables.
+        let mut wanted: BTreeSet<String> = BTreeSet::new();
+        for &i in &keys[&call.head] {
+            rule.head.args[i].for_each_var(&mut |v| {
+                wanted.insert(v.text.clone());
+            });
+        }
+        for &i in &keys[&call.callee] {
+            atom.args[i].for_each_var(&mut |v| {
+                wanted.insert(v.text.clone());
+            });
+        }
+        let positives: Vec<&Atom> = prefix
             .iter()
-            .filter(
-                |l| matches!(l, Literal::Pos(a) if relation_of(a).is_none_or(|rel| is_static[rel])),
-            )
-            .cloned()
+            .filter_map(|l| match l {
+                Literal::Pos(a) if relation_of(a).is_none_or(|rel| is_static[rel]) => Some(a),
+                _ => None,
+            })
             .collect();
+        let mut chosen = vec![false; positives.len()];
+        loop {
+            let mut grew = false;
+            for (i, a) in positives.iter().enumerate() {
+                let mut touches = false;
+                a.for_each_var(&mut |v| touches |= wanted.contains(&v.text));
+                if !chosen[i] && touches {
+                    chosen[i] = true;
+                    grew = true;
+                    a.for_each_var(&mut |v| {
+                        wanted.insert(v.text.clone());
+                    });
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut body: Vec<Literal> = Vec::new();
+        for (a, _) in positives.iter().zip(&chosen).filter(|(_, c)| **c) {
+            if relation_of(a).is_some_and(|rel| cone_cost[rel] > MAX_RULE_COST) {
+                too_costly.insert(graph.component_of[call.head]);
+            }
+            body.push(Literal::Pos((*a).clone()));
+        }
+        // Tests over those variables, after them.
         for literal in prefix {
             let keep = match literal {
-                Literal::Neg(a) => relation_of(a).is_none_or(|rel| is_static[rel]),
+                Literal::Neg(a) => relation_of(a)
+                    .is_none_or(|rel| is_static[rel] && cone_cost[rel] <= MAX_RULE_COST),
                 Literal::Distinct(..) | Literal::Equal(..) => true,
                 Literal::Pos(_) => false,
             };
             let mut bound = true;
-            literal.for_each_var(&mut |v| bound &= vars.contains(&v.text));
+            literal.for_each_var(&mut |v| bound &= wanted.contains(&v.text));
             if keep && bound {
                 body.push(literal.clone());
             }
+        }
+        if too_costly.contains(&graph.component_of[call.head]) {
+            continue;
         }
         let edge = Term::Func {
             name: name("gdlc_edge"),
@@ -248,7 +311,7 @@ pub(super) fn sld_terminating(
         let b = node((call.callee, to.clone()));
         g.add_edge(a, b, ());
     }
-    for &component in candidates {
+    for &component in candidates.iter().filter(|c| !too_costly.contains(c)) {
         let acyclic = graphs
             .get(&component)
             .is_none_or(|(g, _)| !petgraph::algo::is_cyclic_directed(g));
@@ -257,4 +320,31 @@ pub(super) fn sld_terminating(
         }
     }
     proven
+}
+
+/// The cost bound of each relation of `graph` (indexed like `graph.relations`): the
+/// largest product of variable domain sizes over its own flattened rules (1 for facts);
+/// `None` for relations the analysis does not know.
+pub(super) fn rule_costs(graph: &DependencyGraph, ir: &crate::ir::Ir) -> Vec<Option<f64>> {
+    let mut cost: HashMap<(&str, usize), f64> = HashMap::new();
+    for relation in &ir.relations {
+        cost.insert((relation.name.as_str(), relation.arity), 1.0);
+    }
+    for rule in &ir.rules {
+        let relation = ir.relation(rule.head.relation);
+        let product = rule
+            .vars
+            .iter()
+            .map(|v| v.domain.len().max(1) as f64)
+            .product::<f64>();
+        let entry = cost
+            .entry((relation.name.as_str(), relation.arity))
+            .or_insert(1.0);
+        *entry = entry.max(product);
+    }
+    graph
+        .relations
+        .iter()
+        .map(|key| cost.get(&(key.name.as_str(), key.arity)).copied())
+        .collect()
 }
