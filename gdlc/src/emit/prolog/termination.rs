@@ -27,7 +27,8 @@
 //! whose variables' domains (from [`crate::analysis`]) multiply beyond
 //! `MAX_RULE_COST` — a list relation of 25-element lists would never finish. Everything
 //! else that cannot be decided (no analysis, a game using `gdlc_` names, which the probe
-//! uses, a graph too large) falls back to tabling too.
+//! uses, a literal depending on `init` or `legal`, which the probe replaces, a graph
+//! too large) falls back to tabling too.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -162,7 +163,10 @@ pub(super) fn sld_terminating(
     let mut probe: Vec<Rule> = rules
         .iter()
         .filter(|rule| {
-            !rule.head.is("legal", 2) && relation_of(&rule.head).is_some_and(|rel| is_static[rel])
+            // The probe has its own `legal`, and needs no initial state.
+            !rule.head.is("legal", 2)
+                && !rule.head.is("init", 1)
+                && relation_of(&rule.head).is_some_and(|rel| is_static[rel])
         })
         .cloned()
         .collect();
@@ -187,7 +191,7 @@ pub(super) fn sld_terminating(
             }
         }
     };
-    let mut too_costly: BTreeSet<usize> = BTreeSet::new();
+    let mut given_up: BTreeSet<usize> = BTreeSet::new();
     for (e, call) in calls.iter().enumerate() {
         let rule = &rules[call.rule];
         let Literal::Pos(atom) = &rule.body[call.literal] else {
@@ -233,8 +237,16 @@ pub(super) fn sld_terminating(
         }
         let mut body: Vec<Literal> = Vec::new();
         for (a, _) in positives.iter().zip(&chosen).filter(|(_, c)| **c) {
-            if relation_of(a).is_some_and(|rel| cone_cost[rel] > MAX_RULE_COST) {
-                too_costly.insert(graph.component_of[call.head]);
+            let needs_dropped = |rel: usize| {
+                graph.cone(rel).iter().any(|&r| {
+                    let key = &graph.relations[r];
+                    matches!((key.name.as_str(), key.arity), ("legal", 2) | ("init", 1))
+                })
+            };
+            if relation_of(a)
+                .is_some_and(|rel| cone_cost[rel] > MAX_RULE_COST || needs_dropped(rel))
+            {
+                given_up.insert(graph.component_of[call.head]);
             }
             body.push(Literal::Pos((*a).clone()));
         }
@@ -252,7 +264,7 @@ pub(super) fn sld_terminating(
                 body.push(literal.clone());
             }
         }
-        if too_costly.contains(&graph.component_of[call.head]) {
+        if given_up.contains(&graph.component_of[call.head]) {
             continue;
         }
         let edge = Term::Func {
@@ -311,7 +323,7 @@ pub(super) fn sld_terminating(
         let b = node((call.callee, to.clone()));
         g.add_edge(a, b, ());
     }
-    for &component in candidates.iter().filter(|c| !too_costly.contains(c)) {
+    for &component in candidates.iter().filter(|c| !given_up.contains(c)) {
         let acyclic = graphs
             .get(&component)
             .is_none_or(|(g, _)| !petgraph::algo::is_cyclic_directed(g));
