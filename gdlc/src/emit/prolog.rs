@@ -13,10 +13,10 @@
 //!   in, as Prolog players run descriptions (GDL is written with Prolog in mind).
 //!   Clauses are grouped by relation, relations in order of their first rule.
 //! - **Names.** GDL relation `r/n` is predicate `g_r/n` (every game predicate carries the
-//!   prefix, so a relation called `member`, `length`, `succ`, `is`, `not` or `call` clashes
-//!   with no built-in). Constants and function symbols are atoms, quoted unless they are
-//!   plain lowercase identifiers that are not operators; numbers are atoms too (`'0100'`
-//!   and `'100'` differ, as in GDL). Variables become `X`, `Piece` … (or `V_3` when the
+//!   prefix, so a relation called `member`, `length`, `succ`, `is`, `call` or `halt`
+//!   clashes with no built-in). Constants and function symbols are atoms, quoted unless
+//!   they are plain lowercase identifiers that are not operators (`'mod'`, `','`, `'!'`,
+//!   `'[]'`); numbers are atoms too (`'0100'` and `'100'` differ, as in GDL). Variables become `X`, `Piece` … (or `V_3` when the
 //!   GDL name is not a plain identifier); a variable occurring once is `_`.
 //! - **State and moves.** The state is the dynamic relation `g_true/1`, one fact per
 //!   fluent, asserted and retracted by the driver; the joint move is `g_does/2` facts,
@@ -39,21 +39,25 @@
 //!   indexing. A larger relation keeps its rules behind one bridging clause
 //!   `g_r(…) :- gs_r(…)`: SWI-Prolog indexes a table on one or two arguments, and a
 //!   bucket of a large many-column table (checkers' and chess' 65,280 `different_cells`)
-//!   is slower to scan than the tuple is to derive (measured: checkers 2.5×, chess
-//!   1.4× slower with everything materialised). A rule of `gs_r` reads other static
-//!   relations through their `g_` names. Pure fact relations (`index`, `succ` tables …)
+//!   is slower to scan than the tuple is to derive (measured: checkers about 2.5×,
+//!   chess 1.4× slower with everything materialised). So does a relation whose first
+//!   1,001 answers take more than 10⁷ inferences (lists of every length, only ever
+//!   called with bound arguments). A rule of `gs_r` reads other static relations
+//!   through their `g_` names. Pure fact relations (`index`, `succ` tables …)
 //!   are facts from the start.
 //! - **Recursion terminates: by tabling, or by proof that it needs none.** SLD
 //!   resolution loops on left recursion and on recursion through cyclic data
 //!   (adjacency on a hex board). Every predicate of a recursive strongly connected
 //!   component of the dependency graph ([`crate::deps`]) that is static is tabled
-//!   (`:- table gs_r/n.`): it is evaluated at load time only. A recursive component that
+//!   (`:- table gs_r/n.`): it is computed at load time or, when it stays behind a
+//!   bridge, memoised per call variant (static tables never go stale). A recursive component that
 //!   depends on the state is left to plain SLD resolution when `termination` proves that
 //!   every chain of recursive calls walks along a finite acyclic static relation (chess'
 //!   `(next_file ?u ?w)` before `(clear_row ?w ?x ?v)`, Othello's `nextcell`, skirmish's
 //!   `plus`): the static literals before each recursive call are evaluated, by the
-//!   reference interpreter, into a graph between the key arguments of the head and of
-//!   the call, which must have no cycle. Otherwise the component is tabled
+//!   reference interpreter and within a cost bound from the analysis' domain sizes,
+//!   into a graph between the key arguments of the head and of the call, which must
+//!   have no cycle. Otherwise the component is tabled
 //!   `:- table g_r/n as incremental.`, with `g_true/1` and `g_does/2` declared
 //!   incremental, so SWI-Prolog invalidates exactly the answer tables that depend on a
 //!   changed fluent or move. Tabling is the safe default but costs (incremental tables
