@@ -84,7 +84,7 @@
 //! until a terminal state (where every role's goal is queried once, as a player would),
 //! and are counted with their state changes for a given wall-clock time, with
 //! SWI-Prolog's separate garbage-collection thread turned off (one core). Perft counts
-//! joint-move sequences exactly like [`gdlc_runtime::perft`] (a terminal state is one
+//! joint-move sequences exactly like [`gdlc_runtime::perft()`] (a terminal state is one
 //! leaf; a non-terminal state where a role has no move is none).
 
 use std::collections::{BTreeSet, HashMap};
