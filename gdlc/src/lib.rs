@@ -3,14 +3,17 @@
 //!
 //! The pipeline, one module per phase:
 //! [`syntax`] (KIF → AST) → [`check`] (validity, located diagnostics) →
-//! [`normalize`] (or-expansion, literal order, duplicates) → [`interp`] (the reference
-//! interpreter, implementing [`gdlc_runtime::Game`]). [`load`] runs the whole front end
-//! on one file.
+//! [`normalize`] (or-expansion, literal order, duplicates) → [`analysis`] (domains,
+//! flattening, layers: the [`ir`]) → [`plan`] (filter trees, evaluation modes, storage)
+//! → [`exec`] (the plan executor) and [`emit`] (backends). [`interp`] is the reference
+//! interpreter every reasoner is checked against; [`front_end`] runs the front end on
+//! one file.
 
 pub mod analysis;
 pub mod check;
 pub mod deps;
 pub mod diagnostic;
+pub mod emit;
 pub mod exec;
 pub mod explain;
 pub mod interp;

@@ -4,9 +4,15 @@
 //!   second of the reference interpreter, one core, one line per game. Build with
 //!   `--release` for meaningful figures (`cargo run --release -p xtask -- rates …`).
 //!
+//! - `prolog FILE (--perft DEPTH | --seconds N) [--seed N]`: the SWI-Prolog baseline.
+//!   Emits the game's Prolog program and the driver (`gdlc::emit::prolog`) under
+//!   `target/prolog/<game>/` (`$CARGO_TARGET_DIR/prolog/<game>/` when that is set) and
+//!   runs `swipl` on it: `--perft` prints `depth<TAB>count` lines like `gdlc perft`,
+//!   `--seconds` prints playouts/s and states/s like `rates`.
+//!
 //! Later stages add `compile`, `verify`, `perft`, `codegen --check` and `bench`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -35,6 +41,20 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Run a game's Prolog translation with SWI-Prolog: perft or timed playouts.
+    Prolog {
+        /// The game (KIF).
+        file: PathBuf,
+        /// Print perft for each depth 1..=DEPTH.
+        #[arg(long, conflicts_with = "seconds", required_unless_present = "seconds")]
+        perft: Option<u32>,
+        /// Seconds of random playouts.
+        #[arg(long)]
+        seconds: Option<f64>,
+        /// Seed of the random playouts.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -44,7 +64,112 @@ fn main() -> ExitCode {
             seconds,
             seed,
         } => rates(&files, seconds, seed),
+        Command::Prolog {
+            file,
+            perft,
+            seconds,
+            seed,
+        } => match prolog(&file, perft, seconds, seed) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                // Rendered diagnostics already say `error[code]: …`.
+                if message.starts_with("error") {
+                    eprintln!("{message}");
+                } else {
+                    eprintln!("error: {message}");
+                }
+                ExitCode::FAILURE
+            }
+        },
     }
+}
+
+/// The stem of a game file, used as its name.
+fn game_name(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// Where generated Prolog programs go: `$CARGO_TARGET_DIR/prolog`, else
+/// `<workspace>/target/prolog`.
+fn prolog_root() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir).join("prolog"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/prolog"),
+    }
+}
+
+fn prolog(path: &Path, perft: Option<u32>, seconds: Option<f64>, seed: u64) -> Result<(), String> {
+    use gdlc::emit::prolog;
+
+    let name = game_name(path);
+    let file = SourceFile::read(path).map_err(|d| d.to_string())?;
+    let front = gdlc::front_end(&file);
+    if !front.is_valid() {
+        let rendered: String = front
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.render(&file))
+            .collect();
+        return Err(format!("{} is not valid GDL:\n{rendered}", path.display()));
+    }
+    let program =
+        prolog::emit_program(&front, &path.display().to_string()).map_err(|d| d.to_string())?;
+    let dir = prolog_root().join(&name);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (file_name, text) in [
+        (prolog::PROGRAM_FILE, program.as_str()),
+        (prolog::DRIVER_FILE, prolog::DRIVER),
+    ] {
+        let target = dir.join(file_name);
+        std::fs::write(&target, text)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    }
+    let mut command = match (perft, seconds) {
+        (Some(depth), _) => prolog::perft_command(&dir, depth),
+        (None, Some(seconds)) => prolog::playouts_command(&dir, seconds, seed, 100_000),
+        (None, None) => return Err("give --perft DEPTH or --seconds N".to_owned()),
+    };
+    let output = command.output().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            "swipl not found: install SWI-Prolog (Debian: apt-get install swi-prolog-nox)"
+                .to_owned()
+        } else {
+            format!("cannot run swipl: {e}")
+        }
+    })?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "swipl failed on {} ({}):\n{}{}",
+            dir.join(prolog::PROGRAM_FILE).display(),
+            output.status,
+            stdout,
+            stderr.trim_end()
+        ));
+    }
+    if perft.is_some() {
+        let counts = prolog::parse_perft(&stdout).map_err(|e| e.to_string())?;
+        for (depth, count) in counts {
+            println!("{depth}\t{count}");
+        }
+    } else {
+        let report = prolog::parse_playouts(&stdout).map_err(|e| e.to_string())?;
+        println!("game\tplayouts\tstates\tseconds\tplayouts/s\tstates/s");
+        println!(
+            "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
+            report.playouts,
+            report.states,
+            report.elapsed.as_secs_f64(),
+            report.playouts_per_second(),
+            report.states_per_second()
+        );
+    }
+    Ok(())
 }
 
 fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
