@@ -2,7 +2,8 @@
 //!
 //! - `rates FILE... [--seconds N]`: random playouts per second and state changes per
 //!   second of the reference interpreter, one core, one line per game. Build with
-//!   `--release` for meaningful figures (`cargo run --release -p xtask -- rates …`).
+//!   `--release` for meaningful figures (`cargo run --release -p xtask -- rates …`);
+//!   `--plan` measures the plan executor instead.
 //!
 //! - `prolog FILE (--perft DEPTH | --seconds N) [--seed N]`: the SWI-Prolog baseline.
 //!   Emits the game's Prolog program and the driver (`gdlc::emit::prolog`) under
@@ -40,6 +41,9 @@ enum Command {
         /// Seed of the random playouts.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Measure the plan executor instead of the interpreter.
+        #[arg(long)]
+        plan: bool,
     },
     /// Run a game's Prolog translation with SWI-Prolog: perft or timed playouts.
     Prolog {
@@ -63,7 +67,8 @@ fn main() -> ExitCode {
             files,
             seconds,
             seed,
-        } => rates(&files, seconds, seed),
+            plan,
+        } => rates(&files, seconds, seed, plan),
         Command::Prolog {
             file,
             perft,
@@ -172,7 +177,23 @@ fn prolog(path: &Path, perft: Option<u32>, seconds: Option<f64>, seed: u64) -> R
     Ok(())
 }
 
-fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
+/// A valid game's front end and source, or the rendered reason it cannot be used.
+fn load(path: &Path) -> Result<(gdlc::FrontEnd, SourceFile), String> {
+    let file = SourceFile::read(path).map_err(|d| d.to_string())?;
+    let front = gdlc::front_end(&file);
+    if !front.is_valid() {
+        let rendered: String = front
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.render(&file))
+            .collect();
+        return Err(rendered);
+    }
+    Ok((front, file))
+}
+
+fn rates(files: &[PathBuf], seconds: f64, seed: u64, plan: bool) -> ExitCode {
     if cfg!(debug_assertions) {
         eprintln!(
             "warning: this is a debug build; measure with `cargo run --release -p xtask -- rates …`"
@@ -185,30 +206,29 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
             || path.display().to_string(),
             |s| s.to_string_lossy().into_owned(),
         );
-        let game = SourceFile::read(path).map(|file| (gdlc::front_end(&file), file));
-        let mut interpreter = match game {
-            Err(diagnostic) => {
-                eprintln!("{name}: {diagnostic}");
-                failed = true;
-                continue;
+        let duration = Duration::from_secs_f64(seconds);
+        let report = match load(path) {
+            Err(message) => Err(message),
+            Ok((front, file)) if plan => {
+                let render = |d: gdlc::Diagnostic| d.render(&file);
+                gdlc::analysis::analyze(&front)
+                    .map_err(render)
+                    .and_then(|ir| {
+                        let plan = gdlc::plan::plan(&ir).map_err(render)?;
+                        let mut executor = gdlc::exec::Executor::new(&ir, &plan);
+                        gdlc_runtime::simulate_for(&mut executor, duration, seed, 100_000)
+                            .map_err(|err| err.to_string())
+                    })
             }
             Ok((front, file)) => match Interpreter::new(&front) {
-                Ok(interpreter) => interpreter,
-                Err(_) => {
-                    for diagnostic in front.diagnostics.iter().filter(|d| d.is_error()) {
-                        eprint!("{}", diagnostic.render(&file));
-                    }
-                    failed = true;
-                    continue;
+                Ok(mut interpreter) => {
+                    gdlc_runtime::simulate_for(&mut interpreter, duration, seed, 100_000)
+                        .map_err(|err| err.to_string())
                 }
+                Err(diagnostic) => Err(diagnostic.render(&file)),
             },
         };
-        match gdlc_runtime::simulate_for(
-            &mut interpreter,
-            Duration::from_secs_f64(seconds),
-            seed,
-            100_000,
-        ) {
+        match report {
             Ok(report) => println!(
                 "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
                 report.playouts,
@@ -217,8 +237,8 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64) -> ExitCode {
                 report.playouts_per_second(),
                 report.states_per_second()
             ),
-            Err(err) => {
-                eprintln!("{name}: {err}");
+            Err(message) => {
+                eprintln!("{name}: {message}");
                 failed = true;
             }
         }

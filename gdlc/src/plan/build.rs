@@ -122,6 +122,19 @@ impl<'a> Planner<'a> {
             // Never enumerate a demand relation whole while anything else can go first.
             return 1e30;
         }
+        if self.ir.relation(relation).keyword == Some(Keyword::Does) {
+            // One move per role: one tuple once the role is known.
+            let role_known = self
+                .ir
+                .relation(relation)
+                .column_of(&[0])
+                .is_some_and(|c| known[c].is_some());
+            return if role_known {
+                1.0
+            } else {
+                self.ir.roles.len().max(1) as f64
+            };
+        }
         if let Some(stats) = &self.stats[relation.0 as usize] {
             if stats.len == 0 {
                 return 0.0;
