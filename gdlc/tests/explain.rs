@@ -1,4 +1,4 @@
-//! Golden dumps of the analysis stages (`gdlc explain`): for every game in
+//! Golden dumps of the analysis stages and the plan (`gdlc explain`): for every game in
 //! `tests/explain/*.kif` and the team's tictactoe, each stage's text is compared with
 //! `tests/explain/<game>.<stage>`. `UPDATE_EXPECT=1` rewrites them. The dumps must also
 //! be byte-identical when the analysis runs again.
@@ -47,5 +47,14 @@ fn golden_explain_dumps() {
             );
             expect_test::expect_file![dir.join(format!("{stem}.{extension}"))].assert_eq(&text);
         }
+        let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+        let text = gdlc::explain::plan(&ir, &plan);
+        let replanned = gdlc::plan::plan(&again).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(
+            text,
+            gdlc::explain::plan(&again, &replanned),
+            "{stem}: plan differs between runs"
+        );
+        expect_test::expect_file![dir.join(format!("{stem}.plan"))].assert_eq(&text);
     }
 }

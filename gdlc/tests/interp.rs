@@ -851,3 +851,22 @@ fn every_valid_corpus_game_plays() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A call to a derived relation with a bound compound argument that no rule has built
+/// yet (here `(add 0)`) must evaluate the relation, not conclude that no tuple can
+/// hold such a term. Found by the plan executor on qyshinsu.
+#[test]
+fn call_with_a_compound_term_not_built_yet() {
+    let mut game = interpreter_from_text(
+        "unbuilt.kif",
+        "(role a) (init (c a)) (s 0) (s 1)
+         (<= (legal a (add ?x)) (true (c a)) (s ?x))
+         (<= (h ?p) (role ?p) (s ?x) (legal ?p (add ?x)))
+         (<= terminal (not (h a)))
+         (<= (goal a 100) (h a)) (<= (goal a 0) (not (h a)))
+         (<= (next (c a)) (true (c a)))",
+    );
+    let initial = game.initial_state();
+    assert!(!game.is_terminal(&initial));
+    assert_eq!(gdlc_runtime::perft(&mut game, &initial, 1), 2);
+}

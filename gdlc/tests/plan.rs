@@ -56,6 +56,7 @@ fn check_dir(dir: &Path, options: CompareOptions) -> usize {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("{agreed} games agree in {}", dir.display());
     agreed
 }
 
@@ -74,6 +75,18 @@ fn executor_agrees_on_the_corpus() {
     assert!(agreed >= 140, "only {agreed} corpus games compared");
     let tests = check_dir(&dir.join("test"), options);
     assert!(tests >= 17, "only {tests} test cases compared");
+}
+
+#[test]
+fn executor_agrees_on_the_explain_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/explain");
+    let options = CompareOptions {
+        perft_depth: 3,
+        playouts: 5,
+        max_steps: 50,
+        seed: 3,
+    };
+    assert!(check_dir(&dir, options) >= 4);
 }
 
 #[test]

@@ -698,13 +698,16 @@ impl<'a> Planner<'a> {
             let (evaluation, why) = if self.is_input(id) {
                 (Evaluation::Input, "the reasoner's input".to_owned())
             } else if let Some(tuples) = self.tables[r].take() {
-                let why = format!("static: {} tuples computed at compile time", tuples.len());
+                let why = format!(
+                    "static: {} computed at compile time",
+                    counted(tuples.len() as f64, "tuple")
+                );
                 (Evaluation::Static(tuples), why)
             } else if self.is_demand(id) {
                 let modes = self.demand_modes(r);
                 let why = format!(
-                    "on demand: {} possible tuples and every query binds a column",
-                    fmt_count(space)
+                    "on demand: {} and every query binds a column",
+                    counted(space, "possible tuple")
                 );
                 (Evaluation::Demand(modes), why)
             } else {
@@ -715,7 +718,7 @@ impl<'a> Planner<'a> {
                 } else if space > DEMAND_THRESHOLD {
                     "materialised: some query binds no column".to_owned()
                 } else {
-                    format!("materialised: {} possible tuples", fmt_count(space))
+                    format!("materialised: {}", counted(space, "possible tuple"))
                 };
                 (Evaluation::Materialised, why)
             };
@@ -733,12 +736,12 @@ impl<'a> Planner<'a> {
                     Storage::Bitset {
                         radices: relation.columns.iter().map(|c| c.domain.len()).collect(),
                     },
-                    format!("a bitset of {} bits", fmt_count(space)),
+                    format!("a bitset of {}", counted(space, "bit")),
                 )
             } else {
                 (
                     Storage::Hashed,
-                    format!("a hash set ({} possible tuples)", fmt_count(space)),
+                    format!("a hash set ({})", counted(space, "possible tuple")),
                 )
             };
             relations.push(RelationPlan {
@@ -788,6 +791,12 @@ fn slots(atom: &FlatAtom, bound: &mut [bool]) -> Vec<Slot> {
             }
         })
         .collect()
+}
+
+/// `count` and `noun`, plural unless the count is one.
+fn counted(count: f64, noun: &str) -> String {
+    let s = if count == 1.0 { "" } else { "s" };
+    format!("{} {noun}{s}", fmt_count(count))
 }
 
 /// A count for reasons: exact up to a billion, else in powers of ten.
