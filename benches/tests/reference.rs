@@ -74,7 +74,7 @@ fn options(perft_depth: u32, playouts: usize) -> CompareOptions {
     CompareOptions {
         perft_depth,
         playouts,
-        max_steps: 200,
+        max_steps: 400,
         seed: 1,
     }
 }
@@ -87,7 +87,7 @@ fn tictactoe_agrees() {
     agree(
         &path,
         &mut TicTacToe::new(),
-        options(9, 200),
+        options(9, 1000),
         &[9, 72, 504, 3024, 15120, 56160, 154944, 255168, 255168],
     );
 }
@@ -97,7 +97,7 @@ fn connectfour_8x6_agrees() {
     let Some(path) = corpus_game("connectfour.kif") else {
         return;
     };
-    agree(&path, &mut ConnectFour8::new(), options(4, 100), &[8, 64, 512, 4096]);
+    agree(&path, &mut ConnectFour8::new(), options(5, 1000), &[8, 64, 512, 4096, 32768]);
 }
 
 #[test]
@@ -105,8 +105,8 @@ fn connectfour_7x6_agrees() {
     agree(
         &team_game("connectfour.kif"),
         &mut ConnectFour7::new(),
-        options(4, 100),
-        &[7, 49, 343, 2401],
+        options(5, 1000),
+        &[7, 49, 343, 2401, 16807],
     );
 }
 
@@ -115,7 +115,7 @@ fn breakthrough_corpus_agrees() {
     let Some(path) = corpus_game("breakthrough.kif") else {
         return;
     };
-    agree(&path, &mut Breakthrough::corpus(), options(2, 100), &[22, 484]);
+    agree(&path, &mut Breakthrough::corpus(), options(3, 300), &[22, 484, 11132]);
 }
 
 #[test]
@@ -123,7 +123,60 @@ fn breakthrough_team_agrees() {
     agree(
         &team_game("breakthrough.kif"),
         &mut Breakthrough::team(),
-        options(2, 100),
-        &[22, 484],
+        options(3, 300),
+        &[22, 484, 11132],
     );
+}
+
+/// `state_from_kif` inverts `state_to_kif` on the states of seeded random playouts.
+fn round_trip<G: Game>(game: &mut G, playouts: u64) {
+    let mut moves = Vec::new();
+    let mut joint = Vec::new();
+    for seed in 0..playouts {
+        let mut state = game.initial_state();
+        let mut pick = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        for _ in 0..400 {
+            let texts = game.state_to_kif(&state);
+            let slices: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let back = game
+                .state_from_kif(&slices)
+                .unwrap_or_else(|err| panic!("{err}: {}", texts.join(" ")));
+            assert_eq!(back, state, "round trip of {}", texts.join(" "));
+            if game.is_terminal(&state) {
+                break;
+            }
+            joint.clear();
+            for role in 0..game.num_roles() {
+                game.legal_moves(&state, role, &mut moves);
+                pick ^= pick << 13;
+                pick ^= pick >> 7;
+                pick ^= pick << 17;
+                joint.push(moves[(pick % moves.len() as u64) as usize]);
+            }
+            state = game.next_state(&state, &joint);
+        }
+    }
+}
+
+#[test]
+fn states_round_trip_through_kif() {
+    round_trip(&mut TicTacToe::new(), 50);
+    round_trip(&mut ConnectFour8::new(), 50);
+    round_trip(&mut ConnectFour7::new(), 50);
+    round_trip(&mut Breakthrough::corpus(), 50);
+    round_trip(&mut Breakthrough::team(), 50);
+}
+
+#[test]
+fn unrepresentable_states_are_rejected() {
+    let mut c4 = ConnectFour7::new();
+    assert!(c4.state_from_kif(&["(cell 1 2 red)", "(control red)"]).is_err());
+    assert!(c4.state_from_kif(&["(cell 8 1 red)", "(control red)"]).is_err());
+    assert!(c4.state_from_kif(&["(cell 1 1 red)"]).is_err());
+    assert!(c4.state_from_kif(&["(cell 1 1 red)", "(control black)"]).is_ok());
+    let mut ttt = TicTacToe::new();
+    assert!(ttt.state_from_kif(&["(control xplayer)"]).is_err());
+    let mut bt = Breakthrough::team();
+    assert!(bt.state_from_kif(&["(cellholds 1 1 white)", "(control white)"]).is_err());
+    assert!(bt.state_from_kif(&["(cell 1 1 white)", "(CONTROL white)"]).is_ok());
 }
