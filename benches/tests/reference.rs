@@ -42,8 +42,8 @@ fn team_game(name: &str) -> PathBuf {
 
 /// The interpreter of the game at `path`, panicking with diagnostics if invalid.
 fn interpreter(path: &Path) -> Interpreter {
-    let file = SourceFile::read(path)
-        .unwrap_or_else(|d| panic!("cannot read {}: {d}", path.display()));
+    let file =
+        SourceFile::read(path).unwrap_or_else(|d| panic!("cannot read {}: {d}", path.display()));
     let front = gdlc::front_end(&file);
     if !front.is_valid() {
         let rendered: String = front.diagnostics.iter().map(|d| d.render(&file)).collect();
@@ -97,7 +97,12 @@ fn connectfour_8x6_agrees() {
     let Some(path) = corpus_game("connectfour.kif") else {
         return;
     };
-    agree(&path, &mut ConnectFour8::new(), options(5, 1000), &[8, 64, 512, 4096, 32768]);
+    agree(
+        &path,
+        &mut ConnectFour8::new(),
+        options(5, 1000),
+        &[8, 64, 512, 4096, 32768],
+    );
 }
 
 #[test]
@@ -115,7 +120,12 @@ fn breakthrough_corpus_agrees() {
     let Some(path) = corpus_game("breakthrough.kif") else {
         return;
     };
-    agree(&path, &mut Breakthrough::corpus(), options(3, 300), &[22, 484, 11132]);
+    agree(
+        &path,
+        &mut Breakthrough::corpus(),
+        options(3, 300),
+        &[22, 484, 11132],
+    );
 }
 
 #[test]
@@ -170,13 +180,28 @@ fn states_round_trip_through_kif() {
 #[test]
 fn unrepresentable_states_are_rejected() {
     let mut c4 = ConnectFour7::new();
-    assert!(c4.state_from_kif(&["(cell 1 2 red)", "(control red)"]).is_err());
-    assert!(c4.state_from_kif(&["(cell 8 1 red)", "(control red)"]).is_err());
+    assert!(
+        c4.state_from_kif(&["(cell 1 2 red)", "(control red)"])
+            .is_err()
+    );
+    assert!(
+        c4.state_from_kif(&["(cell 8 1 red)", "(control red)"])
+            .is_err()
+    );
     assert!(c4.state_from_kif(&["(cell 1 1 red)"]).is_err());
-    assert!(c4.state_from_kif(&["(cell 1 1 red)", "(control black)"]).is_ok());
+    assert!(
+        c4.state_from_kif(&["(cell 1 1 red)", "(control black)"])
+            .is_ok()
+    );
     let mut ttt = TicTacToe::new();
     assert!(ttt.state_from_kif(&["(control xplayer)"]).is_err());
     let mut bt = Breakthrough::team();
-    assert!(bt.state_from_kif(&["(cellholds 1 1 white)", "(control white)"]).is_err());
-    assert!(bt.state_from_kif(&["(cell 1 1 white)", "(CONTROL white)"]).is_ok());
+    assert!(
+        bt.state_from_kif(&["(cellholds 1 1 white)", "(control white)"])
+            .is_err()
+    );
+    assert!(
+        bt.state_from_kif(&["(cell 1 1 white)", "(CONTROL white)"])
+            .is_ok()
+    );
 }

@@ -3,7 +3,9 @@
 //! - `rates FILE... [--seconds N]`: random playouts per second and state changes per
 //!   second of the reference interpreter, one core, one line per game. Build with
 //!   `--release` for meaningful figures (`cargo run --release -p xtask -- rates …`);
-//!   `--plan` measures the plan executor instead.
+//!   `--plan` measures the plan executor instead; `--reference NAME` (no files) measures
+//!   a hand-written reference reasoner of `gdlc-benches` (`tictactoe`, `connectfour`,
+//!   `connectfour7`, `breakthrough`, `breakthrough-team`).
 //!
 //! - `prolog FILE (--perft DEPTH | --seconds N) [--seed N]`: the SWI-Prolog baseline.
 //!   Emits the game's Prolog program and the driver (`gdlc::emit::prolog`) under
@@ -33,7 +35,7 @@ enum Command {
     /// Measure the reference interpreter's random playouts per second.
     Rates {
         /// Games (KIF).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "reference")]
         files: Vec<PathBuf>,
         /// Seconds of playouts per game.
         #[arg(long, default_value_t = 5.0)]
@@ -44,6 +46,11 @@ enum Command {
         /// Measure the plan executor instead of the interpreter.
         #[arg(long)]
         plan: bool,
+        /// Measure a hand-written reference reasoner instead (no files): tictactoe,
+        /// connectfour (8×6 corpus), connectfour7 (7×6 team), breakthrough (corpus) or
+        /// breakthrough-team.
+        #[arg(long, conflicts_with_all = ["files", "plan"])]
+        reference: Option<String>,
     },
     /// Run a game's Prolog translation with SWI-Prolog: perft or timed playouts.
     Prolog {
@@ -64,10 +71,17 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Rates {
+            seconds,
+            seed,
+            reference: Some(name),
+            ..
+        } => reference_rates(&name, seconds, seed),
+        Command::Rates {
             files,
             seconds,
             seed,
             plan,
+            reference: None,
         } => rates(&files, seconds, seed, plan),
         Command::Prolog {
             file,
@@ -191,6 +205,54 @@ fn load(path: &Path) -> Result<(gdlc::FrontEnd, SourceFile), String> {
         return Err(rendered);
     }
     Ok((front, file))
+}
+
+/// `rates --reference NAME`: the playout rate of a hand-written reference reasoner.
+fn reference_rates(name: &str, seconds: f64, seed: u64) -> ExitCode {
+    use gdlc_benches::reference::{Breakthrough, ConnectFour7, ConnectFour8, TicTacToe};
+    fn run<G: gdlc_runtime::Game>(
+        mut game: G,
+        seconds: f64,
+        seed: u64,
+    ) -> Result<gdlc_runtime::SimulationReport, gdlc_runtime::PlayoutError> {
+        gdlc_runtime::simulate_for(&mut game, Duration::from_secs_f64(seconds), seed, 100_000)
+    }
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: this is a debug build; measure with `cargo run --release -p xtask -- rates …`"
+        );
+    }
+    let report = match name {
+        "tictactoe" => run(TicTacToe::new(), seconds, seed),
+        "connectfour" => run(ConnectFour8::new(), seconds, seed),
+        "connectfour7" => run(ConnectFour7::new(), seconds, seed),
+        "breakthrough" => run(Breakthrough::corpus(), seconds, seed),
+        "breakthrough-team" => run(Breakthrough::team(), seconds, seed),
+        _ => {
+            eprintln!(
+                "error: no reference `{name}` (tictactoe, connectfour, connectfour7, breakthrough, breakthrough-team)"
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    match report {
+        Ok(report) => {
+            println!("game\tplayouts\tstates\tseconds\tplayouts/s\tstates/s");
+            println!(
+                "{name} (reference)\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
+                report.playouts,
+                report.states,
+                report.elapsed.as_secs_f64(),
+                report.playouts_per_second(),
+                report.states_per_second()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("{name}: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn rates(files: &[PathBuf], seconds: f64, seed: u64, plan: bool) -> ExitCode {

@@ -250,7 +250,10 @@ impl Game for Breakthrough {
                 rest &= rest - 1;
             }
         }
-        fluents.push(format!("(control {})", ROLES[usize::from(state.black_to_move)]));
+        fluents.push(format!(
+            "(control {})",
+            ROLES[usize::from(state.black_to_move)]
+        ));
         fluents.sort();
         fluents
     }

@@ -150,8 +150,8 @@ impl<const WIDTH: usize, const ZERO_WHILE_OPEN: bool> Game for ConnectFour<WIDTH
         let column = usize::from(joint[mover]);
         if column < WIDTH {
             let occupied = state.discs[0] | state.discs[1];
-            let landing = (occupied + (Self::BOTTOM & Self::column_mask(column)))
-                & Self::column_mask(column);
+            let landing =
+                (occupied + (Self::BOTTOM & Self::column_mask(column))) & Self::column_mask(column);
             next.discs[mover] |= landing;
             if has_line(next.discs[mover]) {
                 next.lines |= 1 << mover;
@@ -204,12 +204,20 @@ impl<const WIDTH: usize, const ZERO_WHILE_OPEN: bool> Game for ConnectFour<WIDTH
             for column in 0..WIDTH {
                 for row in 0..ROWS {
                     if discs & (1 << (column * STRIDE + row)) != 0 {
-                        fluents.push(format!("(cell {} {} {})", column + 1, row + 1, ROLES[player]));
+                        fluents.push(format!(
+                            "(cell {} {} {})",
+                            column + 1,
+                            row + 1,
+                            ROLES[player]
+                        ));
                     }
                 }
             }
         }
-        fluents.push(format!("(control {})", ROLES[usize::from(state.black_to_move)]));
+        fluents.push(format!(
+            "(control {})",
+            ROLES[usize::from(state.black_to_move)]
+        ));
         fluents.sort();
         fluents
     }

@@ -34,9 +34,7 @@ impl Fluent {
     pub fn parse(text: &str) -> Result<Self, StateError> {
         let text = kif::canonical(text).map_err(StateError::Syntax)?;
         let parts = match text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
-            Some(inner) if !inner.contains('(') => {
-                inner.split(' ').map(str::to_owned).collect()
-            }
+            Some(inner) if !inner.contains('(') => inner.split(' ').map(str::to_owned).collect(),
             Some(_) => vec![text.clone()],
             None => vec![text.clone()],
         };

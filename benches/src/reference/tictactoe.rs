@@ -246,7 +246,8 @@ impl Game for TicTacToe {
                 square % 3 + 1
             )));
         }
-        state.o_to_move = control.ok_or_else(|| StateError::UnknownFluent("(control ?p)".into()))?;
+        state.o_to_move =
+            control.ok_or_else(|| StateError::UnknownFluent("(control ?p)".into()))?;
         Ok(state)
     }
 }
