@@ -205,3 +205,23 @@ fn unrepresentable_states_are_rejected() {
             .is_ok()
     );
 }
+
+#[test]
+fn breakthrough_lists_moves_of_more_than_sixteen_pawns() {
+    let mut game = Breakthrough::team();
+    let mut fluents: Vec<String> = (1..=8)
+        .flat_map(|x| (1..=3).map(move |y| format!("(cell {x} {y} white)")))
+        .collect();
+    fluents.push("(cell 1 8 black)".into());
+    fluents.push("(control white)".into());
+    let slices: Vec<&str> = fluents.iter().map(String::as_str).collect();
+    let state = game.state_from_kif(&slices).expect("representable");
+    let mut moves = Vec::new();
+    game.legal_moves(&state, 0, &mut moves);
+    let texts: Vec<String> = moves.iter().map(|&m| game.move_to_kif(m)).collect();
+    // Rank 3 only: 8 straight, 7 to the left, 7 to the right.
+    assert_eq!(texts.len(), 22, "{texts:?}");
+    let mut sorted = texts.clone();
+    sorted.sort();
+    assert_eq!(texts, sorted);
+}

@@ -163,22 +163,29 @@ impl Game for Breakthrough {
                 movers & (!black >> 7),
             )
         };
+        // Write all three candidates of each pawn and advance past the legal ones:
+        // branch-free, then one copy into `out` (more copies only for a state with more
+        // than 16 pawns, which `state_from_kif` may build).
+        let mut buffer = [0 as Move; 3 * 16];
+        let mut count = 0;
         let mut any = left | straight | right;
+        let role_bits = (role as Move) << 8;
         while any != 0 {
             let from = any.trailing_zeros();
-            let bit = 1u64 << from;
-            let base = ((role as Move) << 8) | ((from as Move) << 2);
-            if left & bit != 0 {
-                out.push(base);
-            }
-            if straight & bit != 0 {
-                out.push(base | 1);
-            }
-            if right & bit != 0 {
-                out.push(base | 2);
-            }
+            let base = role_bits | ((from as Move) << 2);
+            buffer[count] = base;
+            count += ((left >> from) & 1) as usize;
+            buffer[count] = base | 1;
+            count += ((straight >> from) & 1) as usize;
+            buffer[count] = base | 2;
+            count += ((right >> from) & 1) as usize;
             any &= any - 1;
+            if count > buffer.len() - 3 {
+                out.extend_from_slice(&buffer[..count]);
+                count = 0;
+            }
         }
+        out.extend_from_slice(&buffer[..count]);
     }
 
     #[inline]
