@@ -107,6 +107,20 @@ pub enum GoalError {
     NotANumber(String),
 }
 
+impl GoalError {
+    /// The one goal value among the values derived for a role (duplicates allowed), or
+    /// why there is none.
+    pub fn single(mut values: Vec<u8>) -> Result<u8, GoalError> {
+        values.sort_unstable();
+        values.dedup();
+        match values[..] {
+            [] => Err(GoalError::Missing),
+            [one] => Ok(one),
+            [a, b, ..] => Err(GoalError::Ambiguous(a, b)),
+        }
+    }
+}
+
 /// Why a move text was rejected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {

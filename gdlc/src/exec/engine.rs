@@ -43,6 +43,24 @@ fn bit_of(positions: &[Vec<u32>], strides: &[usize], tuple: &[SymbolId]) -> Opti
     Some(bit)
 }
 
+/// Adds row number `row` (about to hold `tuple`) to a hash set of rows unless an equal
+/// row is there; true if it was added.
+fn insert_row(
+    table: &mut HashTable<u32>,
+    rows: &[SymbolId],
+    arity: usize,
+    tuple: &[SymbolId],
+    row: u32,
+) -> bool {
+    let stored = |r: u32| &rows[r as usize * arity..(r as usize + 1) * arity];
+    let hash = hash_values(tuple.iter().copied());
+    if table.find(hash, |&r| stored(r) == tuple).is_some() {
+        return false;
+    }
+    table.insert_unique(hash, row, |&r| hash_values(stored(r).iter().copied()));
+    true
+}
+
 /// How a store keeps its tuples unique.
 #[derive(Clone, Debug)]
 enum Dedupe {
@@ -228,45 +246,9 @@ impl Store {
                     *word |= mask;
                     new
                 }
-                None => {
-                    let rows = &self.rows;
-                    let hash = hash_values(tuple.iter().copied());
-                    let found = overflow
-                        .find(hash, |&r| {
-                            &rows[r as usize * arity..(r as usize + 1) * arity] == tuple
-                        })
-                        .is_some();
-                    if !found {
-                        overflow.insert_unique(hash, row, |&r| {
-                            hash_values(
-                                rows[r as usize * arity..(r as usize + 1) * arity]
-                                    .iter()
-                                    .copied(),
-                            )
-                        });
-                    }
-                    !found
-                }
+                None => insert_row(overflow, &self.rows, arity, tuple, row),
             },
-            Dedupe::Hash(table) => {
-                let rows = &self.rows;
-                let hash = hash_values(tuple.iter().copied());
-                let found = table
-                    .find(hash, |&r| {
-                        &rows[r as usize * arity..(r as usize + 1) * arity] == tuple
-                    })
-                    .is_some();
-                if !found {
-                    table.insert_unique(hash, row, |&r| {
-                        hash_values(
-                            rows[r as usize * arity..(r as usize + 1) * arity]
-                                .iter()
-                                .copied(),
-                        )
-                    });
-                }
-                !found
-            }
+            Dedupe::Hash(table) => insert_row(table, &self.rows, arity, tuple, row),
         };
         if !new {
             return false;

@@ -287,13 +287,7 @@ impl Game for Executor<'_> {
                 None => return Err(GoalError::NotANumber(text)),
             }
         }
-        numbers.sort_unstable();
-        numbers.dedup();
-        match numbers[..] {
-            [] => Err(GoalError::Missing),
-            [one] => Ok(one),
-            [a, b, ..] => Err(GoalError::Ambiguous(a, b)),
-        }
+        GoalError::single(numbers)
     }
 
     fn sees(&mut self, state: &ExecState, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {

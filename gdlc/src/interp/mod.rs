@@ -383,13 +383,7 @@ impl Game for Interpreter {
                 None => return Err(GoalError::NotANumber(text)),
             }
         }
-        numbers.sort_unstable();
-        numbers.dedup();
-        match numbers[..] {
-            [] => Err(GoalError::Missing),
-            [one] => Ok(one),
-            [a, b, ..] => Err(GoalError::Ambiguous(a, b)),
-        }
+        GoalError::single(numbers)
     }
 
     fn sees(&mut self, state: &State, joint: &[TermId], role: RoleIndex, out: &mut Vec<TermId>) {
