@@ -4,17 +4,21 @@
 //! The pipeline, one module per phase:
 //! [`syntax`] (KIF → AST) → [`check`] (validity, located diagnostics) →
 //! [`normalize`] (or-expansion, literal order, duplicates) → [`interp`] (the reference
-//! interpreter, implementing [`gdlc_runtime::Game`]). [`load`] runs the whole front end
-//! on one file.
+//! interpreter, implementing [`gdlc_runtime::Game`]); [`analysis`] builds the [`ir`];
+//! [`emit::asp`] writes temporal answer set programs from it, which [`prove`] solves
+//! with an embedded clingo (cargo feature `prove`, on by default) to prove invariants.
+//! [`front_end`] runs the whole front end on one file.
 
 pub mod analysis;
 pub mod check;
 pub mod deps;
 pub mod diagnostic;
+pub mod emit;
 pub mod explain;
 pub mod interp;
 pub mod ir;
 pub mod normalize;
+pub mod prove;
 pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Severity, SourceFile, Span};
