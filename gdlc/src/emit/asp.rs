@@ -200,8 +200,9 @@ struct Needs {
 }
 
 impl Needs {
-    fn add(&mut self, ir: &Ir, key: &RelationKey, level: usize) -> bool {
-        if is_timed(ir, &key.name, key.arity) {
+    /// Records that `key` is needed at time `level`; true if that is new.
+    fn add(&mut self, timed: bool, key: &RelationKey, level: usize) -> bool {
+        if timed {
             let slot = self.timed.entry(key.clone()).or_insert(level);
             if *slot < level {
                 *slot = level;
@@ -303,8 +304,14 @@ impl<'a> AspGame<'a> {
         self.ir
     }
 
+    /// Whether a relation carries a time argument (`next` always does: it becomes
+    /// `true` at the following step).
     fn timed(&self, key: &RelationKey) -> bool {
-        is_timed(self.ir, &key.name, key.arity)
+        (key.name == "next" && key.arity == 1) || is_timed(self.ir, &key.name, key.arity)
+    }
+
+    fn need(&self, needs: &mut Needs, key: &RelationKey, level: usize) -> bool {
+        needs.add(self.timed(key), key, level)
     }
 
     /// The text of a game atom at time `time` (`None`: static or untimed context).
@@ -393,11 +400,11 @@ impl<'a> AspGame<'a> {
         // Seeds of the needs: transitions and the action generator.
         if horizon >= 1 {
             for name in [("next", 1), ("legal", 2), ("terminal", 0)] {
-                needs.add(self.ir, &key(name.0, name.1), horizon - 1);
+                self.need(&mut needs, &key(name.0, name.1), horizon - 1);
             }
         }
         if request.start == Start::Initial {
-            needs.add(self.ir, &key("init", 1), 0);
+            self.need(&mut needs, &key("init", 1), 0);
         }
         // The static relaxation of legal uses the static relations of its cone.
         let legal_cone = if horizon >= 1 && self.timed(&key("legal", 2)) {
@@ -409,7 +416,7 @@ impl<'a> AspGame<'a> {
             for dep in self.graph.dependencies.iter().filter(|d| d.head == r) {
                 let body = &self.graph.relations[dep.body];
                 if !self.timed(body) {
-                    needs.add(self.ir, body, 0);
+                    self.need(&mut needs, body, 0);
                 }
             }
         }
@@ -514,7 +521,7 @@ impl<'a> AspGame<'a> {
         // Relations that are used but never defined: declare them to silence clingo.
         let mut undefined: BTreeSet<String> = BTreeSet::new();
         for key in needs.timed.keys() {
-            if !defined.contains(key) {
+            if !defined.contains(key) && *key != self::key("next", 1) {
                 undefined.insert(format!("{}/{}", identifier(&key.name), key.arity + 1));
             }
         }
@@ -555,7 +562,7 @@ impl<'a> AspGame<'a> {
                 };
                 for literal in &rule.body {
                     if let Literal::Pos(atom) | Literal::Neg(atom) = literal {
-                        changed |= needs.add(self.ir, &key_of(atom), level);
+                        changed |= self.need(needs, &key_of(atom), level);
                     }
                 }
             }
@@ -909,7 +916,13 @@ impl<'a> AspGame<'a> {
                 }
             }
             if constants.is_empty() {
-                let _ = writeln!(out, "#defined {predicate}/1.");
+                if !rel.columns[column]
+                    .domain
+                    .iter()
+                    .any(|&s| s != NIL && self.ir.symbols.symbol(s).arity > 0)
+                {
+                    let _ = writeln!(out, "#defined {predicate}/1.");
+                }
             } else {
                 let _ = writeln!(out, "{predicate}({}).", constants.join("; "));
             }
@@ -961,6 +974,9 @@ struct Encoder<'g, 'n> {
     scope: Vec<ScopeVar>,
     /// How often each ASP variable name was bound so far (for fresh names).
     names: BTreeMap<String, usize>,
+    /// The formula whose auxiliary predicate is the name atom itself (compared by
+    /// address only, never dereferenced).
+    top: Option<*const Formula>,
 }
 
 impl<'g, 'n> Encoder<'g, 'n> {
@@ -979,13 +995,24 @@ impl<'g, 'n> Encoder<'g, 'n> {
             domains,
             scope: Vec::new(),
             names: BTreeMap::new(),
+            top: None,
         }
     }
 
+    /// Encodes `formula` as the rules of the name atom `prefix`. A disjunction (or
+    /// `○`) at the top defines the name directly instead of through an auxiliary.
     fn root(&mut self, formula: &Formula, level: usize) {
-        let conj = self.encode(formula, level);
+        let top = match formula {
+            Formula::Implies(a, b) => Formula::Or(vec![(**a).clone().not(), (**b).clone()]),
+            other => other.clone(),
+        };
+        self.top = Some(&top as *const Formula);
+        let conj = self.encode(&top, level);
+        self.top = None;
         let name = self.prefix.clone();
-        self.rule(&name, &conj.lits);
+        if conj.lits != [name.clone()] {
+            self.rule(&name, &conj.lits);
+        }
     }
 
     fn rule(&mut self, head: &str, body: &[String]) {
@@ -1025,7 +1052,11 @@ impl<'g, 'n> Encoder<'g, 'n> {
     /// per conjunction; returns its atom.
     fn define(&mut self, formula: &Formula, bodies: Vec<Conj>) -> Conj {
         let free = self.free_vars(formula);
-        let name = self.fresh_aux();
+        let name = if self.top.is_some_and(|top| std::ptr::eq(top, formula)) {
+            self.prefix.clone()
+        } else {
+            self.fresh_aux()
+        };
         let args: Vec<String> = free.iter().map(|(a, _)| a.clone()).collect();
         let head = atom_text(&name, &args);
         if bodies.is_empty() {
@@ -1102,7 +1133,7 @@ impl<'g, 'n> Encoder<'g, 'n> {
         match formula {
             Formula::Atom(atom) => {
                 let relation = key(&atom.relation, atom.args.len());
-                self.needs.add(self.game.ir, &relation, level);
+                self.game.need(self.needs, &relation, level);
                 let mut args: Vec<String> = atom.args.iter().map(|t| self.term(t)).collect();
                 let mut bound = BTreeSet::new();
                 for arg in &atom.args {
@@ -1172,7 +1203,7 @@ impl<'g, 'n> Encoder<'g, 'n> {
                 self.encode(&rewritten, level)
             }
             Formula::Next(inner) => {
-                self.needs.add(self.game.ir, &key("terminal", 0), level);
+                self.game.need(self.needs, &key("terminal", 0), level);
                 let terminal = Conj {
                     lits: vec![self.game.named_atom("terminal", Vec::new(), &level.to_string())],
                     bound: BTreeSet::new(),

@@ -37,7 +37,7 @@ fn column_domain(ir: &Ir, relation: RelationId, column: usize) -> Domain {
     Domain::Column {
         relation,
         column,
-        relation_key: rel.key(),
+        relation_key: rel.name.clone(),
         path: ir.path_text(&rel.columns[column].path),
     }
 }

@@ -83,7 +83,7 @@ pub enum Domain {
         relation: RelationId,
         /// The column's index in the relation.
         column: usize,
-        /// `name/arity` of the relation (for the text form).
+        /// The relation's name (for the text form).
         relation_key: String,
         /// The path as text, e.g. `0/cell.2`.
         path: String,
@@ -648,7 +648,7 @@ impl Parser<'_> {
         Ok(Domain::Column {
             relation: id,
             column,
-            relation_key: rel.key(),
+            relation_key: rel.name.clone(),
             path: path_text,
         })
     }
