@@ -152,7 +152,9 @@ fn main() -> ExitCode {
             json,
             max_ground,
             time_limit,
-        } => prove(file, &classes, formulas, emit_asp, json, max_ground, time_limit),
+        } => prove(
+            file, &classes, formulas, emit_asp, json, max_ground, time_limit,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

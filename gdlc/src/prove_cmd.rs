@@ -121,7 +121,10 @@ fn io_error(path: &Path, err: &std::io::Error) -> Reported {
         Code::Io,
         format!("cannot create `{}`: {err}", path.display()),
     );
-    emit(&diagnostic, &SourceFile::new(path.display().to_string(), ""));
+    emit(
+        &diagnostic,
+        &SourceFile::new(path.display().to_string(), ""),
+    );
     Reported
 }
 
@@ -217,7 +220,16 @@ fn text(game: &str, report: &Report, elapsed: f64) -> String {
     let _ = writeln!(
         out,
         "\n{:>3} {:<12} {:<5} {:>4} {:>7} {:>8} {:>7} {:>12} {:>8} {:>8}  status",
-        "run", "class", "step", "pass", "horizon", "formulas", "assumed", "ground atoms", "ground s", "solve s"
+        "run",
+        "class",
+        "step",
+        "pass",
+        "horizon",
+        "formulas",
+        "assumed",
+        "ground atoms",
+        "ground s",
+        "solve s"
     );
     for run in &report.runs {
         let _ = writeln!(
@@ -275,7 +287,11 @@ fn quote(text: &str) -> String {
 
 fn json(game: &str, report: &Report, elapsed: f64) -> String {
     let mut out = String::new();
-    let _ = write!(out, "{{\"game\":{},\"seconds\":{elapsed:.3},\"properties\":[", quote(game));
+    let _ = write!(
+        out,
+        "{{\"game\":{},\"seconds\":{elapsed:.3},\"properties\":[",
+        quote(game)
+    );
     for (i, verdict) in report.verdicts.iter().enumerate() {
         if i > 0 {
             out.push(',');

@@ -248,7 +248,10 @@ fn formula_errors_are_located() {
           │                                       ^^ bind it with `exists`, `forall` or `count`
 
     "#]]
-    .assert_eq(&formula_error(&game, "(exists ((?x (set 1 2))) (true (count ?y)))"));
+    .assert_eq(&formula_error(
+        &game,
+        "(exists ((?x (set 1 2))) (true (count ?y)))",
+    ));
     expect_test::expect![[r#"
         error[formula]: `true/1` has no argument path `0/cell.0`
           ┌─ formula:1:27
@@ -259,7 +262,10 @@ fn formula_errors_are_located() {
           = its paths are: 0 0/count.0 0/light.0
 
     "#]]
-    .assert_eq(&formula_error(&game, "(exists ((?x (domain true 0/cell.0))) (true (count ?x)))"));
+    .assert_eq(&formula_error(
+        &game,
+        "(exists ((?x (domain true 0/cell.0))) (true (count ?x)))",
+    ));
     expect_test::expect![[r#"
         error[formula]: `does/2` cannot be used in a formula
           ┌─ formula:1:2
@@ -344,8 +350,15 @@ fn command_line() {
         "--json",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains(r#""name":"formula 1","formula":"(not (true b))","outcome":"not-inductive""#), "{stdout}");
-    assert!(stdout.contains(r#""name":"formula 2","formula":"(true a)","outcome":"proved""#), "{stdout}");
+    assert!(
+        stdout
+            .contains(r#""name":"formula 1","formula":"(not (true b))","outcome":"not-inductive""#),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#""name":"formula 2","formula":"(true a)","outcome":"proved""#),
+        "{stdout}"
+    );
     let mut written: Vec<String> = std::fs::read_dir(&dir)
         .expect("the programs were written")
         .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
@@ -356,7 +369,12 @@ fn command_line() {
 
     // Text report with the class summary.
     let counter = fixture("counter.kif");
-    let (code, stdout, _) = gdlc(&["prove", &counter.to_string_lossy(), "--class", "functionals"]);
+    let (code, stdout, _) = gdlc(&[
+        "prove",
+        &counter.to_string_lossy(),
+        "--class",
+        "functionals",
+    ]);
     assert_eq!(code, 0);
     assert!(stdout.contains("functionals"), "{stdout}");
     assert!(stdout.contains("ground atoms"), "{stdout}");
@@ -364,7 +382,10 @@ fn command_line() {
     // A bad formula is a located error and exit code 1.
     let (code, _, stderr) = gdlc(&["prove", &game, "--formula", "(true (cell 1))"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("error[formula]: unknown function symbol `cell/1`"), "{stderr}");
+    assert!(
+        stderr.contains("error[formula]: unknown function symbol `cell/1`"),
+        "{stderr}"
+    );
     assert!(stderr.contains("--formula:1:8"), "{stderr}");
 
     // A missing file too.
@@ -403,8 +424,17 @@ fn quarto_invariants_of_the_paper() {
         outcome(&report, "at most one ?x1 in (pool ?x1)"),
         &Outcome::FalseInitially
     );
-    for verdict in report.verdicts.iter().filter(|v| v.property.class == Class::Formulas) {
-        assert_eq!(verdict.outcome, Outcome::Proved, "{}", verdict.property.formula);
+    for verdict in report
+        .verdicts
+        .iter()
+        .filter(|v| v.property.class == Class::Formulas)
+    {
+        assert_eq!(
+            verdict.outcome,
+            Outcome::Proved,
+            "{}",
+            verdict.property.formula
+        );
     }
 }
 

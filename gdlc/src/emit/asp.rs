@@ -466,7 +466,10 @@ impl<'a> AspGame<'a> {
                 defined.insert(key("true", 1));
             }
             Start::Generated => {
-                let _ = writeln!(out, "\n% The state generator: any set of fluents of the domain.");
+                let _ = writeln!(
+                    out,
+                    "\n% The state generator: any set of fluents of the domain."
+                );
                 if let Some(id) = self.relation_id(&key("true", 1)) {
                     let dom = domains.column(self.ir, id, 0);
                     let _ = writeln!(out, "{{ true(F, 0) : {dom}(F) }}.");
@@ -627,7 +630,11 @@ impl<'a> AspGame<'a> {
                     }
                     let text = self.atom(atom, Some(t));
                     GLit {
-                        text: if positive { text } else { format!("not {text}") },
+                        text: if positive {
+                            text
+                        } else {
+                            format!("not {text}")
+                        },
                         vars,
                         positive,
                         source: self.relation_id(&atom_key).map(|id| (atom, id)),
@@ -797,9 +804,9 @@ impl<'a> AspGame<'a> {
             ast::Term::Const(_) => None,
             ast::Term::Func { name, args, .. } => {
                 let symbol = self.ir.symbols.get(&name.text, args.len())?;
-                args.iter().enumerate().find_map(|(j, a)| {
-                    self.var_path(a, &child_path(path, symbol, j), var)
-                })
+                args.iter()
+                    .enumerate()
+                    .find_map(|(j, a)| self.var_path(a, &child_path(path, symbol, j), var))
             }
         }
     }
@@ -1003,7 +1010,7 @@ impl<'g, 'n> Encoder<'g, 'n> {
     /// `○`) at the top defines the name directly instead of through an auxiliary.
     fn root(&mut self, formula: &Formula, level: usize) {
         let top = match formula {
-            Formula::Implies(a, b) => Formula::Or(vec![(**a).clone().not(), (**b).clone()]),
+            Formula::Implies(a, b) => Formula::Or(vec![(**a).clone().negate(), (**b).clone()]),
             other => other.clone(),
         };
         self.top = Some(&top as *const Formula);
@@ -1199,13 +1206,16 @@ impl<'g, 'n> Encoder<'g, 'n> {
                 self.define(formula, bodies)
             }
             Formula::Implies(a, b) => {
-                let rewritten = Formula::Or(vec![(**a).clone().not(), (**b).clone()]);
+                let rewritten = Formula::Or(vec![(**a).clone().negate(), (**b).clone()]);
                 self.encode(&rewritten, level)
             }
             Formula::Next(inner) => {
                 self.game.need(self.needs, &key("terminal", 0), level);
                 let terminal = Conj {
-                    lits: vec![self.game.named_atom("terminal", Vec::new(), &level.to_string())],
+                    lits: vec![
+                        self.game
+                            .named_atom("terminal", Vec::new(), &level.to_string()),
+                    ],
                     bound: BTreeSet::new(),
                     local: BTreeSet::new(),
                     negatable: true,
@@ -1228,7 +1238,8 @@ impl<'g, 'n> Encoder<'g, 'n> {
                 conj
             }
             Formula::Forall(bindings, body) => {
-                let rewritten = Formula::Exists(bindings.clone(), Box::new((**body).clone().not())).not();
+                let rewritten =
+                    Formula::Exists(bindings.clone(), Box::new((**body).clone().negate())).negate();
                 self.encode(&rewritten, level)
             }
             Formula::Count {
@@ -1255,7 +1266,12 @@ impl<'g, 'n> Encoder<'g, 'n> {
                 if *low > 0 {
                     let _ = write!(text, "{low} <= ");
                 }
-                let _ = write!(text, "#count {{ {} : {} }}", tuple.join(", "), condition.join(", "));
+                let _ = write!(
+                    text,
+                    "#count {{ {} : {} }}",
+                    tuple.join(", "),
+                    condition.join(", ")
+                );
                 if let Some(high) = high {
                     let _ = write!(text, " <= {high}");
                 }

@@ -18,9 +18,7 @@
 //! second column.
 
 use crate::ir::{Ir, NIL, RelationId};
-use crate::prove::formula::{
-    Binding, Domain, Formula, Term, column_terms, find_relation,
-};
+use crate::prove::formula::{Binding, Domain, Formula, Term, column_terms, find_relation};
 use crate::prove::{Class, Property};
 
 /// Fluents with more arguments are not given functional formulas (2^m subsets each).
@@ -104,7 +102,11 @@ fn functionals(ir: &Ir) -> Vec<Property> {
         let pattern = format!(
             "({} {})",
             sym.name,
-            names.iter().map(|n| format!("?{n}")).collect::<Vec<_>>().join(" ")
+            names
+                .iter()
+                .map(|n| format!("?{n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
         );
         for subset in 1u32..(1 << m) {
             let (counted, outer): (Vec<usize>, Vec<usize>) =
@@ -213,19 +215,21 @@ fn legals(ir: &Ir) -> Vec<Property> {
     };
     let role_domain = Domain::Set(roles(ir));
     let legal = Formula::atom("legal", vec![var("r"), var("m")]);
-    let playability = Formula::atom("terminal", Vec::new()).not().implies(Formula::Forall(
-        vec![Binding {
-            vars: vec!["r".into()],
-            domain: role_domain.clone(),
-        }],
-        Box::new(Formula::Exists(
+    let playability = Formula::atom("terminal", Vec::new())
+        .negate()
+        .implies(Formula::Forall(
             vec![Binding {
-                vars: vec!["m".into()],
-                domain: moves.clone(),
+                vars: vec!["r".into()],
+                domain: role_domain.clone(),
             }],
-            Box::new(legal.clone()),
-        )),
-    ));
+            Box::new(Formula::Exists(
+                vec![Binding {
+                    vars: vec!["m".into()],
+                    domain: moves.clone(),
+                }],
+                Box::new(legal.clone()),
+            )),
+        ));
     let turn_taking = Formula::Count {
         low: 0,
         high: Some(1),
@@ -277,7 +281,8 @@ fn goals(ir: &Ir) -> Vec<Property> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let goal = |role: Term, value: &str| Formula::atom("goal", vec![role, Term::Const(value.to_owned())]);
+    let goal =
+        |role: Term, value: &str| Formula::atom("goal", vec![role, Term::Const(value.to_owned())]);
     let terminal = || Formula::atom("terminal", Vec::new());
 
     // Zero-sum: no combination of values that does not add up to 100.
@@ -299,7 +304,7 @@ fn goals(ir: &Ir) -> Vec<Property> {
                     roles
                         .iter()
                         .zip(&index)
-                        .map(|(r, &i)| goal(r.clone(), &values[i].1).not())
+                        .map(|(r, &i)| goal(r.clone(), &values[i].1).negate())
                         .collect(),
                 ));
             }
@@ -342,7 +347,7 @@ fn goals(ir: &Ir) -> Vec<Property> {
                         goal(var("r"), high_name),
                         goal(var("r"), low_name).next(),
                     ])
-                    .not(),
+                    .negate(),
                 );
             }
         }
@@ -354,7 +359,7 @@ fn goals(ir: &Ir) -> Vec<Property> {
             role_binding,
             Box::new(Formula::And(vec![
                 exactly_one,
-                terminal().not().implies(Formula::And(never_lower)),
+                terminal().negate().implies(Formula::And(never_lower)),
             ])),
         ),
     ));
@@ -380,7 +385,7 @@ fn persistence(ir: &Ir) -> Vec<Property> {
         out.push(property(
             Class::Persistence,
             format!("{fluent} stays false"),
-            holds.clone().not().implies(holds.not().next()),
+            holds.clone().negate().implies(holds.negate().next()),
         ));
     }
     out

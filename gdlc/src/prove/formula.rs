@@ -49,7 +49,10 @@ impl Term {
         if term.args.is_empty() {
             Term::Const(name)
         } else {
-            Term::Func(name, term.args.iter().map(|a| Term::from_ir(ir, a)).collect())
+            Term::Func(
+                name,
+                term.args.iter().map(|a| Term::from_ir(ir, a)).collect(),
+            )
         }
     }
 
@@ -147,7 +150,7 @@ impl Formula {
     }
 
     /// `(not self)`.
-    pub fn not(self) -> Formula {
+    pub fn negate(self) -> Formula {
         Formula::Not(Box::new(self))
     }
 
@@ -302,7 +305,9 @@ pub fn is_timed(ir: &Ir, name: &str, arity: usize) -> bool {
         Some(id) => ir.layers[ir.layer_of[id.0 as usize]].phase != Phase::Static,
         None => matches!(
             Keyword::of(name, arity),
-            Some(Keyword::True | Keyword::Does | Keyword::Legal | Keyword::Goal | Keyword::Terminal)
+            Some(
+                Keyword::True | Keyword::Does | Keyword::Legal | Keyword::Goal | Keyword::Terminal
+            )
         ),
     }
 }
@@ -362,9 +367,16 @@ fn error(span: Span, message: impl Into<String>, label: impl Into<String>) -> Di
 
 /// Parses one formula against a game. Spans of errors are offsets into `text`.
 pub fn parse(text: &str, ir: &Ir) -> Result<Formula, Diagnostic> {
-    let sexprs = read_sexprs(text).map_err(|d| Diagnostic { code: Code::Formula, ..d })?;
+    let sexprs = read_sexprs(text).map_err(|d| Diagnostic {
+        code: Code::Formula,
+        ..d
+    })?;
     match sexprs.as_slice() {
-        [one] => Parser { ir, scope: Vec::new() }.formula(one),
+        [one] => Parser {
+            ir,
+            scope: Vec::new(),
+        }
+        .formula(one),
         [] => Err(Diagnostic::error(Code::Formula, "the formula is empty")
             .at(Span::new(0, text.len()), "no formula here")),
         [_, second, ..] => Err(error(
@@ -395,13 +407,21 @@ impl Parser<'_> {
         let span = sexpr.span();
         let items = match sexpr {
             SExpr::Variable(..) => {
-                return Err(error(span, "a variable is not a formula", "expected a formula"));
+                return Err(error(
+                    span,
+                    "a variable is not a formula",
+                    "expected a formula",
+                ));
             }
             SExpr::Symbol(..) => return self.atom(sexpr, &[]).map(Formula::Atom),
             SExpr::List(items, _) => items,
         };
         let Some((head, rest)) = items.split_first() else {
-            return Err(error(span, "an empty list is not a formula", "expected a formula"));
+            return Err(error(
+                span,
+                "an empty list is not a formula",
+                "expected a formula",
+            ));
         };
         let Some(head_word) = word(head) else {
             return Err(error(
@@ -414,7 +434,11 @@ impl Parser<'_> {
             error(
                 span,
                 format!("`{head_word}` takes {expected}"),
-                format!("{} argument{} here", rest.len(), if rest.len() == 1 { "" } else { "s" }),
+                format!(
+                    "{} argument{} here",
+                    rest.len(),
+                    if rest.len() == 1 { "" } else { "s" }
+                ),
             )
         };
         match head_word.as_str() {
@@ -505,7 +529,11 @@ impl Parser<'_> {
             ));
         };
         if items.is_empty() {
-            return Err(error(*span, "a quantifier binds at least one variable", "no bindings"));
+            return Err(error(
+                *span,
+                "a quantifier binds at least one variable",
+                "no bindings",
+            ));
         }
         let mut out = Vec::new();
         let mut names: Vec<String> = Vec::new();
@@ -539,17 +567,29 @@ impl Parser<'_> {
             ));
         };
         let Some((domain, vars)) = items.split_last() else {
-            return Err(error(*span, "an empty binding", "expected variables and a domain"));
+            return Err(error(
+                *span,
+                "an empty binding",
+                "expected variables and a domain",
+            ));
         };
         if vars.is_empty() {
-            return Err(error(*span, "a binding needs at least one variable", "no variable"));
+            return Err(error(
+                *span,
+                "a binding needs at least one variable",
+                "no variable",
+            ));
         }
         let mut names = Vec::new();
         for var in vars {
             match var {
                 SExpr::Variable(text, _) => names.push(text[1..].to_ascii_lowercase()),
                 other => {
-                    return Err(error(other.span(), "expected a variable like `?x`", "not a variable"));
+                    return Err(error(
+                        other.span(),
+                        "expected a variable like `?x`",
+                        "not a variable",
+                    ));
                 }
             }
         }
@@ -588,7 +628,11 @@ impl Parser<'_> {
 
     fn column_domain(&self, relation: &SExpr, path: &SExpr) -> Result<Domain, Diagnostic> {
         let Some(name) = word(relation) else {
-            return Err(error(relation.span(), "expected a relation name", "not a name"));
+            return Err(error(
+                relation.span(),
+                "expected a relation name",
+                "not a name",
+            ));
         };
         let (name, arity) = match name.rsplit_once('/') {
             Some((n, a)) => match a.parse::<usize>() {
@@ -625,7 +669,11 @@ impl Parser<'_> {
             SExpr::Symbol(t, _) => Some(t.clone()),
             _ => None,
         }) else {
-            return Err(error(path.span(), "expected a path like `0/cell.2`", "not a path"));
+            return Err(error(
+                path.span(),
+                "expected a path like `0/cell.2`",
+                "not a path",
+            ));
         };
         let rel = self.ir.relation(id);
         let Some(column) = rel
@@ -693,7 +741,11 @@ impl Parser<'_> {
             _ => None,
         };
         if let Some(reason) = forbidden {
-            return Err(error(span, format!("`{}` cannot be used in a formula", relation.key()), reason));
+            return Err(error(
+                span,
+                format!("`{}` cannot be used in a formula", relation.key()),
+                reason,
+            ));
         }
         let mut terms = Vec::with_capacity(args.len());
         for arg in args {
@@ -751,7 +803,11 @@ impl Parser<'_> {
             } else {
                 format!("function symbol `{name}/{arity}`")
             };
-            error(span, format!("unknown {what}"), "it does not occur in the game")
+            error(
+                span,
+                format!("unknown {what}"),
+                "it does not occur in the game",
+            )
         })
     }
 }
@@ -760,9 +816,17 @@ impl Parser<'_> {
 fn bound(sexpr: &SExpr) -> Result<u32, Diagnostic> {
     match sexpr {
         SExpr::Symbol(text, span) => text.parse::<u32>().map_err(|_| {
-            error(*span, "a bound is a natural number (or `inf` as upper bound)", "not a number")
+            error(
+                *span,
+                "a bound is a natural number (or `inf` as upper bound)",
+                "not a number",
+            )
         }),
-        other => Err(error(other.span(), "a bound is a natural number", "not a number")),
+        other => Err(error(
+            other.span(),
+            "a bound is a natural number",
+            "not a number",
+        )),
     }
 }
 
@@ -783,7 +847,9 @@ fn ground_term(sexpr: &SExpr) -> Result<Term, Diagnostic> {
             }
             Ok(Term::Func(
                 name,
-                rest.iter().map(ground_term).collect::<Result<Vec<_>, _>>()?,
+                rest.iter()
+                    .map(ground_term)
+                    .collect::<Result<Vec<_>, _>>()?,
             ))
         }
     }
