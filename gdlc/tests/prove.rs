@@ -448,3 +448,125 @@ fn tictactoe_legals() {
     assert_eq!(outcome(&report, "playability"), &Outcome::Proved);
     assert_eq!(outcome(&report, "turn-taking"), &Outcome::Proved);
 }
+
+/// A small deterministic random number generator (xorshift), for playouts.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// Checks the persistence verdicts of a game against the interpreter: a proved
+/// `f stays true` (false) is never broken along random playouts, and a
+/// `false-initially` one is broken by some joint move from the initial state.
+fn check_persistence_against_interpreter(path: &std::path::Path, playouts: usize) {
+    use gdlc_runtime::Game;
+    let game = load(path);
+    let report = prove(&game, &[Class::Functionals, Class::Persistence], &[]);
+    let mut interp = gdlc::interp::Interpreter::new(&game.front).expect("interpreter");
+    // (fluent, stays true?) → outcome
+    let mut claims = Vec::new();
+    for verdict in report
+        .verdicts
+        .iter()
+        .filter(|v| v.property.class == Class::Persistence)
+    {
+        let (fluent, positive) = if let Some(f) = verdict.property.name.strip_suffix(" stays true")
+        {
+            (f.to_owned(), true)
+        } else if let Some(f) = verdict.property.name.strip_suffix(" stays false") {
+            (f.to_owned(), false)
+        } else {
+            panic!("unexpected persistence property {}", verdict.property.name)
+        };
+        claims.push((fluent, positive, verdict.outcome.clone()));
+    }
+    assert!(!claims.is_empty());
+    let broken = |before: &[String], after: &[String], fluent: &str, positive: bool| {
+        let was = before.iter().any(|f| f == fluent);
+        let is = after.iter().any(|f| f == fluent);
+        if positive { was && !is } else { !was && is }
+    };
+    // All joint moves from the initial state.
+    let initial = interp.initial_state();
+    let initial_text = interp.state_to_kif(&initial);
+    let mut successors = Vec::new();
+    if !interp.is_terminal(&initial) {
+        let mut per_role = Vec::new();
+        for role in 0..interp.num_roles() {
+            let mut moves = Vec::new();
+            interp.legal_moves(&initial, role, &mut moves);
+            per_role.push(moves);
+        }
+        let mut index = vec![0usize; per_role.len()];
+        'joint: loop {
+            let joint: Vec<_> = index.iter().zip(&per_role).map(|(&i, m)| m[i]).collect();
+            let next = interp.next_state(&initial, &joint);
+            successors.push(interp.state_to_kif(&next));
+            for k in (0..index.len()).rev() {
+                index[k] += 1;
+                if index[k] < per_role[k].len() {
+                    continue 'joint;
+                }
+                index[k] = 0;
+            }
+            break;
+        }
+    }
+    for (fluent, positive, outcome) in &claims {
+        if *outcome == Outcome::FalseInitially {
+            assert!(
+                successors
+                    .iter()
+                    .any(|s| broken(&initial_text, s, fluent, *positive)),
+                "{fluent} (stays {positive}) is reported false initially but no first move breaks it"
+            );
+        }
+    }
+    // Random playouts.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..playouts {
+        let mut state = interp.initial_state();
+        let mut text = interp.state_to_kif(&state);
+        for _ in 0..200 {
+            if interp.is_terminal(&state) {
+                break;
+            }
+            let mut joint = Vec::new();
+            for role in 0..interp.num_roles() {
+                let mut moves = Vec::new();
+                interp.legal_moves(&state, role, &mut moves);
+                assert!(!moves.is_empty(), "a role without legal moves");
+                joint.push(moves[rng.below(moves.len())]);
+            }
+            let next = interp.next_state(&state, &joint);
+            let next_text = interp.state_to_kif(&next);
+            for (fluent, positive, outcome) in &claims {
+                if *outcome == Outcome::Proved {
+                    assert!(
+                        !broken(&text, &next_text, fluent, *positive),
+                        "proved: {fluent} stays {positive}, but a playout breaks it"
+                    );
+                }
+            }
+            state = next;
+            text = next_text;
+        }
+    }
+}
+
+#[test]
+fn persistence_agrees_with_the_interpreter() {
+    check_persistence_against_interpreter(&fixture("chain.kif"), 20);
+    check_persistence_against_interpreter(&fixture("counter.kif"), 20);
+    for name in ["tictactoe.kif", "connect4.kif"] {
+        if let Some(path) = common::game_path(name) {
+            check_persistence_against_interpreter(&path, 100);
+        }
+    }
+}

@@ -123,17 +123,6 @@ fn ast_term(term: &ast::Term) -> String {
     }
 }
 
-/// The ASP text of an IR ground term.
-fn ir_term(ir: &Ir, term: &crate::ir::Term) -> String {
-    let symbol = ir.symbols.symbol(term.symbol);
-    if term.args.is_empty() {
-        constant(&symbol.name)
-    } else {
-        let args: Vec<String> = term.args.iter().map(|a| ir_term(ir, a)).collect();
-        format!("{}({})", identifier(&symbol.name), args.join(", "))
-    }
-}
-
 /// An atom's text from its predicate and argument texts.
 fn atom_text(predicate: &str, args: &[String]) -> String {
     if args.is_empty() {
@@ -203,12 +192,17 @@ impl Needs {
     /// Records that `key` is needed at time `level`; true if that is new.
     fn add(&mut self, timed: bool, key: &RelationKey, level: usize) -> bool {
         if timed {
-            let slot = self.timed.entry(key.clone()).or_insert(level);
-            if *slot < level {
-                *slot = level;
-                return true;
+            match self.timed.get_mut(key) {
+                None => {
+                    self.timed.insert(key.clone(), level);
+                    true
+                }
+                Some(slot) if *slot < level => {
+                    *slot = level;
+                    true
+                }
+                Some(_) => false,
             }
-            false
         } else {
             self.fixed.insert(key.clone())
         }
@@ -297,11 +291,6 @@ impl<'a> AspGame<'a> {
             graph: DependencyGraph::build(rules),
             source: source.to_owned(),
         }
-    }
-
-    /// The IR.
-    pub fn ir(&self) -> &'a Ir {
-        self.ir
     }
 
     /// Whether a relation carries a time argument (`next` always does: it becomes
@@ -1314,12 +1303,4 @@ fn collect_free(formula: &Formula, bound: &mut Vec<String>, out: &mut BTreeSet<S
             bound.truncate(depth);
         }
     }
-}
-
-/// The ASP text of every ground fluent of the domain (for generated formulas), or
-/// `None` when there are more than `limit`.
-pub fn fluent_terms(ir: &Ir, limit: usize) -> Option<Vec<String>> {
-    let id = find_relation(ir, "true", 1)?;
-    let terms = formula::column_terms(ir, id, 0, limit)?;
-    Some(terms.iter().map(|t| ir_term(ir, t)).collect())
 }
