@@ -679,7 +679,9 @@ impl<'a> AspGame<'a> {
                     }
                 }
             }
-            let mut split = None;
+            // Of the variables that can be projected away, take the one whose literals
+            // share the fewest variables with the rest (the smallest projection).
+            let mut split: Option<(String, Vec<String>, Vec<GLit<'a>>)> = None;
             for v in order.iter().filter(|v| !rule.head_vars.contains(*v)) {
                 let (plus, minus): (Vec<&GLit>, Vec<&GLit>) =
                     rule.body.iter().partition(|l| l.vars.contains(v));
@@ -699,6 +701,9 @@ impl<'a> AspGame<'a> {
                 if minus_vars.iter().all(|w| shared.contains(w)) {
                     continue;
                 }
+                if split.as_ref().is_some_and(|(_, best, _)| best.len() <= shared.len()) {
+                    continue;
+                }
                 // Variables of the new rule bound only by tests or negations need a
                 // domain guard from a positive literal of the rest.
                 let mut guards = Vec::new();
@@ -712,11 +717,9 @@ impl<'a> AspGame<'a> {
                         None => unsafe_var = true,
                     }
                 }
-                if unsafe_var {
-                    continue;
+                if !unsafe_var {
+                    split = Some((v.clone(), shared, guards));
                 }
-                split = Some((v.clone(), shared, guards));
-                break;
             }
             let Some((v, shared, guards)) = split else {
                 done.push(rule);
