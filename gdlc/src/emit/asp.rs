@@ -701,7 +701,10 @@ impl<'a> AspGame<'a> {
                 if minus_vars.iter().all(|w| shared.contains(w)) {
                     continue;
                 }
-                if split.as_ref().is_some_and(|(_, best, _)| best.len() <= shared.len()) {
+                if split
+                    .as_ref()
+                    .is_some_and(|(_, best, _)| best.len() <= shared.len())
+                {
                     continue;
                 }
                 // Variables of the new rule bound only by tests or negations need a
