@@ -564,7 +564,7 @@ fn check_persistence_against_interpreter(path: &std::path::Path, playouts: usize
 fn persistence_agrees_with_the_interpreter() {
     check_persistence_against_interpreter(&fixture("chain.kif"), 20);
     check_persistence_against_interpreter(&fixture("counter.kif"), 20);
-    for name in ["tictactoe.kif", "connect4.kif"] {
+    for name in ["tictactoe.kif", "connect4.kif", "endgame.kif"] {
         if let Some(path) = common::game_path(name) {
             check_persistence_against_interpreter(&path, 100);
         }
