@@ -128,6 +128,11 @@ pub enum Code {
     GoalValue,
     /// Argument domains that cannot be bounded (analysis).
     Unbounded,
+    /// A malformed invariant formula, or one naming an unknown relation or domain
+    /// (`gdlc prove --formula`).
+    Formula,
+    /// The answer set solver failed (`gdlc prove`).
+    Solver,
 }
 
 impl Code {
@@ -154,6 +159,8 @@ impl Code {
             Code::Missing => "missing",
             Code::GoalValue => "goal-value",
             Code::Unbounded => "unbounded",
+            Code::Formula => "formula",
+            Code::Solver => "solver",
         }
     }
 }

@@ -5,9 +5,10 @@
 //! [`syntax`] (KIF → AST) → [`check`] (validity, located diagnostics) →
 //! [`normalize`] (or-expansion, literal order, duplicates) → [`analysis`] (domains,
 //! flattening, layers: the [`ir`]) → [`plan`] (filter trees, evaluation modes, storage)
-//! → [`exec`] (the plan executor) and [`emit`] (backends). [`interp`] is the reference
-//! interpreter every reasoner is checked against; [`front_end`] runs the front end on
-//! one file.
+//! → [`exec`] (the plan executor) and [`emit`] (backends: Prolog, temporal ASP, which
+//! [`prove`] solves with an embedded clingo — cargo feature `prove`, on by default — to
+//! prove invariants). [`interp`] is the reference interpreter every reasoner is checked
+//! against; [`front_end`] runs the front end on one file.
 
 pub mod analysis;
 pub mod check;
@@ -20,6 +21,7 @@ pub mod interp;
 pub mod ir;
 pub mod normalize;
 pub mod plan;
+pub mod prove;
 pub mod syntax;
 
 pub use diagnostic::{Diagnostic, Severity, SourceFile, Span};

@@ -4,8 +4,13 @@
 //! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
 //! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
 //! - `gdlc explain FILE --stage domains|flat|layers|plan` — text dumps of the analysis.
+//! - `gdlc prove FILE [--class …] [--formula TEXT] …` — prove invariants (feature
+//!   `prove`; see `prove_cmd.rs`).
 //!
 //! Every failure is a located message and exit code 1; nothing panics on bad input.
+
+#[cfg(feature = "prove")]
+mod prove_cmd;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -75,6 +80,44 @@ enum Command {
         #[arg(long, value_enum)]
         stage: StageArg,
     },
+    /// Prove invariants by induction with answer set programming: the standard property
+    /// classes (functionals, legals, goals, persistence) or your own formulas.
+    Prove {
+        /// The game (KIF).
+        file: PathBuf,
+        /// A class to attempt (repeatable; default: all four, or none with --formula).
+        #[arg(long = "class", value_enum)]
+        classes: Vec<ClassArg>,
+        /// A formula to prove (repeatable), e.g.
+        /// `(forall ((?x ?y (domain true 0/cell.0))) (count 0 1 ((?p (domain true 0/cell.2))) (true (cell ?x ?y ?p))))`.
+        #[arg(long = "formula")]
+        formulas: Vec<String>,
+        /// Write every program, as it is solved, to this directory (for stand-alone clingo).
+        #[arg(long)]
+        emit_asp: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Most ground atoms of one program; properties beyond it are not attempted.
+        #[arg(long, default_value_t = 5_000_000)]
+        max_ground: u64,
+        /// Most seconds of solving per program; properties undecided then are not attempted.
+        #[arg(long)]
+        time_limit: Option<f64>,
+    },
+}
+
+/// The property classes `prove --class` accepts.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ClassArg {
+    /// At most / exactly one value per argument tuple; exactly one control fluent.
+    Functionals,
+    /// Playability and turn-taking.
+    Legals,
+    /// Zero-sum, unique and monotonic goal values.
+    Goals,
+    /// Every ground fluent stays true / stays false.
+    Persistence,
 }
 
 /// The analysis stages `explain` can print.
@@ -106,6 +149,17 @@ fn main() -> ExitCode {
             max_steps,
         } => playout(&file, seed, count, moves.as_deref(), max_steps),
         Command::Explain { file, stage } => explain(&file, stage),
+        Command::Prove {
+            file,
+            classes,
+            formulas,
+            emit_asp,
+            json,
+            max_ground,
+            time_limit,
+        } => prove(
+            file, &classes, formulas, emit_asp, json, max_ground, time_limit,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -219,6 +273,51 @@ fn explain(path: &Path, stage: StageArg) -> Result<(), Reported> {
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
+}
+
+#[cfg(feature = "prove")]
+fn prove(
+    file: PathBuf,
+    classes: &[ClassArg],
+    formulas: Vec<String>,
+    emit_asp: Option<PathBuf>,
+    json: bool,
+    max_ground: u64,
+    time_limit: Option<f64>,
+) -> Result<(), Reported> {
+    use gdlc::prove::Class;
+    let classes = classes
+        .iter()
+        .map(|c| match c {
+            ClassArg::Functionals => Class::Functionals,
+            ClassArg::Legals => Class::Legals,
+            ClassArg::Goals => Class::Goals,
+            ClassArg::Persistence => Class::Persistence,
+        })
+        .collect();
+    prove_cmd::prove(&prove_cmd::ProveArgs {
+        file,
+        classes,
+        formulas,
+        emit_asp,
+        json,
+        max_ground,
+        time_limit,
+    })
+}
+
+#[cfg(not(feature = "prove"))]
+fn prove(
+    _: PathBuf,
+    _: &[ClassArg],
+    _: Vec<String>,
+    _: Option<PathBuf>,
+    _: bool,
+    _: u64,
+    _: Option<f64>,
+) -> Result<(), Reported> {
+    eprintln!("error: this gdlc was built without the `prove` feature (clingo)");
+    Err(Reported)
 }
 
 fn perft(path: &Path, depth: u32, plan: bool) -> Result<(), Reported> {

@@ -1,10 +1,15 @@
-//! Backends: text programs emitted from the analysed game for other engines.
+//! Backends: text and code generated from the analysed game.
 //!
 //! - [`prolog`]: the conventional translation used by Prolog-based GGP players, run by
 //!   SWI-Prolog with an embedded driver; it is the baseline of the benchmark suite.
+//! - [`asp`]: the temporal answer set programs of the invariant prover (Haufe, Schiffel
+//!   and Thielscher): the game over time steps, state and action generators, formula
+//!   encodings, base-case and induction-step programs. Plain text, runnable by a
+//!   stand-alone clingo; the solver itself lives in [`crate::prove`].
 //!
-//! Emitters are pure functions from the front end's result to text: they do no I/O, and
-//! the same input always gives the same bytes. Running the emitted program (writing the
-//! files, spawning the engine) is left to the callers (xtask, tests).
+//! Emitters are pure functions to text: they do no I/O, and the same input always gives
+//! the same bytes. Running the emitted program (writing files, spawning the engine) is
+//! left to the callers (xtask, tests, the prover's driver).
 
+pub mod asp;
 pub mod prolog;

@@ -1,0 +1,1312 @@
+//! Temporal answer set programs for proving state sequence invariants (Haufe, Schiffel,
+//! Thielscher, sections 4–6), as text for clingo.
+//!
+//! A program has these parts, in this order:
+//!
+//! - **time**: `_time(0..N).` for the horizon `N`;
+//! - **the game over time** (the paper's G≤N, Definition 10): every rule of the game,
+//!   with a last argument `T` on relations that depend on `true` or `does` and none on
+//!   static ones; `(next f)` becomes `true(f, T+1)`. Only the rules some consumer needs
+//!   are emitted, and only up to the last time step it needs them (section 6.2,
+//!   *removing unnecessary rules*): `next` up to `N-1`, `legal` and `terminal` up to
+//!   `N-1` for the action generator, and whatever the formulas mention at the levels
+//!   they mention it;
+//! - **the first state**: the initial state (`true(F, 0) :- init(F).`, base case) or the
+//!   state generator `{ true(F, 0) : _dom_true_0(F) }.` over the fluent domain of the
+//!   analysis (induction step, Definition 15);
+//! - **the action generator** (section 4.3.1 with Definition 23): exactly one
+//!   `does(r, M, T)` per role and non-terminated step, candidates from the *static
+//!   relaxation* of `legal` (state-dependent literals replaced by their domains or
+//!   dropped when negated), each checked against `legal`;
+//! - **domains**: the domain encoding of Definition 22, one predicate per column of a
+//!   relation (`_dom_true_3(1; 2; 3).`, `_dom_true_0(cell(A, B, C)) :- …`), and explicit
+//!   sets of formulas (`_set1(…)`);
+//! - **formulas** (Table 2): each formula φ gets a name atom, true in an answer set iff
+//!   φ holds on the state sequence it represents. Subformulas get auxiliary predicates
+//!   whose arguments are their free quantified variables, so quantifiers are grounded
+//!   by clingo rather than here; atoms, conjunctions and existentials are inlined into
+//!   their parent rule (section 6.2, *cutting indirections*), counting quantifiers
+//!   become `#count` aggregates (weight atoms). Base case: the name of φ
+//!   (`_f<k>`); induction step: the name of `φ ⊃ ○φ` (`_s<k>`); proven invariants Ψ
+//!   (`_a<k>`) are added as constraints `:- not _a<k>.`;
+//! - `#show` of the name atoms, so that `clingo FILE --enum-mode=cautious` prints the
+//!   names that hold in every answer set.
+//!
+//! Game rules are also rewritten by the paper's *removing existential variables*
+//! (section 6.2): a body variable that is not in the head and links only some literals
+//! is projected away through an auxiliary predicate `_e<k>`.
+//!
+//! Names: GDL symbols become ASP constants (`cell`, `p0000`), canonical integers stay
+//! integers (`100`), anything else is escaped injectively (`white-pawn` →
+//! `x'white'2Dpawn`, `0100` → `x'0100`); GDL variables become capitalised ASP variables
+//! (`?piece` → `Piece`). Every name this module adds starts with `_`, which no escaped
+//! GDL name does, so nothing can clash.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use crate::deps::{DependencyGraph, RelationKey, key_of};
+use crate::ir::{Ir, NIL, RelationId, child_path};
+use crate::normalize::{Literal, Rule};
+use crate::prove::formula::{self, Domain, Formula, Term as FTerm, find_relation, is_timed};
+use crate::syntax::ast;
+
+/// The time variable of the temporal program (no GDL variable maps to it).
+const TIME: &str = "T'";
+
+// ---------------------------------------------------------------------------------------
+// Names
+
+/// Whether `name` can be written as an ASP identifier unchanged.
+fn plain(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && name != "not"
+}
+
+/// Writes the characters of `name`, escaping every byte outside `[a-z0-9_]` as `'HH`.
+fn escape_into(out: &mut String, name: &str) {
+    for byte in name.bytes() {
+        if byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'_' {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "'{byte:02X}");
+        }
+    }
+}
+
+/// The ASP identifier of a GDL name (relation or function symbol).
+pub fn identifier(name: &str) -> String {
+    if plain(name) {
+        return name.to_owned();
+    }
+    let mut out = String::from("x'");
+    escape_into(&mut out, name);
+    out
+}
+
+/// The ASP term of a GDL constant: canonical integers stay integers.
+pub fn constant(name: &str) -> String {
+    let canonical_int = name == "0"
+        || (name.len() <= 9
+            && name.starts_with(|c: char| ('1'..='9').contains(&c))
+            && name.bytes().all(|b| b.is_ascii_digit()));
+    if canonical_int {
+        name.to_owned()
+    } else {
+        identifier(name)
+    }
+}
+
+/// The ASP variable of a GDL variable (name without `?`).
+pub fn variable(name: &str) -> String {
+    if plain(name) || name == "not" {
+        let mut chars = name.chars();
+        let first = chars.next().map(|c| c.to_ascii_uppercase());
+        return first.into_iter().chain(chars).collect();
+    }
+    let mut out = String::from("V'");
+    escape_into(&mut out, name);
+    out
+}
+
+/// The ASP text of a GDL term.
+fn ast_term(term: &ast::Term) -> String {
+    match term {
+        ast::Term::Var(name) => variable(&name.text),
+        ast::Term::Const(name) => constant(&name.text),
+        ast::Term::Func { name, args, .. } => {
+            let args: Vec<String> = args.iter().map(ast_term).collect();
+            format!("{}({})", identifier(&name.text), args.join(", "))
+        }
+    }
+}
+
+/// An atom's text from its predicate and argument texts.
+fn atom_text(predicate: &str, args: &[String]) -> String {
+    if args.is_empty() {
+        predicate.to_owned()
+    } else {
+        format!("{predicate}({})", args.join(", "))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+/// Where the state sequences of a program start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// In the initial state: the base case.
+    Initial,
+    /// In any state of the fluent domain: the induction step.
+    Generated,
+}
+
+/// What one program is for.
+#[derive(Clone, Debug)]
+pub struct Request<'f> {
+    /// A one-line description for the header comment.
+    pub title: String,
+    /// Base case or induction step.
+    pub start: Start,
+    /// The last time step `N` (sequences of up to `N` joint moves).
+    pub horizon: usize,
+    /// The formulas to decide: their name atoms are shown. Base case: `φ`; induction
+    /// step: `φ ⊃ ○φ`.
+    pub targets: Vec<&'f Formula>,
+    /// Invariants already proven: every answer set must satisfy them (at time 0).
+    pub assumptions: Vec<&'f Formula>,
+}
+
+/// An emitted program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The ASP text.
+    pub text: String,
+    /// The name atom of each target, in order.
+    pub shown: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------
+// The game
+
+/// A game prepared for ASP emission: its normalised rules, IR and dependency graph.
+pub struct AspGame<'a> {
+    ir: &'a Ir,
+    rules: &'a [Rule],
+    graph: DependencyGraph,
+    source: String,
+}
+
+/// Time steps up to which each state-dependent relation is needed, and the static
+/// relations that are needed.
+#[derive(Default)]
+struct Needs {
+    timed: BTreeMap<RelationKey, usize>,
+    fixed: BTreeSet<RelationKey>,
+}
+
+impl Needs {
+    /// Records that `key` is needed at time `level`; true if that is new.
+    fn add(&mut self, timed: bool, key: &RelationKey, level: usize) -> bool {
+        if timed {
+            match self.timed.get_mut(key) {
+                None => {
+                    self.timed.insert(key.clone(), level);
+                    true
+                }
+                Some(slot) if *slot < level => {
+                    *slot = level;
+                    true
+                }
+                Some(_) => false,
+            }
+        } else {
+            self.fixed.insert(key.clone())
+        }
+    }
+}
+
+fn key(name: &str, arity: usize) -> RelationKey {
+    RelationKey {
+        name: name.to_owned(),
+        arity,
+    }
+}
+
+/// Registry of the domain predicates a program uses.
+#[derive(Default)]
+struct Domains {
+    /// Requested columns `(relation, column)`, in first-request order.
+    columns: Vec<(RelationId, usize)>,
+    /// Explicit sets (ASP texts of their elements), in first-request order.
+    sets: Vec<Vec<String>>,
+}
+
+impl Domains {
+    fn column(&mut self, ir: &Ir, relation: RelationId, column: usize) -> String {
+        if !self.columns.contains(&(relation, column)) {
+            self.columns.push((relation, column));
+        }
+        column_predicate(ir, relation, column)
+    }
+
+    fn set(&mut self, elements: Vec<String>) -> String {
+        let index = match self.sets.iter().position(|s| *s == elements) {
+            Some(i) => i,
+            None => {
+                self.sets.push(elements);
+                self.sets.len() - 1
+            }
+        };
+        format!("_set{}", index + 1)
+    }
+}
+
+fn column_predicate(ir: &Ir, relation: RelationId, column: usize) -> String {
+    format!("_dom_{}_{column}", identifier(&ir.relation(relation).name))
+}
+
+/// A literal of a game rule, kept structured for the existential-variable rewrite.
+#[derive(Clone, Debug)]
+struct GLit<'a> {
+    text: String,
+    vars: BTreeSet<String>,
+    positive: bool,
+    /// The GDL atom and relation it came from (none for tests and added literals).
+    source: Option<(&'a ast::Atom, RelationId)>,
+}
+
+#[derive(Clone, Debug)]
+struct GRule<'a> {
+    head: String,
+    head_vars: BTreeSet<String>,
+    body: Vec<GLit<'a>>,
+}
+
+impl GRule<'_> {
+    fn text(&self) -> String {
+        if self.body.is_empty() {
+            return format!("{}.", self.head);
+        }
+        let body: Vec<&str> = self.body.iter().map(|l| l.text.as_str()).collect();
+        format!("{} :- {}.", self.head, body.join(", "))
+    }
+}
+
+fn term_vars(term: &ast::Term, out: &mut BTreeSet<String>) {
+    term.for_each_var(&mut |v| {
+        out.insert(variable(&v.text));
+    });
+}
+
+impl<'a> AspGame<'a> {
+    /// Prepares a checked, analysed game; `source` names it in headers.
+    pub fn new(rules: &'a [Rule], ir: &'a Ir, source: &str) -> Self {
+        AspGame {
+            ir,
+            rules,
+            graph: DependencyGraph::build(rules),
+            source: source.to_owned(),
+        }
+    }
+
+    /// Whether a relation carries a time argument (`next` always does: it becomes
+    /// `true` at the following step).
+    fn timed(&self, key: &RelationKey) -> bool {
+        (key.name == "next" && key.arity == 1) || is_timed(self.ir, &key.name, key.arity)
+    }
+
+    fn need(&self, needs: &mut Needs, key: &RelationKey, level: usize) -> bool {
+        needs.add(self.timed(key), key, level)
+    }
+
+    /// The text of a game atom at time `time` (`None`: static or untimed context).
+    fn atom(&self, atom: &ast::Atom, time: Option<&str>) -> String {
+        let mut args: Vec<String> = atom.args.iter().map(ast_term).collect();
+        if let Some(t) = time
+            && self.timed(&key_of(atom))
+        {
+            args.push(t.to_owned());
+        }
+        atom_text(&identifier(&atom.name.text), &args)
+    }
+
+    /// A keyword or derived atom `name(args)` at an explicit time.
+    fn named_atom(&self, name: &str, args: Vec<String>, time: &str) -> String {
+        let mut args = args;
+        if self.timed(&key(name, args.len())) {
+            args.push(time.to_owned());
+        }
+        atom_text(&identifier(name), &args)
+    }
+
+    fn relation_id(&self, key: &RelationKey) -> Option<RelationId> {
+        find_relation(self.ir, &key.name, key.arity)
+    }
+
+    /// Relations `legal` depends on through positive edges only (itself included).
+    fn legal_positive_cone(&self) -> BTreeSet<usize> {
+        let mut seen = BTreeSet::new();
+        let Some(legal) = self.graph.relation("legal", 2) else {
+            return seen;
+        };
+        let mut stack = vec![legal];
+        seen.insert(legal);
+        while let Some(r) = stack.pop() {
+            for dep in self
+                .graph
+                .dependencies
+                .iter()
+                .filter(|d| d.head == r && !d.negative)
+            {
+                if seen.insert(dep.body) {
+                    stack.push(dep.body);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Emits the program for a request.
+    pub fn program(&self, request: &Request<'_>) -> Program {
+        let horizon = request.horizon;
+        let mut needs = Needs::default();
+        let mut domains = Domains::default();
+
+        // Formulas first: they tell which relations are needed at which levels.
+        let mut formula_text = String::new();
+        let mut shown = Vec::new();
+        for (k, psi) in request.assumptions.iter().enumerate() {
+            let name = format!("_a{}", k + 1);
+            let _ = writeln!(formula_text, "% {name}: proven invariant {psi}");
+            let mut encoder = Encoder::new(self, &name, &mut needs, &mut domains);
+            encoder.root(psi, 0);
+            formula_text.push_str(&encoder.out);
+            let _ = writeln!(formula_text, ":- not {name}.");
+        }
+        for (k, phi) in request.targets.iter().enumerate() {
+            let (name, encoded) = match request.start {
+                Start::Initial => (format!("_f{}", k + 1), (*phi).clone()),
+                Start::Generated => (
+                    format!("_s{}", k + 1),
+                    (*phi).clone().implies((*phi).clone().next()),
+                ),
+            };
+            let what = match request.start {
+                Start::Initial => "holds",
+                Start::Generated => "step (φ ⊃ ○φ) holds for",
+            };
+            let _ = writeln!(formula_text, "% {name}: {what} {phi}");
+            let mut encoder = Encoder::new(self, &name, &mut needs, &mut domains);
+            encoder.root(&encoded, 0);
+            formula_text.push_str(&encoder.out);
+            shown.push(name);
+        }
+
+        // Seeds of the needs: transitions and the action generator.
+        if horizon >= 1 {
+            for name in [("next", 1), ("legal", 2), ("terminal", 0)] {
+                self.need(&mut needs, &key(name.0, name.1), horizon - 1);
+            }
+        }
+        if request.start == Start::Initial {
+            self.need(&mut needs, &key("init", 1), 0);
+        }
+        // The static relaxation of legal uses the static relations of its cone.
+        let legal_cone = if horizon >= 1 && self.timed(&key("legal", 2)) {
+            self.legal_positive_cone()
+        } else {
+            BTreeSet::new()
+        };
+        for &r in &legal_cone {
+            for dep in self.graph.dependencies.iter().filter(|d| d.head == r) {
+                let body = &self.graph.relations[dep.body];
+                if !self.timed(body) {
+                    self.need(&mut needs, body, 0);
+                }
+            }
+        }
+        self.propagate(&mut needs);
+
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "% @generated by gdlc {} from {}: do not edit.",
+            env!("CARGO_PKG_VERSION"),
+            self.source
+        );
+        let _ = writeln!(out, "% {}", request.title);
+        let _ = writeln!(
+            out,
+            "% Run `clingo FILE --enum-mode=cautious`: a shown atom in the last answer is in every answer set."
+        );
+        let _ = writeln!(out, "\n_time(0..{horizon}).");
+
+        // The game over time.
+        let mut defined: BTreeSet<RelationKey> = BTreeSet::new();
+        let mut game = String::new();
+        let mut split_counter = 0usize;
+        for rule in self.rules {
+            let head = key_of(&rule.head);
+            let Some(grule) = self.temporal_rule(rule, &needs, horizon) else {
+                continue;
+            };
+            defined.insert(if head == key("next", 1) {
+                key("true", 1)
+            } else {
+                head
+            });
+            for r in self.split_existentials(grule, &mut split_counter, &mut domains) {
+                game.push_str(&r.text());
+                game.push('\n');
+            }
+        }
+        let _ = writeln!(out, "\n% The game over time (G≤{horizon}).");
+        out.push_str(&game);
+
+        // The first state.
+        match request.start {
+            Start::Initial => {
+                let _ = writeln!(out, "\n% The initial state.");
+                let _ = writeln!(out, "true(F, 0) :- init(F).");
+                defined.insert(key("true", 1));
+            }
+            Start::Generated => {
+                let _ = writeln!(
+                    out,
+                    "\n% The state generator: any set of fluents of the domain."
+                );
+                if let Some(id) = self.relation_id(&key("true", 1)) {
+                    let dom = domains.column(self.ir, id, 0);
+                    let _ = writeln!(out, "{{ true(F, 0) : {dom}(F) }}.");
+                    defined.insert(key("true", 1));
+                }
+            }
+        }
+
+        // The action generator.
+        if horizon >= 1 {
+            let _ = writeln!(out, "\n% The action generator.");
+            let t = TIME;
+            let terminal = self.named_atom("terminal", Vec::new(), t);
+            let _ = writeln!(
+                out,
+                "_terminated({t}) :- _time({t}), {t} < {horizon}, {terminal}."
+            );
+            let _ = writeln!(
+                out,
+                "_terminated({t}+1) :- _terminated({t}), {t}+1 < {horizon}."
+            );
+            let candidates = if self.timed(&key("legal", 2)) {
+                out.push_str(&self.static_relaxation(&legal_cone, &mut domains));
+                "_static_legal"
+            } else {
+                "legal"
+            };
+            for &role in &self.ir.roles {
+                let role = constant(&self.ir.symbols.symbol(role).name);
+                let _ = writeln!(
+                    out,
+                    "1 {{ does({role}, M, {t}) : {candidates}({role}, M) }} 1 :- _time({t}), {t} < {horizon}, not _terminated({t})."
+                );
+            }
+            let legal = self.named_atom("legal", vec!["R".into(), "M".into()], t);
+            let _ = writeln!(out, ":- does(R, M, {t}), not {legal}.");
+            defined.insert(key("does", 2));
+        }
+
+        // Domains.
+        let domain_text = self.domain_text(&domains);
+        if !domain_text.is_empty() {
+            let _ = writeln!(out, "\n% Domains.");
+            out.push_str(&domain_text);
+        }
+
+        if !formula_text.is_empty() {
+            let _ = writeln!(out, "\n% Formulas.");
+            out.push_str(&formula_text);
+        }
+
+        // Relations that are used but never defined: declare them to silence clingo.
+        let mut undefined: BTreeSet<String> = BTreeSet::new();
+        for key in needs.timed.keys() {
+            if !defined.contains(key) && *key != self::key("next", 1) {
+                undefined.insert(format!("{}/{}", identifier(&key.name), key.arity + 1));
+            }
+        }
+        for key in &needs.fixed {
+            if !defined.contains(key) {
+                undefined.insert(format!("{}/{}", identifier(&key.name), key.arity));
+            }
+        }
+        if !undefined.is_empty() {
+            let _ = writeln!(out, "\n% Relations without rules here.");
+            for name in undefined {
+                let _ = writeln!(out, "#defined {name}.");
+            }
+        }
+
+        let _ = writeln!(out);
+        for name in &shown {
+            let _ = writeln!(out, "#show {name}/0.");
+        }
+        Program { text: out, shown }
+    }
+
+    /// Propagates needs from heads to bodies through the rules.
+    fn propagate(&self, needs: &mut Needs) {
+        loop {
+            let mut changed = false;
+            for rule in self.rules {
+                let head = key_of(&rule.head);
+                let level = if self.timed(&head) {
+                    match needs.timed.get(&head) {
+                        Some(&l) => l,
+                        None => continue,
+                    }
+                } else if needs.fixed.contains(&head) {
+                    0
+                } else {
+                    continue;
+                };
+                for literal in &rule.body {
+                    if let Literal::Pos(atom) | Literal::Neg(atom) = literal {
+                        changed |= self.need(needs, &key_of(atom), level);
+                    }
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    /// The temporal version of a game rule, if it is needed.
+    fn temporal_rule(&self, rule: &'a Rule, needs: &Needs, horizon: usize) -> Option<GRule<'a>> {
+        let head_key = key_of(&rule.head);
+        let is_next = head_key == key("next", 1);
+        let timed = is_next || self.timed(&head_key);
+        let t = TIME;
+        let mut body = Vec::new();
+        let head;
+        let mut head_vars = BTreeSet::new();
+        for arg in &rule.head.args {
+            term_vars(arg, &mut head_vars);
+        }
+        if timed {
+            let level = *needs.timed.get(&head_key)?;
+            head = if is_next {
+                let args: Vec<String> = rule.head.args.iter().map(ast_term).collect();
+                format!("true({}, {t}+1)", args.join(", "))
+            } else {
+                self.atom(&rule.head, Some(t))
+            };
+            head_vars.insert(t.to_owned());
+            body.push(GLit {
+                text: format!("_time({t})"),
+                vars: BTreeSet::from([t.to_owned()]),
+                positive: true,
+                source: None,
+            });
+            if level < horizon {
+                body.push(GLit {
+                    text: format!("{t} <= {level}"),
+                    vars: BTreeSet::from([t.to_owned()]),
+                    positive: false,
+                    source: None,
+                });
+            }
+        } else {
+            if !needs.fixed.contains(&head_key) {
+                return None;
+            }
+            head = self.atom(&rule.head, None);
+        }
+        for literal in &rule.body {
+            body.push(match literal {
+                Literal::Pos(atom) | Literal::Neg(atom) => {
+                    let positive = matches!(literal, Literal::Pos(_));
+                    let atom_key = key_of(atom);
+                    let mut vars = BTreeSet::new();
+                    for arg in &atom.args {
+                        term_vars(arg, &mut vars);
+                    }
+                    if self.timed(&atom_key) {
+                        vars.insert(t.to_owned());
+                    }
+                    let text = self.atom(atom, Some(t));
+                    GLit {
+                        text: if positive {
+                            text
+                        } else {
+                            format!("not {text}")
+                        },
+                        vars,
+                        positive,
+                        source: self.relation_id(&atom_key).map(|id| (atom, id)),
+                    }
+                }
+                Literal::Distinct(a, b, _) | Literal::Equal(a, b, _) => {
+                    let mut vars = BTreeSet::new();
+                    term_vars(a, &mut vars);
+                    term_vars(b, &mut vars);
+                    let op = if matches!(literal, Literal::Distinct(..)) {
+                        "!="
+                    } else {
+                        "="
+                    };
+                    GLit {
+                        text: format!("{} {op} {}", ast_term(a), ast_term(b)),
+                        vars,
+                        positive: false,
+                        source: None,
+                    }
+                }
+            });
+        }
+        Some(GRule {
+            head,
+            head_vars,
+            body,
+        })
+    }
+
+    /// The paper's *removing existential variables*: while a body variable `V` that is
+    /// not in the head occurs in only some literals and the others have a variable of
+    /// their own, the literals with `V` move to a rule of their own, projected on the
+    /// variables they share with the rest.
+    fn split_existentials(
+        &self,
+        rule: GRule<'a>,
+        counter: &mut usize,
+        domains: &mut Domains,
+    ) -> Vec<GRule<'a>> {
+        let mut done = Vec::new();
+        let mut work = vec![(rule, 0usize)];
+        while let Some((mut rule, depth)) = work.pop() {
+            if depth >= 8 {
+                done.push(rule);
+                continue;
+            }
+            let mut order: Vec<String> = Vec::new();
+            for literal in &rule.body {
+                for v in &literal.vars {
+                    if !order.contains(v) {
+                        order.push(v.clone());
+                    }
+                }
+            }
+            // Of the variables that can be projected away, take the one whose literals
+            // share the fewest variables with the rest (the smallest projection).
+            let mut split: Option<(String, Vec<String>, Vec<GLit<'a>>)> = None;
+            for v in order.iter().filter(|v| !rule.head_vars.contains(*v)) {
+                let (plus, minus): (Vec<&GLit>, Vec<&GLit>) =
+                    rule.body.iter().partition(|l| l.vars.contains(v));
+                if minus.is_empty() {
+                    continue;
+                }
+                let minus_vars: BTreeSet<&String> = minus.iter().flat_map(|l| &l.vars).collect();
+                let plus_vars: BTreeSet<&String> = plus.iter().flat_map(|l| &l.vars).collect();
+                let shared: Vec<String> = order
+                    .iter()
+                    .filter(|w| {
+                        plus_vars.contains(w)
+                            && (minus_vars.contains(w) || rule.head_vars.contains(*w))
+                    })
+                    .cloned()
+                    .collect();
+                if minus_vars.iter().all(|w| shared.contains(w)) {
+                    continue;
+                }
+                if split
+                    .as_ref()
+                    .is_some_and(|(_, best, _)| best.len() <= shared.len())
+                {
+                    continue;
+                }
+                // Variables of the new rule bound only by tests or negations need a
+                // domain guard from a positive literal of the rest.
+                let mut guards = Vec::new();
+                let mut unsafe_var = false;
+                for w in &plus_vars {
+                    if plus.iter().any(|l| l.positive && l.vars.contains(*w)) {
+                        continue;
+                    }
+                    match self.guard(w, &minus, domains) {
+                        Some(g) => guards.push(g),
+                        None => unsafe_var = true,
+                    }
+                }
+                if !unsafe_var {
+                    split = Some((v.clone(), shared, guards));
+                }
+            }
+            let Some((v, shared, guards)) = split else {
+                done.push(rule);
+                continue;
+            };
+            *counter += 1;
+            let name = format!("_e{counter}");
+            let head = atom_text(&name, &shared);
+            let (plus, minus): (Vec<GLit>, Vec<GLit>) =
+                rule.body.into_iter().partition(|l| l.vars.contains(&v));
+            let mut aux_body = plus;
+            aux_body.extend(guards);
+            let aux = GRule {
+                head: head.clone(),
+                head_vars: shared.iter().cloned().collect(),
+                body: aux_body,
+            };
+            let link = GLit {
+                text: head,
+                vars: shared.iter().cloned().collect(),
+                positive: true,
+                source: None,
+            };
+            // Keep the time guard first, then the projection, then the rest.
+            let mut body = Vec::with_capacity(minus.len() + 1);
+            let mut rest = minus.into_iter().peekable();
+            while let Some(l) = rest.next_if(|l| l.source.is_none() && l.positive) {
+                body.push(l);
+            }
+            body.push(link);
+            body.extend(rest);
+            rule.body = body;
+            work.push((aux, depth + 1));
+            work.push((rule, depth + 1));
+        }
+        done
+    }
+
+    /// A positive literal binding `var` to a superset of its values, from `literals`.
+    fn guard(&self, var: &str, literals: &[&GLit<'a>], domains: &mut Domains) -> Option<GLit<'a>> {
+        if var == TIME {
+            return Some(GLit {
+                text: format!("_time({TIME})"),
+                vars: BTreeSet::from([TIME.to_owned()]),
+                positive: true,
+                source: None,
+            });
+        }
+        for literal in literals.iter().filter(|l| l.positive) {
+            let Some((atom, relation)) = literal.source else {
+                continue;
+            };
+            for (i, arg) in atom.args.iter().enumerate() {
+                if let Some(path) = self.var_path(arg, &[i as u32], var)
+                    && let Some(column) = self.ir.relation(relation).column_of(&path)
+                {
+                    let predicate = domains.column(self.ir, relation, column);
+                    return Some(GLit {
+                        text: format!("{predicate}({var})"),
+                        vars: BTreeSet::from([var.to_owned()]),
+                        positive: true,
+                        source: None,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// The IR path of the first occurrence of ASP variable `var` in `term` at `path`.
+    fn var_path(&self, term: &ast::Term, path: &[u32], var: &str) -> Option<Vec<u32>> {
+        match term {
+            ast::Term::Var(name) => (variable(&name.text) == var).then(|| path.to_vec()),
+            ast::Term::Const(_) => None,
+            ast::Term::Func { name, args, .. } => {
+                let symbol = self.ir.symbols.get(&name.text, args.len())?;
+                args.iter()
+                    .enumerate()
+                    .find_map(|(j, a)| self.var_path(a, &child_path(path, symbol, j), var))
+            }
+        }
+    }
+
+    /// The static relaxation of `legal` (Definition 23): rules for `_static_p` for every
+    /// state-dependent `p` in the positive cone of `legal`.
+    fn static_relaxation(&self, cone: &BTreeSet<usize>, domains: &mut Domains) -> String {
+        let mut out = String::new();
+        let true_id = self.relation_id(&key("true", 1));
+        for rule in self.rules {
+            let head = key_of(&rule.head);
+            let in_cone = self
+                .graph
+                .relation(&head.name, head.arity)
+                .is_some_and(|g| cone.contains(&g));
+            if !in_cone || !self.timed(&head) {
+                continue;
+            }
+            let mut body = Vec::new();
+            let mut possible = true;
+            for literal in &rule.body {
+                match literal {
+                    Literal::Pos(atom) => {
+                        let k = key_of(atom);
+                        if k == key("true", 1) {
+                            match true_id {
+                                Some(id) => {
+                                    let dom = domains.column(self.ir, id, 0);
+                                    body.push(format!("{dom}({})", ast_term(&atom.args[0])));
+                                }
+                                None => possible = false,
+                            }
+                        } else if self.timed(&k) {
+                            body.push(format!("_static_{}", self.atom(atom, None)));
+                        } else {
+                            body.push(self.atom(atom, None));
+                        }
+                    }
+                    Literal::Neg(atom) => {
+                        if !self.timed(&key_of(atom)) {
+                            body.push(format!("not {}", self.atom(atom, None)));
+                        }
+                    }
+                    Literal::Distinct(a, b, _) => {
+                        body.push(format!("{} != {}", ast_term(a), ast_term(b)));
+                    }
+                    Literal::Equal(a, b, _) => {
+                        body.push(format!("{} = {}", ast_term(a), ast_term(b)));
+                    }
+                }
+            }
+            if !possible {
+                continue;
+            }
+            let head_text = format!("_static_{}", self.atom(&rule.head, None));
+            if body.is_empty() {
+                let _ = writeln!(out, "{head_text}.");
+            } else {
+                let _ = writeln!(out, "{head_text} :- {}.", body.join(", "));
+            }
+        }
+        let _ = writeln!(out, "#defined _static_legal/2.");
+        out
+    }
+
+    /// The domain predicates requested, with the columns they depend on.
+    fn domain_text(&self, domains: &Domains) -> String {
+        let mut out = String::new();
+        let mut done: BTreeSet<(RelationId, usize)> = BTreeSet::new();
+        let mut work: Vec<(RelationId, usize)> = domains.columns.iter().rev().copied().collect();
+        while let Some((relation, column)) = work.pop() {
+            if !done.insert((relation, column)) {
+                continue;
+            }
+            let rel = self.ir.relation(relation);
+            let predicate = column_predicate(self.ir, relation, column);
+            let mut constants = Vec::new();
+            let mut children = Vec::new();
+            for &symbol in &rel.columns[column].domain {
+                if symbol == NIL {
+                    continue;
+                }
+                let sym = self.ir.symbols.symbol(symbol);
+                if sym.arity == 0 {
+                    constants.push(constant(&sym.name));
+                    continue;
+                }
+                let mut vars = Vec::new();
+                let mut body = Vec::new();
+                let mut complete = true;
+                for j in 0..sym.arity {
+                    let path = child_path(&rel.columns[column].path, symbol, j);
+                    match rel.column_of(&path) {
+                        Some(child) => {
+                            let var = format!("X{}", j + 1);
+                            body.push(format!(
+                                "{}({var})",
+                                column_predicate(self.ir, relation, child)
+                            ));
+                            vars.push(var);
+                            children.push((relation, child));
+                        }
+                        None => complete = false,
+                    }
+                }
+                if complete {
+                    let _ = writeln!(
+                        out,
+                        "{predicate}({}({})) :- {}.",
+                        identifier(&sym.name),
+                        vars.join(", "),
+                        body.join(", ")
+                    );
+                }
+            }
+            if constants.is_empty() {
+                if !rel.columns[column]
+                    .domain
+                    .iter()
+                    .any(|&s| s != NIL && self.ir.symbols.symbol(s).arity > 0)
+                {
+                    let _ = writeln!(out, "#defined {predicate}/1.");
+                }
+            } else {
+                let _ = writeln!(out, "{predicate}({}).", constants.join("; "));
+            }
+            for child in children.into_iter().rev() {
+                work.push(child);
+            }
+        }
+        for (i, set) in domains.sets.iter().enumerate() {
+            if set.is_empty() {
+                let _ = writeln!(out, "#defined _set{}/1.", i + 1);
+            } else {
+                let _ = writeln!(out, "_set{}({}).", i + 1, set.join("; "));
+            }
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Formulas (Table 2)
+
+/// A conjunction of body literals encoding a subformula.
+struct Conj {
+    lits: Vec<String>,
+    /// Variables bound by positive literals (quantified ones included).
+    bound: BTreeSet<String>,
+    /// Variables introduced inside (by inlined existentials).
+    local: BTreeSet<String>,
+    /// Whether the conjunction is one literal that may be negated with `not`.
+    negatable: bool,
+    /// Whether a literal is an aggregate (which cannot nest in another aggregate).
+    aggregate: bool,
+}
+
+/// A quantified variable in scope: GDL name, ASP name, domain predicate.
+struct ScopeVar {
+    gdl: String,
+    asp: String,
+    domain: String,
+}
+
+struct Encoder<'g, 'n> {
+    game: &'g AspGame<'g>,
+    prefix: String,
+    aux: usize,
+    out: String,
+    needs: &'n mut Needs,
+    domains: &'n mut Domains,
+    scope: Vec<ScopeVar>,
+    /// How often each ASP variable name was bound so far (for fresh names).
+    names: BTreeMap<String, usize>,
+    /// The formula whose auxiliary predicate is the name atom itself (compared by
+    /// address only, never dereferenced).
+    top: Option<*const Formula>,
+}
+
+impl<'g, 'n> Encoder<'g, 'n> {
+    fn new(
+        game: &'g AspGame<'g>,
+        prefix: &str,
+        needs: &'n mut Needs,
+        domains: &'n mut Domains,
+    ) -> Self {
+        Encoder {
+            game,
+            prefix: prefix.to_owned(),
+            aux: 0,
+            out: String::new(),
+            needs,
+            domains,
+            scope: Vec::new(),
+            names: BTreeMap::new(),
+            top: None,
+        }
+    }
+
+    /// Encodes `formula` as the rules of the name atom `prefix`. A disjunction (or
+    /// `○`) at the top defines the name directly instead of through an auxiliary.
+    fn root(&mut self, formula: &Formula, level: usize) {
+        let top = match formula {
+            Formula::Implies(a, b) => Formula::Or(vec![(**a).clone().negate(), (**b).clone()]),
+            other => other.clone(),
+        };
+        self.top = Some(&top as *const Formula);
+        let conj = self.encode(&top, level);
+        self.top = None;
+        let name = self.prefix.clone();
+        if conj.lits != [name.clone()] {
+            self.rule(&name, &conj.lits);
+        }
+    }
+
+    fn rule(&mut self, head: &str, body: &[String]) {
+        if body.is_empty() {
+            let _ = writeln!(self.out, "{head}.");
+        } else {
+            let _ = writeln!(self.out, "{head} :- {}.", body.join(", "));
+        }
+    }
+
+    fn fresh_aux(&mut self) -> String {
+        self.aux += 1;
+        format!("{}_{}", self.prefix, self.aux)
+    }
+
+    fn lookup(&self, gdl: &str) -> Option<&ScopeVar> {
+        self.scope.iter().rev().find(|v| v.gdl == gdl)
+    }
+
+    /// The free quantified variables of `formula` (ASP names, in scope order) with
+    /// their domain predicates.
+    fn free_vars(&self, formula: &Formula) -> Vec<(String, String)> {
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        collect_free(formula, &mut Vec::new(), &mut names);
+        let mut out: Vec<(usize, String, String)> = Vec::new();
+        for name in names {
+            if let Some(pos) = self.scope.iter().rposition(|v| v.gdl == name) {
+                let v = &self.scope[pos];
+                out.push((pos, v.asp.clone(), v.domain.clone()));
+            }
+        }
+        out.sort();
+        out.into_iter().map(|(_, a, d)| (a, d)).collect()
+    }
+
+    /// Defines an auxiliary predicate over the free variables of `formula` by one rule
+    /// per conjunction; returns its atom.
+    fn define(&mut self, formula: &Formula, bodies: Vec<Conj>) -> Conj {
+        let free = self.free_vars(formula);
+        let name = if self.top.is_some_and(|top| std::ptr::eq(top, formula)) {
+            self.prefix.clone()
+        } else {
+            self.fresh_aux()
+        };
+        let args: Vec<String> = free.iter().map(|(a, _)| a.clone()).collect();
+        let head = atom_text(&name, &args);
+        if bodies.is_empty() {
+            self.rule(&head, &["#false".to_owned()]);
+        }
+        for conj in bodies {
+            let mut lits = conj.lits;
+            for (var, domain) in &free {
+                if !conj.bound.contains(var) {
+                    lits.push(format!("{domain}({var})"));
+                }
+            }
+            self.rule(&head, &lits);
+        }
+        Conj {
+            lits: vec![head],
+            bound: args.into_iter().collect(),
+            local: BTreeSet::new(),
+            negatable: true,
+            aggregate: false,
+        }
+    }
+
+    fn bind(&mut self, bindings: &[formula::Binding]) -> Vec<(String, String)> {
+        let mut added = Vec::new();
+        for binding in bindings {
+            let domain = self.domain(&binding.domain);
+            for var in &binding.vars {
+                let base = variable(var);
+                let count = self.names.entry(base.clone()).or_insert(0);
+                *count += 1;
+                let asp = if *count == 1 {
+                    base
+                } else {
+                    format!("{base}''{count}")
+                };
+                self.scope.push(ScopeVar {
+                    gdl: var.clone(),
+                    asp: asp.clone(),
+                    domain: domain.clone(),
+                });
+                added.push((asp, domain.clone()));
+            }
+        }
+        added
+    }
+
+    fn domain(&mut self, domain: &Domain) -> String {
+        match domain {
+            Domain::Set(terms) => {
+                let texts = terms.iter().map(|t| self.term(t)).collect();
+                self.domains.set(texts)
+            }
+            Domain::Column {
+                relation, column, ..
+            } => self.domains.column(self.game.ir, *relation, *column),
+        }
+    }
+
+    fn term(&self, term: &FTerm) -> String {
+        match term {
+            FTerm::Var(name) => self
+                .lookup(name)
+                .map_or_else(|| variable(name), |v| v.asp.clone()),
+            FTerm::Const(name) => constant(name),
+            FTerm::Func(name, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.term(a)).collect();
+                format!("{}({})", identifier(name), args.join(", "))
+            }
+        }
+    }
+
+    fn encode(&mut self, formula: &Formula, level: usize) -> Conj {
+        match formula {
+            Formula::Atom(atom) => {
+                let relation = key(&atom.relation, atom.args.len());
+                self.game.need(self.needs, &relation, level);
+                let mut args: Vec<String> = atom.args.iter().map(|t| self.term(t)).collect();
+                let mut bound = BTreeSet::new();
+                for arg in &atom.args {
+                    arg.for_each_var(&mut |v| {
+                        if let Some(s) = self.lookup(v) {
+                            bound.insert(s.asp.clone());
+                        }
+                    });
+                }
+                if self.game.timed(&relation) {
+                    args.push(level.to_string());
+                }
+                Conj {
+                    lits: vec![atom_text(&identifier(&atom.relation), &args)],
+                    bound,
+                    local: BTreeSet::new(),
+                    negatable: true,
+                    aggregate: false,
+                }
+            }
+            Formula::Not(inner) => {
+                if let Formula::Not(twice) = &**inner {
+                    return self.encode(twice, level);
+                }
+                let conj = self.encode(inner, level);
+                let aggregate = conj.aggregate && conj.lits.len() == 1;
+                let literal = if conj.lits.len() == 1 && conj.negatable && conj.local.is_empty() {
+                    conj.lits.into_iter().next().unwrap_or_default()
+                } else {
+                    let defined = self.define(inner, vec![conj]);
+                    defined.lits.into_iter().next().unwrap_or_default()
+                };
+                Conj {
+                    lits: vec![format!("not {literal}")],
+                    bound: BTreeSet::new(),
+                    local: BTreeSet::new(),
+                    negatable: false,
+                    aggregate,
+                }
+            }
+            Formula::And(parts) => {
+                let mut all = Conj {
+                    lits: Vec::new(),
+                    bound: BTreeSet::new(),
+                    local: BTreeSet::new(),
+                    negatable: false,
+                    aggregate: false,
+                };
+                for part in parts {
+                    let conj = self.encode(part, level);
+                    if parts.len() == 1 {
+                        return conj;
+                    }
+                    all.lits.extend(conj.lits);
+                    all.bound.extend(conj.bound);
+                    all.local.extend(conj.local);
+                    all.aggregate |= conj.aggregate;
+                }
+                all
+            }
+            Formula::Or(parts) => {
+                let bodies = parts.iter().map(|p| self.encode(p, level)).collect();
+                self.define(formula, bodies)
+            }
+            Formula::Implies(a, b) => {
+                let rewritten = Formula::Or(vec![(**a).clone().negate(), (**b).clone()]);
+                self.encode(&rewritten, level)
+            }
+            Formula::Next(inner) => {
+                self.game.need(self.needs, &key("terminal", 0), level);
+                let terminal = Conj {
+                    lits: vec![
+                        self.game
+                            .named_atom("terminal", Vec::new(), &level.to_string()),
+                    ],
+                    bound: BTreeSet::new(),
+                    local: BTreeSet::new(),
+                    negatable: true,
+                    aggregate: false,
+                };
+                let later = self.encode(inner, level + 1);
+                self.define(formula, vec![terminal, later])
+            }
+            Formula::Exists(bindings, body) => {
+                let depth = self.scope.len();
+                let added = self.bind(bindings);
+                let mut conj = self.encode(body, level);
+                self.scope.truncate(depth);
+                for (var, domain) in added {
+                    conj.lits.push(format!("{domain}({var})"));
+                    conj.bound.insert(var.clone());
+                    conj.local.insert(var);
+                }
+                conj.negatable = conj.lits.len() == 1 && conj.negatable;
+                conj
+            }
+            Formula::Forall(bindings, body) => {
+                let rewritten =
+                    Formula::Exists(bindings.clone(), Box::new((**body).clone().negate())).negate();
+                self.encode(&rewritten, level)
+            }
+            Formula::Count {
+                low,
+                high,
+                bindings,
+                body,
+            } => {
+                let depth = self.scope.len();
+                let added = self.bind(bindings);
+                let mut conj = self.encode(body, level);
+                if conj.aggregate {
+                    // Aggregates do not nest: name the body first.
+                    conj = self.define(body, vec![conj]);
+                }
+                self.scope.truncate(depth);
+                let mut condition = conj.lits;
+                let mut tuple = Vec::new();
+                for (var, domain) in added {
+                    condition.push(format!("{domain}({var})"));
+                    tuple.push(var);
+                }
+                let mut text = String::new();
+                if *low > 0 {
+                    let _ = write!(text, "{low} <= ");
+                }
+                let _ = write!(
+                    text,
+                    "#count {{ {} : {} }}",
+                    tuple.join(", "),
+                    condition.join(", ")
+                );
+                if let Some(high) = high {
+                    let _ = write!(text, " <= {high}");
+                }
+                Conj {
+                    lits: vec![text],
+                    bound: BTreeSet::new(),
+                    local: BTreeSet::new(),
+                    negatable: true,
+                    aggregate: true,
+                }
+            }
+        }
+    }
+}
+
+/// Collects the variables of `formula` not bound inside it.
+fn collect_free(formula: &Formula, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
+    match formula {
+        Formula::Atom(atom) => {
+            for arg in &atom.args {
+                arg.for_each_var(&mut |v| {
+                    if !bound.iter().any(|b| b == v) {
+                        out.insert(v.to_owned());
+                    }
+                });
+            }
+        }
+        Formula::Not(f) | Formula::Next(f) => collect_free(f, bound, out),
+        Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|f| collect_free(f, bound, out)),
+        Formula::Implies(a, b) => {
+            collect_free(a, bound, out);
+            collect_free(b, bound, out);
+        }
+        Formula::Exists(bindings, body)
+        | Formula::Forall(bindings, body)
+        | Formula::Count { bindings, body, .. } => {
+            let depth = bound.len();
+            bound.extend(bindings.iter().flat_map(|b| b.vars.iter().cloned()));
+            collect_free(body, bound, out);
+            bound.truncate(depth);
+        }
+    }
+}
