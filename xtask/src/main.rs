@@ -124,17 +124,7 @@ fn prolog(path: &Path, perft: Option<u32>, seconds: Option<f64>, seed: u64) -> R
     use gdlc::emit::prolog;
 
     let name = game_name(path);
-    let file = SourceFile::read(path).map_err(|d| d.to_string())?;
-    let front = gdlc::front_end(&file);
-    if !front.is_valid() {
-        let rendered: String = front
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .map(|d| d.render(&file))
-            .collect();
-        return Err(format!("{} is not valid GDL:\n{rendered}", path.display()));
-    }
+    let (front, _) = load(path)?;
     let program =
         prolog::emit_program(&front, &path.display().to_string()).map_err(|d| d.to_string())?;
     let dir = prolog_root().join(&name);
@@ -202,7 +192,7 @@ fn load(path: &Path) -> Result<(gdlc::FrontEnd, SourceFile), String> {
             .filter(|d| d.is_error())
             .map(|d| d.render(&file))
             .collect();
-        return Err(rendered);
+        return Err(format!("{} is not valid GDL:\n{rendered}", path.display()));
     }
     Ok((front, file))
 }
