@@ -10,6 +10,7 @@
 //! **Architecture invariant:** this crate never depends on `gdlc`; generated code
 //! depends on this crate only.
 
+pub mod compiled;
 pub mod game;
 pub mod kif;
 pub mod perft;

@@ -133,6 +133,8 @@ pub enum Code {
     Formula,
     /// The answer set solver failed (`gdlc prove`).
     Solver,
+    /// A construct the Rust backend cannot compile.
+    Backend,
 }
 
 impl Code {
@@ -161,6 +163,7 @@ impl Code {
             Code::Unbounded => "unbounded",
             Code::Formula => "formula",
             Code::Solver => "solver",
+            Code::Backend => "backend",
         }
     }
 }

@@ -13,3 +13,4 @@
 
 pub mod asp;
 pub mod prolog;
+pub mod rust;
