@@ -91,6 +91,73 @@ struct FunctorBlock {
     columns: Vec<(usize, usize, Vec<SymbolId>)>,
 }
 
+/// The blocks of a dense numbering of argument `arg` of `relation`: per top-level
+/// function symbol, the mixed-radix numbers of its columns' positions in their domains
+/// (sizes saturate; callers bound them).
+fn functor_blocks(ir: &Ir, relation: RelationId, arg: u32) -> Vec<FunctorBlock> {
+    let columns = &ir.relation(relation).columns;
+    let Some(top) = columns.iter().position(|c| c.path == [arg]) else {
+        return Vec::new();
+    };
+    let mut blocks = Vec::new();
+    let mut base: usize = 0;
+    for &f in &columns[top].domain {
+        if f == NIL {
+            continue;
+        }
+        let under: Vec<usize> = (0..columns.len())
+            .filter(|&c| {
+                let path = &columns[c].path;
+                path.len() > 1 && path[0] == arg && path[1] == f.0
+            })
+            .collect();
+        let mut size: usize = 1;
+        let mut with_strides = vec![(0, 0, Vec::new()); under.len()];
+        for (k, &c) in under.iter().enumerate().rev() {
+            with_strides[k] = (c, size, columns[c].domain.clone());
+            size = size.saturating_mul(columns[c].domain.len());
+        }
+        blocks.push(FunctorBlock {
+            symbol: f,
+            base,
+            size,
+            columns: with_strides,
+        });
+        base = base.saturating_add(size);
+    }
+    blocks
+}
+
+/// The `rt::Layout` of blocks whose argument root is column `top`.
+fn layout_tokens(blocks: &[FunctorBlock], top: usize) -> TokenStream {
+    let bits = lit(blocks.last().map_or(0, |b| b.base.saturating_add(b.size)));
+    let top = lit(top);
+    let functors = blocks.iter().map(|b| {
+        let symbol = sym(b.symbol);
+        let base = lit(b.base);
+        let size = lit(b.size);
+        let columns = b.columns.iter().map(|(c, _, _)| lit(*c));
+        let strides = b.columns.iter().map(|(_, s, _)| lit(*s));
+        let domains = b.columns.iter().map(|(_, _, d)| {
+            let d = d.iter().map(|&s| sym(s));
+            quote!(&[#(#d),*])
+        });
+        quote!(rt::FunctorLayout {
+            symbol: #symbol,
+            base: #base,
+            size: #size,
+            columns: &[#(#columns),*],
+            strides: &[#(#strides),*],
+            domains: &[#(#domains),*],
+        })
+    });
+    quote!(rt::Layout {
+        top: #top,
+        bits: #bits,
+        functors: &[#(#functors),*],
+    })
+}
+
 /// Where accepted tuples go.
 #[derive(Clone, Copy, Debug)]
 enum Sink {
@@ -106,6 +173,7 @@ struct Emitter<'a> {
     true_rel: Option<RelationId>,
     does_rel: Option<RelationId>,
     state_rel: Option<RelationId>,
+    next_rel: Option<RelationId>,
     blocks: Vec<FunctorBlock>,
     state_bits: usize,
     label: std::cell::Cell<usize>,
@@ -151,43 +219,21 @@ impl<'a> Emitter<'a> {
                 )));
             }
         }
-        let mut blocks = Vec::new();
-        let mut bits = 0;
-        if let Some(state) = state_rel {
-            let columns = &ir.relation(state).columns;
-            let functors = columns.first().map(|c| c.domain.clone()).unwrap_or_default();
-            for f in functors {
-                if f == NIL {
-                    continue;
-                }
-                let under: Vec<usize> = (1..columns.len())
-                    .filter(|&c| columns[c].path.len() > 1 && columns[c].path[1] == f.0)
-                    .collect();
-                let mut size: usize = 1;
-                let mut with_strides = vec![(0, 0, Vec::new()); under.len()];
-                for (k, &c) in under.iter().enumerate().rev() {
-                    with_strides[k] = (c, size, columns[c].domain.clone());
-                    size = size.saturating_mul(columns[c].domain.len());
-                }
-                if size > MAX_STATE_BITS {
-                    return Err(backend_error(format!(
-                        "the fluents `({} …)` have {size} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports",
-                        ir.symbols.symbol(f).name
-                    )));
-                }
-                blocks.push(FunctorBlock {
-                    symbol: f,
-                    base: bits,
-                    size,
-                    columns: with_strides,
-                });
-                bits += size;
-                if bits > MAX_STATE_BITS {
-                    return Err(backend_error(format!(
-                        "the state needs more than {MAX_STATE_BITS} bits after analysis, more than the Rust backend supports"
-                    )));
-                }
-            }
+        let blocks = state_rel
+            .map(|state| functor_blocks(ir, state, 0))
+            .unwrap_or_default();
+        let bits = blocks.last().map_or(0, |b| b.base.saturating_add(b.size));
+        if let Some(b) = blocks.iter().find(|b| b.size > MAX_STATE_BITS) {
+            return Err(backend_error(format!(
+                "the fluents `({} …)` have {} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports",
+                ir.symbols.symbol(b.symbol).name,
+                b.size
+            )));
+        }
+        if bits > MAX_STATE_BITS {
+            return Err(backend_error(format!(
+                "the state needs {bits} bits after analysis, more than the {MAX_STATE_BITS} the Rust backend supports"
+            )));
         }
         for (r, relation_plan) in plan.relations.iter().enumerate() {
             let id = RelationId(r as u32);
@@ -207,6 +253,7 @@ impl<'a> Emitter<'a> {
             true_rel,
             does_rel: ir.keyword(Keyword::Does),
             state_rel,
+            next_rel: ir.keyword(Keyword::Next),
             blocks,
             state_bits: bits,
             label: std::cell::Cell::new(0),
@@ -230,7 +277,10 @@ impl<'a> Emitter<'a> {
 
     /// Whether the relation has a store field (`r<N>`).
     fn has_store(&self, r: RelationId) -> bool {
-        Some(r) != self.true_rel && Some(r) != self.does_rel && !self.is_demand(r)
+        Some(r) != self.true_rel
+            && Some(r) != self.does_rel
+            && Some(r) != self.next_rel
+            && !self.is_demand(r)
     }
 
     fn store(r: RelationId) -> Ident {
@@ -270,26 +320,14 @@ impl<'a> Emitter<'a> {
         });
         let roles = ir.roles.iter().map(|&r| sym(r));
         let role_names = ir.roles.iter().map(|&r| ir.symbols.symbol(r).name.clone());
-        let functors = self.blocks.iter().map(|b| {
-            let symbol = sym(b.symbol);
-            let base = lit(b.base);
-            let size = lit(b.size);
-            let columns = b.columns.iter().map(|(c, _, _)| lit(*c));
-            let strides = b.columns.iter().map(|(_, s, _)| lit(*s));
-            let domains = b.columns.iter().map(|(_, _, d)| {
-                let d = d.iter().map(|&s| sym(s));
-                quote!(&[#(#d),*])
-            });
-            quote!(rt::FunctorLayout {
-                symbol: #symbol,
-                base: #base,
-                size: #size,
-                columns: &[#(#columns),*],
-                strides: &[#(#strides),*],
-                domains: &[#(#domains),*],
-            })
-        });
-        let state_bits = lit(self.state_bits);
+        let fluents = layout_tokens(&self.blocks, 0);
+        let moves = match ir.keyword(Keyword::Legal) {
+            Some(legal) => {
+                let top = ir.relation(legal).columns.iter().position(|c| c.path == [1]).unwrap_or(0);
+                layout_tokens(&functor_blocks(ir, legal, 1), top)
+            }
+            None => layout_tokens(&[], 0),
+        };
         let true_paths = self.paths_static(self.state_rel);
         let legal_paths = self.paths_static(self.ir.keyword(Keyword::Legal));
         let goal_paths = self.paths_static(self.ir.keyword(Keyword::Goal));
@@ -494,6 +532,8 @@ impl<'a> Emitter<'a> {
                         let memo = Self::memo(r, m);
                         clears.push(quote!(self.#memo.clear();));
                     }
+                } else if Some(r) == self.next_rel {
+                    clears.push(quote!(self.next_bits = State::default();));
                 } else if self.has_store(r) {
                     let store = Self::store(r);
                     clears.push(quote!(self.#store.clear();));
@@ -516,12 +556,14 @@ impl<'a> Emitter<'a> {
         }
 
         let mut entry_arms = Vec::new();
+        let mut next_steps = quote!();
         for (entry, cone) in &ir.cones {
             let variant = Ident::new(&format!("{entry:?}"), MacroSpan::call_site());
             let Some(relation) = ir.keyword(entry.keyword()) else {
                 continue;
             };
-            if !self.has_store(relation) {
+            let is_next = Some(relation) == self.next_rel;
+            if !is_next && !self.has_store(relation) {
                 return Err(backend_error(format!(
                     "the entry relation `{}` has no store",
                     ir.relation(relation).key()
@@ -546,6 +588,10 @@ impl<'a> Emitter<'a> {
                         }
                     }
                 });
+            if is_next {
+                next_steps = quote!(#(#steps)*);
+                continue;
+            }
             entry_arms.push(quote! {
                 rt::Entry::#variant => {
                     #(#steps)*
@@ -590,11 +636,9 @@ impl<'a> Emitter<'a> {
                 roles: &[#(#roles),*],
                 role_names: &[#(#role_names),*],
                 true_paths: #true_paths,
-                fluents: rt::FluentLayout {
-                    bits: #state_bits,
-                    functors: &[#(#functors),*],
-                },
+                fluents: #fluents,
                 legal_paths: #legal_paths,
+                moves: #moves,
                 goal_paths: #goal_paths,
                 sees_paths: #sees_paths,
             };
@@ -610,6 +654,7 @@ impl<'a> Emitter<'a> {
                 pending: Vec<Sym>,
                 grew: bool,
                 fixpoints: Vec<rt::Fixpoint>,
+                next_bits: State,
                 #(#fields,)*
             }
 
@@ -623,6 +668,7 @@ impl<'a> Emitter<'a> {
                         pending: Vec::new(),
                         grew: false,
                         fixpoints: Vec::new(),
+                        next_bits: State::default(),
                         #(#inits,)*
                     }
                 }
@@ -639,6 +685,11 @@ impl<'a> Emitter<'a> {
                         #(#entry_arms)*
                         _ => None,
                     }
+                }
+
+                fn next(&mut self, input: &Input) -> State {
+                    #next_steps
+                    self.next_bits.clone()
                 }
             }
 
@@ -688,7 +739,7 @@ impl<'a> Emitter<'a> {
                 let head = self.ir.rules[*rule].head.relation;
                 let arity = self.arity(head);
                 match sink {
-                    Sink::Layer if arity > 0 => {
+                    Sink::Layer if arity > 0 && Some(head) != self.next_rel => {
                         let store = Self::store(head);
                         let arity = lit(arity);
                         quote! {
@@ -707,6 +758,9 @@ impl<'a> Emitter<'a> {
                     }
                     _ => quote!({ #body }),
                 }
+            }
+            Node::Accept { relation, args } if Some(*relation) == self.next_rel => {
+                self.next_accept(args)?
             }
             Node::Accept { relation, args } => {
                 let values = args.iter().map(|&a| Self::value(a));
@@ -760,6 +814,52 @@ impl<'a> Emitter<'a> {
                 self.query(query, then, sink)?
             }
         })
+    }
+
+    /// Sets the state bit of a `next` head.
+    fn next_accept(&self, args: &[Arg]) -> Result<TokenStream, Diagnostic> {
+        let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
+        let Some(Arg::Sym(functor)) = args.first().copied() else {
+            return Ok(quote!(self.next_bits.set(rt::fluent_bit(&META, &input.positions, &[#(#values),*]));));
+        };
+        let Some(block) = self.blocks.iter().find(|b| b.symbol == functor) else {
+            return Err(backend_error(format!(
+                "internal error: `next` head functor `{}` outside the state layout",
+                self.ir.symbols.display(functor)
+            )));
+        };
+        let num_symbols = self.ir.symbols.len();
+        let mut terms = vec![{
+            let base = lit(block.base);
+            quote!(#base)
+        }];
+        for (c, stride, domain) in &block.columns {
+            let stride = lit(*stride);
+            match args[*c] {
+                Arg::Sym(s) => {
+                    let Some(p) = domain.iter().position(|&d| d == s) else {
+                        return Err(backend_error(format!(
+                            "internal error: `next` head symbol `{}` outside its column's domain",
+                            self.ir.symbols.display(s)
+                        )));
+                    };
+                    let p = lit(p);
+                    terms.push(quote!(#p * #stride));
+                }
+                Arg::Var(v) => {
+                    let v = var(v);
+                    let offset = lit(c * num_symbols);
+                    terms.push(quote!({
+                        let p = input.positions[#offset + #v as usize];
+                        if p == NONE {
+                            rt::outside_layout(&META, &[#(#values),*]);
+                        }
+                        p as usize
+                    } * #stride));
+                }
+            }
+        }
+        Ok(quote!(self.next_bits.set(#(#terms)+*);))
     }
 
     /// Conditions and bindings matching `(value, slot)` pairs: `Sym`, `Bound` and
