@@ -224,11 +224,19 @@ impl<'a> Emitter<'a> {
             .unwrap_or_default();
         let bits = blocks.last().map_or(0, |b| b.base.saturating_add(b.size));
         if let Some(b) = blocks.iter().find(|b| b.size > MAX_STATE_BITS) {
-            return Err(backend_error(format!(
+            let mut error = backend_error(format!(
                 "the fluents `({} …)` have {} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports",
                 ir.symbols.symbol(b.symbol).name,
                 b.size
-            )));
+            ));
+            let heads = [ir.keyword(Keyword::Next), ir.keyword(Keyword::Init)];
+            if let Some(rule) = ir.rules.iter().find(|rule| {
+                heads.contains(&Some(rule.head.relation))
+                    && rule.head.args.first() == Some(&Arg::Sym(b.symbol))
+            }) {
+                error = error.at(rule.span, "a rule making such fluents");
+            }
+            return Err(error);
         }
         if bits > MAX_STATE_BITS {
             return Err(backend_error(format!(
