@@ -830,11 +830,11 @@ impl<'a> Emitter<'a> {
         let Some(Arg::Sym(functor)) = args.first().copied() else {
             return Ok(quote!(self.next_bits.set(rt::fluent_bit(&META, &input.positions, &[#(#values),*]));));
         };
+        // A head outside the layout belongs to a rule the analysis found dead (its body
+        // can never hold); should it fire anyway, that is reported, not mis-encoded.
+        let unreachable = quote!(rt::outside_layout(&META, &[#(#values),*]););
         let Some(block) = self.blocks.iter().find(|b| b.symbol == functor) else {
-            return Err(backend_error(format!(
-                "internal error: `next` head functor `{}` outside the state layout",
-                self.ir.symbols.display(functor)
-            )));
+            return Ok(unreachable);
         };
         let num_symbols = self.ir.symbols.len();
         let mut terms = vec![{
@@ -846,10 +846,7 @@ impl<'a> Emitter<'a> {
             match args[*c] {
                 Arg::Sym(s) => {
                     let Some(p) = domain.iter().position(|&d| d == s) else {
-                        return Err(backend_error(format!(
-                            "internal error: `next` head symbol `{}` outside its column's domain",
-                            self.ir.symbols.display(s)
-                        )));
+                        return Ok(unreachable);
                     };
                     let p = lit(p);
                     terms.push(quote!(#p * #stride));
