@@ -51,10 +51,10 @@ fn corpus_games_with_gdl_ii_and_demand_layers_emit() {
 
 #[test]
 fn a_state_too_large_is_a_named_error() {
-    // (f ?a ?b ?c ?d) over 20 numbers: 160,000 possible fluents, more than the state
+    // (f ?a ?b ?c ?d) over 25 numbers: 390,625 possible fluents, more than the state
     // bits the backend supports.
     let mut text = String::from("(role r) (init (f 0 0 0 0)) (<= (legal r noop) (true (f ?a ?b ?c ?d)))\n");
-    for i in 0..20 {
+    for i in 0..25 {
         text.push_str(&format!("(n {i})\n"));
     }
     text.push_str(

@@ -32,8 +32,8 @@ use crate::diagnostic::Code;
 use crate::ir::{Arg, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
-/// The most state bits a generated reasoner may use (16 KiB per state).
-pub const MAX_STATE_BITS: usize = 1 << 17;
+/// The most state bits a generated reasoner may use (32 KiB per state).
+pub const MAX_STATE_BITS: usize = 1 << 18;
 
 /// The `Cargo.toml` of a generated crate named `crate_name`, depending on gdlc-runtime
 /// through `runtime` (a TOML dependency value such as `{ path = "../../gdlc-runtime" }`).
