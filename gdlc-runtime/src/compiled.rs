@@ -318,7 +318,9 @@ impl Store {
             },
             Dedupe::Hash(table) => {
                 let hash = hash_values(tuple.iter().copied());
-                table.find(hash, |&r| self.row(r as usize) == tuple).is_some()
+                table
+                    .find(hash, |&r| self.row(r as usize) == tuple)
+                    .is_some()
             }
         }
     }
@@ -455,7 +457,9 @@ impl Memo {
         let hash = hash_values(key.iter().copied());
         let n = self.key_len;
         self.by_key
-            .find(hash, |&t| &self.keys[t as usize * n..(t as usize + 1) * n] == key)
+            .find(hash, |&t| {
+                &self.keys[t as usize * n..(t as usize + 1) * n] == key
+            })
             .map(|&t| t as usize)
     }
 
@@ -574,7 +578,11 @@ impl Meta {
     /// The bit of a `true` tuple, if it is in the layout.
     pub fn bit_of(&self, positions: &[u32], tuple: &[Sym]) -> Option<usize> {
         let n = self.symbols.len();
-        let functor = self.fluents.functors.iter().find(|f| f.symbol == tuple[0])?;
+        let functor = self
+            .fluents
+            .functors
+            .iter()
+            .find(|f| f.symbol == tuple[0])?;
         let mut bit = functor.base;
         for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
             let p = positions[c * n + tuple[c] as usize];
