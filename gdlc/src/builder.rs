@@ -11,14 +11,12 @@
 //! gdlc = { version = "…", default-features = false }
 //! ```
 //!
-//! In `build.rs`:
+//! In `build.rs`'s `main`:
 //!
 //! ```no_run
-//! fn main() {
-//!     gdlc::Builder::new()
-//!         .file("games/tictactoe.kif")
-//!         .compile_or_exit();
-//! }
+//! gdlc::Builder::new()
+//!     .file("games/tictactoe.kif")
+//!     .compile_or_exit();
 //! ```
 //!
 //! and in the crate, one module per game (the file is named after the game's stem):

@@ -451,6 +451,7 @@ impl Tally {
 /// `cargo xtask verify FILE...`; true when no game failed.
 pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String> {
     let scratch = Scratch::open()?;
+    let start = Instant::now();
     let mut tally = Tally::default();
     let batch_size = options.batch.max(1);
     let batches = files.len().div_ceil(batch_size);
@@ -502,6 +503,7 @@ pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String
         tally.failed,
         tally.skipped
     );
+    eprintln!("verify took {:.1} s", start.elapsed().as_secs_f64());
     Ok(tally.failed == 0)
 }
 

@@ -98,7 +98,10 @@ fn verify_reports_missing_and_invalid_games() {
         "{stdout}"
     );
     assert!(
-        stdout.contains(&format!("FAIL {}: error[io]: cannot read", missing.display())),
+        stdout.contains(&format!(
+            "FAIL {}: error[io]: cannot read",
+            missing.display()
+        )),
         "{stdout}"
     );
     assert!(
