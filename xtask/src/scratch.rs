@@ -185,8 +185,14 @@ impl Scratch {
         }
         let krate = self.game_crate(path).map_err(Verdict::Fail)?;
         let start = Instant::now();
-        let lib_rs = gdlc::compile::rust_from_front_end(&front, &codegen::source_name(path))
-            .map_err(|d| Verdict::Fail(one_line(&d, &file)))?;
+        // A bug in the compiler fails this game, not the whole run (the panic message
+        // is printed on stderr by the default hook).
+        let source = codegen::source_name(path);
+        let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gdlc::compile::rust_from_front_end(&front, &source)
+        }))
+        .map_err(|_| Verdict::Fail("gdlc panicked (see the message above)".to_owned()))?;
+        let lib_rs = compiled.map_err(|d| Verdict::Fail(one_line(&d, &file)))?;
         let seconds = start.elapsed().as_secs_f64();
         let runtime = codegen::runtime_dependency(&krate.dir).map_err(Verdict::Fail)?;
         let files = CrateFiles {
