@@ -149,7 +149,9 @@ fn insert_row(
 enum Dedupe {
     Flag,
     Bits {
-        positions: Vec<Vec<u32>>,
+        /// `column * num_symbols + symbol` → position in the column's domain.
+        positions: Vec<u32>,
+        num_symbols: usize,
         strides: Vec<usize>,
         bits: Vec<u64>,
     },
@@ -209,18 +211,15 @@ impl Store {
             strides[c] = strides[c + 1] * domains[c + 1].len().max(1);
         }
         let total = strides[0] * domains[0].len().max(1);
-        let positions = domains
-            .iter()
-            .map(|domain| {
-                let mut map = vec![NONE; num_symbols];
-                for (i, &s) in domain.iter().enumerate() {
-                    map[s as usize] = i as u32;
-                }
-                map
-            })
-            .collect();
+        let mut positions = vec![NONE; domains.len() * num_symbols];
+        for (c, domain) in domains.iter().enumerate() {
+            for (i, &s) in domain.iter().enumerate() {
+                positions[c * num_symbols + s as usize] = i as u32;
+            }
+        }
         store.dedupe = Dedupe::Bits {
             positions,
+            num_symbols,
             strides,
             bits: vec![0; total.div_ceil(64)],
         };
@@ -266,6 +265,7 @@ impl Store {
             Dedupe::Flag => {}
             Dedupe::Bits {
                 positions,
+                num_symbols,
                 strides,
                 bits,
             } => {
@@ -273,7 +273,7 @@ impl Store {
                     bits.iter_mut().for_each(|w| *w = 0);
                 } else {
                     for row in self.rows.chunks_exact(self.arity) {
-                        if let Some(bit) = bit_of(positions, strides, row) {
+                        if let Some(bit) = bit_of(positions, *num_symbols, strides, row) {
                             bits[bit / 64] = 0;
                         }
                     }
@@ -310,17 +310,16 @@ impl Store {
             Dedupe::Flag => self.count > 0,
             Dedupe::Bits {
                 positions,
+                num_symbols,
                 strides,
                 bits,
-            } => match bit_of(positions, strides, tuple) {
+            } => match bit_of(positions, *num_symbols, strides, tuple) {
                 Some(bit) => bits[bit / 64] & (1 << (bit % 64)) != 0,
                 None => false,
             },
             Dedupe::Hash(table) => {
                 let hash = hash_values(tuple.iter().copied());
-                table
-                    .find(hash, |&r| self.row(r as usize) == tuple)
-                    .is_some()
+                table.find(hash, |&r| self.row(r as usize) == tuple).is_some()
             }
         }
     }
@@ -335,9 +334,10 @@ impl Store {
             Dedupe::Flag => self.count == 0,
             Dedupe::Bits {
                 positions,
+                num_symbols,
                 strides,
                 bits,
-            } => match bit_of(positions, strides, tuple) {
+            } => match bit_of(positions, *num_symbols, strides, tuple) {
                 Some(bit) => {
                     let word = &mut bits[bit / 64];
                     let mask = 1 << (bit % 64);
@@ -404,14 +404,15 @@ impl Store {
     }
 }
 
-fn bit_of(positions: &[Vec<u32>], strides: &[usize], tuple: &[Sym]) -> Option<usize> {
+#[inline]
+fn bit_of(positions: &[u32], num_symbols: usize, strides: &[usize], tuple: &[Sym]) -> Option<usize> {
     let mut bit = 0;
-    for (c, &s) in tuple.iter().enumerate() {
-        let p = *positions[c].get(s as usize)?;
+    for (c, (&s, &stride)) in tuple.iter().zip(strides).enumerate() {
+        let p = *positions.get(c * num_symbols + s as usize)?;
         if p == NONE {
             return None;
         }
-        bit += p as usize * strides[c];
+        bit += p as usize * stride;
     }
     Some(bit)
 }
@@ -457,9 +458,7 @@ impl Memo {
         let hash = hash_values(key.iter().copied());
         let n = self.key_len;
         self.by_key
-            .find(hash, |&t| {
-                &self.keys[t as usize * n..(t as usize + 1) * n] == key
-            })
+            .find(hash, |&t| &self.keys[t as usize * n..(t as usize + 1) * n] == key)
             .map(|&t| t as usize)
     }
 
@@ -510,30 +509,123 @@ pub struct Fixpoint {
     pub tables: Vec<(u32, u32, usize)>,
 }
 
-/// The functors of the state: per top-level function symbol of `true`, a block of bits.
+/// A dense numbering of the terms of one argument of a relation (the state's
+/// fluents, or the moves): per top-level function symbol, a block of numbers.
 #[derive(Debug)]
-pub struct FluentLayout {
-    /// Total number of bits.
+pub struct Layout {
+    /// The column of the argument's root symbol.
+    pub top: usize,
+    /// The numbers used: the sum of the block sizes.
     pub bits: usize,
     /// Per functor, by ascending base.
     pub functors: &'static [FunctorLayout],
 }
 
-/// The block of bits of one top-level function symbol of `true`.
+/// The block of numbers of one top-level function symbol of a [`Layout`].
 #[derive(Debug)]
 pub struct FunctorLayout {
     /// The symbol.
     pub symbol: Sym,
-    /// The first bit of the block.
+    /// The first number of the block.
     pub base: usize,
-    /// The number of bits of the block.
+    /// The size of the block.
     pub size: usize,
-    /// The `true` columns under the symbol, most significant first.
+    /// The columns under the symbol, most significant first.
     pub columns: &'static [usize],
     /// The stride of each of those columns.
     pub strides: &'static [usize],
     /// The domain of each of those columns.
     pub domains: &'static [&'static [Sym]],
+}
+
+/// Numbers tuples by a [`Layout`]: per column the position of each symbol in the
+/// column's domain, and per symbol its block.
+#[derive(Clone, Debug)]
+pub struct Coder {
+    layout: &'static Layout,
+    num_symbols: usize,
+    /// `column * num_symbols + symbol` → position in the column's domain, or `NONE`.
+    pub positions: Vec<u32>,
+    /// Symbol → index of its block in the layout, or `NONE`.
+    functor_of: Vec<u32>,
+}
+
+impl Coder {
+    /// The coder of `layout` for tuples of `arity` columns over `num_symbols` symbols.
+    pub fn new(layout: &'static Layout, arity: usize, num_symbols: usize) -> Self {
+        let mut positions = vec![NONE; arity * num_symbols];
+        let mut functor_of = vec![NONE; num_symbols];
+        for (k, functor) in layout.functors.iter().enumerate() {
+            functor_of[functor.symbol as usize] = k as u32;
+            for (&c, domain) in functor.columns.iter().zip(functor.domains) {
+                for (i, &s) in domain.iter().enumerate() {
+                    positions[c * num_symbols + s as usize] = i as u32;
+                }
+            }
+        }
+        Coder {
+            layout,
+            num_symbols,
+            positions,
+            functor_of,
+        }
+    }
+
+    /// The number of a tuple whose columns outside its functor are nil (as every
+    /// tuple derived by the rules is), if it is in the layout.
+    #[inline]
+    pub fn code(&self, tuple: &[Sym]) -> Option<usize> {
+        let k = *self.functor_of.get(tuple[self.layout.top] as usize)?;
+        if k == NONE {
+            return None;
+        }
+        let functor = &self.layout.functors[k as usize];
+        let mut code = functor.base;
+        for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
+            let p = self.positions[c * self.num_symbols + tuple[c] as usize];
+            if p == NONE {
+                return None;
+            }
+            code += p as usize * stride;
+        }
+        Some(code)
+    }
+
+    /// Like [`Coder::code`], and checks that the columns outside the functor are nil.
+    pub fn code_checked(&self, tuple: &[Sym]) -> Option<usize> {
+        let code = self.code(tuple)?;
+        let k = self.functor_of[tuple[self.layout.top] as usize] as usize;
+        let functor = &self.layout.functors[k];
+        let stray = tuple
+            .iter()
+            .enumerate()
+            .any(|(c, &v)| v != 0 && c != self.layout.top && !functor.columns.contains(&c));
+        (!stray).then_some(code)
+    }
+
+    /// The tuple of a number, into `out` (one symbol per column).
+    pub fn decode(&self, code: usize, out: &mut [Sym]) {
+        self.layout.decode(code, out);
+    }
+}
+
+impl Layout {
+    /// The tuple of a number, into `out` (one symbol per column).
+    pub fn decode(&self, code: usize, out: &mut [Sym]) {
+        out.iter_mut().for_each(|v| *v = 0);
+        let k = self.functors.partition_point(|f| f.base <= code) - 1;
+        let functor = &self.functors[k];
+        out[self.top] = functor.symbol;
+        let offset = code - functor.base;
+        for ((&c, &stride), domain) in functor
+            .columns
+            .iter()
+            .zip(functor.strides)
+            .zip(functor.domains)
+        {
+            out[c] = domain[(offset / stride) % domain.len()];
+        }
+    }
 }
 
 /// What the generated code needs to know of the game besides its rules.
@@ -549,10 +641,12 @@ pub struct Meta {
     pub role_names: &'static [&'static str],
     /// The argument paths of `true`'s columns (see `gdlc::ir`).
     pub true_paths: &'static [&'static [u32]],
-    /// The state layout.
-    pub fluents: FluentLayout,
+    /// The state layout: one bit per possible fluent.
+    pub fluents: Layout,
     /// The argument paths of `legal`'s (and `does`') columns.
     pub legal_paths: &'static [&'static [u32]],
+    /// The numbering of the moves (`legal`'s second argument).
+    pub moves: Layout,
     /// The argument paths of `goal`'s columns.
     pub goal_paths: &'static [&'static [u32]],
     /// The argument paths of `sees`' columns.
@@ -560,61 +654,9 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// Per `true` column, the position of each symbol in the column's functor domain
-    /// (`NONE` outside), flat: `column * symbols.len() + symbol`.
-    pub fn positions(&self) -> Vec<u32> {
-        let n = self.symbols.len();
-        let mut positions = vec![NONE; self.true_paths.len() * n];
-        for functor in self.fluents.functors {
-            for (&c, domain) in functor.columns.iter().zip(functor.domains) {
-                for (i, &s) in domain.iter().enumerate() {
-                    positions[c * n + s as usize] = i as u32;
-                }
-            }
-        }
-        positions
-    }
-
-    /// The bit of a `true` tuple, if it is in the layout.
-    pub fn bit_of(&self, positions: &[u32], tuple: &[Sym]) -> Option<usize> {
-        let n = self.symbols.len();
-        let functor = self
-            .fluents
-            .functors
-            .iter()
-            .find(|f| f.symbol == tuple[0])?;
-        let mut bit = functor.base;
-        for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
-            let p = positions[c * n + tuple[c] as usize];
-            if p == NONE {
-                return None;
-            }
-            bit += p as usize * stride;
-        }
-        for (c, &value) in tuple.iter().enumerate().skip(1) {
-            if value != 0 && !functor.columns.contains(&c) {
-                return None;
-            }
-        }
-        Some(bit)
-    }
-
-    /// The `true` tuple of a bit, into `out` (one symbol per column).
+    /// The decoded `true` tuple of a state bit.
     pub fn decode_bit(&self, bit: usize, out: &mut [Sym]) {
-        out.iter_mut().for_each(|v| *v = 0);
-        let functors = self.fluents.functors;
-        let k = functors.partition_point(|f| f.base <= bit) - 1;
-        let functor = &functors[k];
-        out[0] = functor.symbol;
-        let offset = bit - functor.base;
-        for ((&c, &stride), domain) in functor
-            .columns
-            .iter()
-            .zip(functor.strides)
-            .zip(functor.domains)
-        {
-            out[c] = domain[(offset / stride) % domain.len()];
-        }
+        self.fluents.decode(bit, out);
     }
 
     /// The canonical KIF text of argument `arg` of a tuple whose columns have `paths`.
@@ -720,6 +762,40 @@ fn parse_canonical(text: &str) -> Option<Tree<'_>> {
     (pos == text.len()).then_some(tree)
 }
 
+/// The state bit of a `true` tuple whose columns outside its functor are nil (the
+/// slow path of generated code, for `next` heads whose functor is a variable).
+///
+/// # Panics
+/// If the tuple is outside the layout, which the compiler's analysis rules out.
+pub fn fluent_bit(meta: &Meta, positions: &[u32], tuple: &[Sym]) -> usize {
+    let layout = &meta.fluents;
+    let n = meta.symbols.len();
+    let bit = layout.functors.iter().find(|f| f.symbol == tuple[0]).and_then(|functor| {
+        let mut bit = functor.base;
+        for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
+            let p = positions[c * n + tuple[c] as usize];
+            if p == NONE {
+                return None;
+            }
+            bit += p as usize * stride;
+        }
+        Some(bit)
+    });
+    match bit {
+        Some(bit) => bit,
+        None => outside_layout(meta, tuple),
+    }
+}
+
+/// Reports a fluent outside the state layout, which the compiler's analysis rules out.
+#[cold]
+pub fn outside_layout(meta: &Meta, tuple: &[Sym]) -> ! {
+    panic!(
+        "gdlc internal error: fluent {} outside the state layout",
+        meta.text(meta.true_paths, tuple, 0)
+    )
+}
+
 /// What the rules read: the state, the joint move and the fluent positions.
 #[derive(Clone, Debug)]
 pub struct Input<const W: usize> {
@@ -727,7 +803,8 @@ pub struct Input<const W: usize> {
     pub state: Bits<W>,
     /// The joint move: one `does` tuple per role, flat.
     pub joint: Vec<Sym>,
-    /// [`Meta::positions`].
+    /// Per `true` column, the position of each symbol in the column's domain:
+    /// `column * symbols + symbol` (see [`Coder::positions`]).
     pub positions: Vec<u32>,
 }
 
@@ -769,6 +846,8 @@ pub trait Rules<const W: usize>: Clone {
     /// last changed, and returns the entry relation's tuples (`None` if the game has
     /// no such relation).
     fn entry(&mut self, input: &Input<W>, entry: Entry) -> Option<&Store>;
+    /// The next state: the `next` rules write state bits directly.
+    fn next(&mut self, input: &Input<W>) -> Bits<W>;
 }
 
 /// Tuples numbered in order of first sight, with their canonical KIF text and their
@@ -779,25 +858,53 @@ pub struct Interner {
     texts: Vec<String>,
     ranks: Vec<u32>,
     ranked: usize,
+    /// When the tuples have a small dense numbering: number → id (`NONE` if unseen).
+    dense: Option<(Coder, Vec<u32>)>,
 }
 
+/// The largest dense numbering an [`Interner`] keeps a direct table for.
+const MAX_DENSE: usize = 1 << 20;
+
 impl Interner {
-    fn new(arity: usize) -> Self {
+    fn new(arity: usize, layout: Option<(&'static Layout, usize)>) -> Self {
         Interner {
             tuples: Store::hashed(arity, &[]),
             texts: Vec::new(),
             ranks: Vec::new(),
             ranked: 0,
+            dense: layout
+                .filter(|(layout, _)| layout.bits <= MAX_DENSE)
+                .map(|(layout, num_symbols)| {
+                    (
+                        Coder::new(layout, arity, num_symbols),
+                        vec![NONE; layout.bits],
+                    )
+                }),
         }
     }
 
+    #[inline]
     fn intern(&mut self, tuple: &[Sym], text: impl FnOnce() -> String) -> u32 {
-        if let Some(id) = self.tuples.find(tuple) {
-            return id;
+        let code = self
+            .dense
+            .as_ref()
+            .and_then(|(coder, ids)| coder.code(tuple).map(|code| (code, ids[code])));
+        match code {
+            Some((_, id)) if id != NONE => return id,
+            None => {
+                if let Some(id) = self.tuples.find(tuple) {
+                    return id;
+                }
+            }
+            Some(_) => {}
         }
         self.tuples.insert(tuple);
         self.texts.push(text());
-        (self.texts.len() - 1) as u32
+        let id = (self.texts.len() - 1) as u32;
+        if let (Some((code, _)), Some((_, ids))) = (code, self.dense.as_mut()) {
+            ids[code] = id;
+        }
+        id
     }
 
     fn rank(&mut self) {
@@ -824,6 +931,7 @@ impl Interner {
 pub struct Compiled<R, const W: usize> {
     rules: R,
     input: Input<W>,
+    fluents: Coder,
     state_loaded: bool,
     joint_loaded: Vec<u32>,
     moves: Interner,
@@ -842,17 +950,19 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
     pub fn new() -> Self {
         let meta = R::META;
         let legal_arity = meta.legal_paths.len();
+        let fluents = Coder::new(&meta.fluents, meta.true_paths.len(), meta.symbols.len());
         Compiled {
             rules: R::new(),
             input: Input {
                 state: Bits::default(),
                 joint: vec![0; legal_arity * meta.roles.len()],
-                positions: meta.positions(),
+                positions: fluents.positions.clone(),
             },
+            fluents,
             state_loaded: false,
             joint_loaded: Vec::new(),
-            moves: Interner::new(legal_arity),
-            percepts: Interner::new(meta.sees_paths.len()),
+            moves: Interner::new(legal_arity, Some((&meta.moves, meta.symbols.len()))),
+            percepts: Interner::new(meta.sees_paths.len(), None),
             scratch: Vec::new(),
         }
     }
@@ -894,7 +1004,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         let mut state = Bits::default();
         if let Some(store) = self.rules.entry(&self.input, entry) {
             for i in 0..store.len() {
-                match meta.bit_of(&self.input.positions, store.row(i)) {
+                match self.fluents.code(store.row(i)) {
                     Some(bit) => state.set(bit),
                     None => panic!(
                         "gdlc internal error: fluent {} outside the state layout",
@@ -931,8 +1041,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             let scratch = &self.scratch;
             out.push(interner.intern(scratch, || meta.text(paths, scratch, 1)));
         }
-        out.sort_unstable();
-        out.dedup();
+        // Rows are unique and so are their ids.
         interner.sort(out);
     }
 }
@@ -972,7 +1081,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
     fn next_state(&mut self, state: &Bits<W>, joint: &[u32]) -> Bits<W> {
         self.load_state(state);
         self.load_joint(joint);
-        self.state_of(Entry::Next)
+        self.rules.next(&self.input)
     }
 
     fn goal(&mut self, state: &Bits<W>, role: RoleIndex) -> Result<u8, GoalError> {
@@ -1032,7 +1141,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
             let canonical = kif::canonical(text).map_err(StateError::Syntax)?;
             let bit = meta
                 .encode(meta.true_paths, 0, &canonical)
-                .and_then(|tuple| meta.bit_of(&self.input.positions, &tuple));
+                .and_then(|tuple| self.fluents.code_checked(&tuple));
             match bit {
                 Some(bit) => state.set(bit),
                 None => return Err(StateError::UnknownFluent(canonical)),
