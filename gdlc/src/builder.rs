@@ -373,6 +373,25 @@ mod tests {
     }
 
     #[test]
+    fn games_compile_to_their_stem_and_are_rewritten_only_when_changed() {
+        let dir = scratch("valid");
+        let game = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/tictactoe.kif");
+        let builder = Builder::new()
+            .file(game)
+            .out_dir(dir.join("out"))
+            .cargo_directives(false);
+        let outputs = builder.compile().expect("tictactoe compiles");
+        assert_eq!(outputs, [dir.join("out/tictactoe.rs")]);
+        let code = std::fs::read_to_string(&outputs[0]).expect("read");
+        assert!(code.contains("pub fn new()"), "{code}");
+        let first = modified(&outputs[0]);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        builder.compile().expect("compiles again");
+        assert_eq!(modified(&outputs[0]), first);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn invalid_games_are_located_errors_and_the_others_still_compile() {
         let dir = scratch("invalid");
         let bad = dir.join("bad.kif");

@@ -43,6 +43,21 @@ mod tests {
     use crate::diagnostic::Code;
 
     #[test]
+    fn valid_games_compile_to_a_reasoner_module() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/nim.kif");
+        let file = SourceFile::read(std::path::Path::new(path)).expect("team game");
+        let code = compile_rust(&file).expect("nim compiles");
+        for item in ["pub struct Rules", "pub type Reasoner", "pub fn new()"] {
+            assert!(code.contains(item), "no `{item}` in\n{code}");
+        }
+        assert_eq!(
+            compile_rust(&file),
+            Ok(code),
+            "the same game gives the same code"
+        );
+    }
+
+    #[test]
     fn invalid_games_give_their_located_errors() {
         let file = SourceFile::new("bad.kif", "(role x)\n(<= (p ?x) (not (q ?x)))\n");
         let errors = compile_rust(&file).expect_err("the game is invalid");
