@@ -8,6 +8,7 @@
 //! seeded playouts). It builds gdlc and the reasoners once in the scratch workspace
 //! (`$CARGO_TARGET_DIR/verify` or `target/verify`), later runs are incremental.
 //! Without the corpus it verifies the team's games only and says so.
+//! `generated_crates_are_fresh` is `cargo xtask codegen --check`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -137,4 +138,15 @@ fn compile_and_perft_refuse_bad_input() {
     assert!(stderr.contains("is not valid GDL"), "{stderr}");
     assert!(output.stdout.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn generated_crates_are_fresh() {
+    let output = xtask(&["codegen", "--check"], &[]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
 }
