@@ -9,11 +9,18 @@
 //! [`prove`] solves with an embedded clingo — cargo feature `prove`, on by default — to
 //! prove invariants). [`interp`] is the reference interpreter every reasoner is checked
 //! against; [`front_end`] runs the front end on one file.
+//!
+//! To compile a game: [`compile_rust`] (one file to the Rust source of its reasoner)
+//! and, from a build script, [`Builder`]. [`differential`] checks a compiled reasoner
+//! against the interpreter (the driver of `cargo xtask verify`).
 
 pub mod analysis;
+pub mod builder;
 pub mod check;
+pub mod compile;
 pub mod deps;
 pub mod diagnostic;
+pub mod differential;
 pub mod emit;
 pub mod exec;
 pub mod explain;
@@ -24,6 +31,8 @@ pub mod plan;
 pub mod prove;
 pub mod syntax;
 
+pub use builder::Builder;
+pub use compile::compile_rust;
 pub use diagnostic::{Diagnostic, Severity, SourceFile, Span};
 
 /// The front end's result for one file: the description, its normalised rules and every

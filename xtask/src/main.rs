@@ -13,7 +13,19 @@
 //!   runs `swipl` on it: `--perft` prints `depth<TAB>count` lines like `gdlc perft`,
 //!   `--seconds` prints playouts/s and states/s like `rates`.
 //!
-//! Later stages add `compile`, `verify`, `perft`, `codegen --check` and `bench`.
+//! - `compile FILE [--out DIR]`: the game's reasoner crate (`Cargo.toml`, `src/lib.rs`)
+//!   in `generated/<stem>/` or DIR; `codegen [--check]`: the crates of every
+//!   `games/*.kif`, regenerated or checked fresh (see `codegen.rs`).
+//!
+//! - `verify FILE... [--playouts N] [--depth D] [--steps S]`: compiles the games into a
+//!   scratch workspace, builds one driver per batch and compares each compiled reasoner
+//!   with the interpreter; `perft FILE DEPTH`: the compiled reasoner's perft (see
+//!   `scratch.rs`).
+//!
+//! Later stages add `bench`.
+
+mod codegen;
+mod scratch;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -66,6 +78,72 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Compile a game into a reasoner crate (Cargo.toml and src/lib.rs).
+    Compile {
+        /// The game (KIF).
+        file: PathBuf,
+        /// The crate's directory (default: generated/<stem> of the workspace).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Regenerate the crate of every games/*.kif in generated/, or check them fresh.
+    Codegen {
+        /// Compare instead of writing; fail naming the stale or missing crates.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Compile games and compare each compiled reasoner with the interpreter.
+    Verify {
+        /// Games (KIF).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Seeded random playouts per game.
+        #[arg(long, default_value_t = 200)]
+        playouts: usize,
+        /// Perft depth (default: the deepest whose perft tree has at most 10^4 states
+        /// in the interpreter, at most 10).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Steps per playout at most.
+        #[arg(long, default_value_t = 500)]
+        steps: usize,
+        /// Seed of the first playout.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Games per driver build.
+        #[arg(long, default_value_t = 16)]
+        batch: usize,
+        /// Seconds allowed for the check of one game.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+    },
+    /// Perft of the compiled reasoner, printed as `gdlc perft` prints it.
+    Perft {
+        /// The game (KIF).
+        file: PathBuf,
+        /// The deepest depth to count.
+        depth: u32,
+    },
+}
+
+/// Prints an error message of a command (rendered diagnostics are printed as they are).
+fn report(message: &str) {
+    if message.starts_with("error") {
+        eprintln!("{}", message.trim_end());
+    } else {
+        eprintln!("error: {}", message.trim_end());
+    }
+}
+
+/// The exit code of a command that either succeeds or fails with a message.
+fn exit_code(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            report(&message);
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -88,15 +166,39 @@ fn main() -> ExitCode {
             perft,
             seconds,
             seed,
-        } => match prolog(&file, perft, seconds, seed) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                // Rendered diagnostics already say `error[code]: …`.
-                if message.starts_with("error") {
-                    eprintln!("{message}");
-                } else {
-                    eprintln!("error: {message}");
+        } => exit_code(prolog(&file, perft, seconds, seed)),
+        Command::Compile { file, out } => exit_code(codegen::compile(&file, out.as_deref())),
+        Command::Codegen { check } => exit_code(codegen::codegen(check)),
+        Command::Verify {
+            files,
+            playouts,
+            depth,
+            steps,
+            seed,
+            batch,
+            timeout,
+        } => {
+            let options = scratch::VerifyOptions {
+                depth,
+                playouts,
+                max_steps: steps,
+                seed,
+                batch,
+                timeout: Duration::from_secs(timeout),
+            };
+            match scratch::verify(&files, &options) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(message) => {
+                    report(&message);
+                    ExitCode::FAILURE
                 }
+            }
+        }
+        Command::Perft { file, depth } => match scratch::perft(&file, depth) {
+            Ok(code) => code,
+            Err(message) => {
+                report(&message);
                 ExitCode::FAILURE
             }
         },

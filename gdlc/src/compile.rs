@@ -1,0 +1,80 @@
+//! The whole compiler as one call: KIF source to the Rust source of a reasoner.
+//!
+//! [`compile_rust`] runs [`front_end`](crate::front_end) (parse, normalise, check),
+//! [`analysis::analyze`](crate::analysis::analyze), [`plan::plan`](crate::plan::plan)
+//! and [`emit::rust::lib_rs`](crate::emit::rust::lib_rs). Its output is usable as a
+//! crate's `src/lib.rs` (with [`emit::rust::cargo_toml`](crate::emit::rust::cargo_toml))
+//! and through `include!` (see [`Builder`](crate::Builder)). Failures are the located
+//! diagnostics; render them with [`Diagnostic::render`] against the same
+//! [`SourceFile`].
+
+use crate::{Diagnostic, FrontEnd, SourceFile};
+
+/// Compiles one game to the Rust source of its reasoner. The header of the generated
+/// code names the file as `file.name`.
+///
+/// `Err` holds the front end's errors when the game is not valid GDL (warnings are not
+/// reported here: run [`front_end`](crate::front_end) to see them), otherwise the one
+/// diagnostic of the analysis, the planner or the Rust backend that stopped it.
+pub fn compile_rust(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
+    let front = crate::front_end(file);
+    if !front.is_valid() {
+        return Err(front
+            .diagnostics
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect());
+    }
+    rust_from_front_end(&front, &file.name).map_err(|diagnostic| vec![diagnostic])
+}
+
+/// The back half of [`compile_rust`], for callers that ran the front end themselves:
+/// analysis, plan and Rust code of a valid game. `source` names the KIF file in the
+/// header of the generated code.
+pub fn rust_from_front_end(front: &FrontEnd, source: &str) -> Result<String, Diagnostic> {
+    let ir = crate::analysis::analyze(front)?;
+    let plan = crate::plan::plan(&ir)?;
+    crate::emit::rust::lib_rs(&ir, &plan, source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Code;
+
+    #[test]
+    fn valid_games_compile_to_a_reasoner_module() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/nim.kif");
+        let file = SourceFile::read(std::path::Path::new(path)).expect("team game");
+        let code = compile_rust(&file).expect("nim compiles");
+        for item in ["pub struct Rules", "pub type Reasoner", "pub fn new()"] {
+            assert!(code.contains(item), "no `{item}` in\n{code}");
+        }
+        assert_eq!(
+            compile_rust(&file),
+            Ok(code),
+            "the same game gives the same code"
+        );
+    }
+
+    #[test]
+    fn invalid_games_give_their_located_errors() {
+        let file = SourceFile::new("bad.kif", "(role x)\n(<= (p ?x) (not (q ?x)))\n");
+        let errors = compile_rust(&file).expect_err("the game is invalid");
+        assert!(!errors.is_empty());
+        assert!(errors.iter().all(Diagnostic::is_error));
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.code == Code::Unsafe && d.span.is_some())
+        );
+        assert!(errors[0].render(&file).contains("bad.kif:"));
+    }
+
+    #[test]
+    fn unreadable_kif_is_a_syntax_error() {
+        let file = SourceFile::new("broken.kif", "(role x");
+        let errors = compile_rust(&file).expect_err("unbalanced");
+        assert_eq!(errors[0].code, Code::Syntax);
+    }
+}
