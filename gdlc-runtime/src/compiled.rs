@@ -319,7 +319,9 @@ impl Store {
             },
             Dedupe::Hash(table) => {
                 let hash = hash_values(tuple.iter().copied());
-                table.find(hash, |&r| self.row(r as usize) == tuple).is_some()
+                table
+                    .find(hash, |&r| self.row(r as usize) == tuple)
+                    .is_some()
             }
         }
     }
@@ -405,7 +407,12 @@ impl Store {
 }
 
 #[inline]
-fn bit_of(positions: &[u32], num_symbols: usize, strides: &[usize], tuple: &[Sym]) -> Option<usize> {
+fn bit_of(
+    positions: &[u32],
+    num_symbols: usize,
+    strides: &[usize],
+    tuple: &[Sym],
+) -> Option<usize> {
     let mut bit = 0;
     for (c, (&s, &stride)) in tuple.iter().zip(strides).enumerate() {
         let p = *positions.get(c * num_symbols + s as usize)?;
@@ -458,7 +465,9 @@ impl Memo {
         let hash = hash_values(key.iter().copied());
         let n = self.key_len;
         self.by_key
-            .find(hash, |&t| &self.keys[t as usize * n..(t as usize + 1) * n] == key)
+            .find(hash, |&t| {
+                &self.keys[t as usize * n..(t as usize + 1) * n] == key
+            })
             .map(|&t| t as usize)
     }
 
@@ -770,17 +779,21 @@ fn parse_canonical(text: &str) -> Option<Tree<'_>> {
 pub fn fluent_bit(meta: &Meta, positions: &[u32], tuple: &[Sym]) -> usize {
     let layout = &meta.fluents;
     let n = meta.symbols.len();
-    let bit = layout.functors.iter().find(|f| f.symbol == tuple[0]).and_then(|functor| {
-        let mut bit = functor.base;
-        for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
-            let p = positions[c * n + tuple[c] as usize];
-            if p == NONE {
-                return None;
+    let bit = layout
+        .functors
+        .iter()
+        .find(|f| f.symbol == tuple[0])
+        .and_then(|functor| {
+            let mut bit = functor.base;
+            for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
+                let p = positions[c * n + tuple[c] as usize];
+                if p == NONE {
+                    return None;
+                }
+                bit += p as usize * stride;
             }
-            bit += p as usize * stride;
-        }
-        Some(bit)
-    });
+            Some(bit)
+        });
     match bit {
         Some(bit) => bit,
         None => outside_layout(meta, tuple),
@@ -872,14 +885,14 @@ impl Interner {
             texts: Vec::new(),
             ranks: Vec::new(),
             ranked: 0,
-            dense: layout
-                .filter(|(layout, _)| layout.bits <= MAX_DENSE)
-                .map(|(layout, num_symbols)| {
+            dense: layout.filter(|(layout, _)| layout.bits <= MAX_DENSE).map(
+                |(layout, num_symbols)| {
                     (
                         Coder::new(layout, arity, num_symbols),
                         vec![NONE; layout.bits],
                     )
-                }),
+                },
+            ),
         }
     }
 

@@ -16,7 +16,11 @@ fn emit(file: &SourceFile) -> Result<String, String> {
 }
 
 fn team_game(name: &str) -> SourceFile {
-    common::read_source(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(name))
+    common::read_source(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../games")
+            .join(name),
+    )
 }
 
 #[test]
@@ -40,7 +44,12 @@ fn output_is_deterministic_and_parses() {
 
 #[test]
 fn corpus_games_with_gdl_ii_and_demand_layers_emit() {
-    for name in ["kriegtictactoe.kif", "montyhall.kif", "laiklee_hex.kif", "checkers.kif"] {
+    for name in [
+        "kriegtictactoe.kif",
+        "montyhall.kif",
+        "laiklee_hex.kif",
+        "checkers.kif",
+    ] {
         let Some(file) = common::game_source(name) else {
             return;
         };
@@ -53,7 +62,8 @@ fn corpus_games_with_gdl_ii_and_demand_layers_emit() {
 fn a_state_too_large_is_a_named_error() {
     // (f ?a ?b ?c ?d) over 25 numbers: 390,625 possible fluents, more than the state
     // bits the backend supports.
-    let mut text = String::from("(role r) (init (f 0 0 0 0)) (<= (legal r noop) (true (f ?a ?b ?c ?d)))\n");
+    let mut text =
+        String::from("(role r) (init (f 0 0 0 0)) (<= (legal r noop) (true (f ?a ?b ?c ?d)))\n");
     for i in 0..25 {
         text.push_str(&format!("(n {i})\n"));
     }

@@ -214,9 +214,7 @@ impl<'a> Emitter<'a> {
             if let Some(r) = ir.keyword(keyword)
                 && ir.relation(r).columns.first().map(|c| c.path.as_slice()) != Some(&[0][..])
             {
-                return Err(backend_error(format!(
-                    "`{keyword:?}` has no role column"
-                )));
+                return Err(backend_error(format!("`{keyword:?}` has no role column")));
             }
         }
         let blocks = state_rel
@@ -331,7 +329,12 @@ impl<'a> Emitter<'a> {
         let fluents = layout_tokens(&self.blocks, 0);
         let moves = match ir.keyword(Keyword::Legal) {
             Some(legal) => {
-                let top = ir.relation(legal).columns.iter().position(|c| c.path == [1]).unwrap_or(0);
+                let top = ir
+                    .relation(legal)
+                    .columns
+                    .iter()
+                    .position(|c| c.path == [1])
+                    .unwrap_or(0);
                 layout_tokens(&functor_blocks(ir, legal, 1), top)
             }
             None => layout_tokens(&[], 0),
@@ -525,10 +528,8 @@ impl<'a> Emitter<'a> {
         let mut forget_move = Vec::new();
         for (l, layer) in ir.layers.iter().enumerate() {
             let evaluation = self.plan.layers[l].evaluation;
-            if matches!(
-                evaluation,
-                LayerEvaluation::Static | LayerEvaluation::Input
-            ) || layer.phase == Phase::Static
+            if matches!(evaluation, LayerEvaluation::Static | LayerEvaluation::Input)
+                || layer.phase == Phase::Static
             {
                 continue;
             }
@@ -609,6 +610,7 @@ impl<'a> Emitter<'a> {
         }
 
         let allow = quote!(#[allow(
+            dead_code,
             unused_variables,
             unused_mut,
             unused_labels,
@@ -828,7 +830,9 @@ impl<'a> Emitter<'a> {
     fn next_accept(&self, args: &[Arg]) -> Result<TokenStream, Diagnostic> {
         let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
         let Some(Arg::Sym(functor)) = args.first().copied() else {
-            return Ok(quote!(self.next_bits.set(rt::fluent_bit(&META, &input.positions, &[#(#values),*]));));
+            return Ok(
+                quote!(self.next_bits.set(rt::fluent_bit(&META, &input.positions, &[#(#values),*]));),
+            );
         };
         // A head outside the layout belongs to a rule the analysis found dead (its body
         // can never hold); should it fire anyway, that is reported, not mis-encoded.
@@ -910,7 +914,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// The code running `then` for each match of `query`.
-    fn query(&self, query: &Query, then: TokenStream, sink: Sink) -> Result<TokenStream, Diagnostic> {
+    fn query(
+        &self,
+        query: &Query,
+        then: TokenStream,
+        sink: Sink,
+    ) -> Result<TokenStream, Diagnostic> {
         let r = query.relation;
         if Some(r) == self.true_rel {
             return Ok(self.true_query(query, then));
@@ -970,7 +979,9 @@ impl<'a> Emitter<'a> {
                 ));
             };
             let Evaluation::Demand(modes) = &self.plan.relations[rel].evaluation else {
-                return Err(backend_error("internal error: input of a non-demand relation"));
+                return Err(backend_error(
+                    "internal error: input of a non-demand relation",
+                ));
             };
             let bound = &modes[m].bound;
             let columns: Vec<(TokenStream, Slot)> = slots
@@ -1187,9 +1198,9 @@ impl<'a> Emitter<'a> {
         let prefix = position.iter().take_while(|p| p.is_some()).count();
         let base_lit = lit(base);
         let mut lo_terms = vec![quote!(#base_lit)];
-        for k in 0..prefix {
-            let p = position[k].as_ref().expect("prefix is known");
-            let stride = lit(block.columns[k].1);
+        for (p, column) in position.iter().zip(&block.columns).take(prefix) {
+            let p = p.as_ref().expect("prefix is known");
+            let stride = lit(column.1);
             lo_terms.push(quote!(#p * #stride));
         }
         let width = if prefix == 0 {

@@ -129,6 +129,7 @@ static TABLE_15: [Sym; 14] = [3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -166,6 +167,7 @@ pub struct Rules {
     r19: rt::Store,
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -380,6 +382,7 @@ impl rt::Rules<WORDS> for Rules {
     }
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,

@@ -700,6 +700,7 @@ static TABLE_54: [Sym; 192] = [
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -780,6 +781,7 @@ pub struct Rules {
     r60: rt::Store,
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -1910,6 +1912,7 @@ impl rt::Rules<WORDS> for Rules {
     }
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,

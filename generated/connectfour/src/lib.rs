@@ -103,6 +103,7 @@ static TABLE_15: [Sym; 12] = [3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -138,6 +139,7 @@ pub struct Rules {
     r16: rt::Store,
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -343,6 +345,7 @@ impl rt::Rules<WORDS> for Rules {
     }
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,

@@ -104,6 +104,7 @@ static TABLE_9: [Sym; 10] = [3, 4, 4, 5, 5, 6, 6, 7, 7, 8];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -134,6 +135,7 @@ pub struct Rules {
     r11: rt::Store,
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -265,6 +267,7 @@ impl rt::Rules<WORDS> for Rules {
     }
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,

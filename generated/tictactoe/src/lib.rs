@@ -103,6 +103,7 @@ static TABLE_11: [Sym; 2] = [1, 2];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -135,6 +136,7 @@ pub struct Rules {
     r13: rt::Store,
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
@@ -295,6 +297,7 @@ impl rt::Rules<WORDS> for Rules {
     }
 }
 #[allow(
+    dead_code,
     unused_variables,
     unused_mut,
     unused_labels,
