@@ -135,20 +135,22 @@ pub struct Outcome {
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = if self.automatic_depth { " (auto)" } else { "" };
         if self.perft.is_empty() {
-            write!(f, "no perft")?;
+            write!(f, "no perft{how}")?;
         } else {
             let counts: Vec<String> = self.perft.iter().map(u64::to_string).collect();
-            write!(f, "perft {}", counts.join(" "))?;
+            write!(
+                f,
+                "perft {} to depth {}{how}",
+                counts.join(" "),
+                self.perft.len()
+            )?;
         }
         write!(
             f,
-            " to depth {}{}, {} playouts, {} states, {:.1} s",
-            self.perft.len(),
-            if self.automatic_depth { " (auto)" } else { "" },
-            self.playouts,
-            self.states,
-            self.seconds
+            ", {} playouts, {} states, {:.1} s",
+            self.playouts, self.states, self.seconds
         )
     }
 }

@@ -116,6 +116,9 @@ enum Command {
         /// Seconds allowed for the check of one game.
         #[arg(long, default_value_t = 600)]
         timeout: u64,
+        /// Memory (address space, MiB) allowed for the check of one game; 0: no limit.
+        #[arg(long, default_value_t = 4096)]
+        memory: u64,
     },
     /// Perft of the compiled reasoner, printed as `gdlc perft` prints it.
     Perft {
@@ -177,6 +180,7 @@ fn main() -> ExitCode {
             seed,
             batch,
             timeout,
+            memory,
         } => {
             let options = scratch::VerifyOptions {
                 depth,
@@ -185,6 +189,7 @@ fn main() -> ExitCode {
                 seed,
                 batch,
                 timeout: Duration::from_secs(timeout),
+                memory_mb: memory,
             };
             match scratch::verify(&files, &options) {
                 Ok(true) => ExitCode::SUCCESS,

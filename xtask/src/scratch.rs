@@ -7,7 +7,7 @@
 //! ```text
 //! verify/
 //!   Cargo.toml            [workspace] members games/*, drivers/*; the `verify` profile
-//!   Cargo.lock            copied from this workspace on first use (same versions)
+//!   Cargo.lock            copied from this workspace on every run (same versions)
 //!   games/<stem>-<hash>/  one crate per game file: gdlc-game-<stem>-<hash>
 //!   drivers/verify/       gdlc-verify-driver: depends on gdlc (no default features),
 //!                         gdlc-runtime and the games of the current batch
@@ -27,8 +27,9 @@
 //! keep rustc quick, dependencies — the interpreter — at `opt-level = 2`, debug
 //! assertions on). When generated crates do not compile, cargo is run with
 //! `--keep-going`; those games `FAIL` with rustc's first error and the driver is rebuilt
-//! without them. Then the driver runs once per game, in its own process (so that a
-//! panic or a time-out fails only that game): it compares the reasoner with the
+//! without them. Then the driver runs once per game, in its own process with a time
+//! and a memory limit (so that a panic, a loop or a runaway allocation fails only that
+//! game): it compares the reasoner with the
 //! interpreter ([`gdlc::differential`]; perft to a depth chosen automatically unless
 //! `--depth` is given, then seeded random playouts).
 //!
@@ -61,6 +62,8 @@ pub struct VerifyOptions {
     pub batch: usize,
     /// Time allowed for the check of one game.
     pub timeout: Duration,
+    /// Memory (address space, MiB) allowed for the check of one game; 0: unlimited.
+    pub memory_mb: u64,
 }
 
 const VERIFY_DRIVER: &str = "gdlc-verify-driver";
@@ -138,13 +141,12 @@ impl Scratch {
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))
         };
         write(root.join("Cargo.toml"), WORKSPACE_MANIFEST)?;
-        let lock = root.join("Cargo.lock");
-        if !lock.exists() {
-            // The same dependency versions as this workspace, and no registry look-up.
-            let ours = codegen::workspace_root().join("Cargo.lock");
-            if let Ok(text) = std::fs::read_to_string(&ours) {
-                write(lock, &text)?;
-            }
+        // The same dependency versions as this workspace, so no registry look-up: the
+        // workspace's lock file is copied on every run (cargo adds the scratch crates,
+        // which are path dependencies).
+        let ours = codegen::workspace_root().join("Cargo.lock");
+        if let Ok(text) = std::fs::read_to_string(&ours) {
+            write(root.join("Cargo.lock"), &text)?;
         }
         Ok(Scratch { root })
     }
@@ -489,6 +491,10 @@ pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String
             games.len()
         );
         let driver = scratch.binary("verify", VERIFY_DRIVER);
+        let limits = Limits {
+            timeout: options.timeout,
+            memory_mb: options.memory_mb,
+        };
         for game in games {
             let request = DriverRequest {
                 game: game.name.clone(),
@@ -498,7 +504,7 @@ pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String
                 max_steps: options.max_steps,
                 seed: options.seed,
             };
-            let verdict = run_driver(&driver, &request.to_args(), options.timeout);
+            let verdict = run_driver(&driver, &request.to_args(), &limits);
             tally.report(&game.shown, verdict);
         }
     }
@@ -564,9 +570,35 @@ fn build_verify_driver(
     Ok(games)
 }
 
-/// Runs a driver with `args` and reads its verdict, killing it after `timeout`.
-fn run_driver(driver: &Path, args: &[String], timeout: Duration) -> Verdict {
-    let mut child = match Command::new(driver)
+/// The limits of one game's check.
+struct Limits {
+    timeout: Duration,
+    /// Address space in MiB (0: unlimited).
+    memory_mb: u64,
+}
+
+/// A command running `program` with its address space limited to `memory_mb` MiB (on
+/// Unix, through the shell's `ulimit -v`; 0 or elsewhere: no limit). A reasoner that
+/// runs away then fails alone instead of taking the machine's memory.
+fn limited_command(program: &Path, memory_mb: u64) -> Command {
+    if cfg!(unix) && memory_mb > 0 {
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {} && exec \"$0\" \"$@\"",
+                memory_mb.saturating_mul(1024)
+            ))
+            .arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+/// Runs a driver with `args` and reads its verdict, killing it after the time-out.
+fn run_driver(driver: &Path, args: &[String], limits: &Limits) -> Verdict {
+    let mut child = match limited_command(driver, limits.memory_mb)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -591,7 +623,7 @@ fn run_driver(driver: &Path, args: &[String], timeout: Duration) -> Verdict {
     let (status, timed_out) = loop {
         match child.try_wait() {
             Ok(Some(status)) => break (Some(status), false),
-            Ok(None) if start.elapsed() >= timeout => {
+            Ok(None) if start.elapsed() >= limits.timeout => {
                 // Best effort: if it cannot be killed it is already gone.
                 let _ = child.kill();
                 break (child.wait().ok(), true);
@@ -621,7 +653,13 @@ fn run_driver(driver: &Path, args: &[String], timeout: Duration) -> Verdict {
     if timed_out {
         return Verdict::Fail(format!(
             "no verdict after {} s (killed; raise --timeout){detail}",
-            timeout.as_secs()
+            limits.timeout.as_secs()
+        ));
+    }
+    if stderr.contains("memory allocation of") {
+        return Verdict::Fail(format!(
+            "ran out of memory (limit {} MiB; raise --memory){detail}",
+            limits.memory_mb
         ));
     }
     Verdict::Fail(format!("the driver {}{detail}", describe(status)))
@@ -636,7 +674,13 @@ fn describe(status: Option<ExitStatus>) -> String {
     {
         use std::os::unix::process::ExitStatusExt as _;
         if let Some(signal) = status.signal() {
-            return format!("was killed by signal {signal} (a stack overflow or abort?)");
+            let cause = match signal {
+                6 => " (SIGABRT: an abort, e.g. a stack overflow)",
+                9 => " (SIGKILL: e.g. the out-of-memory killer)",
+                11 => " (SIGSEGV)",
+                _ => "",
+            };
+            return format!("was killed by signal {signal}{cause}");
         }
     }
     match status.code() {
