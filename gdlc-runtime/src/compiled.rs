@@ -507,15 +507,64 @@ impl Memo {
     }
 }
 
-/// A recursive demand layer being evaluated: its tables (relation, mode, table) in
-/// creation order. Its first call leads: it re-evaluates every table until a round adds
-/// no answer and makes no table.
+/// A memo table of a demand relation: relation, mode, table.
+pub type Table = (u32, u32, usize);
+
+/// The recursive demand layers being evaluated, innermost last: per layer its tables
+/// (relation, mode, table) in creation order. A layer's first call leads: it
+/// re-evaluates every table of the layer until a round adds no answer and makes no
+/// table. Entries are reused, so a warm stack allocates nothing.
 #[derive(Clone, Debug, Default)]
-pub struct Fixpoint {
-    /// The layer.
-    pub layer: u32,
-    /// The tables made so far.
-    pub tables: Vec<(u32, u32, usize)>,
+pub struct Fixpoints {
+    layers: Vec<(u32, Vec<Table>)>,
+    active: usize,
+}
+
+impl Fixpoints {
+    /// The depth of `layer` if it is being evaluated.
+    #[inline]
+    pub fn find(&self, layer: u32) -> Option<usize> {
+        self.layers[..self.active]
+            .iter()
+            .position(|(l, _)| *l == layer)
+    }
+
+    /// Starts evaluating `layer` with its first table; its depth.
+    pub fn open(&mut self, layer: u32, table: Table) -> usize {
+        let depth = self.active;
+        self.active += 1;
+        if self.layers.len() == depth {
+            self.layers.push((layer, Vec::new()));
+        }
+        let entry = &mut self.layers[depth];
+        entry.0 = layer;
+        entry.1.clear();
+        entry.1.push(table);
+        depth
+    }
+
+    /// Adds a table made while the layer at `depth` is evaluated.
+    #[inline]
+    pub fn push(&mut self, depth: usize, table: Table) {
+        self.layers[depth].1.push(table);
+    }
+
+    /// The number of tables of the layer at `depth`.
+    #[inline]
+    pub fn len(&self, depth: usize) -> usize {
+        self.layers[depth].1.len()
+    }
+
+    /// Table `i` of the layer at `depth`.
+    #[inline]
+    pub fn table(&self, depth: usize, i: usize) -> Table {
+        self.layers[depth].1[i]
+    }
+
+    /// Ends the evaluation of the layer at `depth` (and of any inside it).
+    pub fn close(&mut self, depth: usize) {
+        self.active = depth;
+    }
 }
 
 /// A dense numbering of the terms of one argument of a relation (the state's
@@ -611,11 +660,6 @@ impl Coder {
             .any(|(c, &v)| v != 0 && c != self.layout.top && !functor.columns.contains(&c));
         (!stray).then_some(code)
     }
-
-    /// The tuple of a number, into `out` (one symbol per column).
-    pub fn decode(&self, code: usize, out: &mut [Sym]) {
-        self.layout.decode(code, out);
-    }
 }
 
 impl Layout {
@@ -663,11 +707,6 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// The decoded `true` tuple of a state bit.
-    pub fn decode_bit(&self, bit: usize, out: &mut [Sym]) {
-        self.fluents.decode(bit, out);
-    }
-
     /// The canonical KIF text of argument `arg` of a tuple whose columns have `paths`.
     pub fn text(&self, paths: &[&[u32]], tuple: &[Sym], arg: u32) -> String {
         let mut out = String::new();
@@ -771,35 +810,6 @@ fn parse_canonical(text: &str) -> Option<Tree<'_>> {
     (pos == text.len()).then_some(tree)
 }
 
-/// The state bit of a `true` tuple whose columns outside its functor are nil (the
-/// slow path of generated code, for `next` heads whose functor is a variable).
-///
-/// # Panics
-/// If the tuple is outside the layout, which the compiler's analysis rules out.
-pub fn fluent_bit(meta: &Meta, positions: &[u32], tuple: &[Sym]) -> usize {
-    let layout = &meta.fluents;
-    let n = meta.symbols.len();
-    let bit = layout
-        .functors
-        .iter()
-        .find(|f| f.symbol == tuple[0])
-        .and_then(|functor| {
-            let mut bit = functor.base;
-            for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
-                let p = positions[c * n + tuple[c] as usize];
-                if p == NONE {
-                    return None;
-                }
-                bit += p as usize * stride;
-            }
-            Some(bit)
-        });
-    match bit {
-        Some(bit) => bit,
-        None => outside_layout(meta, tuple),
-    }
-}
-
 /// Reports a fluent outside the state layout, which the compiler's analysis rules out.
 #[cold]
 pub fn outside_layout(meta: &Meta, tuple: &[Sym]) -> ! {
@@ -809,16 +819,16 @@ pub fn outside_layout(meta: &Meta, tuple: &[Sym]) -> ! {
     )
 }
 
-/// What the rules read: the state, the joint move and the fluent positions.
+/// What the rules read: the state, the joint move and the state numbering.
 #[derive(Clone, Debug)]
 pub struct Input<const W: usize> {
     /// The state.
     pub state: Bits<W>,
     /// The joint move: one `does` tuple per role, flat.
     pub joint: Vec<Sym>,
-    /// Per `true` column, the position of each symbol in the column's domain:
-    /// `column * symbols + symbol` (see [`Coder::positions`]).
-    pub positions: Vec<u32>,
+    /// The state numbering: `fluents.positions` holds, per `true` column, the position
+    /// of each symbol in the column's domain (`column * symbols + symbol`).
+    pub fluents: Coder,
 }
 
 /// The phase of the input that changed (see [`Rules::forget`]).
@@ -944,7 +954,6 @@ impl Interner {
 pub struct Compiled<R, const W: usize> {
     rules: R,
     input: Input<W>,
-    fluents: Coder,
     state_loaded: bool,
     joint_loaded: Vec<u32>,
     moves: Interner,
@@ -969,9 +978,8 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             input: Input {
                 state: Bits::default(),
                 joint: vec![0; legal_arity * meta.roles.len()],
-                positions: fluents.positions.clone(),
+                fluents,
             },
-            fluents,
             state_loaded: false,
             joint_loaded: Vec::new(),
             moves: Interner::new(legal_arity, Some((&meta.moves, meta.symbols.len()))),
@@ -1017,7 +1025,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         let mut state = Bits::default();
         if let Some(store) = self.rules.entry(&self.input, entry) {
             for i in 0..store.len() {
-                match self.fluents.code(store.row(i)) {
+                match self.input.fluents.code(store.row(i)) {
                     Some(bit) => state.set(bit),
                     None => panic!(
                         "gdlc internal error: fluent {} outside the state layout",
@@ -1104,19 +1112,27 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
         let Some(store) = self.rules.entry(&self.input, Entry::Goal) else {
             return Err(GoalError::Missing);
         };
-        let mut values = Vec::new();
+        // Which of the values 0..=100 hold, without allocating: a goal value is a
+        // constant whose name is a canonical integer (anything else is an error).
+        let value_column = meta.goal_paths.iter().position(|p| *p == [1]);
+        let mut held = [false; 101];
         for i in 0..store.len() {
             let row = store.row(i);
             if row[0] != role_symbol {
                 continue;
             }
-            let text = meta.text(meta.goal_paths, row, 1);
-            match kif::goal_value(&text) {
-                Some(value) => values.push(value),
-                None => return Err(GoalError::NotANumber(text)),
+            let (name, arity) = value_column.map_or(("", 1), |c| meta.symbols[row[c] as usize]);
+            match kif::goal_value(name).filter(|_| arity == 0) {
+                Some(value) => held[value as usize] = true,
+                None => return Err(GoalError::NotANumber(meta.text(meta.goal_paths, row, 1))),
             }
         }
-        GoalError::single(values)
+        let mut values = (0..=100u8).filter(|&v| held[v as usize]);
+        match (values.next(), values.next()) {
+            (None, _) => Err(GoalError::Missing),
+            (Some(one), None) => Ok(one),
+            (Some(a), Some(b)) => Err(GoalError::Ambiguous(a, b)),
+        }
     }
 
     fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {
@@ -1139,7 +1155,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
         let mut texts: Vec<String> = state
             .ones(0, meta.fluents.bits)
             .map(|bit| {
-                meta.decode_bit(bit, &mut tuple);
+                meta.fluents.decode(bit, &mut tuple);
                 meta.text(meta.true_paths, &tuple, 0)
             })
             .collect();
@@ -1154,7 +1170,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
             let canonical = kif::canonical(text).map_err(StateError::Syntax)?;
             let bit = meta
                 .encode(meta.true_paths, 0, &canonical)
-                .and_then(|tuple| self.fluents.code_checked(&tuple));
+                .and_then(|tuple| self.input.fluents.code_checked(&tuple));
             match bit {
                 Some(bit) => state.set(bit),
                 None => return Err(StateError::UnknownFluent(canonical)),
@@ -1215,6 +1231,21 @@ mod tests {
         let u = memo.create(&[8]);
         assert!(memo.table(u).is_empty());
         assert_eq!(memo.key(u), [8]);
+    }
+
+    #[test]
+    fn fixpoint_stack_nests_and_reuses_entries() {
+        let mut stack = Fixpoints::default();
+        let outer = stack.open(3, (1, 0, 0));
+        let inner = stack.open(5, (2, 0, 0));
+        stack.push(outer, (1, 0, 1));
+        assert_eq!((stack.find(3), stack.find(5)), (Some(outer), Some(inner)));
+        assert_eq!((stack.len(outer), stack.table(outer, 1)), (2, (1, 0, 1)));
+        stack.close(inner);
+        assert_eq!(stack.find(5), None);
+        stack.close(outer);
+        let again = stack.open(7, (4, 1, 2));
+        assert_eq!((again, stack.len(again), stack.find(3)), (0, 1, None));
     }
 
     #[test]

@@ -176,7 +176,8 @@ struct Emitter<'a> {
     next_rel: Option<RelationId>,
     blocks: Vec<FunctorBlock>,
     state_bits: usize,
-    label: std::cell::Cell<usize>,
+    /// Counter making local names unique.
+    names: std::cell::Cell<usize>,
 }
 
 impl<'a> Emitter<'a> {
@@ -262,7 +263,7 @@ impl<'a> Emitter<'a> {
             next_rel: ir.keyword(Keyword::Next),
             blocks,
             state_bits: bits,
-            label: std::cell::Cell::new(0),
+            names: std::cell::Cell::new(0),
         })
     }
 
@@ -298,8 +299,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn fresh(&self, prefix: &str) -> Ident {
-        let n = self.label.get();
-        self.label.set(n + 1);
+        let n = self.names.get();
+        self.names.set(n + 1);
         format_ident!("{prefix}{n}")
     }
 
@@ -383,11 +384,6 @@ impl<'a> Emitter<'a> {
                     quote!(rt::Store::hashed(#arity, #indexes))
                 }
             };
-            if let Storage::Bitset { .. } = &relation_plan.storage
-                && arity == 0
-            {
-                make = quote!(rt::Store::hashed(0, &[]));
-            }
             if let Evaluation::Static(tuples) = &relation_plan.evaluation {
                 let table = format_ident!("TABLE_{}", r);
                 let values = tuples.iter().flatten().map(|&s| sym(s));
@@ -475,26 +471,25 @@ impl<'a> Emitter<'a> {
                 let evaluate = if cyclic {
                     dispatch_arms.push(quote!((#r_lit, #m_lit) => self.#eval(input, t),));
                     quote! {
-                        if let Some(depth) = self.fixpoints.iter().position(|f| f.layer == #layer_lit) {
-                            self.fixpoints[depth].tables.push((#r_lit, #m_lit, t));
+                        if let Some(depth) = self.fixpoints.find(#layer_lit) {
+                            self.fixpoints.push(depth, (#r_lit, #m_lit, t));
                             self.#eval(input, t);
                         } else {
-                            let depth = self.fixpoints.len();
-                            self.fixpoints.push(rt::Fixpoint { layer: #layer_lit, tables: vec![(#r_lit, #m_lit, t)] });
+                            let depth = self.fixpoints.open(#layer_lit, (#r_lit, #m_lit, t));
                             loop {
-                                let before = self.fixpoints[depth].tables.len();
+                                let before = self.fixpoints.len(depth);
                                 let mut grew = false;
                                 let mut i = 0;
-                                while i < self.fixpoints[depth].tables.len() {
-                                    let (r, m, table) = self.fixpoints[depth].tables[i];
+                                while i < self.fixpoints.len(depth) {
+                                    let (r, m, table) = self.fixpoints.table(depth, i);
                                     grew |= self.eval_table(input, r, m, table);
                                     i += 1;
                                 }
-                                if !grew && self.fixpoints[depth].tables.len() == before {
+                                if !grew && self.fixpoints.len(depth) == before {
                                     break;
                                 }
                             }
-                            self.fixpoints.truncate(depth);
+                            self.fixpoints.close(depth);
                         }
                     }
                 } else {
@@ -663,7 +658,7 @@ impl<'a> Emitter<'a> {
                 computed: [bool; #num_layers_lit],
                 pending: Vec<Sym>,
                 grew: bool,
-                fixpoints: Vec<rt::Fixpoint>,
+                fixpoints: rt::Fixpoints,
                 next_bits: State,
                 #(#fields,)*
             }
@@ -677,7 +672,7 @@ impl<'a> Emitter<'a> {
                         computed: [#(#computed_init),*],
                         pending: Vec::new(),
                         grew: false,
-                        fixpoints: Vec::new(),
+                        fixpoints: rt::Fixpoints::default(),
                         next_bits: State::default(),
                         #(#inits,)*
                     }
@@ -830,9 +825,13 @@ impl<'a> Emitter<'a> {
     fn next_accept(&self, args: &[Arg]) -> Result<TokenStream, Diagnostic> {
         let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
         let Some(Arg::Sym(functor)) = args.first().copied() else {
-            return Ok(
-                quote!(self.next_bits.set(rt::fluent_bit(&META, &input.positions, &[#(#values),*]));),
-            );
+            return Ok(quote! {
+                let tuple = [#(#values),*];
+                match input.fluents.code(&tuple) {
+                    Some(bit) => self.next_bits.set(bit),
+                    None => rt::outside_layout(&META, &tuple),
+                }
+            });
         };
         // A head outside the layout belongs to a rule the analysis found dead (its body
         // can never hold); should it fire anyway, that is reported, not mis-encoded.
@@ -859,7 +858,7 @@ impl<'a> Emitter<'a> {
                     let v = var(v);
                     let offset = lit(c * num_symbols);
                     terms.push(quote!({
-                        let p = input.positions[#offset + #v as usize];
+                        let p = input.fluents.positions[#offset + #v as usize];
                         if p == NONE {
                             rt::outside_layout(&META, &[#(#values),*]);
                         }
@@ -869,6 +868,18 @@ impl<'a> Emitter<'a> {
             }
         }
         Ok(quote!(self.next_bits.set(#(#terms)+*);))
+    }
+
+    /// `(array[c], slot)` for every column `c`: a tuple read from the local `array`.
+    fn read_from(array: &Ident, slots: &[Slot]) -> Vec<(TokenStream, Slot)> {
+        slots
+            .iter()
+            .enumerate()
+            .map(|(c, &s)| {
+                let c = lit(c);
+                (quote!(#array[#c]), s)
+            })
+            .collect()
     }
 
     /// Conditions and bindings matching `(value, slot)` pairs: `Sym`, `Bound` and
@@ -952,14 +963,7 @@ impl<'a> Emitter<'a> {
             let t = self.fresh("t");
             let i = self.fresh("i");
             let row = self.fresh("row");
-            let columns: Vec<(TokenStream, Slot)> = slots
-                .iter()
-                .enumerate()
-                .map(|(c, &s)| {
-                    let c = lit(c);
-                    (quote!(#row[#c]), s)
-                })
-                .collect();
+            let columns = Self::read_from(&row, slots);
             let (conds, binds) = Self::matcher(&columns);
             let body = Self::guarded(&conds, quote!(#(#binds)* #then));
             return Ok(quote! {
@@ -1013,14 +1017,7 @@ impl<'a> Emitter<'a> {
             }
             Access::Scan | Access::Index(_) => {
                 let row = self.fresh("row");
-                let columns: Vec<(TokenStream, Slot)> = slots
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &s)| {
-                        let c = lit(c);
-                        (quote!(#row[#c]), s)
-                    })
-                    .collect();
+                let columns = Self::read_from(&row, slots);
                 let (conds, binds) = Self::matcher(&columns);
                 let body = Self::guarded(&conds, quote!(#(#binds)* #then));
                 match &query.access {
@@ -1070,15 +1067,7 @@ impl<'a> Emitter<'a> {
         let arity = self.arity(does);
         let arity_lit = lit(arity);
         let row = self.fresh("row");
-        let columns: Vec<(TokenStream, Slot)> = query
-            .slots
-            .iter()
-            .enumerate()
-            .map(|(c, &s)| {
-                let c = lit(c);
-                (quote!(#row[#c]), s)
-            })
-            .collect();
+        let columns = Self::read_from(&row, &query.slots);
         let (conds, binds) = Self::matcher(&columns);
         let body = Self::guarded(&conds, quote!(#(#binds)* #then));
         if let Some(Slot::Sym(role)) = query.slots.first()
@@ -1113,20 +1102,13 @@ impl<'a> Emitter<'a> {
             let bit = self.fresh("bit");
             let arity = lit(slots.len());
             let bits = lit(self.state_bits);
-            let columns: Vec<(TokenStream, Slot)> = slots
-                .iter()
-                .enumerate()
-                .map(|(c, &s)| {
-                    let c = lit(c);
-                    (quote!(#tuple[#c]), s)
-                })
-                .collect();
+            let columns = Self::read_from(&tuple, slots);
             let (conds, binds) = Self::matcher(&columns);
             let body = Self::guarded(&conds, quote!(#(#binds)* #then));
             return quote! {
                 let mut #tuple = [0 as Sym; #arity];
                 for #bit in input.state.ones(0, #bits) {
-                    META.decode_bit(#bit, &mut #tuple);
+                    META.fluents.decode(#bit, &mut #tuple);
                     #body
                 }
             };
@@ -1163,7 +1145,9 @@ impl<'a> Emitter<'a> {
                     let p = self.fresh("p");
                     let v = var(v);
                     let offset = lit(c * num_symbols);
-                    prelude.push(quote!(let #p = input.positions[#offset + #v as usize] as usize;));
+                    prelude.push(
+                        quote!(let #p = input.fluents.positions[#offset + #v as usize] as usize;),
+                    );
                     position.push(Some(quote!(#p)));
                 }
                 _ => position.push(None),

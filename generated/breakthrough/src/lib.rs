@@ -146,7 +146,7 @@ pub struct Rules {
     computed: [bool; 20],
     pending: Vec<Sym>,
     grew: bool,
-    fixpoints: Vec<rt::Fixpoint>,
+    fixpoints: rt::Fixpoints,
     next_bits: State,
     r0: rt::Store,
     r2: rt::Store,
@@ -189,7 +189,7 @@ impl rt::Rules<WORDS> for Rules {
             ],
             pending: Vec::new(),
             grew: false,
-            fixpoints: Vec::new(),
+            fixpoints: rt::Fixpoints::default(),
             next_bits: State::default(),
             r0: rt::Store::bitset(
                     &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
@@ -507,8 +507,8 @@ impl Rules {
                 let v0: Sym = row18[0];
                 let v1: Sym = row18[1];
                 {
-                    let p13 = input.positions[34 + v1 as usize] as usize;
-                    let p14 = input.positions[51 + v0 as usize] as usize;
+                    let p13 = input.fluents.positions[34 + v1 as usize] as usize;
+                    let p14 = input.fluents.positions[51 + v0 as usize] as usize;
                     if p13 != NONE as usize && p14 != NONE as usize {
                         let lo15 = 0;
                         for bit16 in input.state.ones(lo15, lo15 + 243) {
@@ -612,8 +612,10 @@ impl Rules {
                                 let v2: Sym = row32[1];
                                 let v3: Sym = row32[2];
                                 {
-                                    let p27 = input.positions[34 + v2 as usize] as usize;
-                                    let p28 = input.positions[51 + v0 as usize] as usize;
+                                    let p27 = input.fluents.positions[34 + v2 as usize]
+                                        as usize;
+                                    let p28 = input.fluents.positions[51 + v0 as usize]
+                                        as usize;
                                     if p27 != NONE as usize && p28 != NONE as usize {
                                         let lo29 = 0;
                                         for bit30 in input.state.ones(lo29, lo29 + 243) {
@@ -660,8 +662,10 @@ impl Rules {
                                 let v2: Sym = row48[1];
                                 let v4: Sym = row48[2];
                                 {
-                                    let p43 = input.positions[34 + v2 as usize] as usize;
-                                    let p44 = input.positions[51 + v0 as usize] as usize;
+                                    let p43 = input.fluents.positions[34 + v2 as usize]
+                                        as usize;
+                                    let p44 = input.fluents.positions[51 + v0 as usize]
+                                        as usize;
                                     if p43 != NONE as usize && p44 != NONE as usize {
                                         let lo45 = 0;
                                         for bit46 in input.state.ones(lo45, lo45 + 243) {
@@ -680,9 +684,12 @@ impl Rules {
                                                         let v3: Sym = row41[1];
                                                         let exists = 'found37: {
                                                             {
-                                                                let p38 = input.positions[17 + v3 as usize] as usize;
-                                                                let p39 = input.positions[34 + v4 as usize] as usize;
-                                                                let p40 = input.positions[51 + v0 as usize] as usize;
+                                                                let p38 = input.fluents.positions[17 + v3 as usize]
+                                                                    as usize;
+                                                                let p39 = input.fluents.positions[34 + v4 as usize]
+                                                                    as usize;
+                                                                let p40 = input.fluents.positions[51 + v0 as usize]
+                                                                    as usize;
                                                                 if p38 != NONE as usize && p39 != NONE as usize
                                                                     && p40 != NONE as usize && 0 == 0
                                                                     && input.state.get(0 + p38 * 27 + p39 * 3 + p40 * 1)
@@ -783,21 +790,21 @@ impl Rules {
                         .set(
                             0
                                 + {
-                                    let p = input.positions[17 + v0 as usize];
+                                    let p = input.fluents.positions[17 + v0 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                     }
                                     p as usize
                                 } * 27
                                 + {
-                                    let p = input.positions[34 + v1 as usize];
+                                    let p = input.fluents.positions[34 + v1 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                     }
                                     p as usize
                                 } * 3
                                 + {
-                                    let p = input.positions[51 + v2 as usize];
+                                    let p = input.fluents.positions[51 + v2 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                     }
@@ -834,21 +841,21 @@ impl Rules {
                                     .set(
                                         0
                                             + {
-                                                let p = input.positions[17 + v0 as usize];
+                                                let p = input.fluents.positions[17 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                                 }
                                                 p as usize
                                             } * 27
                                             + {
-                                                let p = input.positions[34 + v1 as usize];
+                                                let p = input.fluents.positions[34 + v1 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                                 }
                                                 p as usize
                                             } * 3
                                             + {
-                                                let p = input.positions[51 + v2 as usize];
+                                                let p = input.fluents.positions[51 + v2 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                                 }
@@ -878,7 +885,7 @@ impl Rules {
                                     .set(
                                         243
                                             + {
-                                                let p = input.positions[68 + v0 as usize];
+                                                let p = input.fluents.positions[68 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[12, 0, 0, 0, v0]);
                                                 }

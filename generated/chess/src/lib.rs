@@ -717,7 +717,7 @@ pub struct Rules {
     computed: [bool; 61],
     pending: Vec<Sym>,
     grew: bool,
-    fixpoints: Vec<rt::Fixpoint>,
+    fixpoints: rt::Fixpoints,
     next_bits: State,
     r0: rt::Store,
     r1: rt::Store,
@@ -807,7 +807,7 @@ impl rt::Rules<WORDS> for Rules {
             ],
             pending: Vec::new(),
             grew: false,
-            fixpoints: Vec::new(),
+            fixpoints: rt::Fixpoints::default(),
             next_bits: State::default(),
             r0: rt::Store::bitset(
                     &[
@@ -1936,7 +1936,7 @@ impl Rules {
                     {
                         let v1: Sym = [0, 1, 2][(offset6 / 1) % 3];
                         {
-                            let p0 = input.positions[598 + v1 as usize] as usize;
+                            let p0 = input.fluents.positions[598 + v1 as usize] as usize;
                             if p0 != NONE as usize {
                                 let lo1 = 0;
                                 for bit2 in input.state.ones(lo1, lo1 + 1365) {
@@ -2089,9 +2089,12 @@ impl Rules {
                                         if row20[0] == v0 {
                                             let v1: Sym = row20[1];
                                             {
-                                                let p17 = input.positions[299 + v1 as usize] as usize;
-                                                let p18 = input.positions[598 + v3 as usize] as usize;
-                                                let p19 = input.positions[897 + v4 as usize] as usize;
+                                                let p17 = input.fluents.positions[299 + v1 as usize]
+                                                    as usize;
+                                                let p18 = input.fluents.positions[598 + v3 as usize]
+                                                    as usize;
+                                                let p19 = input.fluents.positions[897 + v4 as usize]
+                                                    as usize;
                                                 if p17 != NONE as usize && p18 != NONE as usize
                                                     && p19 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
@@ -2173,7 +2176,8 @@ impl Rules {
                             if row39[0] == v2 {
                                 let v3: Sym = row39[1];
                                 {
-                                    let p35 = input.positions[598 + v3 as usize] as usize;
+                                    let p35 = input.fluents.positions[598 + v3 as usize]
+                                        as usize;
                                     if p35 != NONE as usize {
                                         let lo36 = 0;
                                         for bit37 in input.state.ones(lo36, lo36 + 1365) {
@@ -2320,8 +2324,10 @@ impl Rules {
                                                 let v3: Sym = row59[0];
                                                 let v0: Sym = row59[2];
                                                 {
-                                                    let p57 = input.positions[299 + v3 as usize] as usize;
-                                                    let p58 = input.positions[598 + v2 as usize] as usize;
+                                                    let p57 = input.fluents.positions[299 + v3 as usize]
+                                                        as usize;
+                                                    let p58 = input.fluents.positions[598 + v2 as usize]
+                                                        as usize;
                                                     if p57 != NONE as usize && p58 != NONE as usize && 0 == 0
                                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + p57 * 21 + p58 * 7 + 6 * 1)
@@ -2464,8 +2470,10 @@ impl Rules {
                             let v4: Sym = row84[4];
                             let v5: Sym = row84[5];
                             {
-                                let p82 = input.positions[299 + v2 as usize] as usize;
-                                let p83 = input.positions[598 + v0 as usize] as usize;
+                                let p82 = input.fluents.positions[299 + v2 as usize]
+                                    as usize;
+                                let p83 = input.fluents.positions[598 + v0 as usize]
+                                    as usize;
                                 if p82 != NONE as usize && p83 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && input.state.get(0 + p82 * 21 + p83 * 7 + 5 * 1)
@@ -2603,14 +2611,16 @@ impl Rules {
                     let v2: Sym = row107[2];
                     let v3: Sym = row107[3];
                     {
-                        let p106 = input.positions[2392 + v3 as usize] as usize;
+                        let p106 = input.fluents.positions[2392 + v3 as usize] as usize;
                         if p106 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0
                             && input.state.get(1579 + p106 * 1)
                         {
                             {
-                                let p104 = input.positions[299 + v2 as usize] as usize;
-                                let p105 = input.positions[598 + v1 as usize] as usize;
+                                let p104 = input.fluents.positions[299 + v2 as usize]
+                                    as usize;
+                                let p105 = input.fluents.positions[598 + v1 as usize]
+                                    as usize;
                                 if p104 != NONE as usize && p105 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && input.state.get(0 + p104 * 21 + p105 * 7 + 6 * 1)
@@ -2687,7 +2697,8 @@ impl Rules {
                             if row119[0] == v1 {
                                 let v3: Sym = row119[1];
                                 {
-                                    let p115 = input.positions[598 + v1 as usize] as usize;
+                                    let p115 = input.fluents.positions[598 + v1 as usize]
+                                        as usize;
                                     if p115 != NONE as usize {
                                         let lo116 = 0;
                                         for bit117 in input.state.ones(lo116, lo116 + 1365) {
@@ -2709,8 +2720,10 @@ impl Rules {
                                                     if row113[0] == v2 {
                                                         let v0: Sym = row113[1];
                                                         {
-                                                            let p111 = input.positions[299 + v0 as usize] as usize;
-                                                            let p112 = input.positions[598 + v3 as usize] as usize;
+                                                            let p111 = input.fluents.positions[299 + v0 as usize]
+                                                                as usize;
+                                                            let p112 = input.fluents.positions[598 + v3 as usize]
+                                                                as usize;
                                                             if p111 != NONE as usize && p112 != NONE as usize && 0 == 0
                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && input.state.get(0 + p111 * 21 + p112 * 7 + 4 * 1)
@@ -2766,15 +2779,19 @@ impl Rules {
                                                 let v2: Sym = row128[0];
                                                 let v0: Sym = row128[2];
                                                 {
-                                                    let p126 = input.positions[299 + v2 as usize] as usize;
-                                                    let p127 = input.positions[598 + v1 as usize] as usize;
+                                                    let p126 = input.fluents.positions[299 + v2 as usize]
+                                                        as usize;
+                                                    let p127 = input.fluents.positions[598 + v1 as usize]
+                                                        as usize;
                                                     if p126 != NONE as usize && p127 != NONE as usize && 0 == 0
                                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + p126 * 21 + p127 * 7 + 5 * 1)
                                                     {
                                                         {
-                                                            let p124 = input.positions[299 + v0 as usize] as usize;
-                                                            let p125 = input.positions[598 + v4 as usize] as usize;
+                                                            let p124 = input.fluents.positions[299 + v0 as usize]
+                                                                as usize;
+                                                            let p125 = input.fluents.positions[598 + v4 as usize]
+                                                                as usize;
                                                             if p124 != NONE as usize && p125 != NONE as usize && 0 == 0
                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && input.state.get(0 + p124 * 21 + p125 * 7 + 6 * 1)
@@ -2920,14 +2937,17 @@ impl Rules {
                                         let v0: Sym = row153[0];
                                         let v1: Sym = row153[2];
                                         {
-                                            let p152 = input.positions[2392 + v1 as usize] as usize;
+                                            let p152 = input.fluents.positions[2392 + v1 as usize]
+                                                as usize;
                                             if p152 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input.state.get(1579 + p152 * 1)
                                             {
                                                 {
-                                                    let p150 = input.positions[299 + v0 as usize] as usize;
-                                                    let p151 = input.positions[598 + v2 as usize] as usize;
+                                                    let p150 = input.fluents.positions[299 + v0 as usize]
+                                                        as usize;
+                                                    let p151 = input.fluents.positions[598 + v2 as usize]
+                                                        as usize;
                                                     if p150 != NONE as usize && p151 != NONE as usize && 0 == 0
                                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + p150 * 21 + p151 * 7 + 6 * 1)
@@ -2984,14 +3004,17 @@ impl Rules {
                                                 let v0: Sym = row163[0];
                                                 let v1: Sym = row163[2];
                                                 {
-                                                    let p162 = input.positions[2392 + v1 as usize] as usize;
+                                                    let p162 = input.fluents.positions[2392 + v1 as usize]
+                                                        as usize;
                                                     if p162 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(1579 + p162 * 1)
                                                     {
                                                         {
-                                                            let p160 = input.positions[299 + v0 as usize] as usize;
-                                                            let p161 = input.positions[598 + v4 as usize] as usize;
+                                                            let p160 = input.fluents.positions[299 + v0 as usize]
+                                                                as usize;
+                                                            let p161 = input.fluents.positions[598 + v4 as usize]
+                                                                as usize;
                                                             if p160 != NONE as usize && p161 != NONE as usize && 0 == 0
                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && input.state.get(0 + p160 * 21 + p161 * 7 + 6 * 1)
@@ -3263,9 +3286,12 @@ impl Rules {
                                                     if row205[0] == v1 {
                                                         let v3: Sym = row205[1];
                                                         {
-                                                            let p202 = input.positions[299 + v3 as usize] as usize;
-                                                            let p203 = input.positions[598 + v4 as usize] as usize;
-                                                            let p204 = input.positions[897 + v5 as usize] as usize;
+                                                            let p202 = input.fluents.positions[299 + v3 as usize]
+                                                                as usize;
+                                                            let p203 = input.fluents.positions[598 + v4 as usize]
+                                                                as usize;
+                                                            let p204 = input.fluents.positions[897 + v5 as usize]
+                                                                as usize;
                                                             if p202 != NONE as usize && p203 != NONE as usize
                                                                 && p204 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
@@ -3329,8 +3355,10 @@ impl Rules {
                             let v3: Sym = row227[0];
                             let v4: Sym = row227[1];
                             {
-                                let p222 = input.positions[598 + v2 as usize] as usize;
-                                let p223 = input.positions[897 + v3 as usize] as usize;
+                                let p222 = input.fluents.positions[598 + v2 as usize]
+                                    as usize;
+                                let p223 = input.fluents.positions[897 + v3 as usize]
+                                    as usize;
                                 if p222 != NONE as usize && p223 != NONE as usize {
                                     let lo224 = 0;
                                     for bit225 in input.state.ones(lo224, lo224 + 1365) {
@@ -3390,7 +3418,8 @@ impl Rules {
                     {
                         let v2: Sym = [0, 1, 2][(offset241 / 1) % 3];
                         {
-                            let p235 = input.positions[598 + v2 as usize] as usize;
+                            let p235 = input.fluents.positions[598 + v2 as usize]
+                                as usize;
                             if p235 != NONE as usize {
                                 let lo236 = 0;
                                 for bit237 in input.state.ones(lo236, lo236 + 1365) {
@@ -3467,8 +3496,10 @@ impl Rules {
                                         };
                                         if !exists {
                                             {
-                                                let p242 = input.positions[299 + v0 as usize] as usize;
-                                                let p243 = input.positions[598 + v2 as usize] as usize;
+                                                let p242 = input.fluents.positions[299 + v0 as usize]
+                                                    as usize;
+                                                let p243 = input.fluents.positions[598 + v2 as usize]
+                                                    as usize;
                                                 if p242 != NONE as usize && p243 != NONE as usize && 0 == 0
                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + p242 * 21 + p243 * 7 + 6 * 1)
@@ -3540,8 +3571,10 @@ impl Rules {
                                                             };
                                                             if !exists {
                                                                 {
-                                                                    let p252 = input.positions[299 + v0 as usize] as usize;
-                                                                    let p253 = input.positions[598 + v2 as usize] as usize;
+                                                                    let p252 = input.fluents.positions[299 + v0 as usize]
+                                                                        as usize;
+                                                                    let p253 = input.fluents.positions[598 + v2 as usize]
+                                                                        as usize;
                                                                     if p252 != NONE as usize && p253 != NONE as usize && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && input.state.get(0 + p252 * 21 + p253 * 7 + 6 * 1)
@@ -3599,8 +3632,10 @@ impl Rules {
                                                 let v0: Sym = row269[0];
                                                 let v1: Sym = row269[2];
                                                 {
-                                                    let p267 = input.positions[299 + v0 as usize] as usize;
-                                                    let p268 = input.positions[598 + v2 as usize] as usize;
+                                                    let p267 = input.fluents.positions[299 + v0 as usize]
+                                                        as usize;
+                                                    let p268 = input.fluents.positions[598 + v2 as usize]
+                                                        as usize;
                                                     if p267 != NONE as usize && p268 != NONE as usize && 0 == 0
                                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + p267 * 21 + p268 * 7 + 6 * 1)
@@ -3758,8 +3793,10 @@ impl Rules {
                             let v1: Sym = row296[1];
                             let exists = 'found293: {
                                 {
-                                    let p294 = input.positions[299 + v0 as usize] as usize;
-                                    let p295 = input.positions[598 + v2 as usize] as usize;
+                                    let p294 = input.fluents.positions[299 + v0 as usize]
+                                        as usize;
+                                    let p295 = input.fluents.positions[598 + v2 as usize]
+                                        as usize;
                                     if p294 != NONE as usize && p295 != NONE as usize && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && input.state.get(0 + p294 * 21 + p295 * 7 + 6 * 1)
@@ -3794,7 +3831,8 @@ impl Rules {
                     {
                         let v2: Sym = [0, 1, 2][(offset310 / 1) % 3];
                         {
-                            let p304 = input.positions[598 + v2 as usize] as usize;
+                            let p304 = input.fluents.positions[598 + v2 as usize]
+                                as usize;
                             if p304 != NONE as usize {
                                 let lo305 = 0;
                                 for bit306 in input.state.ones(lo305, lo305 + 1365) {
@@ -3866,8 +3904,10 @@ impl Rules {
                                         if row313[1] == v1 {
                                             let v0: Sym = row313[0];
                                             {
-                                                let p311 = input.positions[299 + v0 as usize] as usize;
-                                                let p312 = input.positions[598 + v3 as usize] as usize;
+                                                let p311 = input.fluents.positions[299 + v0 as usize]
+                                                    as usize;
+                                                let p312 = input.fluents.positions[598 + v3 as usize]
+                                                    as usize;
                                                 if p311 != NONE as usize && p312 != NONE as usize && 0 == 0
                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + p311 * 21 + p312 * 7 + 6 * 1)
@@ -3967,7 +4007,8 @@ impl Rules {
                         {
                             let v2: Sym = [0, 1, 2][(offset346 / 1) % 3];
                             {
-                                let p340 = input.positions[1196 + v2 as usize] as usize;
+                                let p340 = input.fluents.positions[1196 + v2 as usize]
+                                    as usize;
                                 if p340 != NONE as usize {
                                     let lo341 = 1365 + p340 * 3;
                                     for bit342 in input.state.ones(lo341, lo341 + 3) {
@@ -3999,15 +4040,19 @@ impl Rules {
                                                             let v4: Sym = row336[4];
                                                             let v5: Sym = row336[5];
                                                             {
-                                                                let p334 = input.positions[299 + v0 as usize] as usize;
-                                                                let p335 = input.positions[598 + v2 as usize] as usize;
+                                                                let p334 = input.fluents.positions[299 + v0 as usize]
+                                                                    as usize;
+                                                                let p335 = input.fluents.positions[598 + v2 as usize]
+                                                                    as usize;
                                                                 if p334 != NONE as usize && p335 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && input.state.get(0 + p334 * 21 + p335 * 7 + 5 * 1)
                                                                 {
                                                                     {
-                                                                        let p332 = input.positions[299 + v4 as usize] as usize;
-                                                                        let p333 = input.positions[598 + v2 as usize] as usize;
+                                                                        let p332 = input.fluents.positions[299 + v4 as usize]
+                                                                            as usize;
+                                                                        let p333 = input.fluents.positions[598 + v2 as usize]
+                                                                            as usize;
                                                                         if p332 != NONE as usize && p333 != NONE as usize && 0 == 0
                                                                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                             && input.state.get(0 + p332 * 21 + p333 * 7 + 1 * 1)
@@ -4266,8 +4311,8 @@ impl Rules {
                     let v3: Sym = row383[2];
                     let v0: Sym = row383[3];
                     {
-                        let p378 = input.positions[299 + v3 as usize] as usize;
-                        let p379 = input.positions[598 + v1 as usize] as usize;
+                        let p378 = input.fluents.positions[299 + v3 as usize] as usize;
+                        let p379 = input.fluents.positions[598 + v1 as usize] as usize;
                         if p378 != NONE as usize && p379 != NONE as usize {
                             let lo380 = 0 + p378 * 21 + p379 * 7;
                             for bit381 in input.state.ones(lo380, lo380 + 7) {
@@ -4280,7 +4325,7 @@ impl Rules {
                                         .set(
                                             0
                                                 + {
-                                                    let p = input.positions[299 + v0 as usize];
+                                                    let p = input.fluents.positions[299 + v0 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(
                                                             &META,
@@ -4290,7 +4335,7 @@ impl Rules {
                                                     p as usize
                                                 } * 21
                                                 + {
-                                                    let p = input.positions[598 + v1 as usize];
+                                                    let p = input.fluents.positions[598 + v1 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(
                                                             &META,
@@ -4300,7 +4345,7 @@ impl Rules {
                                                     p as usize
                                                 } * 7
                                                 + {
-                                                    let p = input.positions[897 + v2 as usize];
+                                                    let p = input.fluents.positions[897 + v2 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(
                                                             &META,
@@ -4329,7 +4374,7 @@ impl Rules {
                         .set(
                             0
                                 + {
-                                    let p = input.positions[299 + v0 as usize];
+                                    let p = input.fluents.positions[299 + v0 as usize];
                                     if p == NONE {
                                         rt::outside_layout(
                                             &META,
@@ -4339,7 +4384,7 @@ impl Rules {
                                     p as usize
                                 } * 21
                                 + {
-                                    let p = input.positions[598 + v1 as usize];
+                                    let p = input.fluents.positions[598 + v1 as usize];
                                     if p == NONE {
                                         rt::outside_layout(
                                             &META,
@@ -4349,7 +4394,7 @@ impl Rules {
                                     p as usize
                                 } * 7
                                 + {
-                                    let p = input.positions[897 + v2 as usize];
+                                    let p = input.fluents.positions[897 + v2 as usize];
                                     if p == NONE {
                                         rt::outside_layout(
                                             &META,
@@ -4380,7 +4425,7 @@ impl Rules {
                             .set(
                                 0
                                     + {
-                                        let p = input.positions[299 + v0 as usize];
+                                        let p = input.fluents.positions[299 + v0 as usize];
                                         if p == NONE {
                                             rt::outside_layout(
                                                 &META,
@@ -4390,7 +4435,7 @@ impl Rules {
                                         p as usize
                                     } * 21
                                     + {
-                                        let p = input.positions[598 + v1 as usize];
+                                        let p = input.fluents.positions[598 + v1 as usize];
                                         if p == NONE {
                                             rt::outside_layout(
                                                 &META,
@@ -4432,7 +4477,7 @@ impl Rules {
                                 .set(
                                     0
                                         + {
-                                            let p = input.positions[299 + v0 as usize];
+                                            let p = input.fluents.positions[299 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(
                                                     &META,
@@ -4442,7 +4487,7 @@ impl Rules {
                                             p as usize
                                         } * 21
                                         + {
-                                            let p = input.positions[598 + v1 as usize];
+                                            let p = input.fluents.positions[598 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(
                                                     &META,
@@ -4452,7 +4497,7 @@ impl Rules {
                                             p as usize
                                         } * 7
                                         + {
-                                            let p = input.positions[897 + v2 as usize];
+                                            let p = input.fluents.positions[897 + v2 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(
                                                     &META,
@@ -4476,8 +4521,8 @@ impl Rules {
                     let v2: Sym = row401[2];
                     let v3: Sym = row401[3];
                     {
-                        let p399 = input.positions[299 + v2 as usize] as usize;
-                        let p400 = input.positions[598 + v1 as usize] as usize;
+                        let p399 = input.fluents.positions[299 + v2 as usize] as usize;
+                        let p400 = input.fluents.positions[598 + v1 as usize] as usize;
                         if p399 != NONE as usize && p400 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && input.state.get(0 + p399 * 21 + p400 * 7 + 6 * 1)
@@ -4499,7 +4544,7 @@ impl Rules {
                                                     .set(
                                                         1579
                                                             + {
-                                                                let p = input.positions[2392 + v0 as usize];
+                                                                let p = input.fluents.positions[2392 + v0 as usize];
                                                                 if p == NONE {
                                                                     rt::outside_layout(&META, &[295, 0, 0, 0, 0, 0, 0, 0, v0]);
                                                                 }
@@ -4535,14 +4580,14 @@ impl Rules {
                                 .set(
                                     1365
                                         + {
-                                            let p = input.positions[1196 + v0 as usize];
+                                            let p = input.fluents.positions[1196 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[292, 0, 0, 0, v0, v1, 0, 0, 0]);
                                             }
                                             p as usize
                                         } * 3
                                         + {
-                                            let p = input.positions[1495 + v1 as usize];
+                                            let p = input.fluents.positions[1495 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[292, 0, 0, 0, v0, v1, 0, 0, 0]);
                                             }
@@ -4572,7 +4617,7 @@ impl Rules {
                                     .set(
                                         1374
                                             + {
-                                                let p = input.positions[1794 + v0 as usize];
+                                                let p = input.fluents.positions[1794 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[293, 0, 0, 0, 0, 0, v0, 0, 0]);
                                                 }
@@ -4591,7 +4636,7 @@ impl Rules {
                 let v1: Sym = row413[0];
                 let v0: Sym = row413[1];
                 {
-                    let p412 = input.positions[2093 + v1 as usize] as usize;
+                    let p412 = input.fluents.positions[2093 + v1 as usize] as usize;
                     if p412 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                         && 0 == 0 && 0 == 0 && 0 == 0 && input.state.get(1377 + p412 * 1)
                     {
@@ -4599,7 +4644,7 @@ impl Rules {
                             .set(
                                 1377
                                     + {
-                                        let p = input.positions[2093 + v0 as usize];
+                                        let p = input.fluents.positions[2093 + v0 as usize];
                                         if p == NONE {
                                             rt::outside_layout(&META, &[294, 0, 0, 0, 0, 0, 0, v0, 0]);
                                         }
@@ -4676,7 +4721,8 @@ impl Rules {
                     if !exists {
                         let exists = 'found423: {
                             {
-                                let p424 = input.positions[2392 + v3 as usize] as usize;
+                                let p424 = input.fluents.positions[2392 + v3 as usize]
+                                    as usize;
                                 if p424 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && input.state.get(1579 + p424 * 1)
@@ -4755,30 +4801,25 @@ impl Rules {
             return t;
         }
         let t = self.m20_0.create(key);
-        if let Some(depth) = self.fixpoints.iter().position(|f| f.layer == 38) {
-            self.fixpoints[depth].tables.push((20, 0, t));
+        if let Some(depth) = self.fixpoints.find(38) {
+            self.fixpoints.push(depth, (20, 0, t));
             self.eval20_0(input, t);
         } else {
-            let depth = self.fixpoints.len();
-            self.fixpoints
-                .push(rt::Fixpoint {
-                    layer: 38,
-                    tables: vec![(20, 0, t)],
-                });
+            let depth = self.fixpoints.open(38, (20, 0, t));
             loop {
-                let before = self.fixpoints[depth].tables.len();
+                let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
-                while i < self.fixpoints[depth].tables.len() {
-                    let (r, m, table) = self.fixpoints[depth].tables[i];
+                while i < self.fixpoints.len(depth) {
+                    let (r, m, table) = self.fixpoints.table(depth, i);
                     grew |= self.eval_table(input, r, m, table);
                     i += 1;
                 }
-                if !grew && self.fixpoints[depth].tables.len() == before {
+                if !grew && self.fixpoints.len(depth) == before {
                     break;
                 }
             }
-            self.fixpoints.truncate(depth);
+            self.fixpoints.close(depth);
         }
         t
     }
@@ -4824,7 +4865,8 @@ impl Rules {
                     if !exists {
                         let exists = 'found443: {
                             {
-                                let p444 = input.positions[2392 + v3 as usize] as usize;
+                                let p444 = input.fluents.positions[2392 + v3 as usize]
+                                    as usize;
                                 if p444 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && input.state.get(1579 + p444 * 1)
@@ -4897,30 +4939,25 @@ impl Rules {
             return t;
         }
         let t = self.m20_1.create(key);
-        if let Some(depth) = self.fixpoints.iter().position(|f| f.layer == 38) {
-            self.fixpoints[depth].tables.push((20, 1, t));
+        if let Some(depth) = self.fixpoints.find(38) {
+            self.fixpoints.push(depth, (20, 1, t));
             self.eval20_1(input, t);
         } else {
-            let depth = self.fixpoints.len();
-            self.fixpoints
-                .push(rt::Fixpoint {
-                    layer: 38,
-                    tables: vec![(20, 1, t)],
-                });
+            let depth = self.fixpoints.open(38, (20, 1, t));
             loop {
-                let before = self.fixpoints[depth].tables.len();
+                let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
-                while i < self.fixpoints[depth].tables.len() {
-                    let (r, m, table) = self.fixpoints[depth].tables[i];
+                while i < self.fixpoints.len(depth) {
+                    let (r, m, table) = self.fixpoints.table(depth, i);
                     grew |= self.eval_table(input, r, m, table);
                     i += 1;
                 }
-                if !grew && self.fixpoints[depth].tables.len() == before {
+                if !grew && self.fixpoints.len(depth) == before {
                     break;
                 }
             }
-            self.fixpoints.truncate(depth);
+            self.fixpoints.close(depth);
         }
         t
     }
@@ -4945,8 +4982,10 @@ impl Rules {
                         if row461[1] == v1 {
                             let v4: Sym = row461[0];
                             {
-                                let p456 = input.positions[299 + v0 as usize] as usize;
-                                let p457 = input.positions[897 + v4 as usize] as usize;
+                                let p456 = input.fluents.positions[299 + v0 as usize]
+                                    as usize;
+                                let p457 = input.fluents.positions[897 + v4 as usize]
+                                    as usize;
                                 if p456 != NONE as usize && p457 != NONE as usize {
                                     let lo458 = 0 + p456 * 21;
                                     for bit459 in input.state.ones(lo458, lo458 + 21) {
@@ -5003,30 +5042,25 @@ impl Rules {
             return t;
         }
         let t = self.m55_0.create(key);
-        if let Some(depth) = self.fixpoints.iter().position(|f| f.layer == 18) {
-            self.fixpoints[depth].tables.push((55, 0, t));
+        if let Some(depth) = self.fixpoints.find(18) {
+            self.fixpoints.push(depth, (55, 0, t));
             self.eval55_0(input, t);
         } else {
-            let depth = self.fixpoints.len();
-            self.fixpoints
-                .push(rt::Fixpoint {
-                    layer: 18,
-                    tables: vec![(55, 0, t)],
-                });
+            let depth = self.fixpoints.open(18, (55, 0, t));
             loop {
-                let before = self.fixpoints[depth].tables.len();
+                let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
-                while i < self.fixpoints[depth].tables.len() {
-                    let (r, m, table) = self.fixpoints[depth].tables[i];
+                while i < self.fixpoints.len(depth) {
+                    let (r, m, table) = self.fixpoints.table(depth, i);
                     grew |= self.eval_table(input, r, m, table);
                     i += 1;
                 }
-                if !grew && self.fixpoints[depth].tables.len() == before {
+                if !grew && self.fixpoints.len(depth) == before {
                     break;
                 }
             }
-            self.fixpoints.truncate(depth);
+            self.fixpoints.close(depth);
         }
         t
     }
@@ -5047,8 +5081,10 @@ impl Rules {
                     if row476[1] == v1 {
                         let v4: Sym = row476[0];
                         {
-                            let p471 = input.positions[299 + v0 as usize] as usize;
-                            let p472 = input.positions[897 + v4 as usize] as usize;
+                            let p471 = input.fluents.positions[299 + v0 as usize]
+                                as usize;
+                            let p472 = input.fluents.positions[897 + v4 as usize]
+                                as usize;
                             if p471 != NONE as usize && p472 != NONE as usize {
                                 let lo473 = 0 + p471 * 21;
                                 for bit474 in input.state.ones(lo473, lo473 + 21) {
@@ -5104,30 +5140,25 @@ impl Rules {
             return t;
         }
         let t = self.m55_1.create(key);
-        if let Some(depth) = self.fixpoints.iter().position(|f| f.layer == 18) {
-            self.fixpoints[depth].tables.push((55, 1, t));
+        if let Some(depth) = self.fixpoints.find(18) {
+            self.fixpoints.push(depth, (55, 1, t));
             self.eval55_1(input, t);
         } else {
-            let depth = self.fixpoints.len();
-            self.fixpoints
-                .push(rt::Fixpoint {
-                    layer: 18,
-                    tables: vec![(55, 1, t)],
-                });
+            let depth = self.fixpoints.open(18, (55, 1, t));
             loop {
-                let before = self.fixpoints[depth].tables.len();
+                let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
-                while i < self.fixpoints[depth].tables.len() {
-                    let (r, m, table) = self.fixpoints[depth].tables[i];
+                while i < self.fixpoints.len(depth) {
+                    let (r, m, table) = self.fixpoints.table(depth, i);
                     grew |= self.eval_table(input, r, m, table);
                     i += 1;
                 }
-                if !grew && self.fixpoints[depth].tables.len() == before {
+                if !grew && self.fixpoints.len(depth) == before {
                     break;
                 }
             }
-            self.fixpoints.truncate(depth);
+            self.fixpoints.close(depth);
         }
         t
     }

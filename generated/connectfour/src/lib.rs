@@ -120,7 +120,7 @@ pub struct Rules {
     computed: [bool; 18],
     pending: Vec<Sym>,
     grew: bool,
-    fixpoints: Vec<rt::Fixpoint>,
+    fixpoints: rt::Fixpoints,
     next_bits: State,
     r0: rt::Store,
     r1: rt::Store,
@@ -161,7 +161,7 @@ impl rt::Rules<WORDS> for Rules {
             ],
             pending: Vec::new(),
             grew: false,
-            fixpoints: Vec::new(),
+            fixpoints: rt::Fixpoints::default(),
             next_bits: State::default(),
             r0: rt::Store::hashed(0, &[]),
             r1: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9]], 17, &[])
@@ -439,7 +439,8 @@ impl Rules {
                             if row21[0] == v4 {
                                 let v5: Sym = row21[1];
                                 {
-                                    let p17 = input.positions[34 + v1 as usize] as usize;
+                                    let p17 = input.fluents.positions[34 + v1 as usize]
+                                        as usize;
                                     if p17 != NONE as usize {
                                         let lo18 = 3 + p17 * 21;
                                         for bit19 in input.state.ones(lo18, lo18 + 21) {
@@ -448,25 +449,32 @@ impl Rules {
                                                 let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset20 / 3) % 7];
                                                 let v0: Sym = [0, 1, 2][(offset20 / 1) % 3];
                                                 {
-                                                    let p14 = input.positions[34 + v3 as usize] as usize;
-                                                    let p15 = input.positions[51 + v2 as usize] as usize;
-                                                    let p16 = input.positions[68 + v0 as usize] as usize;
+                                                    let p14 = input.fluents.positions[34 + v3 as usize]
+                                                        as usize;
+                                                    let p15 = input.fluents.positions[51 + v2 as usize]
+                                                        as usize;
+                                                    let p16 = input.fluents.positions[68 + v0 as usize]
+                                                        as usize;
                                                     if p14 != NONE as usize && p15 != NONE as usize
                                                         && p16 != NONE as usize && 0 == 0
                                                         && input.state.get(3 + p14 * 21 + p15 * 3 + p16 * 1)
                                                     {
                                                         {
-                                                            let p11 = input.positions[34 + v4 as usize] as usize;
-                                                            let p12 = input.positions[51 + v2 as usize] as usize;
-                                                            let p13 = input.positions[68 + v0 as usize] as usize;
+                                                            let p11 = input.fluents.positions[34 + v4 as usize]
+                                                                as usize;
+                                                            let p12 = input.fluents.positions[51 + v2 as usize]
+                                                                as usize;
+                                                            let p13 = input.fluents.positions[68 + v0 as usize]
+                                                                as usize;
                                                             if p11 != NONE as usize && p12 != NONE as usize
                                                                 && p13 != NONE as usize && 0 == 0
                                                                 && input.state.get(3 + p11 * 21 + p12 * 3 + p13 * 1)
                                                             {
                                                                 {
-                                                                    let p8 = input.positions[34 + v5 as usize] as usize;
-                                                                    let p9 = input.positions[51 + v2 as usize] as usize;
-                                                                    let p10 = input.positions[68 + v0 as usize] as usize;
+                                                                    let p8 = input.fluents.positions[34 + v5 as usize] as usize;
+                                                                    let p9 = input.fluents.positions[51 + v2 as usize] as usize;
+                                                                    let p10 = input.fluents.positions[68 + v0 as usize]
+                                                                        as usize;
                                                                     if p8 != NONE as usize && p9 != NONE as usize
                                                                         && p10 != NONE as usize && 0 == 0
                                                                         && input.state.get(3 + p8 * 21 + p9 * 3 + p10 * 1)
@@ -514,7 +522,8 @@ impl Rules {
                             if row40[0] == v4 {
                                 let v5: Sym = row40[1];
                                 {
-                                    let p36 = input.positions[51 + v2 as usize] as usize;
+                                    let p36 = input.fluents.positions[51 + v2 as usize]
+                                        as usize;
                                     if p36 != NONE as usize {
                                         let lo37 = 3;
                                         for bit38 in input.state.ones(lo37, lo37 + 168) {
@@ -523,25 +532,34 @@ impl Rules {
                                                 let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset39 / 21) % 8];
                                                 let v0: Sym = [0, 1, 2][(offset39 / 1) % 3];
                                                 {
-                                                    let p33 = input.positions[34 + v1 as usize] as usize;
-                                                    let p34 = input.positions[51 + v3 as usize] as usize;
-                                                    let p35 = input.positions[68 + v0 as usize] as usize;
+                                                    let p33 = input.fluents.positions[34 + v1 as usize]
+                                                        as usize;
+                                                    let p34 = input.fluents.positions[51 + v3 as usize]
+                                                        as usize;
+                                                    let p35 = input.fluents.positions[68 + v0 as usize]
+                                                        as usize;
                                                     if p33 != NONE as usize && p34 != NONE as usize
                                                         && p35 != NONE as usize && 0 == 0
                                                         && input.state.get(3 + p33 * 21 + p34 * 3 + p35 * 1)
                                                     {
                                                         {
-                                                            let p30 = input.positions[34 + v1 as usize] as usize;
-                                                            let p31 = input.positions[51 + v4 as usize] as usize;
-                                                            let p32 = input.positions[68 + v0 as usize] as usize;
+                                                            let p30 = input.fluents.positions[34 + v1 as usize]
+                                                                as usize;
+                                                            let p31 = input.fluents.positions[51 + v4 as usize]
+                                                                as usize;
+                                                            let p32 = input.fluents.positions[68 + v0 as usize]
+                                                                as usize;
                                                             if p30 != NONE as usize && p31 != NONE as usize
                                                                 && p32 != NONE as usize && 0 == 0
                                                                 && input.state.get(3 + p30 * 21 + p31 * 3 + p32 * 1)
                                                             {
                                                                 {
-                                                                    let p27 = input.positions[34 + v1 as usize] as usize;
-                                                                    let p28 = input.positions[51 + v5 as usize] as usize;
-                                                                    let p29 = input.positions[68 + v0 as usize] as usize;
+                                                                    let p27 = input.fluents.positions[34 + v1 as usize]
+                                                                        as usize;
+                                                                    let p28 = input.fluents.positions[51 + v5 as usize]
+                                                                        as usize;
+                                                                    let p29 = input.fluents.positions[68 + v0 as usize]
+                                                                        as usize;
                                                                     if p27 != NONE as usize && p28 != NONE as usize
                                                                         && p29 != NONE as usize && 0 == 0
                                                                         && input.state.get(3 + p27 * 21 + p28 * 3 + p29 * 1)
@@ -605,8 +623,10 @@ impl Rules {
                                                 if row60[0] == v7 {
                                                     let v8: Sym = row60[1];
                                                     {
-                                                        let p55 = input.positions[34 + v1 as usize] as usize;
-                                                        let p56 = input.positions[51 + v2 as usize] as usize;
+                                                        let p55 = input.fluents.positions[34 + v1 as usize]
+                                                            as usize;
+                                                        let p56 = input.fluents.positions[51 + v2 as usize]
+                                                            as usize;
                                                         if p55 != NONE as usize && p56 != NONE as usize {
                                                             let lo57 = 3 + p55 * 21 + p56 * 3;
                                                             for bit58 in input.state.ones(lo57, lo57 + 3) {
@@ -614,25 +634,34 @@ impl Rules {
                                                                 if 0 == 0 {
                                                                     let v0: Sym = [0, 1, 2][(offset59 / 1) % 3];
                                                                     {
-                                                                        let p52 = input.positions[34 + v3 as usize] as usize;
-                                                                        let p53 = input.positions[51 + v6 as usize] as usize;
-                                                                        let p54 = input.positions[68 + v0 as usize] as usize;
+                                                                        let p52 = input.fluents.positions[34 + v3 as usize]
+                                                                            as usize;
+                                                                        let p53 = input.fluents.positions[51 + v6 as usize]
+                                                                            as usize;
+                                                                        let p54 = input.fluents.positions[68 + v0 as usize]
+                                                                            as usize;
                                                                         if p52 != NONE as usize && p53 != NONE as usize
                                                                             && p54 != NONE as usize && 0 == 0
                                                                             && input.state.get(3 + p52 * 21 + p53 * 3 + p54 * 1)
                                                                         {
                                                                             {
-                                                                                let p49 = input.positions[34 + v4 as usize] as usize;
-                                                                                let p50 = input.positions[51 + v7 as usize] as usize;
-                                                                                let p51 = input.positions[68 + v0 as usize] as usize;
+                                                                                let p49 = input.fluents.positions[34 + v4 as usize]
+                                                                                    as usize;
+                                                                                let p50 = input.fluents.positions[51 + v7 as usize]
+                                                                                    as usize;
+                                                                                let p51 = input.fluents.positions[68 + v0 as usize]
+                                                                                    as usize;
                                                                                 if p49 != NONE as usize && p50 != NONE as usize
                                                                                     && p51 != NONE as usize && 0 == 0
                                                                                     && input.state.get(3 + p49 * 21 + p50 * 3 + p51 * 1)
                                                                                 {
                                                                                     {
-                                                                                        let p46 = input.positions[34 + v5 as usize] as usize;
-                                                                                        let p47 = input.positions[51 + v8 as usize] as usize;
-                                                                                        let p48 = input.positions[68 + v0 as usize] as usize;
+                                                                                        let p46 = input.fluents.positions[34 + v5 as usize]
+                                                                                            as usize;
+                                                                                        let p47 = input.fluents.positions[51 + v8 as usize]
+                                                                                            as usize;
+                                                                                        let p48 = input.fluents.positions[68 + v0 as usize]
+                                                                                            as usize;
                                                                                         if p46 != NONE as usize && p47 != NONE as usize
                                                                                             && p48 != NONE as usize && 0 == 0
                                                                                             && input.state.get(3 + p46 * 21 + p47 * 3 + p48 * 1)
@@ -701,8 +730,10 @@ impl Rules {
                                                 if row86[1] == v7 {
                                                     let v8: Sym = row86[0];
                                                     {
-                                                        let p81 = input.positions[34 + v1 as usize] as usize;
-                                                        let p82 = input.positions[51 + v2 as usize] as usize;
+                                                        let p81 = input.fluents.positions[34 + v1 as usize]
+                                                            as usize;
+                                                        let p82 = input.fluents.positions[51 + v2 as usize]
+                                                            as usize;
                                                         if p81 != NONE as usize && p82 != NONE as usize {
                                                             let lo83 = 3 + p81 * 21 + p82 * 3;
                                                             for bit84 in input.state.ones(lo83, lo83 + 3) {
@@ -710,25 +741,34 @@ impl Rules {
                                                                 if 0 == 0 {
                                                                     let v0: Sym = [0, 1, 2][(offset85 / 1) % 3];
                                                                     {
-                                                                        let p78 = input.positions[34 + v3 as usize] as usize;
-                                                                        let p79 = input.positions[51 + v6 as usize] as usize;
-                                                                        let p80 = input.positions[68 + v0 as usize] as usize;
+                                                                        let p78 = input.fluents.positions[34 + v3 as usize]
+                                                                            as usize;
+                                                                        let p79 = input.fluents.positions[51 + v6 as usize]
+                                                                            as usize;
+                                                                        let p80 = input.fluents.positions[68 + v0 as usize]
+                                                                            as usize;
                                                                         if p78 != NONE as usize && p79 != NONE as usize
                                                                             && p80 != NONE as usize && 0 == 0
                                                                             && input.state.get(3 + p78 * 21 + p79 * 3 + p80 * 1)
                                                                         {
                                                                             {
-                                                                                let p75 = input.positions[34 + v4 as usize] as usize;
-                                                                                let p76 = input.positions[51 + v7 as usize] as usize;
-                                                                                let p77 = input.positions[68 + v0 as usize] as usize;
+                                                                                let p75 = input.fluents.positions[34 + v4 as usize]
+                                                                                    as usize;
+                                                                                let p76 = input.fluents.positions[51 + v7 as usize]
+                                                                                    as usize;
+                                                                                let p77 = input.fluents.positions[68 + v0 as usize]
+                                                                                    as usize;
                                                                                 if p75 != NONE as usize && p76 != NONE as usize
                                                                                     && p77 != NONE as usize && 0 == 0
                                                                                     && input.state.get(3 + p75 * 21 + p76 * 3 + p77 * 1)
                                                                                 {
                                                                                     {
-                                                                                        let p72 = input.positions[34 + v5 as usize] as usize;
-                                                                                        let p73 = input.positions[51 + v8 as usize] as usize;
-                                                                                        let p74 = input.positions[68 + v0 as usize] as usize;
+                                                                                        let p72 = input.fluents.positions[34 + v5 as usize]
+                                                                                            as usize;
+                                                                                        let p73 = input.fluents.positions[51 + v8 as usize]
+                                                                                            as usize;
+                                                                                        let p74 = input.fluents.positions[68 + v0 as usize]
+                                                                                            as usize;
                                                                                         if p72 != NONE as usize && p73 != NONE as usize
                                                                                             && p74 != NONE as usize && 0 == 0
                                                                                             && input.state.get(3 + p72 * 21 + p73 * 3 + p74 * 1)
@@ -976,21 +1016,21 @@ impl Rules {
                                 .set(
                                     3
                                         + {
-                                            let p = input.positions[34 + v0 as usize];
+                                            let p = input.fluents.positions[34 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                             }
                                             p as usize
                                         } * 21
                                         + {
-                                            let p = input.positions[51 + v1 as usize];
+                                            let p = input.fluents.positions[51 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                             }
                                             p as usize
                                         } * 3
                                         + {
-                                            let p = input.positions[68 + v2 as usize];
+                                            let p = input.fluents.positions[68 + v2 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                             }
@@ -1015,21 +1055,21 @@ impl Rules {
                             .set(
                                 3
                                     + {
-                                        let p = input.positions[34 + v0 as usize];
+                                        let p = input.fluents.positions[34 + v0 as usize];
                                         if p == NONE {
                                             rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                         }
                                         p as usize
                                     } * 21
                                     + {
-                                        let p = input.positions[51 + v1 as usize];
+                                        let p = input.fluents.positions[51 + v1 as usize];
                                         if p == NONE {
                                             rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                         }
                                         p as usize
                                     } * 3
                                     + {
-                                        let p = input.positions[68 + v2 as usize];
+                                        let p = input.fluents.positions[68 + v2 as usize];
                                         if p == NONE {
                                             rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                         }
@@ -1057,7 +1097,7 @@ impl Rules {
                                     .set(
                                         0
                                             + {
-                                                let p = input.positions[17 + v0 as usize];
+                                                let p = input.fluents.positions[17 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[10, v0, 0, 0, 0]);
                                                 }

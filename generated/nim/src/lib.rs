@@ -121,7 +121,7 @@ pub struct Rules {
     computed: [bool; 13],
     pending: Vec<Sym>,
     grew: bool,
-    fixpoints: Vec<rt::Fixpoint>,
+    fixpoints: rt::Fixpoints,
     next_bits: State,
     r1: rt::Store,
     r2: rt::Store,
@@ -157,7 +157,7 @@ impl rt::Rules<WORDS> for Rules {
             ],
             pending: Vec::new(),
             grew: false,
-            fixpoints: Vec::new(),
+            fixpoints: rt::Fixpoints::default(),
             next_bits: State::default(),
             r1: rt::Store::bitset(&[&[1, 2], &[3, 16]], 17, &[]),
             r2: rt::Store::bitset(
@@ -345,7 +345,7 @@ impl Rules {
                             let v2: Sym = row12[0];
                             let v3: Sym = row12[1];
                             {
-                                let p8 = input.positions[34 + v3 as usize] as usize;
+                                let p8 = input.fluents.positions[34 + v3 as usize] as usize;
                                 if p8 != NONE as usize {
                                     let lo9 = 0;
                                     for bit10 in input.state.ones(lo9, lo9 + 28) {
@@ -434,14 +434,14 @@ impl Rules {
                         .set(
                             0
                                 + {
-                                    let p = input.positions[17 + v0 as usize];
+                                    let p = input.fluents.positions[17 + v0 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[9, v0, v1, 0]);
                                     }
                                     p as usize
                                 } * 7
                                 + {
-                                    let p = input.positions[34 + v1 as usize];
+                                    let p = input.fluents.positions[34 + v1 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[9, v0, v1, 0]);
                                     }
@@ -470,14 +470,14 @@ impl Rules {
                                 .set(
                                     0
                                         + {
-                                            let p = input.positions[17 + v0 as usize];
+                                            let p = input.fluents.positions[17 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[9, v0, v1, 0]);
                                             }
                                             p as usize
                                         } * 7
                                         + {
-                                            let p = input.positions[34 + v1 as usize];
+                                            let p = input.fluents.positions[34 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[9, v0, v1, 0]);
                                             }
@@ -506,7 +506,7 @@ impl Rules {
                                     .set(
                                         28
                                             + {
-                                                let p = input.positions[51 + v0 as usize];
+                                                let p = input.fluents.positions[51 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[13, 0, 0, v0]);
                                                 }

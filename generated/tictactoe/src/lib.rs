@@ -120,7 +120,7 @@ pub struct Rules {
     computed: [bool; 15],
     pending: Vec<Sym>,
     grew: bool,
-    fixpoints: Vec<rt::Fixpoint>,
+    fixpoints: rt::Fixpoints,
     next_bits: State,
     r1: rt::Store,
     r2: rt::Store,
@@ -158,7 +158,7 @@ impl rt::Rules<WORDS> for Rules {
             ],
             pending: Vec::new(),
             grew: false,
-            fixpoints: Vec::new(),
+            fixpoints: rt::Fixpoints::default(),
             next_bits: State::default(),
             r1: rt::Store::bitset(&[&[1, 2], &[13, 14, 15]], 16, &[]),
             r2: rt::Store::bitset(&[&[3, 4, 5]], 16, &[]).with_rows(&TABLE_2, 3),
@@ -338,14 +338,14 @@ impl Rules {
                         let v0: Sym = [0, 6, 7, 9][(offset9 / 1) % 4];
                         if v0 != 9 {
                             {
-                                let p5 = input.positions[16 + v1 as usize] as usize;
-                                let p6 = input.positions[48 + v0 as usize] as usize;
+                                let p5 = input.fluents.positions[16 + v1 as usize] as usize;
+                                let p6 = input.fluents.positions[48 + v0 as usize] as usize;
                                 if p5 != NONE as usize && p6 != NONE as usize && 0 == 0
                                     && input.state.get(0 + p5 * 16 + 2 * 4 + p6 * 1)
                                 {
                                     {
-                                        let p3 = input.positions[16 + v1 as usize] as usize;
-                                        let p4 = input.positions[48 + v0 as usize] as usize;
+                                        let p3 = input.fluents.positions[16 + v1 as usize] as usize;
+                                        let p4 = input.fluents.positions[48 + v0 as usize] as usize;
                                         if p3 != NONE as usize && p4 != NONE as usize && 0 == 0
                                             && input.state.get(0 + p3 * 16 + 3 * 4 + p4 * 1)
                                         {
@@ -377,14 +377,18 @@ impl Rules {
                         let v0: Sym = [0, 6, 7, 9][(offset16 / 1) % 4];
                         if v0 != 9 {
                             {
-                                let p12 = input.positions[32 + v1 as usize] as usize;
-                                let p13 = input.positions[48 + v0 as usize] as usize;
+                                let p12 = input.fluents.positions[32 + v1 as usize]
+                                    as usize;
+                                let p13 = input.fluents.positions[48 + v0 as usize]
+                                    as usize;
                                 if p12 != NONE as usize && p13 != NONE as usize && 0 == 0
                                     && input.state.get(0 + 2 * 16 + p12 * 4 + p13 * 1)
                                 {
                                     {
-                                        let p10 = input.positions[32 + v1 as usize] as usize;
-                                        let p11 = input.positions[48 + v0 as usize] as usize;
+                                        let p10 = input.fluents.positions[32 + v1 as usize]
+                                            as usize;
+                                        let p11 = input.fluents.positions[48 + v0 as usize]
+                                            as usize;
                                         if p10 != NONE as usize && p11 != NONE as usize && 0 == 0
                                             && input.state.get(0 + 3 * 16 + p10 * 4 + p11 * 1)
                                         {
@@ -415,12 +419,14 @@ impl Rules {
                         let v0: Sym = [0, 6, 7, 9][(offset21 / 1) % 4];
                         if v0 != 9 {
                             {
-                                let p18 = input.positions[48 + v0 as usize] as usize;
+                                let p18 = input.fluents.positions[48 + v0 as usize]
+                                    as usize;
                                 if p18 != NONE as usize && 0 == 0
                                     && input.state.get(0 + 2 * 16 + 2 * 4 + p18 * 1)
                                 {
                                     {
-                                        let p17 = input.positions[48 + v0 as usize] as usize;
+                                        let p17 = input.fluents.positions[48 + v0 as usize]
+                                            as usize;
                                         if p17 != NONE as usize && 0 == 0
                                             && input.state.get(0 + 3 * 16 + 3 * 4 + p17 * 1)
                                         {
@@ -451,12 +457,14 @@ impl Rules {
                         let v0: Sym = [0, 6, 7, 9][(offset26 / 1) % 4];
                         if v0 != 9 {
                             {
-                                let p23 = input.positions[48 + v0 as usize] as usize;
+                                let p23 = input.fluents.positions[48 + v0 as usize]
+                                    as usize;
                                 if p23 != NONE as usize && 0 == 0
                                     && input.state.get(0 + 2 * 16 + 2 * 4 + p23 * 1)
                                 {
                                     {
-                                        let p22 = input.positions[48 + v0 as usize] as usize;
+                                        let p22 = input.fluents.positions[48 + v0 as usize]
+                                            as usize;
                                         if p22 != NONE as usize && 0 == 0
                                             && input.state.get(0 + 3 * 16 + 1 * 4 + p22 * 1)
                                         {
@@ -669,21 +677,21 @@ impl Rules {
                                 .set(
                                     0
                                         + {
-                                            let p = input.positions[16 + v0 as usize];
+                                            let p = input.fluents.positions[16 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                             }
                                             p as usize
                                         } * 16
                                         + {
-                                            let p = input.positions[32 + v1 as usize];
+                                            let p = input.fluents.positions[32 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                             }
                                             p as usize
                                         } * 4
                                         + {
-                                            let p = input.positions[48 + v2 as usize];
+                                            let p = input.fluents.positions[48 + v2 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                             }
@@ -709,21 +717,21 @@ impl Rules {
                                 .set(
                                     0
                                         + {
-                                            let p = input.positions[16 + v0 as usize];
+                                            let p = input.fluents.positions[16 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                             }
                                             p as usize
                                         } * 16
                                         + {
-                                            let p = input.positions[32 + v1 as usize];
+                                            let p = input.fluents.positions[32 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                             }
                                             p as usize
                                         } * 4
                                         + {
-                                            let p = input.positions[48 + v2 as usize];
+                                            let p = input.fluents.positions[48 + v2 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                             }
@@ -754,14 +762,14 @@ impl Rules {
                                 .set(
                                     0
                                         + {
-                                            let p = input.positions[16 + v0 as usize];
+                                            let p = input.fluents.positions[16 + v0 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, 9, 0]);
                                             }
                                             p as usize
                                         } * 16
                                         + {
-                                            let p = input.positions[32 + v1 as usize];
+                                            let p = input.fluents.positions[32 + v1 as usize];
                                             if p == NONE {
                                                 rt::outside_layout(&META, &[8, v0, v1, 9, 0]);
                                             }
@@ -790,7 +798,7 @@ impl Rules {
                                     .set(
                                         64
                                             + {
-                                                let p = input.positions[64 + v0 as usize];
+                                                let p = input.fluents.positions[64 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[10, 0, 0, 0, v0]);
                                                 }
