@@ -78,20 +78,31 @@ impl<const W: usize> Bits<W> {
         self.0[i / 64] |= 1 << (i % 64);
     }
 
+    /// Sets the bits of `lo..hi` that are set in `other` (a frame axiom's copy).
+    #[inline]
+    pub fn or_range(&mut self, other: &Self, lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        let (first, last) = (lo / 64, (hi - 1) / 64);
+        for w in first..=last {
+            let mut mask = !0u64;
+            if w == first {
+                mask &= !0u64 << (lo % 64);
+            }
+            if w == last {
+                mask &= !0u64 >> (63 - (hi - 1) % 64);
+            }
+            self.0[w] |= other.0[w] & mask;
+        }
+    }
+
     /// The set bits in `lo..hi`, ascending.
     #[inline]
     pub fn ones(&self, lo: usize, hi: usize) -> Ones<'_> {
-        let word = lo / 64;
-        let first = if lo < hi {
-            self.0[word] & (!0u64 << (lo % 64))
-        } else {
-            0
-        };
         Ones {
             words: &self.0,
-            word,
-            current: first,
-            hi,
+            cursor: OnesCursor::new(&self.0, lo, hi),
         }
     }
 }
@@ -99,9 +110,7 @@ impl<const W: usize> Bits<W> {
 /// Iterator over set bits (see [`Bits::ones`]).
 pub struct Ones<'a> {
     words: &'a [u64],
-    word: usize,
-    current: u64,
-    hi: usize,
+    cursor: OnesCursor,
 }
 
 impl Iterator for Ones<'_> {
@@ -109,6 +118,36 @@ impl Iterator for Ones<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
+        self.cursor.next(self.words)
+    }
+}
+
+/// A position among the set bits in `lo..hi` of a word slice that is not borrowed
+/// between steps, so that the loop body may mutate what holds the words (bits set
+/// meanwhile in the current word are not seen; fixpoint rounds catch them).
+#[derive(Clone, Copy, Debug)]
+pub struct OnesCursor {
+    word: usize,
+    current: u64,
+    hi: usize,
+}
+
+impl OnesCursor {
+    /// A cursor before the first set bit of `words` in `lo..hi`.
+    #[inline]
+    pub fn new(words: &[u64], lo: usize, hi: usize) -> Self {
+        let word = lo / 64;
+        let current = if lo < hi {
+            words[word] & (!0u64 << (lo % 64))
+        } else {
+            0
+        };
+        OnesCursor { word, current, hi }
+    }
+
+    /// The next set bit, if any below `hi`.
+    #[inline]
+    pub fn next(&mut self, words: &[u64]) -> Option<usize> {
         loop {
             if self.current != 0 {
                 let bit = self.word * 64 + self.current.trailing_zeros() as usize;
@@ -122,7 +161,7 @@ impl Iterator for Ones<'_> {
             if self.word * 64 >= self.hi {
                 return None;
             }
-            self.current = self.words[self.word];
+            self.current = words[self.word];
         }
     }
 }
@@ -331,31 +370,67 @@ impl Store {
     pub fn insert(&mut self, tuple: &[Sym]) -> bool {
         debug_assert_eq!(tuple.len(), self.arity);
         let row = self.count as u32;
-        let arity = self.arity;
         let new = match &mut self.dedupe {
             Dedupe::Flag => self.count == 0,
             Dedupe::Bits {
                 positions,
                 num_symbols,
                 strides,
-                bits,
+                ..
             } => match bit_of(positions, *num_symbols, strides, tuple) {
-                Some(bit) => {
-                    let word = &mut bits[bit / 64];
-                    let mask = 1 << (bit % 64);
-                    let new = *word & mask == 0;
-                    *word |= mask;
-                    new
-                }
+                Some(bit) => return self.insert_bit(bit, tuple),
                 None => panic!(
                     "gdlc internal error: tuple {tuple:?} outside the domains of a bitset store"
                 ),
             },
-            Dedupe::Hash(table) => insert_row(table, &self.rows, arity, tuple, row).is_none(),
+            Dedupe::Hash(table) => insert_row(table, &self.rows, self.arity, tuple, row).is_none(),
         };
-        if !new {
+        if new {
+            self.push_row(tuple);
+        }
+        new
+    }
+
+    /// Adds a tuple of a bitset store whose bit (mixed-radix number of the columns'
+    /// positions in their domains) the caller computed; true if it was new.
+    #[inline]
+    pub fn insert_bit(&mut self, bit: usize, tuple: &[Sym]) -> bool {
+        let Dedupe::Bits { bits, .. } = &mut self.dedupe else {
+            panic!("gdlc internal error: a bit inserted into a store without a bitset");
+        };
+        let word = &mut bits[bit / 64];
+        let mask = 1 << (bit % 64);
+        if *word & mask != 0 {
             return false;
         }
+        *word |= mask;
+        self.push_row(tuple);
+        true
+    }
+
+    /// Whether bit `bit` of a bitset store is set.
+    #[inline]
+    pub fn has_bit(&self, bit: usize) -> bool {
+        match &self.dedupe {
+            Dedupe::Bits { bits, .. } => bits[bit / 64] & (1 << (bit % 64)) != 0,
+            _ => false,
+        }
+    }
+
+    /// The words of a bitset store (empty for other stores).
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        match &self.dedupe {
+            Dedupe::Bits { bits, .. } => bits,
+            _ => &[],
+        }
+    }
+
+    /// Appends a new tuple's row and indexes it.
+    #[inline]
+    fn push_row(&mut self, tuple: &[Sym]) {
+        let row = self.count as u32;
+        let arity = self.arity;
         self.rows.extend_from_slice(tuple);
         self.count += 1;
         let rows = &self.rows;
@@ -380,7 +455,6 @@ impl Store {
                 }
             }
         }
-        true
     }
 
     /// The first row whose columns of index `i` hold `key` (in the index's column
@@ -1197,6 +1271,40 @@ mod tests {
         assert_eq!(bits.ones(5, 101).collect::<Vec<_>>(), [5, 63, 64, 100]);
         assert_eq!(bits.ones(6, 63).count(), 0);
         assert_eq!(bits.ones(64, 64).count(), 0);
+    }
+
+    #[test]
+    fn or_range_copies_only_the_range() {
+        let mut from = Bits::<3>::default();
+        for i in [0, 5, 63, 64, 100, 130, 191] {
+            from.set(i);
+        }
+        for (lo, hi) in [(0, 192), (5, 101), (6, 63), (64, 64), (63, 65), (100, 191)] {
+            let mut to = Bits::<3>::default();
+            to.set(1);
+            to.or_range(&from, lo, hi);
+            let mut expected: Vec<usize> = from.ones(lo, hi).collect();
+            expected.push(1);
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(to.ones(0, 192).collect::<Vec<_>>(), expected, "{lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn cursor_steps_like_ones_and_bit_stores_take_bits() {
+        let mut store = Store::bitset(&[&[1, 2, 3], &[4, 5]], 6, &[]);
+        assert!(store.insert_bit(3, &[2, 5]));
+        assert!(!store.insert(&[2, 5]));
+        assert!(store.insert(&[3, 4]));
+        assert!(store.has_bit(3) && store.has_bit(4) && !store.has_bit(0));
+        let mut cursor = OnesCursor::new(store.words(), 0, 6);
+        let mut seen = Vec::new();
+        while let Some(bit) = cursor.next(store.words()) {
+            seen.push(bit);
+        }
+        assert_eq!(seen, [3, 4]);
+        assert_eq!(store.len(), 2);
     }
 
     #[test]

@@ -32,6 +32,9 @@ use crate::diagnostic::Code;
 use crate::ir::{Arg, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
+/// The largest positions table (arity × symbols) of a relation queried bit by bit.
+const MAX_POSITIONS: usize = 1 << 18;
+
 /// The most state bits a generated reasoner may use (32 KiB per state).
 pub const MAX_STATE_BITS: usize = 1 << 18;
 
@@ -78,6 +81,11 @@ fn sym(s: SymbolId) -> Literal {
 
 fn var(v: VarId) -> Ident {
     format_ident!("v{}", v.0)
+}
+
+/// The local holding the position of variable `v` in the domain it was decoded from.
+fn var_position(v: VarId) -> Ident {
+    format_ident!("v{}_pos", v.0)
 }
 
 /// The block of state bits of one functor of `true`.
@@ -158,6 +166,29 @@ fn layout_tokens(blocks: &[FunctorBlock], top: usize) -> TokenStream {
     })
 }
 
+/// Where a query reads bits: the state's block of one functor of `true`, or the
+/// bitset of a derived relation's store.
+struct BitSource<'b> {
+    /// The block's first bit.
+    base: usize,
+    /// The block's number of bits.
+    size: usize,
+    /// `(column, stride, domain)` of the columns numbered, most significant first.
+    columns: &'b [(usize, usize, Vec<SymbolId>)],
+    /// The table of positions, indexed by `column * num_symbols + symbol`.
+    positions: TokenStream,
+    /// What holds the bits.
+    bits: Bits,
+}
+
+/// What holds the bits of a [`BitSource`].
+enum Bits {
+    /// The state (`input.state`).
+    State,
+    /// A bitset store (`self.<store>`).
+    Store(Ident),
+}
+
 /// Where accepted tuples go.
 #[derive(Clone, Copy, Debug)]
 enum Sink {
@@ -178,6 +209,11 @@ struct Emitter<'a> {
     state_bits: usize,
     /// Counter making local names unique.
     names: std::cell::Cell<usize>,
+    /// Constant tables that queries asked for (by name, so emitted once and in order).
+    tables: std::cell::RefCell<BTreeMap<String, TokenStream>>,
+    /// In the rule being emitted: the variables bound by decoding a bit, with the
+    /// domain they were decoded from (their position in it is a local too).
+    decoded: std::cell::RefCell<BTreeMap<VarId, Vec<SymbolId>>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -264,6 +300,8 @@ impl<'a> Emitter<'a> {
             blocks,
             state_bits: bits,
             names: std::cell::Cell::new(0),
+            tables: std::cell::RefCell::new(BTreeMap::new()),
+            decoded: std::cell::RefCell::new(BTreeMap::new()),
         })
     }
 
@@ -290,8 +328,43 @@ impl<'a> Emitter<'a> {
             && !self.is_demand(r)
     }
 
+    /// The numbered columns `(column, stride, domain)` of a derived relation kept in a
+    /// bitset store (strides as `rt::Store::bitset` computes them), queried and filled
+    /// bit by bit; `None` for other relations.
+    fn bit_columns(&self, r: RelationId) -> Option<Vec<(usize, usize, Vec<SymbolId>)>> {
+        let relation_plan = &self.plan.relations[r.0 as usize];
+        let arity = self.arity(r);
+        let bitset = matches!(relation_plan.storage, Storage::Bitset { .. })
+            && matches!(relation_plan.evaluation, Evaluation::Materialised);
+        if !bitset
+            || !self.has_store(r)
+            || arity == 0
+            || arity * self.ir.symbols.len() > MAX_POSITIONS
+        {
+            return None;
+        }
+        let columns = &self.ir.relation(r).columns;
+        let mut stride = 1;
+        let mut numbered = vec![(0, 0, Vec::new()); arity];
+        for c in (0..arity).rev() {
+            numbered[c] = (c, stride, columns[c].domain.clone());
+            stride *= columns[c].domain.len().max(1);
+        }
+        Some(numbered)
+    }
+
+    /// The positions table of a bitset relation.
+    fn positions(r: RelationId) -> Ident {
+        format_ident!("POS_{}", r.0)
+    }
+
     fn store(r: RelationId) -> Ident {
         format_ident!("r{}", r.0)
+    }
+
+    /// The constant table of a static relation.
+    fn table(r: RelationId) -> Ident {
+        format_ident!("TABLE_{}", r.0)
     }
 
     fn memo(r: RelationId, mode: usize) -> Ident {
@@ -366,7 +439,30 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             let name = Self::store(id);
-            let indexes = relation_plan.indexes.iter().map(|cols| {
+            let bit_columns = self.bit_columns(id);
+            if let Some(numbered) = &bit_columns {
+                let table = Self::positions(id);
+                let mut positions = vec![u32::MAX; arity * ir.symbols.len()];
+                for (c, _, domain) in numbered {
+                    for (p, s) in domain.iter().enumerate() {
+                        positions[c * ir.symbols.len() + s.0 as usize] = p as u32;
+                    }
+                }
+                let len = lit(positions.len());
+                let values = positions.iter().map(|&p| Literal::u32_unsuffixed(p));
+                let doc = format!(
+                    "Position of each symbol in each column's domain of `{}` (`u32::MAX`: none).",
+                    relation.key()
+                );
+                statics.push(quote!(#[doc = #doc] static #table: [u32; #len] = [#(#values),*];));
+            }
+            let no_indexes = Vec::new();
+            let indexes = if bit_columns.is_some() {
+                &no_indexes
+            } else {
+                &relation_plan.indexes
+            };
+            let indexes = indexes.iter().map(|cols: &Vec<usize>| {
                 let cols = cols.iter().map(|&c| lit(c));
                 quote!(&[#(#cols),*])
             });
@@ -385,13 +481,16 @@ impl<'a> Emitter<'a> {
                 }
             };
             if let Evaluation::Static(tuples) = &relation_plan.evaluation {
-                let table = format_ident!("TABLE_{}", r);
-                let values = tuples.iter().flatten().map(|&s| sym(s));
-                let len = lit(tuples.len() * arity);
+                let table = Self::table(id);
+                let rows = tuples.iter().map(|row| {
+                    let values = row.iter().map(|&s| sym(s));
+                    quote!([#(#values),*])
+                });
+                let arity_lit = lit(arity);
                 let count = lit(tuples.len());
-                let doc = format!("The tuples of `{}`.", relation.key());
-                statics.push(quote!(#[doc = #doc] static #table: [Sym; #len] = [#(#values),*];));
-                make = quote!(#make.with_rows(&#table, #count));
+                let doc = format!("The tuples of `{}`, sorted.", relation.key());
+                statics.push(quote!(#[doc = #doc] static #table: [[Sym; #arity_lit]; #count] = [#(#rows),*];));
+                make = quote!(#make.with_rows(#table.as_flattened(), #count));
             }
             fields.push(quote!(#name: rt::Store));
             inits.push(quote!(#name: #make));
@@ -604,6 +703,7 @@ impl<'a> Emitter<'a> {
             });
         }
 
+        let tables: Vec<TokenStream> = self.tables.borrow().values().cloned().collect();
         let allow = quote!(#[allow(
             dead_code,
             unused_variables,
@@ -649,6 +749,7 @@ impl<'a> Emitter<'a> {
             };
 
             #(#statics)*
+            #(#tables)*
 
             /// The rules of the game: a store per derived relation, the filter trees as
             /// code.
@@ -705,6 +806,87 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// The state block a `next` rule copies whole, if it is a frame axiom
+    /// `(<= (next (f ?x…)) (true (f ?x…)))` over all of `f`'s columns.
+    fn frame_block(&self, rule: &Node) -> Option<&FunctorBlock> {
+        let Node::Rule { body, .. } = rule else {
+            return None;
+        };
+        let Node::Query { query, then } = body.as_ref() else {
+            return None;
+        };
+        let Node::Accept { relation, args } = then.as_ref() else {
+            return None;
+        };
+        if Some(query.relation) != self.true_rel
+            || Some(*relation) != self.next_rel
+            || query.slots.len() != args.len()
+        {
+            return None;
+        }
+        let Some(Slot::Sym(functor)) = query.slots.first().copied() else {
+            return None;
+        };
+        let block = self.blocks.iter().find(|b| b.symbol == functor)?;
+        let same = query
+            .slots
+            .iter()
+            .zip(args)
+            .all(|(slot, arg)| match (slot, arg) {
+                (Slot::Sym(s), Arg::Sym(a)) => s == a,
+                (Slot::Bind(v), Arg::Var(a)) => v == a,
+                _ => false,
+            });
+        let all_bound = block
+            .columns
+            .iter()
+            .all(|(c, _, _)| matches!(query.slots[*c], Slot::Bind(_)));
+        (same && all_bound).then_some(block)
+    }
+
+    /// The variables of a rule body bound by decoding bits (see [`Self::bits_query`]),
+    /// with their domains.
+    fn find_decoded(&self, node: &Node, out: &mut BTreeMap<VarId, Vec<SymbolId>>) {
+        match node {
+            Node::Sequence(children) => children.iter().for_each(|c| self.find_decoded(c, out)),
+            Node::Repeat(body) | Node::Rule { body, .. } => self.find_decoded(body, out),
+            Node::If { then, .. } => self.find_decoded(then, out),
+            Node::Accept { .. } => {}
+            Node::Query { query, then } => {
+                let columns = if Some(query.relation) == self.true_rel {
+                    match query.slots.first() {
+                        Some(Slot::Sym(f)) => self
+                            .blocks
+                            .iter()
+                            .find(|b| b.symbol == *f)
+                            .map(|b| b.columns.clone()),
+                        _ => None,
+                    }
+                } else if matches!(query.access, Access::Member | Access::Index(_)) {
+                    self.bit_columns(query.relation)
+                } else {
+                    None
+                };
+                for (c, _, domain) in columns.unwrap_or_default() {
+                    if let Slot::Bind(v) = query.slots[c] {
+                        out.insert(v, domain);
+                    }
+                }
+                self.find_decoded(then, out);
+            }
+        }
+    }
+
+    /// The position of bound variable `v` in `domain` when it was decoded from it.
+    fn known_position(&self, v: VarId, domain: &[SymbolId]) -> Option<TokenStream> {
+        let decoded = self.decoded.borrow();
+        let from = decoded.get(&v)?;
+        (from.as_slice() == domain).then(|| {
+            let p = var_position(v);
+            quote!(#p)
+        })
+    }
+
     fn value(arg: Arg) -> TokenStream {
         match arg {
             Arg::Var(v) => {
@@ -740,12 +922,49 @@ impl<'a> Emitter<'a> {
                 }
             }
             Node::Rule { rule, body, .. } => {
-                let body = self.node(body, sink)?;
+                let mut decoded = BTreeMap::new();
+                self.find_decoded(body, &mut decoded);
+                let outer = self.decoded.replace(decoded);
+                let body = self.node(body, sink);
+                self.decoded.replace(outer);
+                let body = body?;
                 let head = self.ir.rules[*rule].head.relation;
                 let arity = self.arity(head);
+                if Some(head) == self.next_rel
+                    && let Some(block) = self.frame_block(node)
+                {
+                    let lo = lit(block.base);
+                    let hi = lit(block.base + block.size);
+                    return Ok(quote!(self.next_bits.or_range(&input.state, #lo, #hi);));
+                }
                 match sink {
                     Sink::Layer if arity > 0 && Some(head) != self.next_rel => {
                         let store = Self::store(head);
+                        if let Some(numbered) = self.bit_columns(head) {
+                            let table = Self::positions(head);
+                            let num_symbols = self.ir.symbols.len();
+                            let terms = numbered.iter().map(|(c, stride, _)| {
+                                let offset = lit(c * num_symbols);
+                                let c = lit(*c);
+                                let stride = lit(*stride);
+                                quote!(#table[#offset + tuple[#c] as usize] as usize * #stride)
+                            });
+                            let arity = lit(arity);
+                            return Ok(quote! {
+                                {
+                                    #body
+                                }
+                                {
+                                    let pending = std::mem::take(&mut self.pending);
+                                    for tuple in pending.chunks_exact(#arity) {
+                                        let bit = #(#terms)+*;
+                                        self.grew |= self.#store.insert_bit(bit, tuple);
+                                    }
+                                    self.pending = pending;
+                                    self.pending.clear();
+                                }
+                            });
+                        }
                         let arity = lit(arity);
                         quote! {
                             {
@@ -855,6 +1074,10 @@ impl<'a> Emitter<'a> {
                     terms.push(quote!(#p * #stride));
                 }
                 Arg::Var(v) => {
+                    if let Some(p) = self.known_position(v, domain) {
+                        terms.push(quote!(#p * #stride));
+                        continue;
+                    }
                     let v = var(v);
                     let offset = lit(c * num_symbols);
                     terms.push(quote!({
@@ -950,6 +1173,9 @@ impl<'a> Emitter<'a> {
             }
             _ => quote!(0),
         };
+        if let Evaluation::Static(tuples) = &self.plan.relations[r.0 as usize].evaluation {
+            return Ok(self.static_query(r, tuples, query, then));
+        }
         if let Access::Call(m) = query.access {
             let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation else {
                 return Err(backend_error(format!(
@@ -1009,6 +1235,22 @@ impl<'a> Emitter<'a> {
             )));
         }
         let store = Self::store(r);
+        if matches!(query.access, Access::Member | Access::Index(_))
+            && let Some(numbered) = self.bit_columns(r)
+        {
+            let size = numbered
+                .first()
+                .map_or(1, |(_, stride, domain)| stride * domain.len());
+            let table = Self::positions(r);
+            let source = BitSource {
+                base: 0,
+                size,
+                columns: &numbered,
+                positions: quote!(#table),
+                bits: Bits::Store(store),
+            };
+            return Ok(self.bits_query(&source, slots, Vec::new(), then));
+        }
         Ok(match &query.access {
             Access::Flag => quote!(if !self.#store.is_empty() { #then }),
             Access::Member => {
@@ -1059,6 +1301,211 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// A query on a static relation, answered from its constant table: symbols in the
+    /// query filter the rows at compile time; a bound variable selects the rows holding
+    /// its value through a constant offset table over the symbols (rows sorted by that
+    /// column); other columns are compared or bound per row.
+    fn static_query(
+        &self,
+        r: RelationId,
+        tuples: &[Vec<SymbolId>],
+        query: &Query,
+        then: TokenStream,
+    ) -> TokenStream {
+        let slots = &query.slots;
+        let arity = slots.len();
+        let rows: Vec<&Vec<SymbolId>> = tuples
+            .iter()
+            .filter(|row| {
+                slots
+                    .iter()
+                    .zip(row.iter())
+                    .all(|(slot, &v)| !matches!(*slot, Slot::Sym(s) if s != v))
+            })
+            .collect();
+        if rows.is_empty() {
+            return quote!();
+        }
+        // Symbol slots are settled; the matcher sees them as free.
+        let free_slots: Vec<Slot> = slots
+            .iter()
+            .map(|&s| {
+                if matches!(s, Slot::Sym(_)) {
+                    Slot::Free
+                } else {
+                    s
+                }
+            })
+            .collect();
+        if arity == 0 || free_slots.iter().all(|s| matches!(s, Slot::Free)) {
+            return then;
+        }
+        let arity_lit = lit(arity);
+        let row = self.fresh("row");
+        if !slots.iter().any(|s| matches!(s, Slot::Bound(_))) {
+            // No bound column: every remaining row.
+            let table = if rows.len() == tuples.len() {
+                Self::table(r)
+            } else {
+                let name = format_ident!("TABLE_{}_Q{}", r.0, self.names.get());
+                self.names.set(self.names.get() + 1);
+                let count = lit(rows.len());
+                let values = rows.iter().map(|row| {
+                    let values = row.iter().map(|&s| sym(s));
+                    quote!([#(#values),*])
+                });
+                self.tables.borrow_mut().insert(
+                    name.to_string(),
+                    quote!(static #name: [[Sym; #arity_lit]; #count] = [#(#values),*];),
+                );
+                name
+            };
+            let columns = Self::read_from(&row, &free_slots);
+            let (conds, binds) = Self::matcher(&columns);
+            let body = Self::guarded(&conds, quote!(#(#binds)* #then));
+            return quote! {
+                for #row in #table.iter() {
+                    #body
+                }
+            };
+        }
+        // The key: every known column, while the dense key space stays small.
+        let num_symbols = self.ir.symbols.len();
+        let mut key_columns: Vec<(usize, Vec<SymbolId>)> = Vec::new();
+        let mut space: usize = 1;
+        let cap = (1usize << 16).max(tuples.len());
+        for (c, slot) in slots.iter().enumerate() {
+            if !matches!(slot, Slot::Sym(_) | Slot::Bound(_)) {
+                continue;
+            }
+            let mut values: Vec<SymbolId> = tuples.iter().map(|row| row[c]).collect();
+            values.sort();
+            values.dedup();
+            if !key_columns.is_empty() && space.saturating_mul(values.len()) > cap {
+                continue;
+            }
+            space = space.saturating_mul(values.len());
+            key_columns.push((c, values));
+        }
+        let mut strides = vec![1usize; key_columns.len()];
+        for k in (0..key_columns.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1] * key_columns[k + 1].1.len();
+        }
+        let key_of = |row: &[SymbolId]| -> usize {
+            key_columns
+                .iter()
+                .zip(&strides)
+                .map(|((c, values), stride)| {
+                    values
+                        .binary_search(&row[*c])
+                        .expect("a value of the column")
+                        * stride
+                })
+                .sum()
+        };
+        let suffix = key_columns
+            .iter()
+            .map(|(c, _)| c.to_string())
+            .collect::<Vec<_>>()
+            .join("_");
+        let by = format_ident!("TABLE_{}_BY{}", r.0, suffix);
+        let at = format_ident!("TABLE_{}_AT{}", r.0, suffix);
+        if !self.tables.borrow().contains_key(&by.to_string()) {
+            let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
+            sorted.sort_by_key(|row| key_of(row));
+            let mut offsets = vec![0u32; space + 1];
+            for row in &sorted {
+                offsets[key_of(row) + 1] += 1;
+            }
+            for i in 1..offsets.len() {
+                offsets[i] += offsets[i - 1];
+            }
+            let count = lit(sorted.len());
+            let values = sorted.iter().map(|row| {
+                let values = row.iter().map(|&s| sym(s));
+                quote!([#(#values),*])
+            });
+            let offsets_len = lit(offsets.len());
+            let offsets = offsets.iter().map(|&o| Literal::u32_unsuffixed(o));
+            let doc = format!(
+                "The tuples of `{}` sorted by the key of columns {suffix}; `{at}` gives each key's first.",
+                self.ir.relation(r).key()
+            );
+            let mut tables = self.tables.borrow_mut();
+            tables.insert(
+                by.to_string(),
+                quote!(#[doc = #doc] static #by: [[Sym; #arity_lit]; #count] = [#(#values),*];),
+            );
+            tables.insert(
+                at.to_string(),
+                quote!(static #at: [u32; #offsets_len] = [#(#offsets),*];),
+            );
+        }
+        // The key's terms: constant for symbols, looked up for variables.
+        let mut prelude = Vec::new();
+        let mut guards = Vec::new();
+        let mut terms = Vec::new();
+        for ((c, values), stride) in key_columns.iter().zip(&strides) {
+            let stride_lit = lit(*stride);
+            match slots[*c] {
+                Slot::Sym(s) => match values.binary_search(&s) {
+                    Ok(p) => {
+                        let term = lit(p * stride);
+                        terms.push(quote!(#term));
+                    }
+                    Err(_) => return quote!(),
+                },
+                Slot::Bound(v) => {
+                    let positions = format_ident!("TABLE_{}_P{}", r.0, c);
+                    if !self.tables.borrow().contains_key(&positions.to_string()) {
+                        let mut table = vec![u32::MAX; num_symbols];
+                        for (p, s) in values.iter().enumerate() {
+                            table[s.0 as usize] = p as u32;
+                        }
+                        let len = lit(table.len());
+                        let table = table.iter().map(|&p| Literal::u32_unsuffixed(p));
+                        self.tables.borrow_mut().insert(
+                            positions.to_string(),
+                            quote!(static #positions: [u32; #len] = [#(#table),*];),
+                        );
+                    }
+                    let k = self.fresh("k");
+                    let v = var(v);
+                    prelude.push(quote!(let #k = #positions[#v as usize] as usize;));
+                    guards.push(quote!(#k != NONE as usize));
+                    terms.push(quote!(#k * #stride_lit));
+                }
+                _ => unreachable!("key columns are known"),
+            }
+        }
+        // Columns outside the key are matched per row.
+        let checked: Vec<Slot> = slots
+            .iter()
+            .enumerate()
+            .map(|(c, &s)| {
+                if key_columns.iter().any(|(k, _)| *k == c) {
+                    Slot::Free
+                } else {
+                    s
+                }
+            })
+            .collect();
+        let columns = Self::read_from(&row, &checked);
+        let (conds, binds) = Self::matcher(&columns);
+        let body = Self::guarded(&conds, quote!(#(#binds)* #then));
+        let i = self.fresh("i");
+        let key = self.fresh("key");
+        let scan = quote! {
+            let #key = #(#terms)+*;
+            for #i in #at[#key] as usize..#at[#key + 1] as usize {
+                let #row = &#by[#i];
+                #body
+            }
+        };
+        let scan = Self::guarded(&guards, scan);
+        quote!({ #(#prelude)* #scan })
+    }
+
     /// A query on `does`: the joint move's tuple of each role the role slot allows.
     fn does_query(&self, query: &Query, then: TokenStream) -> TokenStream {
         let Some(does) = self.does_rel else {
@@ -1095,7 +1542,6 @@ impl<'a> Emitter<'a> {
     /// A query on `true`, read from the state bits.
     fn true_query(&self, query: &Query, then: TokenStream) -> TokenStream {
         let slots = &query.slots;
-        let num_symbols = self.ir.symbols.len();
         let Some(Slot::Sym(functor)) = slots.first().copied() else {
             // The functor is not known: decode every set bit.
             let tuple = self.fresh("tuple");
@@ -1129,10 +1575,32 @@ impl<'a> Emitter<'a> {
             }
             outside.push((quote!(0), slot));
         }
-        // Known positions of the functor's columns.
+        let source = BitSource {
+            base: block.base,
+            size: block.size,
+            columns: &block.columns,
+            positions: quote!(input.fluents.positions),
+            bits: Bits::State,
+        };
+        self.bits_query(&source, slots, outside, then)
+    }
+
+    /// The code running `then` for each set bit of `source` matching `slots` (and the
+    /// columns `outside` the bits, matched as given): a bit test when every column is
+    /// known, else a scan of the narrowest range the known leading columns allow.
+    fn bits_query(
+        &self,
+        source: &BitSource,
+        slots: &[Slot],
+        outside: Vec<(TokenStream, Slot)>,
+        then: TokenStream,
+    ) -> TokenStream {
+        let num_symbols = self.ir.symbols.len();
+        let positions = &source.positions;
+        // Known positions of the columns.
         let mut prelude = Vec::new();
         let mut position: Vec<Option<TokenStream>> = Vec::new();
-        for (c, _, domain) in &block.columns {
+        for (c, _, domain) in source.columns {
             match slots[*c] {
                 Slot::Sym(s) => match domain.iter().position(|&d| d == s) {
                     Some(p) => {
@@ -1142,39 +1610,47 @@ impl<'a> Emitter<'a> {
                     None => return quote!(),
                 },
                 Slot::Bound(v) => {
+                    if let Some(p) = self.known_position(v, domain) {
+                        position.push(Some(p));
+                        continue;
+                    }
                     let p = self.fresh("p");
                     let v = var(v);
                     let offset = lit(c * num_symbols);
-                    prelude.push(
-                        quote!(let #p = input.fluents.positions[#offset + #v as usize] as usize;),
-                    );
+                    prelude.push(quote!(let #p = #positions[#offset + #v as usize] as usize;));
                     position.push(Some(quote!(#p)));
                 }
                 _ => position.push(None),
             }
         }
-        let guards: Vec<TokenStream> = block
+        let guards: Vec<TokenStream> = source
             .columns
             .iter()
             .zip(&position)
-            .filter_map(|((c, _, _), p)| match (slots[*c], p) {
-                (Slot::Bound(_), Some(p)) => Some(quote!(#p != NONE as usize)),
+            .filter_map(|((c, _, domain), p)| match (slots[*c], p) {
+                (Slot::Bound(v), Some(p)) if self.known_position(v, domain).is_none() => {
+                    Some(quote!(#p != NONE as usize))
+                }
                 _ => None,
             })
             .collect();
-        let base = block.base;
+        let base = source.base;
         let (outside_conds, outside_binds) = Self::matcher(&outside);
         if position.iter().all(Option::is_some) {
             let base_lit = lit(base);
             let mut terms = vec![quote!(#base_lit)];
-            for ((_, stride, _), p) in block.columns.iter().zip(&position) {
+            for ((_, stride, _), p) in source.columns.iter().zip(&position) {
                 let p = p.as_ref().expect("all known");
                 let stride = lit(*stride);
                 terms.push(quote!(#p * #stride));
             }
             let mut conds = guards;
             conds.extend(outside_conds);
-            conds.push(quote!(input.state.get(#(#terms)+*)));
+            let bit = quote!(#(#terms)+*);
+            conds.push(match &source.bits {
+                Bits::State => quote!(input.state.get(#bit)),
+                Bits::Store(store) => quote!(self.#store.has_bit(#bit)),
+            });
             let body = Self::guarded(&conds, quote!(#(#outside_binds)* #then));
             return quote!({ #(#prelude)* #body });
         }
@@ -1182,15 +1658,15 @@ impl<'a> Emitter<'a> {
         let prefix = position.iter().take_while(|p| p.is_some()).count();
         let base_lit = lit(base);
         let mut lo_terms = vec![quote!(#base_lit)];
-        for (p, column) in position.iter().zip(&block.columns).take(prefix) {
+        for (p, column) in position.iter().zip(source.columns).take(prefix) {
             let p = p.as_ref().expect("prefix is known");
             let stride = lit(column.1);
             lo_terms.push(quote!(#p * #stride));
         }
         let width = if prefix == 0 {
-            block.size
+            source.size
         } else {
-            block.columns[prefix - 1].1
+            source.columns[prefix - 1].1
         };
         let width = lit(width);
         let lo = self.fresh("lo");
@@ -1198,7 +1674,8 @@ impl<'a> Emitter<'a> {
         let offset = self.fresh("offset");
         let mut conds = outside_conds;
         let mut columns = Vec::new();
-        for (k, ((c, stride, domain), p)) in block.columns.iter().zip(&position).enumerate() {
+        let mut decodes = Vec::new();
+        for (k, ((c, stride, domain), p)) in source.columns.iter().zip(&position).enumerate() {
             let stride = lit(*stride);
             let radix = lit(domain.len());
             let digit = quote!((#offset / #stride) % #radix);
@@ -1206,6 +1683,10 @@ impl<'a> Emitter<'a> {
                 Some(_) if k < prefix => {}
                 Some(p) => conds.push(quote!(#digit == #p)),
                 None => {
+                    if let Slot::Bind(v) = slots[*c] {
+                        let p = var_position(v);
+                        decodes.push(quote!(let #p: usize = #digit;));
+                    }
                     let values = domain.iter().map(|&s| sym(s));
                     columns.push((quote!([#(#values),*][#digit]), slots[*c]));
                 }
@@ -1213,17 +1694,31 @@ impl<'a> Emitter<'a> {
         }
         let (more_conds, binds) = Self::matcher(&columns);
         conds.extend(more_conds);
-        let body = Self::guarded(&conds, quote!(#(#outside_binds)* #(#binds)* #then));
-        let scan = Self::guarded(
-            &guards,
-            quote! {
+        let body = Self::guarded(
+            &conds,
+            quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then),
+        );
+        let scan = match &source.bits {
+            Bits::State => quote! {
                 let #lo = #(#lo_terms)+*;
                 for #bit in input.state.ones(#lo, #lo + #width) {
                     let #offset = #bit - #base_lit;
                     #body
                 }
             },
-        );
+            Bits::Store(store) => {
+                let cursor = self.fresh("cursor");
+                quote! {
+                    let #lo = #(#lo_terms)+*;
+                    let mut #cursor = rt::OnesCursor::new(self.#store.words(), #lo, #lo + #width);
+                    while let Some(#bit) = #cursor.next(self.#store.words()) {
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            }
+        };
+        let scan = Self::guarded(&guards, scan);
         quote!({ #(#prelude)* #scan })
     }
 }

@@ -58,6 +58,9 @@ struct TableStats {
     distinct: Vec<usize>,
 }
 
+/// The most positive literals of a rule body ordered by exhaustive search.
+const MAX_EXACT_ORDER: usize = 12;
+
 /// One step of an ordered body.
 #[derive(Clone, Debug)]
 enum Step {
@@ -174,9 +177,182 @@ impl<'a> Planner<'a> {
             .product()
     }
 
+    /// The positive literals of rule `r` (indices into its body) in the order of least
+    /// estimated work, with the variables in `bound` already bound. The work of an
+    /// order is the sum over its literals of the rows reaching the literal times the
+    /// literal's cost (its scan, see [`Self::scan_and_matches`]); tests run as soon
+    /// as their variables are bound and halve the rows. Exact over subsets (dynamic
+    /// programming) up to [`MAX_EXACT_ORDER`] literals, greedy beyond.
+    fn cheapest_order(&self, r: usize, bound: &[bool]) -> Vec<usize> {
+        let rule = &self.ir.rules[r];
+        let positives: Vec<usize> = (0..rule.body.len())
+            .filter(|&i| matches!(rule.body[i], FlatLiteral::Pos(_)))
+            .collect();
+        let atom = |i: usize| match &rule.body[positives[i]] {
+            FlatLiteral::Pos(atom) => atom,
+            _ => unreachable!("positive literals only"),
+        };
+        let vars_of = |args: &[Arg]| -> Vec<usize> {
+            args.iter()
+                .filter_map(|a| match a {
+                    Arg::Var(v) => Some(v.0 as usize),
+                    Arg::Sym(_) => None,
+                })
+                .collect()
+        };
+        let tests: Vec<Vec<usize>> = rule
+            .body
+            .iter()
+            .filter_map(|l| match l {
+                FlatLiteral::Pos(_) => None,
+                FlatLiteral::Neg(atom) => Some(vars_of(&atom.args)),
+                FlatLiteral::Distinct(pairs) | FlatLiteral::Equal(pairs) => {
+                    Some(pairs.iter().flat_map(|(a, b)| vars_of(&[*a, *b])).collect())
+                }
+            })
+            .collect();
+        let n = positives.len();
+        let bound_after = |mask: usize| -> Vec<bool> {
+            let mut b = bound.to_vec();
+            for i in (0..n).filter(|i| mask & (1 << i) != 0) {
+                for v in vars_of(&atom(i).args) {
+                    b[v] = true;
+                }
+            }
+            b
+        };
+        let ready_tests = |b: &[bool]| tests.iter().filter(|t| t.iter().all(|&v| b[v])).count();
+        // Rows and work after placing literal `i` with `b` bound and `rows` rows.
+        let step = |i: usize, b: &[bool], rows: f64| -> (f64, f64) {
+            let a = atom(i);
+            let known: Vec<Option<Option<SymbolId>>> = a
+                .args
+                .iter()
+                .map(|arg| match arg {
+                    Arg::Sym(s) => Some(Some(*s)),
+                    Arg::Var(v) if b[v.0 as usize] => Some(None),
+                    Arg::Var(_) => None,
+                })
+                .collect();
+            let (scan, matches) = self.scan_and_matches(a.relation, &known);
+            let mut after = b.to_vec();
+            for v in vars_of(&a.args) {
+                after[v] = true;
+            }
+            let newly = ready_tests(&after) - ready_tests(b);
+            let rows_after = rows * matches * 0.5f64.powi(newly as i32);
+            (rows_after, rows * (1.0 + scan))
+        };
+        if n == 0 {
+            return Vec::new();
+        }
+        if n > MAX_EXACT_ORDER {
+            let mut order = Vec::with_capacity(n);
+            let mut mask = 0usize;
+            let mut rows = 1.0;
+            while order.len() < n {
+                let b = bound_after(mask);
+                let mut best: Option<(usize, f64, f64)> = None;
+                for i in (0..n).filter(|i| mask & (1 << i) == 0) {
+                    let (rows_after, work) = step(i, &b, rows);
+                    if best.is_none_or(|(_, w, _)| work + rows_after < w) {
+                        best = Some((i, work + rows_after, rows_after));
+                    }
+                }
+                let (i, _, rows_after) = best.expect("a literal is left");
+                order.push(positives[i]);
+                mask |= 1 << i;
+                rows = rows_after;
+            }
+            return order;
+        }
+        // best[mask]: (work, rows, last literal) of the cheapest order of `mask`.
+        let full = (1usize << n) - 1;
+        let mut best: Vec<Option<(f64, f64, usize)>> = vec![None; full + 1];
+        let initial_tests = ready_tests(bound);
+        best[0] = Some((0.0, 0.5f64.powi(initial_tests as i32).max(1e-9), usize::MAX));
+        for mask in 0..full {
+            let Some((work, rows, _)) = best[mask] else {
+                continue;
+            };
+            let b = bound_after(mask);
+            for i in (0..n).filter(|i| mask & (1 << i) == 0) {
+                let (rows_after, step_work) = step(i, &b, rows);
+                let total = work + step_work;
+                let next = mask | (1 << i);
+                if best[next].is_none_or(|(w, _, _)| total < w) {
+                    best[next] = Some((total, rows_after, i));
+                }
+            }
+        }
+        let mut order = Vec::with_capacity(n);
+        let mut mask = full;
+        while mask != 0 {
+            let (_, _, i) = best[mask].expect("every subset is reached");
+            order.push(positives[i]);
+            mask &= !(1 << i);
+        }
+        order.reverse();
+        order
+    }
+
+    /// The estimated cost of one lookup (`.0`: tuples looked at) and its number of
+    /// matches (`.1`), the columns known as in [`Self::estimate`]. The state is sparse:
+    /// a `true` lookup expects the density of the initial state's fluents of its
+    /// functor, and scans the range its known leading columns fix (matching the rest
+    /// per tuple); lookups elsewhere go through an exact index.
+    fn scan_and_matches(
+        &self,
+        relation: RelationId,
+        known: &[Option<Option<SymbolId>>],
+    ) -> (f64, f64) {
+        let matches = self.estimate(relation, known);
+        if self.ir.relation(relation).keyword != Some(Keyword::True) || known.is_empty() {
+            return (matches, matches);
+        }
+        let density = self.state_density(known[0].flatten());
+        let leading = known.iter().take_while(|k| k.is_some()).count();
+        let prefix: Vec<Option<Option<SymbolId>>> = known
+            .iter()
+            .enumerate()
+            .map(|(c, &k)| if c < leading { k } else { None })
+            .collect();
+        let scanned = self.estimate(relation, &prefix) * density;
+        (
+            (scanned).max(matches * density),
+            (matches * density).max(1e-3),
+        )
+    }
+
+    /// The fraction of possible fluents (of functor `functor`, or all) that hold
+    /// initially, at least one in ten (games often start empty and fill up).
+    fn state_density(&self, functor: Option<SymbolId>) -> f64 {
+        let (Some(init), Some(state)) = (
+            self.ir.keyword(Keyword::Init),
+            self.ir.keyword(Keyword::True),
+        ) else {
+            return 0.25;
+        };
+        let Some(tuples) = &self.tables[init.0 as usize] else {
+            return 0.25;
+        };
+        let columns = self.ir.relation(state).columns.len();
+        let mut known = vec![None; columns];
+        if let Some(f) = functor {
+            known[0] = Some(Some(f));
+        }
+        let space = self.estimate(state, &known).max(1.0);
+        let held = tuples
+            .iter()
+            .filter(|t| functor.is_none_or(|f| t.first() == Some(&f)))
+            .count();
+        (held as f64 / space).clamp(0.1, 1.0)
+    }
+
     /// Orders the body of rule `r` with the variables in `bound` already bound.
     fn order(&self, r: usize, bound: &mut [bool]) -> Result<Vec<Step>, Diagnostic> {
         let rule = &self.ir.rules[r];
+        let mut chosen = self.cheapest_order(r, bound).into_iter();
         let mut remaining: Vec<&FlatLiteral> = rule.body.iter().collect();
         let mut steps = Vec::with_capacity(remaining.len());
         let arg_ready = |a: &Arg, bound: &[bool]| match a {
@@ -211,26 +387,14 @@ impl<'a> Planner<'a> {
                     None => i += 1,
                 }
             }
-            // The cheapest positive literal.
-            let mut best: Option<(usize, f64)> = None;
-            for (i, literal) in remaining.iter().enumerate() {
-                if let FlatLiteral::Pos(atom) = literal {
-                    let known: Vec<Option<Option<SymbolId>>> = atom
-                        .args
-                        .iter()
-                        .map(|a| match a {
-                            Arg::Sym(s) => Some(Some(*s)),
-                            Arg::Var(v) if bound[v.0 as usize] => Some(None),
-                            Arg::Var(_) => None,
-                        })
-                        .collect();
-                    let cost = self.estimate(atom.relation, &known);
-                    if best.is_none_or(|(_, c)| cost < c) {
-                        best = Some((i, cost));
-                    }
-                }
-            }
-            let Some((i, _)) = best else { break };
+            // The next positive literal of the cheapest order.
+            let Some(next) = chosen.next() else { break };
+            let Some(i) = remaining
+                .iter()
+                .position(|l| std::ptr::eq(*l, &rule.body[next]))
+            else {
+                break;
+            };
             let FlatLiteral::Pos(atom) = remaining.remove(i) else {
                 break;
             };

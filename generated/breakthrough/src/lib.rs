@@ -97,35 +97,209 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
-///The tuples of `beside/2`.
-static TABLE_0: [Sym; 28] = [
-    3, 4, 4, 3, 4, 5, 5, 4, 5, 6, 6, 5, 6, 7, 7, 6, 7, 8, 8, 7, 8, 9, 9, 8, 9, 10, 10, 9,
+///The tuples of `beside/2`, sorted.
+static TABLE_0: [[Sym; 2]; 14] = [
+    [3, 4],
+    [4, 3],
+    [4, 5],
+    [5, 4],
+    [5, 6],
+    [6, 5],
+    [6, 7],
+    [7, 6],
+    [7, 8],
+    [8, 7],
+    [8, 9],
+    [9, 8],
+    [9, 10],
+    [10, 9],
 ];
-///The tuples of `forward/3`.
-static TABLE_4: [Sym; 42] = [
-    1, 3, 4, 1, 4, 5, 1, 5, 6, 1, 6, 7, 1, 7, 8, 1, 8, 9, 1, 9, 10, 2, 4, 3, 2, 5, 4, 2,
-    6, 5, 2, 7, 6, 2, 8, 7, 2, 9, 8, 2, 10, 9,
+///Position of each symbol in each column's domain of `empty/2` (`u32::MAX`: none).
+static POS_2: [u32; 34] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
 ];
-///The tuples of `goal-rank/2`.
-static TABLE_6: [Sym; 4] = [1, 10, 2, 3];
-///The tuples of `index/1`.
-static TABLE_8: [Sym; 8] = [3, 4, 5, 6, 7, 8, 9, 10];
-///The tuples of `init/1`.
-static TABLE_9: [Sym; 165] = [
-    11, 3, 3, 1, 0, 11, 3, 4, 1, 0, 11, 3, 9, 2, 0, 11, 3, 10, 2, 0, 11, 4, 3, 1, 0, 11,
-    4, 4, 1, 0, 11, 4, 9, 2, 0, 11, 4, 10, 2, 0, 11, 5, 3, 1, 0, 11, 5, 4, 1, 0, 11, 5,
-    9, 2, 0, 11, 5, 10, 2, 0, 11, 6, 3, 1, 0, 11, 6, 4, 1, 0, 11, 6, 9, 2, 0, 11, 6, 10,
-    2, 0, 11, 7, 3, 1, 0, 11, 7, 4, 1, 0, 11, 7, 9, 2, 0, 11, 7, 10, 2, 0, 11, 8, 3, 1,
-    0, 11, 8, 4, 1, 0, 11, 8, 9, 2, 0, 11, 8, 10, 2, 0, 11, 9, 3, 1, 0, 11, 9, 4, 1, 0,
-    11, 9, 9, 2, 0, 11, 9, 10, 2, 0, 11, 10, 3, 1, 0, 11, 10, 4, 1, 0, 11, 10, 9, 2, 0,
-    11, 10, 10, 2, 0, 12, 0, 0, 0, 1,
+///Position of each symbol in each column's domain of `entered/2` (`u32::MAX`: none).
+static POS_3: [u32; 34] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
 ];
-///The tuples of `opponent/2`.
-static TABLE_13: [Sym; 4] = [1, 2, 2, 1];
-///The tuples of `role/1`.
-static TABLE_14: [Sym; 2] = [1, 2];
-///The tuples of `succ/2`.
-static TABLE_15: [Sym; 14] = [3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10];
+///The tuples of `forward/3`, sorted.
+static TABLE_4: [[Sym; 3]; 14] = [
+    [1, 3, 4],
+    [1, 4, 5],
+    [1, 5, 6],
+    [1, 6, 7],
+    [1, 7, 8],
+    [1, 8, 9],
+    [1, 9, 10],
+    [2, 4, 3],
+    [2, 5, 4],
+    [2, 6, 5],
+    [2, 7, 6],
+    [2, 8, 7],
+    [2, 9, 8],
+    [2, 10, 9],
+];
+///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
+static POS_5: [u32; 34] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 1,
+];
+///The tuples of `goal-rank/2`, sorted.
+static TABLE_6: [[Sym; 2]; 2] = [[1, 10], [2, 3]];
+///Position of each symbol in each column's domain of `has-pawns/1` (`u32::MAX`: none).
+static POS_7: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+///The tuples of `index/1`, sorted.
+static TABLE_8: [[Sym; 1]; 8] = [[3], [4], [5], [6], [7], [8], [9], [10]];
+///The tuples of `init/1`, sorted.
+static TABLE_9: [[Sym; 5]; 33] = [
+    [11, 3, 3, 1, 0],
+    [11, 3, 4, 1, 0],
+    [11, 3, 9, 2, 0],
+    [11, 3, 10, 2, 0],
+    [11, 4, 3, 1, 0],
+    [11, 4, 4, 1, 0],
+    [11, 4, 9, 2, 0],
+    [11, 4, 10, 2, 0],
+    [11, 5, 3, 1, 0],
+    [11, 5, 4, 1, 0],
+    [11, 5, 9, 2, 0],
+    [11, 5, 10, 2, 0],
+    [11, 6, 3, 1, 0],
+    [11, 6, 4, 1, 0],
+    [11, 6, 9, 2, 0],
+    [11, 6, 10, 2, 0],
+    [11, 7, 3, 1, 0],
+    [11, 7, 4, 1, 0],
+    [11, 7, 9, 2, 0],
+    [11, 7, 10, 2, 0],
+    [11, 8, 3, 1, 0],
+    [11, 8, 4, 1, 0],
+    [11, 8, 9, 2, 0],
+    [11, 8, 10, 2, 0],
+    [11, 9, 3, 1, 0],
+    [11, 9, 4, 1, 0],
+    [11, 9, 9, 2, 0],
+    [11, 9, 10, 2, 0],
+    [11, 10, 3, 1, 0],
+    [11, 10, 4, 1, 0],
+    [11, 10, 9, 2, 0],
+    [11, 10, 10, 2, 0],
+    [12, 0, 0, 0, 1],
+];
+///Position of each symbol in each column's domain of `occupied/2` (`u32::MAX`: none).
+static POS_12: [u32; 34] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
+///The tuples of `opponent/2`, sorted.
+static TABLE_13: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `role/1`, sorted.
+static TABLE_14: [[Sym; 1]; 2] = [[1], [2]];
+///The tuples of `succ/2`, sorted.
+static TABLE_15: [[Sym; 2]; 7] = [
+    [3, 4],
+    [4, 5],
+    [5, 6],
+    [6, 7],
+    [7, 8],
+    [8, 9],
+    [9, 10],
+];
+///Position of each symbol in each column's domain of `vacated/2` (`u32::MAX`: none).
+static POS_18: [u32; 34] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
+///Position of each symbol in each column's domain of `wins/1` (`u32::MAX`: none).
+static POS_19: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_0_AT0: [u32; 9] = [0, 1, 3, 5, 7, 9, 11, 13, 14];
+///The tuples of `beside/2` sorted by the key of columns 0; `TABLE_0_AT0` gives each key's first.
+static TABLE_0_BY0: [[Sym; 2]; 14] = [
+    [3, 4],
+    [4, 3],
+    [4, 5],
+    [5, 4],
+    [5, 6],
+    [6, 5],
+    [6, 7],
+    [7, 6],
+    [7, 8],
+    [8, 7],
+    [8, 9],
+    [9, 8],
+    [9, 10],
+    [10, 9],
+];
+static TABLE_0_P0: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295,
+];
+static TABLE_13_AT0: [u32; 3] = [0, 1, 2];
+static TABLE_13_AT1: [u32; 3] = [0, 1, 2];
+///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_13_AT0` gives each key's first.
+static TABLE_13_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_13_AT1` gives each key's first.
+static TABLE_13_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+static TABLE_13_P0: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_13_P1: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_4_AT0_1: [u32; 17] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 8, 9, 10, 11, 12, 13, 14,
+];
+///The tuples of `forward/3` sorted by the key of columns 0_1; `TABLE_4_AT0_1` gives each key's first.
+static TABLE_4_BY0_1: [[Sym; 3]; 14] = [
+    [1, 3, 4],
+    [1, 4, 5],
+    [1, 5, 6],
+    [1, 6, 7],
+    [1, 7, 8],
+    [1, 8, 9],
+    [1, 9, 10],
+    [2, 4, 3],
+    [2, 5, 4],
+    [2, 6, 5],
+    [2, 7, 6],
+    [2, 8, 7],
+    [2, 9, 8],
+    [2, 10, 9],
+];
+static TABLE_4_P0: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_4_P1: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295,
+];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
@@ -196,7 +370,7 @@ impl rt::Rules<WORDS> for Rules {
                     17,
                     &[&[0]],
                 )
-                .with_rows(&TABLE_0, 14),
+                .with_rows(TABLE_0.as_flattened(), 14),
             r2: rt::Store::bitset(
                 &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
                 17,
@@ -210,14 +384,15 @@ impl rt::Rules<WORDS> for Rules {
             r4: rt::Store::bitset(
                     &[&[1, 2], &[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
                     17,
-                    &[&[0]],
+                    &[&[0, 1]],
                 )
-                .with_rows(&TABLE_4, 14),
+                .with_rows(TABLE_4.as_flattened(), 14),
             r5: rt::Store::bitset(&[&[1, 2], &[15, 16]], 17, &[]),
-            r6: rt::Store::bitset(&[&[1, 2], &[3, 10]], 17, &[]).with_rows(&TABLE_6, 2),
+            r6: rt::Store::bitset(&[&[1, 2], &[3, 10]], 17, &[])
+                .with_rows(TABLE_6.as_flattened(), 2),
             r7: rt::Store::bitset(&[&[1, 2]], 17, &[]),
             r8: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9, 10]], 17, &[])
-                .with_rows(&TABLE_8, 8),
+                .with_rows(TABLE_8.as_flattened(), 8),
             r9: rt::Store::bitset(
                     &[
                         &[11, 12],
@@ -229,7 +404,7 @@ impl rt::Rules<WORDS> for Rules {
                     17,
                     &[],
                 )
-                .with_rows(&TABLE_9, 33),
+                .with_rows(TABLE_9.as_flattened(), 33),
             r10: rt::Store::hashed(6, &[]),
             r12: rt::Store::bitset(
                 &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
@@ -237,14 +412,15 @@ impl rt::Rules<WORDS> for Rules {
                 &[],
             ),
             r13: rt::Store::bitset(&[&[1, 2], &[1, 2]], 17, &[&[0], &[1]])
-                .with_rows(&TABLE_13, 2),
-            r14: rt::Store::bitset(&[&[1, 2]], 17, &[]).with_rows(&TABLE_14, 2),
+                .with_rows(TABLE_13.as_flattened(), 2),
+            r14: rt::Store::bitset(&[&[1, 2]], 17, &[])
+                .with_rows(TABLE_14.as_flattened(), 2),
             r15: rt::Store::bitset(
                     &[&[3, 4, 5, 6, 7, 8, 9], &[4, 5, 6, 7, 8, 9, 10]],
                     17,
                     &[],
                 )
-                .with_rows(&TABLE_15, 7),
+                .with_rows(TABLE_15.as_flattened(), 7),
             r16: rt::Store::hashed(0, &[]),
             r18: rt::Store::bitset(
                 &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
@@ -406,6 +582,9 @@ impl Rules {
                         let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset2 / 27) % 9];
                         let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset2 / 3) % 9];
                         let v2: Sym = [0, 1, 2][(offset2 / 1) % 3];
+                        let v0_pos: usize = (offset2 / 27) % 9;
+                        let v1_pos: usize = (offset2 / 3) % 9;
+                        let v2_pos: usize = (offset2 / 1) % 3;
                         self.pending.extend_from_slice(&[v0, v1]);
                     }
                 }
@@ -414,7 +593,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r12.insert(tuple);
+                let bit = POS_12[0 + tuple[0] as usize] as usize * 8
+                    + POS_12[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r12.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -423,15 +604,19 @@ impl Rules {
     ///Layer 6: `empty/2`.
     fn layer6(&mut self, input: &Input) {
         {
-            for i7 in 0..self.r8.len() {
-                let row6 = self.r8.row(i7);
-                let v0: Sym = row6[0];
-                for i5 in 0..self.r8.len() {
-                    let row4 = self.r8.row(i5);
-                    let v1: Sym = row4[0];
+            for row7 in TABLE_8.iter() {
+                let v0: Sym = row7[0];
+                for row6 in TABLE_8.iter() {
+                    let v1: Sym = row6[0];
                     let exists = 'found3: {
-                        if self.r12.contains(&[v0, v1]) {
-                            break 'found3 true;
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
                         }
                         false
                     };
@@ -444,7 +629,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r2.insert(tuple);
+                let bit = POS_2[0 + tuple[0] as usize] as usize * 8
+                    + POS_2[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r2.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -468,7 +655,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r3.insert(tuple);
+                let bit = POS_3[0 + tuple[0] as usize] as usize * 8
+                    + POS_3[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r3.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -485,6 +674,9 @@ impl Rules {
                         let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset12 / 27) % 9];
                         let v2: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset12 / 3) % 9];
                         let v0: Sym = [0, 1, 2][(offset12 / 1) % 3];
+                        let v1_pos: usize = (offset12 / 27) % 9;
+                        let v2_pos: usize = (offset12 / 3) % 9;
+                        let v0_pos: usize = (offset12 / 1) % 3;
                         self.pending.extend_from_slice(&[v0]);
                     }
                 }
@@ -493,7 +685,8 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r7.insert(tuple);
+                let bit = POS_7[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r7.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -502,8 +695,7 @@ impl Rules {
     ///Layer 12: `wins/1`.
     fn layer12(&mut self, input: &Input) {
         {
-            for i19 in 0..self.r6.len() {
-                let row18 = self.r6.row(i19);
+            for row18 in TABLE_6.iter() {
                 let v0: Sym = row18[0];
                 let v1: Sym = row18[1];
                 {
@@ -519,6 +711,7 @@ impl Rules {
                                 let v2: Sym = [
                                     0, 3, 4, 5, 6, 7, 8, 9, 10,
                                 ][(offset17 / 27) % 9];
+                                let v2_pos: usize = (offset17 / 27) % 9;
                                 self.pending.extend_from_slice(&[v0]);
                             }
                         }
@@ -529,19 +722,22 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r19.insert(tuple);
+                let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r19.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i22 in 0..self.r13.len() {
-                let row21 = self.r13.row(i22);
+            for row21 in TABLE_13.iter() {
                 let v0: Sym = row21[0];
                 let v1: Sym = row21[1];
-                let exists = 'found20: {
-                    if self.r7.contains(&[v1]) {
-                        break 'found20 true;
+                let exists = 'found19: {
+                    {
+                        let p20 = POS_7[0 + v1 as usize] as usize;
+                        if p20 != NONE as usize && self.r7.has_bit(0 + p20 * 1) {
+                            break 'found19 true;
+                        }
                     }
                     false
                 };
@@ -553,7 +749,8 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r19.insert(tuple);
+                let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r19.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -562,34 +759,40 @@ impl Rules {
     ///Layer 13: `goal/2`.
     fn layer13(&mut self, input: &Input) {
         {
-            for i24 in 0..self.r19.len() {
-                let row23 = self.r19.row(i24);
-                let v0: Sym = row23[0];
+            for i23 in 0..self.r19.len() {
+                let row22 = self.r19.row(i23);
+                let v0: Sym = row22[0];
                 self.pending.extend_from_slice(&[v0, 15]);
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 2
+                    + POS_5[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i26 in 0..self.r13.len() {
-                let row25 = self.r13.row(i26);
+            for row25 in TABLE_13.iter() {
                 let v0: Sym = row25[0];
                 let v1: Sym = row25[1];
-                if self.r19.contains(&[v1]) {
-                    self.pending.extend_from_slice(&[v0, 16]);
+                {
+                    let p24 = POS_19[0 + v1 as usize] as usize;
+                    if p24 != NONE as usize && self.r19.has_bit(0 + p24 * 1) {
+                        self.pending.extend_from_slice(&[v0, 16]);
+                    }
                 }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 2
+                    + POS_5[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -599,35 +802,43 @@ impl Rules {
     fn layer15(&mut self, input: &Input) {
         {
             {
-                let lo34 = 243;
-                for bit35 in input.state.ones(lo34, lo34 + 3) {
-                    let offset36 = bit35 - 243;
+                let lo36 = 243;
+                for bit37 in input.state.ones(lo36, lo36 + 3) {
+                    let offset38 = bit37 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset36 / 1) % 3];
-                        let mut at33 = self.r4.first(0, &[v0]);
-                        while at33 != NONE {
-                            let row32 = self.r4.row(at33 as usize);
-                            at33 = self.r4.next(0, at33);
-                            if row32[0] == v0 {
-                                let v2: Sym = row32[1];
-                                let v3: Sym = row32[2];
-                                {
-                                    let p27 = input.fluents.positions[34 + v2 as usize]
-                                        as usize;
-                                    let p28 = input.fluents.positions[51 + v0 as usize]
-                                        as usize;
-                                    if p27 != NONE as usize && p28 != NONE as usize {
-                                        let lo29 = 0;
-                                        for bit30 in input.state.ones(lo29, lo29 + 243) {
-                                            let offset31 = bit30 - 0;
-                                            if 0 == 0 && (offset31 / 3) % 9 == p27
-                                                && (offset31 / 1) % 3 == p28
+                        let v0: Sym = [0, 1, 2][(offset38 / 1) % 3];
+                        let v0_pos: usize = (offset38 / 1) % 3;
+                        {
+                            let lo33 = 0;
+                            for bit34 in input.state.ones(lo33, lo33 + 243) {
+                                let offset35 = bit34 - 0;
+                                if 0 == 0 && (offset35 / 1) % 3 == v0_pos {
+                                    let v1: Sym = [
+                                        0, 3, 4, 5, 6, 7, 8, 9, 10,
+                                    ][(offset35 / 27) % 9];
+                                    let v2: Sym = [
+                                        0, 3, 4, 5, 6, 7, 8, 9, 10,
+                                    ][(offset35 / 3) % 9];
+                                    let v1_pos: usize = (offset35 / 27) % 9;
+                                    let v2_pos: usize = (offset35 / 3) % 9;
+                                    {
+                                        let k29 = TABLE_4_P0[v0 as usize] as usize;
+                                        let k30 = TABLE_4_P1[v2 as usize] as usize;
+                                        if k29 != NONE as usize && k30 != NONE as usize {
+                                            let key32 = k29 * 8 + k30 * 1;
+                                            for i31 in TABLE_4_AT0_1[key32]
+                                                as usize..TABLE_4_AT0_1[key32 + 1] as usize
                                             {
-                                                let v1: Sym = [
-                                                    0, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                ][(offset31 / 27) % 9];
-                                                if self.r2.contains(&[v1, v3]) {
-                                                    self.pending.extend_from_slice(&[v0, 14, v1, v2, v1, v3]);
+                                                let row28 = &TABLE_4_BY0_1[i31];
+                                                let v3: Sym = row28[2];
+                                                {
+                                                    let p26 = POS_2[0 + v1 as usize] as usize;
+                                                    let p27 = POS_2[17 + v3 as usize] as usize;
+                                                    if p26 != NONE as usize && p27 != NONE as usize
+                                                        && self.r2.has_bit(0 + p26 * 8 + p27 * 1)
+                                                    {
+                                                        self.pending.extend_from_slice(&[v0, 14, v1, v2, v1, v3]);
+                                                    }
                                                 }
                                             }
                                         }
@@ -649,58 +860,61 @@ impl Rules {
         }
         {
             {
-                let lo50 = 243;
-                for bit51 in input.state.ones(lo50, lo50 + 3) {
-                    let offset52 = bit51 - 243;
+                let lo54 = 243;
+                for bit55 in input.state.ones(lo54, lo54 + 3) {
+                    let offset56 = bit55 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset52 / 1) % 3];
-                        let mut at49 = self.r4.first(0, &[v0]);
-                        while at49 != NONE {
-                            let row48 = self.r4.row(at49 as usize);
-                            at49 = self.r4.next(0, at49);
-                            if row48[0] == v0 {
-                                let v2: Sym = row48[1];
-                                let v4: Sym = row48[2];
-                                {
-                                    let p43 = input.fluents.positions[34 + v2 as usize]
-                                        as usize;
-                                    let p44 = input.fluents.positions[51 + v0 as usize]
-                                        as usize;
-                                    if p43 != NONE as usize && p44 != NONE as usize {
-                                        let lo45 = 0;
-                                        for bit46 in input.state.ones(lo45, lo45 + 243) {
-                                            let offset47 = bit46 - 0;
-                                            if 0 == 0 && (offset47 / 3) % 9 == p43
-                                                && (offset47 / 1) % 3 == p44
+                        let v0: Sym = [0, 1, 2][(offset56 / 1) % 3];
+                        let v0_pos: usize = (offset56 / 1) % 3;
+                        {
+                            let lo51 = 0;
+                            for bit52 in input.state.ones(lo51, lo51 + 243) {
+                                let offset53 = bit52 - 0;
+                                if 0 == 0 && (offset53 / 1) % 3 == v0_pos {
+                                    let v1: Sym = [
+                                        0, 3, 4, 5, 6, 7, 8, 9, 10,
+                                    ][(offset53 / 27) % 9];
+                                    let v2: Sym = [
+                                        0, 3, 4, 5, 6, 7, 8, 9, 10,
+                                    ][(offset53 / 3) % 9];
+                                    let v1_pos: usize = (offset53 / 27) % 9;
+                                    let v2_pos: usize = (offset53 / 3) % 9;
+                                    {
+                                        let k47 = TABLE_4_P0[v0 as usize] as usize;
+                                        let k48 = TABLE_4_P1[v2 as usize] as usize;
+                                        if k47 != NONE as usize && k48 != NONE as usize {
+                                            let key50 = k47 * 8 + k48 * 1;
+                                            for i49 in TABLE_4_AT0_1[key50]
+                                                as usize..TABLE_4_AT0_1[key50 + 1] as usize
                                             {
-                                                let v1: Sym = [
-                                                    0, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                ][(offset47 / 27) % 9];
-                                                let mut at42 = self.r0.first(0, &[v1]);
-                                                while at42 != NONE {
-                                                    let row41 = self.r0.row(at42 as usize);
-                                                    at42 = self.r0.next(0, at42);
-                                                    if row41[0] == v1 {
-                                                        let v3: Sym = row41[1];
-                                                        let exists = 'found37: {
-                                                            {
-                                                                let p38 = input.fluents.positions[17 + v3 as usize]
-                                                                    as usize;
-                                                                let p39 = input.fluents.positions[34 + v4 as usize]
-                                                                    as usize;
-                                                                let p40 = input.fluents.positions[51 + v0 as usize]
-                                                                    as usize;
-                                                                if p38 != NONE as usize && p39 != NONE as usize
-                                                                    && p40 != NONE as usize && 0 == 0
-                                                                    && input.state.get(0 + p38 * 27 + p39 * 3 + p40 * 1)
+                                                let row46 = &TABLE_4_BY0_1[i49];
+                                                let v4: Sym = row46[2];
+                                                {
+                                                    let k43 = TABLE_0_P0[v1 as usize] as usize;
+                                                    if k43 != NONE as usize {
+                                                        let key45 = k43 * 1;
+                                                        for i44 in TABLE_0_AT0[key45]
+                                                            as usize..TABLE_0_AT0[key45 + 1] as usize
+                                                        {
+                                                            let row42 = &TABLE_0_BY0[i44];
+                                                            let v3: Sym = row42[1];
+                                                            let exists = 'found39: {
                                                                 {
-                                                                    break 'found37 true;
+                                                                    let p40 = input.fluents.positions[17 + v3 as usize]
+                                                                        as usize;
+                                                                    let p41 = input.fluents.positions[34 + v4 as usize]
+                                                                        as usize;
+                                                                    if p40 != NONE as usize && p41 != NONE as usize && 0 == 0
+                                                                        && input.state.get(0 + p40 * 27 + p41 * 3 + v0_pos * 1)
+                                                                    {
+                                                                        break 'found39 true;
+                                                                    }
                                                                 }
+                                                                false
+                                                            };
+                                                            if !exists {
+                                                                self.pending.extend_from_slice(&[v0, 14, v1, v2, v3, v4]);
                                                             }
-                                                            false
-                                                        };
-                                                        if !exists {
-                                                            self.pending.extend_from_slice(&[v0, 14, v1, v2, v3, v4]);
                                                         }
                                                     }
                                                 }
@@ -724,18 +938,23 @@ impl Rules {
         }
         {
             {
-                let lo55 = 243;
-                for bit56 in input.state.ones(lo55, lo55 + 3) {
-                    let offset57 = bit56 - 243;
+                let lo61 = 243;
+                for bit62 in input.state.ones(lo61, lo61 + 3) {
+                    let offset63 = bit62 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset57 / 1) % 3];
-                        let mut at54 = self.r13.first(1, &[v1]);
-                        while at54 != NONE {
-                            let row53 = self.r13.row(at54 as usize);
-                            at54 = self.r13.next(1, at54);
-                            if row53[1] == v1 {
-                                let v0: Sym = row53[0];
-                                self.pending.extend_from_slice(&[v0, 13, 0, 0, 0, 0]);
+                        let v1: Sym = [0, 1, 2][(offset63 / 1) % 3];
+                        let v1_pos: usize = (offset63 / 1) % 3;
+                        {
+                            let k58 = TABLE_13_P1[v1 as usize] as usize;
+                            if k58 != NONE as usize {
+                                let key60 = k58 * 1;
+                                for i59 in TABLE_13_AT1[key60]
+                                    as usize..TABLE_13_AT1[key60 + 1] as usize
+                                {
+                                    let row57 = &TABLE_13_BY1[i59];
+                                    let v0: Sym = row57[0];
+                                    self.pending.extend_from_slice(&[v0, 13, 0, 0, 0, 0]);
+                                }
                             }
                         }
                     }
@@ -754,14 +973,14 @@ impl Rules {
     ///Layer 16: `vacated/2`.
     fn layer16(&mut self, input: &Input) {
         {
-            for role59 in 0..2 {
-                let row58 = &input.joint[role59 * 6..(role59 + 1) * 6];
-                if row58[1] == 14 {
-                    let v2: Sym = row58[0];
-                    let v0: Sym = row58[2];
-                    let v1: Sym = row58[3];
-                    let v3: Sym = row58[4];
-                    let v4: Sym = row58[5];
+            for role65 in 0..2 {
+                let row64 = &input.joint[role65 * 6..(role65 + 1) * 6];
+                if row64[1] == 14 {
+                    let v2: Sym = row64[0];
+                    let v0: Sym = row64[2];
+                    let v1: Sym = row64[3];
+                    let v3: Sym = row64[4];
+                    let v4: Sym = row64[5];
                     self.pending.extend_from_slice(&[v0, v1]);
                 }
             }
@@ -769,7 +988,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r18.insert(tuple);
+                let bit = POS_18[0 + tuple[0] as usize] as usize * 8
+                    + POS_18[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r18.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -778,14 +999,14 @@ impl Rules {
     ///Layer 17: `next/1`.
     fn layer17(&mut self, input: &Input) {
         {
-            for role61 in 0..2 {
-                let row60 = &input.joint[role61 * 6..(role61 + 1) * 6];
-                if row60[1] == 14 {
-                    let v2: Sym = row60[0];
-                    let v3: Sym = row60[2];
-                    let v4: Sym = row60[3];
-                    let v0: Sym = row60[4];
-                    let v1: Sym = row60[5];
+            for role67 in 0..2 {
+                let row66 = &input.joint[role67 * 6..(role67 + 1) * 6];
+                if row66[1] == 14 {
+                    let v2: Sym = row66[0];
+                    let v3: Sym = row66[2];
+                    let v4: Sym = row66[3];
+                    let v0: Sym = row66[4];
+                    let v1: Sym = row66[5];
                     self.next_bits
                         .set(
                             0
@@ -816,52 +1037,44 @@ impl Rules {
         }
         {
             {
-                let lo64 = 0;
-                for bit65 in input.state.ones(lo64, lo64 + 243) {
-                    let offset66 = bit65 - 0;
+                let lo74 = 0;
+                for bit75 in input.state.ones(lo74, lo74 + 243) {
+                    let offset76 = bit75 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset66 / 27) % 9];
-                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset66 / 3) % 9];
-                        let v2: Sym = [0, 1, 2][(offset66 / 1) % 3];
-                        let exists = 'found63: {
-                            if self.r18.contains(&[v0, v1]) {
-                                break 'found63 true;
+                        let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset76 / 27) % 9];
+                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset76 / 3) % 9];
+                        let v2: Sym = [0, 1, 2][(offset76 / 1) % 3];
+                        let v0_pos: usize = (offset76 / 27) % 9;
+                        let v1_pos: usize = (offset76 / 3) % 9;
+                        let v2_pos: usize = (offset76 / 1) % 3;
+                        let exists = 'found71: {
+                            {
+                                let p72 = POS_18[0 + v0 as usize] as usize;
+                                let p73 = POS_18[17 + v1 as usize] as usize;
+                                if p72 != NONE as usize && p73 != NONE as usize
+                                    && self.r18.has_bit(0 + p72 * 8 + p73 * 1)
+                                {
+                                    break 'found71 true;
+                                }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found62: {
-                                if self.r3.contains(&[v0, v1]) {
-                                    break 'found62 true;
+                            let exists = 'found68: {
+                                {
+                                    let p69 = POS_3[0 + v0 as usize] as usize;
+                                    let p70 = POS_3[17 + v1 as usize] as usize;
+                                    if p69 != NONE as usize && p70 != NONE as usize
+                                        && self.r3.has_bit(0 + p69 * 8 + p70 * 1)
+                                    {
+                                        break 'found68 true;
+                                    }
                                 }
                                 false
                             };
                             if !exists {
                                 self.next_bits
-                                    .set(
-                                        0
-                                            + {
-                                                let p = input.fluents.positions[17 + v0 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
-                                                }
-                                                p as usize
-                                            } * 27
-                                            + {
-                                                let p = input.fluents.positions[34 + v1 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
-                                                }
-                                                p as usize
-                                            } * 3
-                                            + {
-                                                let p = input.fluents.positions[51 + v2 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
-                                                }
-                                                p as usize
-                                            } * 1,
-                                    );
+                                    .set(0 + v0_pos * 27 + v1_pos * 3 + v2_pos * 1);
                             }
                         }
                     }
@@ -870,28 +1083,33 @@ impl Rules {
         }
         {
             {
-                let lo69 = 243;
-                for bit70 in input.state.ones(lo69, lo69 + 3) {
-                    let offset71 = bit70 - 243;
+                let lo81 = 243;
+                for bit82 in input.state.ones(lo81, lo81 + 3) {
+                    let offset83 = bit82 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset71 / 1) % 3];
-                        let mut at68 = self.r13.first(0, &[v1]);
-                        while at68 != NONE {
-                            let row67 = self.r13.row(at68 as usize);
-                            at68 = self.r13.next(0, at68);
-                            if row67[0] == v1 {
-                                let v0: Sym = row67[1];
-                                self.next_bits
-                                    .set(
-                                        243
-                                            + {
-                                                let p = input.fluents.positions[68 + v0 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(&META, &[12, 0, 0, 0, v0]);
-                                                }
-                                                p as usize
-                                            } * 1,
-                                    );
+                        let v1: Sym = [0, 1, 2][(offset83 / 1) % 3];
+                        let v1_pos: usize = (offset83 / 1) % 3;
+                        {
+                            let k78 = TABLE_13_P0[v1 as usize] as usize;
+                            if k78 != NONE as usize {
+                                let key80 = k78 * 1;
+                                for i79 in TABLE_13_AT0[key80]
+                                    as usize..TABLE_13_AT0[key80 + 1] as usize
+                                {
+                                    let row77 = &TABLE_13_BY0[i79];
+                                    let v0: Sym = row77[1];
+                                    self.next_bits
+                                        .set(
+                                            243
+                                                + {
+                                                    let p = input.fluents.positions[68 + v0 as usize];
+                                                    if p == NONE {
+                                                        rt::outside_layout(&META, &[12, 0, 0, 0, v0]);
+                                                    }
+                                                    p as usize
+                                                } * 1,
+                                        );
+                                }
                             }
                         }
                     }
@@ -902,9 +1120,9 @@ impl Rules {
     ///Layer 19: `terminal/0`.
     fn layer19(&mut self, input: &Input) {
         {
-            for i73 in 0..self.r19.len() {
-                let row72 = self.r19.row(i73);
-                let v0: Sym = row72[0];
+            for i85 in 0..self.r19.len() {
+                let row84 = self.r19.row(i85);
+                let v0: Sym = row84[0];
                 self.grew |= self.r16.insert(&[]);
             }
         }

@@ -88,18 +88,98 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
-///The tuples of `column/1`.
-static TABLE_1: [Sym; 7] = [3, 4, 5, 6, 7, 8, 9];
-///The tuples of `init/1`.
-static TABLE_6: [Sym; 5] = [10, 1, 0, 0, 0];
-///The tuples of `opponent/2`.
-static TABLE_11: [Sym; 4] = [1, 2, 2, 1];
-///The tuples of `role/1`.
-static TABLE_12: [Sym; 2] = [1, 2];
-///The tuples of `row/1`.
-static TABLE_13: [Sym; 6] = [3, 4, 5, 6, 7, 8];
-///The tuples of `succ/2`.
-static TABLE_15: [Sym; 12] = [3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9];
+///The tuples of `column/1`, sorted.
+static TABLE_1: [[Sym; 1]; 7] = [[3], [4], [5], [6], [7], [8], [9]];
+///Position of each symbol in each column's domain of `column-open/1` (`u32::MAX`: none).
+static POS_2: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+///Position of each symbol in each column's domain of `filled/2` (`u32::MAX`: none).
+static POS_4: [u32; 34] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295,
+];
+///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
+static POS_5: [u32; 34] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 0, 1, 2,
+];
+///The tuples of `init/1`, sorted.
+static TABLE_6: [[Sym; 5]; 1] = [[10, 1, 0, 0, 0]];
+///Position of each symbol in each column's domain of `landing/2` (`u32::MAX`: none).
+static POS_7: [u32; 34] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295,
+];
+///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
+static POS_8: [u32; 51] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 1, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4, 5,
+    6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
+///Position of each symbol in each column's domain of `line/1` (`u32::MAX`: none).
+static POS_9: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+///The tuples of `opponent/2`, sorted.
+static TABLE_11: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `role/1`, sorted.
+static TABLE_12: [[Sym; 1]; 2] = [[1], [2]];
+///The tuples of `row/1`, sorted.
+static TABLE_13: [[Sym; 1]; 6] = [[3], [4], [5], [6], [7], [8]];
+///The tuples of `succ/2`, sorted.
+static TABLE_15: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
+static TABLE_11_AT0: [u32; 3] = [0, 1, 2];
+static TABLE_11_AT1: [u32; 3] = [0, 1, 2];
+///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_11_AT0` gives each key's first.
+static TABLE_11_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_11_AT1` gives each key's first.
+static TABLE_11_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+static TABLE_11_P0: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_11_P1: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_13_AT0: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+///The tuples of `row/1` sorted by the key of columns 0; `TABLE_13_AT0` gives each key's first.
+static TABLE_13_BY0: [[Sym; 1]; 6] = [[3], [4], [5], [6], [7], [8]];
+static TABLE_13_P0: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+static TABLE_15_AT0: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+static TABLE_15_AT1: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+///The tuples of `succ/2` sorted by the key of columns 0; `TABLE_15_AT0` gives each key's first.
+static TABLE_15_BY0: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
+///The tuples of `succ/2` sorted by the key of columns 1; `TABLE_15_AT1` gives each key's first.
+static TABLE_15_BY1: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
+static TABLE_15_P0: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+static TABLE_15_P1: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
@@ -165,20 +245,20 @@ impl rt::Rules<WORDS> for Rules {
             next_bits: State::default(),
             r0: rt::Store::hashed(0, &[]),
             r1: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9]], 17, &[])
-                .with_rows(&TABLE_1, 7),
+                .with_rows(TABLE_1.as_flattened(), 7),
             r2: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9]], 17, &[]),
             r4: rt::Store::bitset(
                 &[&[3, 4, 5, 6, 7, 8, 9], &[3, 4, 5, 6, 7, 8]],
                 17,
-                &[&[1]],
+                &[],
             ),
             r5: rt::Store::bitset(&[&[1, 2], &[14, 15, 16]], 17, &[]),
             r6: rt::Store::bitset(&[&[10], &[1], &[0], &[0], &[0]], 17, &[])
-                .with_rows(&TABLE_6, 1),
+                .with_rows(TABLE_6.as_flattened(), 1),
             r7: rt::Store::bitset(
                 &[&[3, 4, 5, 6, 7, 8, 9], &[3, 4, 5, 6, 7, 8]],
                 17,
-                &[&[0]],
+                &[],
             ),
             r8: rt::Store::bitset(
                 &[&[1, 2], &[12, 13], &[0, 3, 4, 5, 6, 7, 8, 9]],
@@ -187,17 +267,18 @@ impl rt::Rules<WORDS> for Rules {
             ),
             r9: rt::Store::bitset(&[&[1, 2]], 17, &[]),
             r11: rt::Store::bitset(&[&[1, 2], &[1, 2]], 17, &[&[0], &[1]])
-                .with_rows(&TABLE_11, 2),
-            r12: rt::Store::bitset(&[&[1, 2]], 17, &[]).with_rows(&TABLE_12, 2),
+                .with_rows(TABLE_11.as_flattened(), 2),
+            r12: rt::Store::bitset(&[&[1, 2]], 17, &[])
+                .with_rows(TABLE_12.as_flattened(), 2),
             r13: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8]], 17, &[])
-                .with_rows(&TABLE_13, 6),
+                .with_rows(TABLE_13.as_flattened(), 6),
             r14: rt::Store::hashed(0, &[]),
             r15: rt::Store::bitset(
                     &[&[3, 4, 5, 6, 7, 8], &[4, 5, 6, 7, 8, 9]],
                     17,
                     &[&[0], &[1]],
                 )
-                .with_rows(&TABLE_15, 6),
+                .with_rows(TABLE_15.as_flattened(), 6),
             r16: rt::Store::hashed(0, &[]),
         }
     }
@@ -369,6 +450,9 @@ impl Rules {
                         let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset2 / 21) % 8];
                         let v1: Sym = [0, 3, 4, 5, 6, 7, 8][(offset2 / 3) % 7];
                         let v2: Sym = [0, 1, 2][(offset2 / 1) % 3];
+                        let v0_pos: usize = (offset2 / 21) % 8;
+                        let v1_pos: usize = (offset2 / 3) % 7;
+                        let v2_pos: usize = (offset2 / 1) % 3;
                         self.pending.extend_from_slice(&[v0, v1]);
                     }
                 }
@@ -377,7 +461,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r4.insert(tuple);
+                let bit = POS_4[0 + tuple[0] as usize] as usize * 6
+                    + POS_4[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r4.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -386,12 +472,14 @@ impl Rules {
     ///Layer 3: `column-open/1`.
     fn layer3(&mut self, input: &Input) {
         {
-            for i5 in 0..self.r1.len() {
-                let row4 = self.r1.row(i5);
-                let v0: Sym = row4[0];
+            for row5 in TABLE_1.iter() {
+                let v0: Sym = row5[0];
                 let exists = 'found3: {
-                    if self.r4.contains(&[v0, 8]) {
-                        break 'found3 true;
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
                     }
                     false
                 };
@@ -403,7 +491,8 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r2.insert(tuple);
+                let bit = POS_2[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r2.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -422,251 +511,260 @@ impl Rules {
     ///Layer 7: `line/1`.
     fn layer7(&mut self, input: &Input) {
         {
-            for i26 in 0..self.r15.len() {
-                let row25 = self.r15.row(i26);
-                let v1: Sym = row25[0];
-                let v3: Sym = row25[1];
-                let mut at24 = self.r15.first(0, &[v3]);
-                while at24 != NONE {
-                    let row23 = self.r15.row(at24 as usize);
-                    at24 = self.r15.next(0, at24);
-                    if row23[0] == v3 {
-                        let v4: Sym = row23[1];
-                        let mut at22 = self.r15.first(0, &[v4]);
-                        while at22 != NONE {
-                            let row21 = self.r15.row(at22 as usize);
-                            at22 = self.r15.next(0, at22);
-                            if row21[0] == v4 {
-                                let v5: Sym = row21[1];
+            for row23 in TABLE_15.iter() {
+                let v1: Sym = row23[0];
+                let v3: Sym = row23[1];
+                {
+                    let p19 = input.fluents.positions[34 + v1 as usize] as usize;
+                    if p19 != NONE as usize {
+                        let lo20 = 3 + p19 * 21;
+                        for bit21 in input.state.ones(lo20, lo20 + 21) {
+                            let offset22 = bit21 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset22 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset22 / 1) % 3];
+                                let v2_pos: usize = (offset22 / 3) % 7;
+                                let v0_pos: usize = (offset22 / 1) % 3;
                                 {
-                                    let p17 = input.fluents.positions[34 + v1 as usize]
+                                    let p18 = input.fluents.positions[34 + v3 as usize]
                                         as usize;
-                                    if p17 != NONE as usize {
-                                        let lo18 = 3 + p17 * 21;
-                                        for bit19 in input.state.ones(lo18, lo18 + 21) {
-                                            let offset20 = bit19 - 3;
-                                            if 0 == 0 {
-                                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset20 / 3) % 7];
-                                                let v0: Sym = [0, 1, 2][(offset20 / 1) % 3];
+                                    if p18 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p18 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    {
+                                        {
+                                            let k15 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k15 != NONE as usize {
+                                                let key17 = k15 * 1;
+                                                for i16 in TABLE_15_AT0[key17]
+                                                    as usize..TABLE_15_AT0[key17 + 1] as usize
                                                 {
-                                                    let p14 = input.fluents.positions[34 + v3 as usize]
-                                                        as usize;
-                                                    let p15 = input.fluents.positions[51 + v2 as usize]
-                                                        as usize;
-                                                    let p16 = input.fluents.positions[68 + v0 as usize]
-                                                        as usize;
-                                                    if p14 != NONE as usize && p15 != NONE as usize
-                                                        && p16 != NONE as usize && 0 == 0
-                                                        && input.state.get(3 + p14 * 21 + p15 * 3 + p16 * 1)
+                                                    let row14 = &TABLE_15_BY0[i16];
+                                                    let v4: Sym = row14[1];
                                                     {
-                                                        {
-                                                            let p11 = input.fluents.positions[34 + v4 as usize]
-                                                                as usize;
-                                                            let p12 = input.fluents.positions[51 + v2 as usize]
-                                                                as usize;
-                                                            let p13 = input.fluents.positions[68 + v0 as usize]
-                                                                as usize;
-                                                            if p11 != NONE as usize && p12 != NONE as usize
-                                                                && p13 != NONE as usize && 0 == 0
-                                                                && input.state.get(3 + p11 * 21 + p12 * 3 + p13 * 1)
-                                                            {
-                                                                {
-                                                                    let p8 = input.fluents.positions[34 + v5 as usize] as usize;
-                                                                    let p9 = input.fluents.positions[51 + v2 as usize] as usize;
-                                                                    let p10 = input.fluents.positions[68 + v0 as usize]
-                                                                        as usize;
-                                                                    if p8 != NONE as usize && p9 != NONE as usize
-                                                                        && p10 != NONE as usize && 0 == 0
-                                                                        && input.state.get(3 + p8 * 21 + p9 * 3 + p10 * 1)
-                                                                    {
-                                                                        self.pending.extend_from_slice(&[v0]);
-                                                                    }
-                                                                }
-                                                            }
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r9.insert(tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
-        }
-        {
-            for i45 in 0..self.r15.len() {
-                let row44 = self.r15.row(i45);
-                let v2: Sym = row44[0];
-                let v3: Sym = row44[1];
-                let mut at43 = self.r15.first(0, &[v3]);
-                while at43 != NONE {
-                    let row42 = self.r15.row(at43 as usize);
-                    at43 = self.r15.next(0, at43);
-                    if row42[0] == v3 {
-                        let v4: Sym = row42[1];
-                        let mut at41 = self.r15.first(0, &[v4]);
-                        while at41 != NONE {
-                            let row40 = self.r15.row(at41 as usize);
-                            at41 = self.r15.next(0, at41);
-                            if row40[0] == v4 {
-                                let v5: Sym = row40[1];
-                                {
-                                    let p36 = input.fluents.positions[51 + v2 as usize]
-                                        as usize;
-                                    if p36 != NONE as usize {
-                                        let lo37 = 3;
-                                        for bit38 in input.state.ones(lo37, lo37 + 168) {
-                                            let offset39 = bit38 - 3;
-                                            if 0 == 0 && (offset39 / 3) % 7 == p36 {
-                                                let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset39 / 21) % 8];
-                                                let v0: Sym = [0, 1, 2][(offset39 / 1) % 3];
-                                                {
-                                                    let p33 = input.fluents.positions[34 + v1 as usize]
-                                                        as usize;
-                                                    let p34 = input.fluents.positions[51 + v3 as usize]
-                                                        as usize;
-                                                    let p35 = input.fluents.positions[68 + v0 as usize]
-                                                        as usize;
-                                                    if p33 != NONE as usize && p34 != NONE as usize
-                                                        && p35 != NONE as usize && 0 == 0
-                                                        && input.state.get(3 + p33 * 21 + p34 * 3 + p35 * 1)
-                                                    {
-                                                        {
-                                                            let p30 = input.fluents.positions[34 + v1 as usize]
-                                                                as usize;
-                                                            let p31 = input.fluents.positions[51 + v4 as usize]
-                                                                as usize;
-                                                            let p32 = input.fluents.positions[68 + v0 as usize]
-                                                                as usize;
-                                                            if p30 != NONE as usize && p31 != NONE as usize
-                                                                && p32 != NONE as usize && 0 == 0
-                                                                && input.state.get(3 + p30 * 21 + p31 * 3 + p32 * 1)
-                                                            {
-                                                                {
-                                                                    let p27 = input.fluents.positions[34 + v1 as usize]
-                                                                        as usize;
-                                                                    let p28 = input.fluents.positions[51 + v5 as usize]
-                                                                        as usize;
-                                                                    let p29 = input.fluents.positions[68 + v0 as usize]
-                                                                        as usize;
-                                                                    if p27 != NONE as usize && p28 != NONE as usize
-                                                                        && p29 != NONE as usize && 0 == 0
-                                                                        && input.state.get(3 + p27 * 21 + p28 * 3 + p29 * 1)
-                                                                    {
-                                                                        self.pending.extend_from_slice(&[v0]);
-                                                                    }
-                                                                }
-                                                            }
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r9.insert(tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
-        }
-        {
-            for i71 in 0..self.r15.len() {
-                let row70 = self.r15.row(i71);
-                let v1: Sym = row70[0];
-                let v3: Sym = row70[1];
-                let mut at69 = self.r15.first(0, &[v3]);
-                while at69 != NONE {
-                    let row68 = self.r15.row(at69 as usize);
-                    at69 = self.r15.next(0, at69);
-                    if row68[0] == v3 {
-                        let v4: Sym = row68[1];
-                        let mut at67 = self.r15.first(0, &[v4]);
-                        while at67 != NONE {
-                            let row66 = self.r15.row(at67 as usize);
-                            at67 = self.r15.next(0, at67);
-                            if row66[0] == v4 {
-                                let v5: Sym = row66[1];
-                                for i65 in 0..self.r15.len() {
-                                    let row64 = self.r15.row(i65);
-                                    let v2: Sym = row64[0];
-                                    let v6: Sym = row64[1];
-                                    let mut at63 = self.r15.first(0, &[v6]);
-                                    while at63 != NONE {
-                                        let row62 = self.r15.row(at63 as usize);
-                                        at63 = self.r15.next(0, at63);
-                                        if row62[0] == v6 {
-                                            let v7: Sym = row62[1];
-                                            let mut at61 = self.r15.first(0, &[v7]);
-                                            while at61 != NONE {
-                                                let row60 = self.r15.row(at61 as usize);
-                                                at61 = self.r15.next(0, at61);
-                                                if row60[0] == v7 {
-                                                    let v8: Sym = row60[1];
-                                                    {
-                                                        let p55 = input.fluents.positions[34 + v1 as usize]
+                                                        let p13 = input.fluents.positions[34 + v4 as usize]
                                                             as usize;
-                                                        let p56 = input.fluents.positions[51 + v2 as usize]
-                                                            as usize;
-                                                        if p55 != NONE as usize && p56 != NONE as usize {
-                                                            let lo57 = 3 + p55 * 21 + p56 * 3;
-                                                            for bit58 in input.state.ones(lo57, lo57 + 3) {
-                                                                let offset59 = bit58 - 3;
-                                                                if 0 == 0 {
-                                                                    let v0: Sym = [0, 1, 2][(offset59 / 1) % 3];
+                                                        if p13 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p13 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        {
+                                                            {
+                                                                let k10 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k10 != NONE as usize {
+                                                                    let key12 = k10 * 1;
+                                                                    for i11 in TABLE_15_AT0[key12]
+                                                                        as usize..TABLE_15_AT0[key12 + 1] as usize
                                                                     {
-                                                                        let p52 = input.fluents.positions[34 + v3 as usize]
-                                                                            as usize;
-                                                                        let p53 = input.fluents.positions[51 + v6 as usize]
-                                                                            as usize;
-                                                                        let p54 = input.fluents.positions[68 + v0 as usize]
-                                                                            as usize;
-                                                                        if p52 != NONE as usize && p53 != NONE as usize
-                                                                            && p54 != NONE as usize && 0 == 0
-                                                                            && input.state.get(3 + p52 * 21 + p53 * 3 + p54 * 1)
+                                                                        let row9 = &TABLE_15_BY0[i11];
+                                                                        let v5: Sym = row9[1];
                                                                         {
+                                                                            let p8 = input.fluents.positions[34 + v5 as usize] as usize;
+                                                                            if p8 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p8 * 21 + v2_pos * 3 + v0_pos * 1)
                                                                             {
-                                                                                let p49 = input.fluents.positions[34 + v4 as usize]
+                                                                                self.pending.extend_from_slice(&[v0]);
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            let pending = std::mem::take(&mut self.pending);
+            for tuple in pending.chunks_exact(1) {
+                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r9.insert_bit(bit, tuple);
+            }
+            self.pending = pending;
+            self.pending.clear();
+        }
+        {
+            {
+                let lo39 = 3;
+                for bit40 in input.state.ones(lo39, lo39 + 168) {
+                    let offset41 = bit40 - 3;
+                    if 0 == 0 {
+                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset41 / 21) % 8];
+                        let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset41 / 3) % 7];
+                        let v0: Sym = [0, 1, 2][(offset41 / 1) % 3];
+                        let v1_pos: usize = (offset41 / 21) % 8;
+                        let v2_pos: usize = (offset41 / 3) % 7;
+                        let v0_pos: usize = (offset41 / 1) % 3;
+                        {
+                            let k36 = TABLE_15_P0[v2 as usize] as usize;
+                            if k36 != NONE as usize {
+                                let key38 = k36 * 1;
+                                for i37 in TABLE_15_AT0[key38]
+                                    as usize..TABLE_15_AT0[key38 + 1] as usize
+                                {
+                                    let row35 = &TABLE_15_BY0[i37];
+                                    let v3: Sym = row35[1];
+                                    {
+                                        let p34 = input.fluents.positions[51 + v3 as usize]
+                                            as usize;
+                                        if p34 != NONE as usize && 0 == 0
+                                            && input.state.get(3 + v1_pos * 21 + p34 * 3 + v0_pos * 1)
+                                        {
+                                            {
+                                                let k31 = TABLE_15_P0[v3 as usize] as usize;
+                                                if k31 != NONE as usize {
+                                                    let key33 = k31 * 1;
+                                                    for i32 in TABLE_15_AT0[key33]
+                                                        as usize..TABLE_15_AT0[key33 + 1] as usize
+                                                    {
+                                                        let row30 = &TABLE_15_BY0[i32];
+                                                        let v4: Sym = row30[1];
+                                                        {
+                                                            let p29 = input.fluents.positions[51 + v4 as usize]
+                                                                as usize;
+                                                            if p29 != NONE as usize && 0 == 0
+                                                                && input.state.get(3 + v1_pos * 21 + p29 * 3 + v0_pos * 1)
+                                                            {
+                                                                {
+                                                                    let k26 = TABLE_15_P0[v4 as usize] as usize;
+                                                                    if k26 != NONE as usize {
+                                                                        let key28 = k26 * 1;
+                                                                        for i27 in TABLE_15_AT0[key28]
+                                                                            as usize..TABLE_15_AT0[key28 + 1] as usize
+                                                                        {
+                                                                            let row25 = &TABLE_15_BY0[i27];
+                                                                            let v5: Sym = row25[1];
+                                                                            {
+                                                                                let p24 = input.fluents.positions[51 + v5 as usize]
                                                                                     as usize;
-                                                                                let p50 = input.fluents.positions[51 + v7 as usize]
+                                                                                if p24 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + v1_pos * 21 + p24 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    self.pending.extend_from_slice(&[v0]);
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            let pending = std::mem::take(&mut self.pending);
+            for tuple in pending.chunks_exact(1) {
+                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r9.insert_bit(bit, tuple);
+            }
+            self.pending = pending;
+            self.pending.clear();
+        }
+        {
+            for row72 in TABLE_15.iter() {
+                let v1: Sym = row72[0];
+                let v3: Sym = row72[1];
+                {
+                    let p68 = input.fluents.positions[34 + v1 as usize] as usize;
+                    if p68 != NONE as usize {
+                        let lo69 = 3 + p68 * 21;
+                        for bit70 in input.state.ones(lo69, lo69 + 21) {
+                            let offset71 = bit70 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset71 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset71 / 1) % 3];
+                                let v2_pos: usize = (offset71 / 3) % 7;
+                                let v0_pos: usize = (offset71 / 1) % 3;
+                                {
+                                    let k65 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k65 != NONE as usize {
+                                        let key67 = k65 * 1;
+                                        for i66 in TABLE_15_AT0[key67]
+                                            as usize..TABLE_15_AT0[key67 + 1] as usize
+                                        {
+                                            let row64 = &TABLE_15_BY0[i66];
+                                            let v6: Sym = row64[1];
+                                            {
+                                                let p62 = input.fluents.positions[34 + v3 as usize]
+                                                    as usize;
+                                                let p63 = input.fluents.positions[51 + v6 as usize]
+                                                    as usize;
+                                                if p62 != NONE as usize && p63 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p62 * 21 + p63 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k59 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k59 != NONE as usize {
+                                                            let key61 = k59 * 1;
+                                                            for i60 in TABLE_15_AT0[key61]
+                                                                as usize..TABLE_15_AT0[key61 + 1] as usize
+                                                            {
+                                                                let row58 = &TABLE_15_BY0[i60];
+                                                                let v4: Sym = row58[1];
+                                                                {
+                                                                    let k55 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k55 != NONE as usize {
+                                                                        let key57 = k55 * 1;
+                                                                        for i56 in TABLE_15_AT0[key57]
+                                                                            as usize..TABLE_15_AT0[key57 + 1] as usize
+                                                                        {
+                                                                            let row54 = &TABLE_15_BY0[i56];
+                                                                            let v7: Sym = row54[1];
+                                                                            {
+                                                                                let p52 = input.fluents.positions[34 + v4 as usize]
                                                                                     as usize;
-                                                                                let p51 = input.fluents.positions[68 + v0 as usize]
+                                                                                let p53 = input.fluents.positions[51 + v7 as usize]
                                                                                     as usize;
-                                                                                if p49 != NONE as usize && p50 != NONE as usize
-                                                                                    && p51 != NONE as usize && 0 == 0
-                                                                                    && input.state.get(3 + p49 * 21 + p50 * 3 + p51 * 1)
+                                                                                if p52 != NONE as usize && p53 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p52 * 21 + p53 * 3 + v0_pos * 1)
                                                                                 {
                                                                                     {
-                                                                                        let p46 = input.fluents.positions[34 + v5 as usize]
-                                                                                            as usize;
-                                                                                        let p47 = input.fluents.positions[51 + v8 as usize]
-                                                                                            as usize;
-                                                                                        let p48 = input.fluents.positions[68 + v0 as usize]
-                                                                                            as usize;
-                                                                                        if p46 != NONE as usize && p47 != NONE as usize
-                                                                                            && p48 != NONE as usize && 0 == 0
-                                                                                            && input.state.get(3 + p46 * 21 + p47 * 3 + p48 * 1)
-                                                                                        {
-                                                                                            self.pending.extend_from_slice(&[v0]);
+                                                                                        let k49 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k49 != NONE as usize {
+                                                                                            let key51 = k49 * 1;
+                                                                                            for i50 in TABLE_15_AT0[key51]
+                                                                                                as usize..TABLE_15_AT0[key51 + 1] as usize
+                                                                                            {
+                                                                                                let row48 = &TABLE_15_BY0[i50];
+                                                                                                let v5: Sym = row48[1];
+                                                                                                {
+                                                                                                    let k45 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k45 != NONE as usize {
+                                                                                                        let key47 = k45 * 1;
+                                                                                                        for i46 in TABLE_15_AT0[key47]
+                                                                                                            as usize..TABLE_15_AT0[key47 + 1] as usize
+                                                                                                        {
+                                                                                                            let row44 = &TABLE_15_BY0[i46];
+                                                                                                            let v8: Sym = row44[1];
+                                                                                                            {
+                                                                                                                let p42 = input.fluents.positions[34 + v5 as usize]
+                                                                                                                    as usize;
+                                                                                                                let p43 = input.fluents.positions[51 + v8 as usize]
+                                                                                                                    as usize;
+                                                                                                                if p42 != NONE as usize && p43 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p42 * 21 + p43 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.pending.extend_from_slice(&[v0]);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
                                                                                         }
                                                                                     }
                                                                                 }
@@ -691,89 +789,103 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r9.insert(tuple);
+                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r9.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i97 in 0..self.r15.len() {
-                let row96 = self.r15.row(i97);
-                let v1: Sym = row96[0];
-                let v3: Sym = row96[1];
-                let mut at95 = self.r15.first(0, &[v3]);
-                while at95 != NONE {
-                    let row94 = self.r15.row(at95 as usize);
-                    at95 = self.r15.next(0, at95);
-                    if row94[0] == v3 {
-                        let v4: Sym = row94[1];
-                        let mut at93 = self.r15.first(0, &[v4]);
-                        while at93 != NONE {
-                            let row92 = self.r15.row(at93 as usize);
-                            at93 = self.r15.next(0, at93);
-                            if row92[0] == v4 {
-                                let v5: Sym = row92[1];
-                                for i91 in 0..self.r15.len() {
-                                    let row90 = self.r15.row(i91);
-                                    let v6: Sym = row90[0];
-                                    let v2: Sym = row90[1];
-                                    let mut at89 = self.r15.first(1, &[v6]);
-                                    while at89 != NONE {
-                                        let row88 = self.r15.row(at89 as usize);
-                                        at89 = self.r15.next(1, at89);
-                                        if row88[1] == v6 {
-                                            let v7: Sym = row88[0];
-                                            let mut at87 = self.r15.first(1, &[v7]);
-                                            while at87 != NONE {
-                                                let row86 = self.r15.row(at87 as usize);
-                                                at87 = self.r15.next(1, at87);
-                                                if row86[1] == v7 {
-                                                    let v8: Sym = row86[0];
+            for row103 in TABLE_15.iter() {
+                let v1: Sym = row103[0];
+                let v3: Sym = row103[1];
+                {
+                    let p99 = input.fluents.positions[34 + v1 as usize] as usize;
+                    if p99 != NONE as usize {
+                        let lo100 = 3 + p99 * 21;
+                        for bit101 in input.state.ones(lo100, lo100 + 21) {
+                            let offset102 = bit101 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset102 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset102 / 1) % 3];
+                                let v2_pos: usize = (offset102 / 3) % 7;
+                                let v0_pos: usize = (offset102 / 1) % 3;
+                                {
+                                    let k96 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k96 != NONE as usize {
+                                        let key98 = k96 * 1;
+                                        for i97 in TABLE_15_AT1[key98]
+                                            as usize..TABLE_15_AT1[key98 + 1] as usize
+                                        {
+                                            let row95 = &TABLE_15_BY1[i97];
+                                            let v6: Sym = row95[0];
+                                            {
+                                                let p93 = input.fluents.positions[34 + v3 as usize]
+                                                    as usize;
+                                                let p94 = input.fluents.positions[51 + v6 as usize]
+                                                    as usize;
+                                                if p93 != NONE as usize && p94 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p93 * 21 + p94 * 3 + v0_pos * 1)
+                                                {
                                                     {
-                                                        let p81 = input.fluents.positions[34 + v1 as usize]
-                                                            as usize;
-                                                        let p82 = input.fluents.positions[51 + v2 as usize]
-                                                            as usize;
-                                                        if p81 != NONE as usize && p82 != NONE as usize {
-                                                            let lo83 = 3 + p81 * 21 + p82 * 3;
-                                                            for bit84 in input.state.ones(lo83, lo83 + 3) {
-                                                                let offset85 = bit84 - 3;
-                                                                if 0 == 0 {
-                                                                    let v0: Sym = [0, 1, 2][(offset85 / 1) % 3];
-                                                                    {
-                                                                        let p78 = input.fluents.positions[34 + v3 as usize]
-                                                                            as usize;
-                                                                        let p79 = input.fluents.positions[51 + v6 as usize]
-                                                                            as usize;
-                                                                        let p80 = input.fluents.positions[68 + v0 as usize]
-                                                                            as usize;
-                                                                        if p78 != NONE as usize && p79 != NONE as usize
-                                                                            && p80 != NONE as usize && 0 == 0
-                                                                            && input.state.get(3 + p78 * 21 + p79 * 3 + p80 * 1)
+                                                        let k90 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k90 != NONE as usize {
+                                                            let key92 = k90 * 1;
+                                                            for i91 in TABLE_15_AT0[key92]
+                                                                as usize..TABLE_15_AT0[key92 + 1] as usize
+                                                            {
+                                                                let row89 = &TABLE_15_BY0[i91];
+                                                                let v4: Sym = row89[1];
+                                                                {
+                                                                    let k86 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k86 != NONE as usize {
+                                                                        let key88 = k86 * 1;
+                                                                        for i87 in TABLE_15_AT1[key88]
+                                                                            as usize..TABLE_15_AT1[key88 + 1] as usize
                                                                         {
+                                                                            let row85 = &TABLE_15_BY1[i87];
+                                                                            let v7: Sym = row85[0];
                                                                             {
-                                                                                let p75 = input.fluents.positions[34 + v4 as usize]
+                                                                                let p83 = input.fluents.positions[34 + v4 as usize]
                                                                                     as usize;
-                                                                                let p76 = input.fluents.positions[51 + v7 as usize]
+                                                                                let p84 = input.fluents.positions[51 + v7 as usize]
                                                                                     as usize;
-                                                                                let p77 = input.fluents.positions[68 + v0 as usize]
-                                                                                    as usize;
-                                                                                if p75 != NONE as usize && p76 != NONE as usize
-                                                                                    && p77 != NONE as usize && 0 == 0
-                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + p77 * 1)
+                                                                                if p83 != NONE as usize && p84 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p83 * 21 + p84 * 3 + v0_pos * 1)
                                                                                 {
                                                                                     {
-                                                                                        let p72 = input.fluents.positions[34 + v5 as usize]
-                                                                                            as usize;
-                                                                                        let p73 = input.fluents.positions[51 + v8 as usize]
-                                                                                            as usize;
-                                                                                        let p74 = input.fluents.positions[68 + v0 as usize]
-                                                                                            as usize;
-                                                                                        if p72 != NONE as usize && p73 != NONE as usize
-                                                                                            && p74 != NONE as usize && 0 == 0
-                                                                                            && input.state.get(3 + p72 * 21 + p73 * 3 + p74 * 1)
-                                                                                        {
-                                                                                            self.pending.extend_from_slice(&[v0]);
+                                                                                        let k80 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k80 != NONE as usize {
+                                                                                            let key82 = k80 * 1;
+                                                                                            for i81 in TABLE_15_AT0[key82]
+                                                                                                as usize..TABLE_15_AT0[key82 + 1] as usize
+                                                                                            {
+                                                                                                let row79 = &TABLE_15_BY0[i81];
+                                                                                                let v5: Sym = row79[1];
+                                                                                                {
+                                                                                                    let k76 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k76 != NONE as usize {
+                                                                                                        let key78 = k76 * 1;
+                                                                                                        for i77 in TABLE_15_AT1[key78]
+                                                                                                            as usize..TABLE_15_AT1[key78 + 1] as usize
+                                                                                                        {
+                                                                                                            let row75 = &TABLE_15_BY1[i77];
+                                                                                                            let v8: Sym = row75[0];
+                                                                                                            {
+                                                                                                                let p73 = input.fluents.positions[34 + v5 as usize]
+                                                                                                                    as usize;
+                                                                                                                let p74 = input.fluents.positions[51 + v8 as usize]
+                                                                                                                    as usize;
+                                                                                                                if p73 != NONE as usize && p74 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p73 * 21 + p74 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.pending.extend_from_slice(&[v0]);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
                                                                                         }
                                                                                     }
                                                                                 }
@@ -798,7 +910,8 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r9.insert(tuple);
+                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r9.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -807,9 +920,9 @@ impl Rules {
     ///Layer 8: `some-line/0`.
     fn layer8(&mut self, input: &Input) {
         {
-            for i99 in 0..self.r9.len() {
-                let row98 = self.r9.row(i99);
-                let v0: Sym = row98[0];
+            for i105 in 0..self.r9.len() {
+                let row104 = self.r9.row(i105);
+                let v0: Sym = row104[0];
                 self.grew |= self.r14.insert(&[]);
             }
         }
@@ -817,58 +930,65 @@ impl Rules {
     ///Layer 11: `goal/2`.
     fn layer11(&mut self, input: &Input) {
         {
-            for i101 in 0..self.r12.len() {
-                let row100 = self.r12.row(i101);
-                let v0: Sym = row100[0];
-                if self.r9.contains(&[v0]) {
-                    self.pending.extend_from_slice(&[v0, 16]);
+            for row107 in TABLE_12.iter() {
+                let v0: Sym = row107[0];
+                {
+                    let p106 = POS_9[0 + v0 as usize] as usize;
+                    if p106 != NONE as usize && self.r9.has_bit(0 + p106 * 1) {
+                        self.pending.extend_from_slice(&[v0, 16]);
+                    }
                 }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 3
+                    + POS_5[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i103 in 0..self.r11.len() {
-                let row102 = self.r11.row(i103);
-                let v0: Sym = row102[0];
-                let v1: Sym = row102[1];
-                if self.r9.contains(&[v1]) {
-                    self.pending.extend_from_slice(&[v0, 14]);
+            for row109 in TABLE_11.iter() {
+                let v0: Sym = row109[0];
+                let v1: Sym = row109[1];
+                {
+                    let p108 = POS_9[0 + v1 as usize] as usize;
+                    if p108 != NONE as usize && self.r9.has_bit(0 + p108 * 1) {
+                        self.pending.extend_from_slice(&[v0, 14]);
+                    }
                 }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 3
+                    + POS_5[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            let exists = 'found107: {
+            let exists = 'found112: {
                 if !self.r14.is_empty() {
-                    break 'found107 true;
+                    break 'found112 true;
                 }
                 false
             };
             if !exists {
-                let exists = 'found106: {
+                let exists = 'found111: {
                     if !self.r0.is_empty() {
-                        break 'found106 true;
+                        break 'found111 true;
                     }
                     false
                 };
                 if !exists {
-                    for i105 in 0..self.r12.len() {
-                        let row104 = self.r12.row(i105);
-                        let v0: Sym = row104[0];
+                    for row110 in TABLE_12.iter() {
+                        let v0: Sym = row110[0];
                         self.pending.extend_from_slice(&[v0, 15]);
                     }
                 }
@@ -877,7 +997,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 3
+                    + POS_5[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -886,12 +1008,15 @@ impl Rules {
     ///Layer 14: `landing/2`.
     fn layer14(&mut self, input: &Input) {
         {
-            for i110 in 0..self.r1.len() {
-                let row109 = self.r1.row(i110);
-                let v0: Sym = row109[0];
-                let exists = 'found108: {
-                    if self.r4.contains(&[v0, 3]) {
-                        break 'found108 true;
+            for row115 in TABLE_1.iter() {
+                let v0: Sym = row115[0];
+                let exists = 'found113: {
+                    {
+                        let p114 = POS_4[0 + v0 as usize] as usize;
+                        if p114 != NONE as usize && self.r4.has_bit(0 + p114 * 6 + 0 * 1)
+                        {
+                            break 'found113 true;
+                        }
                     }
                     false
                 };
@@ -903,31 +1028,56 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r7.insert(tuple);
+                let bit = POS_7[0 + tuple[0] as usize] as usize * 6
+                    + POS_7[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r7.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i115 in 0..self.r15.len() {
-                let row114 = self.r15.row(i115);
-                let v2: Sym = row114[0];
-                let v1: Sym = row114[1];
-                if self.r13.contains(&[v1]) {
-                    let mut at113 = self.r4.first(0, &[v2]);
-                    while at113 != NONE {
-                        let row112 = self.r4.row(at113 as usize);
-                        at113 = self.r4.next(0, at113);
-                        if row112[1] == v2 {
-                            let v0: Sym = row112[0];
-                            let exists = 'found111: {
-                                if self.r4.contains(&[v0, v1]) {
-                                    break 'found111 true;
+            for row127 in TABLE_15.iter() {
+                let v2: Sym = row127[0];
+                let v1: Sym = row127[1];
+                {
+                    let k124 = TABLE_13_P0[v1 as usize] as usize;
+                    if k124 != NONE as usize {
+                        let key126 = k124 * 1;
+                        for i125 in TABLE_13_AT0[key126]
+                            as usize..TABLE_13_AT0[key126 + 1] as usize
+                        {
+                            let row123 = &TABLE_13_BY0[i125];
+                            {
+                                let p118 = POS_4[17 + v2 as usize] as usize;
+                                if p118 != NONE as usize {
+                                    let lo119 = 0;
+                                    let mut cursor122 = rt::OnesCursor::new(
+                                        self.r4.words(),
+                                        lo119,
+                                        lo119 + 42,
+                                    );
+                                    while let Some(bit120) = cursor122.next(self.r4.words()) {
+                                        let offset121 = bit120 - 0;
+                                        if (offset121 / 1) % 6 == p118 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset121 / 6) % 7];
+                                            let v0_pos: usize = (offset121 / 6) % 7;
+                                            let exists = 'found116: {
+                                                {
+                                                    let p117 = POS_4[17 + v1 as usize] as usize;
+                                                    if p117 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p117 * 1)
+                                                    {
+                                                        break 'found116 true;
+                                                    }
+                                                }
+                                                false
+                                            };
+                                            if !exists {
+                                                self.pending.extend_from_slice(&[v0, v1]);
+                                            }
+                                        }
+                                    }
                                 }
-                                false
-                            };
-                            if !exists {
-                                self.pending.extend_from_slice(&[v0, v1]);
                             }
                         }
                     }
@@ -937,7 +1087,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r7.insert(tuple);
+                let bit = POS_7[0 + tuple[0] as usize] as usize * 6
+                    + POS_7[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r7.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -947,14 +1099,15 @@ impl Rules {
     fn layer15(&mut self, input: &Input) {
         {
             {
-                let lo118 = 0;
-                for bit119 in input.state.ones(lo118, lo118 + 3) {
-                    let offset120 = bit119 - 0;
+                let lo130 = 0;
+                for bit131 in input.state.ones(lo130, lo130 + 3) {
+                    let offset132 = bit131 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset120 / 1) % 3];
-                        for i117 in 0..self.r2.len() {
-                            let row116 = self.r2.row(i117);
-                            let v1: Sym = row116[0];
+                        let v0: Sym = [0, 1, 2][(offset132 / 1) % 3];
+                        let v0_pos: usize = (offset132 / 1) % 3;
+                        for i129 in 0..self.r2.len() {
+                            let row128 = self.r2.row(i129);
+                            let v1: Sym = row128[0];
                             self.pending.extend_from_slice(&[v0, 13, v1]);
                         }
                     }
@@ -964,25 +1117,33 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(3) {
-                self.grew |= self.r8.insert(tuple);
+                let bit = POS_8[0 + tuple[0] as usize] as usize * 16
+                    + POS_8[17 + tuple[1] as usize] as usize * 8
+                    + POS_8[34 + tuple[2] as usize] as usize * 1;
+                self.grew |= self.r8.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo123 = 0;
-                for bit124 in input.state.ones(lo123, lo123 + 3) {
-                    let offset125 = bit124 - 0;
+                let lo137 = 0;
+                for bit138 in input.state.ones(lo137, lo137 + 3) {
+                    let offset139 = bit138 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset125 / 1) % 3];
-                        let mut at122 = self.r11.first(1, &[v1]);
-                        while at122 != NONE {
-                            let row121 = self.r11.row(at122 as usize);
-                            at122 = self.r11.next(1, at122);
-                            if row121[1] == v1 {
-                                let v0: Sym = row121[0];
-                                self.pending.extend_from_slice(&[v0, 12, 0]);
+                        let v1: Sym = [0, 1, 2][(offset139 / 1) % 3];
+                        let v1_pos: usize = (offset139 / 1) % 3;
+                        {
+                            let k134 = TABLE_11_P1[v1 as usize] as usize;
+                            if k134 != NONE as usize {
+                                let key136 = k134 * 1;
+                                for i135 in TABLE_11_AT1[key136]
+                                    as usize..TABLE_11_AT1[key136 + 1] as usize
+                                {
+                                    let row133 = &TABLE_11_BY1[i135];
+                                    let v0: Sym = row133[0];
+                                    self.pending.extend_from_slice(&[v0, 12, 0]);
+                                }
                             }
                         }
                     }
@@ -992,7 +1153,10 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(3) {
-                self.grew |= self.r8.insert(tuple);
+                let bit = POS_8[0 + tuple[0] as usize] as usize * 16
+                    + POS_8[17 + tuple[1] as usize] as usize * 8
+                    + POS_8[34 + tuple[2] as usize] as usize * 1;
+                self.grew |= self.r8.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -1001,109 +1165,85 @@ impl Rules {
     ///Layer 16: `next/1`.
     fn layer16(&mut self, input: &Input) {
         {
-            for role129 in 0..2 {
-                let row128 = &input.joint[role129 * 3..(role129 + 1) * 3];
-                if row128[1] == 13 {
-                    let v2: Sym = row128[0];
-                    let v0: Sym = row128[2];
-                    let mut at127 = self.r7.first(0, &[v0]);
-                    while at127 != NONE {
-                        let row126 = self.r7.row(at127 as usize);
-                        at127 = self.r7.next(0, at127);
-                        if row126[0] == v0 {
-                            let v1: Sym = row126[1];
-                            self.next_bits
-                                .set(
-                                    3
-                                        + {
-                                            let p = input.fluents.positions[34 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
-                                            }
-                                            p as usize
-                                        } * 21
-                                        + {
-                                            let p = input.fluents.positions[51 + v1 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
-                                            }
-                                            p as usize
-                                        } * 3
-                                        + {
-                                            let p = input.fluents.positions[68 + v2 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
-                                            }
-                                            p as usize
-                                        } * 1,
-                                );
+            for role146 in 0..2 {
+                let row145 = &input.joint[role146 * 3..(role146 + 1) * 3];
+                if row145[1] == 13 {
+                    let v2: Sym = row145[0];
+                    let v0: Sym = row145[2];
+                    {
+                        let p140 = POS_7[0 + v0 as usize] as usize;
+                        if p140 != NONE as usize {
+                            let lo141 = 0 + p140 * 6;
+                            let mut cursor144 = rt::OnesCursor::new(
+                                self.r7.words(),
+                                lo141,
+                                lo141 + 6,
+                            );
+                            while let Some(bit142) = cursor144.next(self.r7.words()) {
+                                let offset143 = bit142 - 0;
+                                let v1: Sym = [3, 4, 5, 6, 7, 8][(offset143 / 1) % 6];
+                                let v1_pos: usize = (offset143 / 1) % 6;
+                                self.next_bits
+                                    .set(
+                                        3
+                                            + {
+                                                let p = input.fluents.positions[34 + v0 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
+                                                }
+                                                p as usize
+                                            } * 21
+                                            + {
+                                                let p = input.fluents.positions[51 + v1 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
+                                                }
+                                                p as usize
+                                            } * 3
+                                            + {
+                                                let p = input.fluents.positions[68 + v2 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
+                                                }
+                                                p as usize
+                                            } * 1,
+                                    );
+                            }
                         }
                     }
                 }
             }
         }
+        self.next_bits.or_range(&input.state, 3, 171);
         {
             {
-                let lo130 = 3;
-                for bit131 in input.state.ones(lo130, lo130 + 168) {
-                    let offset132 = bit131 - 3;
-                    if 0 == 0 {
-                        let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset132 / 21) % 8];
-                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8][(offset132 / 3) % 7];
-                        let v2: Sym = [0, 1, 2][(offset132 / 1) % 3];
-                        self.next_bits
-                            .set(
-                                3
-                                    + {
-                                        let p = input.fluents.positions[34 + v0 as usize];
-                                        if p == NONE {
-                                            rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
-                                        }
-                                        p as usize
-                                    } * 21
-                                    + {
-                                        let p = input.fluents.positions[51 + v1 as usize];
-                                        if p == NONE {
-                                            rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
-                                        }
-                                        p as usize
-                                    } * 3
-                                    + {
-                                        let p = input.fluents.positions[68 + v2 as usize];
-                                        if p == NONE {
-                                            rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
-                                        }
-                                        p as usize
-                                    } * 1,
-                            );
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo135 = 0;
-                for bit136 in input.state.ones(lo135, lo135 + 3) {
-                    let offset137 = bit136 - 0;
+                let lo154 = 0;
+                for bit155 in input.state.ones(lo154, lo154 + 3) {
+                    let offset156 = bit155 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset137 / 1) % 3];
-                        let mut at134 = self.r11.first(0, &[v1]);
-                        while at134 != NONE {
-                            let row133 = self.r11.row(at134 as usize);
-                            at134 = self.r11.next(0, at134);
-                            if row133[0] == v1 {
-                                let v0: Sym = row133[1];
-                                self.next_bits
-                                    .set(
-                                        0
-                                            + {
-                                                let p = input.fluents.positions[17 + v0 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(&META, &[10, v0, 0, 0, 0]);
-                                                }
-                                                p as usize
-                                            } * 1,
-                                    );
+                        let v1: Sym = [0, 1, 2][(offset156 / 1) % 3];
+                        let v1_pos: usize = (offset156 / 1) % 3;
+                        {
+                            let k151 = TABLE_11_P0[v1 as usize] as usize;
+                            if k151 != NONE as usize {
+                                let key153 = k151 * 1;
+                                for i152 in TABLE_11_AT0[key153]
+                                    as usize..TABLE_11_AT0[key153 + 1] as usize
+                                {
+                                    let row150 = &TABLE_11_BY0[i152];
+                                    let v0: Sym = row150[1];
+                                    self.next_bits
+                                        .set(
+                                            0
+                                                + {
+                                                    let p = input.fluents.positions[17 + v0 as usize];
+                                                    if p == NONE {
+                                                        rt::outside_layout(&META, &[10, v0, 0, 0, 0]);
+                                                    }
+                                                    p as usize
+                                                } * 1,
+                                        );
+                                }
                             }
                         }
                     }
@@ -1119,9 +1259,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found138: {
+            let exists = 'found157: {
                 if !self.r0.is_empty() {
-                    break 'found138 true;
+                    break 'found157 true;
                 }
                 false
             };

@@ -88,19 +88,102 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
-///The tuples of `init/1`.
-static TABLE_2: [Sym; 16] = [9, 10, 6, 0, 9, 11, 7, 0, 9, 12, 8, 0, 13, 0, 0, 1];
-///The tuples of `less/2`.
-static TABLE_4: [Sym; 30] = [
-    3, 4, 3, 5, 3, 6, 3, 7, 3, 8, 4, 5, 4, 6, 4, 7, 4, 8, 5, 6, 5, 7, 5, 8, 6, 7, 6, 8,
-    7, 8,
+///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
+static POS_1: [u32; 34] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 1,
 ];
-///The tuples of `opponent/2`.
-static TABLE_6: [Sym; 4] = [1, 2, 2, 1];
-///The tuples of `role/1`.
-static TABLE_8: [Sym; 2] = [1, 2];
-///The tuples of `succ/2`.
-static TABLE_9: [Sym; 10] = [3, 4, 4, 5, 5, 6, 6, 7, 7, 8];
+///The tuples of `init/1`, sorted.
+static TABLE_2: [[Sym; 4]; 4] = [
+    [9, 10, 6, 0],
+    [9, 11, 7, 0],
+    [9, 12, 8, 0],
+    [13, 0, 0, 1],
+];
+///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
+static POS_3: [u32; 68] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 0, 1, 4294967295, 0, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 1, 2, 3,
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3,
+    4, 5, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295,
+];
+///The tuples of `less/2`, sorted.
+static TABLE_4: [[Sym; 2]; 15] = [
+    [3, 4],
+    [3, 5],
+    [3, 6],
+    [3, 7],
+    [3, 8],
+    [4, 5],
+    [4, 6],
+    [4, 7],
+    [4, 8],
+    [5, 6],
+    [5, 7],
+    [5, 8],
+    [6, 7],
+    [6, 8],
+    [7, 8],
+];
+///The tuples of `opponent/2`, sorted.
+static TABLE_6: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///Position of each symbol in each column's domain of `reduced/1` (`u32::MAX`: none).
+static POS_7: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
+///The tuples of `role/1`, sorted.
+static TABLE_8: [[Sym; 1]; 2] = [[1], [2]];
+///The tuples of `succ/2`, sorted.
+static TABLE_9: [[Sym; 2]; 5] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8]];
+static TABLE_4_AT1: [u32; 6] = [0, 1, 3, 6, 10, 15];
+///The tuples of `less/2` sorted by the key of columns 1; `TABLE_4_AT1` gives each key's first.
+static TABLE_4_BY1: [[Sym; 2]; 15] = [
+    [3, 4],
+    [3, 5],
+    [4, 5],
+    [3, 6],
+    [4, 6],
+    [5, 6],
+    [3, 7],
+    [4, 7],
+    [5, 7],
+    [6, 7],
+    [3, 8],
+    [4, 8],
+    [5, 8],
+    [6, 8],
+    [7, 8],
+];
+static TABLE_4_P1: [u32; 17] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+static TABLE_6_AT0: [u32; 3] = [0, 1, 2];
+static TABLE_6_AT1: [u32; 3] = [0, 1, 2];
+///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_6_AT0` gives each key's first.
+static TABLE_6_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_6_AT1` gives each key's first.
+static TABLE_6_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+static TABLE_6_P0: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
+static TABLE_6_P1: [u32; 17] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295,
+];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
@@ -165,20 +248,21 @@ impl rt::Rules<WORDS> for Rules {
                     17,
                     &[],
                 )
-                .with_rows(&TABLE_2, 4),
+                .with_rows(TABLE_2.as_flattened(), 4),
             r3: rt::Store::bitset(
                 &[&[1, 2], &[14, 15], &[0, 10, 11, 12], &[0, 3, 4, 5, 6, 7]],
                 17,
                 &[],
             ),
-            r4: rt::Store::bitset(&[&[3, 4, 5, 6, 7], &[4, 5, 6, 7, 8]], 17, &[])
-                .with_rows(&TABLE_4, 15),
+            r4: rt::Store::bitset(&[&[3, 4, 5, 6, 7], &[4, 5, 6, 7, 8]], 17, &[&[1]])
+                .with_rows(TABLE_4.as_flattened(), 15),
             r6: rt::Store::bitset(&[&[1, 2], &[1, 2]], 17, &[&[0], &[1]])
-                .with_rows(&TABLE_6, 2),
+                .with_rows(TABLE_6.as_flattened(), 2),
             r7: rt::Store::bitset(&[&[10, 11, 12]], 17, &[]),
-            r8: rt::Store::bitset(&[&[1, 2]], 17, &[]).with_rows(&TABLE_8, 2),
+            r8: rt::Store::bitset(&[&[1, 2]], 17, &[])
+                .with_rows(TABLE_8.as_flattened(), 2),
             r9: rt::Store::bitset(&[&[3, 4, 5, 6, 7], &[4, 5, 6, 7, 8]], 17, &[])
-                .with_rows(&TABLE_9, 5),
+                .with_rows(TABLE_9.as_flattened(), 5),
             r10: rt::Store::hashed(0, &[]),
             r11: rt::Store::hashed(0, &[]),
         }
@@ -289,6 +373,7 @@ impl Rules {
                     let offset2 = bit1 - 28;
                     if 0 == 0 && 0 == 0 {
                         let v0: Sym = [0, 1, 2][(offset2 / 1) % 3];
+                        let v0_pos: usize = (offset2 / 1) % 3;
                         self.pending.extend_from_slice(&[v0, 3]);
                     }
                 }
@@ -297,25 +382,32 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r1.insert(tuple);
+                let bit = POS_1[0 + tuple[0] as usize] as usize * 2
+                    + POS_1[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r1.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo5 = 28;
-                for bit6 in input.state.ones(lo5, lo5 + 3) {
-                    let offset7 = bit6 - 28;
+                let lo7 = 28;
+                for bit8 in input.state.ones(lo7, lo7 + 3) {
+                    let offset9 = bit8 - 28;
                     if 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset7 / 1) % 3];
-                        let mut at4 = self.r6.first(1, &[v1]);
-                        while at4 != NONE {
-                            let row3 = self.r6.row(at4 as usize);
-                            at4 = self.r6.next(1, at4);
-                            if row3[1] == v1 {
-                                let v0: Sym = row3[0];
-                                self.pending.extend_from_slice(&[v0, 16]);
+                        let v1: Sym = [0, 1, 2][(offset9 / 1) % 3];
+                        let v1_pos: usize = (offset9 / 1) % 3;
+                        {
+                            let k4 = TABLE_6_P1[v1 as usize] as usize;
+                            if k4 != NONE as usize {
+                                let key6 = k4 * 1;
+                                for i5 in TABLE_6_AT1[key6]
+                                    as usize..TABLE_6_AT1[key6 + 1] as usize
+                                {
+                                    let row3 = &TABLE_6_BY1[i5];
+                                    let v0: Sym = row3[0];
+                                    self.pending.extend_from_slice(&[v0, 16]);
+                                }
                             }
                         }
                     }
@@ -325,7 +417,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r1.insert(tuple);
+                let bit = POS_1[0 + tuple[0] as usize] as usize * 2
+                    + POS_1[17 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r1.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -335,24 +429,32 @@ impl Rules {
     fn layer7(&mut self, input: &Input) {
         {
             {
-                let lo14 = 28;
-                for bit15 in input.state.ones(lo14, lo14 + 3) {
-                    let offset16 = bit15 - 28;
+                let lo17 = 28;
+                for bit18 in input.state.ones(lo17, lo17 + 3) {
+                    let offset19 = bit18 - 28;
                     if 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset16 / 1) % 3];
-                        for i13 in 0..self.r4.len() {
-                            let row12 = self.r4.row(i13);
-                            let v2: Sym = row12[0];
-                            let v3: Sym = row12[1];
-                            {
-                                let p8 = input.fluents.positions[34 + v3 as usize] as usize;
-                                if p8 != NONE as usize {
-                                    let lo9 = 0;
-                                    for bit10 in input.state.ones(lo9, lo9 + 28) {
-                                        let offset11 = bit10 - 0;
-                                        if 0 == 0 && (offset11 / 1) % 7 == p8 {
-                                            let v1: Sym = [0, 10, 11, 12][(offset11 / 7) % 4];
-                                            self.pending.extend_from_slice(&[v0, 15, v1, v2]);
+                        let v0: Sym = [0, 1, 2][(offset19 / 1) % 3];
+                        let v0_pos: usize = (offset19 / 1) % 3;
+                        {
+                            let lo14 = 0;
+                            for bit15 in input.state.ones(lo14, lo14 + 28) {
+                                let offset16 = bit15 - 0;
+                                if 0 == 0 {
+                                    let v1: Sym = [0, 10, 11, 12][(offset16 / 7) % 4];
+                                    let v3: Sym = [0, 3, 4, 5, 6, 7, 8][(offset16 / 1) % 7];
+                                    let v1_pos: usize = (offset16 / 7) % 4;
+                                    let v3_pos: usize = (offset16 / 1) % 7;
+                                    {
+                                        let k11 = TABLE_4_P1[v3 as usize] as usize;
+                                        if k11 != NONE as usize {
+                                            let key13 = k11 * 1;
+                                            for i12 in TABLE_4_AT1[key13]
+                                                as usize..TABLE_4_AT1[key13 + 1] as usize
+                                            {
+                                                let row10 = &TABLE_4_BY1[i12];
+                                                let v2: Sym = row10[0];
+                                                self.pending.extend_from_slice(&[v0, 15, v1, v2]);
+                                            }
                                         }
                                     }
                                 }
@@ -365,25 +467,34 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(4) {
-                self.grew |= self.r3.insert(tuple);
+                let bit = POS_3[0 + tuple[0] as usize] as usize * 48
+                    + POS_3[17 + tuple[1] as usize] as usize * 24
+                    + POS_3[34 + tuple[2] as usize] as usize * 6
+                    + POS_3[51 + tuple[3] as usize] as usize * 1;
+                self.grew |= self.r3.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo19 = 28;
-                for bit20 in input.state.ones(lo19, lo19 + 3) {
-                    let offset21 = bit20 - 28;
+                let lo24 = 28;
+                for bit25 in input.state.ones(lo24, lo24 + 3) {
+                    let offset26 = bit25 - 28;
                     if 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset21 / 1) % 3];
-                        let mut at18 = self.r6.first(1, &[v1]);
-                        while at18 != NONE {
-                            let row17 = self.r6.row(at18 as usize);
-                            at18 = self.r6.next(1, at18);
-                            if row17[1] == v1 {
-                                let v0: Sym = row17[0];
-                                self.pending.extend_from_slice(&[v0, 14, 0, 0]);
+                        let v1: Sym = [0, 1, 2][(offset26 / 1) % 3];
+                        let v1_pos: usize = (offset26 / 1) % 3;
+                        {
+                            let k21 = TABLE_6_P1[v1 as usize] as usize;
+                            if k21 != NONE as usize {
+                                let key23 = k21 * 1;
+                                for i22 in TABLE_6_AT1[key23]
+                                    as usize..TABLE_6_AT1[key23 + 1] as usize
+                                {
+                                    let row20 = &TABLE_6_BY1[i22];
+                                    let v0: Sym = row20[0];
+                                    self.pending.extend_from_slice(&[v0, 14, 0, 0]);
+                                }
                             }
                         }
                     }
@@ -393,7 +504,11 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(4) {
-                self.grew |= self.r3.insert(tuple);
+                let bit = POS_3[0 + tuple[0] as usize] as usize * 48
+                    + POS_3[17 + tuple[1] as usize] as usize * 24
+                    + POS_3[34 + tuple[2] as usize] as usize * 6
+                    + POS_3[51 + tuple[3] as usize] as usize * 1;
+                self.grew |= self.r3.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -402,12 +517,12 @@ impl Rules {
     ///Layer 8: `reduced/1`.
     fn layer8(&mut self, input: &Input) {
         {
-            for role23 in 0..2 {
-                let row22 = &input.joint[role23 * 4..(role23 + 1) * 4];
-                if row22[1] == 15 {
-                    let v1: Sym = row22[0];
-                    let v0: Sym = row22[2];
-                    let v2: Sym = row22[3];
+            for role28 in 0..2 {
+                let row27 = &input.joint[role28 * 4..(role28 + 1) * 4];
+                if row27[1] == 15 {
+                    let v1: Sym = row27[0];
+                    let v0: Sym = row27[2];
+                    let v2: Sym = row27[3];
                     self.pending.extend_from_slice(&[v0]);
                 }
             }
@@ -415,7 +530,8 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r7.insert(tuple);
+                let bit = POS_7[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r7.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -424,12 +540,12 @@ impl Rules {
     ///Layer 9: `next/1`.
     fn layer9(&mut self, input: &Input) {
         {
-            for role25 in 0..2 {
-                let row24 = &input.joint[role25 * 4..(role25 + 1) * 4];
-                if row24[1] == 15 {
-                    let v2: Sym = row24[0];
-                    let v0: Sym = row24[2];
-                    let v1: Sym = row24[3];
+            for role30 in 0..2 {
+                let row29 = &input.joint[role30 * 4..(role30 + 1) * 4];
+                if row29[1] == 15 {
+                    let v2: Sym = row29[0];
+                    let v0: Sym = row29[2];
+                    let v1: Sym = row29[3];
                     self.next_bits
                         .set(
                             0
@@ -453,37 +569,25 @@ impl Rules {
         }
         {
             {
-                let lo27 = 0;
-                for bit28 in input.state.ones(lo27, lo27 + 28) {
-                    let offset29 = bit28 - 0;
+                let lo33 = 0;
+                for bit34 in input.state.ones(lo33, lo33 + 28) {
+                    let offset35 = bit34 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 10, 11, 12][(offset29 / 7) % 4];
-                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8][(offset29 / 1) % 7];
-                        let exists = 'found26: {
-                            if self.r7.contains(&[v0]) {
-                                break 'found26 true;
+                        let v0: Sym = [0, 10, 11, 12][(offset35 / 7) % 4];
+                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8][(offset35 / 1) % 7];
+                        let v0_pos: usize = (offset35 / 7) % 4;
+                        let v1_pos: usize = (offset35 / 1) % 7;
+                        let exists = 'found31: {
+                            {
+                                let p32 = POS_7[0 + v0 as usize] as usize;
+                                if p32 != NONE as usize && self.r7.has_bit(0 + p32 * 1) {
+                                    break 'found31 true;
+                                }
                             }
                             false
                         };
                         if !exists {
-                            self.next_bits
-                                .set(
-                                    0
-                                        + {
-                                            let p = input.fluents.positions[17 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[9, v0, v1, 0]);
-                                            }
-                                            p as usize
-                                        } * 7
-                                        + {
-                                            let p = input.fluents.positions[34 + v1 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[9, v0, v1, 0]);
-                                            }
-                                            p as usize
-                                        } * 1,
-                                );
+                            self.next_bits.set(0 + v0_pos * 7 + v1_pos * 1);
                         }
                     }
                 }
@@ -491,28 +595,33 @@ impl Rules {
         }
         {
             {
-                let lo32 = 28;
-                for bit33 in input.state.ones(lo32, lo32 + 3) {
-                    let offset34 = bit33 - 28;
+                let lo40 = 28;
+                for bit41 in input.state.ones(lo40, lo40 + 3) {
+                    let offset42 = bit41 - 28;
                     if 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset34 / 1) % 3];
-                        let mut at31 = self.r6.first(0, &[v1]);
-                        while at31 != NONE {
-                            let row30 = self.r6.row(at31 as usize);
-                            at31 = self.r6.next(0, at31);
-                            if row30[0] == v1 {
-                                let v0: Sym = row30[1];
-                                self.next_bits
-                                    .set(
-                                        28
-                                            + {
-                                                let p = input.fluents.positions[51 + v0 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(&META, &[13, 0, 0, v0]);
-                                                }
-                                                p as usize
-                                            } * 1,
-                                    );
+                        let v1: Sym = [0, 1, 2][(offset42 / 1) % 3];
+                        let v1_pos: usize = (offset42 / 1) % 3;
+                        {
+                            let k37 = TABLE_6_P0[v1 as usize] as usize;
+                            if k37 != NONE as usize {
+                                let key39 = k37 * 1;
+                                for i38 in TABLE_6_AT0[key39]
+                                    as usize..TABLE_6_AT0[key39 + 1] as usize
+                                {
+                                    let row36 = &TABLE_6_BY0[i38];
+                                    let v0: Sym = row36[1];
+                                    self.next_bits
+                                        .set(
+                                            28
+                                                + {
+                                                    let p = input.fluents.positions[51 + v0 as usize];
+                                                    if p == NONE {
+                                                        rt::outside_layout(&META, &[13, 0, 0, v0]);
+                                                    }
+                                                    p as usize
+                                                } * 1,
+                                        );
+                                }
                             }
                         }
                     }
@@ -524,12 +633,14 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo35 = 0;
-                for bit36 in input.state.ones(lo35, lo35 + 28) {
-                    let offset37 = bit36 - 0;
+                let lo43 = 0;
+                for bit44 in input.state.ones(lo43, lo43 + 28) {
+                    let offset45 = bit44 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 10, 11, 12][(offset37 / 7) % 4];
-                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8][(offset37 / 1) % 7];
+                        let v0: Sym = [0, 10, 11, 12][(offset45 / 7) % 4];
+                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8][(offset45 / 1) % 7];
+                        let v0_pos: usize = (offset45 / 7) % 4;
+                        let v1_pos: usize = (offset45 / 1) % 7;
                         if v1 != 3 {
                             self.grew |= self.r11.insert(&[]);
                         }
@@ -541,9 +652,9 @@ impl Rules {
     ///Layer 12: `terminal/0`.
     fn layer12(&mut self, input: &Input) {
         {
-            let exists = 'found38: {
+            let exists = 'found46: {
                 if !self.r11.is_empty() {
-                    break 'found38 true;
+                    break 'found46 true;
                 }
                 false
             };

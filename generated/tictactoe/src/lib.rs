@@ -87,19 +87,82 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
-///The tuples of `index/1`.
-static TABLE_2: [Sym; 3] = [3, 4, 5];
-///The tuples of `init/1`.
-static TABLE_3: [Sym; 50] = [
-    8, 3, 3, 9, 0, 8, 3, 4, 9, 0, 8, 3, 5, 9, 0, 8, 4, 3, 9, 0, 8, 4, 4, 9, 0, 8, 4, 5,
-    9, 0, 8, 5, 3, 9, 0, 8, 5, 4, 9, 0, 8, 5, 5, 9, 0, 10, 0, 0, 0, 1,
+///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
+static POS_1: [u32; 32] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 1, 2,
 ];
-///The tuples of `mark-of/2`.
-static TABLE_6: [Sym; 4] = [1, 6, 2, 7];
-///The tuples of `opponent/2`.
-static TABLE_10: [Sym; 4] = [1, 2, 2, 1];
-///The tuples of `role/1`.
-static TABLE_11: [Sym; 2] = [1, 2];
+///The tuples of `index/1`, sorted.
+static TABLE_2: [[Sym; 1]; 3] = [[3], [4], [5]];
+///The tuples of `init/1`, sorted.
+static TABLE_3: [[Sym; 5]; 10] = [
+    [8, 3, 3, 9, 0],
+    [8, 3, 4, 9, 0],
+    [8, 3, 5, 9, 0],
+    [8, 4, 3, 9, 0],
+    [8, 4, 4, 9, 0],
+    [8, 4, 5, 9, 0],
+    [8, 5, 3, 9, 0],
+    [8, 5, 4, 9, 0],
+    [8, 5, 5, 9, 0],
+    [10, 0, 0, 0, 1],
+];
+///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
+static POS_4: [u32; 64] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 4294967295,
+    4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+///Position of each symbol in each column's domain of `line/1` (`u32::MAX`: none).
+static POS_5: [u32; 16] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 1,
+    4294967295, 2, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+///The tuples of `mark-of/2`, sorted.
+static TABLE_6: [[Sym; 2]; 2] = [[1, 6], [2, 7]];
+///Position of each symbol in each column's domain of `marked-now/2` (`u32::MAX`: none).
+static POS_7: [u32; 32] = [
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+///The tuples of `opponent/2`, sorted.
+static TABLE_10: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `role/1`, sorted.
+static TABLE_11: [[Sym; 1]; 2] = [[1], [2]];
+static TABLE_10_AT0: [u32; 3] = [0, 1, 2];
+static TABLE_10_AT1: [u32; 3] = [0, 1, 2];
+///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_10_AT0` gives each key's first.
+static TABLE_10_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_10_AT1` gives each key's first.
+static TABLE_10_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+static TABLE_10_P0: [u32; 16] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
+static TABLE_10_P1: [u32; 16] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
+static TABLE_6_AT0: [u32; 3] = [0, 1, 2];
+///The tuples of `mark-of/2` sorted by the key of columns 0; `TABLE_6_AT0` gives each key's first.
+static TABLE_6_BY0: [[Sym; 2]; 2] = [[1, 6], [2, 7]];
+static TABLE_6_P0: [u32; 16] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295,
+];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
@@ -161,13 +224,14 @@ impl rt::Rules<WORDS> for Rules {
             fixpoints: rt::Fixpoints::default(),
             next_bits: State::default(),
             r1: rt::Store::bitset(&[&[1, 2], &[13, 14, 15]], 16, &[]),
-            r2: rt::Store::bitset(&[&[3, 4, 5]], 16, &[]).with_rows(&TABLE_2, 3),
+            r2: rt::Store::bitset(&[&[3, 4, 5]], 16, &[])
+                .with_rows(TABLE_2.as_flattened(), 3),
             r3: rt::Store::bitset(
                     &[&[8, 10], &[0, 3, 4, 5], &[0, 3, 4, 5], &[0, 9], &[0, 1]],
                     16,
                     &[],
                 )
-                .with_rows(&TABLE_3, 10),
+                .with_rows(TABLE_3.as_flattened(), 10),
             r4: rt::Store::bitset(
                 &[&[1, 2], &[11, 12], &[0, 3, 4, 5], &[0, 3, 4, 5]],
                 16,
@@ -175,12 +239,13 @@ impl rt::Rules<WORDS> for Rules {
             ),
             r5: rt::Store::bitset(&[&[6, 7, 9]], 16, &[]),
             r6: rt::Store::bitset(&[&[1, 2], &[6, 7]], 16, &[&[0]])
-                .with_rows(&TABLE_6, 2),
+                .with_rows(TABLE_6.as_flattened(), 2),
             r7: rt::Store::bitset(&[&[3, 4, 5], &[3, 4, 5]], 16, &[]),
             r9: rt::Store::hashed(0, &[]),
             r10: rt::Store::bitset(&[&[1, 2], &[1, 2]], 16, &[&[0], &[1]])
-                .with_rows(&TABLE_10, 2),
-            r11: rt::Store::bitset(&[&[1, 2]], 16, &[]).with_rows(&TABLE_11, 2),
+                .with_rows(TABLE_10.as_flattened(), 2),
+            r11: rt::Store::bitset(&[&[1, 2]], 16, &[])
+                .with_rows(TABLE_11.as_flattened(), 2),
             r12: rt::Store::hashed(0, &[]),
             r13: rt::Store::hashed(0, &[]),
         }
@@ -320,6 +385,8 @@ impl Rules {
                     if 0 == 0 && (offset2 / 1) % 4 == 3 {
                         let v0: Sym = [0, 3, 4, 5][(offset2 / 16) % 4];
                         let v1: Sym = [0, 3, 4, 5][(offset2 / 4) % 4];
+                        let v0_pos: usize = (offset2 / 16) % 4;
+                        let v1_pos: usize = (offset2 / 4) % 4;
                         self.grew |= self.r9.insert(&[]);
                     }
                 }
@@ -330,24 +397,22 @@ impl Rules {
     fn layer4(&mut self, input: &Input) {
         {
             {
-                let lo7 = 0;
-                for bit8 in input.state.ones(lo7, lo7 + 64) {
-                    let offset9 = bit8 - 0;
-                    if 0 == 0 && (offset9 / 4) % 4 == 1 {
-                        let v1: Sym = [0, 3, 4, 5][(offset9 / 16) % 4];
-                        let v0: Sym = [0, 6, 7, 9][(offset9 / 1) % 4];
+                let lo3 = 0;
+                for bit4 in input.state.ones(lo3, lo3 + 64) {
+                    let offset5 = bit4 - 0;
+                    if 0 == 0 && (offset5 / 4) % 4 == 1 {
+                        let v1: Sym = [0, 3, 4, 5][(offset5 / 16) % 4];
+                        let v0: Sym = [0, 6, 7, 9][(offset5 / 1) % 4];
+                        let v1_pos: usize = (offset5 / 16) % 4;
+                        let v0_pos: usize = (offset5 / 1) % 4;
                         if v0 != 9 {
                             {
-                                let p5 = input.fluents.positions[16 + v1 as usize] as usize;
-                                let p6 = input.fluents.positions[48 + v0 as usize] as usize;
-                                if p5 != NONE as usize && p6 != NONE as usize && 0 == 0
-                                    && input.state.get(0 + p5 * 16 + 2 * 4 + p6 * 1)
+                                if 0 == 0
+                                    && input.state.get(0 + v1_pos * 16 + 2 * 4 + v0_pos * 1)
                                 {
                                     {
-                                        let p3 = input.fluents.positions[16 + v1 as usize] as usize;
-                                        let p4 = input.fluents.positions[48 + v0 as usize] as usize;
-                                        if p3 != NONE as usize && p4 != NONE as usize && 0 == 0
-                                            && input.state.get(0 + p3 * 16 + 3 * 4 + p4 * 1)
+                                        if 0 == 0
+                                            && input.state.get(0 + v1_pos * 16 + 3 * 4 + v0_pos * 1)
                                         {
                                             self.pending.extend_from_slice(&[v0]);
                                         }
@@ -362,35 +427,30 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo14 = 0 + 1 * 16;
-                for bit15 in input.state.ones(lo14, lo14 + 16) {
-                    let offset16 = bit15 - 0;
+                let lo6 = 0 + 1 * 16;
+                for bit7 in input.state.ones(lo6, lo6 + 16) {
+                    let offset8 = bit7 - 0;
                     if 0 == 0 {
-                        let v1: Sym = [0, 3, 4, 5][(offset16 / 4) % 4];
-                        let v0: Sym = [0, 6, 7, 9][(offset16 / 1) % 4];
+                        let v1: Sym = [0, 3, 4, 5][(offset8 / 4) % 4];
+                        let v0: Sym = [0, 6, 7, 9][(offset8 / 1) % 4];
+                        let v1_pos: usize = (offset8 / 4) % 4;
+                        let v0_pos: usize = (offset8 / 1) % 4;
                         if v0 != 9 {
                             {
-                                let p12 = input.fluents.positions[32 + v1 as usize]
-                                    as usize;
-                                let p13 = input.fluents.positions[48 + v0 as usize]
-                                    as usize;
-                                if p12 != NONE as usize && p13 != NONE as usize && 0 == 0
-                                    && input.state.get(0 + 2 * 16 + p12 * 4 + p13 * 1)
+                                if 0 == 0
+                                    && input.state.get(0 + 2 * 16 + v1_pos * 4 + v0_pos * 1)
                                 {
                                     {
-                                        let p10 = input.fluents.positions[32 + v1 as usize]
-                                            as usize;
-                                        let p11 = input.fluents.positions[48 + v0 as usize]
-                                            as usize;
-                                        if p10 != NONE as usize && p11 != NONE as usize && 0 == 0
-                                            && input.state.get(0 + 3 * 16 + p10 * 4 + p11 * 1)
+                                        if 0 == 0
+                                            && input.state.get(0 + 3 * 16 + v1_pos * 4 + v0_pos * 1)
                                         {
                                             self.pending.extend_from_slice(&[v0]);
                                         }
@@ -405,30 +465,28 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo19 = 0 + 1 * 16 + 1 * 4;
-                for bit20 in input.state.ones(lo19, lo19 + 4) {
-                    let offset21 = bit20 - 0;
+                let lo9 = 0 + 1 * 16 + 1 * 4;
+                for bit10 in input.state.ones(lo9, lo9 + 4) {
+                    let offset11 = bit10 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 6, 7, 9][(offset21 / 1) % 4];
+                        let v0: Sym = [0, 6, 7, 9][(offset11 / 1) % 4];
+                        let v0_pos: usize = (offset11 / 1) % 4;
                         if v0 != 9 {
                             {
-                                let p18 = input.fluents.positions[48 + v0 as usize]
-                                    as usize;
-                                if p18 != NONE as usize && 0 == 0
-                                    && input.state.get(0 + 2 * 16 + 2 * 4 + p18 * 1)
+                                if 0 == 0
+                                    && input.state.get(0 + 2 * 16 + 2 * 4 + v0_pos * 1)
                                 {
                                     {
-                                        let p17 = input.fluents.positions[48 + v0 as usize]
-                                            as usize;
-                                        if p17 != NONE as usize && 0 == 0
-                                            && input.state.get(0 + 3 * 16 + 3 * 4 + p17 * 1)
+                                        if 0 == 0
+                                            && input.state.get(0 + 3 * 16 + 3 * 4 + v0_pos * 1)
                                         {
                                             self.pending.extend_from_slice(&[v0]);
                                         }
@@ -443,30 +501,28 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo24 = 0 + 1 * 16 + 3 * 4;
-                for bit25 in input.state.ones(lo24, lo24 + 4) {
-                    let offset26 = bit25 - 0;
+                let lo12 = 0 + 1 * 16 + 3 * 4;
+                for bit13 in input.state.ones(lo12, lo12 + 4) {
+                    let offset14 = bit13 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 6, 7, 9][(offset26 / 1) % 4];
+                        let v0: Sym = [0, 6, 7, 9][(offset14 / 1) % 4];
+                        let v0_pos: usize = (offset14 / 1) % 4;
                         if v0 != 9 {
                             {
-                                let p23 = input.fluents.positions[48 + v0 as usize]
-                                    as usize;
-                                if p23 != NONE as usize && 0 == 0
-                                    && input.state.get(0 + 2 * 16 + 2 * 4 + p23 * 1)
+                                if 0 == 0
+                                    && input.state.get(0 + 2 * 16 + 2 * 4 + v0_pos * 1)
                                 {
                                     {
-                                        let p22 = input.fluents.positions[48 + v0 as usize]
-                                            as usize;
-                                        if p22 != NONE as usize && 0 == 0
-                                            && input.state.get(0 + 3 * 16 + 1 * 4 + p22 * 1)
+                                        if 0 == 0
+                                            && input.state.get(0 + 3 * 16 + 1 * 4 + v0_pos * 1)
                                         {
                                             self.pending.extend_from_slice(&[v0]);
                                         }
@@ -481,7 +537,8 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
-                self.grew |= self.r5.insert(tuple);
+                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r5.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -490,9 +547,9 @@ impl Rules {
     ///Layer 5: `some-line/0`.
     fn layer5(&mut self, input: &Input) {
         {
-            for i28 in 0..self.r5.len() {
-                let row27 = self.r5.row(i28);
-                let v0: Sym = row27[0];
+            for i16 in 0..self.r5.len() {
+                let row15 = self.r5.row(i16);
+                let v0: Sym = row15[0];
                 self.grew |= self.r12.insert(&[]);
             }
         }
@@ -500,36 +557,46 @@ impl Rules {
     ///Layer 8: `goal/2`.
     fn layer8(&mut self, input: &Input) {
         {
-            for i30 in 0..self.r6.len() {
-                let row29 = self.r6.row(i30);
-                let v0: Sym = row29[0];
-                let v1: Sym = row29[1];
-                if self.r5.contains(&[v1]) {
-                    self.pending.extend_from_slice(&[v0, 13]);
+            for row18 in TABLE_6.iter() {
+                let v0: Sym = row18[0];
+                let v1: Sym = row18[1];
+                {
+                    let p17 = POS_5[0 + v1 as usize] as usize;
+                    if p17 != NONE as usize && self.r5.has_bit(0 + p17 * 1) {
+                        self.pending.extend_from_slice(&[v0, 13]);
+                    }
                 }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r1.insert(tuple);
+                let bit = POS_1[0 + tuple[0] as usize] as usize * 3
+                    + POS_1[16 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r1.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i34 in 0..self.r10.len() {
-                let row33 = self.r10.row(i34);
-                let v0: Sym = row33[0];
-                let v1: Sym = row33[1];
-                let mut at32 = self.r6.first(0, &[v1]);
-                while at32 != NONE {
-                    let row31 = self.r6.row(at32 as usize);
-                    at32 = self.r6.next(0, at32);
-                    if row31[0] == v1 {
-                        let v2: Sym = row31[1];
-                        if self.r5.contains(&[v2]) {
-                            self.pending.extend_from_slice(&[v0, 14]);
+            for row24 in TABLE_10.iter() {
+                let v0: Sym = row24[0];
+                let v1: Sym = row24[1];
+                {
+                    let k21 = TABLE_6_P0[v1 as usize] as usize;
+                    if k21 != NONE as usize {
+                        let key23 = k21 * 1;
+                        for i22 in TABLE_6_AT0[key23]
+                            as usize..TABLE_6_AT0[key23 + 1] as usize
+                        {
+                            let row20 = &TABLE_6_BY0[i22];
+                            let v2: Sym = row20[1];
+                            {
+                                let p19 = POS_5[0 + v2 as usize] as usize;
+                                if p19 != NONE as usize && self.r5.has_bit(0 + p19 * 1) {
+                                    self.pending.extend_from_slice(&[v0, 14]);
+                                }
+                            }
                         }
                     }
                 }
@@ -538,29 +605,30 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r1.insert(tuple);
+                let bit = POS_1[0 + tuple[0] as usize] as usize * 3
+                    + POS_1[16 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r1.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            let exists = 'found38: {
+            let exists = 'found27: {
                 if !self.r12.is_empty() {
-                    break 'found38 true;
+                    break 'found27 true;
                 }
                 false
             };
             if !exists {
-                let exists = 'found37: {
+                let exists = 'found26: {
                     if !self.r9.is_empty() {
-                        break 'found37 true;
+                        break 'found26 true;
                     }
                     false
                 };
                 if !exists {
-                    for i36 in 0..self.r11.len() {
-                        let row35 = self.r11.row(i36);
-                        let v0: Sym = row35[0];
+                    for row25 in TABLE_11.iter() {
+                        let v0: Sym = row25[0];
                         self.pending.extend_from_slice(&[v0, 15]);
                     }
                 }
@@ -569,7 +637,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r1.insert(tuple);
+                let bit = POS_1[0 + tuple[0] as usize] as usize * 3
+                    + POS_1[16 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r1.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -579,18 +649,21 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo42 = 64;
-                for bit43 in input.state.ones(lo42, lo42 + 3) {
-                    let offset44 = bit43 - 64;
+                let lo31 = 64;
+                for bit32 in input.state.ones(lo31, lo31 + 3) {
+                    let offset33 = bit32 - 64;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset44 / 1) % 3];
+                        let v0: Sym = [0, 1, 2][(offset33 / 1) % 3];
+                        let v0_pos: usize = (offset33 / 1) % 3;
                         {
-                            let lo39 = 0;
-                            for bit40 in input.state.ones(lo39, lo39 + 64) {
-                                let offset41 = bit40 - 0;
-                                if 0 == 0 && (offset41 / 1) % 4 == 3 {
-                                    let v1: Sym = [0, 3, 4, 5][(offset41 / 16) % 4];
-                                    let v2: Sym = [0, 3, 4, 5][(offset41 / 4) % 4];
+                            let lo28 = 0;
+                            for bit29 in input.state.ones(lo28, lo28 + 64) {
+                                let offset30 = bit29 - 0;
+                                if 0 == 0 && (offset30 / 1) % 4 == 3 {
+                                    let v1: Sym = [0, 3, 4, 5][(offset30 / 16) % 4];
+                                    let v2: Sym = [0, 3, 4, 5][(offset30 / 4) % 4];
+                                    let v1_pos: usize = (offset30 / 16) % 4;
+                                    let v2_pos: usize = (offset30 / 4) % 4;
                                     self.pending.extend_from_slice(&[v0, 12, v1, v2]);
                                 }
                             }
@@ -602,25 +675,34 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(4) {
-                self.grew |= self.r4.insert(tuple);
+                let bit = POS_4[0 + tuple[0] as usize] as usize * 32
+                    + POS_4[16 + tuple[1] as usize] as usize * 16
+                    + POS_4[32 + tuple[2] as usize] as usize * 4
+                    + POS_4[48 + tuple[3] as usize] as usize * 1;
+                self.grew |= self.r4.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo47 = 64;
-                for bit48 in input.state.ones(lo47, lo47 + 3) {
-                    let offset49 = bit48 - 64;
+                let lo38 = 64;
+                for bit39 in input.state.ones(lo38, lo38 + 3) {
+                    let offset40 = bit39 - 64;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset49 / 1) % 3];
-                        let mut at46 = self.r10.first(1, &[v1]);
-                        while at46 != NONE {
-                            let row45 = self.r10.row(at46 as usize);
-                            at46 = self.r10.next(1, at46);
-                            if row45[1] == v1 {
-                                let v0: Sym = row45[0];
-                                self.pending.extend_from_slice(&[v0, 11, 0, 0]);
+                        let v1: Sym = [0, 1, 2][(offset40 / 1) % 3];
+                        let v1_pos: usize = (offset40 / 1) % 3;
+                        {
+                            let k35 = TABLE_10_P1[v1 as usize] as usize;
+                            if k35 != NONE as usize {
+                                let key37 = k35 * 1;
+                                for i36 in TABLE_10_AT1[key37]
+                                    as usize..TABLE_10_AT1[key37 + 1] as usize
+                                {
+                                    let row34 = &TABLE_10_BY1[i36];
+                                    let v0: Sym = row34[0];
+                                    self.pending.extend_from_slice(&[v0, 11, 0, 0]);
+                                }
                             }
                         }
                     }
@@ -630,7 +712,11 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(4) {
-                self.grew |= self.r4.insert(tuple);
+                let bit = POS_4[0 + tuple[0] as usize] as usize * 32
+                    + POS_4[16 + tuple[1] as usize] as usize * 16
+                    + POS_4[32 + tuple[2] as usize] as usize * 4
+                    + POS_4[48 + tuple[3] as usize] as usize * 1;
+                self.grew |= self.r4.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -639,12 +725,12 @@ impl Rules {
     ///Layer 12: `marked-now/2`.
     fn layer12(&mut self, input: &Input) {
         {
-            for role51 in 0..2 {
-                let row50 = &input.joint[role51 * 4..(role51 + 1) * 4];
-                if row50[1] == 12 {
-                    let v2: Sym = row50[0];
-                    let v0: Sym = row50[2];
-                    let v1: Sym = row50[3];
+            for role42 in 0..2 {
+                let row41 = &input.joint[role42 * 4..(role42 + 1) * 4];
+                if row41[1] == 12 {
+                    let v2: Sym = row41[0];
+                    let v0: Sym = row41[2];
+                    let v1: Sym = row41[3];
                     self.pending.extend_from_slice(&[v0, v1]);
                 }
             }
@@ -652,7 +738,9 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(2) {
-                self.grew |= self.r7.insert(tuple);
+                let bit = POS_7[0 + tuple[0] as usize] as usize * 3
+                    + POS_7[16 + tuple[1] as usize] as usize * 1;
+                self.grew |= self.r7.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -661,150 +749,130 @@ impl Rules {
     ///Layer 13: `next/1`.
     fn layer13(&mut self, input: &Input) {
         {
-            for role55 in 0..2 {
-                let row54 = &input.joint[role55 * 4..(role55 + 1) * 4];
-                if row54[1] == 12 {
-                    let v3: Sym = row54[0];
-                    let v0: Sym = row54[2];
-                    let v1: Sym = row54[3];
-                    let mut at53 = self.r6.first(0, &[v3]);
-                    while at53 != NONE {
-                        let row52 = self.r6.row(at53 as usize);
-                        at53 = self.r6.next(0, at53);
-                        if row52[0] == v3 {
-                            let v2: Sym = row52[1];
-                            self.next_bits
-                                .set(
-                                    0
-                                        + {
-                                            let p = input.fluents.positions[16 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
-                                            }
-                                            p as usize
-                                        } * 16
-                                        + {
-                                            let p = input.fluents.positions[32 + v1 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
-                                            }
-                                            p as usize
-                                        } * 4
-                                        + {
-                                            let p = input.fluents.positions[48 + v2 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
-                                            }
-                                            p as usize
-                                        } * 1,
-                                );
-                        }
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo56 = 0;
-                for bit57 in input.state.ones(lo56, lo56 + 64) {
-                    let offset58 = bit57 - 0;
-                    if 0 == 0 {
-                        let v0: Sym = [0, 3, 4, 5][(offset58 / 16) % 4];
-                        let v1: Sym = [0, 3, 4, 5][(offset58 / 4) % 4];
-                        let v2: Sym = [0, 6, 7, 9][(offset58 / 1) % 4];
-                        if v2 != 9 {
-                            self.next_bits
-                                .set(
-                                    0
-                                        + {
-                                            let p = input.fluents.positions[16 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
-                                            }
-                                            p as usize
-                                        } * 16
-                                        + {
-                                            let p = input.fluents.positions[32 + v1 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
-                                            }
-                                            p as usize
-                                        } * 4
-                                        + {
-                                            let p = input.fluents.positions[48 + v2 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
-                                            }
-                                            p as usize
-                                        } * 1,
-                                );
-                        }
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo60 = 0;
-                for bit61 in input.state.ones(lo60, lo60 + 64) {
-                    let offset62 = bit61 - 0;
-                    if 0 == 0 && (offset62 / 1) % 4 == 3 {
-                        let v0: Sym = [0, 3, 4, 5][(offset62 / 16) % 4];
-                        let v1: Sym = [0, 3, 4, 5][(offset62 / 4) % 4];
-                        let exists = 'found59: {
-                            if self.r7.contains(&[v0, v1]) {
-                                break 'found59 true;
-                            }
-                            false
-                        };
-                        if !exists {
-                            self.next_bits
-                                .set(
-                                    0
-                                        + {
-                                            let p = input.fluents.positions[16 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, 9, 0]);
-                                            }
-                                            p as usize
-                                        } * 16
-                                        + {
-                                            let p = input.fluents.positions[32 + v1 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(&META, &[8, v0, v1, 9, 0]);
-                                            }
-                                            p as usize
-                                        } * 4 + 3 * 1,
-                                );
-                        }
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo65 = 64;
-                for bit66 in input.state.ones(lo65, lo65 + 3) {
-                    let offset67 = bit66 - 64;
-                    if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset67 / 1) % 3];
-                        let mut at64 = self.r10.first(0, &[v1]);
-                        while at64 != NONE {
-                            let row63 = self.r10.row(at64 as usize);
-                            at64 = self.r10.next(0, at64);
-                            if row63[0] == v1 {
-                                let v0: Sym = row63[1];
+            for role48 in 0..2 {
+                let row47 = &input.joint[role48 * 4..(role48 + 1) * 4];
+                if row47[1] == 12 {
+                    let v3: Sym = row47[0];
+                    let v0: Sym = row47[2];
+                    let v1: Sym = row47[3];
+                    {
+                        let k44 = TABLE_6_P0[v3 as usize] as usize;
+                        if k44 != NONE as usize {
+                            let key46 = k44 * 1;
+                            for i45 in TABLE_6_AT0[key46]
+                                as usize..TABLE_6_AT0[key46 + 1] as usize
+                            {
+                                let row43 = &TABLE_6_BY0[i45];
+                                let v2: Sym = row43[1];
                                 self.next_bits
                                     .set(
-                                        64
+                                        0
                                             + {
-                                                let p = input.fluents.positions[64 + v0 as usize];
+                                                let p = input.fluents.positions[16 + v0 as usize];
                                                 if p == NONE {
-                                                    rt::outside_layout(&META, &[10, 0, 0, 0, v0]);
+                                                    rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
+                                                }
+                                                p as usize
+                                            } * 16
+                                            + {
+                                                let p = input.fluents.positions[32 + v1 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
+                                                }
+                                                p as usize
+                                            } * 4
+                                            + {
+                                                let p = input.fluents.positions[48 + v2 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                                 }
                                                 p as usize
                                             } * 1,
                                     );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            {
+                let lo49 = 0;
+                for bit50 in input.state.ones(lo49, lo49 + 64) {
+                    let offset51 = bit50 - 0;
+                    if 0 == 0 {
+                        let v0: Sym = [0, 3, 4, 5][(offset51 / 16) % 4];
+                        let v1: Sym = [0, 3, 4, 5][(offset51 / 4) % 4];
+                        let v2: Sym = [0, 6, 7, 9][(offset51 / 1) % 4];
+                        let v0_pos: usize = (offset51 / 16) % 4;
+                        let v1_pos: usize = (offset51 / 4) % 4;
+                        let v2_pos: usize = (offset51 / 1) % 4;
+                        if v2 != 9 {
+                            self.next_bits
+                                .set(0 + v0_pos * 16 + v1_pos * 4 + v2_pos * 1);
+                        }
+                    }
+                }
+            }
+        }
+        {
+            {
+                let lo55 = 0;
+                for bit56 in input.state.ones(lo55, lo55 + 64) {
+                    let offset57 = bit56 - 0;
+                    if 0 == 0 && (offset57 / 1) % 4 == 3 {
+                        let v0: Sym = [0, 3, 4, 5][(offset57 / 16) % 4];
+                        let v1: Sym = [0, 3, 4, 5][(offset57 / 4) % 4];
+                        let v0_pos: usize = (offset57 / 16) % 4;
+                        let v1_pos: usize = (offset57 / 4) % 4;
+                        let exists = 'found52: {
+                            {
+                                let p53 = POS_7[0 + v0 as usize] as usize;
+                                let p54 = POS_7[16 + v1 as usize] as usize;
+                                if p53 != NONE as usize && p54 != NONE as usize
+                                    && self.r7.has_bit(0 + p53 * 3 + p54 * 1)
+                                {
+                                    break 'found52 true;
+                                }
+                            }
+                            false
+                        };
+                        if !exists {
+                            self.next_bits.set(0 + v0_pos * 16 + v1_pos * 4 + 3 * 1);
+                        }
+                    }
+                }
+            }
+        }
+        {
+            {
+                let lo62 = 64;
+                for bit63 in input.state.ones(lo62, lo62 + 3) {
+                    let offset64 = bit63 - 64;
+                    if 0 == 0 && 0 == 0 && 0 == 0 {
+                        let v1: Sym = [0, 1, 2][(offset64 / 1) % 3];
+                        let v1_pos: usize = (offset64 / 1) % 3;
+                        {
+                            let k59 = TABLE_10_P0[v1 as usize] as usize;
+                            if k59 != NONE as usize {
+                                let key61 = k59 * 1;
+                                for i60 in TABLE_10_AT0[key61]
+                                    as usize..TABLE_10_AT0[key61 + 1] as usize
+                                {
+                                    let row58 = &TABLE_10_BY0[i60];
+                                    let v0: Sym = row58[1];
+                                    self.next_bits
+                                        .set(
+                                            64
+                                                + {
+                                                    let p = input.fluents.positions[64 + v0 as usize];
+                                                    if p == NONE {
+                                                        rt::outside_layout(&META, &[10, 0, 0, 0, v0]);
+                                                    }
+                                                    p as usize
+                                                } * 1,
+                                        );
+                                }
                             }
                         }
                     }
@@ -820,9 +888,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found68: {
+            let exists = 'found65: {
                 if !self.r9.is_empty() {
-                    break 'found68 true;
+                    break 'found65 true;
                 }
                 false
             };
