@@ -193,6 +193,8 @@ enum Dedupe {
         num_symbols: usize,
         strides: Vec<usize>,
         bits: Vec<u64>,
+        /// The words holding set bits.
+        dirty: Vec<u32>,
     },
     Hash(HashTable<u32>),
 }
@@ -202,6 +204,67 @@ struct Index {
     columns: Vec<usize>,
     heads: HashTable<u32>,
     next: Vec<u32>,
+}
+
+/// The tuples of a derived relation as bits only: one bit per tuple of the product of
+/// its column domains (the generated code numbers tuples and decodes bits), with the
+/// words that hold set bits listed so that clearing costs what was set.
+#[derive(Clone, Debug)]
+pub struct BitSet {
+    words: Vec<u64>,
+    dirty: Vec<u32>,
+}
+
+impl BitSet {
+    /// An empty set of `bits` bits.
+    pub fn new(bits: usize) -> Self {
+        BitSet {
+            words: vec![0; bits.div_ceil(64).max(1)],
+            dirty: Vec::new(),
+        }
+    }
+
+    /// Sets bit `bit`; true if it was clear.
+    #[inline]
+    pub fn insert(&mut self, bit: usize) -> bool {
+        let word = &mut self.words[bit / 64];
+        let mask = 1 << (bit % 64);
+        if *word & mask != 0 {
+            return false;
+        }
+        if *word == 0 {
+            self.dirty.push((bit / 64) as u32);
+        }
+        *word |= mask;
+        true
+    }
+
+    /// Whether bit `bit` is set.
+    #[inline]
+    pub fn has_bit(&self, bit: usize) -> bool {
+        self.words[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// Whether no bit is set.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.dirty.is_empty()
+    }
+
+    /// The words (for [`OnesCursor`]).
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Clears every bit, keeping the memory.
+    #[inline]
+    pub fn clear(&mut self) {
+        for &w in &self.dirty {
+            self.words[w as usize] = 0;
+        }
+        self.dirty.clear();
+    }
 }
 
 /// The tuples of one relation (or one memo table): a list of rows, kept unique by a
@@ -261,6 +324,7 @@ impl Store {
             num_symbols,
             strides,
             bits: vec![0; total.div_ceil(64)],
+            dirty: Vec::new(),
         };
         store
     }
@@ -302,21 +366,11 @@ impl Store {
     pub fn clear(&mut self) {
         match &mut self.dedupe {
             Dedupe::Flag => {}
-            Dedupe::Bits {
-                positions,
-                num_symbols,
-                strides,
-                bits,
-            } => {
-                if self.count * 4 > bits.len() {
-                    bits.iter_mut().for_each(|w| *w = 0);
-                } else {
-                    for row in self.rows.chunks_exact(self.arity) {
-                        if let Some(bit) = bit_of(positions, *num_symbols, strides, row) {
-                            bits[bit / 64] = 0;
-                        }
-                    }
+            Dedupe::Bits { bits, dirty, .. } => {
+                for &w in dirty.iter() {
+                    bits[w as usize] = 0;
                 }
+                dirty.clear();
             }
             Dedupe::Hash(table) => table.clear(),
         }
@@ -352,6 +406,7 @@ impl Store {
                 num_symbols,
                 strides,
                 bits,
+                ..
             } => match bit_of(positions, *num_symbols, strides, tuple) {
                 Some(bit) => bits[bit / 64] & (1 << (bit % 64)) != 0,
                 None => false,
@@ -391,11 +446,11 @@ impl Store {
         new
     }
 
-    /// Adds a tuple of a bitset store whose bit (mixed-radix number of the columns'
+    /// Adds a tuple of a bitset store whose bit (the mixed-radix number of its columns'
     /// positions in their domains) the caller computed; true if it was new.
     #[inline]
     pub fn insert_bit(&mut self, bit: usize, tuple: &[Sym]) -> bool {
-        let Dedupe::Bits { bits, .. } = &mut self.dedupe else {
+        let Dedupe::Bits { bits, dirty, .. } = &mut self.dedupe else {
             panic!("gdlc internal error: a bit inserted into a store without a bitset");
         };
         let word = &mut bits[bit / 64];
@@ -403,27 +458,12 @@ impl Store {
         if *word & mask != 0 {
             return false;
         }
+        if *word == 0 {
+            dirty.push((bit / 64) as u32);
+        }
         *word |= mask;
         self.push_row(tuple);
         true
-    }
-
-    /// Whether bit `bit` of a bitset store is set.
-    #[inline]
-    pub fn has_bit(&self, bit: usize) -> bool {
-        match &self.dedupe {
-            Dedupe::Bits { bits, .. } => bits[bit / 64] & (1 << (bit % 64)) != 0,
-            _ => false,
-        }
-    }
-
-    /// The words of a bitset store (empty for other stores).
-    #[inline]
-    pub fn words(&self) -> &[u64] {
-        match &self.dedupe {
-            Dedupe::Bits { bits, .. } => bits,
-            _ => &[],
-        }
     }
 
     /// Appends a new tuple's row and indexes it.
@@ -955,6 +995,8 @@ pub struct Interner {
     texts: Vec<String>,
     ranks: Vec<u32>,
     ranked: usize,
+    /// Scratch of [`Self::sort`].
+    keys: Vec<u64>,
     /// When the tuples have a small dense numbering: number → id (`NONE` if unseen).
     dense: Option<(Coder, Vec<u32>)>,
 }
@@ -969,6 +1011,7 @@ impl Interner {
             texts: Vec::new(),
             ranks: Vec::new(),
             ranked: 0,
+            keys: Vec::new(),
             dense: layout.filter(|(layout, _)| layout.bits <= MAX_DENSE).map(
                 |(layout, num_symbols)| {
                     (
@@ -1019,7 +1062,16 @@ impl Interner {
 
     fn sort(&mut self, ids: &mut [u32]) {
         self.rank();
-        ids.sort_unstable_by_key(|&id| self.ranks[id as usize]);
+        // Sorting packed (rank, id) words is cheaper than sorting ids by a looked-up key.
+        self.keys.clear();
+        self.keys.extend(
+            ids.iter()
+                .map(|&id| (u64::from(self.ranks[id as usize]) << 32) | u64::from(id)),
+        );
+        self.keys.sort_unstable();
+        for (id, key) in ids.iter_mut().zip(&self.keys) {
+            *id = *key as u32;
+        }
     }
 }
 
@@ -1292,19 +1344,24 @@ mod tests {
     }
 
     #[test]
-    fn cursor_steps_like_ones_and_bit_stores_take_bits() {
-        let mut store = Store::bitset(&[&[1, 2, 3], &[4, 5]], 6, &[]);
-        assert!(store.insert_bit(3, &[2, 5]));
-        assert!(!store.insert(&[2, 5]));
-        assert!(store.insert(&[3, 4]));
-        assert!(store.has_bit(3) && store.has_bit(4) && !store.has_bit(0));
-        let mut cursor = OnesCursor::new(store.words(), 0, 6);
-        let mut seen = Vec::new();
-        while let Some(bit) = cursor.next(store.words()) {
-            seen.push(bit);
+    fn cursor_steps_like_ones_over_a_bit_set() {
+        let mut set = BitSet::new(200);
+        assert!(set.is_empty());
+        for bit in [3, 4, 130, 199] {
+            assert!(set.insert(bit));
         }
-        assert_eq!(seen, [3, 4]);
-        assert_eq!(store.len(), 2);
+        assert!(!set.insert(4));
+        assert!(set.has_bit(3) && set.has_bit(130) && !set.has_bit(0));
+        let mut cursor = OnesCursor::new(set.words(), 4, 199);
+        let mut seen = Vec::new();
+        while let Some(bit) = cursor.next(set.words()) {
+            seen.push(bit);
+            set.insert(150); // mutating between steps is allowed
+        }
+        assert_eq!(seen, [4, 130, 150]);
+        set.clear();
+        assert!(set.is_empty() && !set.has_bit(130) && set.words().iter().all(|&w| w == 0));
+        assert!(set.insert(130));
     }
 
     #[test]

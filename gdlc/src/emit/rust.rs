@@ -328,10 +328,11 @@ impl<'a> Emitter<'a> {
             && !self.is_demand(r)
     }
 
-    /// The numbered columns `(column, stride, domain)` of a derived relation kept in a
-    /// bitset store (strides as `rt::Store::bitset` computes them), queried and filled
-    /// bit by bit; `None` for other relations.
-    fn bit_columns(&self, r: RelationId) -> Option<Vec<(usize, usize, Vec<SymbolId>)>> {
+    /// The numbered columns `(column, stride, domain)` of a derived relation stored in
+    /// a bitset (bit = mixed-radix number of the columns' positions in their domains,
+    /// strides as `rt::Store::bitset` computes them, a positions table emitted);
+    /// `None` for other relations.
+    fn numbered_columns(&self, r: RelationId) -> Option<Vec<(usize, usize, Vec<SymbolId>)>> {
         let relation_plan = &self.plan.relations[r.0 as usize];
         let arity = self.arity(r);
         let bitset = matches!(relation_plan.storage, Storage::Bitset { .. })
@@ -344,13 +345,26 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let columns = &self.ir.relation(r).columns;
+        if columns.iter().any(|c| c.domain.is_empty()) {
+            return None;
+        }
         let mut stride = 1;
         let mut numbered = vec![(0, 0, Vec::new()); arity];
         for c in (0..arity).rev() {
             numbered[c] = (c, stride, columns[c].domain.clone());
-            stride *= columns[c].domain.len().max(1);
+            stride *= columns[c].domain.len();
         }
         Some(numbered)
+    }
+
+    /// The numbered columns of a derived relation kept as bits only (an `rt::BitSet`),
+    /// queried, filled and scanned bit by bit: a bitset relation that is not an entry
+    /// (the runtime reads `legal`, `goal`, … as rows of a store).
+    fn bit_columns(&self, r: RelationId) -> Option<Vec<(usize, usize, Vec<SymbolId>)>> {
+        if self.ir.relation(r).keyword.is_some() {
+            return None;
+        }
+        self.numbered_columns(r)
     }
 
     /// The positions table of a bitset relation.
@@ -440,7 +454,7 @@ impl<'a> Emitter<'a> {
             }
             let name = Self::store(id);
             let bit_columns = self.bit_columns(id);
-            if let Some(numbered) = &bit_columns {
+            if let Some(numbered) = &self.numbered_columns(id) {
                 let table = Self::positions(id);
                 let mut positions = vec![u32::MAX; arity * ir.symbols.len()];
                 for (c, _, domain) in numbered {
@@ -491,6 +505,14 @@ impl<'a> Emitter<'a> {
                 let doc = format!("The tuples of `{}`, sorted.", relation.key());
                 statics.push(quote!(#[doc = #doc] static #table: [[Sym; #arity_lit]; #count] = [#(#rows),*];));
                 make = quote!(#make.with_rows(#table.as_flattened(), #count));
+            }
+            if let Some(numbered) = &bit_columns {
+                let bits = lit(numbered
+                    .first()
+                    .map_or(1, |(_, stride, domain)| stride * domain.len().max(1)));
+                fields.push(quote!(#name: rt::BitSet));
+                inits.push(quote!(#name: rt::BitSet::new(#bits)));
+                continue;
             }
             fields.push(quote!(#name: rt::Store));
             inits.push(quote!(#name: #make));
@@ -862,7 +884,10 @@ impl<'a> Emitter<'a> {
                             .map(|b| b.columns.clone()),
                         _ => None,
                     }
-                } else if matches!(query.access, Access::Member | Access::Index(_)) {
+                } else if matches!(
+                    query.access,
+                    Access::Member | Access::Index(_) | Access::Scan
+                ) {
                     self.bit_columns(query.relation)
                 } else {
                     None
@@ -940,7 +965,7 @@ impl<'a> Emitter<'a> {
                 match sink {
                     Sink::Layer if arity > 0 && Some(head) != self.next_rel => {
                         let store = Self::store(head);
-                        if let Some(numbered) = self.bit_columns(head) {
+                        if let Some(numbered) = self.numbered_columns(head) {
                             let table = Self::positions(head);
                             let num_symbols = self.ir.symbols.len();
                             let terms = numbered.iter().map(|(c, stride, _)| {
@@ -950,6 +975,11 @@ impl<'a> Emitter<'a> {
                                 quote!(#table[#offset + tuple[#c] as usize] as usize * #stride)
                             });
                             let arity = lit(arity);
+                            let insert = if self.bit_columns(head).is_some() {
+                                quote!(self.#store.insert(bit))
+                            } else {
+                                quote!(self.#store.insert_bit(bit, tuple))
+                            };
                             return Ok(quote! {
                                 {
                                     #body
@@ -958,7 +988,7 @@ impl<'a> Emitter<'a> {
                                     let pending = std::mem::take(&mut self.pending);
                                     for tuple in pending.chunks_exact(#arity) {
                                         let bit = #(#terms)+*;
-                                        self.grew |= self.#store.insert_bit(bit, tuple);
+                                        self.grew |= #insert;
                                     }
                                     self.pending = pending;
                                     self.pending.clear();
@@ -1235,12 +1265,13 @@ impl<'a> Emitter<'a> {
             )));
         }
         let store = Self::store(r);
-        if matches!(query.access, Access::Member | Access::Index(_))
-            && let Some(numbered) = self.bit_columns(r)
-        {
+        if let Some(numbered) = self.bit_columns(r) {
+            if query.access == Access::Flag {
+                return Ok(quote!(if !self.#store.is_empty() { #then }));
+            }
             let size = numbered
                 .first()
-                .map_or(1, |(_, stride, domain)| stride * domain.len());
+                .map_or(1, |(_, stride, domain)| stride * domain.len().max(1));
             let table = Self::positions(r);
             let source = BitSource {
                 base: 0,

@@ -39,7 +39,7 @@ pub const STATIC_LIMIT: usize = 2_000_000;
 
 /// The largest tuple space stored as a bitset (bits), per evaluation phase.
 const BITSET_LIMIT_STATIC: f64 = (1u64 << 20) as f64;
-const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 14) as f64;
+const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 18) as f64;
 
 /// Plans an analysed game.
 pub fn plan(ir: &Ir) -> Result<Plan, Diagnostic> {

@@ -199,6 +199,20 @@ static TABLE_9: [[Sym; 5]; 33] = [
     [11, 10, 10, 2, 0],
     [12, 0, 0, 0, 1],
 ];
+///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
+static POS_10: [u32; 102] = [
+    4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 1, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4, 5,
+    6, 7, 8, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0,
+    4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 7, 8, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 7,
+    8, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0,
+    4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 7, 8, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295,
+];
 ///Position of each symbol in each column's domain of `occupied/2` (`u32::MAX`: none).
 static POS_12: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
@@ -323,22 +337,22 @@ pub struct Rules {
     fixpoints: rt::Fixpoints,
     next_bits: State,
     r0: rt::Store,
-    r2: rt::Store,
-    r3: rt::Store,
+    r2: rt::BitSet,
+    r3: rt::BitSet,
     r4: rt::Store,
     r5: rt::Store,
     r6: rt::Store,
-    r7: rt::Store,
+    r7: rt::BitSet,
     r8: rt::Store,
     r9: rt::Store,
     r10: rt::Store,
-    r12: rt::Store,
+    r12: rt::BitSet,
     r13: rt::Store,
     r14: rt::Store,
     r15: rt::Store,
     r16: rt::Store,
-    r18: rt::Store,
-    r19: rt::Store,
+    r18: rt::BitSet,
+    r19: rt::BitSet,
 }
 #[allow(
     dead_code,
@@ -371,16 +385,8 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_0.as_flattened(), 14),
-            r2: rt::Store::bitset(
-                &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
-                17,
-                &[],
-            ),
-            r3: rt::Store::bitset(
-                &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
-                17,
-                &[],
-            ),
+            r2: rt::BitSet::new(64),
+            r3: rt::BitSet::new(64),
             r4: rt::Store::bitset(
                     &[&[1, 2], &[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
                     17,
@@ -390,7 +396,7 @@ impl rt::Rules<WORDS> for Rules {
             r5: rt::Store::bitset(&[&[1, 2], &[15, 16]], 17, &[]),
             r6: rt::Store::bitset(&[&[1, 2], &[3, 10]], 17, &[])
                 .with_rows(TABLE_6.as_flattened(), 2),
-            r7: rt::Store::bitset(&[&[1, 2]], 17, &[]),
+            r7: rt::BitSet::new(2),
             r8: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9, 10]], 17, &[])
                 .with_rows(TABLE_8.as_flattened(), 8),
             r9: rt::Store::bitset(
@@ -405,12 +411,19 @@ impl rt::Rules<WORDS> for Rules {
                     &[],
                 )
                 .with_rows(TABLE_9.as_flattened(), 33),
-            r10: rt::Store::hashed(6, &[]),
-            r12: rt::Store::bitset(
-                &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
+            r10: rt::Store::bitset(
+                &[
+                    &[1, 2],
+                    &[13, 14],
+                    &[0, 3, 4, 5, 6, 7, 8, 9, 10],
+                    &[0, 3, 4, 5, 6, 7, 8, 9, 10],
+                    &[0, 3, 4, 5, 6, 7, 8, 9, 10],
+                    &[0, 3, 4, 5, 6, 7, 8, 9, 10],
+                ],
                 17,
                 &[],
             ),
+            r12: rt::BitSet::new(64),
             r13: rt::Store::bitset(&[&[1, 2], &[1, 2]], 17, &[&[0], &[1]])
                 .with_rows(TABLE_13.as_flattened(), 2),
             r14: rt::Store::bitset(&[&[1, 2]], 17, &[])
@@ -422,12 +435,8 @@ impl rt::Rules<WORDS> for Rules {
                 )
                 .with_rows(TABLE_15.as_flattened(), 7),
             r16: rt::Store::hashed(0, &[]),
-            r18: rt::Store::bitset(
-                &[&[3, 4, 5, 6, 7, 8, 9, 10], &[3, 4, 5, 6, 7, 8, 9, 10]],
-                17,
-                &[],
-            ),
-            r19: rt::Store::bitset(&[&[1, 2]], 17, &[]),
+            r18: rt::BitSet::new(64),
+            r19: rt::BitSet::new(2),
         }
     }
     fn forget(&mut self, changed: rt::Changed) {
@@ -595,7 +604,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_12[0 + tuple[0] as usize] as usize * 8
                     + POS_12[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r12.insert_bit(bit, tuple);
+                self.grew |= self.r12.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -631,7 +640,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_2[0 + tuple[0] as usize] as usize * 8
                     + POS_2[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r2.insert_bit(bit, tuple);
+                self.grew |= self.r2.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -657,7 +666,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_3[0 + tuple[0] as usize] as usize * 8
                     + POS_3[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r3.insert_bit(bit, tuple);
+                self.grew |= self.r3.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -686,7 +695,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_7[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r7.insert_bit(bit, tuple);
+                self.grew |= self.r7.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -723,7 +732,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r19.insert_bit(bit, tuple);
+                self.grew |= self.r19.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -750,7 +759,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r19.insert_bit(bit, tuple);
+                self.grew |= self.r19.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -759,10 +768,15 @@ impl Rules {
     ///Layer 13: `goal/2`.
     fn layer13(&mut self, input: &Input) {
         {
-            for i23 in 0..self.r19.len() {
-                let row22 = self.r19.row(i23);
-                let v0: Sym = row22[0];
-                self.pending.extend_from_slice(&[v0, 15]);
+            {
+                let lo22 = 0;
+                let mut cursor25 = rt::OnesCursor::new(self.r19.words(), lo22, lo22 + 2);
+                while let Some(bit23) = cursor25.next(self.r19.words()) {
+                    let offset24 = bit23 - 0;
+                    let v0: Sym = [1, 2][(offset24 / 1) % 2];
+                    let v0_pos: usize = (offset24 / 1) % 2;
+                    self.pending.extend_from_slice(&[v0, 15]);
+                }
             }
         }
         {
@@ -776,12 +790,12 @@ impl Rules {
             self.pending.clear();
         }
         {
-            for row25 in TABLE_13.iter() {
-                let v0: Sym = row25[0];
-                let v1: Sym = row25[1];
+            for row27 in TABLE_13.iter() {
+                let v0: Sym = row27[0];
+                let v1: Sym = row27[1];
                 {
-                    let p24 = POS_19[0 + v1 as usize] as usize;
-                    if p24 != NONE as usize && self.r19.has_bit(0 + p24 * 1) {
+                    let p26 = POS_19[0 + v1 as usize] as usize;
+                    if p26 != NONE as usize && self.r19.has_bit(0 + p26 * 1) {
                         self.pending.extend_from_slice(&[v0, 16]);
                     }
                 }
@@ -802,40 +816,40 @@ impl Rules {
     fn layer15(&mut self, input: &Input) {
         {
             {
-                let lo36 = 243;
-                for bit37 in input.state.ones(lo36, lo36 + 3) {
-                    let offset38 = bit37 - 243;
+                let lo38 = 243;
+                for bit39 in input.state.ones(lo38, lo38 + 3) {
+                    let offset40 = bit39 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset38 / 1) % 3];
-                        let v0_pos: usize = (offset38 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset40 / 1) % 3];
+                        let v0_pos: usize = (offset40 / 1) % 3;
                         {
-                            let lo33 = 0;
-                            for bit34 in input.state.ones(lo33, lo33 + 243) {
-                                let offset35 = bit34 - 0;
-                                if 0 == 0 && (offset35 / 1) % 3 == v0_pos {
+                            let lo35 = 0;
+                            for bit36 in input.state.ones(lo35, lo35 + 243) {
+                                let offset37 = bit36 - 0;
+                                if 0 == 0 && (offset37 / 1) % 3 == v0_pos {
                                     let v1: Sym = [
                                         0, 3, 4, 5, 6, 7, 8, 9, 10,
-                                    ][(offset35 / 27) % 9];
+                                    ][(offset37 / 27) % 9];
                                     let v2: Sym = [
                                         0, 3, 4, 5, 6, 7, 8, 9, 10,
-                                    ][(offset35 / 3) % 9];
-                                    let v1_pos: usize = (offset35 / 27) % 9;
-                                    let v2_pos: usize = (offset35 / 3) % 9;
+                                    ][(offset37 / 3) % 9];
+                                    let v1_pos: usize = (offset37 / 27) % 9;
+                                    let v2_pos: usize = (offset37 / 3) % 9;
                                     {
-                                        let k29 = TABLE_4_P0[v0 as usize] as usize;
-                                        let k30 = TABLE_4_P1[v2 as usize] as usize;
-                                        if k29 != NONE as usize && k30 != NONE as usize {
-                                            let key32 = k29 * 8 + k30 * 1;
-                                            for i31 in TABLE_4_AT0_1[key32]
-                                                as usize..TABLE_4_AT0_1[key32 + 1] as usize
+                                        let k31 = TABLE_4_P0[v0 as usize] as usize;
+                                        let k32 = TABLE_4_P1[v2 as usize] as usize;
+                                        if k31 != NONE as usize && k32 != NONE as usize {
+                                            let key34 = k31 * 8 + k32 * 1;
+                                            for i33 in TABLE_4_AT0_1[key34]
+                                                as usize..TABLE_4_AT0_1[key34 + 1] as usize
                                             {
-                                                let row28 = &TABLE_4_BY0_1[i31];
-                                                let v3: Sym = row28[2];
+                                                let row30 = &TABLE_4_BY0_1[i33];
+                                                let v3: Sym = row30[2];
                                                 {
-                                                    let p26 = POS_2[0 + v1 as usize] as usize;
-                                                    let p27 = POS_2[17 + v3 as usize] as usize;
-                                                    if p26 != NONE as usize && p27 != NONE as usize
-                                                        && self.r2.has_bit(0 + p26 * 8 + p27 * 1)
+                                                    let p28 = POS_2[0 + v1 as usize] as usize;
+                                                    let p29 = POS_2[17 + v3 as usize] as usize;
+                                                    if p28 != NONE as usize && p29 != NONE as usize
+                                                        && self.r2.has_bit(0 + p28 * 8 + p29 * 1)
                                                     {
                                                         self.pending.extend_from_slice(&[v0, 14, v1, v2, v1, v3]);
                                                     }
@@ -853,61 +867,67 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(6) {
-                self.grew |= self.r10.insert(tuple);
+                let bit = POS_10[0 + tuple[0] as usize] as usize * 13122
+                    + POS_10[17 + tuple[1] as usize] as usize * 6561
+                    + POS_10[34 + tuple[2] as usize] as usize * 729
+                    + POS_10[51 + tuple[3] as usize] as usize * 81
+                    + POS_10[68 + tuple[4] as usize] as usize * 9
+                    + POS_10[85 + tuple[5] as usize] as usize * 1;
+                self.grew |= self.r10.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo54 = 243;
-                for bit55 in input.state.ones(lo54, lo54 + 3) {
-                    let offset56 = bit55 - 243;
+                let lo56 = 243;
+                for bit57 in input.state.ones(lo56, lo56 + 3) {
+                    let offset58 = bit57 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset56 / 1) % 3];
-                        let v0_pos: usize = (offset56 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset58 / 1) % 3];
+                        let v0_pos: usize = (offset58 / 1) % 3;
                         {
-                            let lo51 = 0;
-                            for bit52 in input.state.ones(lo51, lo51 + 243) {
-                                let offset53 = bit52 - 0;
-                                if 0 == 0 && (offset53 / 1) % 3 == v0_pos {
+                            let lo53 = 0;
+                            for bit54 in input.state.ones(lo53, lo53 + 243) {
+                                let offset55 = bit54 - 0;
+                                if 0 == 0 && (offset55 / 1) % 3 == v0_pos {
                                     let v1: Sym = [
                                         0, 3, 4, 5, 6, 7, 8, 9, 10,
-                                    ][(offset53 / 27) % 9];
+                                    ][(offset55 / 27) % 9];
                                     let v2: Sym = [
                                         0, 3, 4, 5, 6, 7, 8, 9, 10,
-                                    ][(offset53 / 3) % 9];
-                                    let v1_pos: usize = (offset53 / 27) % 9;
-                                    let v2_pos: usize = (offset53 / 3) % 9;
+                                    ][(offset55 / 3) % 9];
+                                    let v1_pos: usize = (offset55 / 27) % 9;
+                                    let v2_pos: usize = (offset55 / 3) % 9;
                                     {
-                                        let k47 = TABLE_4_P0[v0 as usize] as usize;
-                                        let k48 = TABLE_4_P1[v2 as usize] as usize;
-                                        if k47 != NONE as usize && k48 != NONE as usize {
-                                            let key50 = k47 * 8 + k48 * 1;
-                                            for i49 in TABLE_4_AT0_1[key50]
-                                                as usize..TABLE_4_AT0_1[key50 + 1] as usize
+                                        let k49 = TABLE_4_P0[v0 as usize] as usize;
+                                        let k50 = TABLE_4_P1[v2 as usize] as usize;
+                                        if k49 != NONE as usize && k50 != NONE as usize {
+                                            let key52 = k49 * 8 + k50 * 1;
+                                            for i51 in TABLE_4_AT0_1[key52]
+                                                as usize..TABLE_4_AT0_1[key52 + 1] as usize
                                             {
-                                                let row46 = &TABLE_4_BY0_1[i49];
-                                                let v4: Sym = row46[2];
+                                                let row48 = &TABLE_4_BY0_1[i51];
+                                                let v4: Sym = row48[2];
                                                 {
-                                                    let k43 = TABLE_0_P0[v1 as usize] as usize;
-                                                    if k43 != NONE as usize {
-                                                        let key45 = k43 * 1;
-                                                        for i44 in TABLE_0_AT0[key45]
-                                                            as usize..TABLE_0_AT0[key45 + 1] as usize
+                                                    let k45 = TABLE_0_P0[v1 as usize] as usize;
+                                                    if k45 != NONE as usize {
+                                                        let key47 = k45 * 1;
+                                                        for i46 in TABLE_0_AT0[key47]
+                                                            as usize..TABLE_0_AT0[key47 + 1] as usize
                                                         {
-                                                            let row42 = &TABLE_0_BY0[i44];
-                                                            let v3: Sym = row42[1];
-                                                            let exists = 'found39: {
+                                                            let row44 = &TABLE_0_BY0[i46];
+                                                            let v3: Sym = row44[1];
+                                                            let exists = 'found41: {
                                                                 {
-                                                                    let p40 = input.fluents.positions[17 + v3 as usize]
+                                                                    let p42 = input.fluents.positions[17 + v3 as usize]
                                                                         as usize;
-                                                                    let p41 = input.fluents.positions[34 + v4 as usize]
+                                                                    let p43 = input.fluents.positions[34 + v4 as usize]
                                                                         as usize;
-                                                                    if p40 != NONE as usize && p41 != NONE as usize && 0 == 0
-                                                                        && input.state.get(0 + p40 * 27 + p41 * 3 + v0_pos * 1)
+                                                                    if p42 != NONE as usize && p43 != NONE as usize && 0 == 0
+                                                                        && input.state.get(0 + p42 * 27 + p43 * 3 + v0_pos * 1)
                                                                     {
-                                                                        break 'found39 true;
+                                                                        break 'found41 true;
                                                                     }
                                                                 }
                                                                 false
@@ -931,28 +951,34 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(6) {
-                self.grew |= self.r10.insert(tuple);
+                let bit = POS_10[0 + tuple[0] as usize] as usize * 13122
+                    + POS_10[17 + tuple[1] as usize] as usize * 6561
+                    + POS_10[34 + tuple[2] as usize] as usize * 729
+                    + POS_10[51 + tuple[3] as usize] as usize * 81
+                    + POS_10[68 + tuple[4] as usize] as usize * 9
+                    + POS_10[85 + tuple[5] as usize] as usize * 1;
+                self.grew |= self.r10.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo61 = 243;
-                for bit62 in input.state.ones(lo61, lo61 + 3) {
-                    let offset63 = bit62 - 243;
+                let lo63 = 243;
+                for bit64 in input.state.ones(lo63, lo63 + 3) {
+                    let offset65 = bit64 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset63 / 1) % 3];
-                        let v1_pos: usize = (offset63 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset65 / 1) % 3];
+                        let v1_pos: usize = (offset65 / 1) % 3;
                         {
-                            let k58 = TABLE_13_P1[v1 as usize] as usize;
-                            if k58 != NONE as usize {
-                                let key60 = k58 * 1;
-                                for i59 in TABLE_13_AT1[key60]
-                                    as usize..TABLE_13_AT1[key60 + 1] as usize
+                            let k60 = TABLE_13_P1[v1 as usize] as usize;
+                            if k60 != NONE as usize {
+                                let key62 = k60 * 1;
+                                for i61 in TABLE_13_AT1[key62]
+                                    as usize..TABLE_13_AT1[key62 + 1] as usize
                                 {
-                                    let row57 = &TABLE_13_BY1[i59];
-                                    let v0: Sym = row57[0];
+                                    let row59 = &TABLE_13_BY1[i61];
+                                    let v0: Sym = row59[0];
                                     self.pending.extend_from_slice(&[v0, 13, 0, 0, 0, 0]);
                                 }
                             }
@@ -964,7 +990,13 @@ impl Rules {
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(6) {
-                self.grew |= self.r10.insert(tuple);
+                let bit = POS_10[0 + tuple[0] as usize] as usize * 13122
+                    + POS_10[17 + tuple[1] as usize] as usize * 6561
+                    + POS_10[34 + tuple[2] as usize] as usize * 729
+                    + POS_10[51 + tuple[3] as usize] as usize * 81
+                    + POS_10[68 + tuple[4] as usize] as usize * 9
+                    + POS_10[85 + tuple[5] as usize] as usize * 1;
+                self.grew |= self.r10.insert_bit(bit, tuple);
             }
             self.pending = pending;
             self.pending.clear();
@@ -973,14 +1005,14 @@ impl Rules {
     ///Layer 16: `vacated/2`.
     fn layer16(&mut self, input: &Input) {
         {
-            for role65 in 0..2 {
-                let row64 = &input.joint[role65 * 6..(role65 + 1) * 6];
-                if row64[1] == 14 {
-                    let v2: Sym = row64[0];
-                    let v0: Sym = row64[2];
-                    let v1: Sym = row64[3];
-                    let v3: Sym = row64[4];
-                    let v4: Sym = row64[5];
+            for role67 in 0..2 {
+                let row66 = &input.joint[role67 * 6..(role67 + 1) * 6];
+                if row66[1] == 14 {
+                    let v2: Sym = row66[0];
+                    let v0: Sym = row66[2];
+                    let v1: Sym = row66[3];
+                    let v3: Sym = row66[4];
+                    let v4: Sym = row66[5];
                     self.pending.extend_from_slice(&[v0, v1]);
                 }
             }
@@ -990,7 +1022,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_18[0 + tuple[0] as usize] as usize * 8
                     + POS_18[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r18.insert_bit(bit, tuple);
+                self.grew |= self.r18.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -999,14 +1031,14 @@ impl Rules {
     ///Layer 17: `next/1`.
     fn layer17(&mut self, input: &Input) {
         {
-            for role67 in 0..2 {
-                let row66 = &input.joint[role67 * 6..(role67 + 1) * 6];
-                if row66[1] == 14 {
-                    let v2: Sym = row66[0];
-                    let v3: Sym = row66[2];
-                    let v4: Sym = row66[3];
-                    let v0: Sym = row66[4];
-                    let v1: Sym = row66[5];
+            for role69 in 0..2 {
+                let row68 = &input.joint[role69 * 6..(role69 + 1) * 6];
+                if row68[1] == 14 {
+                    let v2: Sym = row68[0];
+                    let v3: Sym = row68[2];
+                    let v4: Sym = row68[3];
+                    let v0: Sym = row68[4];
+                    let v1: Sym = row68[5];
                     self.next_bits
                         .set(
                             0
@@ -1037,37 +1069,37 @@ impl Rules {
         }
         {
             {
-                let lo74 = 0;
-                for bit75 in input.state.ones(lo74, lo74 + 243) {
-                    let offset76 = bit75 - 0;
+                let lo76 = 0;
+                for bit77 in input.state.ones(lo76, lo76 + 243) {
+                    let offset78 = bit77 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset76 / 27) % 9];
-                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset76 / 3) % 9];
-                        let v2: Sym = [0, 1, 2][(offset76 / 1) % 3];
-                        let v0_pos: usize = (offset76 / 27) % 9;
-                        let v1_pos: usize = (offset76 / 3) % 9;
-                        let v2_pos: usize = (offset76 / 1) % 3;
-                        let exists = 'found71: {
+                        let v0: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset78 / 27) % 9];
+                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9, 10][(offset78 / 3) % 9];
+                        let v2: Sym = [0, 1, 2][(offset78 / 1) % 3];
+                        let v0_pos: usize = (offset78 / 27) % 9;
+                        let v1_pos: usize = (offset78 / 3) % 9;
+                        let v2_pos: usize = (offset78 / 1) % 3;
+                        let exists = 'found73: {
                             {
-                                let p72 = POS_18[0 + v0 as usize] as usize;
-                                let p73 = POS_18[17 + v1 as usize] as usize;
-                                if p72 != NONE as usize && p73 != NONE as usize
-                                    && self.r18.has_bit(0 + p72 * 8 + p73 * 1)
+                                let p74 = POS_18[0 + v0 as usize] as usize;
+                                let p75 = POS_18[17 + v1 as usize] as usize;
+                                if p74 != NONE as usize && p75 != NONE as usize
+                                    && self.r18.has_bit(0 + p74 * 8 + p75 * 1)
                                 {
-                                    break 'found71 true;
+                                    break 'found73 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found68: {
+                            let exists = 'found70: {
                                 {
-                                    let p69 = POS_3[0 + v0 as usize] as usize;
-                                    let p70 = POS_3[17 + v1 as usize] as usize;
-                                    if p69 != NONE as usize && p70 != NONE as usize
-                                        && self.r3.has_bit(0 + p69 * 8 + p70 * 1)
+                                    let p71 = POS_3[0 + v0 as usize] as usize;
+                                    let p72 = POS_3[17 + v1 as usize] as usize;
+                                    if p71 != NONE as usize && p72 != NONE as usize
+                                        && self.r3.has_bit(0 + p71 * 8 + p72 * 1)
                                     {
-                                        break 'found68 true;
+                                        break 'found70 true;
                                     }
                                 }
                                 false
@@ -1083,21 +1115,21 @@ impl Rules {
         }
         {
             {
-                let lo81 = 243;
-                for bit82 in input.state.ones(lo81, lo81 + 3) {
-                    let offset83 = bit82 - 243;
+                let lo83 = 243;
+                for bit84 in input.state.ones(lo83, lo83 + 3) {
+                    let offset85 = bit84 - 243;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset83 / 1) % 3];
-                        let v1_pos: usize = (offset83 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset85 / 1) % 3];
+                        let v1_pos: usize = (offset85 / 1) % 3;
                         {
-                            let k78 = TABLE_13_P0[v1 as usize] as usize;
-                            if k78 != NONE as usize {
-                                let key80 = k78 * 1;
-                                for i79 in TABLE_13_AT0[key80]
-                                    as usize..TABLE_13_AT0[key80 + 1] as usize
+                            let k80 = TABLE_13_P0[v1 as usize] as usize;
+                            if k80 != NONE as usize {
+                                let key82 = k80 * 1;
+                                for i81 in TABLE_13_AT0[key82]
+                                    as usize..TABLE_13_AT0[key82 + 1] as usize
                                 {
-                                    let row77 = &TABLE_13_BY0[i79];
-                                    let v0: Sym = row77[1];
+                                    let row79 = &TABLE_13_BY0[i81];
+                                    let v0: Sym = row79[1];
                                     self.next_bits
                                         .set(
                                             243
@@ -1120,10 +1152,15 @@ impl Rules {
     ///Layer 19: `terminal/0`.
     fn layer19(&mut self, input: &Input) {
         {
-            for i85 in 0..self.r19.len() {
-                let row84 = self.r19.row(i85);
-                let v0: Sym = row84[0];
-                self.grew |= self.r16.insert(&[]);
+            {
+                let lo86 = 0;
+                let mut cursor89 = rt::OnesCursor::new(self.r19.words(), lo86, lo86 + 2);
+                while let Some(bit87) = cursor89.next(self.r19.words()) {
+                    let offset88 = bit87 - 0;
+                    let v0: Sym = [1, 2][(offset88 / 1) % 2];
+                    let v0_pos: usize = (offset88 / 1) % 2;
+                    self.grew |= self.r16.insert(&[]);
+                }
             }
         }
     }

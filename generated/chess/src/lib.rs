@@ -9087,65 +9087,65 @@ pub struct Rules {
     fixpoints: rt::Fixpoints,
     next_bits: State,
     r0: rt::Store,
-    r1: rt::Store,
-    r2: rt::Store,
-    r3: rt::Store,
+    r1: rt::BitSet,
+    r2: rt::BitSet,
+    r3: rt::BitSet,
     r4: rt::Store,
-    r5: rt::Store,
+    r5: rt::BitSet,
     r6: rt::Store,
     r7: rt::Store,
-    r8: rt::Store,
+    r8: rt::BitSet,
     r9: rt::Store,
-    r10: rt::Store,
+    r10: rt::BitSet,
     r11: rt::Store,
-    r12: rt::Store,
-    r13: rt::Store,
+    r12: rt::BitSet,
+    r13: rt::BitSet,
     r15: rt::Store,
-    r16: rt::Store,
-    r17: rt::Store,
-    r18: rt::Store,
-    r19: rt::Store,
+    r16: rt::BitSet,
+    r17: rt::BitSet,
+    r18: rt::BitSet,
+    r19: rt::BitSet,
     m20_0: rt::Memo,
     m20_1: rt::Memo,
-    r21: rt::Store,
-    r22: rt::Store,
+    r21: rt::BitSet,
+    r22: rt::BitSet,
     r23: rt::Store,
     r24: rt::Store,
     r25: rt::Store,
-    r26: rt::Store,
+    r26: rt::BitSet,
     r27: rt::Store,
     r28: rt::Store,
-    r29: rt::Store,
+    r29: rt::BitSet,
     r30: rt::Store,
-    r31: rt::Store,
+    r31: rt::BitSet,
     r32: rt::Store,
     r33: rt::Store,
     r34: rt::Store,
     r35: rt::Store,
-    r37: rt::Store,
+    r37: rt::BitSet,
     r38: rt::Store,
     r39: rt::Store,
     r40: rt::Store,
     r41: rt::Store,
     r42: rt::Store,
-    r43: rt::Store,
-    r44: rt::Store,
-    r45: rt::Store,
+    r43: rt::BitSet,
+    r44: rt::BitSet,
+    r45: rt::BitSet,
     r46: rt::Store,
     r47: rt::Store,
     r48: rt::Store,
-    r49: rt::Store,
+    r49: rt::BitSet,
     r50: rt::Store,
-    r51: rt::Store,
-    r52: rt::Store,
+    r51: rt::BitSet,
+    r52: rt::BitSet,
     r53: rt::Store,
     r54: rt::Store,
     m55_0: rt::Memo,
     m55_1: rt::Memo,
     r56: rt::Store,
-    r57: rt::Store,
-    r59: rt::Store,
-    r60: rt::Store,
+    r57: rt::BitSet,
+    r59: rt::BitSet,
+    r60: rt::BitSet,
 }
 #[allow(
     dead_code,
@@ -9198,27 +9198,16 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0], &[0, 1], &[1], &[1, 2]],
                 )
                 .with_rows(TABLE_0.as_flattened(), 420),
-            r1: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r2: rt::Store::bitset(&[&[1, 2], &[287, 288]], 299, &[]),
-            r3: rt::Store::bitset(&[&[1, 2], &[287, 288]], 299, &[]),
+            r1: rt::BitSet::new(64),
+            r2: rt::BitSet::new(4),
+            r3: rt::BitSet::new(4),
             r4: rt::Store::bitset(
                     &[&[1, 2], &[287, 288], &[3, 12, 18, 74, 79, 82]],
                     299,
                     &[],
                 )
                 .with_rows(TABLE_4.as_flattened(), 8),
-            r5: rt::Store::bitset(&[&[1, 2], &[287, 288]], 299, &[]),
+            r5: rt::BitSet::new(4),
             r6: rt::Store::bitset(
                     &[&[1, 2], &[287, 288], &[6, 8, 10, 14, 16, 76, 77, 78, 80, 81]],
                     299,
@@ -9231,7 +9220,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_7.as_flattened(), 8),
-            r8: rt::Store::bitset(&[&[1, 2], &[287, 288]], 299, &[]),
+            r8: rt::BitSet::new(4),
             r9: rt::Store::bitset(
                     &[
                         &[1, 2],
@@ -9245,121 +9234,19 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0], &[0, 1], &[0, 2, 3]],
                 )
                 .with_rows(TABLE_9.as_flattened(), 4),
-            r10: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r10: rt::BitSet::new(64),
             r11: rt::Store::hashed(0, &[]),
-            r12: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r13: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[1, 2],
-                ],
-                299,
-                &[],
-            ),
+            r12: rt::BitSet::new(64),
+            r13: rt::BitSet::new(128),
             r15: rt::Store::hashed(0, &[]),
-            r16: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[283, 284, 285, 286, 290, 291],
-                ],
-                299,
-                &[],
-            ),
-            r17: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                ],
-                299,
-                &[],
-            ),
-            r18: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r19: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r16: rt::BitSet::new(384),
+            r17: rt::BitSet::new(512),
+            r18: rt::BitSet::new(64),
+            r19: rt::BitSet::new(64),
             m20_0: rt::Memo::new(3, 2),
             m20_1: rt::Memo::new(3, 3),
-            r21: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r22: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r21: rt::BitSet::new(64),
+            r22: rt::BitSet::new(64),
             r23: rt::Store::bitset(
                     &[&[4, 7, 9, 11, 13, 15, 17], &[7, 9, 11, 13, 15, 17, 19]],
                     299,
@@ -9387,18 +9274,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[],
                 )
                 .with_rows(TABLE_25.as_flattened(), 38),
-            r26: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r26: rt::BitSet::new(64),
             r27: rt::Store::bitset(
                     &[&[13, 276, 277, 278], &[13, 276, 277, 278]],
                     299,
@@ -9426,19 +9302,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_28.as_flattened(), 336),
-            r29: rt::Store::bitset(
-                &[
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r29: rt::BitSet::new(512),
             r30: rt::Store::bitset(
                     &[
                         &[1, 2],
@@ -9454,34 +9318,12 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_30.as_flattened(), 16),
-            r31: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r31: rt::BitSet::new(64),
             r32: rt::Store::hashed(7, &[]),
             r33: rt::Store::hashed(0, &[]),
             r34: rt::Store::hashed(0, &[]),
             r35: rt::Store::hashed(6, &[]),
-            r37: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r37: rt::BitSet::new(64),
             r38: rt::Store::bitset(&[&[1, 2], &[1, 2]], 299, &[&[0]])
                 .with_rows(TABLE_38.as_flattened(), 2),
             r39: rt::Store::bitset(
@@ -9512,44 +9354,9 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_42.as_flattened(), 16),
-            r43: rt::Store::bitset(
-                &[
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r44: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                ],
-                299,
-                &[],
-            ),
-            r45: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r43: rt::BitSet::new(512),
+            r44: rt::BitSet::new(512),
+            r45: rt::BitSet::new(64),
             r46: rt::Store::bitset(
                     &[
                         &[
@@ -9603,57 +9410,11 @@ impl rt::Rules<WORDS> for Rules {
                     &[],
                 )
                 .with_rows(TABLE_48.as_flattened(), 7),
-            r49: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r49: rt::BitSet::new(4096),
             r50: rt::Store::bitset(&[&[1, 2]], 299, &[])
                 .with_rows(TABLE_50.as_flattened(), 2),
-            r51: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r52: rt::Store::bitset(
-                &[
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r51: rt::BitSet::new(4096),
+            r52: rt::BitSet::new(512),
             r53: rt::Store::bitset(
                     &[&[283, 284, 285], &[13, 276, 277, 278, 279, 280, 281, 282]],
                     299,
@@ -9679,49 +9440,9 @@ impl rt::Rules<WORDS> for Rules {
             m55_0: rt::Memo::new(3, 2),
             m55_1: rt::Memo::new(3, 3),
             r56: rt::Store::hashed(0, &[]),
-            r57: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r59: rt::Store::bitset(
-                &[
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
-            r60: rt::Store::bitset(
-                &[
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r57: rt::BitSet::new(64),
+            r59: rt::BitSet::new(4096),
+            r60: rt::BitSet::new(512),
         }
     }
     fn forget(&mut self, changed: rt::Changed) {
@@ -10331,7 +10052,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_26[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r26.insert_bit(bit, tuple);
+                self.grew |= self.r26.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10368,7 +10089,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_37[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r37.insert_bit(bit, tuple);
+                self.grew |= self.r37.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10379,20 +10100,35 @@ impl Rules {
         loop {
             self.grew = false;
             {
-                for i14 in 0..self.r26.len() {
-                    let row13 = self.r26.row(i14);
-                    let v2: Sym = row13[0];
-                    {
-                        let k10 = TABLE_0_P0[v2 as usize] as usize;
-                        if k10 != NONE as usize {
-                            let key12 = k10 * 1;
-                            for i11 in TABLE_0_AT0[key12]
-                                as usize..TABLE_0_AT0[key12 + 1] as usize
-                            {
-                                let row9 = &TABLE_0_BY0[i11];
-                                let v0: Sym = row9[1];
-                                let v1: Sym = row9[2];
-                                self.pending.extend_from_slice(&[v0, v1]);
+                {
+                    let lo13 = 0;
+                    let mut cursor16 = rt::OnesCursor::new(
+                        self.r26.words(),
+                        lo13,
+                        lo13 + 64,
+                    );
+                    while let Some(bit14) = cursor16.next(self.r26.words()) {
+                        let offset15 = bit14 - 0;
+                        let v2: Sym = [
+                            3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                            29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                            46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                            63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                            80, 81, 82,
+                        ][(offset15 / 1) % 64];
+                        let v2_pos: usize = (offset15 / 1) % 64;
+                        {
+                            let k10 = TABLE_0_P0[v2 as usize] as usize;
+                            if k10 != NONE as usize {
+                                let key12 = k10 * 1;
+                                for i11 in TABLE_0_AT0[key12]
+                                    as usize..TABLE_0_AT0[key12 + 1] as usize
+                                {
+                                    let row9 = &TABLE_0_BY0[i11];
+                                    let v0: Sym = row9[1];
+                                    let v1: Sym = row9[2];
+                                    self.pending.extend_from_slice(&[v0, v1]);
+                                }
                             }
                         }
                     }
@@ -10403,31 +10139,31 @@ impl Rules {
                 for tuple in pending.chunks_exact(2) {
                     let bit = POS_29[0 + tuple[0] as usize] as usize * 64
                         + POS_29[299 + tuple[1] as usize] as usize * 1;
-                    self.grew |= self.r29.insert_bit(bit, tuple);
+                    self.grew |= self.r29.insert(bit);
                 }
                 self.pending = pending;
                 self.pending.clear();
             }
             {
-                for row19 in TABLE_0.iter() {
-                    let v2: Sym = row19[0];
-                    let v0: Sym = row19[1];
-                    let v1: Sym = row19[2];
-                    let exists = 'found17: {
+                for row21 in TABLE_0.iter() {
+                    let v2: Sym = row21[0];
+                    let v0: Sym = row21[1];
+                    let v1: Sym = row21[2];
+                    let exists = 'found19: {
                         {
-                            let p18 = POS_37[0 + v2 as usize] as usize;
-                            if p18 != NONE as usize && self.r37.has_bit(0 + p18 * 1) {
-                                break 'found17 true;
+                            let p20 = POS_37[0 + v2 as usize] as usize;
+                            if p20 != NONE as usize && self.r37.has_bit(0 + p20 * 1) {
+                                break 'found19 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let p15 = POS_29[0 + v0 as usize] as usize;
-                            let p16 = POS_29[299 + v2 as usize] as usize;
-                            if p15 != NONE as usize && p16 != NONE as usize
-                                && self.r29.has_bit(0 + p15 * 64 + p16 * 1)
+                            let p17 = POS_29[0 + v0 as usize] as usize;
+                            let p18 = POS_29[299 + v2 as usize] as usize;
+                            if p17 != NONE as usize && p18 != NONE as usize
+                                && self.r29.has_bit(0 + p17 * 64 + p18 * 1)
                             {
                                 self.pending.extend_from_slice(&[v0, v1]);
                             }
@@ -10440,7 +10176,7 @@ impl Rules {
                 for tuple in pending.chunks_exact(2) {
                     let bit = POS_29[0 + tuple[0] as usize] as usize * 64
                         + POS_29[299 + tuple[1] as usize] as usize * 1;
-                    self.grew |= self.r29.insert_bit(bit, tuple);
+                    self.grew |= self.r29.insert(bit);
                 }
                 self.pending = pending;
                 self.pending.clear();
@@ -10454,31 +10190,31 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo34 = 1374;
-                for bit35 in input.state.ones(lo34, lo34 + 3) {
-                    let offset36 = bit35 - 1374;
+                let lo36 = 1374;
+                for bit37 in input.state.ones(lo36, lo36 + 3) {
+                    let offset38 = bit37 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset36 / 1) % 3];
-                        let v2_pos: usize = (offset36 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset38 / 1) % 3];
+                        let v2_pos: usize = (offset38 / 1) % 3;
                         {
-                            let k31 = TABLE_38_P0[v2 as usize] as usize;
-                            if k31 != NONE as usize {
-                                let key33 = k31 * 1;
-                                for i32 in TABLE_38_AT0[key33]
-                                    as usize..TABLE_38_AT0[key33 + 1] as usize
+                            let k33 = TABLE_38_P0[v2 as usize] as usize;
+                            if k33 != NONE as usize {
+                                let key35 = k33 * 1;
+                                for i34 in TABLE_38_AT0[key35]
+                                    as usize..TABLE_38_AT0[key35 + 1] as usize
                                 {
-                                    let row30 = &TABLE_38_BY0[i32];
-                                    let v3: Sym = row30[1];
+                                    let row32 = &TABLE_38_BY0[i34];
+                                    let v3: Sym = row32[1];
                                     {
-                                        let p26 = input.fluents.positions[598 + v3 as usize]
+                                        let p28 = input.fluents.positions[598 + v3 as usize]
                                             as usize;
-                                        if p26 != NONE as usize {
-                                            let lo27 = 0;
-                                            for bit28 in input.state.ones(lo27, lo27 + 1365) {
-                                                let offset29 = bit28 - 0;
+                                        if p28 != NONE as usize {
+                                            let lo29 = 0;
+                                            for bit30 in input.state.ones(lo29, lo29 + 1365) {
+                                                let offset31 = bit30 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset29 / 7) % 3 == p26
+                                                    && (offset31 / 7) % 3 == p28
                                                 {
                                                     let v1: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -10486,26 +10222,26 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset29 / 21) % 65];
+                                                    ][(offset31 / 21) % 65];
                                                     let v4: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset29 / 1) % 7];
-                                                    let v1_pos: usize = (offset29 / 21) % 65;
-                                                    let v4_pos: usize = (offset29 / 1) % 7;
+                                                    ][(offset31 / 1) % 7];
+                                                    let v1_pos: usize = (offset31 / 21) % 65;
+                                                    let v4_pos: usize = (offset31 / 1) % 7;
                                                     {
-                                                        let k23 = TABLE_53_P0[v4 as usize] as usize;
-                                                        if k23 != NONE as usize {
-                                                            let key25 = k23 * 1;
-                                                            for i24 in TABLE_53_AT0[key25]
-                                                                as usize..TABLE_53_AT0[key25 + 1] as usize
+                                                        let k25 = TABLE_53_P0[v4 as usize] as usize;
+                                                        if k25 != NONE as usize {
+                                                            let key27 = k25 * 1;
+                                                            for i26 in TABLE_53_AT0[key27]
+                                                                as usize..TABLE_53_AT0[key27 + 1] as usize
                                                             {
-                                                                let row22 = &TABLE_53_BY0[i24];
-                                                                let v0: Sym = row22[1];
+                                                                let row24 = &TABLE_53_BY0[i26];
+                                                                let v0: Sym = row24[1];
                                                                 {
-                                                                    let p20 = POS_29[0 + v0 as usize] as usize;
-                                                                    let p21 = POS_29[299 + v1 as usize] as usize;
-                                                                    if p20 != NONE as usize && p21 != NONE as usize
-                                                                        && self.r29.has_bit(0 + p20 * 64 + p21 * 1)
+                                                                    let p22 = POS_29[0 + v0 as usize] as usize;
+                                                                    let p23 = POS_29[299 + v1 as usize] as usize;
+                                                                    if p22 != NONE as usize && p23 != NONE as usize
+                                                                        && self.r29.has_bit(0 + p22 * 64 + p23 * 1)
                                                                     {
                                                                         self.pending.extend_from_slice(&[v0, v1]);
                                                                     }
@@ -10529,7 +10265,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_52[0 + tuple[0] as usize] as usize * 64
                     + POS_52[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r52.insert_bit(bit, tuple);
+                self.grew |= self.r52.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10538,41 +10274,41 @@ impl Rules {
     ///Layer 12: `behind-king/1`.
     fn layer12(&mut self, input: &Input) {
         {
-            for row47 in TABLE_39.iter() {
-                let v1: Sym = row47[0];
-                let v3: Sym = row47[1];
+            for row49 in TABLE_39.iter() {
+                let v1: Sym = row49[0];
+                let v3: Sym = row49[1];
                 {
-                    let k44 = TABLE_0_P1[v3 as usize] as usize;
-                    if k44 != NONE as usize {
-                        let key46 = k44 * 1;
-                        for i45 in TABLE_0_AT1[key46]
-                            as usize..TABLE_0_AT1[key46 + 1] as usize
+                    let k46 = TABLE_0_P1[v3 as usize] as usize;
+                    if k46 != NONE as usize {
+                        let key48 = k46 * 1;
+                        for i47 in TABLE_0_AT1[key48]
+                            as usize..TABLE_0_AT1[key48 + 1] as usize
                         {
-                            let row43 = &TABLE_0_BY1[i45];
-                            let v4: Sym = row43[0];
-                            let v0: Sym = row43[2];
+                            let row45 = &TABLE_0_BY1[i47];
+                            let v4: Sym = row45[0];
+                            let v0: Sym = row45[2];
                             {
-                                let p42 = POS_26[0 + v4 as usize] as usize;
-                                if p42 != NONE as usize && self.r26.has_bit(0 + p42 * 1) {
+                                let p44 = POS_26[0 + v4 as usize] as usize;
+                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
                                     {
-                                        let p37 = POS_52[0 + v1 as usize] as usize;
-                                        if p37 != NONE as usize {
-                                            let lo38 = 0 + p37 * 64;
-                                            let mut cursor41 = rt::OnesCursor::new(
+                                        let p39 = POS_52[0 + v1 as usize] as usize;
+                                        if p39 != NONE as usize {
+                                            let lo40 = 0 + p39 * 64;
+                                            let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo38,
-                                                lo38 + 64,
+                                                lo40,
+                                                lo40 + 64,
                                             );
-                                            while let Some(bit39) = cursor41.next(self.r52.words()) {
-                                                let offset40 = bit39 - 0;
+                                            while let Some(bit41) = cursor43.next(self.r52.words()) {
+                                                let offset42 = bit41 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset40 / 1) % 64];
-                                                let v2_pos: usize = (offset40 / 1) % 64;
+                                                ][(offset42 / 1) % 64];
+                                                let v2_pos: usize = (offset42 / 1) % 64;
                                                 self.pending.extend_from_slice(&[v0]);
                                             }
                                         }
@@ -10588,7 +10324,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_1[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r1.insert_bit(bit, tuple);
+                self.grew |= self.r1.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10598,31 +10334,31 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo56 = 1374;
-                for bit57 in input.state.ones(lo56, lo56 + 3) {
-                    let offset58 = bit57 - 1374;
+                let lo58 = 1374;
+                for bit59 in input.state.ones(lo58, lo58 + 3) {
+                    let offset60 = bit59 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset58 / 1) % 3];
-                        let v2_pos: usize = (offset58 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset60 / 1) % 3];
+                        let v2_pos: usize = (offset60 / 1) % 3;
                         {
-                            let k53 = TABLE_38_P0[v2 as usize] as usize;
-                            if k53 != NONE as usize {
-                                let key55 = k53 * 1;
-                                for i54 in TABLE_38_AT0[key55]
-                                    as usize..TABLE_38_AT0[key55 + 1] as usize
+                            let k55 = TABLE_38_P0[v2 as usize] as usize;
+                            if k55 != NONE as usize {
+                                let key57 = k55 * 1;
+                                for i56 in TABLE_38_AT0[key57]
+                                    as usize..TABLE_38_AT0[key57 + 1] as usize
                                 {
-                                    let row52 = &TABLE_38_BY0[i54];
-                                    let v3: Sym = row52[1];
+                                    let row54 = &TABLE_38_BY0[i56];
+                                    let v3: Sym = row54[1];
                                     {
-                                        let p48 = input.fluents.positions[598 + v3 as usize]
+                                        let p50 = input.fluents.positions[598 + v3 as usize]
                                             as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0;
-                                            for bit50 in input.state.ones(lo49, lo49 + 1365) {
-                                                let offset51 = bit50 - 0;
+                                        if p50 != NONE as usize {
+                                            let lo51 = 0;
+                                            for bit52 in input.state.ones(lo51, lo51 + 1365) {
+                                                let offset53 = bit52 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset51 / 7) % 3 == p48
+                                                    && (offset53 / 7) % 3 == p50
                                                 {
                                                     let v0: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -10630,12 +10366,12 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset51 / 21) % 65];
+                                                    ][(offset53 / 21) % 65];
                                                     let v1: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset51 / 1) % 7];
-                                                    let v0_pos: usize = (offset51 / 21) % 65;
-                                                    let v1_pos: usize = (offset51 / 1) % 7;
+                                                    ][(offset53 / 1) % 7];
+                                                    let v0_pos: usize = (offset53 / 21) % 65;
+                                                    let v1_pos: usize = (offset53 / 1) % 7;
                                                     self.pending.extend_from_slice(&[v0, v1]);
                                                 }
                                             }
@@ -10653,7 +10389,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_16[0 + tuple[0] as usize] as usize * 6
                     + POS_16[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r16.insert_bit(bit, tuple);
+                self.grew |= self.r16.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10662,29 +10398,29 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for row64 in TABLE_53.iter() {
-                let v2: Sym = row64[0];
-                let v1: Sym = row64[1];
+            for row66 in TABLE_53.iter() {
+                let v2: Sym = row66[0];
+                let v1: Sym = row66[1];
                 {
-                    let p59 = POS_16[299 + v2 as usize] as usize;
-                    if p59 != NONE as usize {
-                        let lo60 = 0;
-                        let mut cursor63 = rt::OnesCursor::new(
+                    let p61 = POS_16[299 + v2 as usize] as usize;
+                    if p61 != NONE as usize {
+                        let lo62 = 0;
+                        let mut cursor65 = rt::OnesCursor::new(
                             self.r16.words(),
-                            lo60,
-                            lo60 + 384,
+                            lo62,
+                            lo62 + 384,
                         );
-                        while let Some(bit61) = cursor63.next(self.r16.words()) {
-                            let offset62 = bit61 - 0;
-                            if (offset62 / 1) % 6 == p59 {
+                        while let Some(bit63) = cursor65.next(self.r16.words()) {
+                            let offset64 = bit63 - 0;
+                            if (offset64 / 1) % 6 == p61 {
                                 let v0: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset62 / 6) % 64];
-                                let v0_pos: usize = (offset62 / 6) % 64;
+                                ][(offset64 / 6) % 64];
+                                let v0_pos: usize = (offset64 / 6) % 64;
                                 self.pending.extend_from_slice(&[v0, v1]);
                             }
                         }
@@ -10697,7 +10433,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_17[0 + tuple[0] as usize] as usize * 8
                     + POS_17[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r17.insert_bit(bit, tuple);
+                self.grew |= self.r17.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10706,18 +10442,35 @@ impl Rules {
     ///Layer 19: `threatened/1`.
     fn layer19(&mut self, input: &Input) {
         {
-            for i69 in 0..self.r17.len() {
-                let row68 = self.r17.row(i69);
-                let v1: Sym = row68[0];
-                let v2: Sym = row68[1];
-                let t65 = self.call55_0(input, &[v1, v2]);
-                let mut i66 = 0;
-                while i66 < self.m55_0.table(t65).len() {
-                    let row67 = self.m55_0.table(t65).row(i66);
-                    i66 += 1;
-                    if row67[0] == v1 && row67[1] == v2 {
-                        let v0: Sym = row67[2];
-                        self.pending.extend_from_slice(&[v0]);
+            {
+                let lo70 = 0;
+                let mut cursor73 = rt::OnesCursor::new(
+                    self.r17.words(),
+                    lo70,
+                    lo70 + 512,
+                );
+                while let Some(bit71) = cursor73.next(self.r17.words()) {
+                    let offset72 = bit71 - 0;
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset72 / 8) % 64];
+                    let v2: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset72 / 1) % 8];
+                    let v1_pos: usize = (offset72 / 8) % 64;
+                    let v2_pos: usize = (offset72 / 1) % 8;
+                    let t67 = self.call55_0(input, &[v1, v2]);
+                    let mut i68 = 0;
+                    while i68 < self.m55_0.table(t67).len() {
+                        let row69 = self.m55_0.table(t67).row(i68);
+                        i68 += 1;
+                        if row69[0] == v1 && row69[1] == v2 {
+                            let v0: Sym = row69[2];
+                            self.pending.extend_from_slice(&[v0]);
+                        }
                     }
                 }
             }
@@ -10726,39 +10479,39 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_57[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r57.insert_bit(bit, tuple);
+                self.grew |= self.r57.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo74 = 0;
-                let mut cursor77 = rt::OnesCursor::new(
+                let lo78 = 0;
+                let mut cursor81 = rt::OnesCursor::new(
                     self.r16.words(),
-                    lo74,
-                    lo74 + 384,
+                    lo78,
+                    lo78 + 384,
                 );
-                while let Some(bit75) = cursor77.next(self.r16.words()) {
-                    let offset76 = bit75 - 0;
-                    if (offset76 / 1) % 6 == 3 {
+                while let Some(bit79) = cursor81.next(self.r16.words()) {
+                    let offset80 = bit79 - 0;
+                    if (offset80 / 1) % 6 == 3 {
                         let v1: Sym = [
                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                             80, 81, 82,
-                        ][(offset76 / 6) % 64];
-                        let v1_pos: usize = (offset76 / 6) % 64;
+                        ][(offset80 / 6) % 64];
+                        let v1_pos: usize = (offset80 / 6) % 64;
                         {
-                            let k71 = TABLE_28_P0[v1 as usize] as usize;
-                            if k71 != NONE as usize {
-                                let key73 = k71 * 1;
-                                for i72 in TABLE_28_AT0[key73]
-                                    as usize..TABLE_28_AT0[key73 + 1] as usize
+                            let k75 = TABLE_28_P0[v1 as usize] as usize;
+                            if k75 != NONE as usize {
+                                let key77 = k75 * 1;
+                                for i76 in TABLE_28_AT0[key77]
+                                    as usize..TABLE_28_AT0[key77 + 1] as usize
                                 {
-                                    let row70 = &TABLE_28_BY0[i72];
-                                    let v0: Sym = row70[1];
+                                    let row74 = &TABLE_28_BY0[i76];
+                                    let v0: Sym = row74[1];
                                     self.pending.extend_from_slice(&[v0]);
                                 }
                             }
@@ -10771,38 +10524,38 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_57[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r57.insert_bit(bit, tuple);
+                self.grew |= self.r57.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo95 = 1374;
-                for bit96 in input.state.ones(lo95, lo95 + 3) {
-                    let offset97 = bit96 - 1374;
+                let lo99 = 1374;
+                for bit100 in input.state.ones(lo99, lo99 + 3) {
+                    let offset101 = bit100 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset97 / 1) % 3];
-                        let v1_pos: usize = (offset97 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset101 / 1) % 3];
+                        let v1_pos: usize = (offset101 / 1) % 3;
                         {
-                            let k92 = TABLE_38_P0[v1 as usize] as usize;
-                            if k92 != NONE as usize {
-                                let key94 = k92 * 1;
-                                for i93 in TABLE_38_AT0[key94]
-                                    as usize..TABLE_38_AT0[key94 + 1] as usize
+                            let k96 = TABLE_38_P0[v1 as usize] as usize;
+                            if k96 != NONE as usize {
+                                let key98 = k96 * 1;
+                                for i97 in TABLE_38_AT0[key98]
+                                    as usize..TABLE_38_AT0[key98 + 1] as usize
                                 {
-                                    let row91 = &TABLE_38_BY0[i93];
-                                    let v2: Sym = row91[1];
+                                    let row95 = &TABLE_38_BY0[i97];
+                                    let v2: Sym = row95[1];
                                     {
-                                        let p87 = input.fluents.positions[598 + v2 as usize]
+                                        let p91 = input.fluents.positions[598 + v2 as usize]
                                             as usize;
-                                        if p87 != NONE as usize {
-                                            let lo88 = 0;
-                                            for bit89 in input.state.ones(lo88, lo88 + 1365) {
-                                                let offset90 = bit89 - 0;
+                                        if p91 != NONE as usize {
+                                            let lo92 = 0;
+                                            for bit93 in input.state.ones(lo92, lo92 + 1365) {
+                                                let offset94 = bit93 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset90 / 7) % 3 == p87 && (offset90 / 1) % 7 == 6
+                                                    && (offset94 / 7) % 3 == p91 && (offset94 / 1) % 7 == 6
                                                 {
                                                     let v3: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -10810,27 +10563,27 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset90 / 21) % 65];
-                                                    let v3_pos: usize = (offset90 / 21) % 65;
+                                                    ][(offset94 / 21) % 65];
+                                                    let v3_pos: usize = (offset94 / 21) % 65;
                                                     {
-                                                        let k84 = TABLE_40_P0[v2 as usize] as usize;
-                                                        if k84 != NONE as usize {
-                                                            let key86 = k84 * 1;
-                                                            for i85 in TABLE_40_AT0[key86]
-                                                                as usize..TABLE_40_AT0[key86 + 1] as usize
+                                                        let k88 = TABLE_40_P0[v2 as usize] as usize;
+                                                        if k88 != NONE as usize {
+                                                            let key90 = k88 * 1;
+                                                            for i89 in TABLE_40_AT0[key90]
+                                                                as usize..TABLE_40_AT0[key90 + 1] as usize
                                                             {
-                                                                let row83 = &TABLE_40_BY0[i85];
-                                                                let v4: Sym = row83[1];
+                                                                let row87 = &TABLE_40_BY0[i89];
+                                                                let v4: Sym = row87[1];
                                                                 {
-                                                                    let k79 = TABLE_0_P0[v3 as usize] as usize;
-                                                                    let k80 = TABLE_0_P1[v4 as usize] as usize;
-                                                                    if k79 != NONE as usize && k80 != NONE as usize {
-                                                                        let key82 = k79 * 8 + k80 * 1;
-                                                                        for i81 in TABLE_0_AT0_1[key82]
-                                                                            as usize..TABLE_0_AT0_1[key82 + 1] as usize
+                                                                    let k83 = TABLE_0_P0[v3 as usize] as usize;
+                                                                    let k84 = TABLE_0_P1[v4 as usize] as usize;
+                                                                    if k83 != NONE as usize && k84 != NONE as usize {
+                                                                        let key86 = k83 * 8 + k84 * 1;
+                                                                        for i85 in TABLE_0_AT0_1[key86]
+                                                                            as usize..TABLE_0_AT0_1[key86 + 1] as usize
                                                                         {
-                                                                            let row78 = &TABLE_0_BY0_1[i81];
-                                                                            let v0: Sym = row78[2];
+                                                                            let row82 = &TABLE_0_BY0_1[i85];
+                                                                            let v0: Sym = row82[2];
                                                                             self.pending.extend_from_slice(&[v0]);
                                                                         }
                                                                     }
@@ -10853,40 +10606,40 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_57[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r57.insert_bit(bit, tuple);
+                self.grew |= self.r57.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo102 = 0;
-                let mut cursor105 = rt::OnesCursor::new(
+                let lo106 = 0;
+                let mut cursor109 = rt::OnesCursor::new(
                     self.r16.words(),
-                    lo102,
-                    lo102 + 384,
+                    lo106,
+                    lo106 + 384,
                 );
-                while let Some(bit103) = cursor105.next(self.r16.words()) {
-                    let offset104 = bit103 - 0;
-                    if (offset104 / 1) % 6 == 4 {
+                while let Some(bit107) = cursor109.next(self.r16.words()) {
+                    let offset108 = bit107 - 0;
+                    if (offset108 / 1) % 6 == 4 {
                         let v1: Sym = [
                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                             80, 81, 82,
-                        ][(offset104 / 6) % 64];
-                        let v1_pos: usize = (offset104 / 6) % 64;
+                        ][(offset108 / 6) % 64];
+                        let v1_pos: usize = (offset108 / 6) % 64;
                         {
-                            let k99 = TABLE_0_P0[v1 as usize] as usize;
-                            if k99 != NONE as usize {
-                                let key101 = k99 * 1;
-                                for i100 in TABLE_0_AT0[key101]
-                                    as usize..TABLE_0_AT0[key101 + 1] as usize
+                            let k103 = TABLE_0_P0[v1 as usize] as usize;
+                            if k103 != NONE as usize {
+                                let key105 = k103 * 1;
+                                for i104 in TABLE_0_AT0[key105]
+                                    as usize..TABLE_0_AT0[key105 + 1] as usize
                                 {
-                                    let row98 = &TABLE_0_BY0[i100];
-                                    let v2: Sym = row98[1];
-                                    let v0: Sym = row98[2];
+                                    let row102 = &TABLE_0_BY0[i104];
+                                    let v2: Sym = row102[1];
+                                    let v0: Sym = row102[2];
                                     self.pending.extend_from_slice(&[v0]);
                                 }
                             }
@@ -10899,7 +10652,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_57[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r57.insert_bit(bit, tuple);
+                self.grew |= self.r57.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10909,26 +10662,26 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo111 = 1374;
-                for bit112 in input.state.ones(lo111, lo111 + 3) {
-                    let offset113 = bit112 - 1374;
+                let lo115 = 1374;
+                for bit116 in input.state.ones(lo115, lo115 + 3) {
+                    let offset117 = bit116 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset113 / 1) % 3];
-                        let v0_pos: usize = (offset113 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset117 / 1) % 3];
+                        let v0_pos: usize = (offset117 / 1) % 3;
                         {
-                            let k108 = TABLE_7_P0[v0 as usize] as usize;
-                            if k108 != NONE as usize {
-                                let key110 = k108 * 1;
-                                for i109 in TABLE_7_AT0[key110]
-                                    as usize..TABLE_7_AT0[key110 + 1] as usize
+                            let k112 = TABLE_7_P0[v0 as usize] as usize;
+                            if k112 != NONE as usize {
+                                let key114 = k112 * 1;
+                                for i113 in TABLE_7_AT0[key114]
+                                    as usize..TABLE_7_AT0[key114 + 1] as usize
                                 {
-                                    let row107 = &TABLE_7_BY0[i109];
-                                    let v1: Sym = row107[1];
-                                    let v2: Sym = row107[2];
+                                    let row111 = &TABLE_7_BY0[i113];
+                                    let v1: Sym = row111[1];
+                                    let v2: Sym = row111[2];
                                     {
-                                        let p106 = POS_57[0 + v2 as usize] as usize;
-                                        if p106 != NONE as usize && self.r57.has_bit(0 + p106 * 1) {
+                                        let p110 = POS_57[0 + v2 as usize] as usize;
+                                        if p110 != NONE as usize && self.r57.has_bit(0 + p110 * 1) {
                                             self.pending.extend_from_slice(&[v0, v1]);
                                         }
                                     }
@@ -10944,7 +10697,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_2[0 + tuple[0] as usize] as usize * 2
                     + POS_2[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r2.insert_bit(bit, tuple);
+                self.grew |= self.r2.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10954,26 +10707,26 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo119 = 1374;
-                for bit120 in input.state.ones(lo119, lo119 + 3) {
-                    let offset121 = bit120 - 1374;
+                let lo123 = 1374;
+                for bit124 in input.state.ones(lo123, lo123 + 3) {
+                    let offset125 = bit124 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset121 / 1) % 3];
-                        let v0_pos: usize = (offset121 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset125 / 1) % 3];
+                        let v0_pos: usize = (offset125 / 1) % 3;
                         {
-                            let k116 = TABLE_6_P0[v0 as usize] as usize;
-                            if k116 != NONE as usize {
-                                let key118 = k116 * 1;
-                                for i117 in TABLE_6_AT0[key118]
-                                    as usize..TABLE_6_AT0[key118 + 1] as usize
+                            let k120 = TABLE_6_P0[v0 as usize] as usize;
+                            if k120 != NONE as usize {
+                                let key122 = k120 * 1;
+                                for i121 in TABLE_6_AT0[key122]
+                                    as usize..TABLE_6_AT0[key122 + 1] as usize
                                 {
-                                    let row115 = &TABLE_6_BY0[i117];
-                                    let v1: Sym = row115[1];
-                                    let v2: Sym = row115[2];
+                                    let row119 = &TABLE_6_BY0[i121];
+                                    let v1: Sym = row119[1];
+                                    let v2: Sym = row119[2];
                                     {
-                                        let p114 = POS_37[0 + v2 as usize] as usize;
-                                        if p114 != NONE as usize && self.r37.has_bit(0 + p114 * 1) {
+                                        let p118 = POS_37[0 + v2 as usize] as usize;
+                                        if p118 != NONE as usize && self.r37.has_bit(0 + p118 * 1) {
                                             self.pending.extend_from_slice(&[v0, v1]);
                                         }
                                     }
@@ -10989,7 +10742,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_3[0 + tuple[0] as usize] as usize * 2
                     + POS_3[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r3.insert_bit(bit, tuple);
+                self.grew |= self.r3.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10998,35 +10751,35 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role131 in 0..2 {
-                let row130 = &input.joint[role131 * 7..(role131 + 1) * 7];
-                if row130[1] == 297 && row130[4] == 0 && row130[5] == 0 && row130[6] == 0
+            for role135 in 0..2 {
+                let row134 = &input.joint[role135 * 7..(role135 + 1) * 7];
+                if row134[1] == 297 && row134[4] == 0 && row134[5] == 0 && row134[6] == 0
                 {
-                    let v0: Sym = row130[0];
-                    let v2: Sym = row130[2];
-                    let v3: Sym = row130[3];
+                    let v0: Sym = row134[0];
+                    let v2: Sym = row134[2];
+                    let v3: Sym = row134[3];
                     {
-                        let p128 = input.fluents.positions[299 + v2 as usize] as usize;
-                        let p129 = input.fluents.positions[598 + v0 as usize] as usize;
-                        if p128 != NONE as usize && p129 != NONE as usize && 0 == 0
+                        let p132 = input.fluents.positions[299 + v2 as usize] as usize;
+                        let p133 = input.fluents.positions[598 + v0 as usize] as usize;
+                        if p132 != NONE as usize && p133 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + p128 * 21 + p129 * 7 + 5 * 1)
+                            && input.state.get(0 + p132 * 21 + p133 * 7 + 5 * 1)
                         {
                             {
-                                let k123 = TABLE_9_P0[v0 as usize] as usize;
-                                let k124 = TABLE_9_P2[v2 as usize] as usize;
-                                let k125 = TABLE_9_P3[v3 as usize] as usize;
-                                if k123 != NONE as usize && k124 != NONE as usize
-                                    && k125 != NONE as usize
+                                let k127 = TABLE_9_P0[v0 as usize] as usize;
+                                let k128 = TABLE_9_P2[v2 as usize] as usize;
+                                let k129 = TABLE_9_P3[v3 as usize] as usize;
+                                if k127 != NONE as usize && k128 != NONE as usize
+                                    && k129 != NONE as usize
                                 {
-                                    let key127 = k123 * 8 + k124 * 4 + k125 * 1;
-                                    for i126 in TABLE_9_AT0_2_3[key127]
-                                        as usize..TABLE_9_AT0_2_3[key127 + 1] as usize
+                                    let key131 = k127 * 8 + k128 * 4 + k129 * 1;
+                                    for i130 in TABLE_9_AT0_2_3[key131]
+                                        as usize..TABLE_9_AT0_2_3[key131 + 1] as usize
                                     {
-                                        let row122 = &TABLE_9_BY0_2_3[i126];
-                                        let v1: Sym = row122[1];
-                                        let v4: Sym = row122[4];
-                                        let v5: Sym = row122[5];
+                                        let row126 = &TABLE_9_BY0_2_3[i130];
+                                        let v1: Sym = row126[1];
+                                        let v4: Sym = row126[4];
+                                        let v5: Sym = row126[5];
                                         self.pending.extend_from_slice(&[v0, v1]);
                                     }
                                 }
@@ -11041,7 +10794,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_8[0 + tuple[0] as usize] as usize * 2
                     + POS_8[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r8.insert_bit(bit, tuple);
+                self.grew |= self.r8.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11050,55 +10803,13 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role133 in 0..2 {
-                let row132 = &input.joint[role133 * 7..(role133 + 1) * 7];
-                if row132[1] == 297 && row132[4] == 0 && row132[5] == 0 && row132[6] == 0
-                {
-                    let v1: Sym = row132[0];
-                    let v0: Sym = row132[2];
-                    let v2: Sym = row132[3];
-                    self.pending.extend_from_slice(&[v0]);
-                }
-            }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
-        }
-        {
-            for role135 in 0..2 {
-                let row134 = &input.joint[role135 * 7..(role135 + 1) * 7];
-                if row134[1] == 297 && row134[4] == 0 && row134[5] == 0 && row134[6] == 0
-                {
-                    let v1: Sym = row134[0];
-                    let v2: Sym = row134[2];
-                    let v0: Sym = row134[3];
-                    self.pending.extend_from_slice(&[v0]);
-                }
-            }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
-        }
-        {
             for role137 in 0..2 {
                 let row136 = &input.joint[role137 * 7..(role137 + 1) * 7];
-                if row136[1] == 298 && row136[2] == 0 && row136[3] == 0 {
+                if row136[1] == 297 && row136[4] == 0 && row136[5] == 0 && row136[6] == 0
+                {
                     let v1: Sym = row136[0];
-                    let v0: Sym = row136[4];
-                    let v2: Sym = row136[5];
-                    let v3: Sym = row136[6];
+                    let v0: Sym = row136[2];
+                    let v2: Sym = row136[3];
                     self.pending.extend_from_slice(&[v0]);
                 }
             }
@@ -11107,7 +10818,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
+                self.grew |= self.r10.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11115,11 +10826,11 @@ impl Rules {
         {
             for role139 in 0..2 {
                 let row138 = &input.joint[role139 * 7..(role139 + 1) * 7];
-                if row138[1] == 298 && row138[2] == 0 && row138[3] == 0 {
+                if row138[1] == 297 && row138[4] == 0 && row138[5] == 0 && row138[6] == 0
+                {
                     let v1: Sym = row138[0];
-                    let v2: Sym = row138[4];
-                    let v0: Sym = row138[5];
-                    let v3: Sym = row138[6];
+                    let v2: Sym = row138[2];
+                    let v0: Sym = row138[3];
                     self.pending.extend_from_slice(&[v0]);
                 }
             }
@@ -11128,30 +10839,82 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
+                self.grew |= self.r10.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i146 in 0..self.r8.len() {
-                let row145 = self.r8.row(i146);
-                let v1: Sym = row145[0];
-                let v2: Sym = row145[1];
-                {
-                    let k141 = TABLE_9_P0[v1 as usize] as usize;
-                    let k142 = TABLE_9_P1[v2 as usize] as usize;
-                    if k141 != NONE as usize && k142 != NONE as usize {
-                        let key144 = k141 * 2 + k142 * 1;
-                        for i143 in TABLE_9_AT0_1[key144]
-                            as usize..TABLE_9_AT0_1[key144 + 1] as usize
-                        {
-                            let row140 = &TABLE_9_BY0_1[i143];
-                            let v3: Sym = row140[2];
-                            let v4: Sym = row140[3];
-                            let v0: Sym = row140[4];
-                            let v5: Sym = row140[5];
-                            self.pending.extend_from_slice(&[v0]);
+            for role141 in 0..2 {
+                let row140 = &input.joint[role141 * 7..(role141 + 1) * 7];
+                if row140[1] == 298 && row140[2] == 0 && row140[3] == 0 {
+                    let v1: Sym = row140[0];
+                    let v0: Sym = row140[4];
+                    let v2: Sym = row140[5];
+                    let v3: Sym = row140[6];
+                    self.pending.extend_from_slice(&[v0]);
+                }
+            }
+        }
+        {
+            let pending = std::mem::take(&mut self.pending);
+            for tuple in pending.chunks_exact(1) {
+                let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r10.insert(bit);
+            }
+            self.pending = pending;
+            self.pending.clear();
+        }
+        {
+            for role143 in 0..2 {
+                let row142 = &input.joint[role143 * 7..(role143 + 1) * 7];
+                if row142[1] == 298 && row142[2] == 0 && row142[3] == 0 {
+                    let v1: Sym = row142[0];
+                    let v2: Sym = row142[4];
+                    let v0: Sym = row142[5];
+                    let v3: Sym = row142[6];
+                    self.pending.extend_from_slice(&[v0]);
+                }
+            }
+        }
+        {
+            let pending = std::mem::take(&mut self.pending);
+            for tuple in pending.chunks_exact(1) {
+                let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
+                self.grew |= self.r10.insert(bit);
+            }
+            self.pending = pending;
+            self.pending.clear();
+        }
+        {
+            {
+                let lo149 = 0;
+                let mut cursor152 = rt::OnesCursor::new(
+                    self.r8.words(),
+                    lo149,
+                    lo149 + 4,
+                );
+                while let Some(bit150) = cursor152.next(self.r8.words()) {
+                    let offset151 = bit150 - 0;
+                    let v1: Sym = [1, 2][(offset151 / 2) % 2];
+                    let v2: Sym = [287, 288][(offset151 / 1) % 2];
+                    let v1_pos: usize = (offset151 / 2) % 2;
+                    let v2_pos: usize = (offset151 / 1) % 2;
+                    {
+                        let k145 = TABLE_9_P0[v1 as usize] as usize;
+                        let k146 = TABLE_9_P1[v2 as usize] as usize;
+                        if k145 != NONE as usize && k146 != NONE as usize {
+                            let key148 = k145 * 2 + k146 * 1;
+                            for i147 in TABLE_9_AT0_1[key148]
+                                as usize..TABLE_9_AT0_1[key148 + 1] as usize
+                            {
+                                let row144 = &TABLE_9_BY0_1[i147];
+                                let v3: Sym = row144[2];
+                                let v4: Sym = row144[3];
+                                let v0: Sym = row144[4];
+                                let v5: Sym = row144[5];
+                                self.pending.extend_from_slice(&[v0]);
+                            }
                         }
                     }
                 }
@@ -11161,53 +10924,53 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
+                self.grew |= self.r10.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for role160 in 0..2 {
-                let row159 = &input.joint[role160 * 7..(role160 + 1) * 7];
-                if row159[1] == 297 && row159[4] == 0 && row159[5] == 0 && row159[6] == 0
+            for role166 in 0..2 {
+                let row165 = &input.joint[role166 * 7..(role166 + 1) * 7];
+                if row165[1] == 297 && row165[4] == 0 && row165[5] == 0 && row165[6] == 0
                 {
-                    let v1: Sym = row159[0];
-                    let v2: Sym = row159[2];
-                    let v3: Sym = row159[3];
+                    let v1: Sym = row165[0];
+                    let v2: Sym = row165[2];
+                    let v3: Sym = row165[3];
                     {
-                        let p158 = input.fluents.positions[2392 + v3 as usize] as usize;
-                        if p158 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                        let p164 = input.fluents.positions[2392 + v3 as usize] as usize;
+                        if p164 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(1579 + p158 * 1)
+                            && input.state.get(1579 + p164 * 1)
                         {
                             {
-                                let p156 = input.fluents.positions[299 + v2 as usize]
+                                let p162 = input.fluents.positions[299 + v2 as usize]
                                     as usize;
-                                let p157 = input.fluents.positions[598 + v1 as usize]
+                                let p163 = input.fluents.positions[598 + v1 as usize]
                                     as usize;
-                                if p156 != NONE as usize && p157 != NONE as usize && 0 == 0
+                                if p162 != NONE as usize && p163 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(0 + p156 * 21 + p157 * 7 + 6 * 1)
+                                    && input.state.get(0 + p162 * 21 + p163 * 7 + 6 * 1)
                                 {
                                     {
-                                        let k153 = TABLE_41_P0[v1 as usize] as usize;
-                                        if k153 != NONE as usize {
-                                            let key155 = k153 * 1;
-                                            for i154 in TABLE_41_AT0[key155]
-                                                as usize..TABLE_41_AT0[key155 + 1] as usize
+                                        let k159 = TABLE_41_P0[v1 as usize] as usize;
+                                        if k159 != NONE as usize {
+                                            let key161 = k159 * 1;
+                                            for i160 in TABLE_41_AT0[key161]
+                                                as usize..TABLE_41_AT0[key161 + 1] as usize
                                             {
-                                                let row152 = &TABLE_41_BY0[i154];
-                                                let v4: Sym = row152[1];
+                                                let row158 = &TABLE_41_BY0[i160];
+                                                let v4: Sym = row158[1];
                                                 {
-                                                    let k148 = TABLE_0_P1[v4 as usize] as usize;
-                                                    let k149 = TABLE_0_P2[v3 as usize] as usize;
-                                                    if k148 != NONE as usize && k149 != NONE as usize {
-                                                        let key151 = k148 * 64 + k149 * 1;
-                                                        for i150 in TABLE_0_AT1_2[key151]
-                                                            as usize..TABLE_0_AT1_2[key151 + 1] as usize
+                                                    let k154 = TABLE_0_P1[v4 as usize] as usize;
+                                                    let k155 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k154 != NONE as usize && k155 != NONE as usize {
+                                                        let key157 = k154 * 64 + k155 * 1;
+                                                        for i156 in TABLE_0_AT1_2[key157]
+                                                            as usize..TABLE_0_AT1_2[key157 + 1] as usize
                                                         {
-                                                            let row147 = &TABLE_0_BY1_2[i150];
-                                                            let v0: Sym = row147[0];
+                                                            let row153 = &TABLE_0_BY1_2[i156];
+                                                            let v0: Sym = row153[0];
                                                             self.pending.extend_from_slice(&[v0]);
                                                         }
                                                     }
@@ -11226,7 +10989,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_10[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
+                self.grew |= self.r10.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11235,13 +10998,13 @@ impl Rules {
     ///Layer 30: `castle-lost/2`.
     fn layer30(&mut self, input: &Input) {
         {
-            for row162 in TABLE_4.iter() {
-                let v0: Sym = row162[0];
-                let v1: Sym = row162[1];
-                let v2: Sym = row162[2];
+            for row168 in TABLE_4.iter() {
+                let v0: Sym = row168[0];
+                let v1: Sym = row168[1];
+                let v2: Sym = row168[2];
                 {
-                    let p161 = POS_10[0 + v2 as usize] as usize;
-                    if p161 != NONE as usize && self.r10.has_bit(0 + p161 * 1) {
+                    let p167 = POS_10[0 + v2 as usize] as usize;
+                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
                         self.pending.extend_from_slice(&[v0, v1]);
                     }
                 }
@@ -11252,7 +11015,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_5[0 + tuple[0] as usize] as usize * 2
                     + POS_5[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
+                self.grew |= self.r5.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11262,28 +11025,28 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo176 = 1374;
-                for bit177 in input.state.ones(lo176, lo176 + 3) {
-                    let offset178 = bit177 - 1374;
+                let lo182 = 1374;
+                for bit183 in input.state.ones(lo182, lo182 + 3) {
+                    let offset184 = bit183 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset178 / 1) % 3];
-                        let v1_pos: usize = (offset178 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset184 / 1) % 3];
+                        let v1_pos: usize = (offset184 / 1) % 3;
                         {
-                            let k173 = TABLE_38_P0[v1 as usize] as usize;
-                            if k173 != NONE as usize {
-                                let key175 = k173 * 1;
-                                for i174 in TABLE_38_AT0[key175]
-                                    as usize..TABLE_38_AT0[key175 + 1] as usize
+                            let k179 = TABLE_38_P0[v1 as usize] as usize;
+                            if k179 != NONE as usize {
+                                let key181 = k179 * 1;
+                                for i180 in TABLE_38_AT0[key181]
+                                    as usize..TABLE_38_AT0[key181 + 1] as usize
                                 {
-                                    let row172 = &TABLE_38_BY0[i174];
-                                    let v3: Sym = row172[1];
+                                    let row178 = &TABLE_38_BY0[i180];
+                                    let v3: Sym = row178[1];
                                     {
-                                        let lo169 = 0;
-                                        for bit170 in input.state.ones(lo169, lo169 + 1365) {
-                                            let offset171 = bit170 - 0;
+                                        let lo175 = 0;
+                                        for bit176 in input.state.ones(lo175, lo175 + 1365) {
+                                            let offset177 = bit176 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset171 / 7) % 3 == v1_pos && (offset171 / 1) % 7 == 5
+                                                && (offset177 / 7) % 3 == v1_pos && (offset177 / 1) % 7 == 5
                                             {
                                                 let v2: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11291,25 +11054,25 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset171 / 21) % 65];
-                                                let v2_pos: usize = (offset171 / 21) % 65;
+                                                ][(offset177 / 21) % 65];
+                                                let v2_pos: usize = (offset177 / 21) % 65;
                                                 {
-                                                    let k166 = TABLE_28_P0[v2 as usize] as usize;
-                                                    if k166 != NONE as usize {
-                                                        let key168 = k166 * 1;
-                                                        for i167 in TABLE_28_AT0[key168]
-                                                            as usize..TABLE_28_AT0[key168 + 1] as usize
+                                                    let k172 = TABLE_28_P0[v2 as usize] as usize;
+                                                    if k172 != NONE as usize {
+                                                        let key174 = k172 * 1;
+                                                        for i173 in TABLE_28_AT0[key174]
+                                                            as usize..TABLE_28_AT0[key174 + 1] as usize
                                                         {
-                                                            let row165 = &TABLE_28_BY0[i167];
-                                                            let v0: Sym = row165[1];
+                                                            let row171 = &TABLE_28_BY0[i173];
+                                                            let v0: Sym = row171[1];
                                                             {
-                                                                let p163 = input.fluents.positions[299 + v0 as usize]
+                                                                let p169 = input.fluents.positions[299 + v0 as usize]
                                                                     as usize;
-                                                                let p164 = input.fluents.positions[598 + v3 as usize]
+                                                                let p170 = input.fluents.positions[598 + v3 as usize]
                                                                     as usize;
-                                                                if p163 != NONE as usize && p164 != NONE as usize && 0 == 0
+                                                                if p169 != NONE as usize && p170 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + p163 * 21 + p164 * 7 + 4 * 1)
+                                                                    && input.state.get(0 + p169 * 21 + p170 * 7 + 4 * 1)
                                                                 {
                                                                     self.pending.extend_from_slice(&[v0]);
                                                                 }
@@ -11331,35 +11094,35 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_31[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r31.insert_bit(bit, tuple);
+                self.grew |= self.r31.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo197 = 1374;
-                for bit198 in input.state.ones(lo197, lo197 + 3) {
-                    let offset199 = bit198 - 1374;
+                let lo203 = 1374;
+                for bit204 in input.state.ones(lo203, lo203 + 3) {
+                    let offset205 = bit204 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset199 / 1) % 3];
-                        let v1_pos: usize = (offset199 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset205 / 1) % 3];
+                        let v1_pos: usize = (offset205 / 1) % 3;
                         {
-                            let k194 = TABLE_38_P0[v1 as usize] as usize;
-                            if k194 != NONE as usize {
-                                let key196 = k194 * 1;
-                                for i195 in TABLE_38_AT0[key196]
-                                    as usize..TABLE_38_AT0[key196 + 1] as usize
+                            let k200 = TABLE_38_P0[v1 as usize] as usize;
+                            if k200 != NONE as usize {
+                                let key202 = k200 * 1;
+                                for i201 in TABLE_38_AT0[key202]
+                                    as usize..TABLE_38_AT0[key202 + 1] as usize
                                 {
-                                    let row193 = &TABLE_38_BY0[i195];
-                                    let v4: Sym = row193[1];
+                                    let row199 = &TABLE_38_BY0[i201];
+                                    let v4: Sym = row199[1];
                                     {
-                                        let lo190 = 0;
-                                        for bit191 in input.state.ones(lo190, lo190 + 1365) {
-                                            let offset192 = bit191 - 0;
+                                        let lo196 = 0;
+                                        for bit197 in input.state.ones(lo196, lo196 + 1365) {
+                                            let offset198 = bit197 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset192 / 7) % 3 == v1_pos && (offset192 / 1) % 7 == 5
+                                                && (offset198 / 7) % 3 == v1_pos && (offset198 / 1) % 7 == 5
                                             {
                                                 let v2: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11367,35 +11130,35 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset192 / 21) % 65];
-                                                let v2_pos: usize = (offset192 / 21) % 65;
+                                                ][(offset198 / 21) % 65];
+                                                let v2_pos: usize = (offset198 / 21) % 65;
                                                 {
-                                                    let k187 = TABLE_40_P0[v1 as usize] as usize;
-                                                    if k187 != NONE as usize {
-                                                        let key189 = k187 * 1;
-                                                        for i188 in TABLE_40_AT0[key189]
-                                                            as usize..TABLE_40_AT0[key189 + 1] as usize
+                                                    let k193 = TABLE_40_P0[v1 as usize] as usize;
+                                                    if k193 != NONE as usize {
+                                                        let key195 = k193 * 1;
+                                                        for i194 in TABLE_40_AT0[key195]
+                                                            as usize..TABLE_40_AT0[key195 + 1] as usize
                                                         {
-                                                            let row186 = &TABLE_40_BY0[i188];
-                                                            let v3: Sym = row186[1];
+                                                            let row192 = &TABLE_40_BY0[i194];
+                                                            let v3: Sym = row192[1];
                                                             {
-                                                                let k182 = TABLE_0_P0[v2 as usize] as usize;
-                                                                let k183 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k182 != NONE as usize && k183 != NONE as usize {
-                                                                    let key185 = k182 * 8 + k183 * 1;
-                                                                    for i184 in TABLE_0_AT0_1[key185]
-                                                                        as usize..TABLE_0_AT0_1[key185 + 1] as usize
+                                                                let k188 = TABLE_0_P0[v2 as usize] as usize;
+                                                                let k189 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k188 != NONE as usize && k189 != NONE as usize {
+                                                                    let key191 = k188 * 8 + k189 * 1;
+                                                                    for i190 in TABLE_0_AT0_1[key191]
+                                                                        as usize..TABLE_0_AT0_1[key191 + 1] as usize
                                                                     {
-                                                                        let row181 = &TABLE_0_BY0_1[i184];
-                                                                        let v0: Sym = row181[2];
+                                                                        let row187 = &TABLE_0_BY0_1[i190];
+                                                                        let v0: Sym = row187[2];
                                                                         {
-                                                                            let p179 = input.fluents.positions[299 + v0 as usize]
+                                                                            let p185 = input.fluents.positions[299 + v0 as usize]
                                                                                 as usize;
-                                                                            let p180 = input.fluents.positions[598 + v4 as usize]
+                                                                            let p186 = input.fluents.positions[598 + v4 as usize]
                                                                                 as usize;
-                                                                            if p179 != NONE as usize && p180 != NONE as usize && 0 == 0
+                                                                            if p185 != NONE as usize && p186 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + p179 * 21 + p180 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + p185 * 21 + p186 * 7 + 6 * 1)
                                                                             {
                                                                                 self.pending.extend_from_slice(&[v0]);
                                                                             }
@@ -11420,7 +11183,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_31[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r31.insert_bit(bit, tuple);
+                self.grew |= self.r31.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11429,34 +11192,65 @@ impl Rules {
     ///Layer 32: `checker/1`.
     fn layer32(&mut self, input: &Input) {
         {
-            for i201 in 0..self.r52.len() {
-                let row200 = self.r52.row(i201);
-                let v1: Sym = row200[0];
-                let v0: Sym = row200[1];
-                self.pending.extend_from_slice(&[v0]);
+            {
+                let lo206 = 0;
+                let mut cursor209 = rt::OnesCursor::new(
+                    self.r52.words(),
+                    lo206,
+                    lo206 + 512,
+                );
+                while let Some(bit207) = cursor209.next(self.r52.words()) {
+                    let offset208 = bit207 - 0;
+                    let v1: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset208 / 64) % 8];
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset208 / 1) % 64];
+                    let v1_pos: usize = (offset208 / 64) % 8;
+                    let v0_pos: usize = (offset208 / 1) % 64;
+                    self.pending.extend_from_slice(&[v0]);
+                }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_12[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r12.insert_bit(bit, tuple);
+                self.grew |= self.r12.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i203 in 0..self.r31.len() {
-                let row202 = self.r31.row(i203);
-                let v0: Sym = row202[0];
-                self.pending.extend_from_slice(&[v0]);
+            {
+                let lo210 = 0;
+                let mut cursor213 = rt::OnesCursor::new(
+                    self.r31.words(),
+                    lo210,
+                    lo210 + 64,
+                );
+                while let Some(bit211) = cursor213.next(self.r31.words()) {
+                    let offset212 = bit211 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset212 / 1) % 64];
+                    let v0_pos: usize = (offset212 / 1) % 64;
+                    self.pending.extend_from_slice(&[v0]);
+                }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_12[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r12.insert_bit(bit, tuple);
+                self.grew |= self.r12.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11465,10 +11259,24 @@ impl Rules {
     ///Layer 33: `check/0`.
     fn layer33(&mut self, input: &Input) {
         {
-            for i205 in 0..self.r12.len() {
-                let row204 = self.r12.row(i205);
-                let v0: Sym = row204[0];
-                self.grew |= self.r11.insert(&[]);
+            {
+                let lo214 = 0;
+                let mut cursor217 = rt::OnesCursor::new(
+                    self.r12.words(),
+                    lo214,
+                    lo214 + 64,
+                );
+                while let Some(bit215) = cursor217.next(self.r12.words()) {
+                    let offset216 = bit215 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset216 / 1) % 64];
+                    let v0_pos: usize = (offset216 / 1) % 64;
+                    self.grew |= self.r11.insert(&[]);
+                }
             }
         }
     }
@@ -11476,9 +11284,9 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo206 = 0;
-                for bit207 in input.state.ones(lo206, lo206 + 1365) {
-                    let offset208 = bit207 - 0;
+                let lo218 = 0;
+                for bit219 in input.state.ones(lo218, lo218 + 1365) {
+                    let offset220 = bit219 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
                             0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11486,14 +11294,14 @@ impl Rules {
                             45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                             62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                             79, 80, 81, 82,
-                        ][(offset208 / 21) % 65];
-                        let v1: Sym = [0, 1, 2][(offset208 / 7) % 3];
+                        ][(offset220 / 21) % 65];
+                        let v1: Sym = [0, 1, 2][(offset220 / 7) % 3];
                         let v2: Sym = [
                             0, 283, 284, 285, 286, 290, 291,
-                        ][(offset208 / 1) % 7];
-                        let v0_pos: usize = (offset208 / 21) % 65;
-                        let v1_pos: usize = (offset208 / 7) % 3;
-                        let v2_pos: usize = (offset208 / 1) % 7;
+                        ][(offset220 / 1) % 7];
+                        let v0_pos: usize = (offset220 / 21) % 65;
+                        let v1_pos: usize = (offset220 / 7) % 3;
+                        let v2_pos: usize = (offset220 / 1) % 7;
                         self.pending.extend_from_slice(&[v0, v1]);
                     }
                 }
@@ -11504,7 +11312,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_13[0 + tuple[0] as usize] as usize * 2
                     + POS_13[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r13.insert_bit(bit, tuple);
+                self.grew |= self.r13.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11513,14 +11321,43 @@ impl Rules {
     ///Layer 35: `double-check/0`.
     fn layer35(&mut self, input: &Input) {
         {
-            for i212 in 0..self.r12.len() {
-                let row211 = self.r12.row(i212);
-                let v0: Sym = row211[0];
-                for i210 in 0..self.r12.len() {
-                    let row209 = self.r12.row(i210);
-                    let v1: Sym = row209[0];
-                    if v0 != v1 {
-                        self.grew |= self.r15.insert(&[]);
+            {
+                let lo225 = 0;
+                let mut cursor228 = rt::OnesCursor::new(
+                    self.r12.words(),
+                    lo225,
+                    lo225 + 64,
+                );
+                while let Some(bit226) = cursor228.next(self.r12.words()) {
+                    let offset227 = bit226 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset227 / 1) % 64];
+                    let v0_pos: usize = (offset227 / 1) % 64;
+                    {
+                        let lo221 = 0;
+                        let mut cursor224 = rt::OnesCursor::new(
+                            self.r12.words(),
+                            lo221,
+                            lo221 + 64,
+                        );
+                        while let Some(bit222) = cursor224.next(self.r12.words()) {
+                            let offset223 = bit222 - 0;
+                            let v1: Sym = [
+                                3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                80, 81, 82,
+                            ][(offset223 / 1) % 64];
+                            let v1_pos: usize = (offset223 / 1) % 64;
+                            if v0 != v1 {
+                                self.grew |= self.r15.insert(&[]);
+                            }
+                        }
                     }
                 }
             }
@@ -11530,26 +11367,26 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo226 = 1374;
-                for bit227 in input.state.ones(lo226, lo226 + 3) {
-                    let offset228 = bit227 - 1374;
+                let lo242 = 1374;
+                for bit243 in input.state.ones(lo242, lo242 + 3) {
+                    let offset244 = bit243 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset228 / 1) % 3];
-                        let v2_pos: usize = (offset228 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset244 / 1) % 3];
+                        let v2_pos: usize = (offset244 / 1) % 3;
                         {
-                            let k223 = TABLE_40_P0[v2 as usize] as usize;
-                            if k223 != NONE as usize {
-                                let key225 = k223 * 1;
-                                for i224 in TABLE_40_AT0[key225]
-                                    as usize..TABLE_40_AT0[key225 + 1] as usize
+                            let k239 = TABLE_40_P0[v2 as usize] as usize;
+                            if k239 != NONE as usize {
+                                let key241 = k239 * 1;
+                                for i240 in TABLE_40_AT0[key241]
+                                    as usize..TABLE_40_AT0[key241 + 1] as usize
                                 {
-                                    let row222 = &TABLE_40_BY0[i224];
-                                    let v3: Sym = row222[1];
+                                    let row238 = &TABLE_40_BY0[i240];
+                                    let v3: Sym = row238[1];
                                     {
-                                        let lo219 = 1579;
-                                        for bit220 in input.state.ones(lo219, lo219 + 65) {
-                                            let offset221 = bit220 - 1579;
+                                        let lo235 = 1579;
+                                        for bit236 in input.state.ones(lo235, lo235 + 65) {
+                                            let offset237 = bit236 - 1579;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
                                             {
@@ -11559,24 +11396,24 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset221 / 1) % 65];
-                                                let v1_pos: usize = (offset221 / 1) % 65;
+                                                ][(offset237 / 1) % 65];
+                                                let v1_pos: usize = (offset237 / 1) % 65;
                                                 {
-                                                    let k215 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k216 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k215 != NONE as usize && k216 != NONE as usize {
-                                                        let key218 = k215 * 64 + k216 * 1;
-                                                        for i217 in TABLE_0_AT1_2[key218]
-                                                            as usize..TABLE_0_AT1_2[key218 + 1] as usize
+                                                    let k231 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k232 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k231 != NONE as usize && k232 != NONE as usize {
+                                                        let key234 = k231 * 64 + k232 * 1;
+                                                        for i233 in TABLE_0_AT1_2[key234]
+                                                            as usize..TABLE_0_AT1_2[key234 + 1] as usize
                                                         {
-                                                            let row214 = &TABLE_0_BY1_2[i217];
-                                                            let v0: Sym = row214[0];
+                                                            let row230 = &TABLE_0_BY1_2[i233];
+                                                            let v0: Sym = row230[0];
                                                             {
-                                                                let p213 = input.fluents.positions[299 + v0 as usize]
+                                                                let p229 = input.fluents.positions[299 + v0 as usize]
                                                                     as usize;
-                                                                if p213 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                if p229 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + p213 * 21 + v2_pos * 7 + 6 * 1)
+                                                                    && input.state.get(0 + p229 * 21 + v2_pos * 7 + 6 * 1)
                                                                 {
                                                                     self.pending.extend_from_slice(&[v0]);
                                                                 }
@@ -11598,7 +11435,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_18[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r18.insert_bit(bit, tuple);
+                self.grew |= self.r18.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11608,35 +11445,35 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo247 = 1374;
-                for bit248 in input.state.ones(lo247, lo247 + 3) {
-                    let offset249 = bit248 - 1374;
+                let lo263 = 1374;
+                for bit264 in input.state.ones(lo263, lo263 + 3) {
+                    let offset265 = bit264 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset249 / 1) % 3];
-                        let v2_pos: usize = (offset249 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset265 / 1) % 3];
+                        let v2_pos: usize = (offset265 / 1) % 3;
                         {
-                            let k244 = TABLE_41_P0[v2 as usize] as usize;
-                            if k244 != NONE as usize {
-                                let key246 = k244 * 1;
-                                for i245 in TABLE_41_AT0[key246]
-                                    as usize..TABLE_41_AT0[key246 + 1] as usize
+                            let k260 = TABLE_41_P0[v2 as usize] as usize;
+                            if k260 != NONE as usize {
+                                let key262 = k260 * 1;
+                                for i261 in TABLE_41_AT0[key262]
+                                    as usize..TABLE_41_AT0[key262 + 1] as usize
                                 {
-                                    let row243 = &TABLE_41_BY0[i245];
-                                    let v3: Sym = row243[1];
+                                    let row259 = &TABLE_41_BY0[i261];
+                                    let v3: Sym = row259[1];
                                     {
-                                        let k240 = TABLE_38_P0[v2 as usize] as usize;
-                                        if k240 != NONE as usize {
-                                            let key242 = k240 * 1;
-                                            for i241 in TABLE_38_AT0[key242]
-                                                as usize..TABLE_38_AT0[key242 + 1] as usize
+                                        let k256 = TABLE_38_P0[v2 as usize] as usize;
+                                        if k256 != NONE as usize {
+                                            let key258 = k256 * 1;
+                                            for i257 in TABLE_38_AT0[key258]
+                                                as usize..TABLE_38_AT0[key258 + 1] as usize
                                             {
-                                                let row239 = &TABLE_38_BY0[i241];
-                                                let v4: Sym = row239[1];
+                                                let row255 = &TABLE_38_BY0[i257];
+                                                let v4: Sym = row255[1];
                                                 {
-                                                    let lo236 = 1579;
-                                                    for bit237 in input.state.ones(lo236, lo236 + 65) {
-                                                        let offset238 = bit237 - 1579;
+                                                    let lo252 = 1579;
+                                                    for bit253 in input.state.ones(lo252, lo252 + 65) {
+                                                        let offset254 = bit253 - 1579;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
                                                         {
@@ -11646,26 +11483,26 @@ impl Rules {
                                                                 45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                                 62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                                 79, 80, 81, 82,
-                                                            ][(offset238 / 1) % 65];
-                                                            let v1_pos: usize = (offset238 / 1) % 65;
+                                                            ][(offset254 / 1) % 65];
+                                                            let v1_pos: usize = (offset254 / 1) % 65;
                                                             {
-                                                                let k232 = TABLE_0_P1[v3 as usize] as usize;
-                                                                let k233 = TABLE_0_P2[v1 as usize] as usize;
-                                                                if k232 != NONE as usize && k233 != NONE as usize {
-                                                                    let key235 = k232 * 64 + k233 * 1;
-                                                                    for i234 in TABLE_0_AT1_2[key235]
-                                                                        as usize..TABLE_0_AT1_2[key235 + 1] as usize
+                                                                let k248 = TABLE_0_P1[v3 as usize] as usize;
+                                                                let k249 = TABLE_0_P2[v1 as usize] as usize;
+                                                                if k248 != NONE as usize && k249 != NONE as usize {
+                                                                    let key251 = k248 * 64 + k249 * 1;
+                                                                    for i250 in TABLE_0_AT1_2[key251]
+                                                                        as usize..TABLE_0_AT1_2[key251 + 1] as usize
                                                                     {
-                                                                        let row231 = &TABLE_0_BY1_2[i234];
-                                                                        let v0: Sym = row231[0];
+                                                                        let row247 = &TABLE_0_BY1_2[i250];
+                                                                        let v0: Sym = row247[0];
                                                                         {
-                                                                            let p229 = input.fluents.positions[299 + v0 as usize]
+                                                                            let p245 = input.fluents.positions[299 + v0 as usize]
                                                                                 as usize;
-                                                                            let p230 = input.fluents.positions[598 + v4 as usize]
+                                                                            let p246 = input.fluents.positions[598 + v4 as usize]
                                                                                 as usize;
-                                                                            if p229 != NONE as usize && p230 != NONE as usize && 0 == 0
+                                                                            if p245 != NONE as usize && p246 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + p229 * 21 + p230 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + p245 * 21 + p246 * 7 + 6 * 1)
                                                                             {
                                                                                 self.pending.extend_from_slice(&[v0]);
                                                                             }
@@ -11690,7 +11527,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_21[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r21.insert_bit(bit, tuple);
+                self.grew |= self.r21.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11699,18 +11536,35 @@ impl Rules {
     ///Layer 39: `ep-exposed/1`.
     fn layer39(&mut self, input: &Input) {
         {
-            for i254 in 0..self.r17.len() {
-                let row253 = self.r17.row(i254);
-                let v2: Sym = row253[0];
-                let v1: Sym = row253[1];
-                let t250 = self.call20_0(input, &[v1, v2]);
-                let mut i251 = 0;
-                while i251 < self.m20_0.table(t250).len() {
-                    let row252 = self.m20_0.table(t250).row(i251);
-                    i251 += 1;
-                    if row252[1] == v1 && row252[2] == v2 {
-                        let v0: Sym = row252[0];
-                        self.pending.extend_from_slice(&[v0]);
+            {
+                let lo269 = 0;
+                let mut cursor272 = rt::OnesCursor::new(
+                    self.r17.words(),
+                    lo269,
+                    lo269 + 512,
+                );
+                while let Some(bit270) = cursor272.next(self.r17.words()) {
+                    let offset271 = bit270 - 0;
+                    let v2: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset271 / 8) % 64];
+                    let v1: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset271 / 1) % 8];
+                    let v2_pos: usize = (offset271 / 8) % 64;
+                    let v1_pos: usize = (offset271 / 1) % 8;
+                    let t266 = self.call20_0(input, &[v1, v2]);
+                    let mut i267 = 0;
+                    while i267 < self.m20_0.table(t266).len() {
+                        let row268 = self.m20_0.table(t266).row(i267);
+                        i267 += 1;
+                        if row268[1] == v1 && row268[2] == v2 {
+                            let v0: Sym = row268[0];
+                            self.pending.extend_from_slice(&[v0]);
+                        }
                     }
                 }
             }
@@ -11719,29 +11573,57 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r19.insert_bit(bit, tuple);
+                self.grew |= self.r19.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i260 in 0..self.r31.len() {
-                let row259 = self.r31.row(i260);
-                let v1: Sym = row259[0];
-                let exists = 'found257: {
-                    {
-                        let p258 = POS_21[0 + v1 as usize] as usize;
-                        if p258 != NONE as usize && self.r21.has_bit(0 + p258 * 1) {
-                            break 'found257 true;
+            {
+                let lo278 = 0;
+                let mut cursor281 = rt::OnesCursor::new(
+                    self.r31.words(),
+                    lo278,
+                    lo278 + 64,
+                );
+                while let Some(bit279) = cursor281.next(self.r31.words()) {
+                    let offset280 = bit279 - 0;
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset280 / 1) % 64];
+                    let v1_pos: usize = (offset280 / 1) % 64;
+                    let exists = 'found277: {
+                        {
+                            if self.r21.has_bit(0 + v1_pos * 1) {
+                                break 'found277 true;
+                            }
                         }
-                    }
-                    false
-                };
-                if !exists {
-                    for i256 in 0..self.r18.len() {
-                        let row255 = self.r18.row(i256);
-                        let v0: Sym = row255[0];
-                        self.pending.extend_from_slice(&[v0]);
+                        false
+                    };
+                    if !exists {
+                        {
+                            let lo273 = 0;
+                            let mut cursor276 = rt::OnesCursor::new(
+                                self.r18.words(),
+                                lo273,
+                                lo273 + 64,
+                            );
+                            while let Some(bit274) = cursor276.next(self.r18.words()) {
+                                let offset275 = bit274 - 0;
+                                let v0: Sym = [
+                                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                    29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                    46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                    63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                    80, 81, 82,
+                                ][(offset275 / 1) % 64];
+                                let v0_pos: usize = (offset275 / 1) % 64;
+                                self.pending.extend_from_slice(&[v0]);
+                            }
+                        }
                     }
                 }
             }
@@ -11750,7 +11632,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r19.insert_bit(bit, tuple);
+                self.grew |= self.r19.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11759,45 +11641,73 @@ impl Rules {
     ///Layer 40: `evasion/1`.
     fn layer40(&mut self, input: &Input) {
         {
-            for i262 in 0..self.r31.len() {
-                let row261 = self.r31.row(i262);
-                let v0: Sym = row261[0];
-                self.pending.extend_from_slice(&[v0]);
+            {
+                let lo282 = 0;
+                let mut cursor285 = rt::OnesCursor::new(
+                    self.r31.words(),
+                    lo282,
+                    lo282 + 64,
+                );
+                while let Some(bit283) = cursor285.next(self.r31.words()) {
+                    let offset284 = bit283 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset284 / 1) % 64];
+                    let v0_pos: usize = (offset284 / 1) % 64;
+                    self.pending.extend_from_slice(&[v0]);
+                }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_22[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r22.insert_bit(bit, tuple);
+                self.grew |= self.r22.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i269 in 0..self.r52.len() {
-                let row268 = self.r52.row(i269);
-                let v1: Sym = row268[0];
-                let v2: Sym = row268[1];
-                {
-                    let p263 = POS_29[0 + v1 as usize] as usize;
-                    if p263 != NONE as usize {
-                        let lo264 = 0 + p263 * 64;
-                        let mut cursor267 = rt::OnesCursor::new(
+            {
+                let lo290 = 0;
+                let mut cursor293 = rt::OnesCursor::new(
+                    self.r52.words(),
+                    lo290,
+                    lo290 + 512,
+                );
+                while let Some(bit291) = cursor293.next(self.r52.words()) {
+                    let offset292 = bit291 - 0;
+                    let v1: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset292 / 64) % 8];
+                    let v2: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset292 / 1) % 64];
+                    let v1_pos: usize = (offset292 / 64) % 8;
+                    let v2_pos: usize = (offset292 / 1) % 64;
+                    {
+                        let lo286 = 0 + v1_pos * 64;
+                        let mut cursor289 = rt::OnesCursor::new(
                             self.r29.words(),
-                            lo264,
-                            lo264 + 64,
+                            lo286,
+                            lo286 + 64,
                         );
-                        while let Some(bit265) = cursor267.next(self.r29.words()) {
-                            let offset266 = bit265 - 0;
+                        while let Some(bit287) = cursor289.next(self.r29.words()) {
+                            let offset288 = bit287 - 0;
                             let v0: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset266 / 1) % 64];
-                            let v0_pos: usize = (offset266 / 1) % 64;
+                            ][(offset288 / 1) % 64];
+                            let v0_pos: usize = (offset288 / 1) % 64;
                             self.pending.extend_from_slice(&[v0]);
                         }
                     }
@@ -11808,7 +11718,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_22[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r22.insert_bit(bit, tuple);
+                self.grew |= self.r22.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11820,48 +11730,48 @@ impl Rules {
             self.grew = false;
             {
                 {
-                    let lo280 = 1374;
-                    for bit281 in input.state.ones(lo280, lo280 + 3) {
-                        let offset282 = bit281 - 1374;
+                    let lo304 = 1374;
+                    for bit305 in input.state.ones(lo304, lo304 + 3) {
+                        let offset306 = bit305 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v3: Sym = [0, 1, 2][(offset282 / 1) % 3];
-                            let v3_pos: usize = (offset282 / 1) % 3;
+                            let v3: Sym = [0, 1, 2][(offset306 / 1) % 3];
+                            let v3_pos: usize = (offset306 / 1) % 3;
                             {
-                                let p275 = POS_13[299 + v3 as usize] as usize;
-                                if p275 != NONE as usize {
-                                    let lo276 = 0;
-                                    let mut cursor279 = rt::OnesCursor::new(
+                                let p299 = POS_13[299 + v3 as usize] as usize;
+                                if p299 != NONE as usize {
+                                    let lo300 = 0;
+                                    let mut cursor303 = rt::OnesCursor::new(
                                         self.r13.words(),
-                                        lo276,
-                                        lo276 + 128,
+                                        lo300,
+                                        lo300 + 128,
                                     );
-                                    while let Some(bit277) = cursor279.next(self.r13.words()) {
-                                        let offset278 = bit277 - 0;
-                                        if (offset278 / 1) % 2 == p275 {
+                                    while let Some(bit301) = cursor303.next(self.r13.words()) {
+                                        let offset302 = bit301 - 0;
+                                        if (offset302 / 1) % 2 == p299 {
                                             let v2: Sym = [
                                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                 80, 81, 82,
-                                            ][(offset278 / 2) % 64];
-                                            let v2_pos: usize = (offset278 / 2) % 64;
+                                            ][(offset302 / 2) % 64];
+                                            let v2_pos: usize = (offset302 / 2) % 64;
                                             {
-                                                let k272 = TABLE_0_P0[v2 as usize] as usize;
-                                                if k272 != NONE as usize {
-                                                    let key274 = k272 * 1;
-                                                    for i273 in TABLE_0_AT0[key274]
-                                                        as usize..TABLE_0_AT0[key274 + 1] as usize
+                                                let k296 = TABLE_0_P0[v2 as usize] as usize;
+                                                if k296 != NONE as usize {
+                                                    let key298 = k296 * 1;
+                                                    for i297 in TABLE_0_AT0[key298]
+                                                        as usize..TABLE_0_AT0[key298 + 1] as usize
                                                     {
-                                                        let row271 = &TABLE_0_BY0[i273];
-                                                        let v0: Sym = row271[1];
-                                                        let v1: Sym = row271[2];
+                                                        let row295 = &TABLE_0_BY0[i297];
+                                                        let v0: Sym = row295[1];
+                                                        let v1: Sym = row295[2];
                                                         {
-                                                            let p270 = POS_29[0 + v0 as usize] as usize;
-                                                            if p270 != NONE as usize
-                                                                && self.r29.has_bit(0 + p270 * 64 + v2_pos * 1)
+                                                            let p294 = POS_29[0 + v0 as usize] as usize;
+                                                            if p294 != NONE as usize
+                                                                && self.r29.has_bit(0 + p294 * 64 + v2_pos * 1)
                                                             {
                                                                 self.pending.extend_from_slice(&[v0, v1]);
                                                             }
@@ -11882,31 +11792,31 @@ impl Rules {
                 for tuple in pending.chunks_exact(2) {
                     let bit = POS_60[0 + tuple[0] as usize] as usize * 64
                         + POS_60[299 + tuple[1] as usize] as usize * 1;
-                    self.grew |= self.r60.insert_bit(bit, tuple);
+                    self.grew |= self.r60.insert(bit);
                 }
                 self.pending = pending;
                 self.pending.clear();
             }
             {
-                for row287 in TABLE_0.iter() {
-                    let v2: Sym = row287[0];
-                    let v0: Sym = row287[1];
-                    let v1: Sym = row287[2];
-                    let exists = 'found285: {
+                for row311 in TABLE_0.iter() {
+                    let v2: Sym = row311[0];
+                    let v0: Sym = row311[1];
+                    let v1: Sym = row311[2];
+                    let exists = 'found309: {
                         {
-                            let p286 = POS_37[0 + v2 as usize] as usize;
-                            if p286 != NONE as usize && self.r37.has_bit(0 + p286 * 1) {
-                                break 'found285 true;
+                            let p310 = POS_37[0 + v2 as usize] as usize;
+                            if p310 != NONE as usize && self.r37.has_bit(0 + p310 * 1) {
+                                break 'found309 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let p283 = POS_60[0 + v0 as usize] as usize;
-                            let p284 = POS_60[299 + v2 as usize] as usize;
-                            if p283 != NONE as usize && p284 != NONE as usize
-                                && self.r60.has_bit(0 + p283 * 64 + p284 * 1)
+                            let p307 = POS_60[0 + v0 as usize] as usize;
+                            let p308 = POS_60[299 + v2 as usize] as usize;
+                            if p307 != NONE as usize && p308 != NONE as usize
+                                && self.r60.has_bit(0 + p307 * 64 + p308 * 1)
                             {
                                 self.pending.extend_from_slice(&[v0, v1]);
                             }
@@ -11919,7 +11829,7 @@ impl Rules {
                 for tuple in pending.chunks_exact(2) {
                     let bit = POS_60[0 + tuple[0] as usize] as usize * 64
                         + POS_60[299 + tuple[1] as usize] as usize * 1;
-                    self.grew |= self.r60.insert_bit(bit, tuple);
+                    self.grew |= self.r60.insert(bit);
                 }
                 self.pending = pending;
                 self.pending.clear();
@@ -11932,11 +11842,28 @@ impl Rules {
     ///Layer 45: `pin-line/2`.
     fn layer45(&mut self, input: &Input) {
         {
-            for i289 in 0..self.r29.len() {
-                let row288 = self.r29.row(i289);
-                let v0: Sym = row288[0];
-                let v1: Sym = row288[1];
-                self.pending.extend_from_slice(&[v0, v1]);
+            {
+                let lo312 = 0;
+                let mut cursor315 = rt::OnesCursor::new(
+                    self.r29.words(),
+                    lo312,
+                    lo312 + 512,
+                );
+                while let Some(bit313) = cursor315.next(self.r29.words()) {
+                    let offset314 = bit313 - 0;
+                    let v0: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset314 / 64) % 8];
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset314 / 1) % 64];
+                    let v0_pos: usize = (offset314 / 64) % 8;
+                    let v1_pos: usize = (offset314 / 1) % 64;
+                    self.pending.extend_from_slice(&[v0, v1]);
+                }
             }
         }
         {
@@ -11944,17 +11871,34 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_43[0 + tuple[0] as usize] as usize * 64
                     + POS_43[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r43.insert_bit(bit, tuple);
+                self.grew |= self.r43.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i291 in 0..self.r60.len() {
-                let row290 = self.r60.row(i291);
-                let v0: Sym = row290[0];
-                let v1: Sym = row290[1];
-                self.pending.extend_from_slice(&[v0, v1]);
+            {
+                let lo316 = 0;
+                let mut cursor319 = rt::OnesCursor::new(
+                    self.r60.words(),
+                    lo316,
+                    lo316 + 512,
+                );
+                while let Some(bit317) = cursor319.next(self.r60.words()) {
+                    let offset318 = bit317 - 0;
+                    let v0: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset318 / 64) % 8];
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset318 / 1) % 64];
+                    let v0_pos: usize = (offset318 / 64) % 8;
+                    let v1_pos: usize = (offset318 / 1) % 64;
+                    self.pending.extend_from_slice(&[v0, v1]);
+                }
             }
         }
         {
@@ -11962,7 +11906,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_43[0 + tuple[0] as usize] as usize * 64
                     + POS_43[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r43.insert_bit(bit, tuple);
+                self.grew |= self.r43.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -11972,31 +11916,31 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo312 = 1374;
-                for bit313 in input.state.ones(lo312, lo312 + 3) {
-                    let offset314 = bit313 - 1374;
+                let lo340 = 1374;
+                for bit341 in input.state.ones(lo340, lo340 + 3) {
+                    let offset342 = bit341 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset314 / 1) % 3];
-                        let v2_pos: usize = (offset314 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset342 / 1) % 3];
+                        let v2_pos: usize = (offset342 / 1) % 3;
                         {
-                            let k309 = TABLE_38_P0[v2 as usize] as usize;
-                            if k309 != NONE as usize {
-                                let key311 = k309 * 1;
-                                for i310 in TABLE_38_AT0[key311]
-                                    as usize..TABLE_38_AT0[key311 + 1] as usize
+                            let k337 = TABLE_38_P0[v2 as usize] as usize;
+                            if k337 != NONE as usize {
+                                let key339 = k337 * 1;
+                                for i338 in TABLE_38_AT0[key339]
+                                    as usize..TABLE_38_AT0[key339 + 1] as usize
                                 {
-                                    let row308 = &TABLE_38_BY0[i310];
-                                    let v4: Sym = row308[1];
+                                    let row336 = &TABLE_38_BY0[i338];
+                                    let v4: Sym = row336[1];
                                     {
-                                        let p304 = input.fluents.positions[598 + v4 as usize]
+                                        let p332 = input.fluents.positions[598 + v4 as usize]
                                             as usize;
-                                        if p304 != NONE as usize {
-                                            let lo305 = 0;
-                                            for bit306 in input.state.ones(lo305, lo305 + 1365) {
-                                                let offset307 = bit306 - 0;
+                                        if p332 != NONE as usize {
+                                            let lo333 = 0;
+                                            for bit334 in input.state.ones(lo333, lo333 + 1365) {
+                                                let offset335 = bit334 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset307 / 7) % 3 == p304
+                                                    && (offset335 / 7) % 3 == p332
                                                 {
                                                     let v3: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12004,50 +11948,50 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset307 / 21) % 65];
+                                                    ][(offset335 / 21) % 65];
                                                     let v5: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset307 / 1) % 7];
-                                                    let v3_pos: usize = (offset307 / 21) % 65;
-                                                    let v5_pos: usize = (offset307 / 1) % 7;
+                                                    ][(offset335 / 1) % 7];
+                                                    let v3_pos: usize = (offset335 / 21) % 65;
+                                                    let v5_pos: usize = (offset335 / 1) % 7;
                                                     {
-                                                        let k301 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k301 != NONE as usize {
-                                                            let key303 = k301 * 1;
-                                                            for i302 in TABLE_53_AT0[key303]
-                                                                as usize..TABLE_53_AT0[key303 + 1] as usize
+                                                        let k329 = TABLE_53_P0[v5 as usize] as usize;
+                                                        if k329 != NONE as usize {
+                                                            let key331 = k329 * 1;
+                                                            for i330 in TABLE_53_AT0[key331]
+                                                                as usize..TABLE_53_AT0[key331 + 1] as usize
                                                             {
-                                                                let row300 = &TABLE_53_BY0[i302];
-                                                                let v1: Sym = row300[1];
+                                                                let row328 = &TABLE_53_BY0[i330];
+                                                                let v1: Sym = row328[1];
                                                                 {
-                                                                    let p298 = POS_60[0 + v1 as usize] as usize;
-                                                                    let p299 = POS_60[299 + v3 as usize] as usize;
-                                                                    if p298 != NONE as usize && p299 != NONE as usize
-                                                                        && self.r60.has_bit(0 + p298 * 64 + p299 * 1)
+                                                                    let p326 = POS_60[0 + v1 as usize] as usize;
+                                                                    let p327 = POS_60[299 + v3 as usize] as usize;
+                                                                    if p326 != NONE as usize && p327 != NONE as usize
+                                                                        && self.r60.has_bit(0 + p326 * 64 + p327 * 1)
                                                                     {
                                                                         {
-                                                                            let p293 = POS_29[0 + v1 as usize] as usize;
-                                                                            if p293 != NONE as usize {
-                                                                                let lo294 = 0 + p293 * 64;
-                                                                                let mut cursor297 = rt::OnesCursor::new(
+                                                                            let p321 = POS_29[0 + v1 as usize] as usize;
+                                                                            if p321 != NONE as usize {
+                                                                                let lo322 = 0 + p321 * 64;
+                                                                                let mut cursor325 = rt::OnesCursor::new(
                                                                                     self.r29.words(),
-                                                                                    lo294,
-                                                                                    lo294 + 64,
+                                                                                    lo322,
+                                                                                    lo322 + 64,
                                                                                 );
-                                                                                while let Some(bit295) = cursor297.next(self.r29.words()) {
-                                                                                    let offset296 = bit295 - 0;
+                                                                                while let Some(bit323) = cursor325.next(self.r29.words()) {
+                                                                                    let offset324 = bit323 - 0;
                                                                                     let v0: Sym = [
                                                                                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                                                         29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                                                         46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                                                         63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                                                         80, 81, 82,
-                                                                                    ][(offset296 / 1) % 64];
-                                                                                    let v0_pos: usize = (offset296 / 1) % 64;
+                                                                                    ][(offset324 / 1) % 64];
+                                                                                    let v0_pos: usize = (offset324 / 1) % 64;
                                                                                     {
-                                                                                        let p292 = POS_13[299 + v2 as usize] as usize;
-                                                                                        if p292 != NONE as usize
-                                                                                            && self.r13.has_bit(0 + v0_pos * 2 + p292 * 1)
+                                                                                        let p320 = POS_13[299 + v2 as usize] as usize;
+                                                                                        if p320 != NONE as usize
+                                                                                            && self.r13.has_bit(0 + v0_pos * 2 + p320 * 1)
                                                                                         {
                                                                                             self.pending.extend_from_slice(&[v0, v1]);
                                                                                         }
@@ -12076,7 +12020,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_44[0 + tuple[0] as usize] as usize * 8
                     + POS_44[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r44.insert_bit(bit, tuple);
+                self.grew |= self.r44.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -12085,18 +12029,35 @@ impl Rules {
     ///Layer 47: `pinned-piece/1`.
     fn layer47(&mut self, input: &Input) {
         {
-            for i316 in 0..self.r44.len() {
-                let row315 = self.r44.row(i316);
-                let v0: Sym = row315[0];
-                let v1: Sym = row315[1];
-                self.pending.extend_from_slice(&[v0]);
+            {
+                let lo343 = 0;
+                let mut cursor346 = rt::OnesCursor::new(
+                    self.r44.words(),
+                    lo343,
+                    lo343 + 512,
+                );
+                while let Some(bit344) = cursor346.next(self.r44.words()) {
+                    let offset345 = bit344 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset345 / 8) % 64];
+                    let v1: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset345 / 1) % 8];
+                    let v0_pos: usize = (offset345 / 8) % 64;
+                    let v1_pos: usize = (offset345 / 1) % 8;
+                    self.pending.extend_from_slice(&[v0]);
+                }
             }
         }
         {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_45[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r45.insert_bit(bit, tuple);
+                self.grew |= self.r45.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -12106,19 +12067,19 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo330 = 1374;
-                for bit331 in input.state.ones(lo330, lo330 + 3) {
-                    let offset332 = bit331 - 1374;
+                let lo360 = 1374;
+                for bit361 in input.state.ones(lo360, lo360 + 3) {
+                    let offset362 = bit361 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset332 / 1) % 3];
-                        let v2_pos: usize = (offset332 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset362 / 1) % 3];
+                        let v2_pos: usize = (offset362 / 1) % 3;
                         {
-                            let lo327 = 0;
-                            for bit328 in input.state.ones(lo327, lo327 + 1365) {
-                                let offset329 = bit328 - 0;
+                            let lo357 = 0;
+                            for bit358 in input.state.ones(lo357, lo357 + 1365) {
+                                let offset359 = bit358 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset329 / 7) % 3 == v2_pos
+                                    && (offset359 / 7) % 3 == v2_pos
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12126,36 +12087,36 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset329 / 21) % 65];
+                                    ][(offset359 / 21) % 65];
                                     let v3: Sym = [
                                         0, 283, 284, 285, 286, 290, 291,
-                                    ][(offset329 / 1) % 7];
-                                    let v0_pos: usize = (offset329 / 21) % 65;
-                                    let v3_pos: usize = (offset329 / 1) % 7;
+                                    ][(offset359 / 1) % 7];
+                                    let v0_pos: usize = (offset359 / 21) % 65;
+                                    let v3_pos: usize = (offset359 / 1) % 7;
                                     {
-                                        let k324 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k324 != NONE as usize {
-                                            let key326 = k324 * 1;
-                                            for i325 in TABLE_53_AT0[key326]
-                                                as usize..TABLE_53_AT0[key326 + 1] as usize
+                                        let k354 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k354 != NONE as usize {
+                                            let key356 = k354 * 1;
+                                            for i355 in TABLE_53_AT0[key356]
+                                                as usize..TABLE_53_AT0[key356 + 1] as usize
                                             {
-                                                let row323 = &TABLE_53_BY0[i325];
-                                                let v4: Sym = row323[1];
-                                                let t320 = self.call55_0(input, &[v0, v4]);
-                                                let mut i321 = 0;
-                                                while i321 < self.m55_0.table(t320).len() {
-                                                    let row322 = self.m55_0.table(t320).row(i321);
-                                                    i321 += 1;
-                                                    if row322[0] == v0 && row322[1] == v4 {
-                                                        let v1: Sym = row322[2];
-                                                        let exists = 'found317: {
+                                                let row353 = &TABLE_53_BY0[i355];
+                                                let v4: Sym = row353[1];
+                                                let t350 = self.call55_0(input, &[v0, v4]);
+                                                let mut i351 = 0;
+                                                while i351 < self.m55_0.table(t350).len() {
+                                                    let row352 = self.m55_0.table(t350).row(i351);
+                                                    i351 += 1;
+                                                    if row352[0] == v0 && row352[1] == v4 {
+                                                        let v1: Sym = row352[2];
+                                                        let exists = 'found347: {
                                                             {
-                                                                let p318 = POS_13[0 + v1 as usize] as usize;
-                                                                let p319 = POS_13[299 + v2 as usize] as usize;
-                                                                if p318 != NONE as usize && p319 != NONE as usize
-                                                                    && self.r13.has_bit(0 + p318 * 2 + p319 * 1)
+                                                                let p348 = POS_13[0 + v1 as usize] as usize;
+                                                                let p349 = POS_13[299 + v2 as usize] as usize;
+                                                                if p348 != NONE as usize && p349 != NONE as usize
+                                                                    && self.r13.has_bit(0 + p348 * 2 + p349 * 1)
                                                                 {
-                                                                    break 'found317 true;
+                                                                    break 'found347 true;
                                                                 }
                                                             }
                                                             false
@@ -12180,26 +12141,26 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_49[0 + tuple[0] as usize] as usize * 64
                     + POS_49[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r49.insert_bit(bit, tuple);
+                self.grew |= self.r49.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo343 = 1374;
-                for bit344 in input.state.ones(lo343, lo343 + 3) {
-                    let offset345 = bit344 - 1374;
+                let lo373 = 1374;
+                for bit374 in input.state.ones(lo373, lo373 + 3) {
+                    let offset375 = bit374 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset345 / 1) % 3];
-                        let v2_pos: usize = (offset345 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset375 / 1) % 3];
+                        let v2_pos: usize = (offset375 / 1) % 3;
                         {
-                            let lo340 = 0;
-                            for bit341 in input.state.ones(lo340, lo340 + 1365) {
-                                let offset342 = bit341 - 0;
+                            let lo370 = 0;
+                            for bit371 in input.state.ones(lo370, lo370 + 1365) {
+                                let offset372 = bit371 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset342 / 7) % 3 == v2_pos && (offset342 / 1) % 7 == 4
+                                    && (offset372 / 7) % 3 == v2_pos && (offset372 / 1) % 7 == 4
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12207,25 +12168,25 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset342 / 21) % 65];
-                                    let v0_pos: usize = (offset342 / 21) % 65;
+                                    ][(offset372 / 21) % 65];
+                                    let v0_pos: usize = (offset372 / 21) % 65;
                                     {
-                                        let k337 = TABLE_28_P0[v0 as usize] as usize;
-                                        if k337 != NONE as usize {
-                                            let key339 = k337 * 1;
-                                            for i338 in TABLE_28_AT0[key339]
-                                                as usize..TABLE_28_AT0[key339 + 1] as usize
+                                        let k367 = TABLE_28_P0[v0 as usize] as usize;
+                                        if k367 != NONE as usize {
+                                            let key369 = k367 * 1;
+                                            for i368 in TABLE_28_AT0[key369]
+                                                as usize..TABLE_28_AT0[key369 + 1] as usize
                                             {
-                                                let row336 = &TABLE_28_BY0[i338];
-                                                let v1: Sym = row336[1];
-                                                let exists = 'found333: {
+                                                let row366 = &TABLE_28_BY0[i368];
+                                                let v1: Sym = row366[1];
+                                                let exists = 'found363: {
                                                     {
-                                                        let p334 = POS_13[0 + v1 as usize] as usize;
-                                                        let p335 = POS_13[299 + v2 as usize] as usize;
-                                                        if p334 != NONE as usize && p335 != NONE as usize
-                                                            && self.r13.has_bit(0 + p334 * 2 + p335 * 1)
+                                                        let p364 = POS_13[0 + v1 as usize] as usize;
+                                                        let p365 = POS_13[299 + v2 as usize] as usize;
+                                                        if p364 != NONE as usize && p365 != NONE as usize
+                                                            && self.r13.has_bit(0 + p364 * 2 + p365 * 1)
                                                         {
-                                                            break 'found333 true;
+                                                            break 'found363 true;
                                                         }
                                                     }
                                                     false
@@ -12248,55 +12209,55 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_49[0 + tuple[0] as usize] as usize * 64
                     + POS_49[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r49.insert_bit(bit, tuple);
+                self.grew |= self.r49.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo357 = 1374;
-                for bit358 in input.state.ones(lo357, lo357 + 3) {
-                    let offset359 = bit358 - 1374;
+                let lo387 = 1374;
+                for bit388 in input.state.ones(lo387, lo387 + 3) {
+                    let offset389 = bit388 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset359 / 1) % 3];
-                        let v2_pos: usize = (offset359 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset389 / 1) % 3];
+                        let v2_pos: usize = (offset389 / 1) % 3;
                         {
-                            let k354 = TABLE_41_P0[v2 as usize] as usize;
-                            if k354 != NONE as usize {
-                                let key356 = k354 * 1;
-                                for i355 in TABLE_41_AT0[key356]
-                                    as usize..TABLE_41_AT0[key356 + 1] as usize
+                            let k384 = TABLE_41_P0[v2 as usize] as usize;
+                            if k384 != NONE as usize {
+                                let key386 = k384 * 1;
+                                for i385 in TABLE_41_AT0[key386]
+                                    as usize..TABLE_41_AT0[key386 + 1] as usize
                                 {
-                                    let row353 = &TABLE_41_BY0[i355];
-                                    let v3: Sym = row353[1];
+                                    let row383 = &TABLE_41_BY0[i385];
+                                    let v3: Sym = row383[1];
                                     {
-                                        let k350 = TABLE_0_P1[v3 as usize] as usize;
-                                        if k350 != NONE as usize {
-                                            let key352 = k350 * 1;
-                                            for i351 in TABLE_0_AT1[key352]
-                                                as usize..TABLE_0_AT1[key352 + 1] as usize
+                                        let k380 = TABLE_0_P1[v3 as usize] as usize;
+                                        if k380 != NONE as usize {
+                                            let key382 = k380 * 1;
+                                            for i381 in TABLE_0_AT1[key382]
+                                                as usize..TABLE_0_AT1[key382 + 1] as usize
                                             {
-                                                let row349 = &TABLE_0_BY1[i351];
-                                                let v0: Sym = row349[0];
-                                                let v1: Sym = row349[2];
-                                                let exists = 'found347: {
+                                                let row379 = &TABLE_0_BY1[i381];
+                                                let v0: Sym = row379[0];
+                                                let v1: Sym = row379[2];
+                                                let exists = 'found377: {
                                                     {
-                                                        let p348 = POS_37[0 + v1 as usize] as usize;
-                                                        if p348 != NONE as usize && self.r37.has_bit(0 + p348 * 1) {
-                                                            break 'found347 true;
+                                                        let p378 = POS_37[0 + v1 as usize] as usize;
+                                                        if p378 != NONE as usize && self.r37.has_bit(0 + p378 * 1) {
+                                                            break 'found377 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
                                                     {
-                                                        let p346 = input.fluents.positions[299 + v0 as usize]
+                                                        let p376 = input.fluents.positions[299 + v0 as usize]
                                                             as usize;
-                                                        if p346 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        if p376 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + p346 * 21 + v2_pos * 7 + 6 * 1)
+                                                            && input.state.get(0 + p376 * 21 + v2_pos * 7 + 6 * 1)
                                                         {
                                                             self.pending.extend_from_slice(&[v0, v1]);
                                                         }
@@ -12317,80 +12278,80 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_49[0 + tuple[0] as usize] as usize * 64
                     + POS_49[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r49.insert_bit(bit, tuple);
+                self.grew |= self.r49.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo383 = 1374;
-                for bit384 in input.state.ones(lo383, lo383 + 3) {
-                    let offset385 = bit384 - 1374;
+                let lo413 = 1374;
+                for bit414 in input.state.ones(lo413, lo413 + 3) {
+                    let offset415 = bit414 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset385 / 1) % 3];
-                        let v2_pos: usize = (offset385 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset415 / 1) % 3];
+                        let v2_pos: usize = (offset415 / 1) % 3;
                         {
-                            let k380 = TABLE_42_P0[v2 as usize] as usize;
-                            if k380 != NONE as usize {
-                                let key382 = k380 * 1;
-                                for i381 in TABLE_42_AT0[key382]
-                                    as usize..TABLE_42_AT0[key382 + 1] as usize
+                            let k410 = TABLE_42_P0[v2 as usize] as usize;
+                            if k410 != NONE as usize {
+                                let key412 = k410 * 1;
+                                for i411 in TABLE_42_AT0[key412]
+                                    as usize..TABLE_42_AT0[key412 + 1] as usize
                                 {
-                                    let row379 = &TABLE_42_BY0[i381];
-                                    let v0: Sym = row379[1];
+                                    let row409 = &TABLE_42_BY0[i411];
+                                    let v0: Sym = row409[1];
                                     {
-                                        let p378 = input.fluents.positions[299 + v0 as usize]
+                                        let p408 = input.fluents.positions[299 + v0 as usize]
                                             as usize;
-                                        if p378 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        if p408 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + p378 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + p408 * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             {
-                                                let k375 = TABLE_41_P0[v2 as usize] as usize;
-                                                if k375 != NONE as usize {
-                                                    let key377 = k375 * 1;
-                                                    for i376 in TABLE_41_AT0[key377]
-                                                        as usize..TABLE_41_AT0[key377 + 1] as usize
+                                                let k405 = TABLE_41_P0[v2 as usize] as usize;
+                                                if k405 != NONE as usize {
+                                                    let key407 = k405 * 1;
+                                                    for i406 in TABLE_41_AT0[key407]
+                                                        as usize..TABLE_41_AT0[key407 + 1] as usize
                                                     {
-                                                        let row374 = &TABLE_41_BY0[i376];
-                                                        let v3: Sym = row374[1];
+                                                        let row404 = &TABLE_41_BY0[i406];
+                                                        let v3: Sym = row404[1];
                                                         {
-                                                            let k370 = TABLE_0_P0[v0 as usize] as usize;
-                                                            let k371 = TABLE_0_P1[v3 as usize] as usize;
-                                                            if k370 != NONE as usize && k371 != NONE as usize {
-                                                                let key373 = k370 * 8 + k371 * 1;
-                                                                for i372 in TABLE_0_AT0_1[key373]
-                                                                    as usize..TABLE_0_AT0_1[key373 + 1] as usize
+                                                            let k400 = TABLE_0_P0[v0 as usize] as usize;
+                                                            let k401 = TABLE_0_P1[v3 as usize] as usize;
+                                                            if k400 != NONE as usize && k401 != NONE as usize {
+                                                                let key403 = k400 * 8 + k401 * 1;
+                                                                for i402 in TABLE_0_AT0_1[key403]
+                                                                    as usize..TABLE_0_AT0_1[key403 + 1] as usize
                                                                 {
-                                                                    let row369 = &TABLE_0_BY0_1[i372];
-                                                                    let v4: Sym = row369[2];
-                                                                    let exists = 'found367: {
+                                                                    let row399 = &TABLE_0_BY0_1[i402];
+                                                                    let v4: Sym = row399[2];
+                                                                    let exists = 'found397: {
                                                                         {
-                                                                            let p368 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p368 != NONE as usize && self.r37.has_bit(0 + p368 * 1) {
-                                                                                break 'found367 true;
+                                                                            let p398 = POS_37[0 + v4 as usize] as usize;
+                                                                            if p398 != NONE as usize && self.r37.has_bit(0 + p398 * 1) {
+                                                                                break 'found397 true;
                                                                             }
                                                                         }
                                                                         false
                                                                     };
                                                                     if !exists {
                                                                         {
-                                                                            let k363 = TABLE_0_P0[v4 as usize] as usize;
-                                                                            let k364 = TABLE_0_P1[v3 as usize] as usize;
-                                                                            if k363 != NONE as usize && k364 != NONE as usize {
-                                                                                let key366 = k363 * 8 + k364 * 1;
-                                                                                for i365 in TABLE_0_AT0_1[key366]
-                                                                                    as usize..TABLE_0_AT0_1[key366 + 1] as usize
+                                                                            let k393 = TABLE_0_P0[v4 as usize] as usize;
+                                                                            let k394 = TABLE_0_P1[v3 as usize] as usize;
+                                                                            if k393 != NONE as usize && k394 != NONE as usize {
+                                                                                let key396 = k393 * 8 + k394 * 1;
+                                                                                for i395 in TABLE_0_AT0_1[key396]
+                                                                                    as usize..TABLE_0_AT0_1[key396 + 1] as usize
                                                                                 {
-                                                                                    let row362 = &TABLE_0_BY0_1[i365];
-                                                                                    let v1: Sym = row362[2];
-                                                                                    let exists = 'found360: {
+                                                                                    let row392 = &TABLE_0_BY0_1[i395];
+                                                                                    let v1: Sym = row392[2];
+                                                                                    let exists = 'found390: {
                                                                                         {
-                                                                                            let p361 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p361 != NONE as usize && self.r37.has_bit(0 + p361 * 1) {
-                                                                                                break 'found360 true;
+                                                                                            let p391 = POS_37[0 + v1 as usize] as usize;
+                                                                                            if p391 != NONE as usize && self.r37.has_bit(0 + p391 * 1) {
+                                                                                                break 'found390 true;
                                                                                             }
                                                                                         }
                                                                                         false
@@ -12422,35 +12383,35 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_49[0 + tuple[0] as usize] as usize * 64
                     + POS_49[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r49.insert_bit(bit, tuple);
+                self.grew |= self.r49.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo404 = 1374;
-                for bit405 in input.state.ones(lo404, lo404 + 3) {
-                    let offset406 = bit405 - 1374;
+                let lo434 = 1374;
+                for bit435 in input.state.ones(lo434, lo434 + 3) {
+                    let offset436 = bit435 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset406 / 1) % 3];
-                        let v2_pos: usize = (offset406 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset436 / 1) % 3];
+                        let v2_pos: usize = (offset436 / 1) % 3;
                         {
-                            let k401 = TABLE_38_P0[v2 as usize] as usize;
-                            if k401 != NONE as usize {
-                                let key403 = k401 * 1;
-                                for i402 in TABLE_38_AT0[key403]
-                                    as usize..TABLE_38_AT0[key403 + 1] as usize
+                            let k431 = TABLE_38_P0[v2 as usize] as usize;
+                            if k431 != NONE as usize {
+                                let key433 = k431 * 1;
+                                for i432 in TABLE_38_AT0[key433]
+                                    as usize..TABLE_38_AT0[key433 + 1] as usize
                                 {
-                                    let row400 = &TABLE_38_BY0[i402];
-                                    let v4: Sym = row400[1];
+                                    let row430 = &TABLE_38_BY0[i432];
+                                    let v4: Sym = row430[1];
                                     {
-                                        let lo397 = 0;
-                                        for bit398 in input.state.ones(lo397, lo397 + 1365) {
-                                            let offset399 = bit398 - 0;
+                                        let lo427 = 0;
+                                        for bit428 in input.state.ones(lo427, lo427 + 1365) {
+                                            let offset429 = bit428 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset399 / 7) % 3 == v2_pos && (offset399 / 1) % 7 == 6
+                                                && (offset429 / 7) % 3 == v2_pos && (offset429 / 1) % 7 == 6
                                             {
                                                 let v0: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12458,32 +12419,32 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset399 / 21) % 65];
-                                                let v0_pos: usize = (offset399 / 21) % 65;
+                                                ][(offset429 / 21) % 65];
+                                                let v0_pos: usize = (offset429 / 21) % 65;
                                                 {
-                                                    let k394 = TABLE_40_P0[v2 as usize] as usize;
-                                                    if k394 != NONE as usize {
-                                                        let key396 = k394 * 1;
-                                                        for i395 in TABLE_40_AT0[key396]
-                                                            as usize..TABLE_40_AT0[key396 + 1] as usize
+                                                    let k424 = TABLE_40_P0[v2 as usize] as usize;
+                                                    if k424 != NONE as usize {
+                                                        let key426 = k424 * 1;
+                                                        for i425 in TABLE_40_AT0[key426]
+                                                            as usize..TABLE_40_AT0[key426 + 1] as usize
                                                         {
-                                                            let row393 = &TABLE_40_BY0[i395];
-                                                            let v3: Sym = row393[1];
+                                                            let row423 = &TABLE_40_BY0[i425];
+                                                            let v3: Sym = row423[1];
                                                             {
-                                                                let k389 = TABLE_0_P0[v0 as usize] as usize;
-                                                                let k390 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k389 != NONE as usize && k390 != NONE as usize {
-                                                                    let key392 = k389 * 8 + k390 * 1;
-                                                                    for i391 in TABLE_0_AT0_1[key392]
-                                                                        as usize..TABLE_0_AT0_1[key392 + 1] as usize
+                                                                let k419 = TABLE_0_P0[v0 as usize] as usize;
+                                                                let k420 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k419 != NONE as usize && k420 != NONE as usize {
+                                                                    let key422 = k419 * 8 + k420 * 1;
+                                                                    for i421 in TABLE_0_AT0_1[key422]
+                                                                        as usize..TABLE_0_AT0_1[key422 + 1] as usize
                                                                     {
-                                                                        let row388 = &TABLE_0_BY0_1[i391];
-                                                                        let v1: Sym = row388[2];
+                                                                        let row418 = &TABLE_0_BY0_1[i421];
+                                                                        let v1: Sym = row418[2];
                                                                         {
-                                                                            let p386 = POS_13[0 + v1 as usize] as usize;
-                                                                            let p387 = POS_13[299 + v4 as usize] as usize;
-                                                                            if p386 != NONE as usize && p387 != NONE as usize
-                                                                                && self.r13.has_bit(0 + p386 * 2 + p387 * 1)
+                                                                            let p416 = POS_13[0 + v1 as usize] as usize;
+                                                                            let p417 = POS_13[299 + v4 as usize] as usize;
+                                                                            if p416 != NONE as usize && p417 != NONE as usize
+                                                                                && self.r13.has_bit(0 + p416 * 2 + p417 * 1)
                                                                             {
                                                                                 self.pending.extend_from_slice(&[v0, v1]);
                                                                             }
@@ -12509,7 +12470,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_49[0 + tuple[0] as usize] as usize * 64
                     + POS_49[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r49.insert_bit(bit, tuple);
+                self.grew |= self.r49.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -12518,21 +12479,40 @@ impl Rules {
     ///Layer 50: `unpinned/2`.
     fn layer50(&mut self, input: &Input) {
         {
-            for i410 in 0..self.r49.len() {
-                let row409 = self.r49.row(i410);
-                let v0: Sym = row409[0];
-                let v1: Sym = row409[1];
-                let exists = 'found407: {
-                    {
-                        let p408 = POS_45[0 + v0 as usize] as usize;
-                        if p408 != NONE as usize && self.r45.has_bit(0 + p408 * 1) {
-                            break 'found407 true;
+            {
+                let lo438 = 0;
+                let mut cursor441 = rt::OnesCursor::new(
+                    self.r49.words(),
+                    lo438,
+                    lo438 + 4096,
+                );
+                while let Some(bit439) = cursor441.next(self.r49.words()) {
+                    let offset440 = bit439 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset440 / 64) % 64];
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset440 / 1) % 64];
+                    let v0_pos: usize = (offset440 / 64) % 64;
+                    let v1_pos: usize = (offset440 / 1) % 64;
+                    let exists = 'found437: {
+                        {
+                            if self.r45.has_bit(0 + v0_pos * 1) {
+                                break 'found437 true;
+                            }
                         }
+                        false
+                    };
+                    if !exists {
+                        self.pending.extend_from_slice(&[v0, v1]);
                     }
-                    false
-                };
-                if !exists {
-                    self.pending.extend_from_slice(&[v0, v1]);
                 }
             }
         }
@@ -12541,40 +12521,51 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_59[0 + tuple[0] as usize] as usize * 64
                     + POS_59[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r59.insert_bit(bit, tuple);
+                self.grew |= self.r59.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for i418 in 0..self.r44.len() {
-                let row417 = self.r44.row(i418);
-                let v0: Sym = row417[0];
-                let v2: Sym = row417[1];
-                {
-                    let p412 = POS_49[0 + v0 as usize] as usize;
-                    if p412 != NONE as usize {
-                        let lo413 = 0 + p412 * 64;
-                        let mut cursor416 = rt::OnesCursor::new(
+            {
+                let lo446 = 0;
+                let mut cursor449 = rt::OnesCursor::new(
+                    self.r44.words(),
+                    lo446,
+                    lo446 + 512,
+                );
+                while let Some(bit447) = cursor449.next(self.r44.words()) {
+                    let offset448 = bit447 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset448 / 8) % 64];
+                    let v2: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset448 / 1) % 8];
+                    let v0_pos: usize = (offset448 / 8) % 64;
+                    let v2_pos: usize = (offset448 / 1) % 8;
+                    {
+                        let lo442 = 0 + v0_pos * 64;
+                        let mut cursor445 = rt::OnesCursor::new(
                             self.r49.words(),
-                            lo413,
-                            lo413 + 64,
+                            lo442,
+                            lo442 + 64,
                         );
-                        while let Some(bit414) = cursor416.next(self.r49.words()) {
-                            let offset415 = bit414 - 0;
+                        while let Some(bit443) = cursor445.next(self.r49.words()) {
+                            let offset444 = bit443 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset415 / 1) % 64];
-                            let v1_pos: usize = (offset415 / 1) % 64;
+                            ][(offset444 / 1) % 64];
+                            let v1_pos: usize = (offset444 / 1) % 64;
                             {
-                                let p411 = POS_43[0 + v2 as usize] as usize;
-                                if p411 != NONE as usize
-                                    && self.r43.has_bit(0 + p411 * 64 + v1_pos * 1)
-                                {
+                                if self.r43.has_bit(0 + v2_pos * 64 + v1_pos * 1) {
                                     self.pending.extend_from_slice(&[v0, v1]);
                                 }
                             }
@@ -12588,7 +12579,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_59[0 + tuple[0] as usize] as usize * 64
                     + POS_59[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r59.insert_bit(bit, tuple);
+                self.grew |= self.r59.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -12597,18 +12588,40 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found421: {
+            let exists = 'found454: {
                 if !self.r11.is_empty() {
-                    break 'found421 true;
+                    break 'found454 true;
                 }
                 false
             };
             if !exists {
-                for i420 in 0..self.r59.len() {
-                    let row419 = self.r59.row(i420);
-                    let v0: Sym = row419[0];
-                    let v1: Sym = row419[1];
-                    self.pending.extend_from_slice(&[v0, v1]);
+                {
+                    let lo450 = 0;
+                    let mut cursor453 = rt::OnesCursor::new(
+                        self.r59.words(),
+                        lo450,
+                        lo450 + 4096,
+                    );
+                    while let Some(bit451) = cursor453.next(self.r59.words()) {
+                        let offset452 = bit451 - 0;
+                        let v0: Sym = [
+                            3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                            29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                            46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                            63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                            80, 81, 82,
+                        ][(offset452 / 64) % 64];
+                        let v1: Sym = [
+                            3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                            29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                            46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                            63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                            80, 81, 82,
+                        ][(offset452 / 1) % 64];
+                        let v0_pos: usize = (offset452 / 64) % 64;
+                        let v1_pos: usize = (offset452 / 1) % 64;
+                        self.pending.extend_from_slice(&[v0, v1]);
+                    }
                 }
             }
         }
@@ -12617,43 +12630,55 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_51[0 + tuple[0] as usize] as usize * 64
                     + POS_51[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r51.insert_bit(bit, tuple);
+                self.grew |= self.r51.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            let exists = 'found429: {
+            let exists = 'found463: {
                 if !self.r15.is_empty() {
-                    break 'found429 true;
+                    break 'found463 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
-                    for i428 in 0..self.r22.len() {
-                        let row427 = self.r22.row(i428);
-                        let v1: Sym = row427[0];
-                        {
-                            let p422 = POS_59[299 + v1 as usize] as usize;
-                            if p422 != NONE as usize {
-                                let lo423 = 0;
-                                let mut cursor426 = rt::OnesCursor::new(
+                    {
+                        let lo459 = 0;
+                        let mut cursor462 = rt::OnesCursor::new(
+                            self.r22.words(),
+                            lo459,
+                            lo459 + 64,
+                        );
+                        while let Some(bit460) = cursor462.next(self.r22.words()) {
+                            let offset461 = bit460 - 0;
+                            let v1: Sym = [
+                                3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                80, 81, 82,
+                            ][(offset461 / 1) % 64];
+                            let v1_pos: usize = (offset461 / 1) % 64;
+                            {
+                                let lo455 = 0;
+                                let mut cursor458 = rt::OnesCursor::new(
                                     self.r59.words(),
-                                    lo423,
-                                    lo423 + 4096,
+                                    lo455,
+                                    lo455 + 4096,
                                 );
-                                while let Some(bit424) = cursor426.next(self.r59.words()) {
-                                    let offset425 = bit424 - 0;
-                                    if (offset425 / 1) % 64 == p422 {
+                                while let Some(bit456) = cursor458.next(self.r59.words()) {
+                                    let offset457 = bit456 - 0;
+                                    if (offset457 / 1) % 64 == v1_pos {
                                         let v0: Sym = [
                                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                             80, 81, 82,
-                                        ][(offset425 / 64) % 64];
-                                        let v0_pos: usize = (offset425 / 64) % 64;
+                                        ][(offset457 / 64) % 64];
+                                        let v0_pos: usize = (offset457 / 64) % 64;
                                         self.pending.extend_from_slice(&[v0, v1]);
                                     }
                                 }
@@ -12668,7 +12693,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_51[0 + tuple[0] as usize] as usize * 64
                     + POS_51[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r51.insert_bit(bit, tuple);
+                self.grew |= self.r51.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -12678,32 +12703,54 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo434 = 1374;
-                for bit435 in input.state.ones(lo434, lo434 + 3) {
-                    let offset436 = bit435 - 1374;
+                let lo470 = 1374;
+                for bit471 in input.state.ones(lo470, lo470 + 3) {
+                    let offset472 = bit471 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset436 / 1) % 3];
-                        let v2_pos: usize = (offset436 / 1) % 3;
-                        for i433 in 0..self.r51.len() {
-                            let row432 = self.r51.row(i433);
-                            let v0: Sym = row432[0];
-                            let v1: Sym = row432[1];
-                            let exists = 'found430: {
-                                {
-                                    let p431 = input.fluents.positions[299 + v0 as usize]
-                                        as usize;
-                                    if p431 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                        && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + p431 * 21 + v2_pos * 7 + 6 * 1)
+                        let v2: Sym = [0, 1, 2][(offset472 / 1) % 3];
+                        let v2_pos: usize = (offset472 / 1) % 3;
+                        {
+                            let lo466 = 0;
+                            let mut cursor469 = rt::OnesCursor::new(
+                                self.r51.words(),
+                                lo466,
+                                lo466 + 4096,
+                            );
+                            while let Some(bit467) = cursor469.next(self.r51.words()) {
+                                let offset468 = bit467 - 0;
+                                let v0: Sym = [
+                                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                    29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                    46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                    63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                    80, 81, 82,
+                                ][(offset468 / 64) % 64];
+                                let v1: Sym = [
+                                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                    29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                    46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                    63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                    80, 81, 82,
+                                ][(offset468 / 1) % 64];
+                                let v0_pos: usize = (offset468 / 64) % 64;
+                                let v1_pos: usize = (offset468 / 1) % 64;
+                                let exists = 'found464: {
                                     {
-                                        break 'found430 true;
+                                        let p465 = input.fluents.positions[299 + v0 as usize]
+                                            as usize;
+                                        if p465 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                            && 0 == 0 && 0 == 0
+                                            && input.state.get(0 + p465 * 21 + v2_pos * 7 + 6 * 1)
+                                        {
+                                            break 'found464 true;
+                                        }
                                     }
+                                    false
+                                };
+                                if !exists {
+                                    self.pending.extend_from_slice(&[297, v0, v1, 0, 0, 0]);
                                 }
-                                false
-                            };
-                            if !exists {
-                                self.pending.extend_from_slice(&[297, v0, v1, 0, 0, 0]);
                             }
                         }
                     }
@@ -12720,19 +12767,19 @@ impl Rules {
         }
         {
             {
-                let lo451 = 1374;
-                for bit452 in input.state.ones(lo451, lo451 + 3) {
-                    let offset453 = bit452 - 1374;
+                let lo487 = 1374;
+                for bit488 in input.state.ones(lo487, lo487 + 3) {
+                    let offset489 = bit488 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset453 / 1) % 3];
-                        let v2_pos: usize = (offset453 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset489 / 1) % 3];
+                        let v2_pos: usize = (offset489 / 1) % 3;
                         {
-                            let lo448 = 0;
-                            for bit449 in input.state.ones(lo448, lo448 + 1365) {
-                                let offset450 = bit449 - 0;
+                            let lo484 = 0;
+                            for bit485 in input.state.ones(lo484, lo484 + 1365) {
+                                let offset486 = bit485 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset450 / 7) % 3 == v2_pos && (offset450 / 1) % 7 == 6
+                                    && (offset486 / 7) % 3 == v2_pos && (offset486 / 1) % 7 == 6
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12740,38 +12787,38 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset450 / 21) % 65];
-                                    let v0_pos: usize = (offset450 / 21) % 65;
+                                    ][(offset486 / 21) % 65];
+                                    let v0_pos: usize = (offset486 / 21) % 65;
                                     {
-                                        let p443 = POS_51[0 + v0 as usize] as usize;
-                                        if p443 != NONE as usize {
-                                            let lo444 = 0 + p443 * 64;
-                                            let mut cursor447 = rt::OnesCursor::new(
+                                        let p479 = POS_51[0 + v0 as usize] as usize;
+                                        if p479 != NONE as usize {
+                                            let lo480 = 0 + p479 * 64;
+                                            let mut cursor483 = rt::OnesCursor::new(
                                                 self.r51.words(),
-                                                lo444,
-                                                lo444 + 64,
+                                                lo480,
+                                                lo480 + 64,
                                             );
-                                            while let Some(bit445) = cursor447.next(self.r51.words()) {
-                                                let offset446 = bit445 - 0;
+                                            while let Some(bit481) = cursor483.next(self.r51.words()) {
+                                                let offset482 = bit481 - 0;
                                                 let v1: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset446 / 1) % 64];
-                                                let v1_pos: usize = (offset446 / 1) % 64;
-                                                let exists = 'found437: {
+                                                ][(offset482 / 1) % 64];
+                                                let v1_pos: usize = (offset482 / 1) % 64;
+                                                let exists = 'found473: {
                                                     {
-                                                        let k439 = TABLE_30_P0[v2 as usize] as usize;
-                                                        let k440 = TABLE_30_P1[v1 as usize] as usize;
-                                                        if k439 != NONE as usize && k440 != NONE as usize {
-                                                            let key442 = k439 * 16 + k440 * 1;
-                                                            for i441 in TABLE_30_AT0_1[key442]
-                                                                as usize..TABLE_30_AT0_1[key442 + 1] as usize
+                                                        let k475 = TABLE_30_P0[v2 as usize] as usize;
+                                                        let k476 = TABLE_30_P1[v1 as usize] as usize;
+                                                        if k475 != NONE as usize && k476 != NONE as usize {
+                                                            let key478 = k475 * 16 + k476 * 1;
+                                                            for i477 in TABLE_30_AT0_1[key478]
+                                                                as usize..TABLE_30_AT0_1[key478 + 1] as usize
                                                             {
-                                                                let row438 = &TABLE_30_BY0_1[i441];
-                                                                break 'found437 true;
+                                                                let row474 = &TABLE_30_BY0_1[i477];
+                                                                break 'found473 true;
                                                             }
                                                         }
                                                     }
@@ -12800,19 +12847,19 @@ impl Rules {
         }
         {
             {
-                let lo464 = 1374;
-                for bit465 in input.state.ones(lo464, lo464 + 3) {
-                    let offset466 = bit465 - 1374;
+                let lo500 = 1374;
+                for bit501 in input.state.ones(lo500, lo500 + 3) {
+                    let offset502 = bit501 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset466 / 1) % 3];
-                        let v3_pos: usize = (offset466 / 1) % 3;
+                        let v3: Sym = [0, 1, 2][(offset502 / 1) % 3];
+                        let v3_pos: usize = (offset502 / 1) % 3;
                         {
-                            let lo461 = 0;
-                            for bit462 in input.state.ones(lo461, lo461 + 1365) {
-                                let offset463 = bit462 - 0;
+                            let lo497 = 0;
+                            for bit498 in input.state.ones(lo497, lo497 + 1365) {
+                                let offset499 = bit498 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset463 / 7) % 3 == v3_pos && (offset463 / 1) % 7 == 6
+                                    && (offset499 / 7) % 3 == v3_pos && (offset499 / 1) % 7 == 6
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12820,25 +12867,25 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset463 / 21) % 65];
-                                    let v0_pos: usize = (offset463 / 21) % 65;
+                                    ][(offset499 / 21) % 65];
+                                    let v0_pos: usize = (offset499 / 21) % 65;
                                     {
-                                        let k458 = TABLE_30_P0[v3 as usize] as usize;
-                                        if k458 != NONE as usize {
-                                            let key460 = k458 * 1;
-                                            for i459 in TABLE_30_AT0[key460]
-                                                as usize..TABLE_30_AT0[key460 + 1] as usize
+                                        let k494 = TABLE_30_P0[v3 as usize] as usize;
+                                        if k494 != NONE as usize {
+                                            let key496 = k494 * 1;
+                                            for i495 in TABLE_30_AT0[key496]
+                                                as usize..TABLE_30_AT0[key496 + 1] as usize
                                             {
-                                                let row457 = &TABLE_30_BY0[i459];
-                                                let v1: Sym = row457[1];
+                                                let row493 = &TABLE_30_BY0[i495];
+                                                let v1: Sym = row493[1];
                                                 {
-                                                    let p455 = POS_51[0 + v0 as usize] as usize;
-                                                    let p456 = POS_51[299 + v1 as usize] as usize;
-                                                    if p455 != NONE as usize && p456 != NONE as usize
-                                                        && self.r51.has_bit(0 + p455 * 64 + p456 * 1)
+                                                    let p491 = POS_51[0 + v0 as usize] as usize;
+                                                    let p492 = POS_51[299 + v1 as usize] as usize;
+                                                    if p491 != NONE as usize && p492 != NONE as usize
+                                                        && self.r51.has_bit(0 + p491 * 64 + p492 * 1)
                                                     {
-                                                        for row454 in TABLE_47.iter() {
-                                                            let v2: Sym = row454[0];
+                                                        for row490 in TABLE_47.iter() {
+                                                            let v2: Sym = row490[0];
                                                             self.pending.extend_from_slice(&[298, 0, 0, v0, v1, v2]);
                                                         }
                                                     }
@@ -12863,53 +12910,53 @@ impl Rules {
         }
         {
             {
-                let lo476 = 1374;
-                for bit477 in input.state.ones(lo476, lo476 + 3) {
-                    let offset478 = bit477 - 1374;
+                let lo512 = 1374;
+                for bit513 in input.state.ones(lo512, lo512 + 3) {
+                    let offset514 = bit513 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset478 / 1) % 3];
-                        let v3_pos: usize = (offset478 / 1) % 3;
-                        for row475 in TABLE_0.iter() {
-                            let v0: Sym = row475[0];
-                            let v2: Sym = row475[1];
-                            let v1: Sym = row475[2];
-                            let exists = 'found473: {
+                        let v3: Sym = [0, 1, 2][(offset514 / 1) % 3];
+                        let v3_pos: usize = (offset514 / 1) % 3;
+                        for row511 in TABLE_0.iter() {
+                            let v0: Sym = row511[0];
+                            let v2: Sym = row511[1];
+                            let v1: Sym = row511[2];
+                            let exists = 'found509: {
                                 {
-                                    let p474 = POS_57[0 + v1 as usize] as usize;
-                                    if p474 != NONE as usize && self.r57.has_bit(0 + p474 * 1) {
-                                        break 'found473 true;
+                                    let p510 = POS_57[0 + v1 as usize] as usize;
+                                    if p510 != NONE as usize && self.r57.has_bit(0 + p510 * 1) {
+                                        break 'found509 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found471: {
+                                let exists = 'found507: {
                                     {
-                                        let p472 = POS_1[0 + v1 as usize] as usize;
-                                        if p472 != NONE as usize && self.r1.has_bit(0 + p472 * 1) {
-                                            break 'found471 true;
+                                        let p508 = POS_1[0 + v1 as usize] as usize;
+                                        if p508 != NONE as usize && self.r1.has_bit(0 + p508 * 1) {
+                                            break 'found507 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
-                                    let exists = 'found468: {
+                                    let exists = 'found504: {
                                         {
-                                            let p469 = POS_13[0 + v1 as usize] as usize;
-                                            let p470 = POS_13[299 + v3 as usize] as usize;
-                                            if p469 != NONE as usize && p470 != NONE as usize
-                                                && self.r13.has_bit(0 + p469 * 2 + p470 * 1)
+                                            let p505 = POS_13[0 + v1 as usize] as usize;
+                                            let p506 = POS_13[299 + v3 as usize] as usize;
+                                            if p505 != NONE as usize && p506 != NONE as usize
+                                                && self.r13.has_bit(0 + p505 * 2 + p506 * 1)
                                             {
-                                                break 'found468 true;
+                                                break 'found504 true;
                                             }
                                         }
                                         false
                                     };
                                     if !exists {
                                         {
-                                            let p467 = POS_26[0 + v0 as usize] as usize;
-                                            if p467 != NONE as usize && self.r26.has_bit(0 + p467 * 1) {
+                                            let p503 = POS_26[0 + v0 as usize] as usize;
+                                            if p503 != NONE as usize && self.r26.has_bit(0 + p503 * 1) {
                                                 self.pending.extend_from_slice(&[297, v0, v1, 0, 0, 0]);
                                             }
                                         }
@@ -12930,81 +12977,81 @@ impl Rules {
             self.pending.clear();
         }
         {
-            let exists = 'found495: {
+            let exists = 'found531: {
                 if !self.r11.is_empty() {
-                    break 'found495 true;
+                    break 'found531 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo492 = 1374;
-                    for bit493 in input.state.ones(lo492, lo492 + 3) {
-                        let offset494 = bit493 - 1374;
+                    let lo528 = 1374;
+                    for bit529 in input.state.ones(lo528, lo528 + 3) {
+                        let offset530 = bit529 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v2: Sym = [0, 1, 2][(offset494 / 1) % 3];
-                            let v2_pos: usize = (offset494 / 1) % 3;
+                            let v2: Sym = [0, 1, 2][(offset530 / 1) % 3];
+                            let v2_pos: usize = (offset530 / 1) % 3;
                             {
-                                let k489 = TABLE_9_P0[v2 as usize] as usize;
-                                if k489 != NONE as usize {
-                                    let key491 = k489 * 1;
-                                    for i490 in TABLE_9_AT0[key491]
-                                        as usize..TABLE_9_AT0[key491 + 1] as usize
+                                let k525 = TABLE_9_P0[v2 as usize] as usize;
+                                if k525 != NONE as usize {
+                                    let key527 = k525 * 1;
+                                    for i526 in TABLE_9_AT0[key527]
+                                        as usize..TABLE_9_AT0[key527 + 1] as usize
                                     {
-                                        let row488 = &TABLE_9_BY0[i490];
-                                        let v3: Sym = row488[1];
-                                        let v0: Sym = row488[2];
-                                        let v1: Sym = row488[3];
-                                        let v4: Sym = row488[4];
-                                        let v5: Sym = row488[5];
-                                        let exists = 'found485: {
+                                        let row524 = &TABLE_9_BY0[i526];
+                                        let v3: Sym = row524[1];
+                                        let v0: Sym = row524[2];
+                                        let v1: Sym = row524[3];
+                                        let v4: Sym = row524[4];
+                                        let v5: Sym = row524[5];
+                                        let exists = 'found521: {
                                             {
-                                                let p486 = POS_3[0 + v2 as usize] as usize;
-                                                let p487 = POS_3[299 + v3 as usize] as usize;
-                                                if p486 != NONE as usize && p487 != NONE as usize
-                                                    && self.r3.has_bit(0 + p486 * 2 + p487 * 1)
+                                                let p522 = POS_3[0 + v2 as usize] as usize;
+                                                let p523 = POS_3[299 + v3 as usize] as usize;
+                                                if p522 != NONE as usize && p523 != NONE as usize
+                                                    && self.r3.has_bit(0 + p522 * 2 + p523 * 1)
                                                 {
-                                                    break 'found485 true;
+                                                    break 'found521 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found482: {
+                                            let exists = 'found518: {
                                                 {
-                                                    let p483 = POS_2[0 + v2 as usize] as usize;
-                                                    let p484 = POS_2[299 + v3 as usize] as usize;
-                                                    if p483 != NONE as usize && p484 != NONE as usize
-                                                        && self.r2.has_bit(0 + p483 * 2 + p484 * 1)
+                                                    let p519 = POS_2[0 + v2 as usize] as usize;
+                                                    let p520 = POS_2[299 + v3 as usize] as usize;
+                                                    if p519 != NONE as usize && p520 != NONE as usize
+                                                        && self.r2.has_bit(0 + p519 * 2 + p520 * 1)
                                                     {
-                                                        break 'found482 true;
+                                                        break 'found518 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
                                                 {
-                                                    let p481 = input.fluents.positions[299 + v0 as usize]
+                                                    let p517 = input.fluents.positions[299 + v0 as usize]
                                                         as usize;
-                                                    if p481 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    if p517 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + p481 * 21 + v2_pos * 7 + 5 * 1)
+                                                        && input.state.get(0 + p517 * 21 + v2_pos * 7 + 5 * 1)
                                                     {
                                                         {
-                                                            let p480 = input.fluents.positions[299 + v4 as usize]
+                                                            let p516 = input.fluents.positions[299 + v4 as usize]
                                                                 as usize;
-                                                            if p480 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                            if p516 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + p480 * 21 + v2_pos * 7 + 1 * 1)
+                                                                && input.state.get(0 + p516 * 21 + v2_pos * 7 + 1 * 1)
                                                             {
                                                                 {
-                                                                    let p479 = input.fluents.positions[1495 + v3 as usize]
+                                                                    let p515 = input.fluents.positions[1495 + v3 as usize]
                                                                         as usize;
-                                                                    if p479 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    if p515 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0
-                                                                        && input.state.get(1365 + v2_pos * 3 + p479 * 1)
+                                                                        && input.state.get(1365 + v2_pos * 3 + p515 * 1)
                                                                     {
                                                                         self.pending.extend_from_slice(&[297, v0, v1, 0, 0, 0]);
                                                                     }
@@ -13032,35 +13079,48 @@ impl Rules {
             self.pending.clear();
         }
         {
-            for i502 in 0..self.r18.len() {
-                let row501 = self.r18.row(i502);
-                let v0: Sym = row501[0];
-                let exists = 'found499: {
-                    {
-                        let p500 = POS_19[0 + v0 as usize] as usize;
-                        if p500 != NONE as usize && self.r19.has_bit(0 + p500 * 1) {
-                            break 'found499 true;
+            {
+                let lo536 = 0;
+                let mut cursor539 = rt::OnesCursor::new(
+                    self.r18.words(),
+                    lo536,
+                    lo536 + 64,
+                );
+                while let Some(bit537) = cursor539.next(self.r18.words()) {
+                    let offset538 = bit537 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset538 / 1) % 64];
+                    let v0_pos: usize = (offset538 / 1) % 64;
+                    let exists = 'found535: {
+                        {
+                            if self.r19.has_bit(0 + v0_pos * 1) {
+                                break 'found535 true;
+                            }
                         }
-                    }
-                    false
-                };
-                if !exists {
-                    {
-                        let lo496 = 1579;
-                        for bit497 in input.state.ones(lo496, lo496 + 65) {
-                            let offset498 = bit497 - 1579;
-                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                && 0 == 0
-                            {
-                                let v1: Sym = [
-                                    0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
-                                    28, 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44,
-                                    45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
-                                    62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
-                                    79, 80, 81, 82,
-                                ][(offset498 / 1) % 65];
-                                let v1_pos: usize = (offset498 / 1) % 65;
-                                self.pending.extend_from_slice(&[297, v0, v1, 0, 0, 0]);
+                        false
+                    };
+                    if !exists {
+                        {
+                            let lo532 = 1579;
+                            for bit533 in input.state.ones(lo532, lo532 + 65) {
+                                let offset534 = bit533 - 1579;
+                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                    && 0 == 0
+                                {
+                                    let v1: Sym = [
+                                        0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
+                                        28, 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44,
+                                        45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
+                                        62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
+                                        79, 80, 81, 82,
+                                    ][(offset534 / 1) % 65];
+                                    let v1_pos: usize = (offset534 / 1) % 65;
+                                    self.pending.extend_from_slice(&[297, v0, v1, 0, 0, 0]);
+                                }
                             }
                         }
                     }
@@ -13079,14 +13139,14 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            for i504 in 0..self.r35.len() {
-                let row503 = self.r35.row(i504);
-                let v0: Sym = row503[0];
-                let v1: Sym = row503[1];
-                let v2: Sym = row503[2];
-                let v3: Sym = row503[3];
-                let v4: Sym = row503[4];
-                let v5: Sym = row503[5];
+            for i541 in 0..self.r35.len() {
+                let row540 = self.r35.row(i541);
+                let v0: Sym = row540[0];
+                let v1: Sym = row540[1];
+                let v2: Sym = row540[2];
+                let v3: Sym = row540[3];
+                let v4: Sym = row540[4];
+                let v5: Sym = row540[5];
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -13094,9 +13154,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found505: {
+            let exists = 'found542: {
                 if !self.r34.is_empty() {
-                    break 'found505 true;
+                    break 'found542 true;
                 }
                 false
             };
@@ -13111,13 +13171,13 @@ impl Rules {
     fn layer55(&mut self, input: &Input) {
         {
             {
-                let lo506 = 1374;
-                for bit507 in input.state.ones(lo506, lo506 + 3) {
-                    let offset508 = bit507 - 1374;
+                let lo543 = 1374;
+                for bit544 in input.state.ones(lo543, lo543 + 3) {
+                    let offset545 = bit544 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset508 / 1) % 3];
-                        let v0_pos: usize = (offset508 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset545 / 1) % 3];
+                        let v0_pos: usize = (offset545 / 1) % 3;
                         if !self.r33.is_empty() {
                             self.pending.extend_from_slice(&[v0, 83]);
                         }
@@ -13137,22 +13197,22 @@ impl Rules {
         }
         {
             {
-                let lo513 = 1374;
-                for bit514 in input.state.ones(lo513, lo513 + 3) {
-                    let offset515 = bit514 - 1374;
+                let lo550 = 1374;
+                for bit551 in input.state.ones(lo550, lo550 + 3) {
+                    let offset552 = bit551 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset515 / 1) % 3];
-                        let v1_pos: usize = (offset515 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset552 / 1) % 3];
+                        let v1_pos: usize = (offset552 / 1) % 3;
                         {
-                            let k510 = TABLE_38_P0[v1 as usize] as usize;
-                            if k510 != NONE as usize {
-                                let key512 = k510 * 1;
-                                for i511 in TABLE_38_AT0[key512]
-                                    as usize..TABLE_38_AT0[key512 + 1] as usize
+                            let k547 = TABLE_38_P0[v1 as usize] as usize;
+                            if k547 != NONE as usize {
+                                let key549 = k547 * 1;
+                                for i548 in TABLE_38_AT0[key549]
+                                    as usize..TABLE_38_AT0[key549 + 1] as usize
                                 {
-                                    let row509 = &TABLE_38_BY0[i511];
-                                    let v0: Sym = row509[1];
+                                    let row546 = &TABLE_38_BY0[i548];
+                                    let v0: Sym = row546[1];
                                     if !self.r33.is_empty() {
                                         self.pending.extend_from_slice(&[v0, 175]);
                                     }
@@ -13174,15 +13234,15 @@ impl Rules {
             self.pending.clear();
         }
         {
-            let exists = 'found517: {
+            let exists = 'found554: {
                 if !self.r33.is_empty() {
-                    break 'found517 true;
+                    break 'found554 true;
                 }
                 false
             };
             if !exists {
-                for row516 in TABLE_50.iter() {
-                    let v0: Sym = row516[0];
+                for row553 in TABLE_50.iter() {
+                    let v0: Sym = row553[0];
                     self.pending.extend_from_slice(&[v0, 125]);
                 }
             }
@@ -13202,21 +13262,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo520 = 1374;
-                for bit521 in input.state.ones(lo520, lo520 + 3) {
-                    let offset522 = bit521 - 1374;
+                let lo557 = 1374;
+                for bit558 in input.state.ones(lo557, lo557 + 3) {
+                    let offset559 = bit558 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset522 / 1) % 3];
-                        let v0_pos: usize = (offset522 / 1) % 3;
-                        for i519 in 0..self.r35.len() {
-                            let row518 = self.r35.row(i519);
-                            let v1: Sym = row518[0];
-                            let v2: Sym = row518[1];
-                            let v3: Sym = row518[2];
-                            let v4: Sym = row518[3];
-                            let v5: Sym = row518[4];
-                            let v6: Sym = row518[5];
+                        let v0: Sym = [0, 1, 2][(offset559 / 1) % 3];
+                        let v0_pos: usize = (offset559 / 1) % 3;
+                        for i556 in 0..self.r35.len() {
+                            let row555 = self.r35.row(i556);
+                            let v1: Sym = row555[0];
+                            let v2: Sym = row555[1];
+                            let v3: Sym = row555[2];
+                            let v4: Sym = row555[3];
+                            let v5: Sym = row555[4];
+                            let v6: Sym = row555[5];
                             self.pending
                                 .extend_from_slice(&[v0, v1, v2, v3, v4, v5, v6]);
                         }
@@ -13234,22 +13294,22 @@ impl Rules {
         }
         {
             {
-                let lo527 = 1374;
-                for bit528 in input.state.ones(lo527, lo527 + 3) {
-                    let offset529 = bit528 - 1374;
+                let lo564 = 1374;
+                for bit565 in input.state.ones(lo564, lo564 + 3) {
+                    let offset566 = bit565 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset529 / 1) % 3];
-                        let v1_pos: usize = (offset529 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset566 / 1) % 3];
+                        let v1_pos: usize = (offset566 / 1) % 3;
                         {
-                            let k524 = TABLE_38_P0[v1 as usize] as usize;
-                            if k524 != NONE as usize {
-                                let key526 = k524 * 1;
-                                for i525 in TABLE_38_AT0[key526]
-                                    as usize..TABLE_38_AT0[key526 + 1] as usize
+                            let k561 = TABLE_38_P0[v1 as usize] as usize;
+                            if k561 != NONE as usize {
+                                let key563 = k561 * 1;
+                                for i562 in TABLE_38_AT0[key563]
+                                    as usize..TABLE_38_AT0[key563 + 1] as usize
                                 {
-                                    let row523 = &TABLE_38_BY0[i525];
-                                    let v0: Sym = row523[1];
+                                    let row560 = &TABLE_38_BY0[i562];
+                                    let v0: Sym = row560[1];
                                     self.pending.extend_from_slice(&[v0, 296, 0, 0, 0, 0, 0]);
                                 }
                             }
@@ -13270,25 +13330,25 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role536 in 0..2 {
-                let row535 = &input.joint[role536 * 7..(role536 + 1) * 7];
-                if row535[1] == 297 && row535[4] == 0 && row535[5] == 0 && row535[6] == 0
+            for role573 in 0..2 {
+                let row572 = &input.joint[role573 * 7..(role573 + 1) * 7];
+                if row572[1] == 297 && row572[4] == 0 && row572[5] == 0 && row572[6] == 0
                 {
-                    let v1: Sym = row535[0];
-                    let v3: Sym = row535[2];
-                    let v0: Sym = row535[3];
+                    let v1: Sym = row572[0];
+                    let v3: Sym = row572[2];
+                    let v0: Sym = row572[3];
                     {
-                        let p530 = input.fluents.positions[299 + v3 as usize] as usize;
-                        let p531 = input.fluents.positions[598 + v1 as usize] as usize;
-                        if p530 != NONE as usize && p531 != NONE as usize {
-                            let lo532 = 0 + p530 * 21 + p531 * 7;
-                            for bit533 in input.state.ones(lo532, lo532 + 7) {
-                                let offset534 = bit533 - 0;
+                        let p567 = input.fluents.positions[299 + v3 as usize] as usize;
+                        let p568 = input.fluents.positions[598 + v1 as usize] as usize;
+                        if p567 != NONE as usize && p568 != NONE as usize {
+                            let lo569 = 0 + p567 * 21 + p568 * 7;
+                            for bit570 in input.state.ones(lo569, lo569 + 7) {
+                                let offset571 = bit570 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                                     let v2: Sym = [
                                         0, 283, 284, 285, 286, 290, 291,
-                                    ][(offset534 / 1) % 7];
-                                    let v2_pos: usize = (offset534 / 1) % 7;
+                                    ][(offset571 / 1) % 7];
+                                    let v2_pos: usize = (offset571 / 1) % 7;
                                     self.next_bits
                                         .set(
                                             0
@@ -13321,13 +13381,13 @@ impl Rules {
             }
         }
         {
-            for role538 in 0..2 {
-                let row537 = &input.joint[role538 * 7..(role538 + 1) * 7];
-                if row537[1] == 298 && row537[2] == 0 && row537[3] == 0 {
-                    let v1: Sym = row537[0];
-                    let v3: Sym = row537[4];
-                    let v0: Sym = row537[5];
-                    let v2: Sym = row537[6];
+            for role575 in 0..2 {
+                let row574 = &input.joint[role575 * 7..(role575 + 1) * 7];
+                if row574[1] == 298 && row574[2] == 0 && row574[3] == 0 {
+                    let v1: Sym = row574[0];
+                    let v3: Sym = row574[4];
+                    let v0: Sym = row574[5];
+                    let v2: Sym = row574[6];
                     self.next_bits
                         .set(
                             0
@@ -13366,47 +13426,57 @@ impl Rules {
             }
         }
         {
-            for i545 in 0..self.r8.len() {
-                let row544 = self.r8.row(i545);
-                let v1: Sym = row544[0];
-                let v2: Sym = row544[1];
-                {
-                    let k540 = TABLE_9_P0[v1 as usize] as usize;
-                    let k541 = TABLE_9_P1[v2 as usize] as usize;
-                    if k540 != NONE as usize && k541 != NONE as usize {
-                        let key543 = k540 * 2 + k541 * 1;
-                        for i542 in TABLE_9_AT0_1[key543]
-                            as usize..TABLE_9_AT0_1[key543 + 1] as usize
-                        {
-                            let row539 = &TABLE_9_BY0_1[i542];
-                            let v3: Sym = row539[2];
-                            let v4: Sym = row539[3];
-                            let v5: Sym = row539[4];
-                            let v0: Sym = row539[5];
-                            self.next_bits
-                                .set(
-                                    0
-                                        + {
-                                            let p = input.fluents.positions[299 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(
-                                                    &META,
-                                                    &[289, v0, v1, 283, 0, 0, 0, 0, 0],
-                                                );
-                                            }
-                                            p as usize
-                                        } * 21
-                                        + {
-                                            let p = input.fluents.positions[598 + v1 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(
-                                                    &META,
-                                                    &[289, v0, v1, 283, 0, 0, 0, 0, 0],
-                                                );
-                                            }
-                                            p as usize
-                                        } * 7 + 1 * 1,
-                                );
+            {
+                let lo581 = 0;
+                let mut cursor584 = rt::OnesCursor::new(
+                    self.r8.words(),
+                    lo581,
+                    lo581 + 4,
+                );
+                while let Some(bit582) = cursor584.next(self.r8.words()) {
+                    let offset583 = bit582 - 0;
+                    let v1: Sym = [1, 2][(offset583 / 2) % 2];
+                    let v2: Sym = [287, 288][(offset583 / 1) % 2];
+                    let v1_pos: usize = (offset583 / 2) % 2;
+                    let v2_pos: usize = (offset583 / 1) % 2;
+                    {
+                        let k577 = TABLE_9_P0[v1 as usize] as usize;
+                        let k578 = TABLE_9_P1[v2 as usize] as usize;
+                        if k577 != NONE as usize && k578 != NONE as usize {
+                            let key580 = k577 * 2 + k578 * 1;
+                            for i579 in TABLE_9_AT0_1[key580]
+                                as usize..TABLE_9_AT0_1[key580 + 1] as usize
+                            {
+                                let row576 = &TABLE_9_BY0_1[i579];
+                                let v3: Sym = row576[2];
+                                let v4: Sym = row576[3];
+                                let v5: Sym = row576[4];
+                                let v0: Sym = row576[5];
+                                self.next_bits
+                                    .set(
+                                        0
+                                            + {
+                                                let p = input.fluents.positions[299 + v0 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(
+                                                        &META,
+                                                        &[289, v0, v1, 283, 0, 0, 0, 0, 0],
+                                                    );
+                                                }
+                                                p as usize
+                                            } * 21
+                                            + {
+                                                let p = input.fluents.positions[598 + v1 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(
+                                                        &META,
+                                                        &[289, v0, v1, 283, 0, 0, 0, 0, 0],
+                                                    );
+                                                }
+                                                p as usize
+                                            } * 7 + 1 * 1,
+                                    );
+                            }
                         }
                     }
                 }
@@ -13414,9 +13484,9 @@ impl Rules {
         }
         {
             {
-                let lo548 = 0;
-                for bit549 in input.state.ones(lo548, lo548 + 1365) {
-                    let offset550 = bit549 - 0;
+                let lo587 = 0;
+                for bit588 in input.state.ones(lo587, lo587 + 1365) {
+                    let offset589 = bit588 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
                             0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13424,19 +13494,19 @@ impl Rules {
                             45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                             62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                             79, 80, 81, 82,
-                        ][(offset550 / 21) % 65];
-                        let v1: Sym = [0, 1, 2][(offset550 / 7) % 3];
+                        ][(offset589 / 21) % 65];
+                        let v1: Sym = [0, 1, 2][(offset589 / 7) % 3];
                         let v2: Sym = [
                             0, 283, 284, 285, 286, 290, 291,
-                        ][(offset550 / 1) % 7];
-                        let v0_pos: usize = (offset550 / 21) % 65;
-                        let v1_pos: usize = (offset550 / 7) % 3;
-                        let v2_pos: usize = (offset550 / 1) % 7;
-                        let exists = 'found546: {
+                        ][(offset589 / 1) % 7];
+                        let v0_pos: usize = (offset589 / 21) % 65;
+                        let v1_pos: usize = (offset589 / 7) % 3;
+                        let v2_pos: usize = (offset589 / 1) % 7;
+                        let exists = 'found585: {
                             {
-                                let p547 = POS_10[0 + v0 as usize] as usize;
-                                if p547 != NONE as usize && self.r10.has_bit(0 + p547 * 1) {
-                                    break 'found546 true;
+                                let p586 = POS_10[0 + v0 as usize] as usize;
+                                if p586 != NONE as usize && self.r10.has_bit(0 + p586 * 1) {
+                                    break 'found585 true;
                                 }
                             }
                             false
@@ -13450,51 +13520,51 @@ impl Rules {
             }
         }
         {
-            for role569 in 0..2 {
-                let row568 = &input.joint[role569 * 7..(role569 + 1) * 7];
-                if row568[1] == 297 && row568[4] == 0 && row568[5] == 0 && row568[6] == 0
+            for role608 in 0..2 {
+                let row607 = &input.joint[role608 * 7..(role608 + 1) * 7];
+                if row607[1] == 297 && row607[4] == 0 && row607[5] == 0 && row607[6] == 0
                 {
-                    let v1: Sym = row568[0];
-                    let v2: Sym = row568[2];
-                    let v3: Sym = row568[3];
+                    let v1: Sym = row607[0];
+                    let v2: Sym = row607[2];
+                    let v3: Sym = row607[3];
                     {
-                        let p566 = input.fluents.positions[299 + v2 as usize] as usize;
-                        let p567 = input.fluents.positions[598 + v1 as usize] as usize;
-                        if p566 != NONE as usize && p567 != NONE as usize && 0 == 0
+                        let p605 = input.fluents.positions[299 + v2 as usize] as usize;
+                        let p606 = input.fluents.positions[598 + v1 as usize] as usize;
+                        if p605 != NONE as usize && p606 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + p566 * 21 + p567 * 7 + 6 * 1)
+                            && input.state.get(0 + p605 * 21 + p606 * 7 + 6 * 1)
                         {
                             {
-                                let k563 = TABLE_41_P0[v1 as usize] as usize;
-                                if k563 != NONE as usize {
-                                    let key565 = k563 * 1;
-                                    for i564 in TABLE_41_AT0[key565]
-                                        as usize..TABLE_41_AT0[key565 + 1] as usize
+                                let k602 = TABLE_41_P0[v1 as usize] as usize;
+                                if k602 != NONE as usize {
+                                    let key604 = k602 * 1;
+                                    for i603 in TABLE_41_AT0[key604]
+                                        as usize..TABLE_41_AT0[key604 + 1] as usize
                                     {
-                                        let row562 = &TABLE_41_BY0[i564];
-                                        let v4: Sym = row562[1];
+                                        let row601 = &TABLE_41_BY0[i603];
+                                        let v4: Sym = row601[1];
                                         {
-                                            let k558 = TABLE_0_P0[v2 as usize] as usize;
-                                            let k559 = TABLE_0_P1[v4 as usize] as usize;
-                                            if k558 != NONE as usize && k559 != NONE as usize {
-                                                let key561 = k558 * 8 + k559 * 1;
-                                                for i560 in TABLE_0_AT0_1[key561]
-                                                    as usize..TABLE_0_AT0_1[key561 + 1] as usize
+                                            let k597 = TABLE_0_P0[v2 as usize] as usize;
+                                            let k598 = TABLE_0_P1[v4 as usize] as usize;
+                                            if k597 != NONE as usize && k598 != NONE as usize {
+                                                let key600 = k597 * 8 + k598 * 1;
+                                                for i599 in TABLE_0_AT0_1[key600]
+                                                    as usize..TABLE_0_AT0_1[key600 + 1] as usize
                                                 {
-                                                    let row557 = &TABLE_0_BY0_1[i560];
-                                                    let v0: Sym = row557[2];
+                                                    let row596 = &TABLE_0_BY0_1[i599];
+                                                    let v0: Sym = row596[2];
                                                     {
-                                                        let k552 = TABLE_0_P0[v0 as usize] as usize;
-                                                        let k553 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k554 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k552 != NONE as usize && k553 != NONE as usize
-                                                            && k554 != NONE as usize
+                                                        let k591 = TABLE_0_P0[v0 as usize] as usize;
+                                                        let k592 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k593 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k591 != NONE as usize && k592 != NONE as usize
+                                                            && k593 != NONE as usize
                                                         {
-                                                            let key556 = k552 * 512 + k553 * 64 + k554 * 1;
-                                                            for i555 in TABLE_0_AT0_1_2[key556]
-                                                                as usize..TABLE_0_AT0_1_2[key556 + 1] as usize
+                                                            let key595 = k591 * 512 + k592 * 64 + k593 * 1;
+                                                            for i594 in TABLE_0_AT0_1_2[key595]
+                                                                as usize..TABLE_0_AT0_1_2[key595 + 1] as usize
                                                             {
-                                                                let row551 = &TABLE_0_BY0_1_2[i555];
+                                                                let row590 = &TABLE_0_BY0_1_2[i594];
                                                                 self.next_bits
                                                                     .set(
                                                                         1579
@@ -13522,22 +13592,22 @@ impl Rules {
         }
         {
             {
-                let lo573 = 1365;
-                for bit574 in input.state.ones(lo573, lo573 + 9) {
-                    let offset575 = bit574 - 1365;
+                let lo612 = 1365;
+                for bit613 in input.state.ones(lo612, lo612 + 9) {
+                    let offset614 = bit613 - 1365;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset575 / 3) % 3];
-                        let v1: Sym = [0, 287, 288][(offset575 / 1) % 3];
-                        let v0_pos: usize = (offset575 / 3) % 3;
-                        let v1_pos: usize = (offset575 / 1) % 3;
-                        let exists = 'found570: {
+                        let v0: Sym = [0, 1, 2][(offset614 / 3) % 3];
+                        let v1: Sym = [0, 287, 288][(offset614 / 1) % 3];
+                        let v0_pos: usize = (offset614 / 3) % 3;
+                        let v1_pos: usize = (offset614 / 1) % 3;
+                        let exists = 'found609: {
                             {
-                                let p571 = POS_5[0 + v0 as usize] as usize;
-                                let p572 = POS_5[299 + v1 as usize] as usize;
-                                if p571 != NONE as usize && p572 != NONE as usize
-                                    && self.r5.has_bit(0 + p571 * 2 + p572 * 1)
+                                let p610 = POS_5[0 + v0 as usize] as usize;
+                                let p611 = POS_5[299 + v1 as usize] as usize;
+                                if p610 != NONE as usize && p611 != NONE as usize
+                                    && self.r5.has_bit(0 + p610 * 2 + p611 * 1)
                                 {
-                                    break 'found570 true;
+                                    break 'found609 true;
                                 }
                             }
                             false
@@ -13551,22 +13621,22 @@ impl Rules {
         }
         {
             {
-                let lo580 = 1374;
-                for bit581 in input.state.ones(lo580, lo580 + 3) {
-                    let offset582 = bit581 - 1374;
+                let lo619 = 1374;
+                for bit620 in input.state.ones(lo619, lo619 + 3) {
+                    let offset621 = bit620 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset582 / 1) % 3];
-                        let v1_pos: usize = (offset582 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset621 / 1) % 3];
+                        let v1_pos: usize = (offset621 / 1) % 3;
                         {
-                            let k577 = TABLE_38_P0[v1 as usize] as usize;
-                            if k577 != NONE as usize {
-                                let key579 = k577 * 1;
-                                for i578 in TABLE_38_AT0[key579]
-                                    as usize..TABLE_38_AT0[key579 + 1] as usize
+                            let k616 = TABLE_38_P0[v1 as usize] as usize;
+                            if k616 != NONE as usize {
+                                let key618 = k616 * 1;
+                                for i617 in TABLE_38_AT0[key618]
+                                    as usize..TABLE_38_AT0[key618 + 1] as usize
                                 {
-                                    let row576 = &TABLE_38_BY0[i578];
-                                    let v0: Sym = row576[1];
+                                    let row615 = &TABLE_38_BY0[i617];
+                                    let v0: Sym = row615[1];
                                     self.next_bits
                                         .set(
                                             1374
@@ -13587,9 +13657,9 @@ impl Rules {
         }
         {
             {
-                let lo587 = 1377;
-                for bit588 in input.state.ones(lo587, lo587 + 202) {
-                    let offset589 = bit588 - 1377;
+                let lo626 = 1377;
+                for bit627 in input.state.ones(lo626, lo626 + 202) {
+                    let offset628 = bit627 - 1377;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
                         let v1: Sym = [
@@ -13610,17 +13680,17 @@ impl Rules {
                             248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259,
                             260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271,
                             272, 273, 274, 275,
-                        ][(offset589 / 1) % 202];
-                        let v1_pos: usize = (offset589 / 1) % 202;
+                        ][(offset628 / 1) % 202];
+                        let v1_pos: usize = (offset628 / 1) % 202;
                         {
-                            let k584 = TABLE_46_P0[v1 as usize] as usize;
-                            if k584 != NONE as usize {
-                                let key586 = k584 * 1;
-                                for i585 in TABLE_46_AT0[key586]
-                                    as usize..TABLE_46_AT0[key586 + 1] as usize
+                            let k623 = TABLE_46_P0[v1 as usize] as usize;
+                            if k623 != NONE as usize {
+                                let key625 = k623 * 1;
+                                for i624 in TABLE_46_AT0[key625]
+                                    as usize..TABLE_46_AT0[key625 + 1] as usize
                                 {
-                                    let row583 = &TABLE_46_BY0[i585];
-                                    let v0: Sym = row583[1];
+                                    let row622 = &TABLE_46_BY0[i624];
+                                    let v0: Sym = row622[1];
                                     self.next_bits
                                         .set(
                                             1377
@@ -13643,9 +13713,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found590: {
+            let exists = 'found629: {
                 if !self.r34.is_empty() {
-                    break 'found590 true;
+                    break 'found629 true;
                 }
                 false
             };
@@ -13672,73 +13742,35 @@ impl Rules {
             let v1: Sym = key[0];
             let v2: Sym = key[1];
             {
-                let k595 = TABLE_0_P1[v1 as usize] as usize;
-                let k596 = TABLE_0_P2[v2 as usize] as usize;
-                if k595 != NONE as usize && k596 != NONE as usize {
-                    let key598 = k595 * 64 + k596 * 1;
-                    for i597 in TABLE_0_AT1_2[key598]
-                        as usize..TABLE_0_AT1_2[key598 + 1] as usize
+                let k636 = TABLE_0_P1[v1 as usize] as usize;
+                let k637 = TABLE_0_P2[v2 as usize] as usize;
+                if k636 != NONE as usize && k637 != NONE as usize {
+                    let key639 = k636 * 64 + k637 * 1;
+                    for i638 in TABLE_0_AT1_2[key639]
+                        as usize..TABLE_0_AT1_2[key639 + 1] as usize
                     {
-                        let row594 = &TABLE_0_BY1_2[i597];
-                        let v3: Sym = row594[0];
+                        let row635 = &TABLE_0_BY1_2[i638];
+                        let v3: Sym = row635[0];
                         {
-                            let p593 = POS_26[0 + v3 as usize] as usize;
-                            if p593 != NONE as usize && self.r26.has_bit(0 + p593 * 1) {
-                                for i592 in 0..self.r18.len() {
-                                    let row591 = self.r18.row(i592);
-                                    let v0: Sym = row591[0];
-                                    self.m20_0.insert(memo_table, &[v0, v1, v2]);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            let v1: Sym = key[0];
-            let v2: Sym = key[1];
-            {
-                let k607 = TABLE_0_P1[v1 as usize] as usize;
-                let k608 = TABLE_0_P2[v2 as usize] as usize;
-                if k607 != NONE as usize && k608 != NONE as usize {
-                    let key610 = k607 * 64 + k608 * 1;
-                    for i609 in TABLE_0_AT1_2[key610]
-                        as usize..TABLE_0_AT1_2[key610 + 1] as usize
-                    {
-                        let row606 = &TABLE_0_BY1_2[i609];
-                        let v3: Sym = row606[0];
-                        let exists = 'found604: {
-                            {
-                                let p605 = POS_37[0 + v3 as usize] as usize;
-                                if p605 != NONE as usize && self.r37.has_bit(0 + p605 * 1) {
-                                    break 'found604 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            let exists = 'found602: {
+                            let p634 = POS_26[0 + v3 as usize] as usize;
+                            if p634 != NONE as usize && self.r26.has_bit(0 + p634 * 1) {
                                 {
-                                    let p603 = input.fluents.positions[2392 + v3 as usize]
-                                        as usize;
-                                    if p603 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                        && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(1579 + p603 * 1)
-                                    {
-                                        break 'found602 true;
-                                    }
-                                }
-                                false
-                            };
-                            if !exists {
-                                let t599 = self.call20_0(input, &[v1, v3]);
-                                let mut i600 = 0;
-                                while i600 < self.m20_0.table(t599).len() {
-                                    let row601 = self.m20_0.table(t599).row(i600);
-                                    i600 += 1;
-                                    if row601[1] == v1 && row601[2] == v3 {
-                                        let v0: Sym = row601[0];
+                                    let lo630 = 0;
+                                    let mut cursor633 = rt::OnesCursor::new(
+                                        self.r18.words(),
+                                        lo630,
+                                        lo630 + 64,
+                                    );
+                                    while let Some(bit631) = cursor633.next(self.r18.words()) {
+                                        let offset632 = bit631 - 0;
+                                        let v0: Sym = [
+                                            3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                            29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                            46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                            63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                            80, 81, 82,
+                                        ][(offset632 / 1) % 64];
+                                        let v0_pos: usize = (offset632 / 1) % 64;
                                         self.m20_0.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -13752,21 +13784,74 @@ impl Rules {
             let v1: Sym = key[0];
             let v2: Sym = key[1];
             {
-                let k615 = TABLE_0_P1[v1 as usize] as usize;
-                let k616 = TABLE_0_P2[v2 as usize] as usize;
-                if k615 != NONE as usize && k616 != NONE as usize {
-                    let key618 = k615 * 64 + k616 * 1;
-                    for i617 in TABLE_0_AT1_2[key618]
-                        as usize..TABLE_0_AT1_2[key618 + 1] as usize
+                let k648 = TABLE_0_P1[v1 as usize] as usize;
+                let k649 = TABLE_0_P2[v2 as usize] as usize;
+                if k648 != NONE as usize && k649 != NONE as usize {
+                    let key651 = k648 * 64 + k649 * 1;
+                    for i650 in TABLE_0_AT1_2[key651]
+                        as usize..TABLE_0_AT1_2[key651 + 1] as usize
                     {
-                        let row614 = &TABLE_0_BY1_2[i617];
-                        let v0: Sym = row614[0];
-                        let t611 = self.call20_1(input, &[v0, v1, v0]);
-                        let mut i612 = 0;
-                        while i612 < self.m20_1.table(t611).len() {
-                            let row613 = self.m20_1.table(t611).row(i612);
-                            i612 += 1;
-                            if row613[0] == v0 && row613[1] == v1 && row613[2] == v0 {
+                        let row647 = &TABLE_0_BY1_2[i650];
+                        let v3: Sym = row647[0];
+                        let exists = 'found645: {
+                            {
+                                let p646 = POS_37[0 + v3 as usize] as usize;
+                                if p646 != NONE as usize && self.r37.has_bit(0 + p646 * 1) {
+                                    break 'found645 true;
+                                }
+                            }
+                            false
+                        };
+                        if !exists {
+                            let exists = 'found643: {
+                                {
+                                    let p644 = input.fluents.positions[2392 + v3 as usize]
+                                        as usize;
+                                    if p644 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                        && input.state.get(1579 + p644 * 1)
+                                    {
+                                        break 'found643 true;
+                                    }
+                                }
+                                false
+                            };
+                            if !exists {
+                                let t640 = self.call20_0(input, &[v1, v3]);
+                                let mut i641 = 0;
+                                while i641 < self.m20_0.table(t640).len() {
+                                    let row642 = self.m20_0.table(t640).row(i641);
+                                    i641 += 1;
+                                    if row642[1] == v1 && row642[2] == v3 {
+                                        let v0: Sym = row642[0];
+                                        self.m20_0.insert(memo_table, &[v0, v1, v2]);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            let v1: Sym = key[0];
+            let v2: Sym = key[1];
+            {
+                let k656 = TABLE_0_P1[v1 as usize] as usize;
+                let k657 = TABLE_0_P2[v2 as usize] as usize;
+                if k656 != NONE as usize && k657 != NONE as usize {
+                    let key659 = k656 * 64 + k657 * 1;
+                    for i658 in TABLE_0_AT1_2[key659]
+                        as usize..TABLE_0_AT1_2[key659 + 1] as usize
+                    {
+                        let row655 = &TABLE_0_BY1_2[i658];
+                        let v0: Sym = row655[0];
+                        let t652 = self.call20_1(input, &[v0, v1, v0]);
+                        let mut i653 = 0;
+                        while i653 < self.m20_1.table(t652).len() {
+                            let row654 = self.m20_1.table(t652).row(i653);
+                            i653 += 1;
+                            if row654[0] == v0 && row654[1] == v1 && row654[2] == v0 {
                                 self.m20_0.insert(memo_table, &[v0, v1, v2]);
                             }
                         }
@@ -13778,25 +13863,25 @@ impl Rules {
             let v1: Sym = key[0];
             let v2: Sym = key[1];
             {
-                let k624 = TABLE_0_P1[v1 as usize] as usize;
-                let k625 = TABLE_0_P2[v2 as usize] as usize;
-                if k624 != NONE as usize && k625 != NONE as usize {
-                    let key627 = k624 * 64 + k625 * 1;
-                    for i626 in TABLE_0_AT1_2[key627]
-                        as usize..TABLE_0_AT1_2[key627 + 1] as usize
+                let k665 = TABLE_0_P1[v1 as usize] as usize;
+                let k666 = TABLE_0_P2[v2 as usize] as usize;
+                if k665 != NONE as usize && k666 != NONE as usize {
+                    let key668 = k665 * 64 + k666 * 1;
+                    for i667 in TABLE_0_AT1_2[key668]
+                        as usize..TABLE_0_AT1_2[key668 + 1] as usize
                     {
-                        let row623 = &TABLE_0_BY1_2[i626];
-                        let v3: Sym = row623[0];
+                        let row664 = &TABLE_0_BY1_2[i667];
+                        let v3: Sym = row664[0];
                         {
-                            let p622 = POS_21[0 + v3 as usize] as usize;
-                            if p622 != NONE as usize && self.r21.has_bit(0 + p622 * 1) {
-                                let t619 = self.call20_0(input, &[v1, v3]);
-                                let mut i620 = 0;
-                                while i620 < self.m20_0.table(t619).len() {
-                                    let row621 = self.m20_0.table(t619).row(i620);
-                                    i620 += 1;
-                                    if row621[1] == v1 && row621[2] == v3 {
-                                        let v0: Sym = row621[0];
+                            let p663 = POS_21[0 + v3 as usize] as usize;
+                            if p663 != NONE as usize && self.r21.has_bit(0 + p663 * 1) {
+                                let t660 = self.call20_0(input, &[v1, v3]);
+                                let mut i661 = 0;
+                                while i661 < self.m20_0.table(t660).len() {
+                                    let row662 = self.m20_0.table(t660).row(i661);
+                                    i661 += 1;
+                                    if row662[1] == v1 && row662[2] == v3 {
+                                        let v0: Sym = row662[0];
                                         self.m20_0.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -13846,21 +13931,21 @@ impl Rules {
             let v1: Sym = key[1];
             let v2: Sym = key[2];
             {
-                let k631 = TABLE_0_P1[v1 as usize] as usize;
-                let k632 = TABLE_0_P2[v2 as usize] as usize;
-                if k631 != NONE as usize && k632 != NONE as usize {
-                    let key634 = k631 * 64 + k632 * 1;
-                    for i633 in TABLE_0_AT1_2[key634]
-                        as usize..TABLE_0_AT1_2[key634 + 1] as usize
+                let k672 = TABLE_0_P1[v1 as usize] as usize;
+                let k673 = TABLE_0_P2[v2 as usize] as usize;
+                if k672 != NONE as usize && k673 != NONE as usize {
+                    let key675 = k672 * 64 + k673 * 1;
+                    for i674 in TABLE_0_AT1_2[key675]
+                        as usize..TABLE_0_AT1_2[key675 + 1] as usize
                     {
-                        let row630 = &TABLE_0_BY1_2[i633];
-                        let v3: Sym = row630[0];
+                        let row671 = &TABLE_0_BY1_2[i674];
+                        let v3: Sym = row671[0];
                         {
-                            let p629 = POS_18[0 + v0 as usize] as usize;
-                            if p629 != NONE as usize && self.r18.has_bit(0 + p629 * 1) {
+                            let p670 = POS_18[0 + v0 as usize] as usize;
+                            if p670 != NONE as usize && self.r18.has_bit(0 + p670 * 1) {
                                 {
-                                    let p628 = POS_26[0 + v3 as usize] as usize;
-                                    if p628 != NONE as usize && self.r26.has_bit(0 + p628 * 1) {
+                                    let p669 = POS_26[0 + v3 as usize] as usize;
+                                    if p669 != NONE as usize && self.r26.has_bit(0 + p669 * 1) {
                                         self.m20_1.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -13875,45 +13960,45 @@ impl Rules {
             let v1: Sym = key[1];
             let v2: Sym = key[2];
             {
-                let k643 = TABLE_0_P1[v1 as usize] as usize;
-                let k644 = TABLE_0_P2[v2 as usize] as usize;
-                if k643 != NONE as usize && k644 != NONE as usize {
-                    let key646 = k643 * 64 + k644 * 1;
-                    for i645 in TABLE_0_AT1_2[key646]
-                        as usize..TABLE_0_AT1_2[key646 + 1] as usize
+                let k684 = TABLE_0_P1[v1 as usize] as usize;
+                let k685 = TABLE_0_P2[v2 as usize] as usize;
+                if k684 != NONE as usize && k685 != NONE as usize {
+                    let key687 = k684 * 64 + k685 * 1;
+                    for i686 in TABLE_0_AT1_2[key687]
+                        as usize..TABLE_0_AT1_2[key687 + 1] as usize
                     {
-                        let row642 = &TABLE_0_BY1_2[i645];
-                        let v3: Sym = row642[0];
-                        let exists = 'found640: {
+                        let row683 = &TABLE_0_BY1_2[i686];
+                        let v3: Sym = row683[0];
+                        let exists = 'found681: {
                             {
-                                let p641 = POS_37[0 + v3 as usize] as usize;
-                                if p641 != NONE as usize && self.r37.has_bit(0 + p641 * 1) {
-                                    break 'found640 true;
+                                let p682 = POS_37[0 + v3 as usize] as usize;
+                                if p682 != NONE as usize && self.r37.has_bit(0 + p682 * 1) {
+                                    break 'found681 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found638: {
+                            let exists = 'found679: {
                                 {
-                                    let p639 = input.fluents.positions[2392 + v3 as usize]
+                                    let p680 = input.fluents.positions[2392 + v3 as usize]
                                         as usize;
-                                    if p639 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                    if p680 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(1579 + p639 * 1)
+                                        && input.state.get(1579 + p680 * 1)
                                     {
-                                        break 'found638 true;
+                                        break 'found679 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let t635 = self.call20_1(input, &[v0, v1, v3]);
-                                let mut i636 = 0;
-                                while i636 < self.m20_1.table(t635).len() {
-                                    let row637 = self.m20_1.table(t635).row(i636);
-                                    i636 += 1;
-                                    if row637[0] == v0 && row637[1] == v1 && row637[2] == v3 {
+                                let t676 = self.call20_1(input, &[v0, v1, v3]);
+                                let mut i677 = 0;
+                                while i677 < self.m20_1.table(t676).len() {
+                                    let row678 = self.m20_1.table(t676).row(i677);
+                                    i677 += 1;
+                                    if row678[0] == v0 && row678[1] == v1 && row678[2] == v3 {
                                         self.m20_1.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -13928,23 +14013,23 @@ impl Rules {
             let v1: Sym = key[1];
             let v2: Sym = key[2];
             {
-                let k651 = TABLE_0_P0[v0 as usize] as usize;
-                let k652 = TABLE_0_P1[v1 as usize] as usize;
-                let k653 = TABLE_0_P2[v2 as usize] as usize;
-                if k651 != NONE as usize && k652 != NONE as usize
-                    && k653 != NONE as usize
+                let k692 = TABLE_0_P0[v0 as usize] as usize;
+                let k693 = TABLE_0_P1[v1 as usize] as usize;
+                let k694 = TABLE_0_P2[v2 as usize] as usize;
+                if k692 != NONE as usize && k693 != NONE as usize
+                    && k694 != NONE as usize
                 {
-                    let key655 = k651 * 512 + k652 * 64 + k653 * 1;
-                    for i654 in TABLE_0_AT0_1_2[key655]
-                        as usize..TABLE_0_AT0_1_2[key655 + 1] as usize
+                    let key696 = k692 * 512 + k693 * 64 + k694 * 1;
+                    for i695 in TABLE_0_AT0_1_2[key696]
+                        as usize..TABLE_0_AT0_1_2[key696 + 1] as usize
                     {
-                        let row650 = &TABLE_0_BY0_1_2[i654];
-                        let t647 = self.call20_1(input, &[v0, v1, v0]);
-                        let mut i648 = 0;
-                        while i648 < self.m20_1.table(t647).len() {
-                            let row649 = self.m20_1.table(t647).row(i648);
-                            i648 += 1;
-                            if row649[0] == v0 && row649[1] == v1 && row649[2] == v0 {
+                        let row691 = &TABLE_0_BY0_1_2[i695];
+                        let t688 = self.call20_1(input, &[v0, v1, v0]);
+                        let mut i689 = 0;
+                        while i689 < self.m20_1.table(t688).len() {
+                            let row690 = self.m20_1.table(t688).row(i689);
+                            i689 += 1;
+                            if row690[0] == v0 && row690[1] == v1 && row690[2] == v0 {
                                 self.m20_1.insert(memo_table, &[v0, v1, v2]);
                             }
                         }
@@ -13957,24 +14042,24 @@ impl Rules {
             let v1: Sym = key[1];
             let v2: Sym = key[2];
             {
-                let k661 = TABLE_0_P1[v1 as usize] as usize;
-                let k662 = TABLE_0_P2[v2 as usize] as usize;
-                if k661 != NONE as usize && k662 != NONE as usize {
-                    let key664 = k661 * 64 + k662 * 1;
-                    for i663 in TABLE_0_AT1_2[key664]
-                        as usize..TABLE_0_AT1_2[key664 + 1] as usize
+                let k702 = TABLE_0_P1[v1 as usize] as usize;
+                let k703 = TABLE_0_P2[v2 as usize] as usize;
+                if k702 != NONE as usize && k703 != NONE as usize {
+                    let key705 = k702 * 64 + k703 * 1;
+                    for i704 in TABLE_0_AT1_2[key705]
+                        as usize..TABLE_0_AT1_2[key705 + 1] as usize
                     {
-                        let row660 = &TABLE_0_BY1_2[i663];
-                        let v3: Sym = row660[0];
-                        let t657 = self.call20_1(input, &[v0, v1, v3]);
-                        let mut i658 = 0;
-                        while i658 < self.m20_1.table(t657).len() {
-                            let row659 = self.m20_1.table(t657).row(i658);
-                            i658 += 1;
-                            if row659[0] == v0 && row659[1] == v1 && row659[2] == v3 {
+                        let row701 = &TABLE_0_BY1_2[i704];
+                        let v3: Sym = row701[0];
+                        let t698 = self.call20_1(input, &[v0, v1, v3]);
+                        let mut i699 = 0;
+                        while i699 < self.m20_1.table(t698).len() {
+                            let row700 = self.m20_1.table(t698).row(i699);
+                            i699 += 1;
+                            if row700[0] == v0 && row700[1] == v1 && row700[2] == v3 {
                                 {
-                                    let p656 = POS_21[0 + v3 as usize] as usize;
-                                    if p656 != NONE as usize && self.r21.has_bit(0 + p656 * 1) {
+                                    let p697 = POS_21[0 + v3 as usize] as usize;
+                                    if p697 != NONE as usize && self.r21.has_bit(0 + p697 * 1) {
                                         self.m20_1.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -14023,38 +14108,38 @@ impl Rules {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
             {
-                let k675 = TABLE_0_P0[v0 as usize] as usize;
-                let k676 = TABLE_0_P1[v1 as usize] as usize;
-                if k675 != NONE as usize && k676 != NONE as usize {
-                    let key678 = k675 * 8 + k676 * 1;
-                    for i677 in TABLE_0_AT0_1[key678]
-                        as usize..TABLE_0_AT0_1[key678 + 1] as usize
+                let k716 = TABLE_0_P0[v0 as usize] as usize;
+                let k717 = TABLE_0_P1[v1 as usize] as usize;
+                if k716 != NONE as usize && k717 != NONE as usize {
+                    let key719 = k716 * 8 + k717 * 1;
+                    for i718 in TABLE_0_AT0_1[key719]
+                        as usize..TABLE_0_AT0_1[key719 + 1] as usize
                     {
-                        let row674 = &TABLE_0_BY0_1[i677];
-                        let v2: Sym = row674[2];
+                        let row715 = &TABLE_0_BY0_1[i718];
+                        let v2: Sym = row715[2];
                         {
-                            let p670 = input.fluents.positions[299 + v0 as usize]
+                            let p711 = input.fluents.positions[299 + v0 as usize]
                                 as usize;
-                            if p670 != NONE as usize {
-                                let lo671 = 0 + p670 * 21;
-                                for bit672 in input.state.ones(lo671, lo671 + 21) {
-                                    let offset673 = bit672 - 0;
+                            if p711 != NONE as usize {
+                                let lo712 = 0 + p711 * 21;
+                                for bit713 in input.state.ones(lo712, lo712 + 21) {
+                                    let offset714 = bit713 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v3: Sym = [0, 1, 2][(offset673 / 7) % 3];
+                                        let v3: Sym = [0, 1, 2][(offset714 / 7) % 3];
                                         let v4: Sym = [
                                             0, 283, 284, 285, 286, 290, 291,
-                                        ][(offset673 / 1) % 7];
-                                        let v3_pos: usize = (offset673 / 7) % 3;
-                                        let v4_pos: usize = (offset673 / 1) % 7;
+                                        ][(offset714 / 1) % 7];
+                                        let v3_pos: usize = (offset714 / 7) % 3;
+                                        let v4_pos: usize = (offset714 / 1) % 7;
                                         {
-                                            let k666 = TABLE_53_P0[v4 as usize] as usize;
-                                            let k667 = TABLE_53_P1[v1 as usize] as usize;
-                                            if k666 != NONE as usize && k667 != NONE as usize {
-                                                let key669 = k666 * 8 + k667 * 1;
-                                                for i668 in TABLE_53_AT0_1[key669]
-                                                    as usize..TABLE_53_AT0_1[key669 + 1] as usize
+                                            let k707 = TABLE_53_P0[v4 as usize] as usize;
+                                            let k708 = TABLE_53_P1[v1 as usize] as usize;
+                                            if k707 != NONE as usize && k708 != NONE as usize {
+                                                let key710 = k707 * 8 + k708 * 1;
+                                                for i709 in TABLE_53_AT0_1[key710]
+                                                    as usize..TABLE_53_AT0_1[key710 + 1] as usize
                                                 {
-                                                    let row665 = &TABLE_53_BY0_1[i668];
+                                                    let row706 = &TABLE_53_BY0_1[i709];
                                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                                 }
                                             }
@@ -14071,31 +14156,31 @@ impl Rules {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
             {
-                let k685 = TABLE_0_P1[v1 as usize] as usize;
-                if k685 != NONE as usize {
-                    let key687 = k685 * 1;
-                    for i686 in TABLE_0_AT1[key687]
-                        as usize..TABLE_0_AT1[key687 + 1] as usize
+                let k726 = TABLE_0_P1[v1 as usize] as usize;
+                if k726 != NONE as usize {
+                    let key728 = k726 * 1;
+                    for i727 in TABLE_0_AT1[key728]
+                        as usize..TABLE_0_AT1[key728 + 1] as usize
                     {
-                        let row684 = &TABLE_0_BY1[i686];
-                        let v3: Sym = row684[0];
-                        let v2: Sym = row684[2];
-                        let exists = 'found682: {
+                        let row725 = &TABLE_0_BY1[i727];
+                        let v3: Sym = row725[0];
+                        let v2: Sym = row725[2];
+                        let exists = 'found723: {
                             {
-                                let p683 = POS_37[0 + v3 as usize] as usize;
-                                if p683 != NONE as usize && self.r37.has_bit(0 + p683 * 1) {
-                                    break 'found682 true;
+                                let p724 = POS_37[0 + v3 as usize] as usize;
+                                if p724 != NONE as usize && self.r37.has_bit(0 + p724 * 1) {
+                                    break 'found723 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let t679 = self.call55_1(input, &[v0, v1, v3]);
-                            let mut i680 = 0;
-                            while i680 < self.m55_1.table(t679).len() {
-                                let row681 = self.m55_1.table(t679).row(i680);
-                                i680 += 1;
-                                if row681[0] == v0 && row681[1] == v1 && row681[2] == v3 {
+                            let t720 = self.call55_1(input, &[v0, v1, v3]);
+                            let mut i721 = 0;
+                            while i721 < self.m55_1.table(t720).len() {
+                                let row722 = self.m55_1.table(t720).row(i721);
+                                i721 += 1;
+                                if row722[0] == v0 && row722[1] == v1 && row722[2] == v3 {
                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                 }
                             }
@@ -14144,40 +14229,40 @@ impl Rules {
             let v1: Sym = key[1];
             let v2: Sym = key[2];
             {
-                let k698 = TABLE_0_P0[v0 as usize] as usize;
-                let k699 = TABLE_0_P1[v1 as usize] as usize;
-                let k700 = TABLE_0_P2[v2 as usize] as usize;
-                if k698 != NONE as usize && k699 != NONE as usize
-                    && k700 != NONE as usize
+                let k739 = TABLE_0_P0[v0 as usize] as usize;
+                let k740 = TABLE_0_P1[v1 as usize] as usize;
+                let k741 = TABLE_0_P2[v2 as usize] as usize;
+                if k739 != NONE as usize && k740 != NONE as usize
+                    && k741 != NONE as usize
                 {
-                    let key702 = k698 * 512 + k699 * 64 + k700 * 1;
-                    for i701 in TABLE_0_AT0_1_2[key702]
-                        as usize..TABLE_0_AT0_1_2[key702 + 1] as usize
+                    let key743 = k739 * 512 + k740 * 64 + k741 * 1;
+                    for i742 in TABLE_0_AT0_1_2[key743]
+                        as usize..TABLE_0_AT0_1_2[key743 + 1] as usize
                     {
-                        let row697 = &TABLE_0_BY0_1_2[i701];
+                        let row738 = &TABLE_0_BY0_1_2[i742];
                         {
-                            let p693 = input.fluents.positions[299 + v0 as usize]
+                            let p734 = input.fluents.positions[299 + v0 as usize]
                                 as usize;
-                            if p693 != NONE as usize {
-                                let lo694 = 0 + p693 * 21;
-                                for bit695 in input.state.ones(lo694, lo694 + 21) {
-                                    let offset696 = bit695 - 0;
+                            if p734 != NONE as usize {
+                                let lo735 = 0 + p734 * 21;
+                                for bit736 in input.state.ones(lo735, lo735 + 21) {
+                                    let offset737 = bit736 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v3: Sym = [0, 1, 2][(offset696 / 7) % 3];
+                                        let v3: Sym = [0, 1, 2][(offset737 / 7) % 3];
                                         let v4: Sym = [
                                             0, 283, 284, 285, 286, 290, 291,
-                                        ][(offset696 / 1) % 7];
-                                        let v3_pos: usize = (offset696 / 7) % 3;
-                                        let v4_pos: usize = (offset696 / 1) % 7;
+                                        ][(offset737 / 1) % 7];
+                                        let v3_pos: usize = (offset737 / 7) % 3;
+                                        let v4_pos: usize = (offset737 / 1) % 7;
                                         {
-                                            let k689 = TABLE_53_P0[v4 as usize] as usize;
-                                            let k690 = TABLE_53_P1[v1 as usize] as usize;
-                                            if k689 != NONE as usize && k690 != NONE as usize {
-                                                let key692 = k689 * 8 + k690 * 1;
-                                                for i691 in TABLE_53_AT0_1[key692]
-                                                    as usize..TABLE_53_AT0_1[key692 + 1] as usize
+                                            let k730 = TABLE_53_P0[v4 as usize] as usize;
+                                            let k731 = TABLE_53_P1[v1 as usize] as usize;
+                                            if k730 != NONE as usize && k731 != NONE as usize {
+                                                let key733 = k730 * 8 + k731 * 1;
+                                                for i732 in TABLE_53_AT0_1[key733]
+                                                    as usize..TABLE_53_AT0_1[key733 + 1] as usize
                                                 {
-                                                    let row688 = &TABLE_53_BY0_1[i691];
+                                                    let row729 = &TABLE_53_BY0_1[i732];
                                                     self.m55_1.insert(memo_table, &[v0, v1, v2]);
                                                 }
                                             }
@@ -14195,31 +14280,31 @@ impl Rules {
             let v1: Sym = key[1];
             let v2: Sym = key[2];
             {
-                let k709 = TABLE_0_P1[v1 as usize] as usize;
-                let k710 = TABLE_0_P2[v2 as usize] as usize;
-                if k709 != NONE as usize && k710 != NONE as usize {
-                    let key712 = k709 * 64 + k710 * 1;
-                    for i711 in TABLE_0_AT1_2[key712]
-                        as usize..TABLE_0_AT1_2[key712 + 1] as usize
+                let k750 = TABLE_0_P1[v1 as usize] as usize;
+                let k751 = TABLE_0_P2[v2 as usize] as usize;
+                if k750 != NONE as usize && k751 != NONE as usize {
+                    let key753 = k750 * 64 + k751 * 1;
+                    for i752 in TABLE_0_AT1_2[key753]
+                        as usize..TABLE_0_AT1_2[key753 + 1] as usize
                     {
-                        let row708 = &TABLE_0_BY1_2[i711];
-                        let v3: Sym = row708[0];
-                        let exists = 'found706: {
+                        let row749 = &TABLE_0_BY1_2[i752];
+                        let v3: Sym = row749[0];
+                        let exists = 'found747: {
                             {
-                                let p707 = POS_37[0 + v3 as usize] as usize;
-                                if p707 != NONE as usize && self.r37.has_bit(0 + p707 * 1) {
-                                    break 'found706 true;
+                                let p748 = POS_37[0 + v3 as usize] as usize;
+                                if p748 != NONE as usize && self.r37.has_bit(0 + p748 * 1) {
+                                    break 'found747 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let t703 = self.call55_1(input, &[v0, v1, v3]);
-                            let mut i704 = 0;
-                            while i704 < self.m55_1.table(t703).len() {
-                                let row705 = self.m55_1.table(t703).row(i704);
-                                i704 += 1;
-                                if row705[0] == v0 && row705[1] == v1 && row705[2] == v3 {
+                            let t744 = self.call55_1(input, &[v0, v1, v3]);
+                            let mut i745 = 0;
+                            while i745 < self.m55_1.table(t744).len() {
+                                let row746 = self.m55_1.table(t744).row(i745);
+                                i745 += 1;
+                                if row746[0] == v0 && row746[1] == v1 && row746[2] == v3 {
                                     self.m55_1.insert(memo_table, &[v0, v1, v2]);
                                 }
                             }

@@ -204,13 +204,13 @@ pub struct Rules {
     next_bits: State,
     r0: rt::Store,
     r1: rt::Store,
-    r2: rt::Store,
-    r4: rt::Store,
+    r2: rt::BitSet,
+    r4: rt::BitSet,
     r5: rt::Store,
     r6: rt::Store,
-    r7: rt::Store,
+    r7: rt::BitSet,
     r8: rt::Store,
-    r9: rt::Store,
+    r9: rt::BitSet,
     r11: rt::Store,
     r12: rt::Store,
     r13: rt::Store,
@@ -246,26 +246,18 @@ impl rt::Rules<WORDS> for Rules {
             r0: rt::Store::hashed(0, &[]),
             r1: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9]], 17, &[])
                 .with_rows(TABLE_1.as_flattened(), 7),
-            r2: rt::Store::bitset(&[&[3, 4, 5, 6, 7, 8, 9]], 17, &[]),
-            r4: rt::Store::bitset(
-                &[&[3, 4, 5, 6, 7, 8, 9], &[3, 4, 5, 6, 7, 8]],
-                17,
-                &[],
-            ),
+            r2: rt::BitSet::new(7),
+            r4: rt::BitSet::new(42),
             r5: rt::Store::bitset(&[&[1, 2], &[14, 15, 16]], 17, &[]),
             r6: rt::Store::bitset(&[&[10], &[1], &[0], &[0], &[0]], 17, &[])
                 .with_rows(TABLE_6.as_flattened(), 1),
-            r7: rt::Store::bitset(
-                &[&[3, 4, 5, 6, 7, 8, 9], &[3, 4, 5, 6, 7, 8]],
-                17,
-                &[],
-            ),
+            r7: rt::BitSet::new(42),
             r8: rt::Store::bitset(
                 &[&[1, 2], &[12, 13], &[0, 3, 4, 5, 6, 7, 8, 9]],
                 17,
                 &[],
             ),
-            r9: rt::Store::bitset(&[&[1, 2]], 17, &[]),
+            r9: rt::BitSet::new(2),
             r11: rt::Store::bitset(&[&[1, 2], &[1, 2]], 17, &[&[0], &[1]])
                 .with_rows(TABLE_11.as_flattened(), 2),
             r12: rt::Store::bitset(&[&[1, 2]], 17, &[])
@@ -463,7 +455,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_4[0 + tuple[0] as usize] as usize * 6
                     + POS_4[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r4.insert_bit(bit, tuple);
+                self.grew |= self.r4.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -492,7 +484,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_2[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r2.insert_bit(bit, tuple);
+                self.grew |= self.r2.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -501,64 +493,70 @@ impl Rules {
     ///Layer 4: `board-open/0`.
     fn layer4(&mut self, input: &Input) {
         {
-            for i7 in 0..self.r2.len() {
-                let row6 = self.r2.row(i7);
-                let v0: Sym = row6[0];
-                self.grew |= self.r0.insert(&[]);
+            {
+                let lo6 = 0;
+                let mut cursor9 = rt::OnesCursor::new(self.r2.words(), lo6, lo6 + 7);
+                while let Some(bit7) = cursor9.next(self.r2.words()) {
+                    let offset8 = bit7 - 0;
+                    let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset8 / 1) % 7];
+                    let v0_pos: usize = (offset8 / 1) % 7;
+                    self.grew |= self.r0.insert(&[]);
+                }
             }
         }
     }
     ///Layer 7: `line/1`.
     fn layer7(&mut self, input: &Input) {
         {
-            for row23 in TABLE_15.iter() {
-                let v1: Sym = row23[0];
-                let v3: Sym = row23[1];
+            for row25 in TABLE_15.iter() {
+                let v1: Sym = row25[0];
+                let v3: Sym = row25[1];
                 {
-                    let p19 = input.fluents.positions[34 + v1 as usize] as usize;
-                    if p19 != NONE as usize {
-                        let lo20 = 3 + p19 * 21;
-                        for bit21 in input.state.ones(lo20, lo20 + 21) {
-                            let offset22 = bit21 - 3;
+                    let p21 = input.fluents.positions[34 + v1 as usize] as usize;
+                    if p21 != NONE as usize {
+                        let lo22 = 3 + p21 * 21;
+                        for bit23 in input.state.ones(lo22, lo22 + 21) {
+                            let offset24 = bit23 - 3;
                             if 0 == 0 {
-                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset22 / 3) % 7];
-                                let v0: Sym = [0, 1, 2][(offset22 / 1) % 3];
-                                let v2_pos: usize = (offset22 / 3) % 7;
-                                let v0_pos: usize = (offset22 / 1) % 3;
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset24 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset24 / 1) % 3];
+                                let v2_pos: usize = (offset24 / 3) % 7;
+                                let v0_pos: usize = (offset24 / 1) % 3;
                                 {
-                                    let p18 = input.fluents.positions[34 + v3 as usize]
+                                    let p20 = input.fluents.positions[34 + v3 as usize]
                                         as usize;
-                                    if p18 != NONE as usize && 0 == 0
-                                        && input.state.get(3 + p18 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    if p20 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
                                     {
                                         {
-                                            let k15 = TABLE_15_P0[v3 as usize] as usize;
-                                            if k15 != NONE as usize {
-                                                let key17 = k15 * 1;
-                                                for i16 in TABLE_15_AT0[key17]
-                                                    as usize..TABLE_15_AT0[key17 + 1] as usize
+                                            let k17 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k17 != NONE as usize {
+                                                let key19 = k17 * 1;
+                                                for i18 in TABLE_15_AT0[key19]
+                                                    as usize..TABLE_15_AT0[key19 + 1] as usize
                                                 {
-                                                    let row14 = &TABLE_15_BY0[i16];
-                                                    let v4: Sym = row14[1];
+                                                    let row16 = &TABLE_15_BY0[i18];
+                                                    let v4: Sym = row16[1];
                                                     {
-                                                        let p13 = input.fluents.positions[34 + v4 as usize]
+                                                        let p15 = input.fluents.positions[34 + v4 as usize]
                                                             as usize;
-                                                        if p13 != NONE as usize && 0 == 0
-                                                            && input.state.get(3 + p13 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        if p15 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
                                                         {
                                                             {
-                                                                let k10 = TABLE_15_P0[v4 as usize] as usize;
-                                                                if k10 != NONE as usize {
-                                                                    let key12 = k10 * 1;
-                                                                    for i11 in TABLE_15_AT0[key12]
-                                                                        as usize..TABLE_15_AT0[key12 + 1] as usize
+                                                                let k12 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k12 != NONE as usize {
+                                                                    let key14 = k12 * 1;
+                                                                    for i13 in TABLE_15_AT0[key14]
+                                                                        as usize..TABLE_15_AT0[key14 + 1] as usize
                                                                     {
-                                                                        let row9 = &TABLE_15_BY0[i11];
-                                                                        let v5: Sym = row9[1];
+                                                                        let row11 = &TABLE_15_BY0[i13];
+                                                                        let v5: Sym = row11[1];
                                                                         {
-                                                                            let p8 = input.fluents.positions[34 + v5 as usize] as usize;
-                                                                            if p8 != NONE as usize && 0 == 0
-                                                                                && input.state.get(3 + p8 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                                            let p10 = input.fluents.positions[34 + v5 as usize]
+                                                                                as usize;
+                                                                            if p10 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
                                                                             {
                                                                                 self.pending.extend_from_slice(&[v0]);
                                                                             }
@@ -583,67 +581,67 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert_bit(bit, tuple);
+                self.grew |= self.r9.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
             {
-                let lo39 = 3;
-                for bit40 in input.state.ones(lo39, lo39 + 168) {
-                    let offset41 = bit40 - 3;
+                let lo41 = 3;
+                for bit42 in input.state.ones(lo41, lo41 + 168) {
+                    let offset43 = bit42 - 3;
                     if 0 == 0 {
-                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset41 / 21) % 8];
-                        let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset41 / 3) % 7];
-                        let v0: Sym = [0, 1, 2][(offset41 / 1) % 3];
-                        let v1_pos: usize = (offset41 / 21) % 8;
-                        let v2_pos: usize = (offset41 / 3) % 7;
-                        let v0_pos: usize = (offset41 / 1) % 3;
+                        let v1: Sym = [0, 3, 4, 5, 6, 7, 8, 9][(offset43 / 21) % 8];
+                        let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset43 / 3) % 7];
+                        let v0: Sym = [0, 1, 2][(offset43 / 1) % 3];
+                        let v1_pos: usize = (offset43 / 21) % 8;
+                        let v2_pos: usize = (offset43 / 3) % 7;
+                        let v0_pos: usize = (offset43 / 1) % 3;
                         {
-                            let k36 = TABLE_15_P0[v2 as usize] as usize;
-                            if k36 != NONE as usize {
-                                let key38 = k36 * 1;
-                                for i37 in TABLE_15_AT0[key38]
-                                    as usize..TABLE_15_AT0[key38 + 1] as usize
+                            let k38 = TABLE_15_P0[v2 as usize] as usize;
+                            if k38 != NONE as usize {
+                                let key40 = k38 * 1;
+                                for i39 in TABLE_15_AT0[key40]
+                                    as usize..TABLE_15_AT0[key40 + 1] as usize
                                 {
-                                    let row35 = &TABLE_15_BY0[i37];
-                                    let v3: Sym = row35[1];
+                                    let row37 = &TABLE_15_BY0[i39];
+                                    let v3: Sym = row37[1];
                                     {
-                                        let p34 = input.fluents.positions[51 + v3 as usize]
+                                        let p36 = input.fluents.positions[51 + v3 as usize]
                                             as usize;
-                                        if p34 != NONE as usize && 0 == 0
-                                            && input.state.get(3 + v1_pos * 21 + p34 * 3 + v0_pos * 1)
+                                        if p36 != NONE as usize && 0 == 0
+                                            && input.state.get(3 + v1_pos * 21 + p36 * 3 + v0_pos * 1)
                                         {
                                             {
-                                                let k31 = TABLE_15_P0[v3 as usize] as usize;
-                                                if k31 != NONE as usize {
-                                                    let key33 = k31 * 1;
-                                                    for i32 in TABLE_15_AT0[key33]
-                                                        as usize..TABLE_15_AT0[key33 + 1] as usize
+                                                let k33 = TABLE_15_P0[v3 as usize] as usize;
+                                                if k33 != NONE as usize {
+                                                    let key35 = k33 * 1;
+                                                    for i34 in TABLE_15_AT0[key35]
+                                                        as usize..TABLE_15_AT0[key35 + 1] as usize
                                                     {
-                                                        let row30 = &TABLE_15_BY0[i32];
-                                                        let v4: Sym = row30[1];
+                                                        let row32 = &TABLE_15_BY0[i34];
+                                                        let v4: Sym = row32[1];
                                                         {
-                                                            let p29 = input.fluents.positions[51 + v4 as usize]
+                                                            let p31 = input.fluents.positions[51 + v4 as usize]
                                                                 as usize;
-                                                            if p29 != NONE as usize && 0 == 0
-                                                                && input.state.get(3 + v1_pos * 21 + p29 * 3 + v0_pos * 1)
+                                                            if p31 != NONE as usize && 0 == 0
+                                                                && input.state.get(3 + v1_pos * 21 + p31 * 3 + v0_pos * 1)
                                                             {
                                                                 {
-                                                                    let k26 = TABLE_15_P0[v4 as usize] as usize;
-                                                                    if k26 != NONE as usize {
-                                                                        let key28 = k26 * 1;
-                                                                        for i27 in TABLE_15_AT0[key28]
-                                                                            as usize..TABLE_15_AT0[key28 + 1] as usize
+                                                                    let k28 = TABLE_15_P0[v4 as usize] as usize;
+                                                                    if k28 != NONE as usize {
+                                                                        let key30 = k28 * 1;
+                                                                        for i29 in TABLE_15_AT0[key30]
+                                                                            as usize..TABLE_15_AT0[key30 + 1] as usize
                                                                         {
-                                                                            let row25 = &TABLE_15_BY0[i27];
-                                                                            let v5: Sym = row25[1];
+                                                                            let row27 = &TABLE_15_BY0[i29];
+                                                                            let v5: Sym = row27[1];
                                                                             {
-                                                                                let p24 = input.fluents.positions[51 + v5 as usize]
+                                                                                let p26 = input.fluents.positions[51 + v5 as usize]
                                                                                     as usize;
-                                                                                if p24 != NONE as usize && 0 == 0
-                                                                                    && input.state.get(3 + v1_pos * 21 + p24 * 3 + v0_pos * 1)
+                                                                                if p26 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + v1_pos * 21 + p26 * 3 + v0_pos * 1)
                                                                                 {
                                                                                     self.pending.extend_from_slice(&[v0]);
                                                                                 }
@@ -669,94 +667,94 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert_bit(bit, tuple);
+                self.grew |= self.r9.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for row72 in TABLE_15.iter() {
-                let v1: Sym = row72[0];
-                let v3: Sym = row72[1];
+            for row74 in TABLE_15.iter() {
+                let v1: Sym = row74[0];
+                let v3: Sym = row74[1];
                 {
-                    let p68 = input.fluents.positions[34 + v1 as usize] as usize;
-                    if p68 != NONE as usize {
-                        let lo69 = 3 + p68 * 21;
-                        for bit70 in input.state.ones(lo69, lo69 + 21) {
-                            let offset71 = bit70 - 3;
+                    let p70 = input.fluents.positions[34 + v1 as usize] as usize;
+                    if p70 != NONE as usize {
+                        let lo71 = 3 + p70 * 21;
+                        for bit72 in input.state.ones(lo71, lo71 + 21) {
+                            let offset73 = bit72 - 3;
                             if 0 == 0 {
-                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset71 / 3) % 7];
-                                let v0: Sym = [0, 1, 2][(offset71 / 1) % 3];
-                                let v2_pos: usize = (offset71 / 3) % 7;
-                                let v0_pos: usize = (offset71 / 1) % 3;
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset73 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset73 / 1) % 3];
+                                let v2_pos: usize = (offset73 / 3) % 7;
+                                let v0_pos: usize = (offset73 / 1) % 3;
                                 {
-                                    let k65 = TABLE_15_P0[v2 as usize] as usize;
-                                    if k65 != NONE as usize {
-                                        let key67 = k65 * 1;
-                                        for i66 in TABLE_15_AT0[key67]
-                                            as usize..TABLE_15_AT0[key67 + 1] as usize
+                                    let k67 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k67 != NONE as usize {
+                                        let key69 = k67 * 1;
+                                        for i68 in TABLE_15_AT0[key69]
+                                            as usize..TABLE_15_AT0[key69 + 1] as usize
                                         {
-                                            let row64 = &TABLE_15_BY0[i66];
-                                            let v6: Sym = row64[1];
+                                            let row66 = &TABLE_15_BY0[i68];
+                                            let v6: Sym = row66[1];
                                             {
-                                                let p62 = input.fluents.positions[34 + v3 as usize]
+                                                let p64 = input.fluents.positions[34 + v3 as usize]
                                                     as usize;
-                                                let p63 = input.fluents.positions[51 + v6 as usize]
+                                                let p65 = input.fluents.positions[51 + v6 as usize]
                                                     as usize;
-                                                if p62 != NONE as usize && p63 != NONE as usize && 0 == 0
-                                                    && input.state.get(3 + p62 * 21 + p63 * 3 + v0_pos * 1)
+                                                if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
                                                 {
                                                     {
-                                                        let k59 = TABLE_15_P0[v3 as usize] as usize;
-                                                        if k59 != NONE as usize {
-                                                            let key61 = k59 * 1;
-                                                            for i60 in TABLE_15_AT0[key61]
-                                                                as usize..TABLE_15_AT0[key61 + 1] as usize
+                                                        let k61 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k61 != NONE as usize {
+                                                            let key63 = k61 * 1;
+                                                            for i62 in TABLE_15_AT0[key63]
+                                                                as usize..TABLE_15_AT0[key63 + 1] as usize
                                                             {
-                                                                let row58 = &TABLE_15_BY0[i60];
-                                                                let v4: Sym = row58[1];
+                                                                let row60 = &TABLE_15_BY0[i62];
+                                                                let v4: Sym = row60[1];
                                                                 {
-                                                                    let k55 = TABLE_15_P0[v6 as usize] as usize;
-                                                                    if k55 != NONE as usize {
-                                                                        let key57 = k55 * 1;
-                                                                        for i56 in TABLE_15_AT0[key57]
-                                                                            as usize..TABLE_15_AT0[key57 + 1] as usize
+                                                                    let k57 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k57 != NONE as usize {
+                                                                        let key59 = k57 * 1;
+                                                                        for i58 in TABLE_15_AT0[key59]
+                                                                            as usize..TABLE_15_AT0[key59 + 1] as usize
                                                                         {
-                                                                            let row54 = &TABLE_15_BY0[i56];
-                                                                            let v7: Sym = row54[1];
+                                                                            let row56 = &TABLE_15_BY0[i58];
+                                                                            let v7: Sym = row56[1];
                                                                             {
-                                                                                let p52 = input.fluents.positions[34 + v4 as usize]
+                                                                                let p54 = input.fluents.positions[34 + v4 as usize]
                                                                                     as usize;
-                                                                                let p53 = input.fluents.positions[51 + v7 as usize]
+                                                                                let p55 = input.fluents.positions[51 + v7 as usize]
                                                                                     as usize;
-                                                                                if p52 != NONE as usize && p53 != NONE as usize && 0 == 0
-                                                                                    && input.state.get(3 + p52 * 21 + p53 * 3 + v0_pos * 1)
+                                                                                if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
                                                                                 {
                                                                                     {
-                                                                                        let k49 = TABLE_15_P0[v4 as usize] as usize;
-                                                                                        if k49 != NONE as usize {
-                                                                                            let key51 = k49 * 1;
-                                                                                            for i50 in TABLE_15_AT0[key51]
-                                                                                                as usize..TABLE_15_AT0[key51 + 1] as usize
+                                                                                        let k51 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k51 != NONE as usize {
+                                                                                            let key53 = k51 * 1;
+                                                                                            for i52 in TABLE_15_AT0[key53]
+                                                                                                as usize..TABLE_15_AT0[key53 + 1] as usize
                                                                                             {
-                                                                                                let row48 = &TABLE_15_BY0[i50];
-                                                                                                let v5: Sym = row48[1];
+                                                                                                let row50 = &TABLE_15_BY0[i52];
+                                                                                                let v5: Sym = row50[1];
                                                                                                 {
-                                                                                                    let k45 = TABLE_15_P0[v7 as usize] as usize;
-                                                                                                    if k45 != NONE as usize {
-                                                                                                        let key47 = k45 * 1;
-                                                                                                        for i46 in TABLE_15_AT0[key47]
-                                                                                                            as usize..TABLE_15_AT0[key47 + 1] as usize
+                                                                                                    let k47 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k47 != NONE as usize {
+                                                                                                        let key49 = k47 * 1;
+                                                                                                        for i48 in TABLE_15_AT0[key49]
+                                                                                                            as usize..TABLE_15_AT0[key49 + 1] as usize
                                                                                                         {
-                                                                                                            let row44 = &TABLE_15_BY0[i46];
-                                                                                                            let v8: Sym = row44[1];
+                                                                                                            let row46 = &TABLE_15_BY0[i48];
+                                                                                                            let v8: Sym = row46[1];
                                                                                                             {
-                                                                                                                let p42 = input.fluents.positions[34 + v5 as usize]
+                                                                                                                let p44 = input.fluents.positions[34 + v5 as usize]
                                                                                                                     as usize;
-                                                                                                                let p43 = input.fluents.positions[51 + v8 as usize]
+                                                                                                                let p45 = input.fluents.positions[51 + v8 as usize]
                                                                                                                     as usize;
-                                                                                                                if p42 != NONE as usize && p43 != NONE as usize && 0 == 0
-                                                                                                                    && input.state.get(3 + p42 * 21 + p43 * 3 + v0_pos * 1)
+                                                                                                                if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
                                                                                                                 {
                                                                                                                     self.pending.extend_from_slice(&[v0]);
                                                                                                                 }
@@ -790,94 +788,94 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert_bit(bit, tuple);
+                self.grew |= self.r9.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for row103 in TABLE_15.iter() {
-                let v1: Sym = row103[0];
-                let v3: Sym = row103[1];
+            for row105 in TABLE_15.iter() {
+                let v1: Sym = row105[0];
+                let v3: Sym = row105[1];
                 {
-                    let p99 = input.fluents.positions[34 + v1 as usize] as usize;
-                    if p99 != NONE as usize {
-                        let lo100 = 3 + p99 * 21;
-                        for bit101 in input.state.ones(lo100, lo100 + 21) {
-                            let offset102 = bit101 - 3;
+                    let p101 = input.fluents.positions[34 + v1 as usize] as usize;
+                    if p101 != NONE as usize {
+                        let lo102 = 3 + p101 * 21;
+                        for bit103 in input.state.ones(lo102, lo102 + 21) {
+                            let offset104 = bit103 - 3;
                             if 0 == 0 {
-                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset102 / 3) % 7];
-                                let v0: Sym = [0, 1, 2][(offset102 / 1) % 3];
-                                let v2_pos: usize = (offset102 / 3) % 7;
-                                let v0_pos: usize = (offset102 / 1) % 3;
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset104 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset104 / 1) % 3];
+                                let v2_pos: usize = (offset104 / 3) % 7;
+                                let v0_pos: usize = (offset104 / 1) % 3;
                                 {
-                                    let k96 = TABLE_15_P1[v2 as usize] as usize;
-                                    if k96 != NONE as usize {
-                                        let key98 = k96 * 1;
-                                        for i97 in TABLE_15_AT1[key98]
-                                            as usize..TABLE_15_AT1[key98 + 1] as usize
+                                    let k98 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k98 != NONE as usize {
+                                        let key100 = k98 * 1;
+                                        for i99 in TABLE_15_AT1[key100]
+                                            as usize..TABLE_15_AT1[key100 + 1] as usize
                                         {
-                                            let row95 = &TABLE_15_BY1[i97];
-                                            let v6: Sym = row95[0];
+                                            let row97 = &TABLE_15_BY1[i99];
+                                            let v6: Sym = row97[0];
                                             {
-                                                let p93 = input.fluents.positions[34 + v3 as usize]
+                                                let p95 = input.fluents.positions[34 + v3 as usize]
                                                     as usize;
-                                                let p94 = input.fluents.positions[51 + v6 as usize]
+                                                let p96 = input.fluents.positions[51 + v6 as usize]
                                                     as usize;
-                                                if p93 != NONE as usize && p94 != NONE as usize && 0 == 0
-                                                    && input.state.get(3 + p93 * 21 + p94 * 3 + v0_pos * 1)
+                                                if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
                                                 {
                                                     {
-                                                        let k90 = TABLE_15_P0[v3 as usize] as usize;
-                                                        if k90 != NONE as usize {
-                                                            let key92 = k90 * 1;
-                                                            for i91 in TABLE_15_AT0[key92]
-                                                                as usize..TABLE_15_AT0[key92 + 1] as usize
+                                                        let k92 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_15_AT0[key94]
+                                                                as usize..TABLE_15_AT0[key94 + 1] as usize
                                                             {
-                                                                let row89 = &TABLE_15_BY0[i91];
-                                                                let v4: Sym = row89[1];
+                                                                let row91 = &TABLE_15_BY0[i93];
+                                                                let v4: Sym = row91[1];
                                                                 {
-                                                                    let k86 = TABLE_15_P1[v6 as usize] as usize;
-                                                                    if k86 != NONE as usize {
-                                                                        let key88 = k86 * 1;
-                                                                        for i87 in TABLE_15_AT1[key88]
-                                                                            as usize..TABLE_15_AT1[key88 + 1] as usize
+                                                                    let k88 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k88 != NONE as usize {
+                                                                        let key90 = k88 * 1;
+                                                                        for i89 in TABLE_15_AT1[key90]
+                                                                            as usize..TABLE_15_AT1[key90 + 1] as usize
                                                                         {
-                                                                            let row85 = &TABLE_15_BY1[i87];
-                                                                            let v7: Sym = row85[0];
+                                                                            let row87 = &TABLE_15_BY1[i89];
+                                                                            let v7: Sym = row87[0];
                                                                             {
-                                                                                let p83 = input.fluents.positions[34 + v4 as usize]
+                                                                                let p85 = input.fluents.positions[34 + v4 as usize]
                                                                                     as usize;
-                                                                                let p84 = input.fluents.positions[51 + v7 as usize]
+                                                                                let p86 = input.fluents.positions[51 + v7 as usize]
                                                                                     as usize;
-                                                                                if p83 != NONE as usize && p84 != NONE as usize && 0 == 0
-                                                                                    && input.state.get(3 + p83 * 21 + p84 * 3 + v0_pos * 1)
+                                                                                if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
                                                                                 {
                                                                                     {
-                                                                                        let k80 = TABLE_15_P0[v4 as usize] as usize;
-                                                                                        if k80 != NONE as usize {
-                                                                                            let key82 = k80 * 1;
-                                                                                            for i81 in TABLE_15_AT0[key82]
-                                                                                                as usize..TABLE_15_AT0[key82 + 1] as usize
+                                                                                        let k82 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k82 != NONE as usize {
+                                                                                            let key84 = k82 * 1;
+                                                                                            for i83 in TABLE_15_AT0[key84]
+                                                                                                as usize..TABLE_15_AT0[key84 + 1] as usize
                                                                                             {
-                                                                                                let row79 = &TABLE_15_BY0[i81];
-                                                                                                let v5: Sym = row79[1];
+                                                                                                let row81 = &TABLE_15_BY0[i83];
+                                                                                                let v5: Sym = row81[1];
                                                                                                 {
-                                                                                                    let k76 = TABLE_15_P1[v7 as usize] as usize;
-                                                                                                    if k76 != NONE as usize {
-                                                                                                        let key78 = k76 * 1;
-                                                                                                        for i77 in TABLE_15_AT1[key78]
-                                                                                                            as usize..TABLE_15_AT1[key78 + 1] as usize
+                                                                                                    let k78 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k78 != NONE as usize {
+                                                                                                        let key80 = k78 * 1;
+                                                                                                        for i79 in TABLE_15_AT1[key80]
+                                                                                                            as usize..TABLE_15_AT1[key80 + 1] as usize
                                                                                                         {
-                                                                                                            let row75 = &TABLE_15_BY1[i77];
-                                                                                                            let v8: Sym = row75[0];
+                                                                                                            let row77 = &TABLE_15_BY1[i79];
+                                                                                                            let v8: Sym = row77[0];
                                                                                                             {
-                                                                                                                let p73 = input.fluents.positions[34 + v5 as usize]
+                                                                                                                let p75 = input.fluents.positions[34 + v5 as usize]
                                                                                                                     as usize;
-                                                                                                                let p74 = input.fluents.positions[51 + v8 as usize]
+                                                                                                                let p76 = input.fluents.positions[51 + v8 as usize]
                                                                                                                     as usize;
-                                                                                                                if p73 != NONE as usize && p74 != NONE as usize && 0 == 0
-                                                                                                                    && input.state.get(3 + p73 * 21 + p74 * 3 + v0_pos * 1)
+                                                                                                                if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
                                                                                                                 {
                                                                                                                     self.pending.extend_from_slice(&[v0]);
                                                                                                                 }
@@ -911,7 +909,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert_bit(bit, tuple);
+                self.grew |= self.r9.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -920,21 +918,30 @@ impl Rules {
     ///Layer 8: `some-line/0`.
     fn layer8(&mut self, input: &Input) {
         {
-            for i105 in 0..self.r9.len() {
-                let row104 = self.r9.row(i105);
-                let v0: Sym = row104[0];
-                self.grew |= self.r14.insert(&[]);
+            {
+                let lo106 = 0;
+                let mut cursor109 = rt::OnesCursor::new(
+                    self.r9.words(),
+                    lo106,
+                    lo106 + 2,
+                );
+                while let Some(bit107) = cursor109.next(self.r9.words()) {
+                    let offset108 = bit107 - 0;
+                    let v0: Sym = [1, 2][(offset108 / 1) % 2];
+                    let v0_pos: usize = (offset108 / 1) % 2;
+                    self.grew |= self.r14.insert(&[]);
+                }
             }
         }
     }
     ///Layer 11: `goal/2`.
     fn layer11(&mut self, input: &Input) {
         {
-            for row107 in TABLE_12.iter() {
-                let v0: Sym = row107[0];
+            for row111 in TABLE_12.iter() {
+                let v0: Sym = row111[0];
                 {
-                    let p106 = POS_9[0 + v0 as usize] as usize;
-                    if p106 != NONE as usize && self.r9.has_bit(0 + p106 * 1) {
+                    let p110 = POS_9[0 + v0 as usize] as usize;
+                    if p110 != NONE as usize && self.r9.has_bit(0 + p110 * 1) {
                         self.pending.extend_from_slice(&[v0, 16]);
                     }
                 }
@@ -951,12 +958,12 @@ impl Rules {
             self.pending.clear();
         }
         {
-            for row109 in TABLE_11.iter() {
-                let v0: Sym = row109[0];
-                let v1: Sym = row109[1];
+            for row113 in TABLE_11.iter() {
+                let v0: Sym = row113[0];
+                let v1: Sym = row113[1];
                 {
-                    let p108 = POS_9[0 + v1 as usize] as usize;
-                    if p108 != NONE as usize && self.r9.has_bit(0 + p108 * 1) {
+                    let p112 = POS_9[0 + v1 as usize] as usize;
+                    if p112 != NONE as usize && self.r9.has_bit(0 + p112 * 1) {
                         self.pending.extend_from_slice(&[v0, 14]);
                     }
                 }
@@ -973,22 +980,22 @@ impl Rules {
             self.pending.clear();
         }
         {
-            let exists = 'found112: {
+            let exists = 'found116: {
                 if !self.r14.is_empty() {
-                    break 'found112 true;
+                    break 'found116 true;
                 }
                 false
             };
             if !exists {
-                let exists = 'found111: {
+                let exists = 'found115: {
                     if !self.r0.is_empty() {
-                        break 'found111 true;
+                        break 'found115 true;
                     }
                     false
                 };
                 if !exists {
-                    for row110 in TABLE_12.iter() {
-                        let v0: Sym = row110[0];
+                    for row114 in TABLE_12.iter() {
+                        let v0: Sym = row114[0];
                         self.pending.extend_from_slice(&[v0, 15]);
                     }
                 }
@@ -1008,14 +1015,14 @@ impl Rules {
     ///Layer 14: `landing/2`.
     fn layer14(&mut self, input: &Input) {
         {
-            for row115 in TABLE_1.iter() {
-                let v0: Sym = row115[0];
-                let exists = 'found113: {
+            for row119 in TABLE_1.iter() {
+                let v0: Sym = row119[0];
+                let exists = 'found117: {
                     {
-                        let p114 = POS_4[0 + v0 as usize] as usize;
-                        if p114 != NONE as usize && self.r4.has_bit(0 + p114 * 6 + 0 * 1)
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
                         {
-                            break 'found113 true;
+                            break 'found117 true;
                         }
                     }
                     false
@@ -1030,44 +1037,44 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_7[0 + tuple[0] as usize] as usize * 6
                     + POS_7[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r7.insert_bit(bit, tuple);
+                self.grew |= self.r7.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
         }
         {
-            for row127 in TABLE_15.iter() {
-                let v2: Sym = row127[0];
-                let v1: Sym = row127[1];
+            for row131 in TABLE_15.iter() {
+                let v2: Sym = row131[0];
+                let v1: Sym = row131[1];
                 {
-                    let k124 = TABLE_13_P0[v1 as usize] as usize;
-                    if k124 != NONE as usize {
-                        let key126 = k124 * 1;
-                        for i125 in TABLE_13_AT0[key126]
-                            as usize..TABLE_13_AT0[key126 + 1] as usize
+                    let k128 = TABLE_13_P0[v1 as usize] as usize;
+                    if k128 != NONE as usize {
+                        let key130 = k128 * 1;
+                        for i129 in TABLE_13_AT0[key130]
+                            as usize..TABLE_13_AT0[key130 + 1] as usize
                         {
-                            let row123 = &TABLE_13_BY0[i125];
+                            let row127 = &TABLE_13_BY0[i129];
                             {
-                                let p118 = POS_4[17 + v2 as usize] as usize;
-                                if p118 != NONE as usize {
-                                    let lo119 = 0;
-                                    let mut cursor122 = rt::OnesCursor::new(
+                                let p122 = POS_4[17 + v2 as usize] as usize;
+                                if p122 != NONE as usize {
+                                    let lo123 = 0;
+                                    let mut cursor126 = rt::OnesCursor::new(
                                         self.r4.words(),
-                                        lo119,
-                                        lo119 + 42,
+                                        lo123,
+                                        lo123 + 42,
                                     );
-                                    while let Some(bit120) = cursor122.next(self.r4.words()) {
-                                        let offset121 = bit120 - 0;
-                                        if (offset121 / 1) % 6 == p118 {
-                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset121 / 6) % 7];
-                                            let v0_pos: usize = (offset121 / 6) % 7;
-                                            let exists = 'found116: {
+                                    while let Some(bit124) = cursor126.next(self.r4.words()) {
+                                        let offset125 = bit124 - 0;
+                                        if (offset125 / 1) % 6 == p122 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset125 / 6) % 7];
+                                            let v0_pos: usize = (offset125 / 6) % 7;
+                                            let exists = 'found120: {
                                                 {
-                                                    let p117 = POS_4[17 + v1 as usize] as usize;
-                                                    if p117 != NONE as usize
-                                                        && self.r4.has_bit(0 + v0_pos * 6 + p117 * 1)
+                                                    let p121 = POS_4[17 + v1 as usize] as usize;
+                                                    if p121 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p121 * 1)
                                                     {
-                                                        break 'found116 true;
+                                                        break 'found120 true;
                                                     }
                                                 }
                                                 false
@@ -1089,7 +1096,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_7[0 + tuple[0] as usize] as usize * 6
                     + POS_7[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r7.insert_bit(bit, tuple);
+                self.grew |= self.r7.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -1099,16 +1106,25 @@ impl Rules {
     fn layer15(&mut self, input: &Input) {
         {
             {
-                let lo130 = 0;
-                for bit131 in input.state.ones(lo130, lo130 + 3) {
-                    let offset132 = bit131 - 0;
+                let lo136 = 0;
+                for bit137 in input.state.ones(lo136, lo136 + 3) {
+                    let offset138 = bit137 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset132 / 1) % 3];
-                        let v0_pos: usize = (offset132 / 1) % 3;
-                        for i129 in 0..self.r2.len() {
-                            let row128 = self.r2.row(i129);
-                            let v1: Sym = row128[0];
-                            self.pending.extend_from_slice(&[v0, 13, v1]);
+                        let v0: Sym = [0, 1, 2][(offset138 / 1) % 3];
+                        let v0_pos: usize = (offset138 / 1) % 3;
+                        {
+                            let lo132 = 0;
+                            let mut cursor135 = rt::OnesCursor::new(
+                                self.r2.words(),
+                                lo132,
+                                lo132 + 7,
+                            );
+                            while let Some(bit133) = cursor135.next(self.r2.words()) {
+                                let offset134 = bit133 - 0;
+                                let v1: Sym = [3, 4, 5, 6, 7, 8, 9][(offset134 / 1) % 7];
+                                let v1_pos: usize = (offset134 / 1) % 7;
+                                self.pending.extend_from_slice(&[v0, 13, v1]);
+                            }
                         }
                     }
                 }
@@ -1127,21 +1143,21 @@ impl Rules {
         }
         {
             {
-                let lo137 = 0;
-                for bit138 in input.state.ones(lo137, lo137 + 3) {
-                    let offset139 = bit138 - 0;
+                let lo143 = 0;
+                for bit144 in input.state.ones(lo143, lo143 + 3) {
+                    let offset145 = bit144 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset139 / 1) % 3];
-                        let v1_pos: usize = (offset139 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset145 / 1) % 3];
+                        let v1_pos: usize = (offset145 / 1) % 3;
                         {
-                            let k134 = TABLE_11_P1[v1 as usize] as usize;
-                            if k134 != NONE as usize {
-                                let key136 = k134 * 1;
-                                for i135 in TABLE_11_AT1[key136]
-                                    as usize..TABLE_11_AT1[key136 + 1] as usize
+                            let k140 = TABLE_11_P1[v1 as usize] as usize;
+                            if k140 != NONE as usize {
+                                let key142 = k140 * 1;
+                                for i141 in TABLE_11_AT1[key142]
+                                    as usize..TABLE_11_AT1[key142 + 1] as usize
                                 {
-                                    let row133 = &TABLE_11_BY1[i135];
-                                    let v0: Sym = row133[0];
+                                    let row139 = &TABLE_11_BY1[i141];
+                                    let v0: Sym = row139[0];
                                     self.pending.extend_from_slice(&[v0, 12, 0]);
                                 }
                             }
@@ -1165,24 +1181,24 @@ impl Rules {
     ///Layer 16: `next/1`.
     fn layer16(&mut self, input: &Input) {
         {
-            for role146 in 0..2 {
-                let row145 = &input.joint[role146 * 3..(role146 + 1) * 3];
-                if row145[1] == 13 {
-                    let v2: Sym = row145[0];
-                    let v0: Sym = row145[2];
+            for role152 in 0..2 {
+                let row151 = &input.joint[role152 * 3..(role152 + 1) * 3];
+                if row151[1] == 13 {
+                    let v2: Sym = row151[0];
+                    let v0: Sym = row151[2];
                     {
-                        let p140 = POS_7[0 + v0 as usize] as usize;
-                        if p140 != NONE as usize {
-                            let lo141 = 0 + p140 * 6;
-                            let mut cursor144 = rt::OnesCursor::new(
+                        let p146 = POS_7[0 + v0 as usize] as usize;
+                        if p146 != NONE as usize {
+                            let lo147 = 0 + p146 * 6;
+                            let mut cursor150 = rt::OnesCursor::new(
                                 self.r7.words(),
-                                lo141,
-                                lo141 + 6,
+                                lo147,
+                                lo147 + 6,
                             );
-                            while let Some(bit142) = cursor144.next(self.r7.words()) {
-                                let offset143 = bit142 - 0;
-                                let v1: Sym = [3, 4, 5, 6, 7, 8][(offset143 / 1) % 6];
-                                let v1_pos: usize = (offset143 / 1) % 6;
+                            while let Some(bit148) = cursor150.next(self.r7.words()) {
+                                let offset149 = bit148 - 0;
+                                let v1: Sym = [3, 4, 5, 6, 7, 8][(offset149 / 1) % 6];
+                                let v1_pos: usize = (offset149 / 1) % 6;
                                 self.next_bits
                                     .set(
                                         3
@@ -1217,21 +1233,21 @@ impl Rules {
         self.next_bits.or_range(&input.state, 3, 171);
         {
             {
-                let lo154 = 0;
-                for bit155 in input.state.ones(lo154, lo154 + 3) {
-                    let offset156 = bit155 - 0;
+                let lo160 = 0;
+                for bit161 in input.state.ones(lo160, lo160 + 3) {
+                    let offset162 = bit161 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset156 / 1) % 3];
-                        let v1_pos: usize = (offset156 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset162 / 1) % 3];
+                        let v1_pos: usize = (offset162 / 1) % 3;
                         {
-                            let k151 = TABLE_11_P0[v1 as usize] as usize;
-                            if k151 != NONE as usize {
-                                let key153 = k151 * 1;
-                                for i152 in TABLE_11_AT0[key153]
-                                    as usize..TABLE_11_AT0[key153 + 1] as usize
+                            let k157 = TABLE_11_P0[v1 as usize] as usize;
+                            if k157 != NONE as usize {
+                                let key159 = k157 * 1;
+                                for i158 in TABLE_11_AT0[key159]
+                                    as usize..TABLE_11_AT0[key159 + 1] as usize
                                 {
-                                    let row150 = &TABLE_11_BY0[i152];
-                                    let v0: Sym = row150[1];
+                                    let row156 = &TABLE_11_BY0[i158];
+                                    let v0: Sym = row156[1];
                                     self.next_bits
                                         .set(
                                             0
@@ -1259,9 +1275,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found157: {
+            let exists = 'found163: {
                 if !self.r0.is_empty() {
-                    break 'found157 true;
+                    break 'found163 true;
                 }
                 false
             };

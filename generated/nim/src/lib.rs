@@ -211,7 +211,7 @@ pub struct Rules {
     r3: rt::Store,
     r4: rt::Store,
     r6: rt::Store,
-    r7: rt::Store,
+    r7: rt::BitSet,
     r8: rt::Store,
     r9: rt::Store,
     r10: rt::Store,
@@ -258,7 +258,7 @@ impl rt::Rules<WORDS> for Rules {
                 .with_rows(TABLE_4.as_flattened(), 15),
             r6: rt::Store::bitset(&[&[1, 2], &[1, 2]], 17, &[&[0], &[1]])
                 .with_rows(TABLE_6.as_flattened(), 2),
-            r7: rt::Store::bitset(&[&[10, 11, 12]], 17, &[]),
+            r7: rt::BitSet::new(3),
             r8: rt::Store::bitset(&[&[1, 2]], 17, &[])
                 .with_rows(TABLE_8.as_flattened(), 2),
             r9: rt::Store::bitset(&[&[3, 4, 5, 6, 7], &[4, 5, 6, 7, 8]], 17, &[])
@@ -531,7 +531,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_7[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r7.insert_bit(bit, tuple);
+                self.grew |= self.r7.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();

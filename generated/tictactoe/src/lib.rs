@@ -189,9 +189,9 @@ pub struct Rules {
     r2: rt::Store,
     r3: rt::Store,
     r4: rt::Store,
-    r5: rt::Store,
+    r5: rt::BitSet,
     r6: rt::Store,
-    r7: rt::Store,
+    r7: rt::BitSet,
     r9: rt::Store,
     r10: rt::Store,
     r11: rt::Store,
@@ -237,10 +237,10 @@ impl rt::Rules<WORDS> for Rules {
                 16,
                 &[],
             ),
-            r5: rt::Store::bitset(&[&[6, 7, 9]], 16, &[]),
+            r5: rt::BitSet::new(3),
             r6: rt::Store::bitset(&[&[1, 2], &[6, 7]], 16, &[&[0]])
                 .with_rows(TABLE_6.as_flattened(), 2),
-            r7: rt::Store::bitset(&[&[3, 4, 5], &[3, 4, 5]], 16, &[]),
+            r7: rt::BitSet::new(9),
             r9: rt::Store::hashed(0, &[]),
             r10: rt::Store::bitset(&[&[1, 2], &[1, 2]], 16, &[&[0], &[1]])
                 .with_rows(TABLE_10.as_flattened(), 2),
@@ -428,7 +428,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
+                self.grew |= self.r5.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -466,7 +466,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
+                self.grew |= self.r5.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -502,7 +502,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
+                self.grew |= self.r5.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -538,7 +538,7 @@ impl Rules {
             let pending = std::mem::take(&mut self.pending);
             for tuple in pending.chunks_exact(1) {
                 let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
+                self.grew |= self.r5.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -547,22 +547,27 @@ impl Rules {
     ///Layer 5: `some-line/0`.
     fn layer5(&mut self, input: &Input) {
         {
-            for i16 in 0..self.r5.len() {
-                let row15 = self.r5.row(i16);
-                let v0: Sym = row15[0];
-                self.grew |= self.r12.insert(&[]);
+            {
+                let lo15 = 0;
+                let mut cursor18 = rt::OnesCursor::new(self.r5.words(), lo15, lo15 + 3);
+                while let Some(bit16) = cursor18.next(self.r5.words()) {
+                    let offset17 = bit16 - 0;
+                    let v0: Sym = [6, 7, 9][(offset17 / 1) % 3];
+                    let v0_pos: usize = (offset17 / 1) % 3;
+                    self.grew |= self.r12.insert(&[]);
+                }
             }
         }
     }
     ///Layer 8: `goal/2`.
     fn layer8(&mut self, input: &Input) {
         {
-            for row18 in TABLE_6.iter() {
-                let v0: Sym = row18[0];
-                let v1: Sym = row18[1];
+            for row20 in TABLE_6.iter() {
+                let v0: Sym = row20[0];
+                let v1: Sym = row20[1];
                 {
-                    let p17 = POS_5[0 + v1 as usize] as usize;
-                    if p17 != NONE as usize && self.r5.has_bit(0 + p17 * 1) {
+                    let p19 = POS_5[0 + v1 as usize] as usize;
+                    if p19 != NONE as usize && self.r5.has_bit(0 + p19 * 1) {
                         self.pending.extend_from_slice(&[v0, 13]);
                     }
                 }
@@ -579,21 +584,21 @@ impl Rules {
             self.pending.clear();
         }
         {
-            for row24 in TABLE_10.iter() {
-                let v0: Sym = row24[0];
-                let v1: Sym = row24[1];
+            for row26 in TABLE_10.iter() {
+                let v0: Sym = row26[0];
+                let v1: Sym = row26[1];
                 {
-                    let k21 = TABLE_6_P0[v1 as usize] as usize;
-                    if k21 != NONE as usize {
-                        let key23 = k21 * 1;
-                        for i22 in TABLE_6_AT0[key23]
-                            as usize..TABLE_6_AT0[key23 + 1] as usize
+                    let k23 = TABLE_6_P0[v1 as usize] as usize;
+                    if k23 != NONE as usize {
+                        let key25 = k23 * 1;
+                        for i24 in TABLE_6_AT0[key25]
+                            as usize..TABLE_6_AT0[key25 + 1] as usize
                         {
-                            let row20 = &TABLE_6_BY0[i22];
-                            let v2: Sym = row20[1];
+                            let row22 = &TABLE_6_BY0[i24];
+                            let v2: Sym = row22[1];
                             {
-                                let p19 = POS_5[0 + v2 as usize] as usize;
-                                if p19 != NONE as usize && self.r5.has_bit(0 + p19 * 1) {
+                                let p21 = POS_5[0 + v2 as usize] as usize;
+                                if p21 != NONE as usize && self.r5.has_bit(0 + p21 * 1) {
                                     self.pending.extend_from_slice(&[v0, 14]);
                                 }
                             }
@@ -613,22 +618,22 @@ impl Rules {
             self.pending.clear();
         }
         {
-            let exists = 'found27: {
+            let exists = 'found29: {
                 if !self.r12.is_empty() {
-                    break 'found27 true;
+                    break 'found29 true;
                 }
                 false
             };
             if !exists {
-                let exists = 'found26: {
+                let exists = 'found28: {
                     if !self.r9.is_empty() {
-                        break 'found26 true;
+                        break 'found28 true;
                     }
                     false
                 };
                 if !exists {
-                    for row25 in TABLE_11.iter() {
-                        let v0: Sym = row25[0];
+                    for row27 in TABLE_11.iter() {
+                        let v0: Sym = row27[0];
                         self.pending.extend_from_slice(&[v0, 15]);
                     }
                 }
@@ -649,21 +654,21 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo31 = 64;
-                for bit32 in input.state.ones(lo31, lo31 + 3) {
-                    let offset33 = bit32 - 64;
+                let lo33 = 64;
+                for bit34 in input.state.ones(lo33, lo33 + 3) {
+                    let offset35 = bit34 - 64;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset33 / 1) % 3];
-                        let v0_pos: usize = (offset33 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset35 / 1) % 3];
+                        let v0_pos: usize = (offset35 / 1) % 3;
                         {
-                            let lo28 = 0;
-                            for bit29 in input.state.ones(lo28, lo28 + 64) {
-                                let offset30 = bit29 - 0;
-                                if 0 == 0 && (offset30 / 1) % 4 == 3 {
-                                    let v1: Sym = [0, 3, 4, 5][(offset30 / 16) % 4];
-                                    let v2: Sym = [0, 3, 4, 5][(offset30 / 4) % 4];
-                                    let v1_pos: usize = (offset30 / 16) % 4;
-                                    let v2_pos: usize = (offset30 / 4) % 4;
+                            let lo30 = 0;
+                            for bit31 in input.state.ones(lo30, lo30 + 64) {
+                                let offset32 = bit31 - 0;
+                                if 0 == 0 && (offset32 / 1) % 4 == 3 {
+                                    let v1: Sym = [0, 3, 4, 5][(offset32 / 16) % 4];
+                                    let v2: Sym = [0, 3, 4, 5][(offset32 / 4) % 4];
+                                    let v1_pos: usize = (offset32 / 16) % 4;
+                                    let v2_pos: usize = (offset32 / 4) % 4;
                                     self.pending.extend_from_slice(&[v0, 12, v1, v2]);
                                 }
                             }
@@ -686,21 +691,21 @@ impl Rules {
         }
         {
             {
-                let lo38 = 64;
-                for bit39 in input.state.ones(lo38, lo38 + 3) {
-                    let offset40 = bit39 - 64;
+                let lo40 = 64;
+                for bit41 in input.state.ones(lo40, lo40 + 3) {
+                    let offset42 = bit41 - 64;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset40 / 1) % 3];
-                        let v1_pos: usize = (offset40 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset42 / 1) % 3];
+                        let v1_pos: usize = (offset42 / 1) % 3;
                         {
-                            let k35 = TABLE_10_P1[v1 as usize] as usize;
-                            if k35 != NONE as usize {
-                                let key37 = k35 * 1;
-                                for i36 in TABLE_10_AT1[key37]
-                                    as usize..TABLE_10_AT1[key37 + 1] as usize
+                            let k37 = TABLE_10_P1[v1 as usize] as usize;
+                            if k37 != NONE as usize {
+                                let key39 = k37 * 1;
+                                for i38 in TABLE_10_AT1[key39]
+                                    as usize..TABLE_10_AT1[key39 + 1] as usize
                                 {
-                                    let row34 = &TABLE_10_BY1[i36];
-                                    let v0: Sym = row34[0];
+                                    let row36 = &TABLE_10_BY1[i38];
+                                    let v0: Sym = row36[0];
                                     self.pending.extend_from_slice(&[v0, 11, 0, 0]);
                                 }
                             }
@@ -725,12 +730,12 @@ impl Rules {
     ///Layer 12: `marked-now/2`.
     fn layer12(&mut self, input: &Input) {
         {
-            for role42 in 0..2 {
-                let row41 = &input.joint[role42 * 4..(role42 + 1) * 4];
-                if row41[1] == 12 {
-                    let v2: Sym = row41[0];
-                    let v0: Sym = row41[2];
-                    let v1: Sym = row41[3];
+            for role44 in 0..2 {
+                let row43 = &input.joint[role44 * 4..(role44 + 1) * 4];
+                if row43[1] == 12 {
+                    let v2: Sym = row43[0];
+                    let v0: Sym = row43[2];
+                    let v1: Sym = row43[3];
                     self.pending.extend_from_slice(&[v0, v1]);
                 }
             }
@@ -740,7 +745,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_7[0 + tuple[0] as usize] as usize * 3
                     + POS_7[16 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r7.insert_bit(bit, tuple);
+                self.grew |= self.r7.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -749,21 +754,21 @@ impl Rules {
     ///Layer 13: `next/1`.
     fn layer13(&mut self, input: &Input) {
         {
-            for role48 in 0..2 {
-                let row47 = &input.joint[role48 * 4..(role48 + 1) * 4];
-                if row47[1] == 12 {
-                    let v3: Sym = row47[0];
-                    let v0: Sym = row47[2];
-                    let v1: Sym = row47[3];
+            for role50 in 0..2 {
+                let row49 = &input.joint[role50 * 4..(role50 + 1) * 4];
+                if row49[1] == 12 {
+                    let v3: Sym = row49[0];
+                    let v0: Sym = row49[2];
+                    let v1: Sym = row49[3];
                     {
-                        let k44 = TABLE_6_P0[v3 as usize] as usize;
-                        if k44 != NONE as usize {
-                            let key46 = k44 * 1;
-                            for i45 in TABLE_6_AT0[key46]
-                                as usize..TABLE_6_AT0[key46 + 1] as usize
+                        let k46 = TABLE_6_P0[v3 as usize] as usize;
+                        if k46 != NONE as usize {
+                            let key48 = k46 * 1;
+                            for i47 in TABLE_6_AT0[key48]
+                                as usize..TABLE_6_AT0[key48 + 1] as usize
                             {
-                                let row43 = &TABLE_6_BY0[i45];
-                                let v2: Sym = row43[1];
+                                let row45 = &TABLE_6_BY0[i47];
+                                let v2: Sym = row45[1];
                                 self.next_bits
                                     .set(
                                         0
@@ -797,16 +802,16 @@ impl Rules {
         }
         {
             {
-                let lo49 = 0;
-                for bit50 in input.state.ones(lo49, lo49 + 64) {
-                    let offset51 = bit50 - 0;
+                let lo51 = 0;
+                for bit52 in input.state.ones(lo51, lo51 + 64) {
+                    let offset53 = bit52 - 0;
                     if 0 == 0 {
-                        let v0: Sym = [0, 3, 4, 5][(offset51 / 16) % 4];
-                        let v1: Sym = [0, 3, 4, 5][(offset51 / 4) % 4];
-                        let v2: Sym = [0, 6, 7, 9][(offset51 / 1) % 4];
-                        let v0_pos: usize = (offset51 / 16) % 4;
-                        let v1_pos: usize = (offset51 / 4) % 4;
-                        let v2_pos: usize = (offset51 / 1) % 4;
+                        let v0: Sym = [0, 3, 4, 5][(offset53 / 16) % 4];
+                        let v1: Sym = [0, 3, 4, 5][(offset53 / 4) % 4];
+                        let v2: Sym = [0, 6, 7, 9][(offset53 / 1) % 4];
+                        let v0_pos: usize = (offset53 / 16) % 4;
+                        let v1_pos: usize = (offset53 / 4) % 4;
+                        let v2_pos: usize = (offset53 / 1) % 4;
                         if v2 != 9 {
                             self.next_bits
                                 .set(0 + v0_pos * 16 + v1_pos * 4 + v2_pos * 1);
@@ -817,22 +822,22 @@ impl Rules {
         }
         {
             {
-                let lo55 = 0;
-                for bit56 in input.state.ones(lo55, lo55 + 64) {
-                    let offset57 = bit56 - 0;
-                    if 0 == 0 && (offset57 / 1) % 4 == 3 {
-                        let v0: Sym = [0, 3, 4, 5][(offset57 / 16) % 4];
-                        let v1: Sym = [0, 3, 4, 5][(offset57 / 4) % 4];
-                        let v0_pos: usize = (offset57 / 16) % 4;
-                        let v1_pos: usize = (offset57 / 4) % 4;
-                        let exists = 'found52: {
+                let lo57 = 0;
+                for bit58 in input.state.ones(lo57, lo57 + 64) {
+                    let offset59 = bit58 - 0;
+                    if 0 == 0 && (offset59 / 1) % 4 == 3 {
+                        let v0: Sym = [0, 3, 4, 5][(offset59 / 16) % 4];
+                        let v1: Sym = [0, 3, 4, 5][(offset59 / 4) % 4];
+                        let v0_pos: usize = (offset59 / 16) % 4;
+                        let v1_pos: usize = (offset59 / 4) % 4;
+                        let exists = 'found54: {
                             {
-                                let p53 = POS_7[0 + v0 as usize] as usize;
-                                let p54 = POS_7[16 + v1 as usize] as usize;
-                                if p53 != NONE as usize && p54 != NONE as usize
-                                    && self.r7.has_bit(0 + p53 * 3 + p54 * 1)
+                                let p55 = POS_7[0 + v0 as usize] as usize;
+                                let p56 = POS_7[16 + v1 as usize] as usize;
+                                if p55 != NONE as usize && p56 != NONE as usize
+                                    && self.r7.has_bit(0 + p55 * 3 + p56 * 1)
                                 {
-                                    break 'found52 true;
+                                    break 'found54 true;
                                 }
                             }
                             false
@@ -846,21 +851,21 @@ impl Rules {
         }
         {
             {
-                let lo62 = 64;
-                for bit63 in input.state.ones(lo62, lo62 + 3) {
-                    let offset64 = bit63 - 64;
+                let lo64 = 64;
+                for bit65 in input.state.ones(lo64, lo64 + 3) {
+                    let offset66 = bit65 - 64;
                     if 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = [0, 1, 2][(offset64 / 1) % 3];
-                        let v1_pos: usize = (offset64 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset66 / 1) % 3];
+                        let v1_pos: usize = (offset66 / 1) % 3;
                         {
-                            let k59 = TABLE_10_P0[v1 as usize] as usize;
-                            if k59 != NONE as usize {
-                                let key61 = k59 * 1;
-                                for i60 in TABLE_10_AT0[key61]
-                                    as usize..TABLE_10_AT0[key61 + 1] as usize
+                            let k61 = TABLE_10_P0[v1 as usize] as usize;
+                            if k61 != NONE as usize {
+                                let key63 = k61 * 1;
+                                for i62 in TABLE_10_AT0[key63]
+                                    as usize..TABLE_10_AT0[key63 + 1] as usize
                                 {
-                                    let row58 = &TABLE_10_BY0[i60];
-                                    let v0: Sym = row58[1];
+                                    let row60 = &TABLE_10_BY0[i62];
+                                    let v0: Sym = row60[1];
                                     self.next_bits
                                         .set(
                                             64
@@ -888,9 +893,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found65: {
+            let exists = 'found67: {
                 if !self.r9.is_empty() {
-                    break 'found65 true;
+                    break 'found67 true;
                 }
                 false
             };
