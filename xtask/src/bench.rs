@@ -48,8 +48,8 @@ use gdlc::emit::prolog;
 use gdlc_runtime::SimulationReport;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::codegen;
-use crate::scratch::{self, GameCrate, Limits, Scratch, write_file};
+use crate::codegen::{self, CrateFiles};
+use crate::scratch::{self, Build, GameCrate, Limits, Scratch, write_file};
 
 /// The default game list.
 pub const DEFAULT_GAMES: &str = "tictactoe,corpus:tictactoe,connectfour,corpus:connectfour,\
@@ -385,6 +385,8 @@ pub struct Row {
     pub gdlc_seconds: Option<f64>,
     /// rustc's time in seconds.
     pub rustc_seconds: Option<f64>,
+    /// The release build of the driver binary linking the game's crate, in seconds.
+    pub driver_seconds: Option<f64>,
     /// The generated reasoner.
     pub generated: Option<Rate>,
     /// The Prolog baseline.
@@ -407,12 +409,24 @@ impl Row {
             origin: game.origin,
             gdlc_seconds: None,
             rustc_seconds: None,
+            driver_seconds: None,
             generated: None,
             prolog: None,
             reference: reference_for(game).map(|name| (name.to_owned(), None)),
             target: Target::of(game),
             failures: Vec::new(),
             notes: Vec::new(),
+        }
+    }
+
+    /// Notes that a timed build compiled `others` besides its crate.
+    fn note_others(&mut self, what: &str, others: &[String]) {
+        if !others.is_empty() {
+            self.notes.push(format!(
+                "the {what} time includes {} other crate(s) ({})",
+                others.len(),
+                others.join(", ")
+            ));
         }
     }
 
@@ -466,6 +480,16 @@ pub struct Facts {
     pub seed: u64,
     /// Load averages (1 min) at the start and the end.
     pub load: (Option<f64>, Option<f64>),
+}
+
+/// A tick of the chart's log axis: `0.01`, `0.5`, `1`, `1,000`.
+fn axis_label(value: f64) -> String {
+    if value >= 1.0 {
+        thousands(value)
+    } else {
+        let text = significant(value, 2);
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
 }
 
 /// `value` with `digits` significant digits (at least), no exponent.
@@ -630,7 +654,10 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
         "\ngdlc: parse → check → analysis → plan → Rust emit (`gdlc::compile_rust`), \
          release build, best of up to 5 runs. rustc: `cargo build --release` of the \
          game's generated crate alone (its dependencies built before), this repository's \
-         release profile (`codegen-units = 1`, thin LTO). Generated, hand-written and \
+         release profile (`codegen-units = 1`, thin LTO). The release build of the \
+         measuring binary that links the crate (where the runtime's generic reasoner is \
+         instantiated for the game, then thin LTO over every crate and linking) is in \
+         `results.csv` (`driver_build_seconds`): mostly the same for every game. Generated, hand-written and \
          Prolog rates: `gdlc_runtime::simulate_for` in release builds and the Prolog \
          driver under SWI-Prolog; goals are read at the end of every playout. The \
          propnet targets are the published random playouts/s of the strongest public \
@@ -676,7 +703,7 @@ fn csv_field(text: &str) -> String {
 }
 
 /// The CSV header.
-pub const CSV_HEADER: &str = "game,origin,rules,gdlc_seconds,rustc_seconds,\
+pub const CSV_HEADER: &str = "game,origin,rules,gdlc_seconds,rustc_seconds,driver_build_seconds,\
     generated_playouts_per_second,generated_states_per_second,prolog_playouts_per_second,\
     prolog_states_per_second,generated_over_prolog,reference,reference_playouts_per_second,\
     reference_states_per_second,generated_over_reference,propnet_target_playouts_per_second,\
@@ -702,6 +729,7 @@ pub fn render_csv(rows: &[Row]) -> String {
             csv_field(&row.rules),
             number(row.gdlc_seconds),
             number(row.rustc_seconds),
+            number(row.driver_seconds),
             number(row.generated.map(|r| r.playouts_per_second)),
             number(row.generated.map(|r| r.states_per_second)),
             number(row.prolog.map(|r| r.playouts_per_second)),
@@ -733,6 +761,8 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
         ("generated / propnet target", RGBColor(255, 127, 14)),
         ("generated / hand-written", RGBColor(44, 160, 44)),
     ];
+    // The legend's band below the games, in game bands (80 px).
+    const LEGEND_BAND: f64 = 80.0 / 48.0;
     let values = |row: &Row| [row.over_prolog(), row.over_target(), row.over_reference()];
     let all: Vec<f64> = rows
         .iter()
@@ -754,7 +784,8 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
         * 7
         + 20;
     let width = 760 + label_width;
-    let height = 130 + 48 * rows.len().max(1) as u32;
+    // One band of 48 px per game, and one of 80 px below them for the legend.
+    let height = 210 + 48 * rows.len().max(1) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
@@ -766,20 +797,20 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
             .margin(12)
             .margin_left(label_width)
             .x_label_area_size(40)
-            .build_cartesian_2d((low..high).log_scale(), 0.0..count)
+            .build_cartesian_2d((low..high).log_scale(), -LEGEND_BAND..count)
             .map_err(|e| error(&e))?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .disable_y_axis()
             .x_desc("ratio (log scale; 1 = as fast)")
-            .x_label_formatter(&|v| format!("{}×", format_ratio(*v)))
+            .x_label_formatter(&|v| format!("{}×", axis_label(*v)))
             .draw()
             .map_err(|e| error(&e))?;
         // Parity.
         chart
             .draw_series(std::iter::once(PathElement::new(
-                vec![(1.0, 0.0), (1.0, count)],
+                vec![(1.0, -LEGEND_BAND), (1.0, count)],
                 BLACK.stroke_width(1),
             )))
             .map_err(|e| error(&e))?;
@@ -808,7 +839,7 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
             chart
                 .draw_series(bars.iter().map(|&(value, bottom, top)| {
                     Text::new(
-                        format_ratio(value),
+                        format!(" {}", format_ratio(value)),
                         (value, (bottom + top) / 2.0),
                         ("sans-serif", 11)
                             .into_font()
@@ -923,10 +954,11 @@ fn rustc_version() -> String {
 const WORKSPACE_MANIFEST: &str = r#"# Written by `cargo xtask bench`; rewritten on every run.
 [workspace]
 resolver = "3"
-members = ["games/*", "drivers/*"]
+# The game being measured is a member as the driver's path dependency.
+members = ["drivers/*"]
 
-# The release profile of the gdlc repository: reasoners, references and gdlc are
-# measured as a release build of the repository runs them.
+# The release profile of the gdlc repository: gdlc, the reasoners and the references
+# are measured as a release build of the repository runs them.
 [profile.release]
 debug = 1
 codegen-units = 1
@@ -935,6 +967,7 @@ lto = "thin"
 
 const COMPILER: &str = "gdlc-bench-compiler";
 const DRIVER: &str = "gdlc-bench-driver";
+const RUNTIME: &str = "gdlc-bench-runtime";
 
 /// The compiler tool's `main.rs`.
 const COMPILER_MAIN: &str = r#"//! Written by `cargo xtask bench`: gdlc on one game, timed.
@@ -1028,13 +1061,11 @@ impl Bench {
         scratch.echo = false;
         // The driver is rewritten for each game; last run's may name a crate that is
         // gone, which would stop cargo from loading the workspace.
-        let stale = scratch
-            .root
-            .join("drivers")
-            .join("bench")
-            .join("Cargo.toml");
+        // (A directory matched by `drivers/*` must hold a manifest: the whole driver
+        // goes; its build products stay in the target directory.)
+        let stale = scratch.root.join("drivers").join("bench");
         if stale.exists() {
-            std::fs::remove_file(&stale)
+            std::fs::remove_dir_all(&stale)
                 .map_err(|e| format!("cannot remove {}: {e}", stale.display()))?;
         }
         let dir = scratch.root.join("drivers").join("compiler");
@@ -1050,7 +1081,24 @@ impl Bench {
         );
         write_file(&dir.join("Cargo.toml"), &manifest)?;
         write_file(&dir.join("src").join("main.rs"), COMPILER_MAIN)?;
-        for (package, log) in [(COMPILER, "compiler"), ("gdlc-runtime", "runtime")] {
+        // gdlc-runtime as a game crate alone needs it, and gdlc-benches for the driver:
+        // built through a library that depends on nothing else, so that their
+        // dependencies' features are those a game crate and the driver select
+        // (`-p gdlc-runtime` would take the compiler's, with a larger `syn`).
+        let dir = scratch.root.join("drivers").join("runtime");
+        let manifest = format!(
+            "# Written by `cargo xtask bench`: builds the games' dependencies before they are timed.\n\
+             [package]\nname = \"{RUNTIME}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\ngdlc-runtime = {}\ngdlc-benches = {}\n",
+            codegen::runtime_dependency(&dir)?,
+            codegen::path_dependency(&dir, &codegen::workspace_root().join("benches"), "")?,
+        );
+        write_file(&dir.join("Cargo.toml"), &manifest)?;
+        write_file(
+            &dir.join("src").join("lib.rs"),
+            "//! Written by `cargo xtask bench`: nothing but dependencies on gdlc-runtime and gdlc-benches.\n",
+        )?;
+        for (package, log) in [(COMPILER, "compiler"), (RUNTIME, "runtime")] {
             let build = scratch.build(package, "release", &["--message-format", "short"], log)?;
             if !build.success {
                 return Err(format!(
@@ -1073,17 +1121,19 @@ impl Bench {
         })
     }
 
-    /// gdlc on `game`: its crate written, gdlc's time.
+    /// gdlc on `game`: its crate written, gdlc's time. The tool writes the code
+    /// outside `games/`, so that a game gdlc rejects leaves no crate without a
+    /// manifest there (which would stop cargo from loading the workspace).
     fn gdlc(&self, game: &BenchGame, krate: &GameCrate) -> Result<f64, String> {
-        let lib_rs = krate.dir.join("src").join("lib.rs");
-        if let Some(parent) = lib_rs.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
+        let staging = self.scratch.root.join("generated");
+        std::fs::create_dir_all(&staging)
+            .map_err(|e| format!("cannot create {}: {e}", staging.display()))?;
+        let dir_name = krate.dir.file_name().unwrap_or_default().to_string_lossy();
+        let code = staging.join(format!("{dir_name}.rs"));
         let args = [
             game.path.display().to_string(),
             codegen::source_name(&game.path),
-            lib_rs.display().to_string(),
+            code.display().to_string(),
         ];
         let finished = scratch::run_limited(
             &self.scratch.binary("release", COMPILER),
@@ -1104,11 +1154,15 @@ impl Bench {
                 finished.stdout.trim()
             )
         })?;
-        let runtime = codegen::runtime_dependency(&krate.dir)?;
-        write_file(
-            &krate.dir.join("Cargo.toml"),
-            &gdlc::emit::rust::cargo_toml(&krate.name, &runtime),
-        )?;
+        let files = CrateFiles {
+            cargo_toml: gdlc::emit::rust::cargo_toml(
+                &krate.name,
+                &codegen::runtime_dependency(&krate.dir)?,
+            ),
+            lib_rs: std::fs::read_to_string(&code)
+                .map_err(|e| format!("cannot read {}: {e}", code.display()))?,
+        };
+        files.write(&krate.dir)?;
         Ok(seconds)
     }
 
@@ -1122,32 +1176,42 @@ impl Bench {
             .open(&lib_rs)
             .and_then(|f| f.set_modified(SystemTime::now()))
             .map_err(|e| format!("cannot touch {}: {e}", lib_rs.display()))?;
+        self.timed_build(&krate.name, "rustc").map_err(|build| {
+            build
+                .first_error_in(&self.scratch.root, &krate.dir)
+                .unwrap_or_else(|| build.error_summary())
+        })
+    }
+
+    /// `cargo build --release -p package`, timed: seconds, and the crates compiled
+    /// besides `package`; or the failed build.
+    fn timed_build(&self, package: &str, log: &str) -> Result<(f64, Vec<String>), Build> {
         let start = Instant::now();
-        let build = self.scratch.build(
-            &krate.name,
-            "release",
-            &["--message-format", "short"],
-            "rustc",
-        )?;
+        let build = self
+            .scratch
+            .build(package, "release", &["--message-format", "short"], log)
+            .map_err(|message| Build {
+                success: false,
+                lines: vec![format!("error: {message}")],
+                log: PathBuf::new(),
+            })?;
         let seconds = start.elapsed().as_secs_f64();
         if !build.success {
-            return Err(build
-                .first_error_in(&self.scratch.root, &krate.dir)
-                .unwrap_or_else(|| build.error_summary()));
+            return Err(build);
         }
         let others = build
             .lines
             .iter()
             .filter_map(|l| l.trim().strip_prefix("Compiling "))
             .filter_map(|rest| rest.split(' ').next())
-            .filter(|name| *name != krate.name)
+            .filter(|name| *name != package)
             .map(str::to_owned)
             .collect();
         Ok((seconds, others))
     }
 
-    /// Builds the driver for `krate`.
-    fn build_driver(&self, krate: &GameCrate) -> Result<(), String> {
+    /// Writes the driver for `krate` (which makes the crate a workspace member).
+    fn write_driver(&self, krate: &GameCrate) -> Result<(), String> {
         let dir = self.scratch.root.join("drivers").join("bench");
         let workspace = codegen::workspace_root();
         let manifest = format!(
@@ -1158,15 +1222,13 @@ impl Bench {
             codegen::path_dependency(&dir, &krate.dir, &format!(", package = \"{}\"", krate.name))?,
         );
         write_file(&dir.join("Cargo.toml"), &manifest)?;
-        write_file(&dir.join("src").join("main.rs"), DRIVER_MAIN)?;
-        let build =
-            self.scratch
-                .build(DRIVER, "release", &["--message-format", "short"], "driver")?;
-        if build.success {
-            Ok(())
-        } else {
-            Err(build.error_summary())
-        }
+        write_file(&dir.join("src").join("main.rs"), DRIVER_MAIN)
+    }
+
+    /// Builds the driver: seconds, and the crates compiled besides it.
+    fn build_driver(&self) -> Result<(f64, Vec<String>), String> {
+        self.timed_build(DRIVER, "driver")
+            .map_err(|build| build.error_summary())
     }
 
     fn budget(&self) -> gdlc_benches::driver::Budget {
@@ -1234,17 +1296,19 @@ impl Bench {
         };
         bar.inc(1);
         phase("rustc");
+        let compiled = compiled
+            && match self.write_driver(&krate) {
+                Ok(()) => true,
+                Err(message) => {
+                    row.failures.push(format!("gdlc: {message}"));
+                    false
+                }
+            };
         let built = compiled
             && match self.rustc(&krate) {
                 Ok((seconds, others)) => {
                     row.rustc_seconds = Some(seconds);
-                    if !others.is_empty() {
-                        row.notes.push(format!(
-                            "the rustc time includes {} other crate(s) ({})",
-                            others.len(),
-                            others.join(", ")
-                        ));
-                    }
+                    row.note_others("rustc", &others);
                     true
                 }
                 Err(message) => {
@@ -1255,8 +1319,12 @@ impl Bench {
         bar.inc(1);
         phase("generated reasoner");
         let driver = built
-            && match self.build_driver(&krate) {
-                Ok(()) => true,
+            && match self.build_driver() {
+                Ok((seconds, others)) => {
+                    row.driver_seconds = Some(seconds);
+                    row.note_others("driver build", &others);
+                    true
+                }
                 Err(message) => {
                     row.failures
                         .push(format!("generated: the driver does not build: {message}"));
@@ -1315,6 +1383,9 @@ pub fn row_line(row: &Row) -> String {
     }
     if let Some(s) = row.rustc_seconds {
         parts.push(format!("rustc {} s", format_seconds(s)));
+    }
+    if let Some(s) = row.driver_seconds {
+        parts.push(format!("driver build {} s", format_seconds(s)));
     }
     if let Some(rate) = row.generated {
         parts.push(format!(
@@ -1619,6 +1690,10 @@ mod tests {
         assert_eq!(format_ratio(1.0), "1.0");
         assert_eq!(format_ratio(0.812), "0.81");
         assert_eq!(format_ratio(0.0451), "0.045");
+        assert_eq!(axis_label(0.01), "0.01");
+        assert_eq!(axis_label(0.5), "0.5");
+        assert_eq!(axis_label(1.0), "1");
+        assert_eq!(axis_label(1000.0), "1,000");
         assert_eq!(format_seconds(0.0213), "0.021");
         assert_eq!(format_seconds(2.449), "2.45");
         assert_eq!(format_seconds(14.14), "14.1");
@@ -1658,6 +1733,7 @@ mod tests {
                 origin: Origin::Team,
                 gdlc_seconds: Some(0.0213),
                 rustc_seconds: Some(2.5),
+                driver_seconds: Some(7.25),
                 generated: rate(200_000.0),
                 prolog: rate(4_000.0),
                 reference: Some(("tictactoe".to_owned(), rate(8_000_000.0))),
@@ -1674,6 +1750,7 @@ mod tests {
                 origin: Origin::Corpus,
                 gdlc_seconds: Some(1.3),
                 rustc_seconds: None,
+                driver_seconds: None,
                 generated: None,
                 prolog: rate(3.0),
                 reference: None,
@@ -1737,7 +1814,7 @@ mod tests {
         assert_eq!(lines[0], CSV_HEADER);
         assert_eq!(
             lines[1],
-            "tictactoe (team),team,games/tictactoe.kif,0.021300,2.500000,200000.000000,\
+            "tictactoe (team),team,games/tictactoe.kif,0.021300,2.500000,7.250000,200000.000000,\
              2000000.000000,4000.000000,40000.000000,50.000000,tictactoe,8000000.000000,\
              80000000.000000,0.025000,285000.000000,corpus variant,0.701754,"
         );
@@ -1761,7 +1838,7 @@ mod tests {
         for colour in ["#1F77B4", "#FF7F0E", "#2CA02C"] {
             assert!(svg.contains(colour), "no {colour} in the chart");
         }
-        for label in ["\n50.0\n", "\n0.70\n", "\n0.025\n"] {
+        for label in ["\n 50.0\n", "\n 0.70\n", "\n 0.025\n"] {
             assert!(svg.contains(label), "no {label:?} in the chart");
         }
         let empty = render_svg("ratios", &[]).expect("empty chart");
