@@ -21,7 +21,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_main};
 use gdlc_benches::reference::{Breakthrough, ConnectFour7, TicTacToe};
 use gdlc_runtime::{Game, PlayoutOptions, random_playout};
 
@@ -133,9 +133,14 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(3))
 }
 
-criterion_group! {
-    name = reasoners;
-    config = config();
-    targets = tictactoe, connectfour, breakthrough, chess
+/// Every benchmark, with [`config`] and then criterion's command-line options (what
+/// `criterion_group!` would write, with documentation).
+fn reasoners() {
+    let mut criterion = config().configure_from_args();
+    tictactoe(&mut criterion);
+    connectfour(&mut criterion);
+    breakthrough(&mut criterion);
+    chess(&mut criterion);
 }
+
 criterion_main!(reasoners);
