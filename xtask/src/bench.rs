@@ -25,10 +25,27 @@
 //! corpus file (the team's files) shows the target marked as being for the corpus
 //! variant.
 //!
-//! The builds happen in a scratch Cargo workspace, `<target>/bench/workspace` (see
-//! `scratch.rs`; `<target>` is `$CARGO_TARGET_DIR` or this workspace's `target`),
-//! with this repository's release profile, so a debug build of xtask (`cargo xtask`)
-//! measures release code. The results go to `<target>/bench/` (or `--out`):
+//! The builds happen in a scratch Cargo workspace (see `scratch.rs`; `<target>` is
+//! `$CARGO_TARGET_DIR` or this workspace's `target`), kept between runs, with this
+//! repository's release profile, so a debug build of xtask (`cargo xtask`) measures
+//! release code:
+//!
+//! ```text
+//! <target>/bench/workspace/
+//!   Cargo.toml                 [workspace] members drivers/*; the release profile
+//!   drivers/compiler/          gdlc-bench-compiler: gdlc (no default features), timed
+//!   drivers/runtime/           gdlc-bench-runtime: builds gdlc-runtime and gdlc-benches
+//!                              as the games and the driver need them, before any timing
+//!   drivers/bench/             gdlc-bench-driver: gdlc-benches and the current game
+//!                              (which makes the game's crate a member)
+//!   generated/<stem>-<hash>.rs the compiler tool's output
+//!   games/<stem>-<hash>/       the game crates (written only when gdlc succeeds)
+//!   prolog/<stem>-<hash>/      the Prolog programs and driver
+//!   logs/                      the last cargo output of each kind of build
+//!   target/
+//! ```
+//!
+//! The results go to `<target>/bench/` (or `--out`):
 //! `results.md` (the table with the machine's facts), `results.csv` and `ratios.svg`
 //! (a bar chart of the ratios, log scale). A progress bar on stderr ticks once per
 //! phase; each finished row is printed.

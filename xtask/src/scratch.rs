@@ -35,6 +35,10 @@
 //!
 //! **perft** builds the perft driver for one game with the release profile and prints
 //! `depth<TAB>count` lines exactly as `gdlc perft` does.
+//!
+//! `cargo xtask bench` (`bench.rs`) uses the same machinery in its own scratch
+//! workspace: [`Scratch`] opened at another root with another manifest and quiet
+//! builds, the game crates' layout, and [`run_limited`] for its drivers.
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
