@@ -724,7 +724,7 @@ pub const CSV_HEADER: &str = "game,origin,rules,gdlc_seconds,rustc_seconds,drive
     generated_playouts_per_second,generated_states_per_second,prolog_playouts_per_second,\
     prolog_states_per_second,generated_over_prolog,reference,reference_playouts_per_second,\
     reference_states_per_second,generated_over_reference,propnet_target_playouts_per_second,\
-    propnet_target_for,generated_over_target,failures";
+    propnet_target_for,generated_over_target,failures,notes";
 
 /// The CSV document: a header and one line per row; numbers unrounded but for
 /// floating-point noise, empty fields where there is no figure.
@@ -760,6 +760,7 @@ pub fn render_csv(rows: &[Row]) -> String {
             target_for.to_owned(),
             number(row.over_target()),
             csv_field(&row.failures.join("; ").replace('\n', " ")),
+            csv_field(&row.notes.join("; ").replace('\n', " ")),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -1833,10 +1834,12 @@ mod tests {
             lines[1],
             "tictactoe (team),team,games/tictactoe.kif,0.021300,2.500000,7.250000,200000.000000,\
              2000000.000000,4000.000000,40000.000000,50.000000,tictactoe,8000000.000000,\
-             80000000.000000,0.025000,285000.000000,corpus variant,0.701754,"
+             80000000.000000,0.025000,285000.000000,corpus variant,0.701754,,"
         );
         assert!(
-            lines[2].ends_with(",no propnet,,\"rustc: src/lib.rs:1:1: error: x, \"\"y\"\"\""),
+            lines[2].ends_with(
+                ",no propnet,,\"rustc: src/lib.rs:1:1: error: x, \"\"y\"\"\",Prolog was slow"
+            ),
             "{}",
             lines[2]
         );
