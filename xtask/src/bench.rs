@@ -776,9 +776,13 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
 
     const SERIES: [(&str, RGBColor); 3] = [
         ("generated / Prolog", RGBColor(31, 119, 180)),
-        ("generated / propnet target", RGBColor(255, 127, 14)),
+        (
+            "generated / propnet target (‡: the corpus file's)",
+            RGBColor(255, 127, 14),
+        ),
         ("generated / hand-written", RGBColor(44, 160, 44)),
     ];
+    const TARGET_SERIES: usize = 1;
     // The legend's band below the games, in game bands (80 px).
     const LEGEND_BAND: f64 = 80.0 / 48.0;
     let values = |row: &Row| [row.over_prolog(), row.over_target(), row.over_reference()];
@@ -834,19 +838,26 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
             .map_err(|e| error(&e))?;
         let slot = 0.8 / SERIES.len() as f64;
         for (s, (name, color)) in SERIES.iter().enumerate() {
-            let bars: Vec<(f64, f64, f64)> = rows
+            // (value, bottom, top, label) per bar.
+            let bars: Vec<(f64, f64, f64, String)> = rows
                 .iter()
                 .enumerate()
                 .filter_map(|(i, row)| {
                     let value = values(row)[s].filter(|v| *v > 0.0 && v.is_finite())?;
                     // The first game at the top.
                     let top = count - i as f64 - 0.1 - slot * s as f64;
-                    Some((value, top - slot, top))
+                    let mark = if s == TARGET_SERIES && row.target.corpus_variant() {
+                        VARIANT_MARK
+                    } else {
+                        ""
+                    };
+                    let label = format!("{}{mark}", format_ratio(value));
+                    Some((value, top - slot, top, label))
                 })
                 .collect();
             let color = *color;
             chart
-                .draw_series(bars.iter().map(|&(value, bottom, top)| {
+                .draw_series(bars.iter().map(|&(value, bottom, top, _)| {
                     Rectangle::new([(low, bottom), (value, top)], color.filled())
                 }))
                 .map_err(|e| error(&e))?
@@ -855,10 +866,11 @@ pub fn render_svg(title: &str, rows: &[Row]) -> Result<String, String> {
                     Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
                 });
             chart
-                .draw_series(bars.iter().map(|&(value, bottom, top)| {
+                .draw_series(bars.iter().map(|(value, bottom, top, label)| {
+                    // A little right of the bar's end (a constant gap on a log axis).
                     Text::new(
-                        format!(" {}", format_ratio(value)),
-                        (value, (bottom + top) / 2.0),
+                        label.clone(),
+                        (value * 1.06, (bottom + top) / 2.0),
                         ("sans-serif", 11)
                             .into_font()
                             .into_text_style(&root)
@@ -1858,7 +1870,7 @@ mod tests {
         for colour in ["#1F77B4", "#FF7F0E", "#2CA02C"] {
             assert!(svg.contains(colour), "no {colour} in the chart");
         }
-        for label in ["\n 50.0\n", "\n 0.70\n", "\n 0.025\n"] {
+        for label in ["\n50.0\n", "\n0.70‡\n", "\n0.025\n"] {
             assert!(svg.contains(label), "no {label:?} in the chart");
         }
         let empty = render_svg("ratios", &[]).expect("empty chart");
