@@ -22,9 +22,14 @@
 //!   with the interpreter; `perft FILE DEPTH`: the compiled reasoner's perft (see
 //!   `scratch.rs`).
 //!
-//! Later stages add `bench`.
+//! - `bench [--games LIST] [--seconds N] [--seed N] [--out DIR]`: gdlc and rustc
+//!   times, generated reasoners' random playouts/s against SWI-Prolog, the hand-written
+//!   references and the propnet targets, one game after the other, written to
+//!   `target/bench/` as markdown, CSV and an SVG chart (see `bench.rs`).
 
+mod bench;
 mod codegen;
+mod prolog;
 mod scratch;
 
 use std::path::{Path, PathBuf};
@@ -120,6 +125,26 @@ enum Command {
         #[arg(long, default_value_t = 4096)]
         memory: u64,
     },
+    /// Benchmark: gdlc and rustc times, generated reasoner against Prolog, the
+    /// hand-written references and the propnet targets; results in target/bench/.
+    Bench {
+        /// Comma-separated games: names (the team's games/NAME.kif, else the corpus'),
+        /// team:NAME, corpus:NAME or paths (default: tictactoe, connect four and
+        /// breakthrough — team and corpus files —, blocker, checkers, skirmish, chess,
+        /// othello-comp2007, quarto, pentago).
+        #[arg(long)]
+        games: Option<String>,
+        /// Seconds of random playouts per figure.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Seed of the random playouts.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write results.md, results.csv and ratios.svg (default:
+        /// target/bench, or $CARGO_TARGET_DIR/bench).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Perft of the compiled reasoner, printed as `gdlc perft` prints it.
     Perft {
         /// The game (KIF).
@@ -169,7 +194,7 @@ fn main() -> ExitCode {
             perft,
             seconds,
             seed,
-        } => exit_code(prolog(&file, perft, seconds, seed)),
+        } => exit_code(prolog::command(&file, perft, seconds, seed)),
         Command::Compile { file, out } => exit_code(codegen::compile(&file, out.as_deref())),
         Command::Codegen { check } => exit_code(codegen::codegen(check)),
         Command::Verify {
@@ -200,6 +225,28 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Bench {
+            games,
+            seconds,
+            seed,
+            out,
+        } => {
+            let options = bench::Options {
+                games,
+                seconds,
+                seed,
+                out,
+                command_line: command_line(),
+            };
+            match bench::bench(&options) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(message) => {
+                    report(&message);
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Perft { file, depth } => match scratch::perft(&file, depth) {
             Ok(code) => code,
             Err(message) => {
@@ -210,82 +257,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// The stem of a game file, used as its name.
-fn game_name(path: &Path) -> String {
-    path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
-}
-
-/// Where generated Prolog programs go: `$CARGO_TARGET_DIR/prolog`, else
-/// `<workspace>/target/prolog`.
-fn prolog_root() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => PathBuf::from(dir).join("prolog"),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/prolog"),
-    }
-}
-
-fn prolog(path: &Path, perft: Option<u32>, seconds: Option<f64>, seed: u64) -> Result<(), String> {
-    use gdlc::emit::prolog;
-
-    let name = game_name(path);
-    let (front, _) = load(path)?;
-    let program =
-        prolog::emit_program(&front, &path.display().to_string()).map_err(|d| d.to_string())?;
-    let dir = prolog_root().join(&name);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for (file_name, text) in [
-        (prolog::PROGRAM_FILE, program.as_str()),
-        (prolog::DRIVER_FILE, prolog::DRIVER),
-    ] {
-        let target = dir.join(file_name);
-        std::fs::write(&target, text)
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
-    }
-    let mut command = match (perft, seconds) {
-        (Some(depth), _) => prolog::perft_command(&dir, depth),
-        (None, Some(seconds)) => prolog::playouts_command(&dir, seconds, seed, 100_000),
-        (None, None) => return Err("give --perft DEPTH or --seconds N".to_owned()),
-    };
-    let output = command.output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            "swipl not found: install SWI-Prolog (Debian: apt-get install swi-prolog-nox)"
-                .to_owned()
-        } else {
-            format!("cannot run swipl: {e}")
-        }
-    })?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!(
-            "swipl failed on {} ({}):\n{}{}",
-            dir.join(prolog::PROGRAM_FILE).display(),
-            output.status,
-            stdout,
-            stderr.trim_end()
-        ));
-    }
-    if perft.is_some() {
-        let counts = prolog::parse_perft(&stdout).map_err(|e| e.to_string())?;
-        for (depth, count) in counts {
-            println!("{depth}\t{count}");
-        }
-    } else {
-        let report = prolog::parse_playouts(&stdout).map_err(|e| e.to_string())?;
-        println!("game\tplayouts\tstates\tseconds\tplayouts/s\tstates/s");
-        println!(
-            "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
-            report.playouts,
-            report.states,
-            report.elapsed.as_secs_f64(),
-            report.playouts_per_second(),
-            report.states_per_second()
-        );
-    }
-    Ok(())
+/// This run's command line as `cargo xtask …` (arguments with spaces quoted).
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .map(|a| {
+            if a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a
+            }
+        })
+        .collect();
+    format!("cargo xtask {}", args.join(" "))
 }
 
 /// A valid game's front end and source, or the rendered reason it cannot be used.
@@ -306,31 +290,19 @@ fn load(path: &Path) -> Result<(gdlc::FrontEnd, SourceFile), String> {
 
 /// `rates --reference NAME`: the playout rate of a hand-written reference reasoner.
 fn reference_rates(name: &str, seconds: f64, seed: u64) -> ExitCode {
-    use gdlc_benches::reference::{Breakthrough, ConnectFour7, ConnectFour8, TicTacToe};
-    fn run<G: gdlc_runtime::Game>(
-        mut game: G,
-        seconds: f64,
-        seed: u64,
-    ) -> Result<gdlc_runtime::SimulationReport, gdlc_runtime::PlayoutError> {
-        gdlc_runtime::simulate_for(&mut game, Duration::from_secs_f64(seconds), seed, 100_000)
-    }
+    use gdlc_benches::reference;
     if cfg!(debug_assertions) {
         eprintln!(
             "warning: this is a debug build; measure with `cargo run --release -p xtask -- rates …`"
         );
     }
-    let report = match name {
-        "tictactoe" => run(TicTacToe::new(), seconds, seed),
-        "connectfour" => run(ConnectFour8::new(), seconds, seed),
-        "connectfour7" => run(ConnectFour7::new(), seconds, seed),
-        "breakthrough" => run(Breakthrough::corpus(), seconds, seed),
-        "breakthrough-team" => run(Breakthrough::team(), seconds, seed),
-        _ => {
-            eprintln!(
-                "error: no reference `{name}` (tictactoe, connectfour, connectfour7, breakthrough, breakthrough-team)"
-            );
-            return ExitCode::FAILURE;
-        }
+    let Some(report) = reference::simulate(name, Duration::from_secs_f64(seconds), seed, 100_000)
+    else {
+        eprintln!(
+            "error: no reference `{name}` ({})",
+            reference::NAMES.join(", ")
+        );
+        return ExitCode::FAILURE;
     };
     match report {
         Ok(report) => {

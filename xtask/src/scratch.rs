@@ -35,6 +35,10 @@
 //!
 //! **perft** builds the perft driver for one game with the release profile and prints
 //! `depth<TAB>count` lines exactly as `gdlc perft` does.
+//!
+//! `cargo xtask bench` (`bench.rs`) uses the same machinery in its own scratch
+//! workspace: [`Scratch`] opened at another root with another manifest and quiet
+//! builds, the game crates' layout, and [`run_limited`] for its drivers.
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
@@ -86,22 +90,25 @@ debug = false
 opt-level = 2
 "#;
 
-/// The scratch workspace.
-struct Scratch {
-    root: PathBuf,
+/// A scratch workspace: `verify`'s, or `bench`'s (see `bench.rs`).
+pub(crate) struct Scratch {
+    /// Its directory.
+    pub root: PathBuf,
+    /// Whether cargo's output is echoed to stderr while it builds.
+    pub echo: bool,
 }
 
 /// A game's crate in the scratch workspace.
 #[derive(Clone, Debug)]
-struct GameCrate {
+pub(crate) struct GameCrate {
     /// The path as the user gave it.
-    shown: String,
+    pub shown: String,
     /// The absolute path of the KIF file.
-    kif: PathBuf,
+    pub kif: PathBuf,
     /// The crate name.
-    name: String,
+    pub name: String,
     /// The crate directory.
-    dir: PathBuf,
+    pub dir: PathBuf,
 }
 
 /// What became of one game.
@@ -127,20 +134,30 @@ fn stable_hash(bytes: &[u8]) -> u32 {
     })
 }
 
+/// This workspace's target directory: `$CARGO_TARGET_DIR`, else `<workspace>/target`.
+pub(crate) fn target_root() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => codegen::workspace_root().join("target"),
+    }
+}
+
 impl Scratch {
-    /// Opens (creating it if needed) the scratch workspace.
-    fn open() -> Result<Scratch, String> {
-        let root = match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(dir) => PathBuf::from(dir).join("verify"),
-            None => codegen::workspace_root().join("target").join("verify"),
-        };
-        let root = codegen::absolute(&root)
+    /// Opens (creating it if needed) the scratch workspace of `verify` and `perft`.
+    fn open_verify() -> Result<Scratch, String> {
+        Scratch::open(&target_root().join("verify"), WORKSPACE_MANIFEST)
+    }
+
+    /// Opens (creating it if needed) the scratch workspace at `root`, whose manifest is
+    /// `manifest`.
+    pub fn open(root: &Path, manifest: &str) -> Result<Scratch, String> {
+        let root = codegen::absolute(root)
             .map_err(|e| format!("cannot resolve {}: {e}", root.display()))?;
         let write = |path: PathBuf, text: &str| {
             write_if_changed(&path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))
         };
-        write(root.join("Cargo.toml"), WORKSPACE_MANIFEST)?;
+        write(root.join("Cargo.toml"), manifest)?;
         // The same dependency versions as this workspace, so no registry look-up: the
         // workspace's lock file is copied on every run (cargo adds the scratch crates,
         // which are path dependencies).
@@ -148,7 +165,7 @@ impl Scratch {
         if let Ok(text) = std::fs::read_to_string(&ours) {
             write(root.join("Cargo.lock"), &text)?;
         }
-        Ok(Scratch { root })
+        Ok(Scratch { root, echo: true })
     }
 
     fn target_dir(&self) -> PathBuf {
@@ -156,7 +173,7 @@ impl Scratch {
     }
 
     /// The crate of the game at `path` (not yet written).
-    fn game_crate(&self, path: &Path) -> Result<GameCrate, String> {
+    pub fn game_crate(&self, path: &Path) -> Result<GameCrate, String> {
         let kif = codegen::absolute(path)
             .map_err(|e| format!("cannot resolve {}: {e}", path.display()))?;
         let stem = codegen::sanitize_crate_name(&codegen::game_stem(path));
@@ -292,8 +309,9 @@ impl Scratch {
     }
 
     /// `cargo build` of `package` with `profile` in the scratch workspace. Cargo's output
-    /// is echoed to stderr (warnings left out) and kept in `logs/<log>.log`.
-    fn build(
+    /// is echoed to stderr (warnings left out) when `echo` is set, and kept in
+    /// `logs/<log>.log`.
+    pub fn build(
         &self,
         package: &str,
         profile: &str,
@@ -329,7 +347,7 @@ impl Scratch {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 let trimmed = line.trim_start();
-                if !(trimmed.starts_with("warning") || trimmed.contains(": warning")) {
+                if self.echo && !(trimmed.starts_with("warning") || trimmed.contains(": warning")) {
                     eprintln!("    {trimmed}");
                 }
                 lines.push(line);
@@ -351,7 +369,8 @@ impl Scratch {
         })
     }
 
-    fn binary(&self, profile: &str, name: &str) -> PathBuf {
+    /// The path of binary `name` built with `profile`.
+    pub fn binary(&self, profile: &str, name: &str) -> PathBuf {
         let dir = if profile == "dev" { "debug" } else { profile };
         self.target_dir()
             .join(dir)
@@ -360,10 +379,13 @@ impl Scratch {
 }
 
 /// A finished cargo build.
-struct Build {
-    success: bool,
-    lines: Vec<String>,
-    log: PathBuf,
+pub(crate) struct Build {
+    /// Whether cargo succeeded.
+    pub success: bool,
+    /// Cargo's stderr, line by line.
+    pub lines: Vec<String>,
+    /// Where the output was kept.
+    pub log: PathBuf,
 }
 
 impl Build {
@@ -379,7 +401,7 @@ impl Build {
     }
 
     /// rustc's first error in the crate at `dir` (short message format).
-    fn first_error_in(&self, root: &Path, dir: &Path) -> Option<String> {
+    pub fn first_error_in(&self, root: &Path, dir: &Path) -> Option<String> {
         let relative = dir.strip_prefix(root).ok()?;
         let relative = format!("{}/", relative.display());
         let absolute = format!("{}/", dir.display());
@@ -395,7 +417,7 @@ impl Build {
     }
 
     /// The last error lines, for failures not tied to one game.
-    fn error_summary(&self) -> String {
+    pub fn error_summary(&self) -> String {
         let errors: Vec<&str> = self
             .lines
             .iter()
@@ -412,14 +434,15 @@ impl Build {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), String> {
+/// Writes `text` to `path` unless it already holds it (creating directories).
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
     write_if_changed(path, text)
         .map(|_| ())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// A diagnostic on one line: `message (file:line:column)`.
-fn one_line(diagnostic: &gdlc::Diagnostic, file: &SourceFile) -> String {
+pub(crate) fn one_line(diagnostic: &gdlc::Diagnostic, file: &SourceFile) -> String {
     match diagnostic.span {
         Some(span) => {
             let (line, column) = file.line_column(span.start);
@@ -458,7 +481,7 @@ impl Tally {
 
 /// `cargo xtask verify FILE...`; true when no game failed.
 pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String> {
-    let scratch = Scratch::open()?;
+    let scratch = Scratch::open_verify()?;
     let start = Instant::now();
     let mut tally = Tally::default();
     let batch_size = options.batch.max(1);
@@ -570,11 +593,12 @@ fn build_verify_driver(
     Ok(games)
 }
 
-/// The limits of one game's check.
-struct Limits {
-    timeout: Duration,
+/// The limits of one run of a driver.
+pub(crate) struct Limits {
+    /// Wall-clock time, after which the driver is killed.
+    pub timeout: Duration,
     /// Address space in MiB (0: unlimited).
-    memory_mb: u64,
+    pub memory_mb: u64,
 }
 
 /// A command running `program` with its address space limited to `memory_mb` MiB (on
@@ -596,18 +620,61 @@ fn limited_command(program: &Path, memory_mb: u64) -> Command {
     }
 }
 
-/// Runs a driver with `args` and reads its verdict, killing it after the time-out.
-fn run_driver(driver: &Path, args: &[String], limits: &Limits) -> Verdict {
-    let mut child = match limited_command(driver, limits.memory_mb)
+/// How a run of a driver ended.
+pub(crate) struct Finished {
+    /// Its exit status (`None` if it could not be waited for after a kill).
+    pub status: Option<ExitStatus>,
+    /// Whether it was killed at the time-out.
+    pub timed_out: bool,
+    /// Everything it printed on stdout.
+    pub stdout: String,
+    /// Everything it printed on stderr.
+    pub stderr: String,
+}
+
+impl Finished {
+    /// The last lines of stderr, as `:\n  line…`, or nothing.
+    pub fn stderr_tail(&self) -> String {
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(8)..];
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!(":\n  {}", tail.join("\n  "))
+        }
+    }
+
+    /// Why the run gave no result, in words: killed at the time-out, out of memory, or
+    /// how it ended; with the end of its stderr.
+    pub fn failure(&self, limits: &Limits) -> String {
+        let detail = self.stderr_tail();
+        if self.timed_out {
+            format!(
+                "no result after {} s (killed){detail}",
+                limits.timeout.as_secs()
+            )
+        } else if self.stderr.contains("memory allocation of") {
+            format!("ran out of memory (limit {} MiB){detail}", limits.memory_mb)
+        } else {
+            format!("the driver {}{detail}", describe(self.status))
+        }
+    }
+}
+
+/// Runs `program` with `args` under `limits`, collecting its output; killed at the
+/// time-out. `Err` only when it cannot be started or waited for.
+pub(crate) fn run_limited(
+    program: &Path,
+    args: &[String],
+    limits: &Limits,
+) -> Result<Finished, String> {
+    let mut child = limited_command(program, limits.memory_mb)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-    {
-        Ok(child) => child,
-        Err(e) => return Verdict::Fail(format!("cannot run {}: {e}", driver.display())),
-    };
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
     let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
         pipe.map(|mut pipe| {
             std::thread::spawn(move || {
@@ -629,44 +696,50 @@ fn run_driver(driver: &Path, args: &[String], limits: &Limits) -> Verdict {
                 break (child.wait().ok(), true);
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Verdict::Fail(format!("cannot wait for the driver: {e}")),
+            Err(e) => return Err(format!("cannot wait for {}: {e}", program.display())),
         }
     };
     let collect = |t: Option<std::thread::JoinHandle<String>>| {
         t.and_then(|t| t.join().ok()).unwrap_or_default()
     };
-    let stdout = collect(stdout);
-    let stderr = collect(stderr);
-    if let Some(summary) = stdout.strip_prefix("PASS ") {
+    Ok(Finished {
+        status,
+        timed_out,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+    })
+}
+
+/// Runs a driver with `args` and reads its verdict, killing it after the time-out.
+fn run_driver(driver: &Path, args: &[String], limits: &Limits) -> Verdict {
+    let finished = match run_limited(driver, args, limits) {
+        Ok(finished) => finished,
+        Err(message) => return Verdict::Fail(message),
+    };
+    if let Some(summary) = finished.stdout.strip_prefix("PASS ") {
         return Verdict::Pass(summary.trim_end().to_owned());
     }
-    if let Some(difference) = stdout.strip_prefix("FAIL ") {
+    if let Some(difference) = finished.stdout.strip_prefix("FAIL ") {
         return Verdict::Fail(difference.trim_end().to_owned());
     }
-    let tail: Vec<&str> = stderr.lines().rev().take(8).collect::<Vec<_>>();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
-    let detail = if tail.is_empty() {
-        String::new()
-    } else {
-        format!(":\n  {}", tail.join("\n  "))
-    };
-    if timed_out {
+    let detail = finished.stderr_tail();
+    if finished.timed_out {
         return Verdict::Fail(format!(
             "no verdict after {} s (killed; raise --timeout){detail}",
             limits.timeout.as_secs()
         ));
     }
-    if stderr.contains("memory allocation of") {
+    if finished.stderr.contains("memory allocation of") {
         return Verdict::Fail(format!(
             "ran out of memory (limit {} MiB; raise --memory){detail}",
             limits.memory_mb
         ));
     }
-    Verdict::Fail(format!("the driver {}{detail}", describe(status)))
+    Verdict::Fail(finished.failure(limits))
 }
 
 /// How a process ended, in words.
-fn describe(status: Option<ExitStatus>) -> String {
+pub(crate) fn describe(status: Option<ExitStatus>) -> String {
     let Some(status) = status else {
         return "ended in an unknown way".to_owned();
     };
@@ -693,7 +766,7 @@ fn describe(status: Option<ExitStatus>) -> String {
 /// `cargo xtask perft FILE DEPTH`: the compiled reasoner's perft, as `gdlc perft`
 /// prints it.
 pub fn perft(path: &Path, depth: u32) -> Result<ExitCode, String> {
-    let scratch = Scratch::open()?;
+    let scratch = Scratch::open_verify()?;
     let file = SourceFile::read(path).map_err(|d| d.to_string())?;
     let front = gdlc::front_end(&file);
     if !front.is_valid() {

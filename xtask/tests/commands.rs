@@ -9,6 +9,14 @@
 //! (`$CARGO_TARGET_DIR/verify` or `target/verify`), later runs are incremental.
 //! Without the corpus it verifies the team's games only and says so.
 //! `generated_crates_are_fresh` is `cargo xtask codegen --check`.
+//!
+//! `bench_measures_and_reports_failed_games` runs `cargo xtask bench` for a fraction of
+//! a second on the team's tictactoe and a game gdlc rejects: the first gets its row
+//! with every figure (generated, hand-written, Prolog when `swipl` is installed), the
+//! second a failed row, and the results are written all the same. It builds gdlc, the
+//! game's crate and a driver in release mode in the bench's scratch workspace
+//! (`$CARGO_TARGET_DIR/bench/workspace` or `target/bench/workspace`), incremental
+//! after the first run. `bench_refuses_bad_input` needs no build.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -149,4 +157,136 @@ fn generated_crates_are_fresh() {
         text(&output.stdout),
         text(&output.stderr)
     );
+}
+
+/// The fields of a CSV line (no quoted commas in the lines read here).
+fn csv_fields(line: &str) -> Vec<&str> {
+    line.split(',').collect()
+}
+
+#[test]
+fn bench_measures_and_reports_failed_games() {
+    let dir = scratch("bench");
+    let broken = dir.join("broken.kif");
+    std::fs::write(&broken, "(role x)\n(<= (p ?x) (not (q ?x)))\n").expect("write");
+    let out = dir.join("results");
+    let games = format!("tictactoe,{}", broken.display());
+    let output = xtask(
+        &[
+            "bench",
+            "--games",
+            &games,
+            "--seconds",
+            "0.2",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    println!("{stdout}\n{stderr}");
+    assert_eq!(output.status.code(), Some(1), "a game failed: exit 1");
+    assert!(stderr.contains("1 game(s) failed"), "{stderr}");
+
+    let markdown = std::fs::read_to_string(out.join("results.md")).expect("results.md");
+    let csv = std::fs::read_to_string(out.join("results.csv")).expect("results.csv");
+    let svg = std::fs::read_to_string(out.join("ratios.svg")).expect("ratios.svg");
+
+    let row = markdown
+        .lines()
+        .find(|l| l.starts_with("| tictactoe (team) | `games/tictactoe.kif` |"))
+        .unwrap_or_else(|| panic!("no tictactoe row in\n{markdown}"));
+    assert!(row.contains("| 285,000‡ |"), "{row}");
+    assert!(markdown.contains("- command: `cargo xtask bench --games tictactoe,"));
+    assert!(markdown.contains("| broken | `"), "{markdown}");
+    assert!(
+        markdown.contains("- broken: gdlc: error[unsafe]"),
+        "{markdown}"
+    );
+
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    let header = csv_fields(lines[0]);
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let tictactoe = csv_fields(lines[1]);
+    assert_eq!(tictactoe[0], "tictactoe (team)");
+    let positive = |name: &str| {
+        let value: f64 = tictactoe[column(name)]
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} is not a number in {}", lines[1]));
+        assert!(value > 0.0, "{name} = {value}");
+    };
+    for name in [
+        "gdlc_seconds",
+        "rustc_seconds",
+        "generated_playouts_per_second",
+        "generated_states_per_second",
+        "reference_playouts_per_second",
+        "generated_over_reference",
+        "generated_over_target",
+    ] {
+        positive(name);
+    }
+    if std::process::Command::new("swipl")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        positive("prolog_playouts_per_second");
+        positive("generated_over_prolog");
+    } else {
+        assert!(markdown.contains("SWI-Prolog: not installed"), "{markdown}");
+        assert_eq!(tictactoe[column("prolog_playouts_per_second")], "");
+    }
+    assert_eq!(tictactoe[column("propnet_target_for")], "corpus variant");
+    assert!(lines[2].starts_with("broken,file,"), "{}", lines[2]);
+    assert_eq!(
+        csv_fields(lines[2])[column("generated_playouts_per_second")],
+        ""
+    );
+
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.contains("tictactoe (team)"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_refuses_bad_input() {
+    let dir = scratch("bench-bad");
+    let out = dir.join("results");
+    let out_arg = out.to_str().expect("utf-8").to_owned();
+    for (args, expected) in [
+        (
+            vec!["--games", "nosuchgame"],
+            "error: unknown game `nosuchgame`: neither",
+        ),
+        (
+            vec!["--games", "team:blocker"],
+            "error: unknown game `team:blocker`",
+        ),
+        (
+            vec!["--games", "/no/such/game.kif"],
+            "error: game file /no/such/game.kif does not exist",
+        ),
+        (vec!["--games", "tictactoe,"], "error: empty game name"),
+        (
+            vec!["--games", "tictactoe", "--seconds", "0"],
+            "error: --seconds must be a positive number",
+        ),
+    ] {
+        let mut all = vec!["bench", "--out", &out_arg];
+        all.extend(args.iter().copied());
+        let output = xtask(&all, &[]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert!(!out.join("results.md").exists(), "nothing is measured");
+    let _ = std::fs::remove_dir_all(&dir);
 }

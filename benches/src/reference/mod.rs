@@ -17,7 +17,46 @@ pub use breakthrough::Breakthrough;
 pub use connectfour::{ConnectFour, ConnectFour7, ConnectFour8};
 pub use tictactoe::TicTacToe;
 
-use gdlc_runtime::{GoalError, StateError, kif};
+use std::time::Duration;
+
+use gdlc_runtime::{GoalError, PlayoutError, SimulationReport, StateError, kif};
+
+/// The names of the references, as `cargo xtask rates --reference` and the bench
+/// driver know them: tictactoe (corpus and team files), connect four 8 × 6 (corpus)
+/// and 7 × 6 (team), breakthrough (corpus) and breakthrough-team.
+pub const NAMES: [&str; 5] = [
+    "tictactoe",
+    "connectfour",
+    "connectfour7",
+    "breakthrough",
+    "breakthrough-team",
+];
+
+/// Random playouts of the reference called `name` (one of [`NAMES`]) for `budget`
+/// with [`gdlc_runtime::simulate_for`]; `None` for an unknown name.
+pub fn simulate(
+    name: &str,
+    budget: Duration,
+    seed: u64,
+    max_steps: usize,
+) -> Option<Result<SimulationReport, PlayoutError>> {
+    fn run<G: gdlc_runtime::Game>(
+        mut game: G,
+        budget: Duration,
+        seed: u64,
+        max_steps: usize,
+    ) -> Result<SimulationReport, PlayoutError> {
+        gdlc_runtime::simulate_for(&mut game, budget, seed, max_steps)
+    }
+    Some(match name {
+        "tictactoe" => run(TicTacToe::new(), budget, seed, max_steps),
+        "connectfour" => run(ConnectFour8::new(), budget, seed, max_steps),
+        "connectfour7" => run(ConnectFour7::new(), budget, seed, max_steps),
+        "breakthrough" => run(Breakthrough::corpus(), budget, seed, max_steps),
+        "breakthrough-team" => run(Breakthrough::team(), budget, seed, max_steps),
+        _ => return None,
+    })
+}
 
 /// A fluent parsed from KIF text: its canonical text and its elements (the name first,
 /// then the arguments), e.g. `(cell 1 2 x)` gives `["cell", "1", "2", "x"]`.
