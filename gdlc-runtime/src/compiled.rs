@@ -276,6 +276,8 @@ pub struct Store {
     count: usize,
     dedupe: Dedupe,
     indexes: Vec<Index>,
+    /// A bitset store's bit of each row.
+    row_bits: Vec<u32>,
 }
 
 impl Store {
@@ -298,6 +300,7 @@ impl Store {
                     next: Vec::new(),
                 })
                 .collect(),
+            row_bits: Vec::new(),
         }
     }
 
@@ -379,6 +382,7 @@ impl Store {
             index.next.clear();
         }
         self.rows.clear();
+        self.row_bits.clear();
         self.count = 0;
     }
 
@@ -462,8 +466,15 @@ impl Store {
             dirty.push((bit / 64) as u32);
         }
         *word |= mask;
+        self.row_bits.push(bit as u32);
         self.push_row(tuple);
         true
+    }
+
+    /// The bit of row `i` of a bitset store (`None` for other stores).
+    #[inline]
+    pub fn row_bit(&self, i: usize) -> Option<usize> {
+        self.row_bits.get(i).map(|&b| b as usize)
     }
 
     /// Appends a new tuple's row and indexes it.
@@ -1084,6 +1095,10 @@ pub struct Compiled<R, const W: usize> {
     joint_loaded: Vec<u32>,
     moves: Interner,
     percepts: Interner,
+    /// Move and percept ids by the bit of their row in the entry store (`NONE`: not
+    /// seen yet), when that store is a bitset.
+    move_of_bit: Vec<u32>,
+    percept_of_bit: Vec<u32>,
     scratch: Vec<Sym>,
 }
 
@@ -1110,6 +1125,8 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             joint_loaded: Vec::new(),
             moves: Interner::new(legal_arity, Some((&meta.moves, meta.symbols.len()))),
             percepts: Interner::new(meta.sees_paths.len(), None),
+            move_of_bit: Vec::new(),
+            percept_of_bit: Vec::new(),
             scratch: Vec::new(),
         }
     }
@@ -1169,10 +1186,14 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         out.clear();
         let meta = R::META;
         let role_symbol = meta.roles[role];
-        let (interner, paths) = if entry == Entry::Sees {
-            (&mut self.percepts, meta.sees_paths)
+        let (interner, paths, of_bit) = if entry == Entry::Sees {
+            (
+                &mut self.percepts,
+                meta.sees_paths,
+                &mut self.percept_of_bit,
+            )
         } else {
-            (&mut self.moves, meta.legal_paths)
+            (&mut self.moves, meta.legal_paths, &mut self.move_of_bit)
         };
         let Some(store) = self.rules.entry(&self.input, entry) else {
             return;
@@ -1182,11 +1203,25 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             if row[0] != role_symbol {
                 continue;
             }
+            let bit = store.row_bit(i);
+            if let Some(&id) = bit.and_then(|b| of_bit.get(b))
+                && id != NONE
+            {
+                out.push(id);
+                continue;
+            }
             self.scratch.clear();
             self.scratch.extend_from_slice(row);
             self.scratch[0] = 0;
             let scratch = &self.scratch;
-            out.push(interner.intern(scratch, || meta.text(paths, scratch, 1)));
+            let id = interner.intern(scratch, || meta.text(paths, scratch, 1));
+            if let Some(b) = bit {
+                if of_bit.len() <= b {
+                    of_bit.resize(b + 1, NONE);
+                }
+                of_bit[b] = id;
+            }
+            out.push(id);
         }
         // Rows are unique and so are their ids.
         interner.sort(out);

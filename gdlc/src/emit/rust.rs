@@ -214,6 +214,9 @@ struct Emitter<'a> {
     /// In the rule being emitted: the variables bound by decoding a bit, with the
     /// domain they were decoded from (their position in it is a local too).
     decoded: std::cell::RefCell<BTreeMap<VarId, Vec<SymbolId>>>,
+    /// In the rule being emitted: whether accepted tuples go straight into the head's
+    /// store (the body does not read the head relation), not through `pending`.
+    direct: std::cell::Cell<bool>,
 }
 
 impl<'a> Emitter<'a> {
@@ -302,6 +305,7 @@ impl<'a> Emitter<'a> {
             names: std::cell::Cell::new(0),
             tables: std::cell::RefCell::new(BTreeMap::new()),
             decoded: std::cell::RefCell::new(BTreeMap::new()),
+            direct: std::cell::Cell::new(false),
         })
     }
 
@@ -770,8 +774,8 @@ impl<'a> Emitter<'a> {
                 sees_paths: #sees_paths,
             };
 
-            #(#statics)*
-            #(#tables)*
+            #(#[allow(dead_code)] #statics)*
+            #(#[allow(dead_code)] #tables)*
 
             /// The rules of the game: a store per derived relation, the filter trees as
             /// code.
@@ -826,6 +830,62 @@ impl<'a> Emitter<'a> {
                 #(#methods)*
             }
         })
+    }
+
+    /// Whether a rule body reads `relation` (a query or a negated query on it).
+    fn reads(node: &Node, relation: RelationId) -> bool {
+        match node {
+            Node::Sequence(children) => children.iter().any(|c| Self::reads(c, relation)),
+            Node::Repeat(body) | Node::Rule { body, .. } => Self::reads(body, relation),
+            Node::Accept { .. } => false,
+            Node::If { test, then } => {
+                matches!(test, Test::Absent(q) if q.relation == relation)
+                    || Self::reads(then, relation)
+            }
+            Node::Query { query, then } => {
+                query.relation == relation || Self::reads(then, relation)
+            }
+        }
+    }
+
+    /// Adds an accepted tuple straight to its relation's store: bitset relations get
+    /// the bit numbered here (from decoded positions where the variables have them).
+    fn direct_insert(&self, relation: RelationId, args: &[Arg]) -> TokenStream {
+        let store = Self::store(relation);
+        let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
+        let Some(numbered) = self.numbered_columns(relation) else {
+            return quote!(self.grew |= self.#store.insert(&[#(#values),*]););
+        };
+        let table = Self::positions(relation);
+        let num_symbols = self.ir.symbols.len();
+        let mut terms = Vec::new();
+        for (c, stride, domain) in &numbered {
+            let stride_lit = lit(*stride);
+            match args[*c] {
+                Arg::Sym(s) => match domain.iter().position(|&d| d == s) {
+                    Some(p) => {
+                        let term = lit(p * stride);
+                        terms.push(quote!(#term));
+                    }
+                    None => {
+                        return quote!(panic!("gdlc internal error: a tuple outside the domains of its relation"););
+                    }
+                },
+                Arg::Var(v) => match self.known_position(v, domain) {
+                    Some(p) => terms.push(quote!(#p * #stride_lit)),
+                    None => {
+                        let offset = lit(c * num_symbols);
+                        let v = var(v);
+                        terms.push(quote!(#table[#offset + #v as usize] as usize * #stride_lit));
+                    }
+                },
+            }
+        }
+        if self.bit_columns(relation).is_some() {
+            quote!(self.grew |= self.#store.insert(#(#terms)+*);)
+        } else {
+            quote!(self.grew |= self.#store.insert_bit(#(#terms)+*, &[#(#values),*]);)
+        }
     }
 
     /// The state block a `next` rule copies whole, if it is a frame axiom
@@ -949,12 +1009,21 @@ impl<'a> Emitter<'a> {
             Node::Rule { rule, body, .. } => {
                 let mut decoded = BTreeMap::new();
                 self.find_decoded(body, &mut decoded);
-                let outer = self.decoded.replace(decoded);
-                let body = self.node(body, sink);
-                self.decoded.replace(outer);
-                let body = body?;
                 let head = self.ir.rules[*rule].head.relation;
                 let arity = self.arity(head);
+                let direct = matches!(sink, Sink::Layer)
+                    && arity > 0
+                    && Some(head) != self.next_rel
+                    && !Self::reads(body, head);
+                let outer = self.decoded.replace(decoded);
+                let outer_direct = self.direct.replace(direct);
+                let body = self.node(body, sink);
+                self.decoded.replace(outer);
+                self.direct.set(outer_direct);
+                let body = body?;
+                if direct {
+                    return Ok(quote!({ #body }));
+                }
                 if Some(head) == self.next_rel
                     && let Some(block) = self.frame_block(node)
                 {
@@ -1015,6 +1084,11 @@ impl<'a> Emitter<'a> {
             }
             Node::Accept { relation, args } if Some(*relation) == self.next_rel => {
                 self.next_accept(args)?
+            }
+            Node::Accept { relation, args }
+                if self.direct.get() && matches!(sink, Sink::Layer) && !args.is_empty() =>
+            {
+                self.direct_insert(*relation, args)
             }
             Node::Accept { relation, args } => {
                 let values = args.iter().map(|&a| Self::value(a));

@@ -97,6 +97,7 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
+#[allow(dead_code)]
 ///The tuples of `beside/2`, sorted.
 static TABLE_0: [[Sym; 2]; 14] = [
     [3, 4],
@@ -114,6 +115,7 @@ static TABLE_0: [[Sym; 2]; 14] = [
     [9, 10],
     [10, 9],
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `empty/2` (`u32::MAX`: none).
 static POS_2: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
@@ -121,6 +123,7 @@ static POS_2: [u32; 34] = [
     0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `entered/2` (`u32::MAX`: none).
 static POS_3: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
@@ -128,6 +131,7 @@ static POS_3: [u32; 34] = [
     0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `forward/3`, sorted.
 static TABLE_4: [[Sym; 3]; 14] = [
     [1, 3, 4],
@@ -145,6 +149,7 @@ static TABLE_4: [[Sym; 3]; 14] = [
     [2, 9, 8],
     [2, 10, 9],
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
 static POS_5: [u32; 34] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -153,16 +158,20 @@ static POS_5: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 0, 1,
 ];
+#[allow(dead_code)]
 ///The tuples of `goal-rank/2`, sorted.
 static TABLE_6: [[Sym; 2]; 2] = [[1, 10], [2, 3]];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `has-pawns/1` (`u32::MAX`: none).
 static POS_7: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `index/1`, sorted.
 static TABLE_8: [[Sym; 1]; 8] = [[3], [4], [5], [6], [7], [8], [9], [10]];
+#[allow(dead_code)]
 ///The tuples of `init/1`, sorted.
 static TABLE_9: [[Sym; 5]; 33] = [
     [11, 3, 3, 1, 0],
@@ -199,6 +208,7 @@ static TABLE_9: [[Sym; 5]; 33] = [
     [11, 10, 10, 2, 0],
     [12, 0, 0, 0, 1],
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
 static POS_10: [u32; 102] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -213,6 +223,7 @@ static POS_10: [u32; 102] = [
     4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 7, 8, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `occupied/2` (`u32::MAX`: none).
 static POS_12: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
@@ -220,10 +231,13 @@ static POS_12: [u32; 34] = [
     0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `opponent/2`, sorted.
 static TABLE_13: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `role/1`, sorted.
 static TABLE_14: [[Sym; 1]; 2] = [[1], [2]];
+#[allow(dead_code)]
 ///The tuples of `succ/2`, sorted.
 static TABLE_15: [[Sym; 2]; 7] = [
     [3, 4],
@@ -234,6 +248,7 @@ static TABLE_15: [[Sym; 2]; 7] = [
     [8, 9],
     [9, 10],
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `vacated/2` (`u32::MAX`: none).
 static POS_18: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
@@ -241,13 +256,16 @@ static POS_18: [u32; 34] = [
     0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `wins/1` (`u32::MAX`: none).
 static POS_19: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_0_AT0: [u32; 9] = [0, 1, 3, 5, 7, 9, 11, 13, 14];
+#[allow(dead_code)]
 ///The tuples of `beside/2` sorted by the key of columns 0; `TABLE_0_AT0` gives each key's first.
 static TABLE_0_BY0: [[Sym; 2]; 14] = [
     [3, 4],
@@ -265,29 +283,38 @@ static TABLE_0_BY0: [[Sym; 2]; 14] = [
     [9, 10],
     [10, 9],
 ];
+#[allow(dead_code)]
 static TABLE_0_P0: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_13_AT0: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 static TABLE_13_AT1: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_13_AT0` gives each key's first.
 static TABLE_13_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_13_AT1` gives each key's first.
 static TABLE_13_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+#[allow(dead_code)]
 static TABLE_13_P0: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_13_P1: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_4_AT0_1: [u32; 17] = [
     0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 8, 9, 10, 11, 12, 13, 14,
 ];
+#[allow(dead_code)]
 ///The tuples of `forward/3` sorted by the key of columns 0_1; `TABLE_4_AT0_1` gives each key's first.
 static TABLE_4_BY0_1: [[Sym; 3]; 14] = [
     [1, 3, 4],
@@ -305,11 +332,13 @@ static TABLE_4_BY0_1: [[Sym; 3]; 14] = [
     [2, 9, 8],
     [2, 10, 9],
 ];
+#[allow(dead_code)]
 static TABLE_4_P0: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_4_P1: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 7, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295,
@@ -594,20 +623,16 @@ impl Rules {
                         let v0_pos: usize = (offset2 / 27) % 9;
                         let v1_pos: usize = (offset2 / 3) % 9;
                         let v2_pos: usize = (offset2 / 1) % 3;
-                        self.pending.extend_from_slice(&[v0, v1]);
+                        self.grew
+                            |= self
+                                .r12
+                                .insert(
+                                    POS_12[0 + v0 as usize] as usize * 8
+                                        + POS_12[17 + v1 as usize] as usize * 1,
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_12[0 + tuple[0] as usize] as usize * 8
-                    + POS_12[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r12.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 6: `empty/2`.
@@ -630,20 +655,16 @@ impl Rules {
                         false
                     };
                     if !exists {
-                        self.pending.extend_from_slice(&[v0, v1]);
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_2[0 + tuple[0] as usize] as usize * 8
-                    + POS_2[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r2.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 7: `entered/2`.
@@ -657,19 +678,15 @@ impl Rules {
                     let v4: Sym = row8[3];
                     let v0: Sym = row8[4];
                     let v1: Sym = row8[5];
-                    self.pending.extend_from_slice(&[v0, v1]);
+                    self.grew
+                        |= self
+                            .r3
+                            .insert(
+                                POS_3[0 + v0 as usize] as usize * 8
+                                    + POS_3[17 + v1 as usize] as usize * 1,
+                            );
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_3[0 + tuple[0] as usize] as usize * 8
-                    + POS_3[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r3.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 10: `has-pawns/1`.
@@ -686,19 +703,10 @@ impl Rules {
                         let v1_pos: usize = (offset12 / 27) % 9;
                         let v2_pos: usize = (offset12 / 3) % 9;
                         let v0_pos: usize = (offset12 / 1) % 3;
-                        self.pending.extend_from_slice(&[v0]);
+                        self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 1);
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_7[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r7.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 12: `wins/1`.
@@ -721,21 +729,13 @@ impl Rules {
                                     0, 3, 4, 5, 6, 7, 8, 9, 10,
                                 ][(offset17 / 27) % 9];
                                 let v2_pos: usize = (offset17 / 27) % 9;
-                                self.pending.extend_from_slice(&[v0]);
+                                self.grew
+                                    |= self.r19.insert(POS_19[0 + v0 as usize] as usize * 1);
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r19.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row21 in TABLE_13.iter() {
@@ -751,18 +751,9 @@ impl Rules {
                     false
                 };
                 if !exists {
-                    self.pending.extend_from_slice(&[v0]);
+                    self.grew |= self.r19.insert(POS_19[0 + v0 as usize] as usize * 1);
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_19[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r19.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 13: `goal/2`.
@@ -775,19 +766,9 @@ impl Rules {
                     let offset24 = bit23 - 0;
                     let v0: Sym = [1, 2][(offset24 / 1) % 2];
                     let v0_pos: usize = (offset24 / 1) % 2;
-                    self.pending.extend_from_slice(&[v0, 15]);
+                    self.grew |= self.r5.insert_bit(v0_pos * 2 + 0, &[v0, 15]);
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 2
-                    + POS_5[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row27 in TABLE_13.iter() {
@@ -796,20 +777,16 @@ impl Rules {
                 {
                     let p26 = POS_19[0 + v1 as usize] as usize;
                     if p26 != NONE as usize && self.r19.has_bit(0 + p26 * 1) {
-                        self.pending.extend_from_slice(&[v0, 16]);
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 2 + 1,
+                                    &[v0, 16],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 2
-                    + POS_5[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 15: `legal/2`.
@@ -851,7 +828,15 @@ impl Rules {
                                                     if p28 != NONE as usize && p29 != NONE as usize
                                                         && self.r2.has_bit(0 + p28 * 8 + p29 * 1)
                                                     {
-                                                        self.pending.extend_from_slice(&[v0, 14, v1, v2, v1, v3]);
+                                                        self.grew
+                                                            |= self
+                                                                .r10
+                                                                .insert_bit(
+                                                                    POS_10[0 + v0 as usize] as usize * 13122 + 6561
+                                                                        + v1_pos * 729 + v2_pos * 81 + v1_pos * 9
+                                                                        + POS_10[85 + v3 as usize] as usize * 1,
+                                                                    &[v0, 14, v1, v2, v1, v3],
+                                                                );
                                                     }
                                                 }
                                             }
@@ -863,20 +848,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(6) {
-                let bit = POS_10[0 + tuple[0] as usize] as usize * 13122
-                    + POS_10[17 + tuple[1] as usize] as usize * 6561
-                    + POS_10[34 + tuple[2] as usize] as usize * 729
-                    + POS_10[51 + tuple[3] as usize] as usize * 81
-                    + POS_10[68 + tuple[4] as usize] as usize * 9
-                    + POS_10[85 + tuple[5] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -933,7 +904,16 @@ impl Rules {
                                                                 false
                                                             };
                                                             if !exists {
-                                                                self.pending.extend_from_slice(&[v0, 14, v1, v2, v3, v4]);
+                                                                self.grew
+                                                                    |= self
+                                                                        .r10
+                                                                        .insert_bit(
+                                                                            POS_10[0 + v0 as usize] as usize * 13122 + 6561
+                                                                                + v1_pos * 729 + v2_pos * 81
+                                                                                + POS_10[68 + v3 as usize] as usize * 9
+                                                                                + POS_10[85 + v4 as usize] as usize * 1,
+                                                                            &[v0, 14, v1, v2, v3, v4],
+                                                                        );
                                                             }
                                                         }
                                                     }
@@ -947,20 +927,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(6) {
-                let bit = POS_10[0 + tuple[0] as usize] as usize * 13122
-                    + POS_10[17 + tuple[1] as usize] as usize * 6561
-                    + POS_10[34 + tuple[2] as usize] as usize * 729
-                    + POS_10[51 + tuple[3] as usize] as usize * 81
-                    + POS_10[68 + tuple[4] as usize] as usize * 9
-                    + POS_10[85 + tuple[5] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -979,27 +945,20 @@ impl Rules {
                                 {
                                     let row59 = &TABLE_13_BY1[i61];
                                     let v0: Sym = row59[0];
-                                    self.pending.extend_from_slice(&[v0, 13, 0, 0, 0, 0]);
+                                    self.grew
+                                        |= self
+                                            .r10
+                                            .insert_bit(
+                                                POS_10[0 + v0 as usize] as usize * 13122 + 0 + 0 + 0 + 0
+                                                    + 0,
+                                                &[v0, 13, 0, 0, 0, 0],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(6) {
-                let bit = POS_10[0 + tuple[0] as usize] as usize * 13122
-                    + POS_10[17 + tuple[1] as usize] as usize * 6561
-                    + POS_10[34 + tuple[2] as usize] as usize * 729
-                    + POS_10[51 + tuple[3] as usize] as usize * 81
-                    + POS_10[68 + tuple[4] as usize] as usize * 9
-                    + POS_10[85 + tuple[5] as usize] as usize * 1;
-                self.grew |= self.r10.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 16: `vacated/2`.
@@ -1013,19 +972,15 @@ impl Rules {
                     let v1: Sym = row66[3];
                     let v3: Sym = row66[4];
                     let v4: Sym = row66[5];
-                    self.pending.extend_from_slice(&[v0, v1]);
+                    self.grew
+                        |= self
+                            .r18
+                            .insert(
+                                POS_18[0 + v0 as usize] as usize * 8
+                                    + POS_18[17 + v1 as usize] as usize * 1,
+                            );
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_18[0 + tuple[0] as usize] as usize * 8
-                    + POS_18[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r18.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 17: `next/1`.

@@ -88,13 +88,16 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
+#[allow(dead_code)]
 ///The tuples of `column/1`, sorted.
 static TABLE_1: [[Sym; 1]; 7] = [[3], [4], [5], [6], [7], [8], [9]];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `column-open/1` (`u32::MAX`: none).
 static POS_2: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `filled/2` (`u32::MAX`: none).
 static POS_4: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
@@ -102,6 +105,7 @@ static POS_4: [u32; 34] = [
     4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
 static POS_5: [u32; 34] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -110,8 +114,10 @@ static POS_5: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 0, 1, 2,
 ];
+#[allow(dead_code)]
 ///The tuples of `init/1`, sorted.
 static TABLE_6: [[Sym; 5]; 1] = [[10, 1, 0, 0, 0]];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `landing/2` (`u32::MAX`: none).
 static POS_7: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
@@ -119,6 +125,7 @@ static POS_7: [u32; 34] = [
     4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
 static POS_8: [u32; 51] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -129,53 +136,73 @@ static POS_8: [u32; 51] = [
     6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `line/1` (`u32::MAX`: none).
 static POS_9: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `opponent/2`, sorted.
 static TABLE_11: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `role/1`, sorted.
 static TABLE_12: [[Sym; 1]; 2] = [[1], [2]];
+#[allow(dead_code)]
 ///The tuples of `row/1`, sorted.
 static TABLE_13: [[Sym; 1]; 6] = [[3], [4], [5], [6], [7], [8]];
+#[allow(dead_code)]
 ///The tuples of `succ/2`, sorted.
 static TABLE_15: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
+#[allow(dead_code)]
 static TABLE_11_AT0: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 static TABLE_11_AT1: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_11_AT0` gives each key's first.
 static TABLE_11_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_11_AT1` gives each key's first.
 static TABLE_11_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+#[allow(dead_code)]
 static TABLE_11_P0: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_11_P1: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_13_AT0: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+#[allow(dead_code)]
 ///The tuples of `row/1` sorted by the key of columns 0; `TABLE_13_AT0` gives each key's first.
 static TABLE_13_BY0: [[Sym; 1]; 6] = [[3], [4], [5], [6], [7], [8]];
+#[allow(dead_code)]
 static TABLE_13_P0: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_15_AT0: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+#[allow(dead_code)]
 static TABLE_15_AT1: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+#[allow(dead_code)]
 ///The tuples of `succ/2` sorted by the key of columns 0; `TABLE_15_AT0` gives each key's first.
 static TABLE_15_BY0: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
+#[allow(dead_code)]
 ///The tuples of `succ/2` sorted by the key of columns 1; `TABLE_15_AT1` gives each key's first.
 static TABLE_15_BY1: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
+#[allow(dead_code)]
 static TABLE_15_P0: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_15_P1: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 5, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -445,20 +472,16 @@ impl Rules {
                         let v0_pos: usize = (offset2 / 21) % 8;
                         let v1_pos: usize = (offset2 / 3) % 7;
                         let v2_pos: usize = (offset2 / 1) % 3;
-                        self.pending.extend_from_slice(&[v0, v1]);
+                        self.grew
+                            |= self
+                                .r4
+                                .insert(
+                                    POS_4[0 + v0 as usize] as usize * 6
+                                        + POS_4[17 + v1 as usize] as usize * 1,
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_4[0 + tuple[0] as usize] as usize * 6
-                    + POS_4[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r4.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 3: `column-open/1`.
@@ -476,18 +499,9 @@ impl Rules {
                     false
                 };
                 if !exists {
-                    self.pending.extend_from_slice(&[v0]);
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_2[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r2.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 4: `board-open/0`.
@@ -558,7 +572,8 @@ impl Rules {
                                                                             if p10 != NONE as usize && 0 == 0
                                                                                 && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
                                                                             {
-                                                                                self.pending.extend_from_slice(&[v0]);
+                                                                                self.grew
+                                                                                    |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
                                                                             }
                                                                         }
                                                                     }
@@ -576,15 +591,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -643,7 +649,8 @@ impl Rules {
                                                                                 if p26 != NONE as usize && 0 == 0
                                                                                     && input.state.get(3 + v1_pos * 21 + p26 * 3 + v0_pos * 1)
                                                                                 {
-                                                                                    self.pending.extend_from_slice(&[v0]);
+                                                                                    self.grew
+                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
                                                                                 }
                                                                             }
                                                                         }
@@ -662,15 +669,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row74 in TABLE_15.iter() {
@@ -756,7 +754,8 @@ impl Rules {
                                                                                                                 if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
                                                                                                                     && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
                                                                                                                 {
-                                                                                                                    self.pending.extend_from_slice(&[v0]);
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
                                                                                                                 }
                                                                                                             }
                                                                                                         }
@@ -783,15 +782,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row105 in TABLE_15.iter() {
@@ -877,7 +867,8 @@ impl Rules {
                                                                                                                 if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
                                                                                                                     && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
                                                                                                                 {
-                                                                                                                    self.pending.extend_from_slice(&[v0]);
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
                                                                                                                 }
                                                                                                             }
                                                                                                         }
@@ -904,15 +895,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_9[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r9.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 8: `some-line/0`.
@@ -942,20 +924,16 @@ impl Rules {
                 {
                     let p110 = POS_9[0 + v0 as usize] as usize;
                     if p110 != NONE as usize && self.r9.has_bit(0 + p110 * 1) {
-                        self.pending.extend_from_slice(&[v0, 16]);
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 3 + 2,
+                                    &[v0, 16],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 3
-                    + POS_5[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row113 in TABLE_11.iter() {
@@ -964,20 +942,16 @@ impl Rules {
                 {
                     let p112 = POS_9[0 + v1 as usize] as usize;
                     if p112 != NONE as usize && self.r9.has_bit(0 + p112 * 1) {
-                        self.pending.extend_from_slice(&[v0, 14]);
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 3 + 0,
+                                    &[v0, 14],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 3
-                    + POS_5[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             let exists = 'found116: {
@@ -996,20 +970,16 @@ impl Rules {
                 if !exists {
                     for row114 in TABLE_12.iter() {
                         let v0: Sym = row114[0];
-                        self.pending.extend_from_slice(&[v0, 15]);
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 3 + 1,
+                                    &[v0, 15],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 3
-                    + POS_5[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r5.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 14: `landing/2`.
@@ -1028,19 +998,9 @@ impl Rules {
                     false
                 };
                 if !exists {
-                    self.pending.extend_from_slice(&[v0, 3]);
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_7[0 + tuple[0] as usize] as usize * 6
-                    + POS_7[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r7.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row131 in TABLE_15.iter() {
@@ -1080,7 +1040,10 @@ impl Rules {
                                                 false
                                             };
                                             if !exists {
-                                                self.pending.extend_from_slice(&[v0, v1]);
+                                                self.grew
+                                                    |= self
+                                                        .r7
+                                                        .insert(v0_pos * 6 + POS_7[17 + v1 as usize] as usize * 1);
                                             }
                                         }
                                     }
@@ -1090,16 +1053,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_7[0 + tuple[0] as usize] as usize * 6
-                    + POS_7[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r7.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 15: `legal/2`.
@@ -1123,23 +1076,19 @@ impl Rules {
                                 let offset134 = bit133 - 0;
                                 let v1: Sym = [3, 4, 5, 6, 7, 8, 9][(offset134 / 1) % 7];
                                 let v1_pos: usize = (offset134 / 1) % 7;
-                                self.pending.extend_from_slice(&[v0, 13, v1]);
+                                self.grew
+                                    |= self
+                                        .r8
+                                        .insert_bit(
+                                            POS_8[0 + v0 as usize] as usize * 16 + 8
+                                                + POS_8[34 + v1 as usize] as usize * 1,
+                                            &[v0, 13, v1],
+                                        );
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(3) {
-                let bit = POS_8[0 + tuple[0] as usize] as usize * 16
-                    + POS_8[17 + tuple[1] as usize] as usize * 8
-                    + POS_8[34 + tuple[2] as usize] as usize * 1;
-                self.grew |= self.r8.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -1158,24 +1107,19 @@ impl Rules {
                                 {
                                     let row139 = &TABLE_11_BY1[i141];
                                     let v0: Sym = row139[0];
-                                    self.pending.extend_from_slice(&[v0, 12, 0]);
+                                    self.grew
+                                        |= self
+                                            .r8
+                                            .insert_bit(
+                                                POS_8[0 + v0 as usize] as usize * 16 + 0 + 0,
+                                                &[v0, 12, 0],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(3) {
-                let bit = POS_8[0 + tuple[0] as usize] as usize * 16
-                    + POS_8[17 + tuple[1] as usize] as usize * 8
-                    + POS_8[34 + tuple[2] as usize] as usize * 1;
-                self.grew |= self.r8.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 16: `next/1`.

@@ -88,6 +88,7 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
 static POS_1: [u32; 34] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -96,6 +97,7 @@ static POS_1: [u32; 34] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 1,
 ];
+#[allow(dead_code)]
 ///The tuples of `init/1`, sorted.
 static TABLE_2: [[Sym; 4]; 4] = [
     [9, 10, 6, 0],
@@ -103,6 +105,7 @@ static TABLE_2: [[Sym; 4]; 4] = [
     [9, 12, 8, 0],
     [13, 0, 0, 1],
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
 static POS_3: [u32; 68] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -115,6 +118,7 @@ static POS_3: [u32; 68] = [
     4, 5, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `less/2`, sorted.
 static TABLE_4: [[Sym; 2]; 15] = [
     [3, 4],
@@ -133,19 +137,25 @@ static TABLE_4: [[Sym; 2]; 15] = [
     [6, 8],
     [7, 8],
 ];
+#[allow(dead_code)]
 ///The tuples of `opponent/2`, sorted.
 static TABLE_6: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `reduced/1` (`u32::MAX`: none).
 static POS_7: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `role/1`, sorted.
 static TABLE_8: [[Sym; 1]; 2] = [[1], [2]];
+#[allow(dead_code)]
 ///The tuples of `succ/2`, sorted.
 static TABLE_9: [[Sym; 2]; 5] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8]];
+#[allow(dead_code)]
 static TABLE_4_AT1: [u32; 6] = [0, 1, 3, 6, 10, 15];
+#[allow(dead_code)]
 ///The tuples of `less/2` sorted by the key of columns 1; `TABLE_4_AT1` gives each key's first.
 static TABLE_4_BY1: [[Sym; 2]; 15] = [
     [3, 4],
@@ -164,21 +174,28 @@ static TABLE_4_BY1: [[Sym; 2]; 15] = [
     [6, 8],
     [7, 8],
 ];
+#[allow(dead_code)]
 static TABLE_4_P1: [u32; 17] = [
     4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_6_AT0: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 static TABLE_6_AT1: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_6_AT0` gives each key's first.
 static TABLE_6_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_6_AT1` gives each key's first.
 static TABLE_6_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+#[allow(dead_code)]
 static TABLE_6_P0: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_6_P1: [u32; 17] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -374,20 +391,16 @@ impl Rules {
                     if 0 == 0 && 0 == 0 {
                         let v0: Sym = [0, 1, 2][(offset2 / 1) % 3];
                         let v0_pos: usize = (offset2 / 1) % 3;
-                        self.pending.extend_from_slice(&[v0, 3]);
+                        self.grew
+                            |= self
+                                .r1
+                                .insert_bit(
+                                    POS_1[0 + v0 as usize] as usize * 2 + 0,
+                                    &[v0, 3],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_1[0 + tuple[0] as usize] as usize * 2
-                    + POS_1[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r1.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -406,23 +419,19 @@ impl Rules {
                                 {
                                     let row3 = &TABLE_6_BY1[i5];
                                     let v0: Sym = row3[0];
-                                    self.pending.extend_from_slice(&[v0, 16]);
+                                    self.grew
+                                        |= self
+                                            .r1
+                                            .insert_bit(
+                                                POS_1[0 + v0 as usize] as usize * 2 + 1,
+                                                &[v0, 16],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_1[0 + tuple[0] as usize] as usize * 2
-                    + POS_1[17 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r1.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 7: `legal/2`.
@@ -453,7 +462,14 @@ impl Rules {
                                             {
                                                 let row10 = &TABLE_4_BY1[i12];
                                                 let v2: Sym = row10[0];
-                                                self.pending.extend_from_slice(&[v0, 15, v1, v2]);
+                                                self.grew
+                                                    |= self
+                                                        .r3
+                                                        .insert_bit(
+                                                            POS_3[0 + v0 as usize] as usize * 48 + 24 + v1_pos * 6
+                                                                + POS_3[51 + v2 as usize] as usize * 1,
+                                                            &[v0, 15, v1, v2],
+                                                        );
                                             }
                                         }
                                     }
@@ -463,18 +479,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(4) {
-                let bit = POS_3[0 + tuple[0] as usize] as usize * 48
-                    + POS_3[17 + tuple[1] as usize] as usize * 24
-                    + POS_3[34 + tuple[2] as usize] as usize * 6
-                    + POS_3[51 + tuple[3] as usize] as usize * 1;
-                self.grew |= self.r3.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -493,25 +497,19 @@ impl Rules {
                                 {
                                     let row20 = &TABLE_6_BY1[i22];
                                     let v0: Sym = row20[0];
-                                    self.pending.extend_from_slice(&[v0, 14, 0, 0]);
+                                    self.grew
+                                        |= self
+                                            .r3
+                                            .insert_bit(
+                                                POS_3[0 + v0 as usize] as usize * 48 + 0 + 0 + 0,
+                                                &[v0, 14, 0, 0],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(4) {
-                let bit = POS_3[0 + tuple[0] as usize] as usize * 48
-                    + POS_3[17 + tuple[1] as usize] as usize * 24
-                    + POS_3[34 + tuple[2] as usize] as usize * 6
-                    + POS_3[51 + tuple[3] as usize] as usize * 1;
-                self.grew |= self.r3.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 8: `reduced/1`.
@@ -523,18 +521,9 @@ impl Rules {
                     let v1: Sym = row27[0];
                     let v0: Sym = row27[2];
                     let v2: Sym = row27[3];
-                    self.pending.extend_from_slice(&[v0]);
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 1);
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_7[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r7.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 9: `next/1`.

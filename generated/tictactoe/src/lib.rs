@@ -87,6 +87,7 @@ pub static META: rt::Meta = rt::Meta {
     goal_paths: &[&[0], &[1]],
     sees_paths: &[],
 };
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `goal/2` (`u32::MAX`: none).
 static POS_1: [u32; 32] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -95,8 +96,10 @@ static POS_1: [u32; 32] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     0, 1, 2,
 ];
+#[allow(dead_code)]
 ///The tuples of `index/1`, sorted.
 static TABLE_2: [[Sym; 1]; 3] = [[3], [4], [5]];
+#[allow(dead_code)]
 ///The tuples of `init/1`, sorted.
 static TABLE_3: [[Sym; 5]; 10] = [
     [8, 3, 3, 9, 0],
@@ -110,6 +113,7 @@ static TABLE_3: [[Sym; 5]; 10] = [
     [8, 5, 5, 9, 0],
     [10, 0, 0, 0, 1],
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `legal/2` (`u32::MAX`: none).
 static POS_4: [u32; 64] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -121,13 +125,16 @@ static POS_4: [u32; 64] = [
     4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `line/1` (`u32::MAX`: none).
 static POS_5: [u32; 16] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 1,
     4294967295, 2, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `mark-of/2`, sorted.
 static TABLE_6: [[Sym; 2]; 2] = [[1, 6], [2, 7]];
+#[allow(dead_code)]
 ///Position of each symbol in each column's domain of `marked-now/2` (`u32::MAX`: none).
 static POS_7: [u32; 32] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
@@ -135,29 +142,40 @@ static POS_7: [u32; 32] = [
     4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
 ///The tuples of `opponent/2`, sorted.
 static TABLE_10: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `role/1`, sorted.
 static TABLE_11: [[Sym; 1]; 2] = [[1], [2]];
+#[allow(dead_code)]
 static TABLE_10_AT0: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 static TABLE_10_AT1: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_10_AT0` gives each key's first.
 static TABLE_10_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
+#[allow(dead_code)]
 ///The tuples of `opponent/2` sorted by the key of columns 1; `TABLE_10_AT1` gives each key's first.
 static TABLE_10_BY1: [[Sym; 2]; 2] = [[2, 1], [1, 2]];
+#[allow(dead_code)]
 static TABLE_10_P0: [u32; 16] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_10_P1: [u32; 16] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295,
 ];
+#[allow(dead_code)]
 static TABLE_6_AT0: [u32; 3] = [0, 1, 2];
+#[allow(dead_code)]
 ///The tuples of `mark-of/2` sorted by the key of columns 0; `TABLE_6_AT0` gives each key's first.
 static TABLE_6_BY0: [[Sym; 2]; 2] = [[1, 6], [2, 7]];
+#[allow(dead_code)]
 static TABLE_6_P0: [u32; 16] = [
     4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -414,7 +432,8 @@ impl Rules {
                                         if 0 == 0
                                             && input.state.get(0 + v1_pos * 16 + 3 * 4 + v0_pos * 1)
                                         {
-                                            self.pending.extend_from_slice(&[v0]);
+                                            self.grew
+                                                |= self.r5.insert(POS_5[0 + v0 as usize] as usize * 1);
                                         }
                                     }
                                 }
@@ -423,15 +442,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -452,7 +462,8 @@ impl Rules {
                                         if 0 == 0
                                             && input.state.get(0 + 3 * 16 + v1_pos * 4 + v0_pos * 1)
                                         {
-                                            self.pending.extend_from_slice(&[v0]);
+                                            self.grew
+                                                |= self.r5.insert(POS_5[0 + v0 as usize] as usize * 1);
                                         }
                                     }
                                 }
@@ -461,15 +472,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -488,7 +490,8 @@ impl Rules {
                                         if 0 == 0
                                             && input.state.get(0 + 3 * 16 + 3 * 4 + v0_pos * 1)
                                         {
-                                            self.pending.extend_from_slice(&[v0]);
+                                            self.grew
+                                                |= self.r5.insert(POS_5[0 + v0 as usize] as usize * 1);
                                         }
                                     }
                                 }
@@ -497,15 +500,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -524,7 +518,8 @@ impl Rules {
                                         if 0 == 0
                                             && input.state.get(0 + 3 * 16 + 1 * 4 + v0_pos * 1)
                                         {
-                                            self.pending.extend_from_slice(&[v0]);
+                                            self.grew
+                                                |= self.r5.insert(POS_5[0 + v0 as usize] as usize * 1);
                                         }
                                     }
                                 }
@@ -533,15 +528,6 @@ impl Rules {
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(1) {
-                let bit = POS_5[0 + tuple[0] as usize] as usize * 1;
-                self.grew |= self.r5.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 5: `some-line/0`.
@@ -568,20 +554,16 @@ impl Rules {
                 {
                     let p19 = POS_5[0 + v1 as usize] as usize;
                     if p19 != NONE as usize && self.r5.has_bit(0 + p19 * 1) {
-                        self.pending.extend_from_slice(&[v0, 13]);
+                        self.grew
+                            |= self
+                                .r1
+                                .insert_bit(
+                                    POS_1[0 + v0 as usize] as usize * 3 + 0,
+                                    &[v0, 13],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_1[0 + tuple[0] as usize] as usize * 3
-                    + POS_1[16 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r1.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             for row26 in TABLE_10.iter() {
@@ -599,23 +581,19 @@ impl Rules {
                             {
                                 let p21 = POS_5[0 + v2 as usize] as usize;
                                 if p21 != NONE as usize && self.r5.has_bit(0 + p21 * 1) {
-                                    self.pending.extend_from_slice(&[v0, 14]);
+                                    self.grew
+                                        |= self
+                                            .r1
+                                            .insert_bit(
+                                                POS_1[0 + v0 as usize] as usize * 3 + 1,
+                                                &[v0, 14],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_1[0 + tuple[0] as usize] as usize * 3
-                    + POS_1[16 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r1.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             let exists = 'found29: {
@@ -634,20 +612,16 @@ impl Rules {
                 if !exists {
                     for row27 in TABLE_11.iter() {
                         let v0: Sym = row27[0];
-                        self.pending.extend_from_slice(&[v0, 15]);
+                        self.grew
+                            |= self
+                                .r1
+                                .insert_bit(
+                                    POS_1[0 + v0 as usize] as usize * 3 + 2,
+                                    &[v0, 15],
+                                );
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_1[0 + tuple[0] as usize] as usize * 3
-                    + POS_1[16 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r1.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 11: `legal/2`.
@@ -669,25 +643,20 @@ impl Rules {
                                     let v2: Sym = [0, 3, 4, 5][(offset32 / 4) % 4];
                                     let v1_pos: usize = (offset32 / 16) % 4;
                                     let v2_pos: usize = (offset32 / 4) % 4;
-                                    self.pending.extend_from_slice(&[v0, 12, v1, v2]);
+                                    self.grew
+                                        |= self
+                                            .r4
+                                            .insert_bit(
+                                                POS_4[0 + v0 as usize] as usize * 32 + 16 + v1_pos * 4
+                                                    + v2_pos * 1,
+                                                &[v0, 12, v1, v2],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(4) {
-                let bit = POS_4[0 + tuple[0] as usize] as usize * 32
-                    + POS_4[16 + tuple[1] as usize] as usize * 16
-                    + POS_4[32 + tuple[2] as usize] as usize * 4
-                    + POS_4[48 + tuple[3] as usize] as usize * 1;
-                self.grew |= self.r4.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
         {
             {
@@ -706,25 +675,19 @@ impl Rules {
                                 {
                                     let row36 = &TABLE_10_BY1[i38];
                                     let v0: Sym = row36[0];
-                                    self.pending.extend_from_slice(&[v0, 11, 0, 0]);
+                                    self.grew
+                                        |= self
+                                            .r4
+                                            .insert_bit(
+                                                POS_4[0 + v0 as usize] as usize * 32 + 0 + 0 + 0,
+                                                &[v0, 11, 0, 0],
+                                            );
                                 }
                             }
                         }
                     }
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(4) {
-                let bit = POS_4[0 + tuple[0] as usize] as usize * 32
-                    + POS_4[16 + tuple[1] as usize] as usize * 16
-                    + POS_4[32 + tuple[2] as usize] as usize * 4
-                    + POS_4[48 + tuple[3] as usize] as usize * 1;
-                self.grew |= self.r4.insert_bit(bit, tuple);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 12: `marked-now/2`.
@@ -736,19 +699,15 @@ impl Rules {
                     let v2: Sym = row43[0];
                     let v0: Sym = row43[2];
                     let v1: Sym = row43[3];
-                    self.pending.extend_from_slice(&[v0, v1]);
+                    self.grew
+                        |= self
+                            .r7
+                            .insert(
+                                POS_7[0 + v0 as usize] as usize * 3
+                                    + POS_7[16 + v1 as usize] as usize * 1,
+                            );
                 }
             }
-        }
-        {
-            let pending = std::mem::take(&mut self.pending);
-            for tuple in pending.chunks_exact(2) {
-                let bit = POS_7[0 + tuple[0] as usize] as usize * 3
-                    + POS_7[16 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r7.insert(bit);
-            }
-            self.pending = pending;
-            self.pending.clear();
         }
     }
     ///Layer 13: `next/1`.
