@@ -35,6 +35,11 @@ use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, 
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
 const MAX_POSITIONS: usize = 1 << 18;
 
+/// Scans of a static table with at most this many rows are unrolled when the copies
+/// of the loop body stay under [`MAX_UNROLLED_TEXT`] bytes of source.
+const MAX_UNROLLED_ROWS: usize = 8;
+const MAX_UNROLLED_TEXT: usize = 16_000;
+
 /// The most state bits a generated reasoner may use (32 KiB per state).
 pub const MAX_STATE_BITS: usize = 1 << 18;
 
@@ -371,6 +376,22 @@ impl<'a> Emitter<'a> {
         self.numbered_columns(r)
     }
 
+    /// The table of each symbol's position in each state column's domain: the constant
+    /// `FLUENT_POSITIONS` (which the optimiser can fold), or the coder's copy when
+    /// the table would be too large to emit.
+    fn fluent_positions(&self) -> TokenStream {
+        if self.fluent_positions_len() <= MAX_POSITIONS {
+            quote!(FLUENT_POSITIONS)
+        } else {
+            quote!(input.fluents.positions)
+        }
+    }
+
+    fn fluent_positions_len(&self) -> usize {
+        let arity = self.state_rel.map_or(0, |r| self.arity(r));
+        arity * self.ir.symbols.len()
+    }
+
     /// The positions table of a bitset relation.
     fn positions(r: RelationId) -> Ident {
         format_ident!("POS_{}", r.0)
@@ -522,6 +543,24 @@ impl<'a> Emitter<'a> {
             inits.push(quote!(#name: #make));
         }
 
+        if self.fluent_positions_len() <= MAX_POSITIONS {
+            let num_symbols = ir.symbols.len();
+            let mut positions = vec![u32::MAX; self.fluent_positions_len()];
+            for block in &self.blocks {
+                for (c, _, domain) in &block.columns {
+                    for (p, s) in domain.iter().enumerate() {
+                        positions[c * num_symbols + s.0 as usize] = p as u32;
+                    }
+                }
+            }
+            let len = lit(positions.len());
+            let values = positions.iter().map(|&p| Literal::u32_unsuffixed(p));
+            statics.push(quote! {
+                /// Position of each symbol in each state column's domain (`u32::MAX`: none),
+                /// as `META.fluents` gives them.
+                static FLUENT_POSITIONS: [u32; #len] = [#(#values),*];
+            });
+        }
         let num_layers = ir.layers.len();
         let computed_init = (0..num_layers).map(|l| {
             let static_layer = matches!(
@@ -1163,6 +1202,7 @@ impl<'a> Emitter<'a> {
             return Ok(unreachable);
         };
         let num_symbols = self.ir.symbols.len();
+        let positions = self.fluent_positions();
         let mut terms = vec![{
             let base = lit(block.base);
             quote!(#base)
@@ -1185,7 +1225,7 @@ impl<'a> Emitter<'a> {
                     let v = var(v);
                     let offset = lit(c * num_symbols);
                     terms.push(quote!({
-                        let p = input.fluents.positions[#offset + #v as usize];
+                        let p = #positions[#offset + #v as usize];
                         if p == NONE {
                             rt::outside_layout(&META, &[#(#values),*]);
                         }
@@ -1448,7 +1488,25 @@ impl<'a> Emitter<'a> {
         let arity_lit = lit(arity);
         let row = self.fresh("row");
         if !slots.iter().any(|s| matches!(s, Slot::Bound(_))) {
-            // No bound column: every remaining row.
+            // No bound column: every remaining row, unrolled when few and small (the
+            // row's symbols become constants the optimiser folds into the body).
+            if rows.len() <= MAX_UNROLLED_ROWS
+                && then.to_string().len() * rows.len() <= MAX_UNROLLED_TEXT
+            {
+                let copies = rows.iter().map(|values| {
+                    let columns: Vec<(TokenStream, Slot)> = values
+                        .iter()
+                        .zip(&free_slots)
+                        .map(|(&v, &slot)| {
+                            let v = sym(v);
+                            (quote!(#v), slot)
+                        })
+                        .collect();
+                    let (conds, binds) = Self::matcher(&columns);
+                    Self::guarded(&conds, quote!({ #(#binds)* #then }))
+                });
+                return quote!(#(#copies)*);
+            }
             let table = if rows.len() == tuples.len() {
                 Self::table(r)
             } else {
@@ -1684,7 +1742,7 @@ impl<'a> Emitter<'a> {
             base: block.base,
             size: block.size,
             columns: &block.columns,
-            positions: quote!(input.fluents.positions),
+            positions: self.fluent_positions(),
             bits: Bits::State,
         };
         self.bits_query(&source, slots, outside, then)

@@ -264,6 +264,21 @@ static POS_19: [u32; 17] = [
     4294967295, 4294967295,
 ];
 #[allow(dead_code)]
+/// Position of each symbol in each state column's domain (`u32::MAX`: none),
+/// as `META.fluents` gives them.
+static FLUENT_POSITIONS: [u32; 85] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 7,
+    8, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0,
+    4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 7, 8, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+#[allow(dead_code)]
 static TABLE_0_AT0: [u32; 9] = [0, 1, 3, 5, 7, 9, 11, 13, 14];
 #[allow(dead_code)]
 ///The tuples of `beside/2` sorted by the key of columns 0; `TABLE_0_AT0` gives each key's first.
@@ -640,8 +655,176 @@ impl Rules {
         {
             for row7 in TABLE_8.iter() {
                 let v0: Sym = row7[0];
-                for row6 in TABLE_8.iter() {
-                    let v1: Sym = row6[0];
+                {
+                    let v1: Sym = 3;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 4;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 5;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 6;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 7;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 8;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 9;
+                    let exists = 'found3: {
+                        {
+                            let p4 = POS_12[0 + v0 as usize] as usize;
+                            let p5 = POS_12[17 + v1 as usize] as usize;
+                            if p4 != NONE as usize && p5 != NONE as usize
+                                && self.r12.has_bit(0 + p4 * 8 + p5 * 1)
+                            {
+                                break 'found3 true;
+                            }
+                        }
+                        false
+                    };
+                    if !exists {
+                        self.grew
+                            |= self
+                                .r2
+                                .insert(
+                                    POS_2[0 + v0 as usize] as usize * 8
+                                        + POS_2[17 + v1 as usize] as usize * 1,
+                                );
+                    }
+                }
+                {
+                    let v1: Sym = 10;
                     let exists = 'found3: {
                         {
                             let p4 = POS_12[0 + v0 as usize] as usize;
@@ -712,12 +895,36 @@ impl Rules {
     ///Layer 12: `wins/1`.
     fn layer12(&mut self, input: &Input) {
         {
-            for row18 in TABLE_6.iter() {
-                let v0: Sym = row18[0];
-                let v1: Sym = row18[1];
+            {
+                let v0: Sym = 1;
+                let v1: Sym = 10;
                 {
-                    let p13 = input.fluents.positions[34 + v1 as usize] as usize;
-                    let p14 = input.fluents.positions[51 + v0 as usize] as usize;
+                    let p13 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    let p14 = FLUENT_POSITIONS[51 + v0 as usize] as usize;
+                    if p13 != NONE as usize && p14 != NONE as usize {
+                        let lo15 = 0;
+                        for bit16 in input.state.ones(lo15, lo15 + 243) {
+                            let offset17 = bit16 - 0;
+                            if 0 == 0 && (offset17 / 3) % 9 == p13
+                                && (offset17 / 1) % 3 == p14
+                            {
+                                let v2: Sym = [
+                                    0, 3, 4, 5, 6, 7, 8, 9, 10,
+                                ][(offset17 / 27) % 9];
+                                let v2_pos: usize = (offset17 / 27) % 9;
+                                self.grew
+                                    |= self.r19.insert(POS_19[0 + v0 as usize] as usize * 1);
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v0: Sym = 2;
+                let v1: Sym = 3;
+                {
+                    let p13 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    let p14 = FLUENT_POSITIONS[51 + v0 as usize] as usize;
                     if p13 != NONE as usize && p14 != NONE as usize {
                         let lo15 = 0;
                         for bit16 in input.state.ones(lo15, lo15 + 243) {
@@ -738,9 +945,25 @@ impl Rules {
             }
         }
         {
-            for row21 in TABLE_13.iter() {
-                let v0: Sym = row21[0];
-                let v1: Sym = row21[1];
+            {
+                let v0: Sym = 1;
+                let v1: Sym = 2;
+                let exists = 'found19: {
+                    {
+                        let p20 = POS_7[0 + v1 as usize] as usize;
+                        if p20 != NONE as usize && self.r7.has_bit(0 + p20 * 1) {
+                            break 'found19 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r19.insert(POS_19[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 2;
+                let v1: Sym = 1;
                 let exists = 'found19: {
                     {
                         let p20 = POS_7[0 + v1 as usize] as usize;
@@ -771,9 +994,25 @@ impl Rules {
             }
         }
         {
-            for row27 in TABLE_13.iter() {
-                let v0: Sym = row27[0];
-                let v1: Sym = row27[1];
+            {
+                let v0: Sym = 1;
+                let v1: Sym = 2;
+                {
+                    let p26 = POS_19[0 + v1 as usize] as usize;
+                    if p26 != NONE as usize && self.r19.has_bit(0 + p26 * 1) {
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 2 + 1,
+                                    &[v0, 16],
+                                );
+                    }
+                }
+            }
+            {
+                let v0: Sym = 2;
+                let v1: Sym = 1;
                 {
                     let p26 = POS_19[0 + v1 as usize] as usize;
                     if p26 != NONE as usize && self.r19.has_bit(0 + p26 * 1) {
@@ -891,10 +1130,8 @@ impl Rules {
                                                             let v3: Sym = row44[1];
                                                             let exists = 'found41: {
                                                                 {
-                                                                    let p42 = input.fluents.positions[17 + v3 as usize]
-                                                                        as usize;
-                                                                    let p43 = input.fluents.positions[34 + v4 as usize]
-                                                                        as usize;
+                                                                    let p42 = FLUENT_POSITIONS[17 + v3 as usize] as usize;
+                                                                    let p43 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
                                                                     if p42 != NONE as usize && p43 != NONE as usize && 0 == 0
                                                                         && input.state.get(0 + p42 * 27 + p43 * 3 + v0_pos * 1)
                                                                     {
@@ -998,21 +1235,21 @@ impl Rules {
                         .set(
                             0
                                 + {
-                                    let p = input.fluents.positions[17 + v0 as usize];
+                                    let p = FLUENT_POSITIONS[17 + v0 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                     }
                                     p as usize
                                 } * 27
                                 + {
-                                    let p = input.fluents.positions[34 + v1 as usize];
+                                    let p = FLUENT_POSITIONS[34 + v1 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                     }
                                     p as usize
                                 } * 3
                                 + {
-                                    let p = input.fluents.positions[51 + v2 as usize];
+                                    let p = FLUENT_POSITIONS[51 + v2 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[11, v0, v1, v2, 0]);
                                     }
@@ -1089,7 +1326,7 @@ impl Rules {
                                         .set(
                                             243
                                                 + {
-                                                    let p = input.fluents.positions[68 + v0 as usize];
+                                                    let p = FLUENT_POSITIONS[68 + v0 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(&META, &[12, 0, 0, 0, v0]);
                                                     }

@@ -156,6 +156,21 @@ static TABLE_13: [[Sym; 1]; 6] = [[3], [4], [5], [6], [7], [8]];
 ///The tuples of `succ/2`, sorted.
 static TABLE_15: [[Sym; 2]; 6] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [8, 9]];
 #[allow(dead_code)]
+/// Position of each symbol in each state column's domain (`u32::MAX`: none),
+/// as `META.fluents` gives them.
+static FLUENT_POSITIONS: [u32; 85] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3,
+    4, 5, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4, 5, 6, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+#[allow(dead_code)]
 static TABLE_11_AT0: [u32; 3] = [0, 1, 2];
 #[allow(dead_code)]
 static TABLE_11_AT1: [u32; 3] = [0, 1, 2];
@@ -487,8 +502,98 @@ impl Rules {
     ///Layer 3: `column-open/1`.
     fn layer3(&mut self, input: &Input) {
         {
-            for row5 in TABLE_1.iter() {
-                let v0: Sym = row5[0];
+            {
+                let v0: Sym = 3;
+                let exists = 'found3: {
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 4;
+                let exists = 'found3: {
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 5;
+                let exists = 'found3: {
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 6;
+                let exists = 'found3: {
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 7;
+                let exists = 'found3: {
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 8;
+                let exists = 'found3: {
+                    {
+                        let p4 = POS_4[0 + v0 as usize] as usize;
+                        if p4 != NONE as usize && self.r4.has_bit(0 + p4 * 6 + 5 * 1) {
+                            break 'found3 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r2.insert(POS_2[0 + v0 as usize] as usize * 1);
+                }
+            }
+            {
+                let v0: Sym = 9;
                 let exists = 'found3: {
                     {
                         let p4 = POS_4[0 + v0 as usize] as usize;
@@ -522,11 +627,11 @@ impl Rules {
     ///Layer 7: `line/1`.
     fn layer7(&mut self, input: &Input) {
         {
-            for row25 in TABLE_15.iter() {
-                let v1: Sym = row25[0];
-                let v3: Sym = row25[1];
+            {
+                let v1: Sym = 3;
+                let v3: Sym = 4;
                 {
-                    let p21 = input.fluents.positions[34 + v1 as usize] as usize;
+                    let p21 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
                     if p21 != NONE as usize {
                         let lo22 = 3 + p21 * 21;
                         for bit23 in input.state.ones(lo22, lo22 + 21) {
@@ -537,8 +642,7 @@ impl Rules {
                                 let v2_pos: usize = (offset24 / 3) % 7;
                                 let v0_pos: usize = (offset24 / 1) % 3;
                                 {
-                                    let p20 = input.fluents.positions[34 + v3 as usize]
-                                        as usize;
+                                    let p20 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
                                     if p20 != NONE as usize && 0 == 0
                                         && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
                                     {
@@ -552,8 +656,7 @@ impl Rules {
                                                     let row16 = &TABLE_15_BY0[i18];
                                                     let v4: Sym = row16[1];
                                                     {
-                                                        let p15 = input.fluents.positions[34 + v4 as usize]
-                                                            as usize;
+                                                        let p15 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
                                                         if p15 != NONE as usize && 0 == 0
                                                             && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
                                                         {
@@ -567,8 +670,337 @@ impl Rules {
                                                                         let row11 = &TABLE_15_BY0[i13];
                                                                         let v5: Sym = row11[1];
                                                                         {
-                                                                            let p10 = input.fluents.positions[34 + v5 as usize]
-                                                                                as usize;
+                                                                            let p10 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                            if p10 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                                            {
+                                                                                self.grew
+                                                                                    |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 4;
+                let v3: Sym = 5;
+                {
+                    let p21 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p21 != NONE as usize {
+                        let lo22 = 3 + p21 * 21;
+                        for bit23 in input.state.ones(lo22, lo22 + 21) {
+                            let offset24 = bit23 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset24 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset24 / 1) % 3];
+                                let v2_pos: usize = (offset24 / 3) % 7;
+                                let v0_pos: usize = (offset24 / 1) % 3;
+                                {
+                                    let p20 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                    if p20 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    {
+                                        {
+                                            let k17 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k17 != NONE as usize {
+                                                let key19 = k17 * 1;
+                                                for i18 in TABLE_15_AT0[key19]
+                                                    as usize..TABLE_15_AT0[key19 + 1] as usize
+                                                {
+                                                    let row16 = &TABLE_15_BY0[i18];
+                                                    let v4: Sym = row16[1];
+                                                    {
+                                                        let p15 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                        if p15 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        {
+                                                            {
+                                                                let k12 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k12 != NONE as usize {
+                                                                    let key14 = k12 * 1;
+                                                                    for i13 in TABLE_15_AT0[key14]
+                                                                        as usize..TABLE_15_AT0[key14 + 1] as usize
+                                                                    {
+                                                                        let row11 = &TABLE_15_BY0[i13];
+                                                                        let v5: Sym = row11[1];
+                                                                        {
+                                                                            let p10 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                            if p10 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                                            {
+                                                                                self.grew
+                                                                                    |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 5;
+                let v3: Sym = 6;
+                {
+                    let p21 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p21 != NONE as usize {
+                        let lo22 = 3 + p21 * 21;
+                        for bit23 in input.state.ones(lo22, lo22 + 21) {
+                            let offset24 = bit23 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset24 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset24 / 1) % 3];
+                                let v2_pos: usize = (offset24 / 3) % 7;
+                                let v0_pos: usize = (offset24 / 1) % 3;
+                                {
+                                    let p20 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                    if p20 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    {
+                                        {
+                                            let k17 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k17 != NONE as usize {
+                                                let key19 = k17 * 1;
+                                                for i18 in TABLE_15_AT0[key19]
+                                                    as usize..TABLE_15_AT0[key19 + 1] as usize
+                                                {
+                                                    let row16 = &TABLE_15_BY0[i18];
+                                                    let v4: Sym = row16[1];
+                                                    {
+                                                        let p15 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                        if p15 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        {
+                                                            {
+                                                                let k12 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k12 != NONE as usize {
+                                                                    let key14 = k12 * 1;
+                                                                    for i13 in TABLE_15_AT0[key14]
+                                                                        as usize..TABLE_15_AT0[key14 + 1] as usize
+                                                                    {
+                                                                        let row11 = &TABLE_15_BY0[i13];
+                                                                        let v5: Sym = row11[1];
+                                                                        {
+                                                                            let p10 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                            if p10 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                                            {
+                                                                                self.grew
+                                                                                    |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 6;
+                let v3: Sym = 7;
+                {
+                    let p21 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p21 != NONE as usize {
+                        let lo22 = 3 + p21 * 21;
+                        for bit23 in input.state.ones(lo22, lo22 + 21) {
+                            let offset24 = bit23 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset24 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset24 / 1) % 3];
+                                let v2_pos: usize = (offset24 / 3) % 7;
+                                let v0_pos: usize = (offset24 / 1) % 3;
+                                {
+                                    let p20 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                    if p20 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    {
+                                        {
+                                            let k17 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k17 != NONE as usize {
+                                                let key19 = k17 * 1;
+                                                for i18 in TABLE_15_AT0[key19]
+                                                    as usize..TABLE_15_AT0[key19 + 1] as usize
+                                                {
+                                                    let row16 = &TABLE_15_BY0[i18];
+                                                    let v4: Sym = row16[1];
+                                                    {
+                                                        let p15 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                        if p15 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        {
+                                                            {
+                                                                let k12 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k12 != NONE as usize {
+                                                                    let key14 = k12 * 1;
+                                                                    for i13 in TABLE_15_AT0[key14]
+                                                                        as usize..TABLE_15_AT0[key14 + 1] as usize
+                                                                    {
+                                                                        let row11 = &TABLE_15_BY0[i13];
+                                                                        let v5: Sym = row11[1];
+                                                                        {
+                                                                            let p10 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                            if p10 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                                            {
+                                                                                self.grew
+                                                                                    |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 7;
+                let v3: Sym = 8;
+                {
+                    let p21 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p21 != NONE as usize {
+                        let lo22 = 3 + p21 * 21;
+                        for bit23 in input.state.ones(lo22, lo22 + 21) {
+                            let offset24 = bit23 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset24 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset24 / 1) % 3];
+                                let v2_pos: usize = (offset24 / 3) % 7;
+                                let v0_pos: usize = (offset24 / 1) % 3;
+                                {
+                                    let p20 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                    if p20 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    {
+                                        {
+                                            let k17 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k17 != NONE as usize {
+                                                let key19 = k17 * 1;
+                                                for i18 in TABLE_15_AT0[key19]
+                                                    as usize..TABLE_15_AT0[key19 + 1] as usize
+                                                {
+                                                    let row16 = &TABLE_15_BY0[i18];
+                                                    let v4: Sym = row16[1];
+                                                    {
+                                                        let p15 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                        if p15 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        {
+                                                            {
+                                                                let k12 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k12 != NONE as usize {
+                                                                    let key14 = k12 * 1;
+                                                                    for i13 in TABLE_15_AT0[key14]
+                                                                        as usize..TABLE_15_AT0[key14 + 1] as usize
+                                                                    {
+                                                                        let row11 = &TABLE_15_BY0[i13];
+                                                                        let v5: Sym = row11[1];
+                                                                        {
+                                                                            let p10 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                            if p10 != NONE as usize && 0 == 0
+                                                                                && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                                            {
+                                                                                self.grew
+                                                                                    |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 8;
+                let v3: Sym = 9;
+                {
+                    let p21 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p21 != NONE as usize {
+                        let lo22 = 3 + p21 * 21;
+                        for bit23 in input.state.ones(lo22, lo22 + 21) {
+                            let offset24 = bit23 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset24 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset24 / 1) % 3];
+                                let v2_pos: usize = (offset24 / 3) % 7;
+                                let v0_pos: usize = (offset24 / 1) % 3;
+                                {
+                                    let p20 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                    if p20 != NONE as usize && 0 == 0
+                                        && input.state.get(3 + p20 * 21 + v2_pos * 3 + v0_pos * 1)
+                                    {
+                                        {
+                                            let k17 = TABLE_15_P0[v3 as usize] as usize;
+                                            if k17 != NONE as usize {
+                                                let key19 = k17 * 1;
+                                                for i18 in TABLE_15_AT0[key19]
+                                                    as usize..TABLE_15_AT0[key19 + 1] as usize
+                                                {
+                                                    let row16 = &TABLE_15_BY0[i18];
+                                                    let v4: Sym = row16[1];
+                                                    {
+                                                        let p15 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                        if p15 != NONE as usize && 0 == 0
+                                                            && input.state.get(3 + p15 * 21 + v2_pos * 3 + v0_pos * 1)
+                                                        {
+                                                            {
+                                                                let k12 = TABLE_15_P0[v4 as usize] as usize;
+                                                                if k12 != NONE as usize {
+                                                                    let key14 = k12 * 1;
+                                                                    for i13 in TABLE_15_AT0[key14]
+                                                                        as usize..TABLE_15_AT0[key14 + 1] as usize
+                                                                    {
+                                                                        let row11 = &TABLE_15_BY0[i13];
+                                                                        let v5: Sym = row11[1];
+                                                                        {
+                                                                            let p10 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
                                                                             if p10 != NONE as usize && 0 == 0
                                                                                 && input.state.get(3 + p10 * 21 + v2_pos * 3 + v0_pos * 1)
                                                                             {
@@ -614,8 +1046,7 @@ impl Rules {
                                     let row37 = &TABLE_15_BY0[i39];
                                     let v3: Sym = row37[1];
                                     {
-                                        let p36 = input.fluents.positions[51 + v3 as usize]
-                                            as usize;
+                                        let p36 = FLUENT_POSITIONS[51 + v3 as usize] as usize;
                                         if p36 != NONE as usize && 0 == 0
                                             && input.state.get(3 + v1_pos * 21 + p36 * 3 + v0_pos * 1)
                                         {
@@ -629,8 +1060,7 @@ impl Rules {
                                                         let row32 = &TABLE_15_BY0[i34];
                                                         let v4: Sym = row32[1];
                                                         {
-                                                            let p31 = input.fluents.positions[51 + v4 as usize]
-                                                                as usize;
+                                                            let p31 = FLUENT_POSITIONS[51 + v4 as usize] as usize;
                                                             if p31 != NONE as usize && 0 == 0
                                                                 && input.state.get(3 + v1_pos * 21 + p31 * 3 + v0_pos * 1)
                                                             {
@@ -644,8 +1074,7 @@ impl Rules {
                                                                             let row27 = &TABLE_15_BY0[i29];
                                                                             let v5: Sym = row27[1];
                                                                             {
-                                                                                let p26 = input.fluents.positions[51 + v5 as usize]
-                                                                                    as usize;
+                                                                                let p26 = FLUENT_POSITIONS[51 + v5 as usize] as usize;
                                                                                 if p26 != NONE as usize && 0 == 0
                                                                                     && input.state.get(3 + v1_pos * 21 + p26 * 3 + v0_pos * 1)
                                                                                 {
@@ -671,11 +1100,11 @@ impl Rules {
             }
         }
         {
-            for row74 in TABLE_15.iter() {
-                let v1: Sym = row74[0];
-                let v3: Sym = row74[1];
+            {
+                let v1: Sym = 3;
+                let v3: Sym = 4;
                 {
-                    let p70 = input.fluents.positions[34 + v1 as usize] as usize;
+                    let p70 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
                     if p70 != NONE as usize {
                         let lo71 = 3 + p70 * 21;
                         for bit72 in input.state.ones(lo71, lo71 + 21) {
@@ -695,10 +1124,8 @@ impl Rules {
                                             let row66 = &TABLE_15_BY0[i68];
                                             let v6: Sym = row66[1];
                                             {
-                                                let p64 = input.fluents.positions[34 + v3 as usize]
-                                                    as usize;
-                                                let p65 = input.fluents.positions[51 + v6 as usize]
-                                                    as usize;
+                                                let p64 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p65 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
                                                 if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
                                                     && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
                                                 {
@@ -721,10 +1148,8 @@ impl Rules {
                                                                             let row56 = &TABLE_15_BY0[i58];
                                                                             let v7: Sym = row56[1];
                                                                             {
-                                                                                let p54 = input.fluents.positions[34 + v4 as usize]
-                                                                                    as usize;
-                                                                                let p55 = input.fluents.positions[51 + v7 as usize]
-                                                                                    as usize;
+                                                                                let p54 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p55 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
                                                                                 if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
                                                                                     && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
                                                                                 {
@@ -747,10 +1172,533 @@ impl Rules {
                                                                                                             let row46 = &TABLE_15_BY0[i48];
                                                                                                             let v8: Sym = row46[1];
                                                                                                             {
-                                                                                                                let p44 = input.fluents.positions[34 + v5 as usize]
-                                                                                                                    as usize;
-                                                                                                                let p45 = input.fluents.positions[51 + v8 as usize]
-                                                                                                                    as usize;
+                                                                                                                let p44 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p45 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 4;
+                let v3: Sym = 5;
+                {
+                    let p70 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p70 != NONE as usize {
+                        let lo71 = 3 + p70 * 21;
+                        for bit72 in input.state.ones(lo71, lo71 + 21) {
+                            let offset73 = bit72 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset73 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset73 / 1) % 3];
+                                let v2_pos: usize = (offset73 / 3) % 7;
+                                let v0_pos: usize = (offset73 / 1) % 3;
+                                {
+                                    let k67 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k67 != NONE as usize {
+                                        let key69 = k67 * 1;
+                                        for i68 in TABLE_15_AT0[key69]
+                                            as usize..TABLE_15_AT0[key69 + 1] as usize
+                                        {
+                                            let row66 = &TABLE_15_BY0[i68];
+                                            let v6: Sym = row66[1];
+                                            {
+                                                let p64 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p65 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k61 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k61 != NONE as usize {
+                                                            let key63 = k61 * 1;
+                                                            for i62 in TABLE_15_AT0[key63]
+                                                                as usize..TABLE_15_AT0[key63 + 1] as usize
+                                                            {
+                                                                let row60 = &TABLE_15_BY0[i62];
+                                                                let v4: Sym = row60[1];
+                                                                {
+                                                                    let k57 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k57 != NONE as usize {
+                                                                        let key59 = k57 * 1;
+                                                                        for i58 in TABLE_15_AT0[key59]
+                                                                            as usize..TABLE_15_AT0[key59 + 1] as usize
+                                                                        {
+                                                                            let row56 = &TABLE_15_BY0[i58];
+                                                                            let v7: Sym = row56[1];
+                                                                            {
+                                                                                let p54 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p55 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k51 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k51 != NONE as usize {
+                                                                                            let key53 = k51 * 1;
+                                                                                            for i52 in TABLE_15_AT0[key53]
+                                                                                                as usize..TABLE_15_AT0[key53 + 1] as usize
+                                                                                            {
+                                                                                                let row50 = &TABLE_15_BY0[i52];
+                                                                                                let v5: Sym = row50[1];
+                                                                                                {
+                                                                                                    let k47 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k47 != NONE as usize {
+                                                                                                        let key49 = k47 * 1;
+                                                                                                        for i48 in TABLE_15_AT0[key49]
+                                                                                                            as usize..TABLE_15_AT0[key49 + 1] as usize
+                                                                                                        {
+                                                                                                            let row46 = &TABLE_15_BY0[i48];
+                                                                                                            let v8: Sym = row46[1];
+                                                                                                            {
+                                                                                                                let p44 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p45 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 5;
+                let v3: Sym = 6;
+                {
+                    let p70 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p70 != NONE as usize {
+                        let lo71 = 3 + p70 * 21;
+                        for bit72 in input.state.ones(lo71, lo71 + 21) {
+                            let offset73 = bit72 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset73 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset73 / 1) % 3];
+                                let v2_pos: usize = (offset73 / 3) % 7;
+                                let v0_pos: usize = (offset73 / 1) % 3;
+                                {
+                                    let k67 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k67 != NONE as usize {
+                                        let key69 = k67 * 1;
+                                        for i68 in TABLE_15_AT0[key69]
+                                            as usize..TABLE_15_AT0[key69 + 1] as usize
+                                        {
+                                            let row66 = &TABLE_15_BY0[i68];
+                                            let v6: Sym = row66[1];
+                                            {
+                                                let p64 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p65 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k61 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k61 != NONE as usize {
+                                                            let key63 = k61 * 1;
+                                                            for i62 in TABLE_15_AT0[key63]
+                                                                as usize..TABLE_15_AT0[key63 + 1] as usize
+                                                            {
+                                                                let row60 = &TABLE_15_BY0[i62];
+                                                                let v4: Sym = row60[1];
+                                                                {
+                                                                    let k57 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k57 != NONE as usize {
+                                                                        let key59 = k57 * 1;
+                                                                        for i58 in TABLE_15_AT0[key59]
+                                                                            as usize..TABLE_15_AT0[key59 + 1] as usize
+                                                                        {
+                                                                            let row56 = &TABLE_15_BY0[i58];
+                                                                            let v7: Sym = row56[1];
+                                                                            {
+                                                                                let p54 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p55 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k51 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k51 != NONE as usize {
+                                                                                            let key53 = k51 * 1;
+                                                                                            for i52 in TABLE_15_AT0[key53]
+                                                                                                as usize..TABLE_15_AT0[key53 + 1] as usize
+                                                                                            {
+                                                                                                let row50 = &TABLE_15_BY0[i52];
+                                                                                                let v5: Sym = row50[1];
+                                                                                                {
+                                                                                                    let k47 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k47 != NONE as usize {
+                                                                                                        let key49 = k47 * 1;
+                                                                                                        for i48 in TABLE_15_AT0[key49]
+                                                                                                            as usize..TABLE_15_AT0[key49 + 1] as usize
+                                                                                                        {
+                                                                                                            let row46 = &TABLE_15_BY0[i48];
+                                                                                                            let v8: Sym = row46[1];
+                                                                                                            {
+                                                                                                                let p44 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p45 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 6;
+                let v3: Sym = 7;
+                {
+                    let p70 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p70 != NONE as usize {
+                        let lo71 = 3 + p70 * 21;
+                        for bit72 in input.state.ones(lo71, lo71 + 21) {
+                            let offset73 = bit72 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset73 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset73 / 1) % 3];
+                                let v2_pos: usize = (offset73 / 3) % 7;
+                                let v0_pos: usize = (offset73 / 1) % 3;
+                                {
+                                    let k67 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k67 != NONE as usize {
+                                        let key69 = k67 * 1;
+                                        for i68 in TABLE_15_AT0[key69]
+                                            as usize..TABLE_15_AT0[key69 + 1] as usize
+                                        {
+                                            let row66 = &TABLE_15_BY0[i68];
+                                            let v6: Sym = row66[1];
+                                            {
+                                                let p64 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p65 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k61 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k61 != NONE as usize {
+                                                            let key63 = k61 * 1;
+                                                            for i62 in TABLE_15_AT0[key63]
+                                                                as usize..TABLE_15_AT0[key63 + 1] as usize
+                                                            {
+                                                                let row60 = &TABLE_15_BY0[i62];
+                                                                let v4: Sym = row60[1];
+                                                                {
+                                                                    let k57 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k57 != NONE as usize {
+                                                                        let key59 = k57 * 1;
+                                                                        for i58 in TABLE_15_AT0[key59]
+                                                                            as usize..TABLE_15_AT0[key59 + 1] as usize
+                                                                        {
+                                                                            let row56 = &TABLE_15_BY0[i58];
+                                                                            let v7: Sym = row56[1];
+                                                                            {
+                                                                                let p54 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p55 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k51 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k51 != NONE as usize {
+                                                                                            let key53 = k51 * 1;
+                                                                                            for i52 in TABLE_15_AT0[key53]
+                                                                                                as usize..TABLE_15_AT0[key53 + 1] as usize
+                                                                                            {
+                                                                                                let row50 = &TABLE_15_BY0[i52];
+                                                                                                let v5: Sym = row50[1];
+                                                                                                {
+                                                                                                    let k47 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k47 != NONE as usize {
+                                                                                                        let key49 = k47 * 1;
+                                                                                                        for i48 in TABLE_15_AT0[key49]
+                                                                                                            as usize..TABLE_15_AT0[key49 + 1] as usize
+                                                                                                        {
+                                                                                                            let row46 = &TABLE_15_BY0[i48];
+                                                                                                            let v8: Sym = row46[1];
+                                                                                                            {
+                                                                                                                let p44 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p45 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 7;
+                let v3: Sym = 8;
+                {
+                    let p70 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p70 != NONE as usize {
+                        let lo71 = 3 + p70 * 21;
+                        for bit72 in input.state.ones(lo71, lo71 + 21) {
+                            let offset73 = bit72 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset73 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset73 / 1) % 3];
+                                let v2_pos: usize = (offset73 / 3) % 7;
+                                let v0_pos: usize = (offset73 / 1) % 3;
+                                {
+                                    let k67 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k67 != NONE as usize {
+                                        let key69 = k67 * 1;
+                                        for i68 in TABLE_15_AT0[key69]
+                                            as usize..TABLE_15_AT0[key69 + 1] as usize
+                                        {
+                                            let row66 = &TABLE_15_BY0[i68];
+                                            let v6: Sym = row66[1];
+                                            {
+                                                let p64 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p65 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k61 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k61 != NONE as usize {
+                                                            let key63 = k61 * 1;
+                                                            for i62 in TABLE_15_AT0[key63]
+                                                                as usize..TABLE_15_AT0[key63 + 1] as usize
+                                                            {
+                                                                let row60 = &TABLE_15_BY0[i62];
+                                                                let v4: Sym = row60[1];
+                                                                {
+                                                                    let k57 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k57 != NONE as usize {
+                                                                        let key59 = k57 * 1;
+                                                                        for i58 in TABLE_15_AT0[key59]
+                                                                            as usize..TABLE_15_AT0[key59 + 1] as usize
+                                                                        {
+                                                                            let row56 = &TABLE_15_BY0[i58];
+                                                                            let v7: Sym = row56[1];
+                                                                            {
+                                                                                let p54 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p55 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k51 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k51 != NONE as usize {
+                                                                                            let key53 = k51 * 1;
+                                                                                            for i52 in TABLE_15_AT0[key53]
+                                                                                                as usize..TABLE_15_AT0[key53 + 1] as usize
+                                                                                            {
+                                                                                                let row50 = &TABLE_15_BY0[i52];
+                                                                                                let v5: Sym = row50[1];
+                                                                                                {
+                                                                                                    let k47 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k47 != NONE as usize {
+                                                                                                        let key49 = k47 * 1;
+                                                                                                        for i48 in TABLE_15_AT0[key49]
+                                                                                                            as usize..TABLE_15_AT0[key49 + 1] as usize
+                                                                                                        {
+                                                                                                            let row46 = &TABLE_15_BY0[i48];
+                                                                                                            let v8: Sym = row46[1];
+                                                                                                            {
+                                                                                                                let p44 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p45 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 8;
+                let v3: Sym = 9;
+                {
+                    let p70 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p70 != NONE as usize {
+                        let lo71 = 3 + p70 * 21;
+                        for bit72 in input.state.ones(lo71, lo71 + 21) {
+                            let offset73 = bit72 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset73 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset73 / 1) % 3];
+                                let v2_pos: usize = (offset73 / 3) % 7;
+                                let v0_pos: usize = (offset73 / 1) % 3;
+                                {
+                                    let k67 = TABLE_15_P0[v2 as usize] as usize;
+                                    if k67 != NONE as usize {
+                                        let key69 = k67 * 1;
+                                        for i68 in TABLE_15_AT0[key69]
+                                            as usize..TABLE_15_AT0[key69 + 1] as usize
+                                        {
+                                            let row66 = &TABLE_15_BY0[i68];
+                                            let v6: Sym = row66[1];
+                                            {
+                                                let p64 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p65 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p64 != NONE as usize && p65 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p64 * 21 + p65 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k61 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k61 != NONE as usize {
+                                                            let key63 = k61 * 1;
+                                                            for i62 in TABLE_15_AT0[key63]
+                                                                as usize..TABLE_15_AT0[key63 + 1] as usize
+                                                            {
+                                                                let row60 = &TABLE_15_BY0[i62];
+                                                                let v4: Sym = row60[1];
+                                                                {
+                                                                    let k57 = TABLE_15_P0[v6 as usize] as usize;
+                                                                    if k57 != NONE as usize {
+                                                                        let key59 = k57 * 1;
+                                                                        for i58 in TABLE_15_AT0[key59]
+                                                                            as usize..TABLE_15_AT0[key59 + 1] as usize
+                                                                        {
+                                                                            let row56 = &TABLE_15_BY0[i58];
+                                                                            let v7: Sym = row56[1];
+                                                                            {
+                                                                                let p54 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p55 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p54 != NONE as usize && p55 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p54 * 21 + p55 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k51 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k51 != NONE as usize {
+                                                                                            let key53 = k51 * 1;
+                                                                                            for i52 in TABLE_15_AT0[key53]
+                                                                                                as usize..TABLE_15_AT0[key53 + 1] as usize
+                                                                                            {
+                                                                                                let row50 = &TABLE_15_BY0[i52];
+                                                                                                let v5: Sym = row50[1];
+                                                                                                {
+                                                                                                    let k47 = TABLE_15_P0[v7 as usize] as usize;
+                                                                                                    if k47 != NONE as usize {
+                                                                                                        let key49 = k47 * 1;
+                                                                                                        for i48 in TABLE_15_AT0[key49]
+                                                                                                            as usize..TABLE_15_AT0[key49 + 1] as usize
+                                                                                                        {
+                                                                                                            let row46 = &TABLE_15_BY0[i48];
+                                                                                                            let v8: Sym = row46[1];
+                                                                                                            {
+                                                                                                                let p44 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p45 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
                                                                                                                 if p44 != NONE as usize && p45 != NONE as usize && 0 == 0
                                                                                                                     && input.state.get(3 + p44 * 21 + p45 * 3 + v0_pos * 1)
                                                                                                                 {
@@ -784,11 +1732,11 @@ impl Rules {
             }
         }
         {
-            for row105 in TABLE_15.iter() {
-                let v1: Sym = row105[0];
-                let v3: Sym = row105[1];
+            {
+                let v1: Sym = 3;
+                let v3: Sym = 4;
                 {
-                    let p101 = input.fluents.positions[34 + v1 as usize] as usize;
+                    let p101 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
                     if p101 != NONE as usize {
                         let lo102 = 3 + p101 * 21;
                         for bit103 in input.state.ones(lo102, lo102 + 21) {
@@ -808,10 +1756,8 @@ impl Rules {
                                             let row97 = &TABLE_15_BY1[i99];
                                             let v6: Sym = row97[0];
                                             {
-                                                let p95 = input.fluents.positions[34 + v3 as usize]
-                                                    as usize;
-                                                let p96 = input.fluents.positions[51 + v6 as usize]
-                                                    as usize;
+                                                let p95 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p96 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
                                                 if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
                                                     && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
                                                 {
@@ -834,10 +1780,8 @@ impl Rules {
                                                                             let row87 = &TABLE_15_BY1[i89];
                                                                             let v7: Sym = row87[0];
                                                                             {
-                                                                                let p85 = input.fluents.positions[34 + v4 as usize]
-                                                                                    as usize;
-                                                                                let p86 = input.fluents.positions[51 + v7 as usize]
-                                                                                    as usize;
+                                                                                let p85 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p86 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
                                                                                 if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
                                                                                     && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
                                                                                 {
@@ -860,10 +1804,533 @@ impl Rules {
                                                                                                             let row77 = &TABLE_15_BY1[i79];
                                                                                                             let v8: Sym = row77[0];
                                                                                                             {
-                                                                                                                let p75 = input.fluents.positions[34 + v5 as usize]
-                                                                                                                    as usize;
-                                                                                                                let p76 = input.fluents.positions[51 + v8 as usize]
-                                                                                                                    as usize;
+                                                                                                                let p75 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p76 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 4;
+                let v3: Sym = 5;
+                {
+                    let p101 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p101 != NONE as usize {
+                        let lo102 = 3 + p101 * 21;
+                        for bit103 in input.state.ones(lo102, lo102 + 21) {
+                            let offset104 = bit103 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset104 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset104 / 1) % 3];
+                                let v2_pos: usize = (offset104 / 3) % 7;
+                                let v0_pos: usize = (offset104 / 1) % 3;
+                                {
+                                    let k98 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k98 != NONE as usize {
+                                        let key100 = k98 * 1;
+                                        for i99 in TABLE_15_AT1[key100]
+                                            as usize..TABLE_15_AT1[key100 + 1] as usize
+                                        {
+                                            let row97 = &TABLE_15_BY1[i99];
+                                            let v6: Sym = row97[0];
+                                            {
+                                                let p95 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p96 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k92 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_15_AT0[key94]
+                                                                as usize..TABLE_15_AT0[key94 + 1] as usize
+                                                            {
+                                                                let row91 = &TABLE_15_BY0[i93];
+                                                                let v4: Sym = row91[1];
+                                                                {
+                                                                    let k88 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k88 != NONE as usize {
+                                                                        let key90 = k88 * 1;
+                                                                        for i89 in TABLE_15_AT1[key90]
+                                                                            as usize..TABLE_15_AT1[key90 + 1] as usize
+                                                                        {
+                                                                            let row87 = &TABLE_15_BY1[i89];
+                                                                            let v7: Sym = row87[0];
+                                                                            {
+                                                                                let p85 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p86 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k82 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k82 != NONE as usize {
+                                                                                            let key84 = k82 * 1;
+                                                                                            for i83 in TABLE_15_AT0[key84]
+                                                                                                as usize..TABLE_15_AT0[key84 + 1] as usize
+                                                                                            {
+                                                                                                let row81 = &TABLE_15_BY0[i83];
+                                                                                                let v5: Sym = row81[1];
+                                                                                                {
+                                                                                                    let k78 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k78 != NONE as usize {
+                                                                                                        let key80 = k78 * 1;
+                                                                                                        for i79 in TABLE_15_AT1[key80]
+                                                                                                            as usize..TABLE_15_AT1[key80 + 1] as usize
+                                                                                                        {
+                                                                                                            let row77 = &TABLE_15_BY1[i79];
+                                                                                                            let v8: Sym = row77[0];
+                                                                                                            {
+                                                                                                                let p75 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p76 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 5;
+                let v3: Sym = 6;
+                {
+                    let p101 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p101 != NONE as usize {
+                        let lo102 = 3 + p101 * 21;
+                        for bit103 in input.state.ones(lo102, lo102 + 21) {
+                            let offset104 = bit103 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset104 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset104 / 1) % 3];
+                                let v2_pos: usize = (offset104 / 3) % 7;
+                                let v0_pos: usize = (offset104 / 1) % 3;
+                                {
+                                    let k98 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k98 != NONE as usize {
+                                        let key100 = k98 * 1;
+                                        for i99 in TABLE_15_AT1[key100]
+                                            as usize..TABLE_15_AT1[key100 + 1] as usize
+                                        {
+                                            let row97 = &TABLE_15_BY1[i99];
+                                            let v6: Sym = row97[0];
+                                            {
+                                                let p95 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p96 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k92 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_15_AT0[key94]
+                                                                as usize..TABLE_15_AT0[key94 + 1] as usize
+                                                            {
+                                                                let row91 = &TABLE_15_BY0[i93];
+                                                                let v4: Sym = row91[1];
+                                                                {
+                                                                    let k88 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k88 != NONE as usize {
+                                                                        let key90 = k88 * 1;
+                                                                        for i89 in TABLE_15_AT1[key90]
+                                                                            as usize..TABLE_15_AT1[key90 + 1] as usize
+                                                                        {
+                                                                            let row87 = &TABLE_15_BY1[i89];
+                                                                            let v7: Sym = row87[0];
+                                                                            {
+                                                                                let p85 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p86 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k82 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k82 != NONE as usize {
+                                                                                            let key84 = k82 * 1;
+                                                                                            for i83 in TABLE_15_AT0[key84]
+                                                                                                as usize..TABLE_15_AT0[key84 + 1] as usize
+                                                                                            {
+                                                                                                let row81 = &TABLE_15_BY0[i83];
+                                                                                                let v5: Sym = row81[1];
+                                                                                                {
+                                                                                                    let k78 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k78 != NONE as usize {
+                                                                                                        let key80 = k78 * 1;
+                                                                                                        for i79 in TABLE_15_AT1[key80]
+                                                                                                            as usize..TABLE_15_AT1[key80 + 1] as usize
+                                                                                                        {
+                                                                                                            let row77 = &TABLE_15_BY1[i79];
+                                                                                                            let v8: Sym = row77[0];
+                                                                                                            {
+                                                                                                                let p75 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p76 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 6;
+                let v3: Sym = 7;
+                {
+                    let p101 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p101 != NONE as usize {
+                        let lo102 = 3 + p101 * 21;
+                        for bit103 in input.state.ones(lo102, lo102 + 21) {
+                            let offset104 = bit103 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset104 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset104 / 1) % 3];
+                                let v2_pos: usize = (offset104 / 3) % 7;
+                                let v0_pos: usize = (offset104 / 1) % 3;
+                                {
+                                    let k98 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k98 != NONE as usize {
+                                        let key100 = k98 * 1;
+                                        for i99 in TABLE_15_AT1[key100]
+                                            as usize..TABLE_15_AT1[key100 + 1] as usize
+                                        {
+                                            let row97 = &TABLE_15_BY1[i99];
+                                            let v6: Sym = row97[0];
+                                            {
+                                                let p95 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p96 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k92 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_15_AT0[key94]
+                                                                as usize..TABLE_15_AT0[key94 + 1] as usize
+                                                            {
+                                                                let row91 = &TABLE_15_BY0[i93];
+                                                                let v4: Sym = row91[1];
+                                                                {
+                                                                    let k88 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k88 != NONE as usize {
+                                                                        let key90 = k88 * 1;
+                                                                        for i89 in TABLE_15_AT1[key90]
+                                                                            as usize..TABLE_15_AT1[key90 + 1] as usize
+                                                                        {
+                                                                            let row87 = &TABLE_15_BY1[i89];
+                                                                            let v7: Sym = row87[0];
+                                                                            {
+                                                                                let p85 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p86 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k82 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k82 != NONE as usize {
+                                                                                            let key84 = k82 * 1;
+                                                                                            for i83 in TABLE_15_AT0[key84]
+                                                                                                as usize..TABLE_15_AT0[key84 + 1] as usize
+                                                                                            {
+                                                                                                let row81 = &TABLE_15_BY0[i83];
+                                                                                                let v5: Sym = row81[1];
+                                                                                                {
+                                                                                                    let k78 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k78 != NONE as usize {
+                                                                                                        let key80 = k78 * 1;
+                                                                                                        for i79 in TABLE_15_AT1[key80]
+                                                                                                            as usize..TABLE_15_AT1[key80 + 1] as usize
+                                                                                                        {
+                                                                                                            let row77 = &TABLE_15_BY1[i79];
+                                                                                                            let v8: Sym = row77[0];
+                                                                                                            {
+                                                                                                                let p75 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p76 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 7;
+                let v3: Sym = 8;
+                {
+                    let p101 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p101 != NONE as usize {
+                        let lo102 = 3 + p101 * 21;
+                        for bit103 in input.state.ones(lo102, lo102 + 21) {
+                            let offset104 = bit103 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset104 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset104 / 1) % 3];
+                                let v2_pos: usize = (offset104 / 3) % 7;
+                                let v0_pos: usize = (offset104 / 1) % 3;
+                                {
+                                    let k98 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k98 != NONE as usize {
+                                        let key100 = k98 * 1;
+                                        for i99 in TABLE_15_AT1[key100]
+                                            as usize..TABLE_15_AT1[key100 + 1] as usize
+                                        {
+                                            let row97 = &TABLE_15_BY1[i99];
+                                            let v6: Sym = row97[0];
+                                            {
+                                                let p95 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p96 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k92 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_15_AT0[key94]
+                                                                as usize..TABLE_15_AT0[key94 + 1] as usize
+                                                            {
+                                                                let row91 = &TABLE_15_BY0[i93];
+                                                                let v4: Sym = row91[1];
+                                                                {
+                                                                    let k88 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k88 != NONE as usize {
+                                                                        let key90 = k88 * 1;
+                                                                        for i89 in TABLE_15_AT1[key90]
+                                                                            as usize..TABLE_15_AT1[key90 + 1] as usize
+                                                                        {
+                                                                            let row87 = &TABLE_15_BY1[i89];
+                                                                            let v7: Sym = row87[0];
+                                                                            {
+                                                                                let p85 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p86 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k82 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k82 != NONE as usize {
+                                                                                            let key84 = k82 * 1;
+                                                                                            for i83 in TABLE_15_AT0[key84]
+                                                                                                as usize..TABLE_15_AT0[key84 + 1] as usize
+                                                                                            {
+                                                                                                let row81 = &TABLE_15_BY0[i83];
+                                                                                                let v5: Sym = row81[1];
+                                                                                                {
+                                                                                                    let k78 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k78 != NONE as usize {
+                                                                                                        let key80 = k78 * 1;
+                                                                                                        for i79 in TABLE_15_AT1[key80]
+                                                                                                            as usize..TABLE_15_AT1[key80 + 1] as usize
+                                                                                                        {
+                                                                                                            let row77 = &TABLE_15_BY1[i79];
+                                                                                                            let v8: Sym = row77[0];
+                                                                                                            {
+                                                                                                                let p75 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p76 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
+                                                                                                                if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
+                                                                                                                    && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
+                                                                                                                {
+                                                                                                                    self.grew
+                                                                                                                        |= self.r9.insert(POS_9[0 + v0 as usize] as usize * 1);
+                                                                                                                }
+                                                                                                            }
+                                                                                                        }
+                                                                                                    }
+                                                                                                }
+                                                                                            }
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v1: Sym = 8;
+                let v3: Sym = 9;
+                {
+                    let p101 = FLUENT_POSITIONS[34 + v1 as usize] as usize;
+                    if p101 != NONE as usize {
+                        let lo102 = 3 + p101 * 21;
+                        for bit103 in input.state.ones(lo102, lo102 + 21) {
+                            let offset104 = bit103 - 3;
+                            if 0 == 0 {
+                                let v2: Sym = [0, 3, 4, 5, 6, 7, 8][(offset104 / 3) % 7];
+                                let v0: Sym = [0, 1, 2][(offset104 / 1) % 3];
+                                let v2_pos: usize = (offset104 / 3) % 7;
+                                let v0_pos: usize = (offset104 / 1) % 3;
+                                {
+                                    let k98 = TABLE_15_P1[v2 as usize] as usize;
+                                    if k98 != NONE as usize {
+                                        let key100 = k98 * 1;
+                                        for i99 in TABLE_15_AT1[key100]
+                                            as usize..TABLE_15_AT1[key100 + 1] as usize
+                                        {
+                                            let row97 = &TABLE_15_BY1[i99];
+                                            let v6: Sym = row97[0];
+                                            {
+                                                let p95 = FLUENT_POSITIONS[34 + v3 as usize] as usize;
+                                                let p96 = FLUENT_POSITIONS[51 + v6 as usize] as usize;
+                                                if p95 != NONE as usize && p96 != NONE as usize && 0 == 0
+                                                    && input.state.get(3 + p95 * 21 + p96 * 3 + v0_pos * 1)
+                                                {
+                                                    {
+                                                        let k92 = TABLE_15_P0[v3 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_15_AT0[key94]
+                                                                as usize..TABLE_15_AT0[key94 + 1] as usize
+                                                            {
+                                                                let row91 = &TABLE_15_BY0[i93];
+                                                                let v4: Sym = row91[1];
+                                                                {
+                                                                    let k88 = TABLE_15_P1[v6 as usize] as usize;
+                                                                    if k88 != NONE as usize {
+                                                                        let key90 = k88 * 1;
+                                                                        for i89 in TABLE_15_AT1[key90]
+                                                                            as usize..TABLE_15_AT1[key90 + 1] as usize
+                                                                        {
+                                                                            let row87 = &TABLE_15_BY1[i89];
+                                                                            let v7: Sym = row87[0];
+                                                                            {
+                                                                                let p85 = FLUENT_POSITIONS[34 + v4 as usize] as usize;
+                                                                                let p86 = FLUENT_POSITIONS[51 + v7 as usize] as usize;
+                                                                                if p85 != NONE as usize && p86 != NONE as usize && 0 == 0
+                                                                                    && input.state.get(3 + p85 * 21 + p86 * 3 + v0_pos * 1)
+                                                                                {
+                                                                                    {
+                                                                                        let k82 = TABLE_15_P0[v4 as usize] as usize;
+                                                                                        if k82 != NONE as usize {
+                                                                                            let key84 = k82 * 1;
+                                                                                            for i83 in TABLE_15_AT0[key84]
+                                                                                                as usize..TABLE_15_AT0[key84 + 1] as usize
+                                                                                            {
+                                                                                                let row81 = &TABLE_15_BY0[i83];
+                                                                                                let v5: Sym = row81[1];
+                                                                                                {
+                                                                                                    let k78 = TABLE_15_P1[v7 as usize] as usize;
+                                                                                                    if k78 != NONE as usize {
+                                                                                                        let key80 = k78 * 1;
+                                                                                                        for i79 in TABLE_15_AT1[key80]
+                                                                                                            as usize..TABLE_15_AT1[key80 + 1] as usize
+                                                                                                        {
+                                                                                                            let row77 = &TABLE_15_BY1[i79];
+                                                                                                            let v8: Sym = row77[0];
+                                                                                                            {
+                                                                                                                let p75 = FLUENT_POSITIONS[34 + v5 as usize] as usize;
+                                                                                                                let p76 = FLUENT_POSITIONS[51 + v8 as usize] as usize;
                                                                                                                 if p75 != NONE as usize && p76 != NONE as usize && 0 == 0
                                                                                                                     && input.state.get(3 + p75 * 21 + p76 * 3 + v0_pos * 1)
                                                                                                                 {
@@ -919,8 +2386,23 @@ impl Rules {
     ///Layer 11: `goal/2`.
     fn layer11(&mut self, input: &Input) {
         {
-            for row111 in TABLE_12.iter() {
-                let v0: Sym = row111[0];
+            {
+                let v0: Sym = 1;
+                {
+                    let p110 = POS_9[0 + v0 as usize] as usize;
+                    if p110 != NONE as usize && self.r9.has_bit(0 + p110 * 1) {
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 3 + 2,
+                                    &[v0, 16],
+                                );
+                    }
+                }
+            }
+            {
+                let v0: Sym = 2;
                 {
                     let p110 = POS_9[0 + v0 as usize] as usize;
                     if p110 != NONE as usize && self.r9.has_bit(0 + p110 * 1) {
@@ -936,9 +2418,25 @@ impl Rules {
             }
         }
         {
-            for row113 in TABLE_11.iter() {
-                let v0: Sym = row113[0];
-                let v1: Sym = row113[1];
+            {
+                let v0: Sym = 1;
+                let v1: Sym = 2;
+                {
+                    let p112 = POS_9[0 + v1 as usize] as usize;
+                    if p112 != NONE as usize && self.r9.has_bit(0 + p112 * 1) {
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 3 + 0,
+                                    &[v0, 14],
+                                );
+                    }
+                }
+            }
+            {
+                let v0: Sym = 2;
+                let v1: Sym = 1;
                 {
                     let p112 = POS_9[0 + v1 as usize] as usize;
                     if p112 != NONE as usize && self.r9.has_bit(0 + p112 * 1) {
@@ -968,8 +2466,18 @@ impl Rules {
                     false
                 };
                 if !exists {
-                    for row114 in TABLE_12.iter() {
-                        let v0: Sym = row114[0];
+                    {
+                        let v0: Sym = 1;
+                        self.grew
+                            |= self
+                                .r5
+                                .insert_bit(
+                                    POS_5[0 + v0 as usize] as usize * 3 + 1,
+                                    &[v0, 15],
+                                );
+                    }
+                    {
+                        let v0: Sym = 2;
                         self.grew
                             |= self
                                 .r5
@@ -985,8 +2493,104 @@ impl Rules {
     ///Layer 14: `landing/2`.
     fn layer14(&mut self, input: &Input) {
         {
-            for row119 in TABLE_1.iter() {
-                let v0: Sym = row119[0];
+            {
+                let v0: Sym = 3;
+                let exists = 'found117: {
+                    {
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
+                        {
+                            break 'found117 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
+                }
+            }
+            {
+                let v0: Sym = 4;
+                let exists = 'found117: {
+                    {
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
+                        {
+                            break 'found117 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
+                }
+            }
+            {
+                let v0: Sym = 5;
+                let exists = 'found117: {
+                    {
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
+                        {
+                            break 'found117 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
+                }
+            }
+            {
+                let v0: Sym = 6;
+                let exists = 'found117: {
+                    {
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
+                        {
+                            break 'found117 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
+                }
+            }
+            {
+                let v0: Sym = 7;
+                let exists = 'found117: {
+                    {
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
+                        {
+                            break 'found117 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
+                }
+            }
+            {
+                let v0: Sym = 8;
+                let exists = 'found117: {
+                    {
+                        let p118 = POS_4[0 + v0 as usize] as usize;
+                        if p118 != NONE as usize && self.r4.has_bit(0 + p118 * 6 + 0 * 1)
+                        {
+                            break 'found117 true;
+                        }
+                    }
+                    false
+                };
+                if !exists {
+                    self.grew |= self.r7.insert(POS_7[0 + v0 as usize] as usize * 6 + 0);
+                }
+            }
+            {
+                let v0: Sym = 9;
                 let exists = 'found117: {
                     {
                         let p118 = POS_4[0 + v0 as usize] as usize;
@@ -1003,9 +2607,259 @@ impl Rules {
             }
         }
         {
-            for row131 in TABLE_15.iter() {
-                let v2: Sym = row131[0];
-                let v1: Sym = row131[1];
+            {
+                let v2: Sym = 3;
+                let v1: Sym = 4;
+                {
+                    let k128 = TABLE_13_P0[v1 as usize] as usize;
+                    if k128 != NONE as usize {
+                        let key130 = k128 * 1;
+                        for i129 in TABLE_13_AT0[key130]
+                            as usize..TABLE_13_AT0[key130 + 1] as usize
+                        {
+                            let row127 = &TABLE_13_BY0[i129];
+                            {
+                                let p122 = POS_4[17 + v2 as usize] as usize;
+                                if p122 != NONE as usize {
+                                    let lo123 = 0;
+                                    let mut cursor126 = rt::OnesCursor::new(
+                                        self.r4.words(),
+                                        lo123,
+                                        lo123 + 42,
+                                    );
+                                    while let Some(bit124) = cursor126.next(self.r4.words()) {
+                                        let offset125 = bit124 - 0;
+                                        if (offset125 / 1) % 6 == p122 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset125 / 6) % 7];
+                                            let v0_pos: usize = (offset125 / 6) % 7;
+                                            let exists = 'found120: {
+                                                {
+                                                    let p121 = POS_4[17 + v1 as usize] as usize;
+                                                    if p121 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p121 * 1)
+                                                    {
+                                                        break 'found120 true;
+                                                    }
+                                                }
+                                                false
+                                            };
+                                            if !exists {
+                                                self.grew
+                                                    |= self
+                                                        .r7
+                                                        .insert(v0_pos * 6 + POS_7[17 + v1 as usize] as usize * 1);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v2: Sym = 4;
+                let v1: Sym = 5;
+                {
+                    let k128 = TABLE_13_P0[v1 as usize] as usize;
+                    if k128 != NONE as usize {
+                        let key130 = k128 * 1;
+                        for i129 in TABLE_13_AT0[key130]
+                            as usize..TABLE_13_AT0[key130 + 1] as usize
+                        {
+                            let row127 = &TABLE_13_BY0[i129];
+                            {
+                                let p122 = POS_4[17 + v2 as usize] as usize;
+                                if p122 != NONE as usize {
+                                    let lo123 = 0;
+                                    let mut cursor126 = rt::OnesCursor::new(
+                                        self.r4.words(),
+                                        lo123,
+                                        lo123 + 42,
+                                    );
+                                    while let Some(bit124) = cursor126.next(self.r4.words()) {
+                                        let offset125 = bit124 - 0;
+                                        if (offset125 / 1) % 6 == p122 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset125 / 6) % 7];
+                                            let v0_pos: usize = (offset125 / 6) % 7;
+                                            let exists = 'found120: {
+                                                {
+                                                    let p121 = POS_4[17 + v1 as usize] as usize;
+                                                    if p121 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p121 * 1)
+                                                    {
+                                                        break 'found120 true;
+                                                    }
+                                                }
+                                                false
+                                            };
+                                            if !exists {
+                                                self.grew
+                                                    |= self
+                                                        .r7
+                                                        .insert(v0_pos * 6 + POS_7[17 + v1 as usize] as usize * 1);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v2: Sym = 5;
+                let v1: Sym = 6;
+                {
+                    let k128 = TABLE_13_P0[v1 as usize] as usize;
+                    if k128 != NONE as usize {
+                        let key130 = k128 * 1;
+                        for i129 in TABLE_13_AT0[key130]
+                            as usize..TABLE_13_AT0[key130 + 1] as usize
+                        {
+                            let row127 = &TABLE_13_BY0[i129];
+                            {
+                                let p122 = POS_4[17 + v2 as usize] as usize;
+                                if p122 != NONE as usize {
+                                    let lo123 = 0;
+                                    let mut cursor126 = rt::OnesCursor::new(
+                                        self.r4.words(),
+                                        lo123,
+                                        lo123 + 42,
+                                    );
+                                    while let Some(bit124) = cursor126.next(self.r4.words()) {
+                                        let offset125 = bit124 - 0;
+                                        if (offset125 / 1) % 6 == p122 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset125 / 6) % 7];
+                                            let v0_pos: usize = (offset125 / 6) % 7;
+                                            let exists = 'found120: {
+                                                {
+                                                    let p121 = POS_4[17 + v1 as usize] as usize;
+                                                    if p121 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p121 * 1)
+                                                    {
+                                                        break 'found120 true;
+                                                    }
+                                                }
+                                                false
+                                            };
+                                            if !exists {
+                                                self.grew
+                                                    |= self
+                                                        .r7
+                                                        .insert(v0_pos * 6 + POS_7[17 + v1 as usize] as usize * 1);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v2: Sym = 6;
+                let v1: Sym = 7;
+                {
+                    let k128 = TABLE_13_P0[v1 as usize] as usize;
+                    if k128 != NONE as usize {
+                        let key130 = k128 * 1;
+                        for i129 in TABLE_13_AT0[key130]
+                            as usize..TABLE_13_AT0[key130 + 1] as usize
+                        {
+                            let row127 = &TABLE_13_BY0[i129];
+                            {
+                                let p122 = POS_4[17 + v2 as usize] as usize;
+                                if p122 != NONE as usize {
+                                    let lo123 = 0;
+                                    let mut cursor126 = rt::OnesCursor::new(
+                                        self.r4.words(),
+                                        lo123,
+                                        lo123 + 42,
+                                    );
+                                    while let Some(bit124) = cursor126.next(self.r4.words()) {
+                                        let offset125 = bit124 - 0;
+                                        if (offset125 / 1) % 6 == p122 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset125 / 6) % 7];
+                                            let v0_pos: usize = (offset125 / 6) % 7;
+                                            let exists = 'found120: {
+                                                {
+                                                    let p121 = POS_4[17 + v1 as usize] as usize;
+                                                    if p121 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p121 * 1)
+                                                    {
+                                                        break 'found120 true;
+                                                    }
+                                                }
+                                                false
+                                            };
+                                            if !exists {
+                                                self.grew
+                                                    |= self
+                                                        .r7
+                                                        .insert(v0_pos * 6 + POS_7[17 + v1 as usize] as usize * 1);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v2: Sym = 7;
+                let v1: Sym = 8;
+                {
+                    let k128 = TABLE_13_P0[v1 as usize] as usize;
+                    if k128 != NONE as usize {
+                        let key130 = k128 * 1;
+                        for i129 in TABLE_13_AT0[key130]
+                            as usize..TABLE_13_AT0[key130 + 1] as usize
+                        {
+                            let row127 = &TABLE_13_BY0[i129];
+                            {
+                                let p122 = POS_4[17 + v2 as usize] as usize;
+                                if p122 != NONE as usize {
+                                    let lo123 = 0;
+                                    let mut cursor126 = rt::OnesCursor::new(
+                                        self.r4.words(),
+                                        lo123,
+                                        lo123 + 42,
+                                    );
+                                    while let Some(bit124) = cursor126.next(self.r4.words()) {
+                                        let offset125 = bit124 - 0;
+                                        if (offset125 / 1) % 6 == p122 {
+                                            let v0: Sym = [3, 4, 5, 6, 7, 8, 9][(offset125 / 6) % 7];
+                                            let v0_pos: usize = (offset125 / 6) % 7;
+                                            let exists = 'found120: {
+                                                {
+                                                    let p121 = POS_4[17 + v1 as usize] as usize;
+                                                    if p121 != NONE as usize
+                                                        && self.r4.has_bit(0 + v0_pos * 6 + p121 * 1)
+                                                    {
+                                                        break 'found120 true;
+                                                    }
+                                                }
+                                                false
+                                            };
+                                            if !exists {
+                                                self.grew
+                                                    |= self
+                                                        .r7
+                                                        .insert(v0_pos * 6 + POS_7[17 + v1 as usize] as usize * 1);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v2: Sym = 8;
+                let v1: Sym = 9;
                 {
                     let k128 = TABLE_13_P0[v1 as usize] as usize;
                     if k128 != NONE as usize {
@@ -1147,21 +3001,21 @@ impl Rules {
                                     .set(
                                         3
                                             + {
-                                                let p = input.fluents.positions[34 + v0 as usize];
+                                                let p = FLUENT_POSITIONS[34 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                                 }
                                                 p as usize
                                             } * 21
                                             + {
-                                                let p = input.fluents.positions[51 + v1 as usize];
+                                                let p = FLUENT_POSITIONS[51 + v1 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                                 }
                                                 p as usize
                                             } * 3
                                             + {
-                                                let p = input.fluents.positions[68 + v2 as usize];
+                                                let p = FLUENT_POSITIONS[68 + v2 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[11, 0, v0, v1, v2]);
                                                 }
@@ -1196,7 +3050,7 @@ impl Rules {
                                         .set(
                                             0
                                                 + {
-                                                    let p = input.fluents.positions[17 + v0 as usize];
+                                                    let p = FLUENT_POSITIONS[17 + v0 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(&META, &[10, v0, 0, 0, 0]);
                                                     }

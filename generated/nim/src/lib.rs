@@ -154,6 +154,20 @@ static TABLE_8: [[Sym; 1]; 2] = [[1], [2]];
 ///The tuples of `succ/2`, sorted.
 static TABLE_9: [[Sym; 2]; 5] = [[3, 4], [4, 5], [5, 6], [6, 7], [7, 8]];
 #[allow(dead_code)]
+/// Position of each symbol in each state column's domain (`u32::MAX`: none),
+/// as `META.fluents` gives them.
+static FLUENT_POSITIONS: [u32; 68] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 1, 2, 3,
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3,
+    4, 5, 6, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 0, 1, 2, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295,
+];
+#[allow(dead_code)]
 static TABLE_4_AT1: [u32; 6] = [0, 1, 3, 6, 10, 15];
 #[allow(dead_code)]
 ///The tuples of `less/2` sorted by the key of columns 1; `TABLE_4_AT1` gives each key's first.
@@ -539,14 +553,14 @@ impl Rules {
                         .set(
                             0
                                 + {
-                                    let p = input.fluents.positions[17 + v0 as usize];
+                                    let p = FLUENT_POSITIONS[17 + v0 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[9, v0, v1, 0]);
                                     }
                                     p as usize
                                 } * 7
                                 + {
-                                    let p = input.fluents.positions[34 + v1 as usize];
+                                    let p = FLUENT_POSITIONS[34 + v1 as usize];
                                     if p == NONE {
                                         rt::outside_layout(&META, &[9, v0, v1, 0]);
                                     }
@@ -603,7 +617,7 @@ impl Rules {
                                         .set(
                                             28
                                                 + {
-                                                    let p = input.fluents.positions[51 + v0 as usize];
+                                                    let p = FLUENT_POSITIONS[51 + v0 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(&META, &[13, 0, 0, v0]);
                                                     }

@@ -149,6 +149,21 @@ static TABLE_10: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
 ///The tuples of `role/1`, sorted.
 static TABLE_11: [[Sym; 1]; 2] = [[1], [2]];
 #[allow(dead_code)]
+/// Position of each symbol in each state column's domain (`u32::MAX`: none),
+/// as `META.fluents` gives them.
+static FLUENT_POSITIONS: [u32; 80] = [
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 4294967295, 4294967295, 1, 2, 3, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    0, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 1, 2, 4294967295, 3,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+];
+#[allow(dead_code)]
 static TABLE_10_AT0: [u32; 3] = [0, 1, 2];
 #[allow(dead_code)]
 static TABLE_10_AT1: [u32; 3] = [0, 1, 2];
@@ -548,9 +563,25 @@ impl Rules {
     ///Layer 8: `goal/2`.
     fn layer8(&mut self, input: &Input) {
         {
-            for row20 in TABLE_6.iter() {
-                let v0: Sym = row20[0];
-                let v1: Sym = row20[1];
+            {
+                let v0: Sym = 1;
+                let v1: Sym = 6;
+                {
+                    let p19 = POS_5[0 + v1 as usize] as usize;
+                    if p19 != NONE as usize && self.r5.has_bit(0 + p19 * 1) {
+                        self.grew
+                            |= self
+                                .r1
+                                .insert_bit(
+                                    POS_1[0 + v0 as usize] as usize * 3 + 0,
+                                    &[v0, 13],
+                                );
+                    }
+                }
+            }
+            {
+                let v0: Sym = 2;
+                let v1: Sym = 7;
                 {
                     let p19 = POS_5[0 + v1 as usize] as usize;
                     if p19 != NONE as usize && self.r5.has_bit(0 + p19 * 1) {
@@ -566,9 +597,37 @@ impl Rules {
             }
         }
         {
-            for row26 in TABLE_10.iter() {
-                let v0: Sym = row26[0];
-                let v1: Sym = row26[1];
+            {
+                let v0: Sym = 1;
+                let v1: Sym = 2;
+                {
+                    let k23 = TABLE_6_P0[v1 as usize] as usize;
+                    if k23 != NONE as usize {
+                        let key25 = k23 * 1;
+                        for i24 in TABLE_6_AT0[key25]
+                            as usize..TABLE_6_AT0[key25 + 1] as usize
+                        {
+                            let row22 = &TABLE_6_BY0[i24];
+                            let v2: Sym = row22[1];
+                            {
+                                let p21 = POS_5[0 + v2 as usize] as usize;
+                                if p21 != NONE as usize && self.r5.has_bit(0 + p21 * 1) {
+                                    self.grew
+                                        |= self
+                                            .r1
+                                            .insert_bit(
+                                                POS_1[0 + v0 as usize] as usize * 3 + 1,
+                                                &[v0, 14],
+                                            );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                let v0: Sym = 2;
+                let v1: Sym = 1;
                 {
                     let k23 = TABLE_6_P0[v1 as usize] as usize;
                     if k23 != NONE as usize {
@@ -610,8 +669,18 @@ impl Rules {
                     false
                 };
                 if !exists {
-                    for row27 in TABLE_11.iter() {
-                        let v0: Sym = row27[0];
+                    {
+                        let v0: Sym = 1;
+                        self.grew
+                            |= self
+                                .r1
+                                .insert_bit(
+                                    POS_1[0 + v0 as usize] as usize * 3 + 2,
+                                    &[v0, 15],
+                                );
+                    }
+                    {
+                        let v0: Sym = 2;
                         self.grew
                             |= self
                                 .r1
@@ -732,21 +801,21 @@ impl Rules {
                                     .set(
                                         0
                                             + {
-                                                let p = input.fluents.positions[16 + v0 as usize];
+                                                let p = FLUENT_POSITIONS[16 + v0 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                                 }
                                                 p as usize
                                             } * 16
                                             + {
-                                                let p = input.fluents.positions[32 + v1 as usize];
+                                                let p = FLUENT_POSITIONS[32 + v1 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                                 }
                                                 p as usize
                                             } * 4
                                             + {
-                                                let p = input.fluents.positions[48 + v2 as usize];
+                                                let p = FLUENT_POSITIONS[48 + v2 as usize];
                                                 if p == NONE {
                                                     rt::outside_layout(&META, &[8, v0, v1, v2, 0]);
                                                 }
@@ -829,7 +898,7 @@ impl Rules {
                                         .set(
                                             64
                                                 + {
-                                                    let p = input.fluents.positions[64 + v0 as usize];
+                                                    let p = FLUENT_POSITIONS[64 + v0 as usize];
                                                     if p == NONE {
                                                         rt::outside_layout(&META, &[10, 0, 0, 0, v0]);
                                                     }
