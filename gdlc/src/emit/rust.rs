@@ -15,10 +15,13 @@
 //!   filter trees as nested loops and tests over locals. Queries on `true` read the
 //!   state bits directly — a membership test when every argument is known, otherwise
 //!   the set bits of the narrowest range of the functor's block the known leading
-//!   arguments allow; queries on `does` read the joint move's tuples; other relations
-//!   use the store and index the plan chose.
+//!   arguments allow; queries on `does` read the joint move's tuples; static relations
+//!   are read from constant tables through constant offset tables keyed on the known
+//!   columns (small scans unrolled); derived relations stored as bitsets are bits only
+//!   (`rt::BitSet`), read like the state; entry and hashed relations use a store.
 //!
-//! Nothing is decided here that the plan did not decide, except the state layout.
+//! Nothing is decided here that the plan did not decide, except representation: the
+//! state layout, bits-only relations, constant tables and unrolling.
 //! The output is deterministic: everything is emitted in id order and formatted with
 //! prettyplease.
 
@@ -768,6 +771,30 @@ impl<'a> Emitter<'a> {
             });
         }
 
+        // A `next` computed at compile time (its rules depend on nothing) is a constant.
+        let next_body = match self
+            .next_rel
+            .map(|r| &self.plan.relations[r.0 as usize].evaluation)
+        {
+            Some(Evaluation::Static(tuples)) => {
+                let sets = tuples
+                    .iter()
+                    .map(|tuple| {
+                        let args: Vec<Arg> = tuple.iter().map(|&s| Arg::Sym(s)).collect();
+                        self.next_accept(&args)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                quote! {
+                    self.next_bits = State::default();
+                    #(#sets)*
+                    self.next_bits.clone()
+                }
+            }
+            _ => quote! {
+                #next_steps
+                self.next_bits.clone()
+            },
+        };
         let tables: Vec<TokenStream> = self.tables.borrow().values().cloned().collect();
         let allow = quote!(#[allow(
             dead_code,
@@ -859,8 +886,7 @@ impl<'a> Emitter<'a> {
                 }
 
                 fn next(&mut self, input: &Input) -> State {
-                    #next_steps
-                    self.next_bits.clone()
+                    #next_body
                 }
             }
 
