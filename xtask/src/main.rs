@@ -174,6 +174,19 @@ fn exit_code(result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// One row of the `rates` and `prolog --seconds` tables (after their header
+/// `game playouts states seconds playouts/s states/s`, tab-separated).
+fn rate_line(name: &str, report: &gdlc_runtime::SimulationReport) -> String {
+    format!(
+        "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
+        report.playouts,
+        report.states,
+        report.elapsed.as_secs_f64(),
+        report.playouts_per_second(),
+        report.states_per_second()
+    )
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Rates {
@@ -360,14 +373,7 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64, plan: bool) -> ExitCode {
             },
         };
         match report {
-            Ok(report) => println!(
-                "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
-                report.playouts,
-                report.states,
-                report.elapsed.as_secs_f64(),
-                report.playouts_per_second(),
-                report.states_per_second()
-            ),
+            Ok(report) => println!("{}", rate_line(&name, &report)),
             Err(message) => {
                 eprintln!("{name}: {message}");
                 failed = true;

@@ -139,14 +139,7 @@ pub fn command(
     } else {
         let report = prolog::parse_playouts(&stdout).map_err(|e| e.to_string())?;
         println!("game\tplayouts\tstates\tseconds\tplayouts/s\tstates/s");
-        println!(
-            "{name}\t{}\t{}\t{:.2}\t{:.1}\t{:.0}",
-            report.playouts,
-            report.states,
-            report.elapsed.as_secs_f64(),
-            report.playouts_per_second(),
-            report.states_per_second()
-        );
+        println!("{}", crate::rate_line(&name, &report));
     }
     Ok(())
 }
