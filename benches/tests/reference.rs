@@ -24,6 +24,11 @@ fn corpus_path() -> PathBuf {
 fn corpus_game(name: &str) -> Option<PathBuf> {
     let dir = corpus_path();
     if !dir.is_dir() {
+        assert!(
+            std::env::var_os("GDLC_REQUIRE_CORPUS").is_none_or(|v| v != "1"),
+            "corpus not found at {} and GDLC_REQUIRE_CORPUS=1",
+            dir.display()
+        );
         println!(
             "corpus not found at {} (set GDLC_GAMES); skipping",
             dir.display()

@@ -11,7 +11,8 @@
 //! against; [`front_end`] runs the front end on one file.
 //!
 //! To compile a game: [`compile_rust`] (one file to the Rust source of its reasoner)
-//! and, from a build script, [`Builder`]. [`differential`] checks a compiled reasoner
+//! and, from a build script, [`Builder`]; [`game_crate`] writes a whole reasoner crate
+//! with a runner (`gdlc compile`). [`differential`] checks a compiled reasoner
 //! against the interpreter (the driver of `cargo xtask verify`).
 
 pub mod analysis;
@@ -24,6 +25,7 @@ pub mod differential;
 pub mod emit;
 pub mod exec;
 pub mod explain;
+pub mod game_crate;
 pub mod interp;
 pub mod ir;
 pub mod normalize;

@@ -1,6 +1,7 @@
 //! The `gdlc` command line: a thin caller of the library.
 //!
 //! - `gdlc check FILE...` — diagnostics and a summary; exit 0 iff every file is valid.
+//! - `gdlc compile FILE... [--out DIR]` — a reasoner crate per game (`gdlc::game_crate`).
 //! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
 //! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
 //! - `gdlc explain FILE --stage domains|flat|layers|plan` — text dumps of the analysis.
@@ -26,7 +27,7 @@ use gdlc_runtime::{Game, PlayoutOptions};
 #[command(
     name = "gdlc",
     version,
-    about = "GDL game rules: check, perft, playouts (and, later, compile to Rust)"
+    about = "GDL game rules: check them, compile them to Rust reasoner crates, play, count and prove"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -43,6 +44,17 @@ enum Command {
         /// Print only errors, not warnings.
         #[arg(long)]
         quiet: bool,
+    },
+    /// Compile games to Rust reasoner crates (Cargo.toml, src/lib.rs, and a runner in
+    /// src/main.rs: `cargo run --release -- perft 3`).
+    Compile {
+        /// KIF files to compile.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The crate's directory (one game), or the directory holding one crate per
+        /// game, named after the file's stem (several games). Default: generated/<stem>.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Count joint-move sequences from the initial state, for each depth up to DEPTH.
     Perft {
@@ -140,6 +152,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { files, quiet } => check(&files, quiet),
+        Command::Compile { files, out } => compile(&files, out.as_deref()),
         Command::Perft { file, depth, plan } => perft(&file, depth, plan),
         Command::Playout {
             file,
@@ -219,6 +232,68 @@ fn check(files: &[PathBuf], quiet: bool) -> Result<(), Reported> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// `gdlc compile`: one crate per game; every game is attempted, the exit code says
+/// whether all compiled.
+fn compile(files: &[PathBuf], out: Option<&Path>) -> Result<(), Reported> {
+    use gdlc::game_crate::{self, CrateError};
+    let mut failed = 0;
+    for path in files {
+        let stem = game_crate::game_stem(path);
+        let dir = match out {
+            Some(dir) if files.len() == 1 => dir.to_path_buf(),
+            Some(dir) => dir.join(&stem),
+            None => Path::new("generated").join(&stem),
+        };
+        let start = std::time::Instant::now();
+        match game_crate::write_crate(path, &path.display().to_string(), &dir) {
+            Ok(krate) => {
+                let what = if krate.written.is_empty() {
+                    "unchanged".to_owned()
+                } else {
+                    format!("wrote {}", krate.written.join(", "))
+                };
+                println!(
+                    "{} → {} (crate {}): {what} in {:.2} s",
+                    path.display(),
+                    krate.dir.display(),
+                    krate.name,
+                    start.elapsed().as_secs_f64()
+                );
+                match &krate.workspace {
+                    None => println!(
+                        "  run it: cd {} && cargo run --release -- perft 3   (or: playout, rates, help)",
+                        krate.dir.display()
+                    ),
+                    Some(workspace) => println!(
+                        "  inside the Cargo workspace {}: it must be one of its members; then \
+                         `cargo run --release -p {} -- perft 3` (or: playout, rates, help)",
+                        workspace.display(),
+                        krate.name
+                    ),
+                }
+            }
+            Err(CrateError::Compile { file, diagnostics }) => {
+                for diagnostic in &diagnostics {
+                    emit(diagnostic, &file);
+                }
+                failed += 1;
+            }
+            Err(CrateError::Io(message)) => {
+                eprintln!("error: {message}");
+                failed += 1;
+            }
+        }
+    }
+    if failed == 0 {
+        Ok(())
+    } else {
+        if files.len() > 1 {
+            eprintln!("error: {failed} of {} games did not compile", files.len());
+        }
+        Err(Reported)
+    }
 }
 
 /// Reads and checks a game, reporting any error.
@@ -361,10 +436,7 @@ fn playout(
     max_steps: usize,
 ) -> Result<(), Reported> {
     let mut game = load(path)?;
-    let roles: Vec<String> = (0..game.num_roles())
-        .map(|r| game.role_name(r).to_owned())
-        .collect();
-    let prefix = match moves {
+    let (prefix, start) = match moves {
         Some(text) => prefix_moves(&mut game, text)?,
         None => (Vec::new(), game.initial_state()),
     };
@@ -372,44 +444,19 @@ fn playout(
     let mut failed = false;
     for i in 0..count {
         let seed = seed.wrapping_add(i);
-        let mut lines = vec![
-            format!("playout\t{}\tseed\t{seed}", i + 1),
-            format!("roles\t{}", roles.join("\t")),
-        ];
-        for (step, joint) in prefix.0.iter().enumerate() {
-            lines.push(format!("{}\t{}", step + 1, joint.join("\t")));
-        }
         let options = PlayoutOptions { seed, max_steps };
-        match gdlc_runtime::playout::random_playout_from(&mut game, prefix.1.clone(), options) {
+        match gdlc_runtime::playout::random_playout_from(&mut game, start.clone(), options) {
             Ok(playout) => {
-                for (step, joint) in playout.joint_moves.iter().enumerate() {
-                    let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
-                    lines.push(format!(
-                        "{}\t{}",
-                        prefix.0.len() + step + 1,
-                        texts.join("\t")
-                    ));
-                }
-                let mut goals = Vec::new();
-                for (role, goal) in roles.iter().zip(&playout.goals) {
-                    match goal {
-                        Ok(value) => goals.push(value.to_string()),
-                        Err(err) => {
-                            eprintln!("warning: playout {}: goal of role `{role}`: {err}", i + 1);
-                            goals.push("none".to_owned());
-                        }
+                let lines = gdlc_runtime::cli::playout_lines(&game, i + 1, seed, &prefix, &playout);
+                for line in lines {
+                    if writeln!(out, "{line}").is_err() {
+                        return Ok(());
                     }
                 }
-                lines.push(format!("goals\t{}", goals.join("\t")));
             }
             Err(err) => {
                 eprintln!("error: playout {} (seed {seed}): {err}", i + 1);
                 failed = true;
-            }
-        }
-        for line in lines {
-            if writeln!(out, "{line}").is_err() {
-                return Ok(());
             }
         }
     }

@@ -68,10 +68,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::codegen::{self, CrateFiles};
 use crate::scratch::{self, Build, GameCrate, Limits, Scratch, write_file};
 
-/// The default game list.
+/// The default game list when the corpus is present.
 pub const DEFAULT_GAMES: &str = "tictactoe,corpus:tictactoe,connectfour,corpus:connectfour,\
     breakthrough,corpus:breakthrough,blocker,checkers,skirmish,chess,othello-comp2007,\
     quarto,pentago";
+
+/// The default game list without the corpus: the team's games (`games/`), which every
+/// clone has.
+pub const TEAM_GAMES: &str = "tictactoe,connectfour,breakthrough,nim,chess";
 
 /// Random playouts per second of the strongest public GDL reasoner (a propnet) on one
 /// core, published for the files of the corpus (`../shared/games/<stem>.kif`).
@@ -94,6 +98,9 @@ pub const NO_PROPNET: [&str; 4] = ["checkers", "chess", "othello-comp2007", "ama
 /// Steps per playout at most (as `cargo xtask rates`).
 const MAX_STEPS: usize = 100_000;
 
+/// Progress-bar ticks per game: gdlc, rustc, check, generated, hand-written, Prolog.
+const PHASES: u64 = 6;
+
 /// The options of `cargo xtask bench`.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -103,6 +110,8 @@ pub struct Options {
     pub seconds: f64,
     /// Seed of the random playouts.
     pub seed: u64,
+    /// Seeded playouts of the check against the interpreter (0: no check).
+    pub check_playouts: usize,
     /// Where the results go (`None`: `<target>/bench`).
     pub out: Option<PathBuf>,
     /// The command line, as shown in the results.
@@ -294,6 +303,22 @@ fn resolve(item: &str, places: &Places) -> Result<BenchGame, String> {
     })
 }
 
+/// The game list to measure: `given`, else [`DEFAULT_GAMES`] when the corpus is there,
+/// else [`TEAM_GAMES`] with a note saying why.
+pub fn default_games(given: Option<&str>, places: &Places) -> (String, Option<String>) {
+    match given {
+        Some(list) => (list.to_owned(), None),
+        None if places.corpus.is_dir() => (DEFAULT_GAMES.to_owned(), None),
+        None => (
+            TEAM_GAMES.to_owned(),
+            Some(format!(
+                "the game corpus is not at {} (set GDLC_GAMES to measure its games too): measuring the team's games ({TEAM_GAMES})",
+                places.corpus.display()
+            )),
+        ),
+    }
+}
+
 /// The propnet figure a game is compared with.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Target {
@@ -398,6 +423,9 @@ pub struct Row {
     pub rules: String,
     /// Where they come from.
     pub origin: Origin,
+    /// The check against the interpreter: `Some(true)` passed, `Some(false)` failed
+    /// (the reason is in `failures`), `None` not run.
+    pub checked: Option<bool>,
     /// gdlc's time in seconds.
     pub gdlc_seconds: Option<f64>,
     /// rustc's time in seconds.
@@ -424,6 +452,7 @@ impl Row {
             label: game.label.clone(),
             rules: game.shown.clone(),
             origin: game.origin,
+            checked: None,
             gdlc_seconds: None,
             rustc_seconds: None,
             driver_seconds: None,
@@ -497,6 +526,10 @@ pub struct Facts {
     pub seed: u64,
     /// Load averages (1 min) at the start and the end.
     pub load: (Option<f64>, Option<f64>),
+    /// Playouts of the check against the interpreter (0: not run).
+    pub check_playouts: usize,
+    /// Why the games are what they are, when that needs saying (no corpus).
+    pub games_note: Option<String>,
 }
 
 /// A tick of the chart's log axis: `0.01`, `0.5`, `1`, `1,000`.
@@ -591,7 +624,7 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
         out,
         "- {}",
         facts.swipl.as_deref().unwrap_or(
-            "SWI-Prolog: not installed (swipl not found), so the Prolog columns are empty"
+            "SWI-Prolog: swipl not installed (apt-get install swi-prolog-nox), so the Prolog columns are empty"
         )
     );
     let _ = writeln!(
@@ -599,13 +632,23 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
         "- every rate: {} s of random playouts from the initial state (seed {}), one core, one measurement at a time",
         facts.seconds, facts.seed
     );
+    let _ = match facts.check_playouts {
+        0 => writeln!(out, "- checked: not run (`--check-playouts 0`)"),
+        n => writeln!(
+            out,
+            "- checked: each generated reasoner against the interpreter first (`cargo xtask verify --playouts {n}`: perft, then legal moves, next states, goals and percepts along {n} seeded playouts)"
+        ),
+    };
+    if let Some(note) = &facts.games_note {
+        let _ = writeln!(out, "- games: {note}");
+    }
     out.push('\n');
     out.push_str(
-        "| game | rules | gdlc (s) | rustc (s) | generated playouts/s | generated states/s \
+        "| game | rules | checked | gdlc (s) | rustc (s) | generated playouts/s | generated states/s \
          | Prolog playouts/s | Prolog states/s | generated / Prolog | hand-written playouts/s \
          | generated / hand-written | propnet target playouts/s | generated / target |\n",
     );
-    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let dash = || "—".to_owned();
     for row in rows {
         let failed = |phase: &str| row.failures.iter().any(|f| f.starts_with(phase));
@@ -634,6 +677,11 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
         let cells = [
             row.label.clone(),
             format!("`{}`", row.rules),
+            match row.checked {
+                Some(true) => "PASS".to_owned(),
+                Some(false) => "FAIL".to_owned(),
+                None => dash(),
+            },
             or_failed(row.gdlc_seconds.map(format_seconds), "gdlc"),
             or_failed(row.rustc_seconds.map(format_seconds), "rustc"),
             or_failed(
@@ -720,7 +768,7 @@ fn csv_field(text: &str) -> String {
 }
 
 /// The CSV header.
-pub const CSV_HEADER: &str = "game,origin,rules,gdlc_seconds,rustc_seconds,driver_build_seconds,\
+pub const CSV_HEADER: &str = "game,origin,rules,checked,gdlc_seconds,rustc_seconds,driver_build_seconds,\
     generated_playouts_per_second,generated_states_per_second,prolog_playouts_per_second,\
     prolog_states_per_second,generated_over_prolog,reference,reference_playouts_per_second,\
     reference_states_per_second,generated_over_reference,propnet_target_playouts_per_second,\
@@ -744,6 +792,12 @@ pub fn render_csv(rows: &[Row]) -> String {
             csv_field(&row.label),
             row.origin.as_str().to_owned(),
             csv_field(&row.rules),
+            match row.checked {
+                Some(true) => "pass",
+                Some(false) => "fail",
+                None => "",
+            }
+            .to_owned(),
             number(row.gdlc_seconds),
             number(row.rustc_seconds),
             number(row.driver_seconds),
@@ -1080,13 +1134,15 @@ struct Bench {
     seconds: f64,
     seed: u64,
     swipl: bool,
+    check_playouts: usize,
     limits: Limits,
 }
 
 impl Bench {
     /// Opens the workspace and builds what every game needs: the compiler tool and
     /// `gdlc-runtime` (alone, as a game crate needs it).
-    fn open(root: &Path, seconds: f64, seed: u64, swipl: bool) -> Result<Bench, String> {
+    fn open(root: &Path, options: &Options, swipl: bool) -> Result<Bench, String> {
+        let (seconds, seed) = (options.seconds, options.seed);
         let mut scratch = Scratch::open(root, WORKSPACE_MANIFEST)?;
         scratch.echo = false;
         // The driver is rewritten for each game; last run's may name a crate that is
@@ -1147,8 +1203,28 @@ impl Bench {
             seconds,
             seed,
             swipl,
+            check_playouts: options.check_playouts,
             limits,
         })
+    }
+
+    /// The check of `game`'s generated reasoner against the interpreter: `cargo xtask
+    /// verify` on this one game with `check_playouts` playouts (its own scratch
+    /// workspace and output: a `PASS`/`FAIL` line).
+    fn check(&self, game: &BenchGame) -> Result<(), String> {
+        let options = scratch::VerifyOptions {
+            depth: None,
+            playouts: self.check_playouts,
+            max_steps: 500,
+            seed: self.seed,
+            batch: 1,
+            timeout: Duration::from_secs(600),
+            memory_mb: 4096,
+        };
+        match scratch::verify(std::slice::from_ref(&game.path), &options)? {
+            true => Ok(()),
+            false => Err("the generated reasoner disagrees with the interpreter or does not build (see the FAIL line of `cargo xtask verify`)".to_owned()),
+        }
     }
 
     /// gdlc on `game`: its crate written, gdlc's time. The tool writes the code
@@ -1191,6 +1267,7 @@ impl Bench {
             ),
             lib_rs: std::fs::read_to_string(&code)
                 .map_err(|e| format!("cannot read {}: {e}", code.display()))?,
+            main_rs: None,
         };
         files.write(&krate.dir)?;
         Ok(seconds)
@@ -1309,7 +1386,7 @@ impl Bench {
             Ok(krate) => krate,
             Err(message) => {
                 row.failures.push(format!("gdlc: {message}"));
-                bar.inc(5);
+                bar.inc(PHASES - 1);
                 return row;
             }
         };
@@ -1346,6 +1423,17 @@ impl Bench {
                     false
                 }
             };
+        bar.inc(1);
+        // Only a reasoner that compiled is worth checking (an invalid game would be a
+        // SKIP of verify, not a pass).
+        if built && self.check_playouts > 0 {
+            phase("checking against the interpreter");
+            let checked = bar.suspend(|| self.check(game));
+            row.checked = Some(checked.is_ok());
+            if let Err(message) = checked {
+                row.failures.push(format!("checked: {message}"));
+            }
+        }
         bar.inc(1);
         phase("generated reasoner");
         let driver = built
@@ -1482,7 +1570,11 @@ pub fn bench(options: &Options) -> Result<bool, String> {
         ));
     }
     let places = Places::here();
-    let games = parse_games(options.games.as_deref().unwrap_or(DEFAULT_GAMES), &places)?;
+    let (list, games_note) = default_games(options.games.as_deref(), &places);
+    if let Some(note) = &games_note {
+        eprintln!("note: {note}");
+    }
+    let games = parse_games(&list, &places)?;
     let out = match &options.out {
         Some(dir) => dir.clone(),
         None => scratch::target_root().join("bench"),
@@ -1502,6 +1594,8 @@ pub fn bench(options: &Options) -> Result<bool, String> {
         std::thread::available_parallelism().map_or(1, usize::from)
     };
     let mut facts = Facts {
+        check_playouts: options.check_playouts,
+        games_note,
         command: options.command_line.clone(),
         date: utc_date(SystemTime::now()),
         cpu: cpu.unwrap_or_else(|| "CPU model unknown".to_owned()),
@@ -1513,7 +1607,7 @@ pub fn bench(options: &Options) -> Result<bool, String> {
         load: (load_average(), None),
     };
 
-    let bar = ProgressBar::new(1 + 5 * games.len() as u64);
+    let bar = ProgressBar::new(1 + PHASES * games.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
             .map_err(|e| e.to_string())?
@@ -1523,8 +1617,7 @@ pub fn bench(options: &Options) -> Result<bool, String> {
     let started = Instant::now();
     let bench = Bench::open(
         &scratch::target_root().join("bench").join("workspace"),
-        options.seconds,
-        options.seed,
+        options,
         facts.swipl.is_some(),
     );
     let bench = match bench {
@@ -1761,6 +1854,7 @@ mod tests {
                 label: "tictactoe (team)".to_owned(),
                 rules: "games/tictactoe.kif".to_owned(),
                 origin: Origin::Team,
+                checked: Some(true),
                 gdlc_seconds: Some(0.0213),
                 rustc_seconds: Some(2.5),
                 driver_seconds: Some(7.25),
@@ -1778,6 +1872,7 @@ mod tests {
                 label: "checkers (corpus)".to_owned(),
                 rules: "../shared/games/checkers.kif".to_owned(),
                 origin: Origin::Corpus,
+                checked: None,
                 gdlc_seconds: Some(1.3),
                 rustc_seconds: None,
                 driver_seconds: None,
@@ -1815,17 +1910,21 @@ mod tests {
             seconds: 2.0,
             seed: 1,
             load: (Some(0.5), None),
+            check_playouts: 20,
+            games_note: Some("no corpus".to_owned()),
         };
         let text = render_markdown(&facts, &sample_rows());
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines.contains(
-            &"| tictactoe (team) | `games/tictactoe.kif` | 0.021 | 2.50 | 200,000 | 2,000,000 | 4,000 | 40,000 | 50.0 | 8,000,000 | 0.025 | 285,000‡ | 0.70‡ |"
+            &"| tictactoe (team) | `games/tictactoe.kif` | PASS | 0.021 | 2.50 | 200,000 | 2,000,000 | 4,000 | 40,000 | 50.0 | 8,000,000 | 0.025 | 285,000‡ | 0.70‡ |"
         ), "{text}");
         assert!(lines.contains(
-            &"| checkers (corpus) | `../shared/games/checkers.kif` | 1.30 | failed | — | — | 3.00 | 30.0 | — | — | — | no propnet | — |"
+            &"| checkers (corpus) | `../shared/games/checkers.kif` | — | 1.30 | failed | — | — | 3.00 | 30.0 | — | — | — | no propnet | — |"
         ), "{text}");
         assert!(text.contains("- machine: Example CPU, 2 logical CPU(s); load average 0.50 at the start, unknown at the end"));
-        assert!(text.contains("not installed (swipl not found)"));
+        assert!(text.contains("swipl not installed (apt-get install swi-prolog-nox)"));
+        assert!(text.contains("`cargo xtask verify --playouts 20`"));
+        assert!(text.contains("- games: no corpus"));
         assert!(text.contains("‡ The target was published for the corpus file"));
         assert!(text.contains("- checkers (corpus): rustc: src/lib.rs:1:1: error: x, \"y\""));
         assert!(text.contains("- checkers (corpus): Prolog was slow"));
@@ -1844,7 +1943,7 @@ mod tests {
         assert_eq!(lines[0], CSV_HEADER);
         assert_eq!(
             lines[1],
-            "tictactoe (team),team,games/tictactoe.kif,0.021300,2.500000,7.250000,200000.000000,\
+            "tictactoe (team),team,games/tictactoe.kif,pass,0.021300,2.500000,7.250000,200000.000000,\
              2000000.000000,4000.000000,40000.000000,50.000000,tictactoe,8000000.000000,\
              80000000.000000,0.025000,285000.000000,corpus variant,0.701754,,"
         );

@@ -22,6 +22,9 @@
 //!   with the interpreter; `perft FILE DEPTH`: the compiled reasoner's perft (see
 //!   `scratch.rs`).
 //!
+//! - `test [--require-all] [-- ARGS]`: `cargo test --workspace`, saying first what it
+//!   skips on this machine (see `test_cmd.rs`).
+//!
 //! - `bench [--games LIST] [--seconds N] [--seed N] [--out DIR]`: gdlc and rustc
 //!   times, generated reasoners' random playouts/s against SWI-Prolog, the hand-written
 //!   references and the propnet targets, one game after the other, written to
@@ -31,6 +34,7 @@ mod bench;
 mod codegen;
 mod prolog;
 mod scratch;
+mod test_cmd;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -125,13 +129,14 @@ enum Command {
         #[arg(long, default_value_t = 4096)]
         memory: u64,
     },
-    /// Benchmark: gdlc and rustc times, generated reasoner against Prolog, the
-    /// hand-written references and the propnet targets; results in target/bench/.
+    /// Benchmark: each game compiled, checked against the interpreter, and measured:
+    /// gdlc and rustc times, generated reasoner against Prolog, the hand-written
+    /// references and the propnet targets; results in target/bench/.
     Bench {
         /// Comma-separated games: names (the team's games/NAME.kif, else the corpus'),
         /// team:NAME, corpus:NAME or paths (default: tictactoe, connect four and
         /// breakthrough — team and corpus files —, blocker, checkers, skirmish, chess,
-        /// othello-comp2007, quarto, pentago).
+        /// othello-comp2007, quarto, pentago; without the corpus, the team's games).
         #[arg(long)]
         games: Option<String>,
         /// Seconds of random playouts per figure.
@@ -144,6 +149,21 @@ enum Command {
         /// target/bench, or $CARGO_TARGET_DIR/bench).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Seeded playouts of the check of each generated reasoner against the
+        /// interpreter before it is measured (as `verify`); 0 skips the check.
+        #[arg(long, default_value_t = 20)]
+        check_playouts: usize,
+    },
+    /// The project's tests: `cargo test --workspace`, after one line each on the game
+    /// corpus and SWI-Prolog (found, or which tests skip without them).
+    Test {
+        /// Fail if the corpus or swipl is missing, and make the tests fail instead of
+        /// skipping (CI).
+        #[arg(long)]
+        require_all: bool,
+        /// Arguments for cargo test (after `--`).
+        #[arg(last = true)]
+        args: Vec<String>,
     },
     /// Perft of the compiled reasoner, printed as `gdlc perft` prints it.
     Perft {
@@ -210,6 +230,14 @@ fn main() -> ExitCode {
         } => exit_code(prolog::command(&file, perft, seconds, seed)),
         Command::Compile { file, out } => exit_code(codegen::compile(&file, out.as_deref())),
         Command::Codegen { check } => exit_code(codegen::codegen(check)),
+        Command::Test { require_all, args } => match test_cmd::test(require_all, &args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(message) => {
+                report(&message);
+                ExitCode::FAILURE
+            }
+        },
         Command::Verify {
             files,
             playouts,
@@ -243,12 +271,14 @@ fn main() -> ExitCode {
             seconds,
             seed,
             out,
+            check_playouts,
         } => {
             let options = bench::Options {
                 games,
                 seconds,
                 seed,
                 out,
+                check_playouts,
                 command_line: command_line(),
             };
             match bench::bench(&options) {

@@ -23,8 +23,7 @@ pub fn root() -> PathBuf {
 }
 
 /// The message when `swipl` cannot be found.
-pub const SWIPL_MISSING: &str =
-    "swipl not found: install SWI-Prolog (Debian: apt-get install swi-prolog-nox)";
+pub const SWIPL_MISSING: &str = "swipl not installed (apt-get install swi-prolog-nox)";
 
 /// Why a run of the Prolog driver gave no output.
 #[derive(Debug)]

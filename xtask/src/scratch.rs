@@ -217,6 +217,7 @@ impl Scratch {
         let files = CrateFiles {
             cargo_toml: gdlc::emit::rust::cargo_toml(&krate.name, &runtime),
             lib_rs,
+            main_rs: None,
         };
         files.write(&krate.dir).map_err(Verdict::Fail)?;
         Ok((krate, seconds))

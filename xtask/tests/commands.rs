@@ -33,6 +33,11 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        assert!(
+            std::env::var_os("GDLC_REQUIRE_CORPUS").is_none_or(|v| v != "1"),
+            "corpus not found at {} and GDLC_REQUIRE_CORPUS=1",
+            dir.display()
+        );
         println!(
             "corpus not found at {} (set GDLC_GAMES); skipping its games",
             dir.display()
@@ -181,6 +186,8 @@ fn bench_measures_and_reports_failed_games() {
             &games,
             "--seconds",
             "0.2",
+            "--check-playouts",
+            "2",
             "--out",
             out.to_str().expect("utf-8"),
         ],
@@ -201,6 +208,14 @@ fn bench_measures_and_reports_failed_games() {
         .find(|l| l.starts_with("| tictactoe (team) | `games/tictactoe.kif` |"))
         .unwrap_or_else(|| panic!("no tictactoe row in\n{markdown}"));
     assert!(row.contains("| 285,000‡ |"), "{row}");
+    assert!(
+        row.starts_with("| tictactoe (team) | `games/tictactoe.kif` | PASS |"),
+        "checked against the interpreter: {row}"
+    );
+    assert!(
+        stdout.contains("PASS "),
+        "the check's verify line: {stdout}"
+    );
     assert!(markdown.contains("- command: `cargo xtask bench --games tictactoe,"));
     assert!(markdown.contains("| broken | `"), "{markdown}");
     assert!(
@@ -244,11 +259,16 @@ fn bench_measures_and_reports_failed_games() {
         positive("prolog_playouts_per_second");
         positive("generated_over_prolog");
     } else {
-        assert!(markdown.contains("SWI-Prolog: not installed"), "{markdown}");
+        assert!(
+            markdown.contains("swipl not installed (apt-get install swi-prolog-nox)"),
+            "{markdown}"
+        );
         assert_eq!(tictactoe[column("prolog_playouts_per_second")], "");
     }
     assert_eq!(tictactoe[column("propnet_target_for")], "corpus variant");
+    assert_eq!(tictactoe[column("checked")], "pass");
     assert!(lines[2].starts_with("broken,file,"), "{}", lines[2]);
+    assert_eq!(csv_fields(lines[2])[column("checked")], "", "not checked");
     assert_eq!(
         csv_fields(lines[2])[column("generated_playouts_per_second")],
         ""
@@ -264,6 +284,38 @@ fn bench_refuses_bad_input() {
     let dir = scratch("bench-bad");
     let out = dir.join("results");
     let out_arg = out.to_str().expect("utf-8").to_owned();
+    // A corpus of one game, so that the messages do not depend on ../shared.
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus dir");
+    std::fs::copy(
+        workspace().join("games/nim.kif"),
+        corpus.join("othergame.kif"),
+    )
+    .expect("corpus game");
+    let no_corpus = dir.join("no-corpus");
+    let bench = |env_corpus: &Path, args: &[&str]| {
+        let mut all = vec!["bench", "--out", &out_arg];
+        all.extend(args.iter().copied());
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(&all)
+            .env("GDLC_GAMES", env_corpus)
+            .output()
+            .expect("run xtask")
+    };
+    let output = bench(&no_corpus, &["--games", "nosuchgame"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: unknown game `nosuchgame`:")
+            && stderr.contains("does not exist (set GDLC_GAMES)"),
+        "{stderr}"
+    );
+    let output = bench(&no_corpus, &["--games", "corpus:othergame"]);
+    assert!(
+        text(&output.stderr).contains("cannot find game `corpus:othergame`"),
+        "{}",
+        text(&output.stderr)
+    );
     for (args, expected) in [
         (
             vec!["--games", "nosuchgame"],
@@ -283,9 +335,7 @@ fn bench_refuses_bad_input() {
             "error: --seconds must be a positive number",
         ),
     ] {
-        let mut all = vec!["bench", "--out", &out_arg];
-        all.extend(args.iter().copied());
-        let output = xtask(&all, &[]);
+        let output = bench(&corpus, &args);
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");

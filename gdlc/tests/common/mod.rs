@@ -17,12 +17,18 @@ pub fn corpus_path() -> PathBuf {
 }
 
 /// The corpus directory if it exists; otherwise prints why the caller skips and
-/// returns `None`.
+/// returns `None` — or panics when `GDLC_REQUIRE_CORPUS=1` (CI: `cargo xtask test
+/// --require-all`), so that a missing corpus cannot pass unnoticed there.
 pub fn games_dir() -> Option<PathBuf> {
     let dir = corpus_path();
     if dir.is_dir() {
         Some(dir)
     } else {
+        assert!(
+            std::env::var_os("GDLC_REQUIRE_CORPUS").is_none_or(|v| v != "1"),
+            "corpus not found at {} and GDLC_REQUIRE_CORPUS=1",
+            dir.display()
+        );
         println!(
             "corpus not found at {} (set GDLC_GAMES); skipping",
             dir.display()
