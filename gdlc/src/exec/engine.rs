@@ -671,11 +671,19 @@ impl<'a> Engine<'a> {
                         .map(|&c| Self::slot_value(slots[c], bindings)),
                 );
                 let store = &self.stores[r];
-                let mut row = match store.index_of(columns) {
-                    Some(i) => store.first(i, &key),
-                    None => NONE,
+                let Some(index) = store.index_of(columns) else {
+                    // The plan registers every index its trees read; should one be
+                    // missing, a scan gives the same answers (never fewer).
+                    debug_assert!(false, "no index {columns:?} on relation {r}");
+                    self.scratch = key;
+                    for i in 0..self.stores[r].len() {
+                        if Self::matches(self.stores[r].row(i), slots, bindings) {
+                            self.run(then, bindings, sink, input);
+                        }
+                    }
+                    return;
                 };
-                let index = store.index_of(columns).unwrap_or(0);
+                let mut row = store.first(index, &key);
                 self.scratch = key;
                 while row != NONE {
                     if Self::matches(self.stores[r].row(row as usize), slots, bindings) {

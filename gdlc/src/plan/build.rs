@@ -41,9 +41,33 @@ pub const STATIC_LIMIT: usize = 2_000_000;
 const BITSET_LIMIT_STATIC: f64 = (1u64 << 20) as f64;
 const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 18) as f64;
 
+/// The planner's thresholds; the defaults are what every caller but tests uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanOptions {
+    /// A state-dependent layer goes on demand above this many possible tuples.
+    pub demand_threshold: f64,
+    /// A static layer goes on demand above this many possible tuples.
+    pub static_demand_threshold: f64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            demand_threshold: DEMAND_THRESHOLD,
+            static_demand_threshold: STATIC_DEMAND_THRESHOLD,
+        }
+    }
+}
+
 /// Plans an analysed game.
 pub fn plan(ir: &Ir) -> Result<Plan, Diagnostic> {
-    let mut planner = Planner::new(ir);
+    plan_with(ir, &PlanOptions::default())
+}
+
+/// Plans an analysed game with other thresholds (tests use 0 to put every layer that
+/// can be on demand on demand).
+pub fn plan_with(ir: &Ir, options: &PlanOptions) -> Result<Plan, Diagnostic> {
+    let mut planner = Planner::new(ir, *options);
     planner.decide()?;
     planner.evaluate_statics()?;
     planner.build_trees()?;
@@ -76,6 +100,7 @@ enum Step {
 
 struct Planner<'a> {
     ir: &'a Ir,
+    options: PlanOptions,
     /// Static tables, once computed.
     tables: Vec<Option<Vec<Vec<SymbolId>>>>,
     stats: Vec<Option<TableStats>>,
@@ -91,10 +116,11 @@ struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    fn new(ir: &'a Ir) -> Self {
+    fn new(ir: &'a Ir, options: PlanOptions) -> Self {
         let n = ir.relations.len();
         Planner {
             ir,
+            options,
             tables: vec![None; n],
             stats: vec![None; n],
             demand_layer: vec![false; ir.layers.len()],
@@ -614,9 +640,9 @@ impl<'a> Planner<'a> {
                 )
             });
             let threshold = if layer.phase == Phase::Static {
-                STATIC_DEMAND_THRESHOLD
+                self.options.static_demand_threshold
             } else {
-                DEMAND_THRESHOLD
+                self.options.demand_threshold
             };
             let members = layer.relations.clone();
             let large = members.iter().any(|&r| self.space(r) > threshold);
@@ -731,17 +757,32 @@ impl<'a> Planner<'a> {
             });
             self.tables[relation.0 as usize] = Some(tuples);
         }
-        // The tree and its indexes served compile time only.
+        // The tree served compile time only: keep exactly the indexes that the trees
+        // still alive use (demand modes planned meanwhile stay in the plan and are run
+        // again, by later static layers and at run time).
         self.layer_trees[l] = None;
-        for &relation in &self.ir.layers[l].relations {
-            self.indexes[relation.0 as usize].clear();
-        }
-        for r in 0..self.indexes.len() {
-            if self.tables[r].is_some() {
-                self.indexes[r].clear();
-            }
-        }
+        self.retain_used_indexes();
         Ok(())
+    }
+
+    /// Drops every index that no live tree (layer or demand mode) reads.
+    fn retain_used_indexes(&mut self) {
+        let mut used: Vec<BTreeSet<Columns>> = vec![BTreeSet::new(); self.indexes.len()];
+        let trees = self
+            .layer_trees
+            .iter()
+            .chain(self.mode_trees.iter().flatten())
+            .flatten();
+        for tree in trees {
+            tree.for_each_query(&mut |query| {
+                if let Access::Index(columns) = &query.access {
+                    used[query.relation.0 as usize].insert(columns.clone());
+                }
+            });
+        }
+        for (indexes, used) in self.indexes.iter_mut().zip(used) {
+            indexes.retain(|columns| used.contains(columns));
+        }
     }
 
     /// The plan the engine needs to evaluate static layer `l`: tables computed so far,

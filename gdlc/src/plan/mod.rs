@@ -20,7 +20,9 @@
 
 mod build;
 
-pub use build::{DEMAND_THRESHOLD, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan};
+pub use build::{
+    DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan, plan_with,
+};
 
 use crate::ir::{Arg, RelationId, SymbolId, VarId};
 
@@ -154,6 +156,31 @@ pub enum Node {
         /// One argument per column; every variable is bound here.
         args: Vec<Arg>,
     },
+}
+
+impl Node {
+    /// Calls `f` on every query of the tree, those of negated tests included.
+    pub fn for_each_query(&self, f: &mut impl FnMut(&Query)) {
+        match self {
+            Node::Sequence(children) => {
+                for child in children {
+                    child.for_each_query(f);
+                }
+            }
+            Node::Repeat(body) | Node::Rule { body, .. } => body.for_each_query(f),
+            Node::Query { query, then } => {
+                f(query);
+                then.for_each_query(f);
+            }
+            Node::If { test, then } => {
+                if let Test::Absent(query) = test {
+                    f(query);
+                }
+                then.for_each_query(f);
+            }
+            Node::Accept { .. } => {}
+        }
+    }
 }
 
 /// A lookup into a relation.
