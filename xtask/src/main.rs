@@ -22,7 +22,7 @@
 //!   with the interpreter; `perft FILE DEPTH`: the compiled reasoner's perft (see
 //!   `scratch.rs`).
 //!
-//! - `test [--require-all] [-- ARGS]`: `cargo test --workspace`, saying first what it
+//! - `test [-- ARGS]`: `cargo test --workspace`, saying first what it
 //!   skips on this machine (see `test_cmd.rs`).
 //!
 //! - `bench [--games LIST] [--seconds N] [--seed N] [--out DIR]`: gdlc and rustc
@@ -155,12 +155,9 @@ enum Command {
         check_playouts: usize,
     },
     /// The project's tests: `cargo test --workspace`, after one line each on the game
-    /// corpus and SWI-Prolog (found, or which tests skip without them).
+    /// corpus and SWI-Prolog (found, or which tests skip without them; with
+    /// GDLC_REQUIRE_CORPUS=1 / GDLC_REQUIRE_SWIPL=1 missing ones are errors).
     Test {
-        /// Fail if the corpus or swipl is missing, and make the tests fail instead of
-        /// skipping (CI).
-        #[arg(long)]
-        require_all: bool,
         /// Arguments for cargo test (after `--`).
         #[arg(last = true)]
         args: Vec<String>,
@@ -230,7 +227,7 @@ fn main() -> ExitCode {
         } => exit_code(prolog::command(&file, perft, seconds, seed)),
         Command::Compile { file, out } => exit_code(codegen::compile(&file, out.as_deref())),
         Command::Codegen { check } => exit_code(codegen::codegen(check)),
-        Command::Test { require_all, args } => match test_cmd::test(require_all, &args) {
+        Command::Test { args } => match test_cmd::test(&args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(message) => {

@@ -1,4 +1,4 @@
-//! `cargo xtask test [--require-all] [-- ARGS]`: the project's test command.
+//! `cargo xtask test [-- ARGS]`: the project's test command.
 //!
 //! It runs `cargo test --workspace ARGS`, after saying on one line each what the tests
 //! can use on this machine and what they skip without it:
@@ -9,9 +9,9 @@
 //!   skip.
 //!
 //! `cargo test` captures what passing tests print, so a skip would otherwise go unseen.
-//! With `--require-all` (CI) a missing corpus or `swipl` is an error before anything
-//! runs, and the tests themselves fail instead of skipping (`GDLC_REQUIRE_CORPUS=1`,
-//! `GDLC_REQUIRE_SWIPL=1` in their environment).
+//! With `GDLC_REQUIRE_CORPUS=1` or `GDLC_REQUIRE_SWIPL=1` in the environment (CI sets
+//! both) a missing corpus or `swipl` is an error before anything runs, and the tests
+//! themselves, which read the same variables, fail instead of skipping.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -53,26 +53,26 @@ impl Setup {
     }
 }
 
+/// Whether the environment variable `name` is `1`.
+fn required(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| v == "1")
+}
+
 /// Runs the tests; `Ok(false)` when cargo test failed.
-pub fn test(require_all: bool, args: &[String]) -> Result<bool, String> {
+pub fn test(args: &[String]) -> Result<bool, String> {
     let setup = Setup::here();
     for line in setup.lines() {
         eprintln!("{line}");
     }
-    if require_all {
-        let mut missing = Vec::new();
-        if !setup.corpus_found {
-            missing.push("the game corpus");
-        }
-        if setup.swipl.is_none() {
-            missing.push("swipl");
-        }
-        if !missing.is_empty() {
-            return Err(format!(
-                "--require-all: {} missing (see above)",
-                missing.join(" and ")
-            ));
-        }
+    let mut missing = Vec::new();
+    if required("GDLC_REQUIRE_CORPUS") && !setup.corpus_found {
+        missing.push("the game corpus (GDLC_REQUIRE_CORPUS=1)");
+    }
+    if required("GDLC_REQUIRE_SWIPL") && setup.swipl.is_none() {
+        missing.push("swipl (GDLC_REQUIRE_SWIPL=1)");
+    }
+    if !missing.is_empty() {
+        return Err(format!("missing: {}", missing.join(", ")));
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
@@ -82,11 +82,6 @@ pub fn test(require_all: bool, args: &[String]) -> Result<bool, String> {
         .args(args);
     if setup.corpus_found {
         command.env("GDLC_GAMES", &setup.corpus);
-    }
-    if require_all {
-        command
-            .env("GDLC_REQUIRE_CORPUS", "1")
-            .env("GDLC_REQUIRE_SWIPL", "1");
     }
     let status = command
         .status()
