@@ -12,10 +12,13 @@
 //! **Automatic perft depth.** The largest depth `d` (at most [`MAX_AUTO_DEPTH`]) whose
 //! perft tree — every state generated from the initial state by joint moves up to
 //! depth `d` — has at most [`NODE_BUDGET`] states in the interpreter; deeper depths are
-//! not tried once the tree ends (every state at depth `d` is terminal or has a role
-//! without moves), since they count the same. Each depth is explored with a budget, so
-//! finding the depth costs about as much as the perft itself. A game whose first step
-//! alone has more joint moves than the budget gets depth 0 (playouts only).
+//! not tried once the tree ends (every state at depth `d` is terminal), since they
+//! count the same. [`auto_perft`] walks the tree breadth first, one level at a time,
+//! and knows each level's size from the legal move counts of the level above before
+//! generating it: every state is expanded once, a level over the budget is never built,
+//! and the walk yields the interpreter's perft figures, so only the candidate counts
+//! its perft afterwards. A game whose first step alone has more joint moves than the
+//! budget gets depth 0 (playouts only).
 //!
 //! The driver prints one line on stdout, `PASS <summary>` (exit 0) or
 //! `FAIL <first difference>` (exit 1, the difference may span several lines); usage
@@ -40,64 +43,93 @@ pub const MAX_AUTO_DEPTH: u32 = 10;
 /// The perft depth for a differential check of `game` (see the module docs): the
 /// largest depth up to `max_depth` whose perft tree has at most `node_budget` states.
 pub fn auto_perft_depth<G: Game>(game: &mut G, node_budget: u64, max_depth: u32) -> u32 {
-    let initial = game.initial_state();
-    let mut chosen = 0;
-    for depth in 1..=max_depth {
-        let mut budget = node_budget;
-        match explore(game, &initial, depth, &mut budget) {
-            None => break,
-            Some(grows) => {
-                chosen = depth;
-                if !grows {
+    auto_perft(game, node_budget, max_depth).len() as u32
+}
+
+/// The perft figures of `game` from depth 1 to the automatic depth (see the module
+/// docs; [`auto_perft_depth`] is their number), found in one breadth-first walk: each
+/// state of the tree is checked for terminality and asked its legal moves once, and the
+/// size of the next level is known from the move counts before any of it is built, so
+/// a level that would exceed `node_budget` is never generated.
+///
+/// perft(d) counts the paths of the tree that end at depth `d`, or earlier at a
+/// terminal state ([`gdlc_runtime::perft`]); so perft(d) = (terminal states at depths
+/// below `d`) + (states at depth `d`), every state counted once per path to it.
+pub fn auto_perft<G: Game>(game: &mut G, node_budget: u64, max_depth: u32) -> Vec<u64> {
+    let roles = game.num_roles();
+    let mut figures = Vec::new();
+    let mut level = vec![game.initial_state()];
+    // Whether each state of `level` is terminal (computed once per state).
+    let mut terminal: Vec<bool> = level.iter().map(|s| game.is_terminal(s)).collect();
+    let mut terminal_above = 0u64;
+    let mut generated = 0u64;
+    let mut legal: Vec<Vec<Vec<G::Move>>> = Vec::new();
+    for _depth in 1..=max_depth {
+        // The legal moves of every state that can move, and the next level's size.
+        legal.clear();
+        let mut children = 0u64;
+        for (state, &ended) in level.iter().zip(&terminal) {
+            let mut moves = vec![Vec::new(); roles];
+            if !ended {
+                for (role, out) in moves.iter_mut().enumerate() {
+                    game.legal_moves(state, role, out);
+                }
+                if moves.iter().any(Vec::is_empty) {
+                    moves.clear();
+                } else {
+                    let product = moves
+                        .iter()
+                        .fold(1u64, |n, m| n.saturating_mul(m.len() as u64));
+                    children = children.saturating_add(product);
+                }
+            } else {
+                moves.clear();
+            }
+            legal.push(moves);
+        }
+        if generated.saturating_add(children) > node_budget {
+            break;
+        }
+        generated += children;
+        terminal_above += terminal.iter().filter(|&&t| t).count() as u64;
+        let mut next_level = Vec::with_capacity(children as usize);
+        let mut choice = vec![0usize; roles];
+        let mut joint = Vec::with_capacity(roles);
+        for (state, moves) in level.iter().zip(&legal) {
+            if moves.is_empty() {
+                continue;
+            }
+            choice.iter_mut().for_each(|c| *c = 0);
+            loop {
+                joint.clear();
+                joint.extend(choice.iter().zip(moves).map(|(&i, m)| m[i]));
+                next_level.push(game.next_state(state, &joint));
+                if !advance(&mut choice, moves) {
                     break;
                 }
             }
         }
+        level = next_level;
+        figures.push(terminal_above + level.len() as u64);
+        terminal = level.iter().map(|s| game.is_terminal(s)).collect();
+        // The tree ends here when no state at this depth can go on.
+        if terminal.iter().all(|&t| t) {
+            break;
+        }
     }
-    chosen
+    figures
 }
 
-/// Generates the perft tree of `state` to `depth`, each generated state taken from
-/// `budget`. `None` when the budget runs out; otherwise whether some state at the full
-/// depth could still move (the tree goes on deeper).
-fn explore<G: Game>(game: &mut G, state: &G::State, depth: u32, budget: &mut u64) -> Option<bool> {
-    if game.is_terminal(state) {
-        return Some(false);
-    }
-    if depth == 0 {
-        return Some(true);
-    }
-    let roles = game.num_roles();
-    let mut legal = vec![Vec::new(); roles];
-    for (role, moves) in legal.iter_mut().enumerate() {
-        game.legal_moves(state, role, moves);
-        if moves.is_empty() {
-            return Some(false);
+/// Steps the odometer `choice` over the product of the move lists; false when done.
+fn advance<M>(choice: &mut [usize], legal: &[Vec<M>]) -> bool {
+    for (digit, moves) in choice.iter_mut().zip(legal).rev() {
+        *digit += 1;
+        if *digit < moves.len() {
+            return true;
         }
+        *digit = 0;
     }
-    let mut choice = vec![0usize; roles];
-    let mut joint = Vec::with_capacity(roles);
-    let mut grows = false;
-    loop {
-        *budget = budget.checked_sub(1)?;
-        joint.clear();
-        joint.extend(choice.iter().zip(&legal).map(|(&i, moves)| moves[i]));
-        let next = game.next_state(state, &joint);
-        grows |= explore(game, &next, depth - 1, budget)?;
-        // The next joint move: an odometer over the roles' move lists.
-        let mut role = roles;
-        loop {
-            if role == 0 {
-                return Some(grows);
-            }
-            role -= 1;
-            choice[role] += 1;
-            if choice[role] < legal[role].len() {
-                break;
-            }
-            choice[role] = 0;
-        }
-    }
+    false
 }
 
 /// What the verify driver is asked to do, from its command line:
@@ -212,20 +244,45 @@ impl DriverRequest {
             return Err(format!("not valid GDL:\n{rendered}"));
         }
         let mut interpreter = Interpreter::new(&front).map_err(|d| d.render(&file))?;
-        let (perft_depth, automatic_depth) = match self.depth {
-            Some(depth) => (depth, false),
+        // With the automatic depth, the interpreter's perft figures come from the walk
+        // that chose the depth; only the candidate's are counted here.
+        let (perft_depth, automatic) = match self.depth {
+            Some(depth) => (depth, None),
             None => (
-                auto_perft_depth(&mut interpreter, NODE_BUDGET, MAX_AUTO_DEPTH),
-                true,
+                0,
+                Some(auto_perft(&mut interpreter, NODE_BUDGET, MAX_AUTO_DEPTH)),
             ),
         };
+        if let Some(figures) = &automatic {
+            // Roles first (a compare without perft or playouts checks only them).
+            let roles_only = CompareOptions {
+                perft_depth: 0,
+                playouts: 0,
+                max_steps: 0,
+                seed: 0,
+            };
+            gdlc_runtime::compare(&mut interpreter, candidate, roles_only)?;
+            let start = candidate.initial_state();
+            for (depth, &expected) in (1..).zip(figures) {
+                let found = gdlc_runtime::perft(candidate, &start, depth);
+                if expected != found {
+                    return Err(format!(
+                        "perft({depth}): {expected} in the reference, {found} in the candidate"
+                    ));
+                }
+            }
+        }
         let options = CompareOptions {
             perft_depth,
             playouts: self.playouts,
             max_steps: self.max_steps,
             seed: self.seed,
         };
-        let agreement = gdlc_runtime::compare(&mut interpreter, candidate, options)?;
+        let mut agreement = gdlc_runtime::compare(&mut interpreter, candidate, options)?;
+        let automatic_depth = automatic.is_some();
+        if let Some(figures) = automatic {
+            agreement.perft = figures;
+        }
         Ok(Outcome {
             perft: agreement.perft,
             automatic_depth,
@@ -296,6 +353,37 @@ mod tests {
         );
         let mut game = Interpreter::new(&crate::front_end(&file)).expect("valid");
         assert_eq!(auto_perft_depth(&mut game, NODE_BUDGET, MAX_AUTO_DEPTH), 2);
+    }
+
+    #[test]
+    fn automatic_figures_are_the_perft_figures() {
+        // Nim ends at different depths along different paths; tictactoe has no role
+        // without moves; the tiny game below has a state where no role can move.
+        let dead_end = SourceFile::new(
+            "dead.kif",
+            "(role p) (role q) (init (s 0)) (succ 0 1) (succ 1 2)
+             (<= (legal p (go ?y)) (true (s ?x)) (succ ?x ?y))
+             (<= (legal p stop) (true (s 0)))
+             (legal q wait)
+             (<= (next (s ?y)) (does p (go ?y)))
+             (<= terminal (true (s 2)))
+             (goal p 100) (goal q 0)",
+        );
+        let games = [
+            interpreter(NIM),
+            interpreter(TICTACTOE),
+            Interpreter::new(&crate::front_end(&dead_end)).expect("valid"),
+        ];
+        for mut game in games {
+            for budget in [0, 10, 100, NODE_BUDGET] {
+                let figures = auto_perft(&mut game, budget, MAX_AUTO_DEPTH);
+                let initial = game.initial_state();
+                let expected: Vec<u64> = (1..=figures.len() as u32)
+                    .map(|d| gdlc_runtime::perft(&mut game, &initial, d))
+                    .collect();
+                assert_eq!(figures, expected, "budget {budget}");
+            }
+        }
     }
 
     #[test]
