@@ -67,6 +67,7 @@ fn run() -> Result<(), String> {
         );
         return Ok(());
     }
+    remove_abandoned(&root);
     check_target()?;
     let target = var("TARGET")?;
     let source = locate_sources()?;
@@ -301,7 +302,6 @@ fn build(
     base: &cc::Build,
 ) -> Result<(), String> {
     fs::create_dir_all(root).map_err(|e| format!("creating {}: {e}", root.display()))?;
-    remove_abandoned(root);
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());

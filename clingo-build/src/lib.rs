@@ -35,7 +35,8 @@
 //!   nothing. Cargo reruns the script if the stamp disappears.
 //! - **Atomic.** The build happens in a `.tmp-*` directory beside its destination and is
 //!   renamed into place when complete. Two concurrent builds both complete and the first
-//!   rename wins; a killed build leaves only a `.tmp-*` directory, removed by a later build.
+//!   rename wins; a killed build leaves only a `.tmp-*` directory, which a later run
+//!   removes once it is 12 hours old.
 //! - **Bring your own clingo.** If `CLINGO_LIBRARY_PATH` itself already holds a clingo
 //!   library (`libclingo.so`, …), for instance because the variable was set to an
 //!   installed clingo 5.6, nothing is built and that library is linked.
