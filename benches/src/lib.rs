@@ -1,6 +1,6 @@
 //! The benchmark suite of gdlc (issue 6).
 //!
-//! - [`reference`]: hand-written bit-board reasoners of tictactoe, connect four (8×6
+//! - [`reference`](mod@reference): hand-written bit-board reasoners of tictactoe, connect four (8×6
 //!   corpus and 7×6 team variants) and breakthrough (corpus and team variants) whose
 //!   rules are identical to the KIF files, proven by the tests in `benches/tests/`
 //!   against the reference interpreter. They are the practical limit the generated

@@ -5,7 +5,7 @@
 //! wraps it into a [`Game`] ([`Compiled`]):
 //!
 //! - [`Bits`]: a game state — one bit per possible fluent. Fluents are numbered per
-//!   top-level function symbol ([`FluentLayout`]): a block of bits per functor, inside
+//!   top-level function symbol ([`Layout`]): a block of bits per functor, inside
 //!   it the mixed-radix number of the positions of the arguments in their domains.
 //! - [`Store`]: the tuples of a derived relation (a hash set or a bitset over the
 //!   product of the column domains, with a tuple list and hash indexes whose rows are

@@ -91,7 +91,7 @@ enum Command {
     Compile {
         /// The game (KIF).
         file: PathBuf,
-        /// The crate's directory (default: generated/<stem> of the workspace).
+        /// The crate's directory (default: `generated/<stem>` of the workspace).
         #[arg(long)]
         out: Option<PathBuf>,
     },

@@ -3,9 +3,9 @@
 //!
 //! It is the oracle every compiled reasoner is checked against, so it is written to be
 //! obviously correct first:
-//! - ground terms are hash-consed ([`terms`]); relations are sets of tuples with indexes
-//!   on the columns queries bind ([`relation`]);
-//! - evaluation is demand-driven ([`eval`]): a query computes only the answers it
+//! - ground terms are hash-consed (`terms`); relations are sets of tuples with indexes
+//!   on the columns queries bind (`relation`);
+//! - evaluation is demand-driven (`eval`): a query computes only the answers it
 //!   asks for, memoised per call; recursive components are materialised bottom-up;
 //! - results are kept by what they depend on: *static* ones (neither `true` nor
 //!   `does`) for the interpreter's lifetime, *state* ones until the state changes,

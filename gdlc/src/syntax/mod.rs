@@ -1,6 +1,6 @@
 //! Syntax: KIF text → [`ast::Description`], with located diagnostics.
 //!
-//! Two steps: the pest grammar (`kif.pest`) reads s-expressions, and [`lower`] gives
+//! Two steps: the pest grammar (`kif.pest`) reads s-expressions, and `lower` gives
 //! them GDL structure (sentences, literals, terms). Defects with one unambiguous repair
 //! — a rule with an empty body, `(p)` for `p`, `and` in a body, `(not (distinct …))` —
 //! are repaired here and reported as warnings.
