@@ -2,13 +2,22 @@
 //! as `file:line:column` with the source line and a marker (codespan-reporting).
 //!
 //! Diagnostics are values until the edge of the program; only the CLI, xtask and the
-//! build.rs API render them.
+//! build.rs API render them. Rendering shows only the lines the labels touch, with
+//! control characters escaped and long lines cut around the markers (module `excerpt`), so
+//! neither binary garbage nor a huge one-line file reaches the terminal raw or whole.
+//!
+//! Source files are UTF-8: [`SourceFile::read`] refuses any other bytes with an error
+//! located at the first invalid byte.
+
+mod excerpt;
 
 use std::fmt;
+use std::sync::Arc;
 
 use codespan_reporting::diagnostic as cs;
-use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term;
+
+pub use excerpt::sanitize;
 
 /// A byte range `start..end` in a source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,7 +36,7 @@ impl Span {
 }
 
 /// A source file: its name as shown in diagnostics, and its text.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// Name shown in diagnostics (usually the path as given).
     pub name: String,
@@ -44,17 +53,28 @@ impl SourceFile {
         }
     }
 
-    /// Reads a file from disk; the error names the path.
+    /// Reads a file from disk; the error names the path. A file that is not UTF-8 is
+    /// an error located at its first invalid byte (see [`from_bytes`](Self::from_bytes)).
     pub fn read(path: &std::path::Path) -> Result<Self, Diagnostic> {
         match std::fs::read(path) {
-            Ok(bytes) => Ok(SourceFile::new(
-                path.display().to_string(),
-                String::from_utf8_lossy(&bytes).into_owned(),
-            )),
+            Ok(bytes) => SourceFile::from_bytes(path.display().to_string(), bytes),
             Err(err) => Err(Diagnostic::error(
                 Code::Io,
                 format!("cannot read `{}`: {err}", path.display()),
             )),
+        }
+    }
+
+    /// A source file from its bytes, which must be UTF-8. Otherwise the error
+    /// ([`Code::Encoding`]) is located at the first invalid byte and carries its own
+    /// [`source`](Diagnostic::source) — the line with that byte, invalid bytes shown as
+    /// `\xNN` — so it renders with the line whatever file it is rendered against, and its
+    /// `Display` starts with `file:line:column`.
+    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Result<Self, Diagnostic> {
+        let name = name.into();
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile::new(name, text)),
+            Err(err) => Err(not_utf8(name, err.as_bytes(), err.utf8_error())),
         }
     }
 
@@ -75,6 +95,54 @@ impl SourceFile {
     }
 }
 
+/// The error for bytes that are not UTF-8: located at the first invalid byte, with its
+/// line (as far as the file goes) as the diagnostic's own source.
+fn not_utf8(name: String, bytes: &[u8], error: std::str::Utf8Error) -> Diagnostic {
+    let at = error.valid_up_to();
+    let before = &bytes[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| at + i);
+    let invalid = error.error_len().unwrap_or(bytes.len() - at);
+    // The excerpt: empty lines up to the bad one, then that line with every byte that
+    // is not UTF-8 written `\xNN`.
+    let mut text = "\n".repeat(line - 1);
+    let mut start = text.len();
+    for chunk in bytes[line_start..line_end].utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    start += at - line_start;
+    let span = Span::new(start, start + 4 * invalid);
+    let shown: Vec<String> = bytes[at..at + invalid]
+        .iter()
+        .map(|b| format!("0x{b:02x}"))
+        .collect();
+    let what = if error.error_len().is_none() {
+        format!(
+            "the file ends inside a UTF-8 sequence ({})",
+            shown.join(" ")
+        )
+    } else if invalid == 1 {
+        format!("byte {} is not valid UTF-8", shown[0])
+    } else {
+        format!("bytes {} are not valid UTF-8", shown.join(" "))
+    };
+    let source = SourceFile::new(name, text);
+    Diagnostic::error(Code::Encoding, format!("the file is not UTF-8: {what}"))
+        .at(span, "not UTF-8")
+        .with_note("GDL files are read as UTF-8 (ASCII is UTF-8): convert the file, e.g. with `iconv -t UTF-8`")
+        .with_source(source)
+}
+
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -89,6 +157,8 @@ pub enum Severity {
 pub enum Code {
     /// A file could not be read.
     Io,
+    /// A file is not UTF-8.
+    Encoding,
     /// Malformed KIF (unbalanced parentheses, a stray character …).
     Syntax,
     /// A move text that is malformed or not legal.
@@ -142,6 +212,7 @@ impl Code {
     pub fn name(self) -> &'static str {
         match self {
             Code::Io => "io",
+            Code::Encoding => "encoding",
             Code::Syntax => "syntax",
             Code::Move => "move",
             Code::Structure => "structure",
@@ -194,6 +265,9 @@ pub struct Diagnostic {
     pub secondary: Vec<Label>,
     /// Free-text notes (how to fix, how it was repaired).
     pub notes: Vec<String>,
+    /// The text the spans point into, when the diagnostic brings its own (e.g. a file
+    /// that could not be read as text): rendering uses it instead of the file given.
+    pub source: Option<Arc<SourceFile>>,
 }
 
 impl Diagnostic {
@@ -207,6 +281,7 @@ impl Diagnostic {
             label: String::new(),
             secondary: Vec::new(),
             notes: Vec::new(),
+            source: None,
         }
     }
 
@@ -240,6 +315,12 @@ impl Diagnostic {
         self
     }
 
+    /// Gives the diagnostic its own source text (see [`Diagnostic::source`]).
+    pub fn with_source(mut self, source: SourceFile) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
     /// The same diagnostic with every span moved `offset` bytes later (for text that
     /// was read out of a larger text).
     pub fn shifted(mut self, offset: usize) -> Self {
@@ -263,29 +344,37 @@ impl Diagnostic {
         String::from_utf8_lossy(&buffer.into_inner()).into_owned()
     }
 
-    /// Writes this diagnostic to a terminal writer (which may colour it).
+    /// Writes this diagnostic to a terminal writer (which may colour it): the lines its
+    /// labels touch, escaped and cut around the markers (see the module docs), of its
+    /// own [`source`](Self::source) if it has one, else of `file`.
     pub fn emit(&self, file: &SourceFile, writer: &mut dyn term::WriteStyle) {
-        let simple = SimpleFile::new(file.name.as_str(), file.text.as_str());
-        let mut out = match self.severity {
+        let file = self.source.as_deref().unwrap_or(file);
+        let mut ranges = Vec::new();
+        if let Some(span) = self.span {
+            ranges.push(span.start..span.end);
+        }
+        ranges.extend(self.secondary.iter().map(|l| l.span.start..l.span.end));
+        let (excerpt, mapped) = excerpt::Excerpt::new(&file.name, &file.text, &ranges);
+        let mut mapped = mapped.into_iter();
+        let mut labels = Vec::new();
+        if self.span.is_some()
+            && let Some(range) = mapped.next()
+        {
+            labels.push(cs::Label::primary((), range).with_message(sanitize(&self.label)));
+        }
+        for (label, range) in self.secondary.iter().zip(mapped) {
+            labels.push(cs::Label::secondary((), range).with_message(sanitize(&label.message)));
+        }
+        let out = match self.severity {
             Severity::Error => cs::Diagnostic::error(),
             Severity::Warning => cs::Diagnostic::warning(),
         }
         .with_code(self.code.name())
-        .with_message(self.message.as_str())
-        .with_notes(self.notes.clone());
-        let mut labels = Vec::new();
-        if let Some(span) = self.span {
-            labels.push(cs::Label::primary((), span.start..span.end).with_message(&self.label));
-        }
-        for label in &self.secondary {
-            labels.push(
-                cs::Label::secondary((), label.span.start..label.span.end)
-                    .with_message(&label.message),
-            );
-        }
-        out = out.with_labels(labels);
+        .with_message(sanitize(&self.message))
+        .with_notes(self.notes.iter().map(|note| sanitize(note)).collect())
+        .with_labels(labels);
         let config = term::Config::default();
-        if term::emit_to_write_style(writer, &config, &simple, &out).is_err() {
+        if term::emit_to_write_style(writer, &config, &excerpt, &out).is_err() {
             // The writer failed (e.g. a closed pipe); there is nowhere left to report it.
         }
     }
@@ -297,6 +386,15 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{kind}[{}]: {}", self.code.name(), self.message)
+        if let (Some(source), Some(span)) = (&self.source, self.span) {
+            let (line, column) = source.line_column(span.start);
+            write!(f, "{}:{line}:{column}: ", sanitize(&source.name))?;
+        }
+        write!(
+            f,
+            "{kind}[{}]: {}",
+            self.code.name(),
+            sanitize(&self.message)
+        )
     }
 }
