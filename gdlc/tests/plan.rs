@@ -13,7 +13,7 @@ use gdlc::interp::Interpreter;
 use gdlc_runtime::{CompareOptions, compare};
 
 /// Valid games the analysis cannot bound (see `analysis.rs`).
-const UNBOUNDED: &[&str] = &["test_case_5a.kif"];
+const UNBOUNDED: &[&str] = &[];
 
 /// Compares the executor of one game with the interpreter; `None` if the game is not
 /// valid or not analysable.

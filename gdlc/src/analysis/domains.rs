@@ -8,13 +8,22 @@
 //! *variable's tree* — the intersection, path by path, of the subtrees of every positive
 //! body atom it occurs in (a variable is bounded by each of its binders). `true` ⊇
 //! `init` ∪ `next` and `does` ⊇ `legal`. Negative literals and `distinct` bound
-//! nothing. Recursion that nests terms more than [`DEPTH_MARGIN`] levels deeper than
-//! the deepest term written in the rules means the domains cannot be bounded: an error
-//! naming the relation and the rule.
+//! nothing.
+//!
+//! Recursion that nests terms more than [`DEPTH_MARGIN`] levels deeper than the deepest
+//! term written in the rules escapes the abstraction. When the relations recursing are
+//! static (they depend on neither `true` nor `does`), their real fixpoint is computed
+//! instead ([`super::statics`], bounded) and their tuples are their domains — and their
+//! facts, for every later stage ([`Computed::rules`]); `(<= (r ?x (f ?x)) (r ?y ?x) (q
+//! ?y))` with finite `q` is bounded that way. Otherwise — state-dependent recursion, or a
+//! static relation whose evaluation passes its bounds — the domains cannot be bounded:
+//! an error naming the relation and the rule.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::deps::{RelationKey, key_of};
+use super::statics;
+use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{Path, SymbolId, Symbols, child_path, split_path};
 use crate::normalize::{Literal, Rule};
@@ -253,8 +262,129 @@ pub fn head_tree(
     Ok(Some(tree))
 }
 
+/// The domains of a game, with the rules they hold for.
+#[derive(Debug)]
+pub struct Computed<'a> {
+    /// Per relation, its argument domains.
+    pub domains: Domains,
+    /// The rules, where every relation of [`evaluated`](Self::evaluated) has its
+    /// facts (the real fixpoint) instead of its rules; the rules given otherwise.
+    pub rules: Cow<'a, [Rule]>,
+    /// The static relations whose rules were evaluated (sorted).
+    pub evaluated: Vec<RelationKey>,
+    /// The nesting limit that held: [`depth_limit`] of the rules, raised to the
+    /// deepest evaluated term plus [`DEPTH_MARGIN`].
+    pub limit: usize,
+}
+
 /// Computes the domains of every relation of `rules` (a checked game).
-pub fn compute(rules: &[Rule], symbols: &mut Symbols) -> Result<Domains, Diagnostic> {
+///
+/// First by the path-wise abstraction alone. When a rule nests terms past the limit,
+/// the static relations (depending on neither `true` nor `does`) of recursive
+/// components in that rule's cone are evaluated to their real fixpoint
+/// ([`super::statics`]) and their tuples become their domains (and their facts, in
+/// [`Computed::rules`]); the abstraction then runs again. A rule still nesting too deep
+/// with nothing left to evaluate, or an evaluation passing its bounds, is an error
+/// naming the relation and the rule.
+pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<'a>, Diagnostic> {
+    let graph = DependencyGraph::build(rules);
+    let is_static = static_relations(&graph);
+    let mut wanted: BTreeSet<usize> = BTreeSet::new();
+    let mut facts: Option<statics::Facts> = None;
+    loop {
+        let pinned: BTreeMap<RelationKey, Tree> = match &facts {
+            Some(facts) => facts
+                .relations()
+                .map(|k| (k.clone(), facts.tree(k)))
+                .collect(),
+            None => BTreeMap::new(),
+        };
+        let limit = depth_limit(rules).max(facts.as_ref().map_or(0, |f| f.depth() + DEPTH_MARGIN));
+        let failed = match fixpoint(rules, symbols, &pinned, limit) {
+            Ok(domains) => {
+                return Ok(Computed {
+                    domains,
+                    rules: match &facts {
+                        Some(facts) => Cow::Owned(with_facts(rules, facts, symbols)),
+                        None => Cow::Borrowed(rules),
+                    },
+                    evaluated: pinned.into_keys().collect(),
+                    limit,
+                });
+            }
+            Err(failed) => failed,
+        };
+        let rule = &rules[failed];
+        let head_key = key_of(&rule.head);
+        let more: Vec<usize> = graph
+            .relation(&head_key.name, head_key.arity)
+            .map(|head| graph.cone(head))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|&r| is_static[r] && graph.recursive[graph.component_of[r]])
+            .filter(|r| !wanted.contains(r))
+            .collect();
+        if more.is_empty() {
+            return Err(unbounded(&head_key, rule, limit));
+        }
+        wanted.extend(more);
+        match statics::evaluate(rules, &graph, &wanted, symbols) {
+            Ok(evaluated) => facts = Some(evaluated),
+            Err(exceeded) => {
+                let rule = &rules[exceeded.rule];
+                return Err(unbounded_static(&key_of(&rule.head), rule, exceeded.limit));
+            }
+        }
+    }
+}
+
+/// Per relation of `graph`, whether it depends on neither `true` nor `does`.
+fn static_relations(graph: &DependencyGraph) -> Vec<bool> {
+    let inputs: Vec<usize> = [("true", 1), ("does", 2)]
+        .into_iter()
+        .filter_map(|(name, arity)| graph.relation(name, arity))
+        .collect();
+    (0..graph.relations.len())
+        .map(|r| !graph.cone(r).iter().any(|c| inputs.contains(c)))
+        .collect()
+}
+
+/// `rules` with the rules of every evaluated relation replaced by its facts, placed
+/// where its first rule was and located at that rule.
+fn with_facts(rules: &[Rule], facts: &statics::Facts, symbols: &Symbols) -> Vec<Rule> {
+    let evaluated: BTreeSet<&RelationKey> = facts.relations().collect();
+    let mut placed: BTreeSet<RelationKey> = BTreeSet::new();
+    let mut out = Vec::with_capacity(rules.len());
+    for rule in rules {
+        let key = key_of(&rule.head);
+        if !evaluated.contains(&key) {
+            out.push(rule.clone());
+            continue;
+        }
+        if placed.insert(key.clone()) {
+            out.extend(
+                facts
+                    .atoms(&key, symbols, rule.span)
+                    .into_iter()
+                    .map(|head| Rule {
+                        head,
+                        body: Vec::new(),
+                        span: rule.span,
+                    }),
+            );
+        }
+    }
+    out
+}
+
+/// The abstract fixpoint, with the domains of `pinned` relations fixed (their rules are
+/// skipped). `Err` gives the index of a rule nesting terms deeper than `limit`.
+fn fixpoint(
+    rules: &[Rule],
+    symbols: &mut Symbols,
+    pinned: &BTreeMap<RelationKey, Tree>,
+    limit: usize,
+) -> Result<Domains, usize> {
     let mut domains: Domains = BTreeMap::new();
     for rule in rules {
         domains.entry(key_of(&rule.head)).or_default();
@@ -264,20 +394,25 @@ pub fn compute(rules: &[Rule], symbols: &mut Symbols) -> Result<Domains, Diagnos
             }
         }
     }
+    for (key, tree) in pinned {
+        domains.insert(key.clone(), tree.clone());
+    }
     let key = |name: &str, arity: usize| RelationKey {
         name: name.to_owned(),
         arity,
     };
-    let limit = depth_limit(rules);
     loop {
         let mut changed = false;
-        for rule in rules {
-            let vars = variable_trees(rule, &domains, symbols);
+        for (index, rule) in rules.iter().enumerate() {
             let head_key = key_of(&rule.head);
+            if pinned.contains_key(&head_key) {
+                continue;
+            }
+            let vars = variable_trees(rule, &domains, symbols);
             match head_tree(rule, &vars, symbols, limit) {
                 Ok(Some(tree)) => changed |= domains.entry(head_key).or_default().graft(&[], &tree),
                 Ok(None) => {}
-                Err(TooDeep) => return Err(unbounded(&head_key, rule, limit)),
+                Err(TooDeep) => return Err(index),
             }
         }
         // true ⊇ init ∪ next; does ⊇ legal.
@@ -314,5 +449,26 @@ fn unbounded(relation: &RelationKey, rule: &Rule, limit: usize) -> Diagnostic {
     .with_note(format!(
         "the analysis bounds each argument by the symbols that can reach it; here recursion builds \
              ever deeper terms ({DEPTH_MARGIN} levels past the deepest term written in the rules)"
+    ))
+    .with_note(
+        "only recursion through relations that do not depend on the state (`true`, `does`) \
+             is evaluated to its real fixpoint",
+    )
+}
+
+fn unbounded_static(relation: &RelationKey, rule: &Rule, limit: statics::Limit) -> Diagnostic {
+    Diagnostic::error(
+        Code::Unbounded,
+        format!("the domain of `{relation}` cannot be bounded"),
+    )
+    .at(
+        rule.span,
+        format!("evaluating `{relation}` passed its bound at this rule"),
+    )
+    .with_note(format!(
+        "`{relation}` does not depend on the state and recursion builds terms the analysis cannot \
+             bound by symbols, so its tuples were computed instead; the computation passed {} \
+             before reaching a fixpoint",
+        limit.describe()
     ))
 }

@@ -1,11 +1,13 @@
 //! Analysis: from checked, normalised rules to the [`crate::ir::Ir`] every backend
-//! shares — argument domains ([`domains`]), flattening ([`flatten`]) and layers
-//! ([`layers`]). Analysis does no I/O and never panics on a checked game; a game it
+//! shares — argument domains ([`domains`], with the real fixpoint of the static
+//! relations the abstraction cannot bound in [`statics`]), flattening ([`flatten`]) and
+//! layers ([`layers`]). Analysis does no I/O and never panics on a checked game; a game it
 //! cannot handle gets a diagnostic naming the relation and rule.
 
 pub mod domains;
 pub mod flatten;
 pub mod layers;
+pub mod statics;
 
 use std::collections::BTreeSet;
 
@@ -60,10 +62,11 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
             "the game description is not valid GDL",
         ));
     }
-    let rules = &front.rules;
     let mut symbols = Symbols::default();
-    let domains = domains::compute(rules, &mut symbols)?;
-    let flat = flatten::flatten(rules, &domains, &mut symbols)?;
+    let computed = domains::compute(&front.rules, &mut symbols)?;
+    let rules: &[crate::normalize::Rule] = &computed.rules;
+    let domains = &computed.domains;
+    let flat = flatten::flatten(rules, domains, &mut symbols)?;
     let layering = layers::layer(rules, &flat.relations);
 
     let roles: Vec<SymbolId> = {
@@ -80,7 +83,14 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
         }
         seen
     };
-    let move_domains = move_domains(front, &domains, &flat.relations, &roles, &mut symbols);
+    let move_domains = move_domains(
+        rules,
+        domains,
+        computed.limit,
+        &flat.relations,
+        &roles,
+        &mut symbols,
+    );
     Ok(Ir {
         symbols,
         relations: flat.relations,
@@ -96,8 +106,9 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
 /// Per role, the domain of each column of `legal`'s move argument, from the legal
 /// rules that can apply to the role.
 fn move_domains(
-    front: &FrontEnd,
+    rules: &[crate::normalize::Rule],
     domains: &domains::Domains,
+    limit: usize,
     relations: &[crate::ir::Relation],
     roles: &[SymbolId],
     symbols: &mut Symbols,
@@ -107,12 +118,11 @@ fn move_domains(
     };
     let move_columns: Vec<&crate::ir::Column> =
         legal.columns.iter().filter(|c| c.path[0] == 1).collect();
-    let limit = domains::depth_limit(&front.rules);
     let mut per_role: Vec<Vec<BTreeSet<SymbolId>>> = roles
         .iter()
         .map(|_| vec![BTreeSet::new(); move_columns.len()])
         .collect();
-    for rule in front.rules.iter().filter(|r| r.head.is("legal", 2)) {
+    for rule in rules.iter().filter(|r| r.head.is("legal", 2)) {
         let vars = domains::variable_trees(rule, domains, symbols);
         let Ok(Some(tree)) = domains::head_tree(rule, &vars, symbols, limit) else {
             continue;
