@@ -8,6 +8,10 @@
 //! - `distinct`/equality over ground terms is folded: a true test is dropped, a rule with
 //!   a false test is dropped.
 //! - Rules stated twice (after the steps above) are kept once.
+//! - Where negation goes through recursion only across different constant arguments
+//!   (`(<= (goal ?r 0) (role ?r) (not (goal ?r 100)))`), the negated literals are
+//!   redirected to auxiliary relations split off on those constants, defined by
+//!   specialised copies of the rules ([`split`]), when that makes negation stratified.
 //!
 //! Normalisation assumes nothing about validity: it is also what the checker reads for
 //! safety, stratification and the recursion restriction.
@@ -16,6 +20,10 @@ use std::collections::HashSet;
 
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::syntax::ast::{self, Atom, Description, Term};
+
+pub mod split;
+
+pub use split::SplitName;
 
 /// The most rules one sentence may expand to; beyond it the description is rejected.
 pub const MAX_EXPANSION: usize = 4096;
@@ -84,7 +92,7 @@ pub fn normalize(description: &Description) -> Result<Vec<Rule>, Diagnostic> {
             }
         }
     }
-    Ok(rules)
+    Ok(split::split(rules))
 }
 
 /// The disjunctive normal form of a body: each alternative is a conjunction.

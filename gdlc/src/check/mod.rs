@@ -26,7 +26,10 @@
 //!   or of an equality that occurs in no positive body literal, once per variable and
 //!   normalised rule, at its first such occurrence (a fact with a variable is unsafe).
 //! - [`Code::Unstratified`] (error): a negated literal whose relation is in the same
-//!   strongly connected component as the head, at the literal, with the cycle.
+//!   strongly connected component as the head, at the literal, with the cycle. A
+//!   warning with the same code at each negated literal that normalisation redirected
+//!   to a relation split on constant arguments ([`crate::normalize::split`]): such
+//!   rules are locally stratified, and valid.
 //! - [`Code::Recursion`] (error): an argument of a positive body literal recursive with
 //!   the head that is not ground, not syntactically equal to a head argument, and has a
 //!   variable occurring in no positive body literal outside the head's component.

@@ -5,11 +5,12 @@ use std::collections::{BTreeSet, VecDeque};
 
 use crate::deps::{Dependency, DependencyGraph, key_of};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::normalize::{Literal, Rule};
+use crate::normalize::{Literal, Rule, SplitName};
 use crate::syntax::ast::{Atom, Term};
 
 pub(super) fn check(rules: &[Rule], graph: &DependencyGraph, out: &mut Vec<Diagnostic>) {
     stratification(rules, graph, out);
+    local_stratification(rules, out);
     restriction(rules, graph, out);
 }
 
@@ -60,6 +61,65 @@ fn stratification(rules: &[Rule], graph: &DependencyGraph, out: &mut Vec<Diagnos
                 .with_note(format!("cycle: {}", cycle.join(" → ")))
                 .with_note(STRATIFIED),
         );
+    }
+}
+
+/// The negated literals normalisation redirected to a relation split on constant
+/// arguments ([`crate::normalize::split`]): a warning at each, in the user's rules
+/// (the specialised copies repeat their literals).
+fn local_stratification(rules: &[Rule], out: &mut Vec<Diagnostic>) {
+    for rule in rules {
+        if SplitName::of(&rule.head.name.text).is_some() {
+            continue;
+        }
+        for literal in &rule.body {
+            let Literal::Neg(atom) = literal else {
+                continue;
+            };
+            let Some(split) = SplitName::of(&atom.name.text) else {
+                continue;
+            };
+            let head = key_of(&rule.head).to_string();
+            let body = format!("{}/{}", split.relation, split.original_arity(atom.arity()));
+            let fixed: Vec<String> = split
+                .ground
+                .iter()
+                .map(|(position, term)| format!("argument {} is `{term}`", position + 1))
+                .collect();
+            let auxiliary = format!("{}/{}", atom.name.text, atom.arity());
+            out.push(
+                Diagnostic::warning(Code::Unstratified, locally(&head, &body))
+                    .at(
+                        literal.span(),
+                        format!(
+                            "only the tuples of `{body}` where {} are negated here",
+                            super::and_list(&fixed)
+                        ),
+                    )
+                    .with_note(format!(
+                        "`(not {})` is evaluated as `(not {atom})`: `{auxiliary}` holds those \
+                         tuples, defined by the rules of `{body}` specialised to them",
+                        split.original_text(&atom.args)
+                    ))
+                    .with_note(
+                        "with every such negation split on its constant arguments, negation \
+                         is stratified: the rules are locally stratified and have one meaning",
+                    ),
+            );
+        }
+    }
+}
+
+fn locally(head: &str, body: &str) -> String {
+    if head == body {
+        format!(
+            "`{head}` depends on its own negation only across different constants (locally stratified)"
+        )
+    } else {
+        format!(
+            "`{head}` depends on the negation of `{body}`, which depends on `{head}`, \
+             only across different constants (locally stratified)"
+        )
     }
 }
 
