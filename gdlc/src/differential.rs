@@ -15,9 +15,9 @@
 //! not tried once the tree ends (every state at depth `d` is terminal), since they
 //! count the same. [`auto_perft`] walks the tree breadth first, one level at a time,
 //! and knows each level's size from the legal move counts of the level above before
-//! generating it: every state is expanded once, a level over the budget is never built,
-//! and the walk yields the interpreter's perft figures, so only the candidate counts
-//! its perft afterwards. A game whose first step alone has more joint moves than the
+//! generating it: every state is loaded at most twice, a level over the budget is never
+//! built, and the walk yields the interpreter's perft figures, so only the candidate
+//! counts its perft afterwards. A game whose first step alone has more joint moves than the
 //! budget gets depth 0 (playouts only).
 //!
 //! The driver prints one line on stdout, `PASS <summary>` (exit 0) or
@@ -47,30 +47,34 @@ pub fn auto_perft_depth<G: Game>(game: &mut G, node_budget: u64, max_depth: u32)
 }
 
 /// The perft figures of `game` from depth 1 to the automatic depth (see the module
-/// docs; [`auto_perft_depth`] is their number), found in one breadth-first walk: each
-/// state of the tree is checked for terminality and asked its legal moves once, and the
-/// size of the next level is known from the move counts before any of it is built, so
-/// a level that would exceed `node_budget` is never generated.
+/// docs; [`auto_perft_depth`] is their number), found in one breadth-first walk. Each
+/// level is gone through twice: first every state is checked for terminality and asked
+/// its legal moves, which gives the size of the next level — the walk stops there, as
+/// soon as the budget is exceeded, without generating any of it —, then the next level
+/// is generated. So every state of the tree is loaded into the game at most twice,
+/// where a depth-first search per depth would load the upper states once per depth.
 ///
 /// perft(d) counts the paths of the tree that end at depth `d`, or earlier at a
-/// terminal state ([`gdlc_runtime::perft()`]); so perft(d) = (terminal states at depths
+/// terminal state ([`gdlc_runtime::perft`]); so perft(d) = (terminal states at depths
 /// below `d`) + (states at depth `d`), every state counted once per path to it.
 pub fn auto_perft<G: Game>(game: &mut G, node_budget: u64, max_depth: u32) -> Vec<u64> {
     let roles = game.num_roles();
     let mut figures = Vec::new();
     let mut level = vec![game.initial_state()];
-    // Whether each state of `level` is terminal (computed once per state).
-    let mut terminal: Vec<bool> = level.iter().map(|s| game.is_terminal(s)).collect();
     let mut terminal_above = 0u64;
     let mut generated = 0u64;
+    // Per state of `level`: the legal moves of each role, or none when it cannot move.
     let mut legal: Vec<Vec<Vec<G::Move>>> = Vec::new();
-    for _depth in 1..=max_depth {
-        // The legal moves of every state that can move, and the next level's size.
+    for depth in 1..=max_depth {
         legal.clear();
         let mut children = 0u64;
-        for (state, &ended) in level.iter().zip(&terminal) {
-            let mut moves = vec![Vec::new(); roles];
-            if !ended {
+        let mut terminals = 0u64;
+        for state in &level {
+            let mut moves = Vec::new();
+            if game.is_terminal(state) {
+                terminals += 1;
+            } else {
+                moves = vec![Vec::new(); roles];
                 for (role, out) in moves.iter_mut().enumerate() {
                     game.legal_moves(state, role, out);
                 }
@@ -81,17 +85,19 @@ pub fn auto_perft<G: Game>(game: &mut G, node_budget: u64, max_depth: u32) -> Ve
                         .iter()
                         .fold(1u64, |n, m| n.saturating_mul(m.len() as u64));
                     children = children.saturating_add(product);
+                    if generated.saturating_add(children) > node_budget {
+                        return figures;
+                    }
                 }
-            } else {
-                moves.clear();
             }
             legal.push(moves);
         }
-        if generated.saturating_add(children) > node_budget {
+        // Every state at the depth reached is terminal: deeper depths count the same.
+        if depth > 1 && terminals == level.len() as u64 {
             break;
         }
         generated += children;
-        terminal_above += terminal.iter().filter(|&&t| t).count() as u64;
+        terminal_above += terminals;
         let mut next_level = Vec::with_capacity(children as usize);
         let mut choice = vec![0usize; roles];
         let mut joint = Vec::with_capacity(roles);
@@ -111,11 +117,6 @@ pub fn auto_perft<G: Game>(game: &mut G, node_budget: u64, max_depth: u32) -> Ve
         }
         level = next_level;
         figures.push(terminal_above + level.len() as u64);
-        terminal = level.iter().map(|s| game.is_terminal(s)).collect();
-        // The tree ends here when no state at this depth can go on.
-        if terminal.iter().all(|&t| t) {
-            break;
-        }
     }
     figures
 }

@@ -5,27 +5,49 @@
 //! right, each body atom itself a call — and kept in a *table* under the relation, the
 //! bound columns and their values, so no call is evaluated twice in a state.
 //!
-//! Calls into a recursive component (an SCC with a cycle) may depend on themselves.
-//! The first call into such a component leads: it evaluates its table, and every table
-//! of the component created meanwhile, round after round, until a round adds no answer
-//! and creates no table. A call to a table still in progress sees its current answers.
-//! This reaches the least fixpoint (recursion is positive: negation is stratified) and
-//! terminates because the recursion restriction keeps answers finite.
+//! **Recursion.** A call may meet a table that is still being computed (a cycle of
+//! calls, possible only through recursive rules); it then reads the answers found so
+//! far. Such a table, and every table that read it, is *incomplete* until the cycle is
+//! closed. Incomplete tables are kept on a stack in creation order, and every
+//! evaluation records the lowest stack position of an incomplete table it read
+//! (directly, or through a call that stayed incomplete), as in Tarjan's algorithm for
+//! strongly connected components:
+//! - a table whose evaluation read nothing incomplete is complete at once — the common
+//!   case, evaluated exactly once even in recursive relations (e.g. a path followed
+//!   from a bound start);
+//! - a table whose evaluation read only itself and tables created after it *leads*:
+//!   it and every table above it on the stack are evaluated again, round after round,
+//!   until a round adds no answer and leaves no new incomplete table, then all of them
+//!   are complete. This reaches the least fixpoint (positive recursion: negation is
+//!   stratified, so a negated call never meets an incomplete table) and terminates
+//!   because the recursion restriction keeps answers finite. If a round reads an
+//!   incomplete table below the leader, the leader gives way to that older one;
+//! - otherwise the table stays incomplete and the caller inherits its lowest position.
+//!
+//! **Static relations called many ways.** A relation that depends on neither `true`
+//! nor `does` keeps its tables for the interpreter's lifetime. When one has been
+//! called with [`WHOLE_AFTER`] different keys, its whole extension (the call with no
+//! bound column) is computed once, and later calls are answered from it through an
+//! index on their bound columns: the same answers, without a table per key. (Without
+//! it, a test such as `(square ?x1 … ?y4)` with all eight columns bound, run for every
+//! four pieces of every state, would keep one table per combination ever met.)
 //!
 //! `true` and `does` — the state and the joint move — are stored relations with indexes.
 //!
 //! The bound/free status of every argument is known when a rule is planned for a call's
-//! bound head columns (literals run left to right after normalisation). Only what the
-//! queries of a state need is ever computed: rules written for top-down provers (e.g.
-//! `(coordinate ?x)` generators behind a negated call) cost no more than they do there.
+//! bound head columns (literals run left to right after normalisation); plans are
+//! cached per rule and head columns. Only what the queries of a state need is ever
+//! computed: rules written for top-down provers (e.g. `(coordinate ?x)` generators
+//! behind a negated call) cost no more than they do there. Variable bindings, the
+//! undo trail and call keys live on stacks shared by all rule activations, so
+//! evaluating a rule allocates nothing once they have grown.
 
-use std::hash::BuildHasher;
-use std::rc::Rc;
+use std::hash::{BuildHasher, Hasher};
 
-use hashbrown::{Equivalent, HashMap};
-use rustc_hash::FxBuildHasher;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use super::relation::{ColumnMask, Relation};
+use super::relation::{ColumnMask, END, Relation};
 use super::terms::{Sym, TermId, TermStore};
 
 /// An argument pattern.
@@ -142,10 +164,6 @@ pub struct RelationInfo {
     pub phase: Phase,
     /// Whether it is stored rather than derived (`true`, `does`).
     pub stored: bool,
-    /// Its dependency component.
-    pub component: usize,
-    /// Whether its component is recursive.
-    pub recursive: bool,
     /// The rules with this head relation.
     pub rules: Vec<usize>,
 }
@@ -159,45 +177,135 @@ pub struct Program {
     pub relations: Vec<RelationInfo>,
 }
 
-/// A memoised call's key: the bound columns and their values.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct CallKey {
-    mask: ColumnMask,
-    values: Box<[TermId]>,
-}
+/// Calls of a static relation with this many different keys make it computed whole.
+pub const WHOLE_AFTER: usize = 256;
 
-/// A borrowed [`CallKey`], for lookups without allocating.
-#[derive(Hash)]
-struct CallRef<'a> {
-    mask: ColumnMask,
-    values: &'a [TermId],
-}
+/// A term id that no term has: the value of an unbound column in a key.
+const UNBOUND: TermId = TermId(u32::MAX);
 
-impl Equivalent<CallKey> for CallRef<'_> {
-    fn equivalent(&self, key: &CallKey) -> bool {
-        self.mask == key.mask && *self.values == *key.values
-    }
-}
+/// "No incomplete table read" as a stack position.
+const NONE: u32 = u32::MAX;
 
 /// One call's answers.
 #[derive(Clone, Debug)]
 struct Table {
-    key: CallKey,
-    answers: Rc<Relation>,
+    /// The bound columns.
+    mask: ColumnMask,
+    /// The bound values, at `Tables::keys[key..key + mask.count_ones()]`.
+    key: u32,
+    answers: Relation,
+    /// Its position on the stack of incomplete tables; [`NONE`] once complete.
+    position: u32,
+}
+
+/// Whether a static relation's whole extension is computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Whole {
+    /// Not asked for (fewer than [`WHOLE_AFTER`] tables).
+    #[default]
+    No,
+    /// Being computed (calls meanwhile are answered by their own tables).
+    Making,
+    /// This table, the call with no bound column (used once complete).
+    Table(u32),
 }
 
 /// The tables of one relation.
 #[derive(Clone, Debug, Default)]
 struct Tables {
-    by_key: HashMap<CallKey, u32, FxBuildHasher>,
-    tables: Vec<Table>,
+    /// Table ids by the hash of their key.
+    index: HashTable<u32>,
+    /// The bound values of every table's key, one after the other.
+    keys: Vec<TermId>,
+    list: Vec<Table>,
+    whole: Whole,
 }
 
-/// A recursive component being evaluated: its tables, in creation order.
-#[derive(Clone, Debug)]
-struct Fixpoint {
-    component: usize,
-    tables: Vec<(usize, u32)>,
+/// The values of the columns of `mask` in `values` (one entry per column).
+fn bound_values(values: &[TermId], mask: ColumnMask) -> impl Iterator<Item = TermId> + '_ {
+    values
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| *i < 64 && mask & (1 << i) != 0)
+        .map(|(_, &v)| v)
+}
+
+fn hash_key(mask: ColumnMask, values: impl Iterator<Item = TermId>) -> u64 {
+    let mut hasher = FxBuildHasher.build_hasher();
+    hasher.write_u64(mask);
+    for v in values {
+        hasher.write_u32(v.0);
+    }
+    hasher.finish()
+}
+
+impl Tables {
+    fn key_of(&self, table: &Table) -> &[TermId] {
+        let start = table.key as usize;
+        &self.keys[start..start + table.mask.count_ones() as usize]
+    }
+
+    /// The table of the call binding `mask` to `values` (one entry per column).
+    fn find(&self, mask: ColumnMask, values: &[TermId]) -> Option<u32> {
+        let hash = hash_key(mask, bound_values(values, mask));
+        self.index
+            .find(hash, |&t| {
+                let table = &self.list[t as usize];
+                table.mask == mask
+                    && self
+                        .key_of(table)
+                        .iter()
+                        .copied()
+                        .eq(bound_values(values, mask))
+            })
+            .copied()
+    }
+
+    /// A new, empty table for the call binding `mask` to `values`.
+    fn create(&mut self, arity: usize, mask: ColumnMask, values: &[TermId], position: u32) -> u32 {
+        let t = self.list.len() as u32;
+        let key = self.keys.len() as u32;
+        self.keys.extend(bound_values(values, mask));
+        self.list.push(Table {
+            mask,
+            key,
+            answers: Relation::new(arity),
+            position,
+        });
+        let hash = hash_key(mask, bound_values(values, mask));
+        let (list, keys) = (&self.list, &self.keys);
+        self.index.insert_unique(hash, t, |&other| {
+            let table = &list[other as usize];
+            let start = table.key as usize;
+            let values = &keys[start..start + table.mask.count_ones() as usize];
+            hash_key(table.mask, values.iter().copied())
+        });
+        t
+    }
+
+    fn clear(&mut self) {
+        self.index.clear();
+        self.keys.clear();
+        self.list.clear();
+        self.whole = Whole::No;
+    }
+}
+
+/// The answers of a call, read by position while other calls are evaluated.
+#[derive(Clone, Copy, Debug)]
+enum Answers {
+    /// Every answer of this table of the relation.
+    All(u32),
+    /// The answers of this (complete) table on one chain of its index `slot`, from
+    /// `first` ([`END`]: none).
+    Chain { t: u32, slot: usize, first: u32 },
+}
+
+/// Where a tuple being matched is.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Stored(usize),
+    Table(usize, u32),
 }
 
 /// The mutable side of evaluation: terms, stored relations and tables.
@@ -205,12 +313,23 @@ struct Fixpoint {
 pub struct Db {
     /// The term interner.
     pub store: TermStore,
-    /// Stored relations (`true`, `does`; empty for the others). Shared so that an
-    /// evaluation can iterate one while it computes others.
-    pub stored: Vec<Rc<Relation>>,
+    /// Stored relations (`true`, `does`; empty for the others).
+    pub stored: Vec<Relation>,
     tables: Vec<Tables>,
-    /// Recursive components being evaluated, innermost last.
-    fixpoints: Vec<Fixpoint>,
+    /// Incomplete tables, in creation order.
+    stack: Vec<(usize, u32)>,
+    /// The lowest stack position of an incomplete table read by the evaluation in
+    /// progress ([`NONE`]: none).
+    low: u32,
+    /// Plans by rule and bound head columns: where their masks start in `plan_masks`.
+    plans: FxHashMap<(usize, ColumnMask), u32>,
+    plan_masks: Vec<ColumnMask>,
+    /// Variable bindings of the rule activations in progress, each a window.
+    bindings: Vec<Option<TermId>>,
+    /// Bindings to undo on backtracking (positions in the activation's window).
+    trail: Vec<u16>,
+    /// Call keys and head tuples under construction.
+    keys: Vec<TermId>,
 }
 
 impl Db {
@@ -221,14 +340,20 @@ impl Db {
             stored: program
                 .relations
                 .iter()
-                .map(|r| Rc::new(Relation::new(r.arity)))
+                .map(|r| Relation::new(r.arity))
                 .collect(),
             tables: program
                 .relations
                 .iter()
                 .map(|_| Tables::default())
                 .collect(),
-            fixpoints: Vec::new(),
+            stack: Vec::new(),
+            low: NONE,
+            plans: FxHashMap::default(),
+            plan_masks: Vec::new(),
+            bindings: Vec::new(),
+            trail: Vec::new(),
+            keys: Vec::new(),
         }
     }
 
@@ -236,11 +361,8 @@ impl Db {
     pub fn forget(&mut self, program: &Program, phases: &[Phase]) {
         for (rel, info) in program.relations.iter().enumerate() {
             if phases.contains(&info.phase) {
-                if !self.stored[rel].is_empty() {
-                    Rc::make_mut(&mut self.stored[rel]).clear();
-                }
-                self.tables[rel].by_key.clear();
-                self.tables[rel].tables.clear();
+                self.stored[rel].clear();
+                self.tables[rel].clear();
             }
         }
     }
@@ -256,22 +378,30 @@ impl Db {
         out: &mut Vec<TermId>,
     ) {
         if program.relations[rel].stored {
-            let relation = self.indexed(rel, mask);
+            let relation = &mut self.stored[rel];
             if mask == 0 {
                 for i in 0..relation.len() {
                     out.extend_from_slice(relation.tuple(i));
                 }
             } else {
-                for i in relation.lookup(mask, values) {
+                relation.ensure_index(mask);
+                let (slot, mut i) = relation.chain_start(mask, values);
+                while i != END {
                     out.extend_from_slice(relation.tuple(i));
+                    i = relation.chain_next(slot, i);
                 }
             }
         } else {
-            let answers = self.call(program, rel, mask, values);
-            for i in 0..answers.len() {
-                out.extend_from_slice(answers.tuple(i));
+            let key = self.push_key(program, rel, values);
+            let answers = self.call(program, rel, mask, key);
+            self.keys.truncate(key);
+            let mut at = self.first(rel, answers);
+            while let Some(i) = at {
+                out.extend_from_slice(self.answer(rel, answers, i));
+                at = self.after(rel, answers, i);
             }
         }
+        debug_assert!(self.stack.is_empty(), "a query leaves every table complete");
     }
 
     /// Whether relation `rel` has any tuple (e.g. whether `terminal` holds).
@@ -279,159 +409,359 @@ impl Db {
         if program.relations[rel].stored {
             !self.stored[rel].is_empty()
         } else {
-            !self.call(program, rel, 0, &[]).is_empty()
+            let key = self.push_key(program, rel, &[]);
+            let answers = self.call(program, rel, 0, key);
+            self.keys.truncate(key);
+            self.first(rel, answers).is_some()
         }
     }
 
-    /// A stored relation, with an index on `mask` (unless `mask` is empty).
-    fn indexed(&mut self, rel: usize, mask: ColumnMask) -> Rc<Relation> {
-        if mask != 0 && !self.stored[rel].has_index(mask) {
-            Rc::make_mut(&mut self.stored[rel]).ensure_index(mask);
-        }
-        Rc::clone(&self.stored[rel])
+    /// Pushes a key for `rel` made of `values` (unbound beyond them) on `keys`; where it
+    /// starts.
+    fn push_key(&mut self, program: &Program, rel: usize, values: &[TermId]) -> usize {
+        let start = self.keys.len();
+        let arity = program.relations[rel].arity;
+        self.keys.extend(values.iter().copied().take(arity));
+        self.keys.resize(start + arity, UNBOUND);
+        start
     }
 
-    /// The answers of a call to a derived relation: complete, or the current answers of
-    /// a table still in progress in a recursive component.
-    fn call(
-        &mut self,
-        program: &Program,
-        rel: usize,
-        mask: ColumnMask,
-        values: &[TermId],
-    ) -> Rc<Relation> {
-        let mut bound = [TermId(0); 16];
-        let mut owned = Vec::new();
-        let key_values: &[TermId] = {
-            let selected = values
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i < 64 && mask & (1 << i) != 0)
-                .map(|(_, &v)| v);
-            let count = mask.count_ones() as usize;
-            if count <= bound.len() {
-                for (slot, v) in bound.iter_mut().zip(selected) {
-                    *slot = v;
-                }
-                &bound[..count]
-            } else {
-                owned.extend(selected);
-                &owned
+    /// The first answer's position.
+    fn first(&self, rel: usize, answers: Answers) -> Option<u32> {
+        match answers {
+            Answers::All(t) => (self.tables[rel].list[t as usize].answers.len() > 0).then_some(0),
+            Answers::Chain { first, .. } => (first != END).then_some(first),
+        }
+    }
+
+    /// The position of the answer after `i` (for a table in progress, answers added
+    /// meanwhile are read too).
+    fn after(&self, rel: usize, answers: Answers, i: u32) -> Option<u32> {
+        match answers {
+            Answers::All(t) => {
+                (i + 1 < self.tables[rel].list[t as usize].answers.len()).then_some(i + 1)
             }
-        };
-        let probe = CallRef {
-            mask,
-            values: key_values,
-        };
-        let hash = FxBuildHasher.hash_one(&probe);
-        if let Some((_, &t)) = self.tables[rel]
-            .by_key
-            .raw_entry()
-            .from_hash(hash, |k| probe.equivalent(k))
-        {
-            return Rc::clone(&self.tables[rel].tables[t as usize].answers);
+            Answers::Chain { t, slot, .. } => {
+                let next = self.tables[rel].list[t as usize]
+                    .answers
+                    .chain_next(slot, i);
+                (next != END).then_some(next)
+            }
         }
-        let info = &program.relations[rel];
-        let key = CallKey {
-            mask,
-            values: key_values.into(),
-        };
-        let t = self.tables[rel].tables.len() as u32;
-        self.tables[rel].tables.push(Table {
-            key: key.clone(),
-            answers: Rc::new(Relation::new(info.arity)),
-        });
-        self.tables[rel].by_key.insert(key, t);
-        if !info.recursive {
-            self.evaluate(program, rel, t);
-        } else if let Some(fixpoint) = self
-            .fixpoints
-            .iter_mut()
-            .find(|f| f.component == info.component)
-        {
-            // Inside the component's fixpoint: evaluate once now; the leader repeats.
-            fixpoint.tables.push((rel, t));
-            self.evaluate(program, rel, t);
-        } else {
-            self.lead_fixpoint(program, info.component, rel, t);
-        }
-        Rc::clone(&self.tables[rel].tables[t as usize].answers)
     }
 
-    /// Evaluates the tables of a recursive component, starting from one, until a round
-    /// adds no answer and creates no table.
-    fn lead_fixpoint(&mut self, program: &Program, component: usize, rel: usize, t: u32) {
-        self.fixpoints.push(Fixpoint {
-            component,
-            tables: vec![(rel, t)],
-        });
-        let depth = self.fixpoints.len() - 1;
+    /// The answer at position `i`.
+    fn answer(&self, rel: usize, answers: Answers, i: u32) -> &[TermId] {
+        let (Answers::All(t) | Answers::Chain { t, .. }) = answers;
+        self.tables[rel].list[t as usize].answers.tuple(i)
+    }
+
+    /// The answers of a call to a derived relation (its key: one value per column at
+    /// `keys[key..]`, the unbound ones ignored):
+    /// complete, or the current answers of a table still in progress.
+    fn call(&mut self, program: &Program, rel: usize, mask: ColumnMask, key: usize) -> Answers {
+        if mask != 0 && program.relations[rel].phase == Phase::Static {
+            if self.tables[rel].whole == Whole::No && self.tables[rel].list.len() >= WHOLE_AFTER {
+                self.tables[rel].whole = Whole::Making;
+                let whole = self.table(program, rel, 0, key);
+                self.tables[rel].whole = Whole::Table(whole);
+            }
+            if let Whole::Table(t) = self.tables[rel].whole {
+                let table = &mut self.tables[rel].list[t as usize];
+                if table.position == NONE {
+                    let values = &self.keys[key..key + program.relations[rel].arity];
+                    table.answers.ensure_index(mask);
+                    let (slot, first) = table.answers.chain_start(mask, values);
+                    return Answers::Chain { t, slot, first };
+                }
+            }
+        }
+        Answers::All(self.table(program, rel, mask, key))
+    }
+
+    /// The table of a call, evaluated if new (see the module docs for when it is
+    /// complete).
+    fn table(&mut self, program: &Program, rel: usize, mask: ColumnMask, key: usize) -> u32 {
+        let arity = program.relations[rel].arity;
+        let values = &self.keys[key..key + arity];
+        if let Some(t) = self.tables[rel].find(mask, values) {
+            let position = self.tables[rel].list[t as usize].position;
+            self.low = self.low.min(position);
+            return t;
+        }
+        let position = self.stack.len() as u32;
+        let t = self.tables[rel].create(arity, mask, values, position);
+        self.stack.push((rel, t));
+        let outer = std::mem::replace(&mut self.low, NONE);
+        self.evaluate(program, rel, t);
+        let low = if self.low == NONE {
+            self.complete_from(position);
+            NONE
+        } else if self.low >= position {
+            self.lead(program, position)
+        } else {
+            self.low
+        };
+        self.low = outer.min(low);
+        t
+    }
+
+    /// Evaluates the tables from stack position `from` up again and again until a round
+    /// adds no answer and leaves no new incomplete table, then marks them complete
+    /// ([`NONE`]); or returns the position of an older incomplete table that a round
+    /// read, leaving them incomplete.
+    fn lead(&mut self, program: &Program, from: u32) -> u32 {
         loop {
-            let tables_before = self.fixpoints[depth].tables.len();
+            let size = self.stack.len();
             let mut grew = false;
-            let mut i = 0;
-            while let Some(&(r, t)) = self.fixpoints[depth].tables.get(i) {
-                grew |= self.evaluate(program, r, t);
+            let mut i = from as usize;
+            while let Some(&(rel, t)) = self.stack.get(i) {
+                self.low = NONE;
+                grew |= self.evaluate(program, rel, t);
+                if self.low < from {
+                    return self.low;
+                }
                 i += 1;
             }
-            if !grew && self.fixpoints[depth].tables.len() == tables_before {
+            if !grew && self.stack.len() == size {
                 break;
             }
         }
-        self.fixpoints.truncate(depth);
+        self.complete_from(from);
+        NONE
+    }
+
+    /// Marks the tables from stack position `from` up complete and pops them.
+    fn complete_from(&mut self, from: u32) {
+        for (rel, t) in self.stack.drain(from as usize..) {
+            self.tables[rel].list[t as usize].position = NONE;
+        }
     }
 
     /// Runs every rule of `rel` for table `t`, adding answers; true if any was new.
     fn evaluate(&mut self, program: &Program, rel: usize, t: u32) -> bool {
-        let info = &program.relations[rel];
-        let key = self.tables[rel].tables[t as usize].key.clone();
-        let mut values = vec![TermId(u32::MAX); info.arity];
-        let mut next_value = key.values.iter();
-        for (i, slot) in values.iter_mut().enumerate().take(64) {
-            if key.mask & (1 << i) != 0
-                && let Some(&v) = next_value.next()
-            {
-                *slot = v;
+        let mut grew = false;
+        for &r in &program.relations[rel].rules {
+            grew |= self.run_rule(program, r, rel, t);
+        }
+        grew
+    }
+
+    /// The masks of rule `r`'s steps for calls binding `mask`: where they start in
+    /// `plan_masks`.
+    fn plan(&mut self, program: &Program, r: usize, mask: ColumnMask) -> u32 {
+        if let Some(&start) = self.plans.get(&(r, mask)) {
+            return start;
+        }
+        let start = self.plan_masks.len() as u32;
+        self.plan_masks.extend(program.rules[r].plan(mask));
+        self.plans.insert((r, mask), start);
+        start
+    }
+
+    /// Runs rule `r` for table `t` of `rel`; true if it added an answer.
+    fn run_rule(&mut self, program: &Program, r: usize, rel: usize, t: u32) -> bool {
+        let rule = &program.rules[r];
+        let base = self.bindings.len();
+        self.bindings.resize(base + rule.num_vars, None);
+        let trail = self.trail.len();
+        let table = &self.tables[rel].list[t as usize];
+        let mask = table.mask;
+        let key = table.key as usize;
+        let mut matched = true;
+        let mut next_value = key;
+        for (i, pat) in rule.head.iter().enumerate().take(64) {
+            if mask & (1 << i) != 0 {
+                let value = self.tables[rel].keys[next_value];
+                next_value += 1;
+                if !unify(
+                    &self.store,
+                    &mut self.bindings[base..],
+                    &mut self.trail,
+                    pat,
+                    value,
+                ) {
+                    matched = false;
+                    break;
+                }
             }
         }
-        let mut out = Vec::new();
         let mut grew = false;
-        for &r in &info.rules {
-            out.clear();
-            let solutions = Solver::run(
-                program,
-                self,
-                &program.rules[r],
-                key.mask,
-                &values,
-                &mut out,
-            );
-            let answers = Rc::make_mut(&mut self.tables[rel].tables[t as usize].answers);
-            if info.arity == 0 {
-                if solutions > 0 {
-                    grew |= answers.insert(&[]);
+        if matched {
+            let plan = self.plan(program, r, mask);
+            let frame = Frame {
+                rule,
+                base,
+                plan,
+                rel,
+                t,
+            };
+            grew = self.solve(program, &frame, 0);
+        }
+        self.trail.truncate(trail);
+        self.bindings.truncate(base);
+        grew
+    }
+
+    /// Runs the body of `frame`'s rule from `step` on; true if an answer was new.
+    fn solve(&mut self, program: &Program, frame: &Frame<'_>, step: usize) -> bool {
+        let rule = frame.rule;
+        let Some(current) = rule.steps.get(step) else {
+            return self.add_answer(frame);
+        };
+        match current {
+            Step::Scan { rel, pats } => {
+                let rel = *rel;
+                let mask = self.plan_masks[frame.plan as usize + step];
+                let stored = program.relations[rel].stored;
+                let key = self.keys.len();
+                let exists = key_of(
+                    &mut self.store,
+                    &self.bindings[frame.base..],
+                    pats,
+                    mask,
+                    &mut self.keys,
+                    !stored,
+                )
+                .is_some();
+                if !exists {
+                    self.keys.truncate(key);
+                    return false;
                 }
-            } else {
-                for tuple in out.chunks_exact(info.arity) {
-                    grew |= answers.insert(tuple);
+                let mut grew = false;
+                if stored {
+                    if mask == 0 {
+                        self.keys.truncate(key);
+                        for i in 0..self.stored[rel].len() {
+                            grew |=
+                                self.try_tuple(program, frame, step, pats, Source::Stored(rel), i);
+                        }
+                    } else {
+                        let relation = &mut self.stored[rel];
+                        relation.ensure_index(mask);
+                        let (slot, mut i) = relation.chain_start(mask, &self.keys[key..]);
+                        self.keys.truncate(key);
+                        while i != END {
+                            let next = self.stored[rel].chain_next(slot, i);
+                            grew |=
+                                self.try_tuple(program, frame, step, pats, Source::Stored(rel), i);
+                            i = next;
+                        }
+                    }
+                } else {
+                    let answers = self.call(program, rel, mask, key);
+                    self.keys.truncate(key);
+                    let (Answers::All(t) | Answers::Chain { t, .. }) = answers;
+                    let mut at = self.first(rel, answers);
+                    while let Some(i) = at {
+                        grew |=
+                            self.try_tuple(program, frame, step, pats, Source::Table(rel, t), i);
+                        at = self.after(rel, answers, i);
+                    }
+                }
+                grew
+            }
+            Step::Absent { rel, pats } => {
+                let rel = *rel;
+                let all = if pats.len() >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << pats.len()) - 1
+                };
+                let stored = program.relations[rel].stored;
+                let key = self.keys.len();
+                // A term that was never built cannot be in a stored relation.
+                let present = key_of(
+                    &mut self.store,
+                    &self.bindings[frame.base..],
+                    pats,
+                    all,
+                    &mut self.keys,
+                    !stored,
+                )
+                .is_some()
+                    && if stored {
+                        self.stored[rel].contains(&self.keys[key..])
+                    } else {
+                        let answers = self.call(program, rel, all, key);
+                        self.first(rel, answers).is_some()
+                    };
+                self.keys.truncate(key);
+                !present && self.solve(program, frame, step + 1)
+            }
+            Step::Distinct(a, b) | Step::Equal(a, b) => {
+                let bindings = &self.bindings[frame.base..];
+                let x = instantiate(&mut self.store, bindings, a);
+                let y = instantiate(&mut self.store, bindings, b);
+                let (Some(x), Some(y)) = (x, y) else {
+                    return false;
+                };
+                (x == y) == matches!(current, Step::Equal(..))
+                    && self.solve(program, frame, step + 1)
+            }
+        }
+    }
+
+    /// Adds the head of `frame`'s rule, as bound now, to its table; true if new.
+    fn add_answer(&mut self, frame: &Frame<'_>) -> bool {
+        let start = self.keys.len();
+        for pat in frame.rule.head.iter() {
+            match instantiate(&mut self.store, &self.bindings[frame.base..], pat) {
+                Some(term) => self.keys.push(term),
+                None => {
+                    // An unbound head variable: impossible in a checked (safe) game.
+                    self.keys.truncate(start);
+                    return false;
                 }
             }
+        }
+        let answers = &mut self.tables[frame.rel].list[frame.t as usize].answers;
+        let grew = answers.insert(&self.keys[start..]);
+        self.keys.truncate(start);
+        grew
+    }
+
+    /// Matches `pats` with tuple `i` of `source`, and runs the rest of the body if they
+    /// match; true if an answer was new.
+    fn try_tuple(
+        &mut self,
+        program: &Program,
+        frame: &Frame<'_>,
+        step: usize,
+        pats: &[Pat],
+        source: Source,
+        i: u32,
+    ) -> bool {
+        let mark = self.trail.len();
+        let tuple = match source {
+            Source::Stored(rel) => self.stored[rel].tuple(i),
+            Source::Table(rel, t) => self.tables[rel].list[t as usize].answers.tuple(i),
+        };
+        let bindings = &mut self.bindings[frame.base..];
+        let trail = &mut self.trail;
+        let store = &self.store;
+        let matched = pats
+            .iter()
+            .zip(tuple)
+            .all(|(pat, &term)| unify(store, bindings, trail, pat, term));
+        let grew = matched && self.solve(program, frame, step + 1);
+        for v in self.trail.drain(mark..) {
+            self.bindings[frame.base + v as usize] = None;
         }
         grew
     }
 }
 
-struct Solver<'a> {
-    program: &'a Program,
+/// One activation of a rule: where its bindings and step masks are, and the table its
+/// answers go to.
+struct Frame<'a> {
     rule: &'a CompiledRule,
-    /// Bound columns of each step for this call.
-    masks: Vec<ColumnMask>,
-    bindings: Vec<Option<TermId>>,
-    trail: Vec<u16>,
-    /// Scratch for lookup keys (taken while in use, returned before recursing).
-    key: Vec<TermId>,
-    out: &'a mut Vec<TermId>,
-    solutions: usize,
+    /// Start of its bindings in `Db::bindings`.
+    base: usize,
+    /// Start of its steps' masks in `Db::plan_masks`.
+    plan: u32,
+    rel: usize,
+    t: u32,
 }
 
 /// Matches `pat` against `term`, binding free variables (recorded on `trail`).
@@ -507,7 +837,7 @@ fn instantiate(store: &mut TermStore, bindings: &[Option<TermId>], pat: &Pat) ->
     }
 }
 
-/// Values of `pats` for the columns of `mask` (others `TermId(u32::MAX)`). For a
+/// Values of `pats` for the columns of `mask` (others [`UNBOUND`]), pushed on `key`. For a
 /// stored relation (`interned` false) `None` if a bound column names a term that was
 /// never built, so nothing can match; a call to a derived relation interns the terms
 /// it asks for, since evaluating the call may build them.
@@ -519,7 +849,6 @@ fn key_of(
     key: &mut Vec<TermId>,
     interned: bool,
 ) -> Option<()> {
-    key.clear();
     for (i, pat) in pats.iter().enumerate() {
         if i < 64 && mask & (1 << i) != 0 {
             key.push(if interned {
@@ -528,148 +857,8 @@ fn key_of(
                 resolve(store, bindings, pat)?
             });
         } else {
-            key.push(TermId(u32::MAX));
+            key.push(UNBOUND);
         }
     }
     Some(())
-}
-
-impl<'a> Solver<'a> {
-    /// Runs `rule` for a call whose bound head columns are `mask` with `values` (one
-    /// entry per column), appending head tuples to `out`; returns the number of
-    /// solutions.
-    fn run(
-        program: &'a Program,
-        db: &mut Db,
-        rule: &'a CompiledRule,
-        mask: ColumnMask,
-        values: &[TermId],
-        out: &'a mut Vec<TermId>,
-    ) -> usize {
-        let mut solver = Solver {
-            program,
-            rule,
-            masks: Vec::new(),
-            bindings: vec![None; rule.num_vars],
-            trail: Vec::new(),
-            key: Vec::new(),
-            out,
-            solutions: 0,
-        };
-        for (i, pat) in rule.head.iter().enumerate().take(64) {
-            if mask & (1 << i) != 0
-                && !unify(
-                    &db.store,
-                    &mut solver.bindings,
-                    &mut solver.trail,
-                    pat,
-                    values[i],
-                )
-            {
-                return 0;
-            }
-        }
-        solver.masks = rule.plan(mask);
-        solver.solve(db, 0);
-        solver.solutions
-    }
-
-    fn solve(&mut self, db: &mut Db, step: usize) {
-        let rule = self.rule;
-        let Some(current) = rule.steps.get(step) else {
-            let start = self.out.len();
-            for pat in rule.head.iter() {
-                match instantiate(&mut db.store, &self.bindings, pat) {
-                    Some(term) => self.out.push(term),
-                    None => {
-                        // An unbound head variable: impossible in a checked (safe) game.
-                        self.out.truncate(start);
-                        return;
-                    }
-                }
-            }
-            self.solutions += 1;
-            return;
-        };
-        match current {
-            Step::Scan { rel, pats } => {
-                let mask = self.masks[step];
-                let mut key = std::mem::take(&mut self.key);
-                let derived = !self.program.relations[*rel].stored;
-                let exists =
-                    key_of(&mut db.store, &self.bindings, pats, mask, &mut key, derived).is_some();
-                if !exists {
-                    self.key = key;
-                } else if self.program.relations[*rel].stored {
-                    let relation = db.indexed(*rel, mask);
-                    if mask == 0 {
-                        self.key = key;
-                        for i in 0..relation.len() {
-                            self.try_tuple(db, step, pats, relation.tuple(i));
-                        }
-                    } else {
-                        let hits = relation.lookup(mask, &key);
-                        self.key = key;
-                        for i in hits {
-                            self.try_tuple(db, step, pats, relation.tuple(i));
-                        }
-                    }
-                } else {
-                    let answers = db.call(self.program, *rel, mask, &key);
-                    self.key = key;
-                    for i in 0..answers.len() {
-                        self.try_tuple(db, step, pats, answers.tuple(i));
-                    }
-                }
-            }
-            Step::Absent { rel, pats } => {
-                let all = if pats.len() >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << pats.len()) - 1
-                };
-                let mut key = std::mem::take(&mut self.key);
-                // A term that was never built cannot be in a stored relation.
-                let derived = !self.program.relations[*rel].stored;
-                let present = key_of(&mut db.store, &self.bindings, pats, all, &mut key, derived)
-                    .is_some()
-                    && {
-                        if self.program.relations[*rel].stored {
-                            db.stored[*rel].contains(&key)
-                        } else {
-                            !db.call(self.program, *rel, all, &key).is_empty()
-                        }
-                    };
-                self.key = key;
-                if !present {
-                    self.solve(db, step + 1);
-                }
-            }
-            Step::Distinct(a, b) | Step::Equal(a, b) => {
-                let x = instantiate(&mut db.store, &self.bindings, a);
-                let y = instantiate(&mut db.store, &self.bindings, b);
-                let (Some(x), Some(y)) = (x, y) else { return };
-                if (x == y) == matches!(current, Step::Equal(..)) {
-                    self.solve(db, step + 1);
-                }
-            }
-        }
-    }
-
-    fn try_tuple(&mut self, db: &mut Db, step: usize, pats: &[Pat], tuple: &[TermId]) {
-        let mark = self.trail.len();
-        let mut ok = true;
-        for (pat, &term) in pats.iter().zip(tuple) {
-            if !unify(&db.store, &mut self.bindings, &mut self.trail, pat, term) {
-                ok = false;
-                break;
-            }
-        }
-        if ok {
-            self.solve(db, step + 1);
-        }
-        for v in self.trail.drain(mark..) {
-            self.bindings[v as usize] = None;
-        }
-    }
 }

@@ -102,13 +102,10 @@ impl Interpreter {
             } else {
                 Phase::Static
             };
-            let component = graph.component_of[rel];
             relations.push(RelationInfo {
                 arity: key.arity,
                 phase,
                 stored: Some(rel) == entry.true_rel || Some(rel) == entry.does_rel,
-                component,
-                recursive: graph.recursive[component],
                 rules: Vec::new(),
             });
         }
@@ -166,7 +163,7 @@ impl Interpreter {
         }
         self.db.forget(&self.program, &[Phase::State, Phase::Move]);
         if let Some(t) = self.entry.true_rel {
-            let relation = std::rc::Rc::make_mut(&mut self.db.stored[t]);
+            let relation = &mut self.db.stored[t];
             for &fluent in &state.fluents {
                 relation.insert(&[fluent]);
             }
@@ -182,7 +179,7 @@ impl Interpreter {
         }
         self.db.forget(&self.program, &[Phase::Move]);
         if let Some(d) = self.entry.does_rel {
-            let relation = std::rc::Rc::make_mut(&mut self.db.stored[d]);
+            let relation = &mut self.db.stored[d];
             for (role, &mv) in self.role_terms.iter().zip(joint) {
                 relation.insert(&[*role, mv]);
             }

@@ -22,26 +22,8 @@ struct Index {
     next: Vec<u32>,
 }
 
-const END: u32 = u32::MAX;
-
-/// The tuples of one index chain, in insertion order.
-pub struct Chain<'a> {
-    next: &'a [u32],
-    at: u32,
-}
-
-impl Iterator for Chain<'_> {
-    type Item = u32;
-
-    fn next(&mut self) -> Option<u32> {
-        if self.at == END {
-            return None;
-        }
-        let current = self.at;
-        self.at = self.next[current as usize];
-        Some(current)
-    }
-}
+/// The end of an index chain.
+pub const END: u32 = u32::MAX;
 
 /// The tuples of one relation.
 #[derive(Clone, Debug)]
@@ -146,11 +128,6 @@ impl Relation {
         }
     }
 
-    /// Whether an index on `mask` exists.
-    pub fn has_index(&self, mask: ColumnMask) -> bool {
-        self.indexes.iter().any(|idx| idx.mask == mask)
-    }
-
     /// Makes sure an index on `mask` exists.
     pub fn ensure_index(&mut self, mask: ColumnMask) {
         if self.indexes.iter().any(|idx| idx.mask == mask) {
@@ -167,20 +144,26 @@ impl Relation {
         self.indexes.push(idx);
     }
 
-    /// The indices of the tuples agreeing with `key` on the columns of `mask` (an index
-    /// on `mask` must exist; other columns of `key` are ignored).
-    pub fn lookup(&self, mask: ColumnMask, key: &[TermId]) -> Chain<'_> {
-        let Some(idx) = self.indexes.iter().find(|idx| idx.mask == mask) else {
-            return Chain { next: &[], at: END };
+    /// The first tuple agreeing with `key` on the columns of `mask` ([`END`] if none),
+    /// with the index to follow its chain in ([`chain_next`](Self::chain_next)); an
+    /// index on `mask` must exist (else nothing is found). Other columns of `key` are
+    /// ignored. Chains are followed by position so that the relation can be read while
+    /// the caller evaluates other relations.
+    pub fn chain_start(&self, mask: ColumnMask, key: &[TermId]) -> (usize, u32) {
+        let Some(slot) = self.indexes.iter().position(|idx| idx.mask == mask) else {
+            return (0, END);
         };
+        let idx = &self.indexes[slot];
         let hash = hash_columns(key, mask);
         let found = idx.table.find(hash, |&(first, _)| {
             equal_columns(self.tuple(first), key, mask)
         });
-        Chain {
-            next: &idx.next,
-            at: found.map_or(END, |&(first, _)| first),
-        }
+        (slot, found.map_or(END, |&(first, _)| first))
+    }
+
+    /// The tuple after `tuple` in its chain of the index `slot` ([`END`] at the end).
+    pub fn chain_next(&self, slot: usize, tuple: u32) -> u32 {
+        self.indexes[slot].next[tuple as usize]
     }
 }
 
