@@ -17,9 +17,9 @@
 //!   in `generated/<stem>/` or DIR; `codegen [--check]`: the crates of every
 //!   `games/*.kif`, regenerated or checked fresh (see `codegen.rs`).
 //!
-//! - `verify FILE... [--playouts N] [--depth D] [--steps S]`: compiles the games into a
-//!   scratch workspace, builds one driver per batch and compares each compiled reasoner
-//!   with the interpreter; `perft FILE DEPTH`: the compiled reasoner's perft (see
+//! - `verify FILE... [--playouts N] [--depth D] [--steps S] [--jobs N]`: compiles the
+//!   games into a scratch workspace, builds one driver per batch and compares each
+//!   compiled reasoner with the interpreter, `--jobs` games at a time; `perft FILE DEPTH`: the compiled reasoner's perft (see
 //!   `scratch.rs`).
 //!
 //! - `test [-- ARGS]`: `cargo test --workspace`, saying first what it
@@ -128,6 +128,10 @@ enum Command {
         /// Memory (address space, MiB) allowed for the check of one game; 0: no limit.
         #[arg(long, default_value_t = 4096)]
         memory: u64,
+        /// Games checked at the same time, each in its own process (default: the
+        /// number of CPUs); the output keeps the order of the files.
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// Benchmark: each game compiled, checked against the interpreter, and measured:
     /// gdlc and rustc times, generated reasoner against Prolog, the hand-written
@@ -244,7 +248,11 @@ fn main() -> ExitCode {
             batch,
             timeout,
             memory,
+            jobs,
         } => {
+            let jobs = jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
             let options = scratch::VerifyOptions {
                 depth,
                 playouts,
@@ -254,7 +262,7 @@ fn main() -> ExitCode {
                 timeout: Duration::from_secs(timeout),
                 memory_mb: memory,
             };
-            match scratch::verify(&files, &options) {
+            match scratch::verify_with_jobs(&files, &options, jobs) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
                 Err(message) => {

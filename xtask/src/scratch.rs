@@ -12,6 +12,7 @@
 //!   drivers/verify/       gdlc-verify-driver: depends on gdlc (no default features),
 //!                         gdlc-runtime and the games of the current batch
 //!   drivers/perft/        gdlc-perft-driver: depends on gdlc-runtime and one game
+//!   bin/                  copies of each batch's verify driver while its games run
 //!   target/               their shared target directory
 //!   logs/                 the output of the last cargo build of each batch
 //! ```
@@ -29,7 +30,9 @@
 //! `--keep-going`; those games `FAIL` with rustc's first error and the driver is rebuilt
 //! without them. Then the driver runs once per game, in its own process with a time
 //! and a memory limit (so that a panic, a loop or a runaway allocation fails only that
-//! game): it compares the reasoner with the
+//! game), `--jobs` games at a time (default: the number of CPUs) while the next batch
+//! is built; verdicts are printed in the order of the files. It compares the
+//! reasoner with the
 //! interpreter ([`gdlc::differential`]; perft to a depth chosen automatically unless
 //! `--depth` is given, then seeded random playouts).
 //!
@@ -43,6 +46,7 @@
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, ExitStatus, Stdio};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use gdlc::SourceFile;
@@ -480,58 +484,142 @@ impl Tally {
     }
 }
 
-/// `cargo xtask verify FILE...`; true when no game failed.
-pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String> {
-    let scratch = Scratch::open_verify()?;
-    let start = Instant::now();
-    let mut tally = Tally::default();
-    let batch_size = options.batch.max(1);
-    let batches = files.len().div_ceil(batch_size);
-    for (number, batch) in files.chunks(batch_size).enumerate() {
-        let label = format!("batch {}/{batches}", number + 1);
-        let mut games = Vec::new();
-        let mut gdlc_seconds = 0.0;
-        for path in batch {
-            match scratch.prepare(path) {
-                Ok((game, seconds)) => {
-                    gdlc_seconds += seconds;
-                    games.push(game);
-                }
-                Err(verdict) => tally.report(&path.display().to_string(), verdict),
-            }
-        }
-        if games.is_empty() {
-            continue;
-        }
-        eprintln!(
-            "{label}: gdlc compiled {} game(s) in {gdlc_seconds:.2} s; building the driver (cargo build --profile verify)",
-            games.len()
-        );
-        let start = Instant::now();
-        let games = build_verify_driver(&scratch, games, &label, &mut tally)?;
-        eprintln!(
-            "{label}: built in {:.1} s; checking {} game(s)",
-            start.elapsed().as_secs_f64(),
-            games.len()
-        );
-        let driver = scratch.binary("verify", VERIFY_DRIVER);
-        let limits = Limits {
-            timeout: options.timeout,
-            memory_mb: options.memory_mb,
-        };
-        for game in games {
-            let request = DriverRequest {
-                game: game.name.clone(),
-                kif: game.kif.clone(),
-                depth: options.depth,
-                playouts: options.playouts,
-                max_steps: options.max_steps,
-                seed: options.seed,
-            };
-            let verdict = run_driver(&driver, &request.to_args(), &limits);
-            tally.report(&game.shown, verdict);
+/// Verdicts printed in the order of the files, whatever the order they come in.
+#[derive(Default)]
+struct Reporter {
+    tally: Tally,
+    /// Verdicts that came before an earlier file's, by file number.
+    waiting: std::collections::BTreeMap<usize, (String, Verdict)>,
+    /// The number of the next file to print.
+    next: usize,
+}
+
+impl Reporter {
+    /// Records the verdict of file number `index`, printing every verdict now in order.
+    fn report(&mut self, index: usize, game: String, verdict: Verdict) {
+        self.waiting.insert(index, (game, verdict));
+        while let Some((game, verdict)) = self.waiting.remove(&self.next) {
+            self.tally.report(&game, verdict);
+            self.next += 1;
         }
     }
+}
+
+/// A game whose driver is built, waiting to be checked.
+struct Job {
+    /// Its file number (for the order of the output).
+    index: usize,
+    shown: String,
+    driver: PathBuf,
+    args: Vec<String>,
+}
+
+/// The games waiting to be checked, shared by the builder and the workers.
+#[derive(Default)]
+struct Queue {
+    jobs: std::collections::VecDeque<Job>,
+    /// Whether every batch is built (no job will come).
+    closed: bool,
+}
+
+/// The state shared between the builder (the calling thread) and the workers.
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    reporter: Mutex<Reporter>,
+}
+
+impl Shared {
+    fn push(&self, job: Job) {
+        lock(&self.queue).jobs.push_back(job);
+        self.ready.notify_one();
+    }
+
+    fn close(&self) {
+        lock(&self.queue).closed = true;
+        self.ready.notify_all();
+    }
+
+    /// The next job, waiting for one; `None` once the queue is closed and empty.
+    fn take(&self) -> Option<Job> {
+        let mut queue = lock(&self.queue);
+        loop {
+            if let Some(job) = queue.jobs.pop_front() {
+                return Some(job);
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = self
+                .ready
+                .wait(queue)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn report(&self, index: usize, game: String, verdict: Verdict) {
+        lock(&self.reporter).report(index, game, verdict);
+    }
+}
+
+/// Locks a mutex, going on if another thread panicked while holding it (the data are
+/// verdicts and jobs, still meaningful).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// [`verify_with_jobs`] one game at a time.
+pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String> {
+    verify_with_jobs(files, options, 1)
+}
+
+/// `cargo xtask verify FILE...`; true when no game failed.
+///
+/// The calling thread compiles and builds batch after batch, and `jobs` workers check
+/// the games of the batches already built meanwhile, each game in its own process;
+/// every batch's driver is copied (`bin/verify-<n>`) so that building the next
+/// batch does not replace a driver in use. Verdicts are printed in the order of the
+/// files.
+pub fn verify_with_jobs(
+    files: &[PathBuf],
+    options: &VerifyOptions,
+    jobs: usize,
+) -> Result<bool, String> {
+    let scratch = Scratch::open_verify()?;
+    let start = Instant::now();
+    let shared = Shared {
+        queue: Mutex::new(Queue::default()),
+        ready: Condvar::new(),
+        reporter: Mutex::new(Reporter::default()),
+    };
+    let limits = Limits {
+        timeout: options.timeout,
+        memory_mb: options.memory_mb,
+    };
+    let bin = scratch.root.join("bin");
+    let built = std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| {
+                while let Some(job) = shared.take() {
+                    let verdict = run_driver(&job.driver, &job.args, &limits);
+                    shared.report(job.index, job.shown, verdict);
+                }
+            });
+        }
+        let built = build_batches(&scratch, files, options, &bin, &shared);
+        // The workers finish the jobs queued so far, then stop.
+        shared.close();
+        built
+    });
+    let _ = std::fs::remove_dir_all(&bin);
+    built?;
+    let reporter = shared
+        .reporter
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let tally = reporter.tally;
     println!(
         "verified {} game(s): {} passed, {} failed, {} skipped",
         files.len(),
@@ -543,17 +631,97 @@ pub fn verify(files: &[PathBuf], options: &VerifyOptions) -> Result<bool, String
     Ok(tally.failed == 0)
 }
 
+/// Compiles and builds the games of `files` batch after batch, queueing each game
+/// of a built batch for the workers and reporting the others' verdicts.
+fn build_batches(
+    scratch: &Scratch,
+    files: &[PathBuf],
+    options: &VerifyOptions,
+    bin: &Path,
+    shared: &Shared,
+) -> Result<(), String> {
+    let batch_size = options.batch.max(1);
+    let batches = files.len().div_ceil(batch_size);
+    for (number, batch) in files.chunks(batch_size).enumerate() {
+        let label = format!("batch {}/{batches}", number + 1);
+        let first = number * batch_size;
+        let mut games = Vec::new();
+        let mut gdlc_seconds = 0.0;
+        for (offset, path) in batch.iter().enumerate() {
+            match scratch.prepare(path) {
+                Ok((game, seconds)) => {
+                    gdlc_seconds += seconds;
+                    games.push((first + offset, game));
+                }
+                Err(verdict) => {
+                    shared.report(first + offset, path.display().to_string(), verdict);
+                }
+            }
+        }
+        if games.is_empty() {
+            continue;
+        }
+        eprintln!(
+            "{label}: gdlc compiled {} game(s) in {gdlc_seconds:.2} s; building the driver (cargo build --profile verify)",
+            games.len()
+        );
+        let start = Instant::now();
+        let games = build_verify_driver(scratch, games, &label, shared)?;
+        if games.is_empty() {
+            continue;
+        }
+        eprintln!(
+            "{label}: built in {:.1} s; checking {} game(s)",
+            start.elapsed().as_secs_f64(),
+            games.len()
+        );
+        std::fs::create_dir_all(bin)
+            .map_err(|e| format!("cannot create {}: {e}", bin.display()))?;
+        let driver = bin.join(format!(
+            "verify-{}{}",
+            number + 1,
+            std::env::consts::EXE_SUFFIX
+        ));
+        let built = scratch.binary("verify", VERIFY_DRIVER);
+        std::fs::copy(&built, &driver).map_err(|e| {
+            format!(
+                "cannot copy {} to {}: {e}",
+                built.display(),
+                driver.display()
+            )
+        })?;
+        for (index, game) in games {
+            let request = DriverRequest {
+                game: game.name.clone(),
+                kif: game.kif.clone(),
+                depth: options.depth,
+                playouts: options.playouts,
+                max_steps: options.max_steps,
+                seed: options.seed,
+            };
+            shared.push(Job {
+                index,
+                shown: game.shown,
+                driver: driver.clone(),
+                args: request.to_args(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Builds the verify driver for `games`; those whose crate does not compile are
 /// reported and left out. The games the driver was built with.
 fn build_verify_driver(
     scratch: &Scratch,
-    mut games: Vec<GameCrate>,
+    mut games: Vec<(usize, GameCrate)>,
     label: &str,
-    tally: &mut Tally,
-) -> Result<Vec<GameCrate>, String> {
+    shared: &Shared,
+) -> Result<Vec<(usize, GameCrate)>, String> {
     let log = format!("verify-{}", label.replace(['/', ' '], "-"));
     while !games.is_empty() {
-        scratch.write_verify_driver(&games)?;
+        let crates: Vec<GameCrate> = games.iter().map(|(_, g)| g.clone()).collect();
+        scratch.write_verify_driver(&crates)?;
         let build = scratch.build(
             VERIFY_DRIVER,
             "verify",
@@ -564,18 +732,19 @@ fn build_verify_driver(
             return Ok(games);
         }
         let failed = build.failed_crates();
-        let (broken, fine): (Vec<GameCrate>, Vec<GameCrate>) =
-            games.into_iter().partition(|g| failed.contains(&g.name));
+        let (broken, fine): (Vec<_>, Vec<_>) = games
+            .into_iter()
+            .partition(|(_, g)| failed.contains(&g.name));
         if broken.is_empty() {
             // Not a game's fault (the driver, a dependency, cargo itself): every game
             // of the batch fails with cargo's errors.
             let summary = build.error_summary();
-            for game in fine {
-                tally.report(&game.shown, Verdict::Fail(summary.clone()));
+            for (index, game) in fine {
+                shared.report(index, game.shown, Verdict::Fail(summary.clone()));
             }
             return Ok(Vec::new());
         }
-        for game in broken {
+        for (index, game) in broken {
             let reason = build
                 .first_error_in(&scratch.root, &game.dir)
                 .unwrap_or_else(|| build.error_summary());
@@ -584,7 +753,7 @@ fn build_verify_driver(
                 game.dir.display(),
                 build.log.display()
             );
-            tally.report(&game.shown, Verdict::Fail(reason));
+            shared.report(index, game.shown, Verdict::Fail(reason));
         }
         games = fine;
         if !games.is_empty() {
