@@ -1,8 +1,9 @@
 //! Domains that recursion through function terms keeps finite: a static relation the
 //! path-wise abstraction cannot bound is evaluated to its real fixpoint, and its tuples
-//! are its domains and facts (`analysis::statics`). The analysis, the plan executor and
-//! the Rust backend then handle the game like any other; a relation that is really
-//! unbounded stays an error naming it, located at its rule.
+//! are its domains and facts; a state-dependent one is evaluated over the domains of the
+//! state and keeps its rules (`analysis::statics`). The analysis, the plan executor and
+//! the Rust backend then handle the game like any other; a relation whose terms really
+//! grow without bound stays an error naming it, located at its rule.
 
 use gdlc::analysis::domains;
 use gdlc::exec::Executor;
@@ -129,7 +130,7 @@ fn a_static_relation_too_large_to_evaluate_is_an_error_naming_it() {
 }
 
 #[test]
-fn state_dependent_recursion_through_terms_stays_an_error() {
+fn terms_growing_from_state_to_state_stay_an_error() {
     // A counter through `next`: every state is a new term; the game ends (the
     // interpreter plays it) but no finite domain holds every reachable state.
     let text = "\
@@ -149,6 +150,70 @@ fn state_dependent_recursion_through_terms_stays_an_error() {
     assert!(rendered.contains("counter.kif:3:1"), "{rendered}");
 }
 
+/// [`COUNT`] with `r` starting from the state: `r` is state-dependent, evaluated over
+/// the domains of the state (where `(at 0)` may hold) and keeps its rules.
+fn count_from_state() -> String {
+    COUNT.replace("(r 0 0)", "(<= (r 0 0) (true (at 0)))")
+}
+
+#[test]
+fn a_state_dependent_relation_bounded_by_its_guard_is_evaluated_over_the_state() {
+    let text = count_from_state();
+    let (file, front) = front("state.kif", &text);
+    let computed = domains::compute(&front.rules, &mut Symbols::default())
+        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    assert!(computed.evaluated.is_empty());
+    let relaxed: Vec<String> = computed.relaxed.iter().map(ToString::to_string).collect();
+    assert_eq!(relaxed, ["r/2"]);
+    assert_eq!(
+        computed
+            .rules
+            .iter()
+            .filter(|rule| rule.head.is("r", 2) && !rule.body.is_empty())
+            .count(),
+        2,
+        "r keeps its rules"
+    );
+    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
+    let mut executor = Executor::new(&ir, &plan);
+    let options = CompareOptions {
+        perft_depth: 4,
+        playouts: 4,
+        max_steps: 10,
+        seed: 1,
+    };
+    compare(&mut reference, &mut executor, options).unwrap_or_else(|e| panic!("{e}"));
+    gdlc::compile_rust(&file)
+        .unwrap_or_else(|ds| panic!("{}", ds.iter().map(|d| d.render(&file)).collect::<String>()));
+}
+
+#[test]
+fn a_relation_feeding_ever_new_terms_to_the_state_is_an_error_naming_it() {
+    // The next position comes from `r`, and `r` from the position: every round of the
+    // relaxed evaluation finds a deeper position.
+    let text = count_from_state()
+        .replace(
+            "(<= (r 0 0) (true (at 0)))",
+            "(<= (r ?x (s ?x)) (true (at ?x)))",
+        )
+        .replace(
+            "(<= (next (at ?y)) (does p (count ?y)))",
+            "(<= (next (at ?y)) (does p (count ?y)))\n(<= (next (at ?y)) (true (at ?x)) (r ?x ?y))",
+        );
+    let (file, diagnostic) = analysis_error("feed.kif", &text);
+    let rendered = diagnostic.render(&file);
+    assert!(
+        rendered.contains("error[unbounded]: the domain of `r/2` cannot be bounded"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("feeding new terms to the state"),
+        "{rendered}"
+    );
+}
+
 #[test]
 fn games_the_abstraction_bounds_keep_their_rules() {
     let text = "\
@@ -166,6 +231,6 @@ fn games_the_abstraction_bounds_keep_their_rules() {
     let (_, front) = front("less.kif", text);
     let computed =
         domains::compute(&front.rules, &mut Symbols::default()).unwrap_or_else(|d| panic!("{d}"));
-    assert!(computed.evaluated.is_empty());
+    assert!(computed.evaluated.is_empty() && computed.relaxed.is_empty());
     assert!(matches!(computed.rules, std::borrow::Cow::Borrowed(_)));
 }

@@ -11,13 +11,15 @@
 //! nothing.
 //!
 //! Recursion that nests terms more than [`DEPTH_MARGIN`] levels deeper than the deepest
-//! term written in the rules escapes the abstraction. When the relations recursing are
-//! static (they depend on neither `true` nor `does`), their real fixpoint is computed
-//! instead ([`super::statics`], bounded) and their tuples are their domains — and their
-//! facts, for every later stage ([`Computed::rules`]); `(<= (r ?x (f ?x)) (r ?y ?x) (q
-//! ?y))` with finite `q` is bounded that way. Otherwise — state-dependent recursion, or a
-//! static relation whose evaluation passes its bounds — the domains cannot be bounded:
-//! an error naming the relation and the rule.
+//! term written in the rules escapes the abstraction: `(<= (r ?x (f ?x)) (r ?y ?x) (q
+//! ?y))` is finite because `q` is, which no per-path domain sees. The recursive
+//! relations involved are then evaluated ([`super::statics`], bounded) and their tuples
+//! are their domains: static ones (depending on neither `true` nor `does`) to their
+//! real value, which also replaces their rules for every later stage
+//! ([`Computed::rules`]); state-dependent ones over the domains of the state, a superset
+//! of their value in every state, repeated until the domains stop growing (see
+//! [`compute`]). Terms that keep growing from state to state, or an evaluation past its
+//! bounds, mean the domains cannot be bounded: an error naming the relation and the rule.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -272,25 +274,39 @@ pub struct Computed<'a> {
     pub rules: Cow<'a, [Rule]>,
     /// The static relations whose rules were evaluated (sorted).
     pub evaluated: Vec<RelationKey>,
+    /// The state-dependent relations whose domains are their relaxed evaluation over
+    /// the domains of the state (sorted); they keep their rules.
+    pub relaxed: Vec<RelationKey>,
     /// The nesting limit that held: [`depth_limit`] of the rules, raised to the
     /// deepest evaluated term plus [`DEPTH_MARGIN`].
     pub limit: usize,
 }
 
+/// How many times the relaxed relations are evaluated again over grown domains before
+/// their domains are declared unbounded.
+pub const MAX_ROUNDS: usize = 32;
+
 /// Computes the domains of every relation of `rules` (a checked game).
 ///
 /// First by the path-wise abstraction alone. When a rule nests terms past the limit,
-/// the static relations (depending on neither `true` nor `does`) of recursive
-/// components in that rule's cone are evaluated to their real fixpoint
-/// ([`super::statics`]) and their tuples become their domains (and their facts, in
-/// [`Computed::rules`]); the abstraction then runs again. A rule still nesting too deep
-/// with nothing left to evaluate, or an evaluation passing its bounds, is an error
-/// naming the relation and the rule.
+/// the relations of the recursive components in that rule's cone are evaluated
+/// ([`super::statics`]) and their tuples become their domains; the abstraction then
+/// runs again with those domains fixed. Static ones (depending on neither `true` nor
+/// `does`) first: their evaluation is their real value, which replaces their rules
+/// ([`Computed::rules`]). State-dependent ones only when no static one is left: they
+/// are evaluated over the domains of the state (every tuple the domains of `true`,
+/// `does` and the other state-dependent relations allow, negation on them taken as
+/// true), a superset of their value in every state, and again over the domains that
+/// result until nothing grows ([`MAX_ROUNDS`] at most). A rule still nesting too deep
+/// with nothing left to evaluate, an evaluation passing its bounds or relaxed domains
+/// that keep growing are an error naming the relation and the rule.
 pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<'a>, Diagnostic> {
     let graph = DependencyGraph::build(rules);
     let is_static = static_relations(&graph);
     let mut wanted: BTreeSet<usize> = BTreeSet::new();
     let mut facts: Option<statics::Facts> = None;
+    let mut state_domains: Option<Domains> = None;
+    let mut rounds = 0;
     loop {
         let pinned: BTreeMap<RelationKey, Tree> = match &facts {
             Some(facts) => facts
@@ -300,15 +316,67 @@ pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<
             None => BTreeMap::new(),
         };
         let limit = depth_limit(rules).max(facts.as_ref().map_or(0, |f| f.depth() + DEPTH_MARGIN));
+        let evaluate =
+            |wanted: &BTreeSet<usize>, domains: Option<&Domains>, symbols: &mut Symbols| {
+                let inputs = statics::Inputs {
+                    is_static: &is_static,
+                    domains,
+                };
+                statics::evaluate(rules, &graph, wanted, inputs, symbols).map_err(|exceeded| {
+                    let rule = &rules[exceeded.rule];
+                    let key = key_of(&rule.head);
+                    let dynamic = graph
+                        .relation(&key.name, key.arity)
+                        .is_some_and(|r| !is_static[r]);
+                    unbounded_evaluated(&key, rule, exceeded.limit, dynamic)
+                })
+            };
         let failed = match fixpoint(rules, symbols, &pinned, limit) {
             Ok(domains) => {
+                let relaxed: Vec<RelationKey> = wanted
+                    .iter()
+                    .filter(|&&r| !is_static[r])
+                    .map(|&r| graph.relations[r].clone())
+                    .collect();
+                if !relaxed.is_empty() {
+                    // Relaxed values hold only if the domains they produce give them back.
+                    let again = evaluate(&wanted, Some(&domains), symbols)?;
+                    if relaxed
+                        .iter()
+                        .any(|k| pinned.get(k) != Some(&again.tree(k)))
+                    {
+                        rounds += 1;
+                        if rounds > MAX_ROUNDS {
+                            let rule = rules
+                                .iter()
+                                .find(|r| key_of(&r.head) == relaxed[0])
+                                .unwrap_or(&rules[0]);
+                            return Err(unbounded_relaxed(&relaxed[0], rule));
+                        }
+                        facts = Some(again);
+                        state_domains = Some(domains);
+                        continue;
+                    }
+                }
+                let is_evaluated_static = |k: &RelationKey| {
+                    graph
+                        .relation(&k.name, k.arity)
+                        .is_some_and(|r| is_static[r])
+                };
                 return Ok(Computed {
                     domains,
                     rules: match &facts {
-                        Some(facts) => Cow::Owned(with_facts(rules, facts, symbols)),
-                        None => Cow::Borrowed(rules),
+                        Some(facts) if pinned.keys().any(is_evaluated_static) => {
+                            Cow::Owned(with_facts(rules, facts, &is_evaluated_static, symbols))
+                        }
+                        _ => Cow::Borrowed(rules),
                     },
-                    evaluated: pinned.into_keys().collect(),
+                    evaluated: pinned
+                        .keys()
+                        .filter(|k| is_evaluated_static(k))
+                        .cloned()
+                        .collect(),
+                    relaxed,
                     limit,
                 });
             }
@@ -316,25 +384,28 @@ pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<
         };
         let rule = &rules[failed];
         let head_key = key_of(&rule.head);
-        let more: Vec<usize> = graph
+        let recursive: Vec<usize> = graph
             .relation(&head_key.name, head_key.arity)
             .map(|head| graph.cone(head))
             .unwrap_or_default()
             .into_iter()
-            .filter(|&r| is_static[r] && graph.recursive[graph.component_of[r]])
-            .filter(|r| !wanted.contains(r))
+            .filter(|&r| graph.recursive[graph.component_of[r]] && !wanted.contains(&r))
             .collect();
+        let statics: Vec<usize> = recursive
+            .iter()
+            .copied()
+            .filter(|&r| is_static[r])
+            .collect();
+        let more = if statics.is_empty() {
+            recursive
+        } else {
+            statics
+        };
         if more.is_empty() {
             return Err(unbounded(&head_key, rule, limit));
         }
         wanted.extend(more);
-        match statics::evaluate(rules, &graph, &wanted, symbols) {
-            Ok(evaluated) => facts = Some(evaluated),
-            Err(exceeded) => {
-                let rule = &rules[exceeded.rule];
-                return Err(unbounded_static(&key_of(&rule.head), rule, exceeded.limit));
-            }
-        }
+        facts = Some(evaluate(&wanted, state_domains.as_ref(), symbols)?);
     }
 }
 
@@ -349,10 +420,15 @@ fn static_relations(graph: &DependencyGraph) -> Vec<bool> {
         .collect()
 }
 
-/// `rules` with the rules of every evaluated relation replaced by its facts, placed
-/// where its first rule was and located at that rule.
-fn with_facts(rules: &[Rule], facts: &statics::Facts, symbols: &Symbols) -> Vec<Rule> {
-    let evaluated: BTreeSet<&RelationKey> = facts.relations().collect();
+/// `rules` with the rules of every evaluated relation that `replace` accepts replaced by
+/// its facts, placed where its first rule was and located at that rule.
+fn with_facts(
+    rules: &[Rule],
+    facts: &statics::Facts,
+    replace: &dyn Fn(&RelationKey) -> bool,
+    symbols: &Symbols,
+) -> Vec<Rule> {
+    let evaluated: BTreeSet<&RelationKey> = facts.relations().filter(|k| replace(k)).collect();
     let mut placed: BTreeSet<RelationKey> = BTreeSet::new();
     let mut out = Vec::with_capacity(rules.len());
     for rule in rules {
@@ -451,12 +527,22 @@ fn unbounded(relation: &RelationKey, rule: &Rule, limit: usize) -> Diagnostic {
              ever deeper terms ({DEPTH_MARGIN} levels past the deepest term written in the rules)"
     ))
     .with_note(
-        "only recursion through relations that do not depend on the state (`true`, `does`) \
-             is evaluated to its real fixpoint",
+        "no recursive relation is left to evaluate to its fixpoint: the terms grow from state \
+             to state (`next` feeds `true`)",
     )
 }
 
-fn unbounded_static(relation: &RelationKey, rule: &Rule, limit: statics::Limit) -> Diagnostic {
+fn unbounded_evaluated(
+    relation: &RelationKey,
+    rule: &Rule,
+    limit: statics::Limit,
+    dynamic: bool,
+) -> Diagnostic {
+    let why = if dynamic {
+        "its tuples were computed over the domains of the state instead"
+    } else {
+        "it does not depend on the state, so its tuples were computed instead"
+    };
     Diagnostic::error(
         Code::Unbounded,
         format!("the domain of `{relation}` cannot be bounded"),
@@ -466,9 +552,24 @@ fn unbounded_static(relation: &RelationKey, rule: &Rule, limit: statics::Limit) 
         format!("evaluating `{relation}` passed its bound at this rule"),
     )
     .with_note(format!(
-        "`{relation}` does not depend on the state and recursion builds terms the analysis cannot \
-             bound by symbols, so its tuples were computed instead; the computation passed {} \
-             before reaching a fixpoint",
+        "recursion builds terms of `{relation}` the analysis cannot bound by symbols; {why}, \
+             and the computation passed {} before reaching a fixpoint",
         limit.describe()
+    ))
+}
+
+fn unbounded_relaxed(relation: &RelationKey, rule: &Rule) -> Diagnostic {
+    Diagnostic::error(
+        Code::Unbounded,
+        format!("the domain of `{relation}` cannot be bounded"),
+    )
+    .at(
+        rule.span,
+        format!("`{relation}` keeps feeding new terms to the state"),
+    )
+    .with_note(format!(
+        "recursion builds terms of `{relation}` the analysis cannot bound by symbols; its tuples \
+             were computed over the domains of the state, and the state's domains still grew after \
+             {MAX_ROUNDS} rounds"
     ))
 }

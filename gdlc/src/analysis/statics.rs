@@ -1,13 +1,16 @@
-//! The real fixpoint of static relations, for the domains the path-wise abstraction of
+//! The fixpoint of recursive relations, for the domains the path-wise abstraction of
 //! [`super::domains`] cannot bound.
 //!
-//! A relation that depends on neither `true` nor `does` has one value for the whole
-//! game. When its recursion builds terms the abstraction cannot bound — e.g.
+//! When recursion builds terms the abstraction cannot bound — e.g.
 //! `(<= (r ?x (f ?x)) (r ?y ?x) (q ?y))`, finite only because `q` stops it, which a
-//! per-path domain cannot see — its actual tuples are computed here, bottom-up
+//! per-path domain cannot see — the relation's tuples are computed here, bottom-up
 //! (semi-naive, one dependency component after the other, negation on lower
-//! components only, as stratification guarantees), and the analysis uses them as the
-//! relation's facts.
+//! components only, as stratification guarantees). A relation that depends on neither
+//! `true` nor `does` has one value for the whole game: that is computed exactly, and the
+//! analysis uses it as the relation's facts. A state-dependent one is computed over the
+//! domains of the state — every tuple the domains of `true`, `does` and the other
+//! state-dependent relations allow holds, negation on them is true — which gives a
+//! superset of its value in any state that fits those domains.
 //!
 //! Evaluation is bounded: at most [`MAX_TUPLES`] tuples, [`MAX_TUPLE_SIZE`] symbols per
 //! tuple and [`MAX_STEPS`] join steps. A relation that passes a bound is reported as
@@ -19,11 +22,11 @@ use std::ops::Range;
 
 use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::diagnostic::Span;
-use crate::ir::{SymbolId, Symbols, child_path};
+use crate::ir::{NIL, SymbolId, Symbols, child_path};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Name, Term};
 
-use super::domains::Tree;
+use super::domains::{Domains, Tree};
 
 /// The most tuples evaluated over all relations of one evaluation.
 pub const MAX_TUPLES: usize = 100_000;
@@ -249,17 +252,51 @@ impl Facts {
     }
 }
 
-/// Evaluates the relations `wanted` (indices into `graph`, each static, together with
-/// everything they depend on) to their least fixpoint. Returns the tuples of `wanted`.
+/// What an evaluation reads besides the rules it evaluates.
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    /// Per relation of the graph, whether it is static: its value is the same in every
+    /// state, so it is evaluated exactly.
+    pub is_static: &'a [bool],
+    /// The domains that stand for the state-dependent relations outside the evaluation
+    /// (`true`, `does`, …): every tuple they allow is read as holding. `None`: empty.
+    pub domains: Option<&'a Domains>,
+}
+
+/// Evaluates the relations `wanted` (indices into `graph`, whole dependency
+/// components) to their least fixpoint: by their rules, with the static relations they
+/// depend on, and with every state-dependent relation outside `wanted` read from
+/// `inputs.domains` and negation on a state-dependent relation taken as true. For static
+/// `wanted` relations that is their exact value; for state-dependent ones a superset of
+/// their value in every state whose relations fit the domains. Returns the tuples of
+/// `wanted`.
 pub fn evaluate(
     rules: &[Rule],
     graph: &DependencyGraph,
     wanted: &BTreeSet<usize>,
+    inputs: Inputs<'_>,
     symbols: &mut Symbols,
 ) -> Result<Facts, Exceeded> {
-    let mut needed = BTreeSet::new();
-    for &relation in wanted {
-        needed.extend(graph.cone(relation));
+    // The relations evaluated by their rules, and those read from the domains.
+    let mut evaluated = BTreeSet::new();
+    let mut read = BTreeSet::new();
+    let mut stack: Vec<usize> = wanted.iter().rev().copied().collect();
+    while let Some(r) = stack.pop() {
+        if evaluated.contains(&r) || read.contains(&r) {
+            continue;
+        }
+        if !wanted.contains(&r) && !inputs.is_static[r] {
+            read.insert(r);
+            continue;
+        }
+        evaluated.insert(r);
+        stack.extend(
+            graph
+                .dependencies
+                .iter()
+                .filter(|d| d.head == r)
+                .map(|d| d.body),
+        );
     }
     let mut evaluator = Evaluator {
         terms: Terms::default(),
@@ -272,16 +309,32 @@ pub fn evaluate(
         tuples: 0,
     };
     let mut compiled: Vec<Compiled> = Vec::new();
+    let mut reader: BTreeMap<usize, usize> = BTreeMap::new();
     for (index, rule) in rules.iter().enumerate() {
         let Some(head) = graph.relation(&rule.head.name.text, rule.head.args.len()) else {
             continue;
         };
-        if needed.contains(&head) {
-            compiled.push(evaluator.compile(index, head, rule, graph, symbols));
+        if evaluated.contains(&head) {
+            let rule = evaluator.compile(index, head, rule, graph, inputs.is_static, symbols);
+            for step in &rule.steps {
+                if let Step::Scan(r, _) = step {
+                    reader.entry(*r).or_insert(index);
+                }
+            }
+            compiled.push(rule);
+        }
+    }
+    for &r in &read {
+        let tree = inputs.domains.and_then(|d| d.get(&graph.relations[r]));
+        if let Some(tree) = tree {
+            evaluator.load(r, tree, symbols).map_err(|limit| Exceeded {
+                rule: reader.get(&r).copied().unwrap_or(0),
+                limit,
+            })?;
         }
     }
     for (c, members) in graph.components.iter().enumerate() {
-        if !members.iter().any(|m| needed.contains(m)) {
+        if !members.iter().any(|m| evaluated.contains(m)) {
             continue;
         }
         let component: Vec<&Compiled> = compiled
@@ -317,6 +370,7 @@ impl Evaluator {
         head: usize,
         rule: &Rule,
         graph: &DependencyGraph,
+        is_static: &[bool],
         symbols: &mut Symbols,
     ) -> Compiled {
         let mut vars = HashMap::new();
@@ -334,6 +388,10 @@ impl Evaluator {
                     let Some(relation) = graph.relation(&key.name, key.arity) else {
                         continue;
                     };
+                    if matches!(literal, Literal::Neg(_)) && !is_static[relation] {
+                        // Its value differs between states: relaxed to true.
+                        continue;
+                    }
                     let pats = atom
                         .args
                         .iter()
@@ -396,6 +454,78 @@ impl Evaluator {
                 }
             }
         }
+    }
+
+    /// Fills relation `r` with every tuple its domains allow.
+    fn load(&mut self, r: usize, tree: &Tree, symbols: &Symbols) -> Result<(), Limit> {
+        let arity = self.tables[r].columns.len();
+        let mut tuples: Vec<Vec<TermId>> = vec![Vec::new()];
+        for i in 0..arity {
+            let terms = self.enumerate(tree, &[i as u32], symbols)?;
+            let mut next = Vec::new();
+            for tuple in &tuples {
+                for &term in &terms {
+                    if next.len() >= MAX_TUPLES {
+                        return Err(Limit::Tuples);
+                    }
+                    let mut longer = tuple.clone();
+                    longer.push(term);
+                    next.push(longer);
+                }
+            }
+            tuples = next;
+        }
+        for tuple in tuples {
+            if self.tables[r].insert(tuple.into_boxed_slice()) {
+                self.tuples += 1;
+                if self.tuples > MAX_TUPLES {
+                    return Err(Limit::Tuples);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every term a domain tree allows at `path`, at most [`MAX_TUPLES`].
+    fn enumerate(
+        &mut self,
+        tree: &Tree,
+        path: &[u32],
+        symbols: &Symbols,
+    ) -> Result<Vec<TermId>, Limit> {
+        let mut out = Vec::new();
+        for &symbol in tree.nodes.get(path).into_iter().flatten() {
+            if symbol == NIL {
+                continue;
+            }
+            let mut argument_lists: Vec<Vec<TermId>> = vec![Vec::new()];
+            for j in 0..symbols.symbol(symbol).arity {
+                let terms = self.enumerate(tree, &child_path(path, symbol, j), symbols)?;
+                let mut next = Vec::new();
+                for args in &argument_lists {
+                    for &term in &terms {
+                        if next.len() >= MAX_TUPLES {
+                            return Err(Limit::Tuples);
+                        }
+                        let mut longer = args.clone();
+                        longer.push(term);
+                        next.push(longer);
+                    }
+                }
+                argument_lists = next;
+            }
+            for args in argument_lists {
+                let term = self.terms.intern(symbol, &args);
+                if self.terms.size(term) > MAX_TUPLE_SIZE {
+                    return Err(Limit::TupleSize);
+                }
+                out.push(term);
+                if out.len() > MAX_TUPLES {
+                    return Err(Limit::Tuples);
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Evaluates one dependency component whose dependencies are complete.
