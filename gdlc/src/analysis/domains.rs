@@ -553,7 +553,7 @@ fn unbounded_evaluated(
     )
     .with_note(format!(
         "recursion builds terms of `{relation}` the analysis cannot bound by symbols; {why}, \
-             and the computation passed {} before reaching a fixpoint",
+             and the computation stopped before a fixpoint: {}",
         limit.describe()
     ))
 }

@@ -48,6 +48,8 @@ pub enum Limit {
     Steps,
     /// A test or negation reached with a variable still unbound (not a checked game).
     Unbound,
+    /// Negation inside a recursive component (not a stratified game).
+    Unstratified,
 }
 
 impl Limit {
@@ -58,6 +60,7 @@ impl Limit {
             Limit::TupleSize => format!("a tuple of more than {MAX_TUPLE_SIZE} symbols"),
             Limit::Steps => format!("more than {MAX_STEPS} join steps"),
             Limit::Unbound => "a test over an unbound variable".to_owned(),
+            Limit::Unstratified => "a negation inside the recursion".to_owned(),
         }
     }
 }
@@ -317,8 +320,17 @@ pub fn evaluate(
         if evaluated.contains(&head) {
             let rule = evaluator.compile(index, head, rule, graph, inputs.is_static, symbols);
             for step in &rule.steps {
-                if let Step::Scan(r, _) = step {
-                    reader.entry(*r).or_insert(index);
+                match step {
+                    Step::Scan(r, _) => {
+                        reader.entry(*r).or_insert(index);
+                    }
+                    Step::Absent(r, _) if graph.same_component(*r, head) => {
+                        return Err(Exceeded {
+                            rule: index,
+                            limit: Limit::Unstratified,
+                        });
+                    }
+                    _ => {}
                 }
             }
             compiled.push(rule);
