@@ -3,7 +3,8 @@
 //! each such literal, and every backend that reads the normalised rules plays it alike —
 //! the interpreter, the plan executor and the Prolog program (when `swipl` runs; the
 //! compiled reasoner is compared by `cargo xtask verify tests/stratification/race.kif`).
-//! A real negative cycle stays a located error showing the cycle.
+//! The prover (cargo feature `prove`) proves one goal value per role on it. A real
+//! negative cycle stays a located error showing the cycle.
 
 mod common;
 
@@ -212,4 +213,35 @@ fn prolog_program_agrees_with_the_interpreter() {
         .map(|(_, count)| count)
         .collect();
     assert_eq!(counts, RACE_PERFT);
+}
+
+/// The prover reads the split rules too: in every reachable state each role has
+/// exactly one goal value, and the two-level `goal` rules never give two.
+#[cfg(feature = "prove")]
+#[test]
+fn prover_proves_one_goal_value_per_role() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/stratification/race.kif");
+    let output = Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .arg("prove")
+        .arg(&path)
+        .arg("--class")
+        .arg("goals")
+        .arg("--formula")
+        .arg("(forall ((?r (set red blue))) (count 1 1 ((?v (set 0 50 100))) (goal ?r ?v)))")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run gdlc prove: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "gdlc prove failed:\n{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for property in ["unique goal values", "formula 1"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|line| line.contains("proved") && line.contains(property)),
+            "`{property}` not proved:\n{stdout}"
+        );
+    }
 }

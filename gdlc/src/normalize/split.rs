@@ -144,6 +144,9 @@ impl<'a> Splitter<'a> {
                 span: rule.span,
             });
         }
+        if self.overflow {
+            return None;
+        }
         let mut copies = 0usize;
         let mut next = 0;
         while let Some((pattern, ground)) = self.queue.get(next).cloned() {
@@ -497,6 +500,18 @@ mod tests {
             });
             assert!(!split, "{text}: {:?}", texts(&rules));
         }
+    }
+
+    #[test]
+    fn growing_splits_are_abandoned_at_the_bound() {
+        let rules = normalised("(<= (p ?x) (d ?x) (p (f ?x))) (<= (p b) (d b) (not (p a)))");
+        assert_eq!(
+            texts(&rules),
+            [
+                "(<= (p ?x) (d ?x) (p (f ?x)))",
+                "(<= (p b) (not (p a)) (d b))"
+            ]
+        );
     }
 
     #[test]
