@@ -147,14 +147,18 @@ impl<'a> Splitter<'a> {
         if self.overflow {
             return None;
         }
+        let mut by_head: BTreeMap<RelationKey, Vec<&Rule>> = BTreeMap::new();
+        for rule in self.rules {
+            by_head.entry(key_of(&rule.head)).or_default().push(rule);
+        }
         let mut copies = 0usize;
         let mut next = 0;
         while let Some((pattern, ground)) = self.queue.get(next).cloned() {
             next += 1;
-            for rule in self.rules {
-                if key_of(&rule.head) != pattern.relation {
-                    continue;
-                }
+            let defining = by_head
+                .get(&pattern.relation)
+                .map_or(&[][..], Vec::as_slice);
+            for &rule in defining {
                 if let Some(copy) = self.specialise(rule, &pattern, &ground) {
                     copies += 1;
                     out.push(copy);
@@ -500,6 +504,20 @@ mod tests {
             });
             assert!(!split, "{text}: {:?}", texts(&rules));
         }
+    }
+
+    #[test]
+    fn a_long_chain_of_levels() {
+        let mut text = String::from("(<= (v ?x 60) (e ?x))");
+        for level in 0..60 {
+            text.push_str(&format!(
+                "(<= (v ?x {level}) (d ?x) (not (v ?x {})))",
+                level + 1
+            ));
+        }
+        let rules = normalised(&text);
+        assert_eq!(rules.len(), 61 + 60);
+        assert!(stratified(&DependencyGraph::build(&rules)));
     }
 
     #[test]
