@@ -94,12 +94,45 @@ debug = false
 opt-level = 2
 "#;
 
-/// A scratch workspace: `verify`'s, or `bench`'s (see `bench.rs`).
+/// A scratch workspace: `verify`'s, or `bench`'s (see `bench.rs`). One run at a time
+/// uses it: opening it takes an exclusive lock on `<root>/.lock`, held until the value is
+/// dropped (two runs would rewrite each other's driver and crates), so a second run
+/// waits, saying so.
 pub(crate) struct Scratch {
     /// Its directory.
     pub root: PathBuf,
     /// Whether cargo's output is echoed to stderr while it builds.
     pub echo: bool,
+    /// The open lock file; the lock goes with it.
+    _lock: std::fs::File,
+}
+
+/// Creates `root` if needed and takes the exclusive lock of `<root>/.lock`, waiting (and
+/// saying so) while another run holds it.
+fn lock_exclusively(root: &Path) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+    let path = root.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            eprintln!(
+                "waiting for another run that uses {} to finish",
+                root.display()
+            );
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(format!("cannot lock {}: {e}", path.display()));
+        }
+    }
+    file.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    Ok(file)
 }
 
 /// A game's crate in the scratch workspace.
@@ -157,6 +190,7 @@ impl Scratch {
     pub fn open(root: &Path, manifest: &str) -> Result<Scratch, String> {
         let root = codegen::absolute(root)
             .map_err(|e| format!("cannot resolve {}: {e}", root.display()))?;
+        let lock = lock_exclusively(&root)?;
         let write = |path: PathBuf, text: &str| {
             write_if_changed(&path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))
@@ -169,7 +203,11 @@ impl Scratch {
         if let Ok(text) = std::fs::read_to_string(&ours) {
             write(root.join("Cargo.lock"), &text)?;
         }
-        Ok(Scratch { root, echo: true })
+        Ok(Scratch {
+            root,
+            echo: true,
+            _lock: lock,
+        })
     }
 
     fn target_dir(&self) -> PathBuf {

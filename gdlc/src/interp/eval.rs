@@ -429,7 +429,7 @@ impl Db {
     /// The first answer's position.
     fn first(&self, rel: usize, answers: Answers) -> Option<u32> {
         match answers {
-            Answers::All(t) => (self.tables[rel].list[t as usize].answers.len() > 0).then_some(0),
+            Answers::All(t) => (!self.tables[rel].list[t as usize].answers.is_empty()).then_some(0),
             Answers::Chain { first, .. } => (first != END).then_some(first),
         }
     }
