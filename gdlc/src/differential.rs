@@ -55,7 +55,7 @@ pub fn auto_perft_depth<G: Game>(game: &mut G, node_budget: u64, max_depth: u32)
 /// where a depth-first search per depth would load the upper states once per depth.
 ///
 /// perft(d) counts the paths of the tree that end at depth `d`, or earlier at a
-/// terminal state ([`gdlc_runtime::perft`]); so perft(d) = (terminal states at depths
+/// terminal state ([`gdlc_runtime::perft()`]); so perft(d) = (terminal states at depths
 /// below `d`) + (states at depth `d`), every state counted once per path to it.
 pub fn auto_perft<G: Game>(game: &mut G, node_budget: u64, max_depth: u32) -> Vec<u64> {
     let roles = game.num_roles();
