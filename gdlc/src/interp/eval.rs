@@ -24,13 +24,17 @@
 //!   incomplete table below the leader, the leader gives way to that older one;
 //! - otherwise the table stays incomplete and the caller inherits its lowest position.
 //!
-//! **Static relations called many ways.** A relation that depends on neither `true`
-//! nor `does` keeps its tables for the interpreter's lifetime. When one has been
-//! called with [`WHOLE_AFTER`] different keys, its whole extension (the call with no
-//! bound column) is computed once, and later calls are answered from it through an
-//! index on their bound columns: the same answers, without a table per key. (Without
-//! it, a test such as `(square ?x1 … ?y4)` with all eight columns bound, run for every
-//! four pieces of every state, would keep one table per combination ever met.)
+//! **Static membership tests.** A relation that depends on neither `true` nor `does`
+//! keeps its tables for the interpreter's lifetime. When one has been called with
+//! [`WHOLE_AFTER`] different keys and is then called with every column bound, its
+//! whole extension (the call with no bound column) is computed once, and such calls
+//! are answered from it through an index: the same answers, without a table per key.
+//! (Without it, a test such as `(square ?x1 … ?y4)` with all eight columns bound, run
+//! for every four pieces of every state, keeps one table per combination ever met.)
+//! Only tests with every column bound are answered so (calls that leave a column free
+//! may walk a relation whose whole extension is huge), and only for relations whose
+//! rules build no compound term in their heads and bind every head variable in their
+//! bodies (see [`RelationInfo::groundable`]; lists built by recursion are not).
 //!
 //! `true` and `does` — the state and the joint move — are stored relations with indexes.
 //!
@@ -62,7 +66,7 @@ pub enum Pat {
 }
 
 impl Pat {
-    fn for_each_var(&self, f: &mut impl FnMut(u16)) {
+    pub(super) fn for_each_var(&self, f: &mut impl FnMut(u16)) {
         match self {
             Pat::Var(v) => f(*v),
             Pat::Term(_) => {}
@@ -166,6 +170,12 @@ pub struct RelationInfo {
     pub stored: bool,
     /// The rules with this head relation.
     pub rules: Vec<usize>,
+    /// Whether its whole extension is made of terms written in the rules, all found
+    /// by a call with no bound column: each of its rules, and of the rules of the
+    /// relations they call, binds every head variable in a positive body literal and
+    /// builds no compound term in its head (`(<= (islist (list ?x ?l)) (e ?x) (islist
+    /// ?l))` does, and has a huge extension).
+    pub groundable: bool,
 }
 
 /// The compiled program: rules and relation facts, immutable after construction.
@@ -460,7 +470,9 @@ impl Db {
     /// `keys[key..]`, the unbound ones ignored):
     /// complete, or the current answers of a table still in progress.
     fn call(&mut self, program: &Program, rel: usize, mask: ColumnMask, key: usize) -> Answers {
-        if mask != 0 && program.relations[rel].phase == Phase::Static {
+        let info = &program.relations[rel];
+        let every_column = mask.count_ones() as usize == info.arity.min(64);
+        if mask != 0 && every_column && info.groundable && info.phase == Phase::Static {
             if self.tables[rel].whole == Whole::No && self.tables[rel].list.len() >= WHOLE_AFTER {
                 self.tables[rel].whole = Whole::Making;
                 let whole = self.table(program, rel, 0, key);

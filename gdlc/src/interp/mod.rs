@@ -107,6 +107,7 @@ impl Interpreter {
                 phase,
                 stored: Some(rel) == entry.true_rel || Some(rel) == entry.does_rel,
                 rules: Vec::new(),
+                groundable: true,
             });
         }
         let mut compiled = Vec::with_capacity(rules.len());
@@ -117,6 +118,7 @@ impl Interpreter {
             relations[head_rel].rules.push(compiled.len());
             compiled.push(compile_rule(rule, head_rel, &graph, &mut store));
         }
+        mark_groundable(&mut relations, &compiled);
         let program = Program {
             rules: compiled,
             relations,
@@ -262,6 +264,54 @@ fn ground_term(store: &mut TermStore, term: &Term) -> Option<TermId> {
             let functor = store.symbol(&name.text);
             let args: Option<Vec<TermId>> = args.iter().map(|a| ground_term(store, a)).collect();
             Some(store.intern(functor, &args?))
+        }
+    }
+}
+
+/// Sets [`RelationInfo::groundable`]: false for a relation with a rule that leaves a
+/// head variable unbound by its positive body literals or builds a compound term in its
+/// head, or that calls such a relation (the greatest fixpoint, so that recursion alone
+/// keeps it true). Answers of the others are made of terms written in the rules, so
+/// their whole extension is finite and small enough to compute.
+fn mark_groundable(relations: &mut [RelationInfo], rules: &[CompiledRule]) {
+    let safe = |rule: &CompiledRule| {
+        let mut bound = vec![false; rule.num_vars];
+        for step in &rule.steps {
+            if let Step::Scan { pats, .. } = step {
+                pats.iter()
+                    .for_each(|p| p.for_each_var(&mut |v| bound[v as usize] = true));
+            }
+        }
+        let mut all = true;
+        rule.head
+            .iter()
+            .for_each(|p| p.for_each_var(&mut |v| all &= bound[v as usize]));
+        all && rule.head.iter().all(|p| !matches!(p, Pat::App(..)))
+    };
+    for info in relations.iter_mut() {
+        info.groundable = info.stored || info.rules.iter().all(|&r| safe(&rules[r]));
+    }
+    loop {
+        let mut changed = false;
+        for rel in 0..relations.len() {
+            if !relations[rel].groundable {
+                continue;
+            }
+            let calls_unsafe = relations[rel].rules.iter().any(|&r| {
+                rules[r].steps.iter().any(|step| match step {
+                    Step::Scan { rel, .. } | Step::Absent { rel, .. } => {
+                        !relations[*rel].groundable
+                    }
+                    _ => false,
+                })
+            });
+            if calls_unsafe {
+                relations[rel].groundable = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
 }
