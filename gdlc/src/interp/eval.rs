@@ -28,7 +28,8 @@
 //! keeps its tables for the interpreter's lifetime. When one has been called with
 //! [`WHOLE_AFTER`] different keys and is then called with every column bound, its
 //! whole extension (the call with no bound column) is computed once, and such calls
-//! are answered from it through an index: the same answers, without a table per key.
+//! are answered from it through an index: the same answers, without a table per key
+//! (currently off, see [`WHOLE_AFTER`]).
 //! (Without it, a test such as `(square ?x1 … ?y4)` with all eight columns bound, run
 //! for every four pieces of every state, keeps one table per combination ever met.)
 //! Only tests with every column bound are answered so (calls that leave a column free
@@ -187,8 +188,14 @@ pub struct Program {
     pub relations: Vec<RelationInfo>,
 }
 
-/// Calls of a static relation with this many different keys make it computed whole.
-pub const WHOLE_AFTER: usize = 256;
+/// Calls of a static relation with this many different keys make it computed whole
+/// (`None`: never).
+///
+/// Off for now (it was 256): the whole extension has no size bound yet, and on
+/// `sudoku.kif` it exhausts memory where per-key tables take 4 MB; until the whole
+/// computation is bounded (abandoned past a size), per-key tables are the safe choice,
+/// at the cost of quad's memory.
+pub const WHOLE_AFTER: Option<usize> = None;
 
 /// A term id that no term has: the value of an unbound column in a key.
 const UNBOUND: TermId = TermId(u32::MAX);
@@ -473,7 +480,9 @@ impl Db {
         let info = &program.relations[rel];
         let every_column = mask.count_ones() as usize == info.arity.min(64);
         if mask != 0 && every_column && info.groundable && info.phase == Phase::Static {
-            if self.tables[rel].whole == Whole::No && self.tables[rel].list.len() >= WHOLE_AFTER {
+            if self.tables[rel].whole == Whole::No
+                && WHOLE_AFTER.is_some_and(|after| self.tables[rel].list.len() >= after)
+            {
                 self.tables[rel].whole = Whole::Making;
                 let whole = self.table(program, rel, 0, key);
                 self.tables[rel].whole = Whole::Table(whole);
