@@ -6,8 +6,9 @@ paper's figures.
     cargo build --release -p gdlc
     python3 docs/prove-figure3.py target/release/gdlc ../shared/games > docs/prove-figure3.md
 
-Each `gdlc prove` process gets at most GAME_SECONDS (default 600) of wall time, each
-program at most TIME_LIMIT (default 100, the paper's abort time) seconds of solving. With
+`gdlc prove` runs with its default options (a time limit of 30 s of solving per program,
+5,000,000 ground atoms per program) unless TIME_LIMIT or MAX_GROUND are set; each process
+gets at most GAME_SECONDS (default 600) of wall time. With
 SPLIT=1 a game is proved in four processes: functionals alone, then functionals with each
 other class (functionals are assumed by the later classes), so that a class cut off does
 not hide the others; the functionals' time is taken from the first. Extra arguments after
@@ -52,10 +53,13 @@ def run(gdlc, path, seconds, time_limit, max_ground, classes=()):
     extra = []
     for cls in classes:
         extra += ["--class", cls]
+    if time_limit is not None:
+        extra += ["--time-limit", time_limit]
+    if max_ground is not None:
+        extra += ["--max-ground", max_ground]
     try:
         done = subprocess.run(
-            [gdlc, "prove", path, "--json", "--time-limit", str(time_limit),
-             "--max-ground", str(max_ground)] + extra,
+            [gdlc, "prove", path, "--json"] + extra,
             capture_output=True, text=True, timeout=seconds)
     except subprocess.TimeoutExpired:
         return None, time.time() - started, "cut off after %d s" % seconds
@@ -87,8 +91,8 @@ def main():
         sys.exit(__doc__)
     gdlc, games = sys.argv[1], sys.argv[2]
     seconds = int(os.environ.get("GAME_SECONDS", "600"))
-    time_limit = int(os.environ.get("TIME_LIMIT", "100"))
-    max_ground = int(os.environ.get("MAX_GROUND", "5000000"))
+    time_limit = os.environ.get("TIME_LIMIT")
+    max_ground = os.environ.get("MAX_GROUND")
     split = os.environ.get("SPLIT") == "1"
     only = sys.argv[3:]
     rows = []

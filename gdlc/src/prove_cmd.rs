@@ -1,13 +1,19 @@
 //! `gdlc prove`: the command-line front of [`gdlc::prove`] (part of the `gdlc` binary).
 //!
 //! Reads and analyses the game, parses `--formula` texts (errors are located in the
-//! formula text), runs the prover with a progress bar on stderr, writes each program
-//! to `--emit-asp DIR` as it is solved, and prints a report: one line per property,
-//! a summary per class, and the runs with their grounding and solving times — or all
-//! of it as JSON with `--json`.
+//! formula text), runs the prover, writes each program to `--emit-asp DIR` as it is
+//! solved, and prints a report: one line per property, a summary per class, and the runs
+//! with their grounding and solving times — or all of it as JSON with `--json`.
+//!
+//! Each program is solved for at most `--time-limit` seconds
+//! ([`gdlc::prove::DEFAULT_TIME_LIMIT`] when the option is absent, no limit with `0`);
+//! properties a run leaves undecided are `not-attempted`, with the reason, and the text
+//! report ends with how many and why. While it works, and only when stderr is a
+//! terminal, two progress lines show the properties decided so far and the current run
+//! (its class, step, size, phase and time).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -32,11 +38,26 @@ pub struct ProveArgs {
     pub json: bool,
     /// Ground-atom limit per program.
     pub max_ground: u64,
-    /// Solving time limit per program, in seconds.
+    /// Solving time limit per program, in seconds (absent: the default; `0`: none).
     pub time_limit: Option<f64>,
 }
 
+/// The solving time limit of `--time-limit SECONDS`.
+fn time_limit(seconds: Option<f64>) -> Result<Option<Duration>, String> {
+    match seconds {
+        None => Ok(Some(gdlc::prove::DEFAULT_TIME_LIMIT)),
+        Some(0.0) => Ok(None),
+        Some(s) => Duration::try_from_secs_f64(s).map(Some).map_err(|_| {
+            format!("invalid --time-limit `{s}`: give a number of seconds, or 0 for no limit")
+        }),
+    }
+}
+
 pub fn prove(args: &ProveArgs) -> Result<(), Reported> {
+    let time_limit = time_limit(args.time_limit).map_err(|message| {
+        eprintln!("error: {message}");
+        Reported
+    })?;
     let (file, front) = front_end(&args.file)?;
     let ir = gdlc::analysis::analyze(&front).map_err(|diagnostic| {
         emit(&diagnostic, &file);
@@ -65,22 +86,15 @@ pub fn prove(args: &ProveArgs) -> Result<(), Reported> {
     let game = AspGame::new(&front.rules, &ir, &file.name);
     let options = Options {
         max_ground: args.max_ground,
-        time_limit: args.time_limit.map(Duration::from_secs_f64),
+        time_limit,
     };
 
-    let bar = indicatif::ProgressBar::new(properties.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} decided  {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
+    let mut progress = Progress::new(properties.len(), time_limit);
     let mut write_error: Option<Diagnostic> = None;
     let started = Instant::now();
     let report = gdlc::prove::prove(&game, properties, &options, &mut |event| match event {
-        Event::Program { file, text } => {
-            bar.set_message(file.trim_end_matches(".lp").to_owned());
+        Event::Program { file, text, run } => {
+            progress.run_started(run);
             if let Some(dir) = &args.emit_asp
                 && write_error.is_none()
             {
@@ -93,10 +107,11 @@ pub fn prove(args: &ProveArgs) -> Result<(), Reported> {
                 }
             }
         }
+        Event::Solving { ground_atoms } => progress.solving(ground_atoms),
         Event::RunDone(_) => {}
-        Event::Decided { done, .. } => bar.set_position(done as u64),
+        Event::Decided { done, .. } => progress.decided(done),
     });
-    bar.finish_and_clear();
+    progress.finish();
     let report = report.map_err(|diagnostic| {
         emit(&diagnostic, &file);
         Reported
@@ -114,6 +129,97 @@ pub fn prove(args: &ProveArgs) -> Result<(), Reported> {
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
+}
+
+/// The progress lines on stderr (hidden when stderr is not a terminal): properties
+/// decided, and the current run with its own clock.
+struct Progress {
+    /// Kept so that the lines are drawn together.
+    _lines: indicatif::MultiProgress,
+    overall: indicatif::ProgressBar,
+    run: indicatif::ProgressBar,
+    /// What the run line says before its phase.
+    current: String,
+    limit: String,
+}
+
+impl Progress {
+    fn new(properties: usize, time_limit: Option<Duration>) -> Self {
+        let target = if std::io::stderr().is_terminal() {
+            indicatif::ProgressDrawTarget::stderr()
+        } else {
+            indicatif::ProgressDrawTarget::hidden()
+        };
+        let lines = indicatif::MultiProgress::with_draw_target(target);
+        let style = |template: &str| {
+            indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        };
+        let overall = lines.add(indicatif::ProgressBar::new(properties as u64));
+        overall.set_style(style(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} properties decided",
+        ));
+        let run = lines.add(indicatif::ProgressBar::new_spinner());
+        run.set_style(style("  [{elapsed:>4}] {msg}"));
+        overall.enable_steady_tick(Duration::from_millis(200));
+        run.enable_steady_tick(Duration::from_millis(200));
+        let limit = match time_limit {
+            Some(limit) => format!(
+                "(time limit {} s)",
+                gdlc::prove::seconds_text(limit.as_secs_f64())
+            ),
+            None => "(no time limit)".to_owned(),
+        };
+        Progress {
+            _lines: lines,
+            overall,
+            run,
+            current: String::new(),
+            limit,
+        }
+    }
+
+    fn run_started(&mut self, run: &gdlc::prove::Run) {
+        let text = format!(
+            "run {} {} {}{}: {} formula{}",
+            run.id,
+            run.class.name(),
+            step_word(run.step),
+            if run.pass > 1 {
+                format!(" pass {}", run.pass)
+            } else {
+                String::new()
+            },
+            run.targets,
+            if run.targets == 1 { "" } else { "s" },
+        );
+        self.run.reset_elapsed();
+        self.run.set_message(format!("{text}, grounding"));
+        self.current = text;
+    }
+
+    fn solving(&self, ground_atoms: u64) {
+        self.run.set_message(format!(
+            "{}, solving {ground_atoms} ground atoms {}",
+            self.current, self.limit
+        ));
+    }
+
+    fn decided(&self, done: usize) {
+        self.overall.set_position(done as u64);
+    }
+
+    fn finish(&self) {
+        self.run.finish_and_clear();
+        self.overall.finish_and_clear();
+    }
+}
+
+fn step_word(step: Step) -> &'static str {
+    match step {
+        Step::Base => "base",
+        Step::Induction => "step",
+    }
 }
 
 fn io_error(path: &Path, err: &std::io::Error) -> Reported {
@@ -237,10 +343,7 @@ fn text(game: &str, report: &Report, elapsed: f64) -> String {
             "{:>3} {:<12} {:<5} {:>4} {:>7} {:>8} {:>7} {:>12} {:>8.2} {:>8.2}  {}",
             run.id,
             run.class.name(),
-            match run.step {
-                Step::Base => "base",
-                Step::Induction => "step",
-            },
+            step_word(run.step),
             run.pass,
             run.horizon,
             run.targets,
@@ -249,6 +352,32 @@ fn text(game: &str, report: &Report, elapsed: f64) -> String {
             run.ground_seconds,
             run.solve_seconds,
             status_word(run.status)
+        );
+    }
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for verdict in &report.verdicts {
+        if let Outcome::NotAttempted(why) = &verdict.outcome {
+            match reasons.iter_mut().find(|(w, _)| *w == why.as_str()) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((why, 1)),
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        let _ = writeln!(out);
+    }
+    for (why, n) in reasons {
+        let hint = if why.starts_with("solving") {
+            " (raise it with --time-limit SECONDS, 0 for none)"
+        } else if why.starts_with("grounding") {
+            " (raise it with --max-ground N)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{n} propert{} not attempted: {why}{hint}",
+            if n == 1 { "y" } else { "ies" }
         );
     }
     let _ = writeln!(out, "\ntotal {elapsed:.2} s");
@@ -337,10 +466,7 @@ fn json(game: &str, report: &Report, elapsed: f64) -> String {
             "\n{{\"id\":{},\"class\":{},\"step\":{},\"pass\":{},\"horizon\":{},\"formulas\":{},\"assumptions\":{},\"ground_atoms\":{},\"ground_seconds\":{:.3},\"solve_seconds\":{:.3},\"status\":{},\"file\":{}}}",
             run.id,
             quote(run.class.name()),
-            quote(match run.step {
-                Step::Base => "base",
-                Step::Induction => "step",
-            }),
+            quote(step_word(run.step)),
             run.pass,
             run.horizon,
             run.targets,

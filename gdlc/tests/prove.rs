@@ -1,6 +1,7 @@
 //! The invariant prover: outcomes on tiny games with known answers (every outcome
-//! covered), golden ASP text, formula errors, the command line, and the paper's
-//! properties of quarto and tictactoe from the corpus.
+//! covered), the time limit, golden ASP text, the unfolding of static relations and the
+//! domain guards bound by the formula, formula errors, the command line, and the paper's
+//! properties of quarto and tictactoe from the corpus (checked against the interpreter).
 //!
 //! `UPDATE_EXPECT=1` re-blesses the golden programs in `tests/prove/`.
 
@@ -15,7 +16,7 @@ use gdlc::SourceFile;
 use gdlc::emit::asp::{AspGame, Request, Start};
 use gdlc::ir::Ir;
 use gdlc::prove::formula::{self, Formula};
-use gdlc::prove::{Class, Options, Outcome, Report};
+use gdlc::prove::{Class, Options, Outcome, Report, RunStatus, Step};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/prove")).join(name)
@@ -141,7 +142,7 @@ fn every_outcome_on_known_formulas() {
     // With a grounding limit below any program, nothing is attempted.
     let tiny = Options {
         max_ground: 1,
-        time_limit: None,
+        ..Options::default()
     };
     let report = prove_with(&game, &[], &formulas, &tiny);
     for verdict in &report.verdicts {
@@ -171,13 +172,48 @@ fn grounding_limit_splits_groups() {
         .expect("a run");
     let options = Options {
         max_ground: largest - 1,
-        time_limit: None,
+        ..Options::default()
     };
     let split = prove_with(&game, &[Class::Persistence], &[], &options);
     assert!(split.runs.len() > everything.runs.len());
     for (a, b) in everything.verdicts.iter().zip(&split.verdicts) {
         assert_eq!(a.outcome, b.outcome, "{}", a.property.name);
     }
+}
+
+/// Not every pigeon alone in a hole: the induction step is the pigeonhole principle.
+const PIGEONS: &str = "(not (and (forall ((?p (domain true 0/at.0))) (exists ((?h (domain true 0/at.1))) (true (at ?p ?h)))) \
+     (forall ((?h (domain true 0/at.1))) (count 0 1 ((?p (domain true 0/at.0))) (true (at ?p ?h))))))";
+
+#[test]
+fn time_limit_leaves_properties_not_attempted() {
+    // A default limit is always set.
+    assert_eq!(
+        Options::default().time_limit,
+        Some(gdlc::prove::DEFAULT_TIME_LIMIT)
+    );
+    let game = load(&fixture("pigeons.kif"));
+    let limit = std::time::Duration::from_millis(300);
+    let options = Options {
+        time_limit: Some(limit),
+        ..Options::default()
+    };
+    let started = std::time::Instant::now();
+    let report = prove_with(&game, &[], &[PIGEONS], &options);
+    assert_eq!(
+        report.verdicts[0].outcome,
+        Outcome::NotAttempted("solving passed the time limit of 0.3 s".into())
+    );
+    // The base case is solved; the step is cut at the limit, not long after it.
+    let step = report
+        .runs
+        .iter()
+        .find(|r| r.step == Step::Induction)
+        .expect("an induction step");
+    assert_eq!(step.status, RunStatus::TimedOut);
+    assert!(step.solve_seconds >= 0.9 * limit.as_secs_f64(), "{step:?}");
+    assert!(step.solve_seconds < 5.0, "{step:?}");
+    assert!(started.elapsed().as_secs_f64() < 10.0);
 }
 
 #[test]
@@ -392,6 +428,93 @@ fn command_line() {
     let (code, _, stderr) = gdlc(&["prove", "no/such/game.kif"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("cannot read"), "{stderr}");
+
+    // The time limit: what it cuts is not attempted, with the reason; no progress
+    // lines when stderr is not a terminal.
+    let pigeons = fixture("pigeons.kif");
+    let pigeons = pigeons.to_string_lossy();
+    let (code, stdout, stderr) = gdlc(&[
+        "prove",
+        &pigeons,
+        "--formula",
+        PIGEONS,
+        "--time-limit",
+        "0.2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(
+            r#""outcome":"not-attempted","reason":"solving passed the time limit of 0.2 s""#
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains(r#""status":"timed-out""#), "{stdout}");
+    assert_eq!(stderr, "");
+    let (code, stdout, _) = gdlc(&[
+        "prove",
+        &pigeons,
+        "--formula",
+        PIGEONS,
+        "--time-limit",
+        "0.2",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("1 property not attempted: solving passed the time limit of 0.2 s"),
+        "{stdout}"
+    );
+    for bad in ["-1", "nan", "inf"] {
+        let option = format!("--time-limit={bad}");
+        let (code, _, stderr) = gdlc(&["prove", &pigeons, &option]);
+        assert_eq!(code, 1, "{bad}");
+        assert!(stderr.contains("invalid --time-limit"), "{stderr}");
+    }
+}
+
+#[test]
+fn static_relations_are_unfolded_and_projected() {
+    // `line` joins three cells through the static `same/3`: unfolded, each cell's piece
+    // is projected away with its `bit` literal, and `same` is no longer needed.
+    let game = load(&fixture("lines.kif"));
+    let report = prove(&game, &[Class::Functionals, Class::Goals], &[]);
+    assert_eq!(outcome(&report, "zero-sum"), &Outcome::Proved);
+    assert_eq!(outcome(&report, "unique goal values"), &Outcome::Proved);
+    let asp = AspGame::new(&game.front.rules, &game.ir, &game.file.name);
+    let target = parse(
+        &game,
+        "(=> terminal (exists ((?r (set white black))) (goal ?r 50)))",
+    );
+    let program = asp.program(&Request {
+        title: "unfolding".into(),
+        start: Start::Generated,
+        horizon: 1,
+        targets: vec![&target],
+        assumptions: Vec::new(),
+    });
+    let line: Vec<&str> = program
+        .text
+        .lines()
+        .filter(|l| l.starts_with("line("))
+        .collect();
+    assert_eq!(line.len(), 1, "{}", program.text);
+    assert!(!line[0].contains("same("), "{}", line[0]);
+    assert!(line[0].contains("_e"), "{}", line[0]);
+    assert!(!program.text.contains("same("), "{}", program.text);
+    check_goals_against_interpreter(&fixture("lines.kif"), &[], 200);
+}
+
+#[test]
+fn domain_guards_bound_by_the_formula_are_left_out() {
+    // The move domain of `paths.kif` has a million terms; playability and turn-taking
+    // bind the move with `legal` itself, so no run grounds the domain.
+    let game = load(&fixture("paths.kif"));
+    let report = prove(&game, &[Class::Legals], &[]);
+    assert_eq!(outcome(&report, "playability"), &Outcome::Proved);
+    assert_eq!(outcome(&report, "turn-taking"), &Outcome::Proved);
+    for run in &report.runs {
+        assert!(run.ground_atoms < 10_000, "{run:?}");
+    }
 }
 
 #[test]
@@ -435,6 +558,23 @@ fn quarto_invariants_of_the_paper() {
             "{}",
             verdict.property.formula
         );
+    }
+}
+
+#[test]
+fn quarto_goals_are_proved_and_hold() {
+    // The goal step that once stalled (the static `set/4` joining four cells): all three
+    // goal properties are proved, and they hold along random playouts.
+    let Some(path) = common::game_path("quarto.kif") else {
+        return;
+    };
+    let report = check_goals_against_interpreter(
+        &path,
+        &["zero-sum", "unique goal values", "monotonic goal values"],
+        30,
+    );
+    for run in &report.runs {
+        assert_ne!(run.status, RunStatus::TimedOut, "{run:?}");
     }
 }
 
@@ -560,6 +700,74 @@ fn check_persistence_against_interpreter(path: &std::path::Path, playouts: usize
     }
 }
 
+/// Proves the functionals and goals of a game, asserts that the properties named in
+/// `proved` are proved, and checks every proved goal property along random playouts of
+/// the interpreter: zero-sum and unique goal values in terminal states; monotonic: one
+/// goal value per role in every state, never lower after a move.
+fn check_goals_against_interpreter(
+    path: &std::path::Path,
+    proved: &[&str],
+    playouts: usize,
+) -> Report {
+    use gdlc_runtime::Game;
+    let game = load(path);
+    let report = prove(&game, &[Class::Functionals, Class::Goals], &[]);
+    for name in proved {
+        assert_eq!(outcome(&report, name), &Outcome::Proved, "{name}");
+    }
+    let holds = |name: &str| {
+        report
+            .verdicts
+            .iter()
+            .any(|v| v.property.name == name && v.outcome == Outcome::Proved)
+    };
+    let (zero_sum, unique, monotonic) = (
+        holds("zero-sum"),
+        holds("unique goal values"),
+        holds("monotonic goal values"),
+    );
+    let mut interp = gdlc::interp::Interpreter::new(&game.front).expect("interpreter");
+    let roles = interp.num_roles();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for _ in 0..playouts {
+        let mut state = interp.initial_state();
+        let mut before: Option<Vec<u8>> = None;
+        for _ in 0..200 {
+            let terminal = interp.is_terminal(&state);
+            let goals: Vec<_> = (0..roles).map(|r| interp.goal(&state, r)).collect();
+            if monotonic || (terminal && unique) {
+                assert!(goals.iter().all(Result::is_ok), "{goals:?}");
+            }
+            if terminal && zero_sum && goals.iter().all(Result::is_ok) {
+                let sum: u32 = goals.iter().flatten().map(|&v| u32::from(v)).sum();
+                assert_eq!(sum, 100, "{goals:?}");
+            }
+            if monotonic {
+                let now: Vec<u8> = goals.iter().flatten().copied().collect();
+                if let Some(before) = &before {
+                    assert!(
+                        before.iter().zip(&now).all(|(b, n)| b <= n),
+                        "{before:?} {now:?}"
+                    );
+                }
+                before = Some(now);
+            }
+            if terminal {
+                break;
+            }
+            let mut joint = Vec::new();
+            for role in 0..roles {
+                let mut moves = Vec::new();
+                interp.legal_moves(&state, role, &mut moves);
+                assert!(!moves.is_empty(), "a role without legal moves");
+                joint.push(moves[rng.below(moves.len())]);
+            }
+            state = interp.next_state(&state, &joint);
+        }
+    }
+    report
+}
+
 #[test]
 fn persistence_agrees_with_the_interpreter() {
     check_persistence_against_interpreter(&fixture("chain.kif"), 20);
@@ -568,5 +776,44 @@ fn persistence_agrees_with_the_interpreter() {
         if let Some(path) = common::game_path(name) {
             check_persistence_against_interpreter(&path, 100);
         }
+    }
+}
+
+/// The games of the paper's Figure 3 (in the corpus).
+const FIGURE_3: [&str; 19] = [
+    "3pttc",
+    "bidding-tictactoe",
+    "breakthrough",
+    "capture_the_king",
+    "catcha_mouse",
+    "cephalopodmicro",
+    "checkers",
+    "chinesecheckers6",
+    "chomp",
+    "connect4",
+    "endgame",
+    "knightfight",
+    "kriegtictactoe",
+    "othello-comp2007",
+    "pawn_whopping",
+    "quarto",
+    "smallest",
+    "tictactoe",
+    "tttcc4",
+];
+
+/// Every proved goal and persistence property of every Figure 3 game holds along random
+/// playouts, and every persistence property false initially is broken by a first move.
+/// Minutes in a release build: `cargo test --release -p gdlc --test prove -- --ignored`.
+#[test]
+#[ignore = "minutes; run in release with --ignored"]
+fn figure_3_verdicts_agree_with_the_interpreter() {
+    for name in FIGURE_3 {
+        let Some(path) = common::game_path(&format!("{name}.kif")) else {
+            return;
+        };
+        eprintln!("{name}");
+        check_goals_against_interpreter(&path, &[], 20);
+        check_persistence_against_interpreter(&path, 20);
     }
 }

@@ -26,15 +26,21 @@
 //!   whose arguments are their free quantified variables, so quantifiers are grounded
 //!   by clingo rather than here; atoms, conjunctions and existentials are inlined into
 //!   their parent rule (section 6.2, *cutting indirections*), counting quantifiers
-//!   become `#count` aggregates (weight atoms). Base case: the name of φ
-//!   (`_f<k>`); induction step: the name of `φ ⊃ ○φ` (`_s<k>`); proven invariants Ψ
-//!   (`_a<k>`) are added as constraints `:- not _a<k>.`;
+//!   become `#count` aggregates (weight atoms). A quantified variable that a positive
+//!   atom binds at the very column its domain stands for gets no domain guard (every
+//!   value of a column is in its domain): playability over checkers' moves would
+//!   otherwise ground the whole move domain, tens of millions of terms. Base case: the
+//!   name of φ (`_f<k>`); induction step: the name of `φ ⊃ ○φ` (`_s<k>`); proven
+//!   invariants Ψ (`_a<k>`) are added as constraints `:- not _a<k>.`;
 //! - `#show` of the name atoms, so that `clingo FILE --enum-mode=cautious` prints the
 //!   names that hold in every answer set.
 //!
 //! Game rules are also rewritten by the paper's *removing existential variables*
 //! (section 6.2): a body variable that is not in the head and links only some literals
-//! is projected away through an auxiliary predicate `_e<k>`.
+//! is projected away through an auxiliary predicate `_e<k>`. Before that, relations are
+//! unfolded into the state-dependent rules that use them where it lets the projection
+//! work or specialises a rule to constants (`asp/unfold.rs`: quarto's `line` through
+//! the static `set/4`, chinesecheckers6's `goal` through `count`).
 //!
 //! Names: GDL symbols become ASP constants (`cell`, `p0000`), canonical integers stay
 //! integers (`100`), anything else is escaped injectively (`white-pawn` →
@@ -50,6 +56,8 @@ use crate::ir::{Ir, NIL, RelationId, child_path};
 use crate::normalize::{Literal, Rule};
 use crate::prove::formula::{self, Domain, Formula, Term as FTerm, find_relation, is_timed};
 use crate::syntax::ast;
+
+mod unfold;
 
 /// The time variable of the temporal program (no GDL variable maps to it).
 const TIME: &str = "T'";
@@ -176,6 +184,10 @@ pub struct Program {
 pub struct AspGame<'a> {
     ir: &'a Ir,
     rules: &'a [Rule],
+    /// The rules with relations unfolded into the state-dependent rules that use them
+    /// (module `unfold`): what the game over time is emitted from. The static
+    /// relaxation of `legal` reads the rules as written.
+    unfolded: Vec<Rule>,
     graph: DependencyGraph,
     source: String,
 }
@@ -285,10 +297,16 @@ fn term_vars(term: &ast::Term, out: &mut BTreeSet<String>) {
 impl<'a> AspGame<'a> {
     /// Prepares a checked, analysed game; `source` names it in headers.
     pub fn new(rules: &'a [Rule], ir: &'a Ir, source: &str) -> Self {
+        let graph = DependencyGraph::build(rules);
+        let timed = |key: &RelationKey| {
+            (key.name == "next" && key.arity == 1) || is_timed(ir, &key.name, key.arity)
+        };
+        let unfolded = unfold::unfold(rules, &graph, &timed);
         AspGame {
             ir,
             rules,
-            graph: DependencyGraph::build(rules),
+            unfolded,
+            graph,
             source: source.to_owned(),
         }
     }
@@ -429,7 +447,7 @@ impl<'a> AspGame<'a> {
         let mut defined: BTreeSet<RelationKey> = BTreeSet::new();
         let mut game = String::new();
         let mut split_counter = 0usize;
-        for rule in self.rules {
+        for rule in &self.unfolded {
             let head = key_of(&rule.head);
             let Some(grule) = self.temporal_rule(rule, &needs, horizon) else {
                 continue;
@@ -540,7 +558,7 @@ impl<'a> AspGame<'a> {
     fn propagate(&self, needs: &mut Needs) {
         loop {
             let mut changed = false;
-            for rule in self.rules {
+            for rule in &self.unfolded {
                 let head = key_of(&rule.head);
                 let level = if self.timed(&head) {
                     match needs.timed.get(&head) {
@@ -565,7 +583,12 @@ impl<'a> AspGame<'a> {
     }
 
     /// The temporal version of a game rule, if it is needed.
-    fn temporal_rule(&self, rule: &'a Rule, needs: &Needs, horizon: usize) -> Option<GRule<'a>> {
+    fn temporal_rule<'s>(
+        &'s self,
+        rule: &'s Rule,
+        needs: &Needs,
+        horizon: usize,
+    ) -> Option<GRule<'s>> {
         let head_key = key_of(&rule.head);
         let is_next = head_key == key("next", 1);
         let timed = is_next || self.timed(&head_key);
@@ -658,12 +681,12 @@ impl<'a> AspGame<'a> {
     /// not in the head occurs in only some literals and the others have a variable of
     /// their own, the literals with `V` move to a rule of their own, projected on the
     /// variables they share with the rest.
-    fn split_existentials(
-        &self,
-        rule: GRule<'a>,
+    fn split_existentials<'s>(
+        &'s self,
+        rule: GRule<'s>,
         counter: &mut usize,
         domains: &mut Domains,
-    ) -> Vec<GRule<'a>> {
+    ) -> Vec<GRule<'s>> {
         let mut done = Vec::new();
         let mut work = vec![(rule, 0usize)];
         while let Some((mut rule, depth)) = work.pop() {
@@ -681,7 +704,7 @@ impl<'a> AspGame<'a> {
             }
             // Of the variables that can be projected away, take the one whose literals
             // share the fewest variables with the rest (the smallest projection).
-            let mut split: Option<(String, Vec<String>, Vec<GLit<'a>>)> = None;
+            let mut split: Option<(String, Vec<String>, Vec<GLit<'s>>)> = None;
             for v in order.iter().filter(|v| !rule.head_vars.contains(*v)) {
                 let (plus, minus): (Vec<&GLit>, Vec<&GLit>) =
                     rule.body.iter().partition(|l| l.vars.contains(v));
@@ -762,7 +785,12 @@ impl<'a> AspGame<'a> {
     }
 
     /// A positive literal binding `var` to a superset of its values, from `literals`.
-    fn guard(&self, var: &str, literals: &[&GLit<'a>], domains: &mut Domains) -> Option<GLit<'a>> {
+    fn guard<'s>(
+        &'s self,
+        var: &str,
+        literals: &[&GLit<'s>],
+        domains: &mut Domains,
+    ) -> Option<GLit<'s>> {
         if var == TIME {
             return Some(GLit {
                 text: format!("_time({TIME})"),
@@ -957,13 +985,43 @@ struct Conj {
     negatable: bool,
     /// Whether a literal is an aggregate (which cannot nest in another aggregate).
     aggregate: bool,
+    /// Variables that a positive literal binds to a column of the analysis, with that
+    /// column: the column's domain guard adds nothing for them.
+    implied: BTreeSet<(String, DomainColumn)>,
 }
+
+impl Conj {
+    /// A conjunction of `lits` that binds, implies and introduces nothing.
+    fn plain(lits: Vec<String>, negatable: bool, aggregate: bool) -> Self {
+        Conj {
+            lits,
+            bound: BTreeSet::new(),
+            local: BTreeSet::new(),
+            negatable,
+            aggregate,
+            implied: BTreeSet::new(),
+        }
+    }
+}
+
+/// A column of a relation of the analysis (a domain predicate `_dom_<relation>_<column>`).
+type DomainColumn = (RelationId, usize);
 
 /// A quantified variable in scope: GDL name, ASP name, domain predicate.
 struct ScopeVar {
     gdl: String,
+    guard: Guard,
+}
+
+/// A quantified variable (ASP name) and its domain.
+#[derive(Clone)]
+struct Guard {
     asp: String,
+    /// The domain predicate.
     domain: String,
+    /// The analysis column the domain predicate stands for, if it is one; the predicate
+    /// is registered (and so emitted) only when a guard literal uses it.
+    column: Option<DomainColumn>,
 }
 
 struct Encoder<'g, 'n> {
@@ -1030,24 +1088,35 @@ impl<'g, 'n> Encoder<'g, 'n> {
         format!("{}_{}", self.prefix, self.aux)
     }
 
-    fn lookup(&self, gdl: &str) -> Option<&ScopeVar> {
-        self.scope.iter().rev().find(|v| v.gdl == gdl)
+    fn lookup(&self, gdl: &str) -> Option<&Guard> {
+        self.scope
+            .iter()
+            .rev()
+            .find(|v| v.gdl == gdl)
+            .map(|v| &v.guard)
+    }
+
+    /// The literal restricting a variable to its domain (registering the domain).
+    fn guard_literal(&mut self, guard: &Guard) -> String {
+        if let Some((relation, column)) = guard.column {
+            self.domains.column(self.game.ir, relation, column);
+        }
+        format!("{}({})", guard.domain, guard.asp)
     }
 
     /// The free quantified variables of `formula` (ASP names, in scope order) with
     /// their domain predicates.
-    fn free_vars(&self, formula: &Formula) -> Vec<(String, String)> {
+    fn free_vars(&self, formula: &Formula) -> Vec<Guard> {
         let mut names: BTreeSet<String> = BTreeSet::new();
         collect_free(formula, &mut Vec::new(), &mut names);
-        let mut out: Vec<(usize, String, String)> = Vec::new();
+        let mut out: Vec<(usize, Guard)> = Vec::new();
         for name in names {
             if let Some(pos) = self.scope.iter().rposition(|v| v.gdl == name) {
-                let v = &self.scope[pos];
-                out.push((pos, v.asp.clone(), v.domain.clone()));
+                out.push((pos, self.scope[pos].guard.clone()));
             }
         }
-        out.sort();
-        out.into_iter().map(|(_, a, d)| (a, d)).collect()
+        out.sort_by_key(|(pos, _)| *pos);
+        out.into_iter().map(|(_, guard)| guard).collect()
     }
 
     /// Defines an auxiliary predicate over the free variables of `formula` by one rule
@@ -1059,33 +1128,31 @@ impl<'g, 'n> Encoder<'g, 'n> {
         } else {
             self.fresh_aux()
         };
-        let args: Vec<String> = free.iter().map(|(a, _)| a.clone()).collect();
+        let args: Vec<String> = free.iter().map(|g| g.asp.clone()).collect();
         let head = atom_text(&name, &args);
         if bodies.is_empty() {
             self.rule(&head, &["#false".to_owned()]);
         }
         for conj in bodies {
             let mut lits = conj.lits;
-            for (var, domain) in &free {
-                if !conj.bound.contains(var) {
-                    lits.push(format!("{domain}({var})"));
+            for guard in &free {
+                if !conj.bound.contains(&guard.asp) {
+                    lits.push(self.guard_literal(guard));
                 }
             }
             self.rule(&head, &lits);
         }
         Conj {
-            lits: vec![head],
             bound: args.into_iter().collect(),
-            local: BTreeSet::new(),
-            negatable: true,
-            aggregate: false,
+            ..Conj::plain(vec![head], true, false)
         }
     }
 
-    fn bind(&mut self, bindings: &[formula::Binding]) -> Vec<(String, String)> {
+    /// Brings the variables of `bindings` into scope; returns their guards.
+    fn bind(&mut self, bindings: &[formula::Binding]) -> Vec<Guard> {
         let mut added = Vec::new();
         for binding in bindings {
-            let domain = self.domain(&binding.domain);
+            let (domain, column) = self.domain(&binding.domain);
             for var in &binding.vars {
                 let base = variable(var);
                 let count = self.names.entry(base.clone()).or_insert(0);
@@ -1095,27 +1162,67 @@ impl<'g, 'n> Encoder<'g, 'n> {
                 } else {
                     format!("{base}''{count}")
                 };
+                let guard = Guard {
+                    asp,
+                    domain: domain.clone(),
+                    column,
+                };
                 self.scope.push(ScopeVar {
                     gdl: var.clone(),
-                    asp: asp.clone(),
-                    domain: domain.clone(),
+                    guard: guard.clone(),
                 });
-                added.push((asp, domain.clone()));
+                added.push(guard);
             }
         }
         added
     }
 
-    fn domain(&mut self, domain: &Domain) -> String {
+    /// The domain predicate of a binding, and the analysis column it stands for.
+    fn domain(&mut self, domain: &Domain) -> (String, Option<DomainColumn>) {
         match domain {
             Domain::Set(terms) => {
                 let texts = terms.iter().map(|t| self.term(t)).collect();
-                self.domains.set(texts)
+                (self.domains.set(texts), None)
             }
             Domain::Column {
                 relation, column, ..
-            } => self.domains.column(self.game.ir, *relation, *column),
+            } => (
+                column_predicate(self.game.ir, *relation, *column),
+                Some((*relation, *column)),
+            ),
         }
+    }
+
+    /// The analysis columns at which quantified variables occur in `args` of
+    /// `relation` (each variable with the column of each of its occurrences).
+    fn implied(&self, relation: RelationId, args: &[FTerm]) -> BTreeSet<(String, DomainColumn)> {
+        let mut out = BTreeSet::new();
+        let mut work: Vec<(Vec<u32>, &FTerm)> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (vec![i as u32], a))
+            .collect();
+        while let Some((path, term)) = work.pop() {
+            match term {
+                FTerm::Var(name) => {
+                    if let (Some(guard), Some(column)) = (
+                        self.lookup(name),
+                        self.game.ir.relation(relation).column_of(&path),
+                    ) {
+                        out.insert((guard.asp.clone(), (relation, column)));
+                    }
+                }
+                FTerm::Const(_) => {}
+                FTerm::Func(name, inner) => {
+                    if let Some(symbol) = self.game.ir.symbols.get(name, inner.len()) {
+                        for (j, a) in inner.iter().enumerate() {
+                            work.push((child_path(&path, symbol, j), a));
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn term(&self, term: &FTerm) -> String {
@@ -1145,15 +1252,21 @@ impl<'g, 'n> Encoder<'g, 'n> {
                         }
                     });
                 }
+                let implied = match self.game.relation_id(&relation) {
+                    Some(id) => self.implied(id, &atom.args),
+                    None => BTreeSet::new(),
+                };
                 if self.game.timed(&relation) {
                     args.push(level.to_string());
                 }
                 Conj {
-                    lits: vec![atom_text(&identifier(&atom.relation), &args)],
                     bound,
-                    local: BTreeSet::new(),
-                    negatable: true,
-                    aggregate: false,
+                    implied,
+                    ..Conj::plain(
+                        vec![atom_text(&identifier(&atom.relation), &args)],
+                        true,
+                        false,
+                    )
                 }
             }
             Formula::Not(inner) => {
@@ -1168,22 +1281,10 @@ impl<'g, 'n> Encoder<'g, 'n> {
                     let defined = self.define(inner, vec![conj]);
                     defined.lits.into_iter().next().unwrap_or_default()
                 };
-                Conj {
-                    lits: vec![format!("not {literal}")],
-                    bound: BTreeSet::new(),
-                    local: BTreeSet::new(),
-                    negatable: false,
-                    aggregate,
-                }
+                Conj::plain(vec![format!("not {literal}")], false, aggregate)
             }
             Formula::And(parts) => {
-                let mut all = Conj {
-                    lits: Vec::new(),
-                    bound: BTreeSet::new(),
-                    local: BTreeSet::new(),
-                    negatable: false,
-                    aggregate: false,
-                };
+                let mut all = Conj::plain(Vec::new(), false, false);
                 for part in parts {
                     let conj = self.encode(part, level);
                     if parts.len() == 1 {
@@ -1192,6 +1293,7 @@ impl<'g, 'n> Encoder<'g, 'n> {
                     all.lits.extend(conj.lits);
                     all.bound.extend(conj.bound);
                     all.local.extend(conj.local);
+                    all.implied.extend(conj.implied);
                     all.aggregate |= conj.aggregate;
                 }
                 all
@@ -1206,16 +1308,14 @@ impl<'g, 'n> Encoder<'g, 'n> {
             }
             Formula::Next(inner) => {
                 self.game.need(self.needs, &key("terminal", 0), level);
-                let terminal = Conj {
-                    lits: vec![
+                let terminal = Conj::plain(
+                    vec![
                         self.game
                             .named_atom("terminal", Vec::new(), &level.to_string()),
                     ],
-                    bound: BTreeSet::new(),
-                    local: BTreeSet::new(),
-                    negatable: true,
-                    aggregate: false,
-                };
+                    true,
+                    false,
+                );
                 let later = self.encode(inner, level + 1);
                 self.define(formula, vec![terminal, later])
             }
@@ -1224,10 +1324,13 @@ impl<'g, 'n> Encoder<'g, 'n> {
                 let added = self.bind(bindings);
                 let mut conj = self.encode(body, level);
                 self.scope.truncate(depth);
-                for (var, domain) in added {
-                    conj.lits.push(format!("{domain}({var})"));
-                    conj.bound.insert(var.clone());
-                    conj.local.insert(var);
+                for guard in added {
+                    if !self.implies(&conj, &guard) {
+                        let literal = self.guard_literal(&guard);
+                        conj.lits.push(literal);
+                    }
+                    conj.bound.insert(guard.asp.clone());
+                    conj.local.insert(guard.asp);
                 }
                 conj.negatable = conj.lits.len() == 1 && conj.negatable;
                 conj
@@ -1251,11 +1354,13 @@ impl<'g, 'n> Encoder<'g, 'n> {
                     conj = self.define(body, vec![conj]);
                 }
                 self.scope.truncate(depth);
-                let mut condition = conj.lits;
                 let mut tuple = Vec::new();
-                for (var, domain) in added {
-                    condition.push(format!("{domain}({var})"));
-                    tuple.push(var);
+                for guard in added {
+                    if !self.implies(&conj, &guard) {
+                        let literal = self.guard_literal(&guard);
+                        conj.lits.push(literal);
+                    }
+                    tuple.push(guard.asp);
                 }
                 let mut text = String::new();
                 if *low > 0 {
@@ -1265,20 +1370,24 @@ impl<'g, 'n> Encoder<'g, 'n> {
                     text,
                     "#count {{ {} : {} }}",
                     tuple.join(", "),
-                    condition.join(", ")
+                    conj.lits.join(", ")
                 );
                 if let Some(high) = high {
                     let _ = write!(text, " <= {high}");
                 }
-                Conj {
-                    lits: vec![text],
-                    bound: BTreeSet::new(),
-                    local: BTreeSet::new(),
-                    negatable: true,
-                    aggregate: true,
-                }
+                Conj::plain(vec![text], true, true)
             }
         }
+    }
+
+    /// Whether a positive literal of `conj` binds the variable of `guard` to the very
+    /// column its domain stands for, so that the guard adds nothing: every value a
+    /// relation takes in the program is in its columns' domains (the analysis domains
+    /// are supersets, the state generator draws from them, and moves are legal).
+    fn implies(&self, conj: &Conj, guard: &Guard) -> bool {
+        guard
+            .column
+            .is_some_and(|column| conj.implied.contains(&(guard.asp.clone(), column)))
     }
 }
 

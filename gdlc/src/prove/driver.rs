@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use super::formula::Formula;
 use super::{
-    Class, Event, Options, Outcome, Property, Report, Run, RunStatus, Step, Verdict, solver,
+    Class, Event, Options, Outcome, Property, Report, Run, RunStatus, Step, Verdict, seconds_text,
+    solver,
 };
 use crate::diagnostic::Diagnostic;
 use crate::emit::asp::{AspGame, Request, Start};
@@ -225,14 +226,31 @@ impl Driver<'_, '_, '_> {
                 String::new()
             }
         );
+        let mut run = Run {
+            id,
+            class,
+            step,
+            pass,
+            horizon,
+            targets: targets.len(),
+            assumptions: assumptions.len(),
+            ground_atoms: 0,
+            ground_seconds: 0.0,
+            solve_seconds: 0.0,
+            status: RunStatus::Solved,
+            file,
+        };
         (self.on_event)(Event::Program {
-            file: &file,
+            file: &run.file,
             text: &program.text,
+            run: &run,
         });
+        let on_event = &mut *self.on_event;
         let outcome = solver::solve(
             &program.text,
             self.options.max_ground,
             self.options.time_limit,
+            &mut |ground_atoms| on_event(Event::Solving { ground_atoms }),
         )?;
         let (status, answers, over) = match &outcome.solved {
             solver::Solved::Complete {
@@ -259,7 +277,13 @@ impl Driver<'_, '_, '_> {
             }
             solver::Solved::OverLimit => (RunStatus::OverLimit, Vec::new(), true),
             solver::Solved::TimedOut { upper } => {
-                let why = "solving exceeds the time limit".to_owned();
+                let why = match self.options.time_limit {
+                    Some(limit) => format!(
+                        "solving passed the time limit of {} s",
+                        seconds_text(limit.as_secs_f64())
+                    ),
+                    None => "solving was stopped".to_owned(),
+                };
                 let answers = program
                     .shown
                     .iter()
@@ -271,20 +295,10 @@ impl Driver<'_, '_, '_> {
                 (RunStatus::TimedOut, answers, false)
             }
         };
-        let run = Run {
-            id,
-            class,
-            step,
-            pass,
-            horizon,
-            targets: targets.len(),
-            assumptions: assumptions.len(),
-            ground_atoms: outcome.ground_atoms,
-            ground_seconds: outcome.ground_time.as_secs_f64(),
-            solve_seconds: outcome.solve_time.as_secs_f64(),
-            status,
-            file,
-        };
+        run.ground_atoms = outcome.ground_atoms;
+        run.ground_seconds = outcome.ground_time.as_secs_f64();
+        run.solve_seconds = outcome.solve_time.as_secs_f64();
+        run.status = status;
         (self.on_event)(Event::RunDone(&run));
         self.runs.push(run);
         Ok((answers, over))

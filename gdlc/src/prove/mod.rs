@@ -183,21 +183,30 @@ pub struct Report {
     pub runs: Vec<Run>,
 }
 
+/// The default of [`Options::max_ground`].
+pub const DEFAULT_MAX_GROUND: u64 = 5_000_000;
+
+/// The default of [`Options::time_limit`]: 30 s of solving per program. Every game of
+/// the paper's Figure 3 then ends within a few minutes (`docs/prove-figure3.md`); the
+/// paper aborted runs after 100 s.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(30);
+
 /// Limits of the prover.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Most ground atoms of one program; a property whose program exceeds it (even alone)
     /// is not attempted.
     pub max_ground: u64,
-    /// Most solving time of one program.
+    /// Most solving time of one program (`None`: no limit). The properties a run leaves
+    /// undecided when it passes the limit are not attempted.
     pub time_limit: Option<Duration>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            max_ground: 5_000_000,
-            time_limit: None,
+            max_ground: DEFAULT_MAX_GROUND,
+            time_limit: Some(DEFAULT_TIME_LIMIT),
         }
     }
 }
@@ -205,12 +214,20 @@ impl Default for Options {
 /// Progress of a proof, for the caller to show or record.
 #[derive(Debug)]
 pub enum Event<'a> {
-    /// A program is about to be solved (the `--emit-asp` hook).
+    /// A program is about to be grounded and solved (the `--emit-asp` hook).
     Program {
         /// Suggested file name.
         file: &'a str,
         /// The ASP text.
         text: &'a str,
+        /// Its run: number, class, step, pass, horizon, targets and assumptions are
+        /// set; the costs and the status are not known yet.
+        run: &'a Run,
+    },
+    /// The program of the current run is grounded; solving starts.
+    Solving {
+        /// Its ground atoms.
+        ground_atoms: u64,
     },
     /// A run finished.
     RunDone(&'a Run),
@@ -221,6 +238,17 @@ pub enum Event<'a> {
         /// All.
         total: usize,
     },
+}
+
+/// Seconds as short text for messages: `30`, `0.5`, `0.001`.
+pub fn seconds_text(seconds: f64) -> String {
+    let text = format!("{seconds:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text.is_empty() {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 /// The properties of the given classes, then the given formulas (as class

@@ -6,7 +6,10 @@
 //! above the limit it is not solved. (clingo cannot interrupt grounding, and the
 //! `clingo` crate's ground-program observer builds slices from null pointers for empty
 //! rule bodies, which is undefined behaviour, so no observer is registered.) Solving can
-//! be given a time limit, after which the search is cancelled. clingo's warnings (e.g.
+//! be given a time limit: the search runs asynchronously, the caller waits on its solve
+//! handle for at most the time left, and cancels it (clingo stops the search and joins
+//! its threads) when the limit passes, also between answer sets of the cautious
+//! enumeration. Grounding cannot be interrupted. clingo's warnings (e.g.
 //! about atoms without rules) are switched off: the emitted programs declare what they
 //! leave undefined, and no warning changes a result.
 
@@ -56,11 +59,13 @@ fn solver_error(what: &str, err: &ClingoError) -> Diagnostic {
 }
 
 /// Grounds and solves `text` in cautious mode. `max_atoms` bounds the ground program;
-/// `time_limit` bounds the search.
+/// `time_limit` bounds the search; `grounded` is told the number of ground atoms when
+/// grounding ends and solving starts (not when the program is over the limit).
 pub fn solve(
     text: &str,
     max_atoms: u64,
     time_limit: Option<Duration>,
+    grounded: &mut dyn FnMut(u64),
 ) -> Result<Outcome, Diagnostic> {
     let arguments = vec![
         "--enum-mode=cautious".to_owned(),
@@ -90,6 +95,7 @@ pub fn solve(
         });
     }
 
+    grounded(ground_atoms);
     let started = Instant::now();
     let mut handle = control
         .solve(SolveMode::ASYNC | SolveMode::YIELD, &[])
