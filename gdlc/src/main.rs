@@ -113,7 +113,8 @@ enum Command {
         /// Most ground atoms of one program; properties beyond it are not attempted.
         #[arg(long, default_value_t = 5_000_000)]
         max_ground: u64,
-        /// Most seconds of solving per program; properties undecided then are not attempted.
+        /// Most seconds of solving per program (default 30; 0 for none); properties undecided
+        /// then are not attempted.
         #[arg(long)]
         time_limit: Option<f64>,
     },
