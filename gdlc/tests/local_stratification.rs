@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use gdlc::analysis::analyze;
 use gdlc::diagnostic::Code;
@@ -159,28 +158,9 @@ fn real_negative_cycles_stay_located_errors_with_the_cycle() {
     }
 }
 
-/// Whether `swipl` can be run; prints that the test skips otherwise, or fails when
-/// `GDLC_REQUIRE_SWIPL=1`.
-fn swipl_available() -> bool {
-    let runs = Command::new("swipl")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if runs {
-        return true;
-    }
-    assert!(
-        std::env::var_os("GDLC_REQUIRE_SWIPL").is_none_or(|v| v != "1"),
-        "swipl is needed (GDLC_REQUIRE_SWIPL=1) but could not be run: \
-         install it (Debian/Ubuntu: apt-get install swi-prolog-nox)"
-    );
-    println!("swipl not installed: skipping the Prolog test of the race");
-    false
-}
-
 #[test]
 fn prolog_program_agrees_with_the_interpreter() {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let file = race();

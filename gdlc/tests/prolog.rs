@@ -17,25 +17,6 @@ use gdlc::SourceFile;
 use gdlc::emit::prolog;
 use gdlc_runtime::Game;
 
-/// Whether `swipl` can be run. If it cannot, prints that the test skips and returns
-/// false, or panics with how to install it when `GDLC_REQUIRE_SWIPL=1`.
-fn swipl_available() -> bool {
-    let runs = Command::new("swipl")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if runs {
-        return true;
-    }
-    assert!(
-        std::env::var_os("GDLC_REQUIRE_SWIPL").is_none_or(|v| v != "1"),
-        "swipl (SWI-Prolog) is needed by the Prolog backend tests (GDLC_REQUIRE_SWIPL=1) \
-         but could not be run: install it (Debian/Ubuntu: apt-get install swi-prolog-nox)"
-    );
-    println!("swipl not installed: skipping the Prolog backend test");
-    false
-}
-
 /// Writes the program of `file` and the driver into a fresh directory named `name`.
 fn write_program(name: &str, file: &SourceFile) -> PathBuf {
     let front = gdlc::front_end(file);
@@ -99,7 +80,7 @@ fn assert_agree(name: &str, file: &SourceFile, depth: u32) -> Vec<u64> {
 }
 
 fn corpus_agrees(name: &str, depth: u32) {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let Some(file) = common::game_source(&format!("{name}.kif")) else {
@@ -117,7 +98,7 @@ fn team_game(name: &str) -> SourceFile {
 }
 
 fn team_agrees(name: &str, depth: u32) {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     assert_agree(&format!("team-{name}"), &team_game(name), depth);
@@ -160,7 +141,7 @@ fn skirmish() {
 /// published figure, which `tests/interp.rs` checks for the interpreter.
 #[test]
 fn chess() {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let Some(file) = common::game_source("chess.kif") else {
@@ -240,7 +221,7 @@ const BUILTIN_NAMES: &str = r"
 
 #[test]
 fn relations_named_like_prolog_builtins() {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let file = SourceFile::new("builtins.kif", BUILTIN_NAMES);
@@ -292,7 +273,7 @@ fn recursion_terminates() {
         assert!(program.contains(line), "missing `{line}` in:\n{program}");
     }
     assert!(!program.contains("table g_later"), "{program}");
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     assert_agree("recursion", &file, 3);
@@ -300,7 +281,7 @@ fn recursion_terminates() {
 
 #[test]
 fn timed_playouts_report_counts() {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let dir = write_program("playouts-tictactoe", &team_game("tictactoe"));
@@ -319,7 +300,7 @@ fn timed_playouts_report_counts() {
 
 #[test]
 fn bad_program_is_an_error() {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prolog/broken");
@@ -345,7 +326,7 @@ fn invalid_game_is_refused() {
 /// SWI-Prolog's alphanumeric operators are all quoted by the emitter.
 #[test]
 fn operator_atoms_match_swipl() {
-    if !swipl_available() {
+    if !common::swipl_available() {
         return;
     }
     let output = Command::new("swipl")

@@ -90,3 +90,23 @@ pub fn corpus_interpreter(name: &str) -> Option<Interpreter> {
 pub fn interpreter_from_text(name: &str, text: &str) -> Interpreter {
     interpreter_for(&SourceFile::new(name, text))
 }
+
+/// Whether `swipl` (SWI-Prolog) can be run. If it cannot, prints that the calling test
+/// skips and returns false — or panics with how to install it when
+/// `GDLC_REQUIRE_SWIPL=1` (CI: nothing may skip there).
+pub fn swipl_available() -> bool {
+    let runs = std::process::Command::new("swipl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if runs {
+        return true;
+    }
+    assert!(
+        std::env::var_os("GDLC_REQUIRE_SWIPL").is_none_or(|v| v != "1"),
+        "swipl (SWI-Prolog) is needed (GDLC_REQUIRE_SWIPL=1) but could not be run: \
+         install it (Debian/Ubuntu: apt-get install swi-prolog-nox)"
+    );
+    println!("swipl not installed: skipping this Prolog test");
+    false
+}
