@@ -201,7 +201,7 @@ fn prolog_program_agrees_with_the_interpreter() {
 #[test]
 fn prover_proves_one_goal_value_per_role() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/stratification/race.kif");
-    let output = Command::new(env!("CARGO_BIN_EXE_gdlc"))
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
         .arg("prove")
         .arg(&path)
         .arg("--class")
