@@ -14,6 +14,7 @@
 pub mod cli;
 pub mod compiled;
 pub mod game;
+pub mod ground;
 pub mod kif;
 pub mod perft;
 pub mod playout;

@@ -30,10 +30,46 @@ pub fn compile_rust(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
 
 /// The back half of [`compile_rust`], for callers that ran the front end themselves:
 /// analysis, plan and Rust code of a valid game. `source` names the KIF file in the
-/// header of the generated code.
+/// header of the generated code. The backend is chosen automatically
+/// ([`Backend::Auto`]).
 pub fn rust_from_front_end(front: &FrontEnd, source: &str) -> Result<String, Diagnostic> {
+    rust_with_backend(front, source, Backend::Auto)
+}
+
+/// Which Rust backend compiles a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The ground backend when the game grounds within
+    /// [`ground::LIMITS`](crate::ground::LIMITS), else the join backend.
+    #[default]
+    Auto,
+    /// The ground backend ([`crate::emit::ground`]), or an error saying why not.
+    Ground,
+    /// The join backend ([`crate::emit::rust`]): the plan's filter trees as loops.
+    Join,
+}
+
+/// [`rust_from_front_end`] with a chosen backend.
+pub fn rust_with_backend(
+    front: &FrontEnd,
+    source: &str,
+    backend: Backend,
+) -> Result<String, Diagnostic> {
     let ir = crate::analysis::analyze(front)?;
     let plan = crate::plan::plan(&ir)?;
+    if backend != Backend::Join {
+        let ground = crate::ground::ground(&ir, &plan, &crate::ground::LIMITS)
+            .and_then(|grounding| crate::emit::ground::lib_rs(&ir, &grounding, source));
+        match (ground, backend) {
+            (Ok(code), _) => return Ok(code),
+            (Err(reason), Backend::Ground) => {
+                return Err(crate::emit::ground::backend_error(format!(
+                    "the ground backend cannot compile this game: {reason}"
+                )));
+            }
+            (Err(_), _) => {}
+        }
+    }
     crate::emit::rust::lib_rs(&ir, &plan, source)
 }
 

@@ -26,6 +26,7 @@ pub mod emit;
 pub mod exec;
 pub mod explain;
 pub mod game_crate;
+pub mod ground;
 pub mod interp;
 pub mod ir;
 pub mod normalize;
@@ -34,7 +35,7 @@ pub mod prove;
 pub mod syntax;
 
 pub use builder::Builder;
-pub use compile::compile_rust;
+pub use compile::{Backend, compile_rust};
 pub use diagnostic::{Diagnostic, Severity, SourceFile, Span};
 
 /// The front end's result for one file: the description, its normalised rules and every

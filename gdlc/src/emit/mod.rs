@@ -12,5 +12,6 @@
 //! left to the callers (xtask, tests, the prover's driver).
 
 pub mod asp;
+pub mod ground;
 pub mod prolog;
 pub mod rust;

@@ -1,0 +1,258 @@
+//! What a *ground* reasoner runs on: games whose rules gdlc instantiated into ground
+//! atoms at compile time (`gdlc::ground`), one bit per reachable fluent.
+//!
+//! The generated module implements [`GroundRules`]: straight-line code per entry point
+//! over the state's words, plus constant tables of texts. [`Ground`] turns it into a
+//! [`Game`]:
+//!
+//! - **The state** is [`Bits<W>`]: bit `i` is the `i`-th reachable fluent of
+//!   [`GroundRules::FLUENTS`] (sorted by canonical KIF text).
+//! - **A move** is a `u32`, its index in [`GroundRules::MOVES`]: every role's legal
+//!   moves in one range (`ROLE_MOVES[r]..ROLE_MOVES[r + 1]`), sorted by text inside
+//!   it, so the numeric order of one role's moves is their text order and a legal-move
+//!   list needs no sort, no interning and no hashing.
+//! - **A percept** is a `u32` into [`GroundRules::PERCEPTS`] (sorted texts).
+//!
+//! A state given as text must consist of reachable fluents: the ground rules are only
+//! correct on those (any other fluent is "not a fluent of this game").
+
+use crate::compiled::Bits;
+use crate::game::{Game, GoalError, RoleIndex, StateError};
+use crate::kif;
+
+/// The generated half of a ground reasoner: constant tables and three evaluation
+/// functions over the state `s` (`W` words), the derived state atoms `d` (`D` words)
+/// and the move-dependent atoms `m` (`M` words).
+pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
+    /// Role names in description order.
+    const ROLES: &'static [&'static str];
+    /// Reachable fluents as canonical KIF text, sorted; bit `i` of the state is
+    /// `FLUENTS[i]`.
+    const FLUENTS: &'static [&'static str];
+    /// Every role's possible moves as canonical KIF text; role `r`'s are
+    /// `ROLE_MOVES[r]..ROLE_MOVES[r + 1]`, sorted.
+    const MOVES: &'static [&'static str];
+    /// Start of each role's move range, and the end of the last.
+    const ROLE_MOVES: &'static [u32];
+    /// Possible percepts as canonical KIF text, sorted.
+    const PERCEPTS: &'static [&'static str];
+    /// The initial state.
+    const INIT: [u64; W];
+    /// Per role, the bit of `d` holding the legality of its first move; its moves'
+    /// bits follow in move order.
+    const LEGAL_BITS: &'static [u32];
+    /// The bit of `d` holding `terminal` (`None`: never terminal).
+    const TERMINAL_BIT: Option<u32>;
+    /// Per role, its goal atoms: the bit of `d` and the value's text.
+    const GOALS: &'static [&'static [(u32, &'static str)]];
+    /// Per role, its percept atoms: the bit of `m` and the percept, by percept.
+    const SEES: &'static [&'static [(u32, u32)]];
+
+    /// Computes into `d` (cleared first) every state atom that `terminal`, `legal`,
+    /// `next` and `sees` need.
+    fn eval_state(s: &[u64; W], d: &mut [u64; D]);
+    /// Adds to `d` the state atoms only goals need (after [`Self::eval_state`]).
+    fn eval_goals(s: &[u64; W], d: &mut [u64; D]);
+    /// Computes the move-dependent atoms into `m` (cleared first) and the next state
+    /// into `n`, from the state, its atoms and the joint move (one move per role).
+    fn eval_moves(s: &[u64; W], d: &[u64; D], joint: &[u32], m: &mut [u64; M], n: &mut [u64; W]);
+}
+
+/// Whether bit `i` of some words is set.
+#[inline(always)]
+pub fn bit(words: &[u64], i: usize) -> bool {
+    words[i >> 6] >> (i & 63) & 1 != 0
+}
+
+/// Appends `base + k` for every set bit `lo + k` of `words` with `lo + k < hi`, in
+/// increasing order.
+#[inline]
+pub fn push_ones(words: &[u64], lo: usize, hi: usize, base: u32, out: &mut Vec<u32>) {
+    if lo >= hi {
+        return;
+    }
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    for (w, &whole) in words.iter().enumerate().take(last + 1).skip(first) {
+        let mut word = whole;
+        if w == first {
+            word &= !0u64 << (lo & 63);
+        }
+        if w == last {
+            word &= !0u64 >> (63 - ((hi - 1) & 63));
+        }
+        while word != 0 {
+            let b = w * 64 + word.trailing_zeros() as usize;
+            out.push(base + (b - lo) as u32);
+            word &= word - 1;
+        }
+    }
+}
+
+/// Which atoms of the cached state are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cached {
+    Nothing,
+    State,
+    Goals,
+}
+
+/// A [`Game`] over generated ground rules, caching the atoms of the last state.
+#[derive(Clone, Debug)]
+pub struct Ground<R, const W: usize, const D: usize, const M: usize> {
+    state: [u64; W],
+    cached: Cached,
+    d: [u64; D],
+    m: [u64; M],
+    rules: std::marker::PhantomData<R>,
+}
+
+impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Default
+    for Ground<R, W, D, M>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ground<R, W, D, M> {
+    /// The reasoner.
+    pub fn new() -> Self {
+        Ground {
+            state: [0; W],
+            cached: Cached::Nothing,
+            d: [0; D],
+            m: [0; M],
+            rules: std::marker::PhantomData,
+        }
+    }
+
+    #[inline]
+    fn load(&mut self, s: &[u64; W]) {
+        if self.cached == Cached::Nothing || self.state != *s {
+            self.state = *s;
+            R::eval_state(s, &mut self.d);
+            self.cached = Cached::State;
+        }
+    }
+}
+
+impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Game
+    for Ground<R, W, D, M>
+{
+    type State = Bits<W>;
+    type Move = u32;
+    type Percept = u32;
+
+    fn num_roles(&self) -> usize {
+        R::ROLES.len()
+    }
+
+    fn role_name(&self, role: RoleIndex) -> &str {
+        R::ROLES[role]
+    }
+
+    fn initial_state(&mut self) -> Bits<W> {
+        Bits(R::INIT)
+    }
+
+    fn is_terminal(&mut self, state: &Bits<W>) -> bool {
+        self.load(&state.0);
+        R::TERMINAL_BIT.is_some_and(|b| bit(&self.d, b as usize))
+    }
+
+    fn legal_moves(&mut self, state: &Bits<W>, role: RoleIndex, out: &mut Vec<u32>) {
+        out.clear();
+        self.load(&state.0);
+        let base = R::ROLE_MOVES[role];
+        let count = (R::ROLE_MOVES[role + 1] - base) as usize;
+        let lo = R::LEGAL_BITS[role] as usize;
+        push_ones(&self.d, lo, lo + count, base, out);
+    }
+
+    fn next_state(&mut self, state: &Bits<W>, joint: &[u32]) -> Bits<W> {
+        self.load(&state.0);
+        let mut next = [0; W];
+        R::eval_moves(&state.0, &self.d, joint, &mut self.m, &mut next);
+        Bits(next)
+    }
+
+    fn goal(&mut self, state: &Bits<W>, role: RoleIndex) -> Result<u8, GoalError> {
+        self.load(&state.0);
+        if self.cached != Cached::Goals {
+            R::eval_goals(&state.0, &mut self.d);
+            self.cached = Cached::Goals;
+        }
+        let mut held = [false; 101];
+        for &(b, text) in R::GOALS[role] {
+            if bit(&self.d, b as usize) {
+                match kif::goal_value(text) {
+                    Some(value) => held[value as usize] = true,
+                    None => return Err(GoalError::NotANumber(text.to_owned())),
+                }
+            }
+        }
+        let mut values = (0..=100u8).filter(|&v| held[v as usize]);
+        match (values.next(), values.next()) {
+            (None, _) => Err(GoalError::Missing),
+            (Some(v), None) => Ok(v),
+            (Some(a), Some(b)) => Err(GoalError::Ambiguous(a, b)),
+        }
+    }
+
+    fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {
+        out.clear();
+        self.load(&state.0);
+        let mut next = [0; W];
+        R::eval_moves(&state.0, &self.d, joint, &mut self.m, &mut next);
+        for &(b, percept) in R::SEES[role] {
+            if bit(&self.m, b as usize) {
+                out.push(percept);
+            }
+        }
+    }
+
+    fn move_to_kif(&self, mv: u32) -> String {
+        R::MOVES[mv as usize].to_owned()
+    }
+
+    fn percept_to_kif(&self, percept: u32) -> String {
+        R::PERCEPTS[percept as usize].to_owned()
+    }
+
+    fn state_to_kif(&self, state: &Bits<W>) -> Vec<String> {
+        let mut ones = Vec::new();
+        push_ones(&state.0, 0, W * 64, 0, &mut ones);
+        ones.into_iter()
+            .map(|i| R::FLUENTS[i as usize].to_owned())
+            .collect()
+    }
+
+    fn state_from_kif(&mut self, fluents: &[&str]) -> Result<Bits<W>, StateError> {
+        let mut state = Bits([0; W]);
+        for text in fluents {
+            let canonical = kif::canonical(text).map_err(StateError::Syntax)?;
+            let i = R::FLUENTS
+                .binary_search(&canonical.as_str())
+                .map_err(|_| StateError::UnknownFluent(canonical.clone()))?;
+            state.0[i >> 6] |= 1 << (i & 63);
+        }
+        Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ones_are_listed_in_order_from_the_base() {
+        let mut out = Vec::new();
+        push_ones(&[0b1010, 1 << 63, 1], 0, 192, 100, &mut out);
+        assert_eq!(out, vec![101, 103, 163, 228]);
+        out.clear();
+        push_ones(&[0b1010, 1 << 63, 0b11], 3, 129, 0, &mut out);
+        assert_eq!(out, vec![0, 60, 125]);
+        let words = [0b100u64, 0];
+        assert!(bit(&words, 2) && !bit(&words, 1) && !bit(&words, 64));
+    }
+}

@@ -1,0 +1,841 @@
+//! Grounding: the rules of an analysed game instantiated into ground atoms, keeping only
+//! what can be reached from the initial state.
+//!
+//! The *relaxed* game — negation on state-dependent relations ignored, `true` holding
+//! every fluent `init` or `next` can produce, `does` every move `legal` can produce — is
+//! evaluated bottom-up, semi-naively, to its least fixpoint ([`ground`]). Its atoms are
+//! a superset of every atom true in some reachable state (negation only removes
+//! derivations), so the rule instances found on the way — each head with the ground
+//! body literals that still depend on the state or the move — compute every relation
+//! exactly once a state is given: static literals are decided here (static relations
+//! come from the plan's compile-time tables), and a negated atom that is never
+//! reachable always holds.
+//!
+//! The result ([`Grounding`]) numbers every reachable atom of every non-static relation
+//! and lists the instances; the ground backend ([`crate::emit::ground`]) turns it into
+//! straight-line code. Grounding gives up, with the reason, past [`Limits`]: the join
+//! backend then compiles the game.
+
+use std::collections::HashMap;
+
+use crate::ir::{Arg, FlatLiteral, Ir, Keyword, Phase, RelationId, SymbolId};
+use crate::plan::{Evaluation, Plan};
+
+/// How large a grounding may become before it is abandoned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Reachable atoms of non-static relations.
+    pub atoms: usize,
+    /// Rule instances.
+    pub instances: usize,
+    /// Ground literals in all instance bodies.
+    pub literals: usize,
+    /// Tuples visited by the joins.
+    pub steps: u64,
+}
+
+/// The limits the compiler uses.
+pub const LIMITS: Limits = Limits {
+    atoms: 60_000,
+    instances: 120_000,
+    literals: 600_000,
+    steps: 40_000_000,
+};
+
+/// A reachable atom's index in [`Grounding::atoms`].
+pub type AtomId = u32;
+
+/// A reachable atom of a non-static relation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// Its relation.
+    pub relation: RelationId,
+    /// Its flattened tuple.
+    pub tuple: Vec<SymbolId>,
+}
+
+/// A ground body literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Literal {
+    /// The atom holds.
+    Pos(AtomId),
+    /// The atom does not hold.
+    Neg(AtomId),
+}
+
+/// One ground instance of a rule: the head holds when every literal does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// The rule's index in [`Ir::rules`].
+    pub rule: usize,
+    /// The head atom.
+    pub head: AtomId,
+    /// The literals on state- or move-dependent relations, sorted (static ones are
+    /// decided; an empty body always holds).
+    pub body: Vec<Literal>,
+}
+
+/// The ground game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grounding {
+    /// Every reachable atom of a non-static relation, grouped by relation in id order,
+    /// each group in order of derivation.
+    pub atoms: Vec<Atom>,
+    /// The atoms of each relation: `relation_atoms[r]` is a range of [`Self::atoms`].
+    pub relation_atoms: Vec<std::ops::Range<AtomId>>,
+    /// Instances, sorted by head then body, without duplicates.
+    pub instances: Vec<Instance>,
+    /// For each atom of `next`, the `true` atom of the same fluent; for each atom of
+    /// `legal`, the `does` atom of the same move (other atoms: `None`).
+    pub input_of: Vec<Option<AtomId>>,
+    /// The initial state's fluents, as `true` atoms, sorted.
+    pub init: Vec<AtomId>,
+}
+
+impl Grounding {
+    /// The atom of `relation` with `tuple`, if reachable.
+    pub fn find(&self, relation: RelationId, tuple: &[SymbolId]) -> Option<AtomId> {
+        let range = self.relation_atoms.get(relation.0 as usize)?.clone();
+        range
+            .into_iter()
+            .find(|&a| self.atoms[a as usize].tuple == tuple)
+    }
+
+    /// The atoms of a relation.
+    pub fn of(&self, relation: RelationId) -> std::ops::Range<AtomId> {
+        self.relation_atoms[relation.0 as usize].clone()
+    }
+
+    /// Number of ground literals in all instance bodies.
+    pub fn literal_count(&self) -> usize {
+        self.instances.iter().map(|i| i.body.len()).sum()
+    }
+}
+
+/// Grounds `ir` (planned as `plan`, whose static tables it reads) within `limits`, or
+/// says why it cannot.
+pub fn ground(ir: &Ir, plan: &Plan, limits: &Limits) -> Result<Grounding, String> {
+    let mut grounder = Grounder::new(ir, plan, *limits)?;
+    grounder.fixpoint()?;
+    grounder.finish()
+}
+
+/// The bound value of a variable not bound yet.
+const UNBOUND: SymbolId = SymbolId(u32::MAX);
+
+/// The tuples of one relation, with hash indexes on the column sets the joins use.
+#[derive(Default)]
+struct Table {
+    tuples: Vec<Vec<SymbolId>>,
+    ids: HashMap<Vec<SymbolId>, u32>,
+    /// Per bound-column set: key → tuple ids, ascending.
+    indexes: HashMap<Vec<usize>, HashMap<Vec<SymbolId>, Vec<u32>>>,
+    is_static: bool,
+}
+
+impl Table {
+    fn insert(&mut self, tuple: Vec<SymbolId>) -> bool {
+        if self.ids.contains_key(&tuple) {
+            return false;
+        }
+        let id = self.tuples.len() as u32;
+        for (columns, index) in &mut self.indexes {
+            let key: Vec<SymbolId> = columns.iter().map(|&c| tuple[c]).collect();
+            index.entry(key).or_default().push(id);
+        }
+        self.ids.insert(tuple.clone(), id);
+        self.tuples.push(tuple);
+        true
+    }
+
+    fn ensure_index(&mut self, columns: &[usize]) {
+        if columns.is_empty() || self.indexes.contains_key(columns) {
+            return;
+        }
+        let mut index: HashMap<Vec<SymbolId>, Vec<u32>> = HashMap::new();
+        for (id, tuple) in self.tuples.iter().enumerate() {
+            let key: Vec<SymbolId> = columns.iter().map(|&c| tuple[c]).collect();
+            index.entry(key).or_default().push(id as u32);
+        }
+        self.indexes.insert(columns.to_vec(), index);
+    }
+}
+
+/// A body step of a rule, in the order the grounder joins it.
+#[derive(Clone, Debug)]
+enum Step {
+    /// A positive literal, with the columns bound before it.
+    Pos {
+        relation: RelationId,
+        args: Vec<Arg>,
+        bound: Vec<usize>,
+    },
+    /// A negative literal (every argument bound).
+    Neg {
+        relation: RelationId,
+        args: Vec<Arg>,
+    },
+    /// Some pair differs.
+    Distinct(Vec<(Arg, Arg)>),
+    /// Every pair is equal (binding an unbound side).
+    Equal(Vec<(Arg, Arg)>),
+}
+
+/// A rule to ground: its head and ordered body.
+struct RulePlan {
+    rule: usize,
+    head: (RelationId, Vec<Arg>),
+    steps: Vec<Step>,
+    num_vars: usize,
+}
+
+/// A derivation found in a round, resolved to atoms at the end.
+struct Found {
+    rule: usize,
+    head: (RelationId, Vec<SymbolId>),
+    pos: Vec<(RelationId, u32)>,
+    neg: Vec<(RelationId, Vec<SymbolId>)>,
+}
+
+struct Grounder<'a> {
+    ir: &'a Ir,
+    limits: Limits,
+    tables: Vec<Table>,
+    rules: Vec<RulePlan>,
+    found: Vec<Found>,
+    steps: u64,
+    literals: usize,
+    true_rel: Option<RelationId>,
+    does_rel: Option<RelationId>,
+    next_rel: Option<RelationId>,
+    legal_rel: Option<RelationId>,
+}
+
+impl<'a> Grounder<'a> {
+    fn new(ir: &'a Ir, plan: &'a Plan, limits: Limits) -> Result<Self, String> {
+        let mut tables: Vec<Table> = (0..ir.relations.len()).map(|_| Table::default()).collect();
+        for (r, relation_plan) in plan.relations.iter().enumerate() {
+            let phase = ir.layers[ir.layer_of[r]].phase;
+            if phase != Phase::Static {
+                continue;
+            }
+            match &relation_plan.evaluation {
+                Evaluation::Static(tuples) => {
+                    let table = &mut tables[r];
+                    table.is_static = true;
+                    for tuple in tuples {
+                        table.insert(tuple.clone());
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "the static relation `{}` has no compile-time table",
+                        ir.relations[r].key()
+                    ));
+                }
+            }
+        }
+        let mut rules = Vec::new();
+        for (index, rule) in ir.rules.iter().enumerate() {
+            if tables[rule.head.relation.0 as usize].is_static {
+                continue;
+            }
+            rules.push(order_rule(ir, &tables, index)?);
+        }
+        for rule in &rules {
+            for step in &rule.steps {
+                if let Step::Pos {
+                    relation, bound, ..
+                } = step
+                {
+                    tables[relation.0 as usize].ensure_index(bound);
+                }
+            }
+        }
+        let mut grounder = Grounder {
+            ir,
+            limits,
+            tables,
+            rules,
+            found: Vec::new(),
+            steps: 0,
+            literals: 0,
+            true_rel: ir.keyword(Keyword::True),
+            does_rel: ir.keyword(Keyword::Does),
+            next_rel: ir.keyword(Keyword::Next),
+            legal_rel: ir.keyword(Keyword::Legal),
+        };
+        // The initial state's fluents are the first `true` atoms.
+        if let (Some(init), Some(true_rel)) = (ir.keyword(Keyword::Init), grounder.true_rel) {
+            let fluents: Vec<Vec<SymbolId>> = grounder.tables[init.0 as usize].tuples.clone();
+            for tuple in fluents {
+                let converted = grounder.convert(init, true_rel, &tuple)?;
+                grounder.tables[true_rel.0 as usize].insert(converted);
+            }
+        }
+        Ok(grounder)
+    }
+
+    /// A tuple of `from` as a tuple of `to` (same terms, `to`'s columns).
+    fn convert(
+        &self,
+        from: RelationId,
+        to: RelationId,
+        tuple: &[SymbolId],
+    ) -> Result<Vec<SymbolId>, String> {
+        let terms = self.ir.decode(from, tuple).ok_or_else(|| {
+            format!(
+                "a tuple of `{}` does not decode",
+                self.ir.relation(from).key()
+            )
+        })?;
+        self.ir.encode(to, &terms).ok_or_else(|| {
+            format!(
+                "a tuple of `{}` does not fit the columns of `{}`",
+                self.ir.relation(from).key(),
+                self.ir.relation(to).key()
+            )
+        })
+    }
+
+    /// Semi-naive evaluation of the relaxed game to its fixpoint.
+    fn fixpoint(&mut self) -> Result<(), String> {
+        let n = self.tables.len();
+        let mut old = vec![0u32; n];
+        let mut first = true;
+        loop {
+            let end: Vec<u32> = self.tables.iter().map(|t| t.tuples.len() as u32).collect();
+            for r in 0..self.rules.len() {
+                let dynamic: Vec<usize> = self.rules[r]
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| match s {
+                        Step::Pos { relation, .. }
+                            if !self.tables[relation.0 as usize].is_static =>
+                        {
+                            Some(i)
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if first {
+                    self.run_rule(r, None, &old, &end)?;
+                } else {
+                    for &pivot in &dynamic {
+                        self.run_rule(r, Some(pivot), &old, &end)?;
+                    }
+                }
+            }
+            first = false;
+            let grew = self.absorb()?;
+            if !grew {
+                return Ok(());
+            }
+            old = end;
+        }
+    }
+
+    /// Adds the heads found this round (and the fluents and moves they make) to the
+    /// tables; whether any table grew.
+    fn absorb(&mut self) -> Result<bool, String> {
+        let mut grew = false;
+        let start = self
+            .found
+            .iter()
+            .rposition(|f| f.rule == usize::MAX)
+            .map_or(0, |i| i + 1);
+        let heads: Vec<(RelationId, Vec<SymbolId>)> =
+            self.found[start..].iter().map(|f| f.head.clone()).collect();
+        for (relation, tuple) in heads {
+            if self.tables[relation.0 as usize].insert(tuple.clone()) {
+                grew = true;
+                let input = if Some(relation) == self.next_rel {
+                    self.true_rel
+                } else if Some(relation) == self.legal_rel {
+                    self.does_rel
+                } else {
+                    None
+                };
+                if let Some(input) = input {
+                    let converted = self.convert(relation, input, &tuple)?;
+                    self.tables[input.0 as usize].insert(converted);
+                }
+            }
+        }
+        // A marker separating rounds.
+        self.found.push(Found {
+            rule: usize::MAX,
+            head: (RelationId(0), Vec::new()),
+            pos: Vec::new(),
+            neg: Vec::new(),
+        });
+        let atoms: usize = self
+            .tables
+            .iter()
+            .filter(|t| !t.is_static)
+            .map(|t| t.tuples.len())
+            .sum();
+        if atoms > self.limits.atoms {
+            return Err(format!(
+                "more than {} reachable atoms (the largest relation: {})",
+                self.limits.atoms,
+                self.largest()
+            ));
+        }
+        Ok(grew)
+    }
+
+    fn largest(&self) -> String {
+        let (r, table) = self
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_static)
+            .max_by_key(|(_, t)| t.tuples.len())
+            .expect("a relation");
+        format!(
+            "`{}`, {} atoms",
+            self.ir.relations[r].key(),
+            table.tuples.len()
+        )
+    }
+
+    /// Joins rule `r`: with `pivot`, that step reads the last round's new tuples, the
+    /// steps before it the older ones and the steps after it both; without, every step
+    /// reads everything.
+    fn run_rule(
+        &mut self,
+        r: usize,
+        pivot: Option<usize>,
+        old: &[u32],
+        end: &[u32],
+    ) -> Result<(), String> {
+        let rule = &self.rules[r];
+        let mut bindings = vec![UNBOUND; rule.num_vars];
+        let mut join = Join {
+            tables: &self.tables,
+            rule,
+            pivot,
+            old,
+            end,
+            steps: self.steps,
+            limits: &self.limits,
+            found: &mut self.found,
+            literals: self.literals,
+            pos: Vec::new(),
+            neg: Vec::new(),
+        };
+        let result = join.step(0, &mut bindings);
+        self.steps = join.steps;
+        self.literals = join.literals;
+        result
+    }
+
+    /// Resolves the derivations into atoms and instances.
+    fn finish(self) -> Result<Grounding, String> {
+        let mut relation_atoms = Vec::with_capacity(self.tables.len());
+        let mut atoms = Vec::new();
+        for (r, table) in self.tables.iter().enumerate() {
+            let start = atoms.len() as AtomId;
+            if !table.is_static {
+                for tuple in &table.tuples {
+                    atoms.push(Atom {
+                        relation: RelationId(r as u32),
+                        tuple: tuple.clone(),
+                    });
+                }
+            }
+            relation_atoms.push(start..atoms.len() as AtomId);
+        }
+        let atom_of =
+            |relation: RelationId, local: u32| relation_atoms[relation.0 as usize].start + local;
+        let mut instances = Vec::new();
+        for found in &self.found {
+            if found.rule == usize::MAX {
+                continue;
+            }
+            let (head_rel, head_tuple) = &found.head;
+            let head_local = self.tables[head_rel.0 as usize].ids[head_tuple];
+            let mut body: Vec<Literal> = found
+                .pos
+                .iter()
+                .map(|&(relation, local)| Literal::Pos(atom_of(relation, local)))
+                .collect();
+            for (relation, tuple) in &found.neg {
+                if let Some(&local) = self.tables[relation.0 as usize].ids.get(tuple) {
+                    body.push(Literal::Neg(atom_of(*relation, local)));
+                }
+            }
+            body.sort_unstable();
+            body.dedup();
+            if body
+                .iter()
+                .any(|l| matches!(l, Literal::Neg(a) if body.contains(&Literal::Pos(*a))))
+            {
+                continue;
+            }
+            instances.push(Instance {
+                rule: found.rule,
+                head: atom_of(*head_rel, head_local),
+                body,
+            });
+        }
+        instances.sort_by(|a, b| (a.head, &a.body, a.rule).cmp(&(b.head, &b.body, b.rule)));
+        instances.dedup_by(|a, b| a.head == b.head && a.body == b.body);
+        let mut input_of = vec![None; atoms.len()];
+        for (from, to) in [
+            (self.next_rel, self.true_rel),
+            (self.legal_rel, self.does_rel),
+        ] {
+            let (Some(from), Some(to)) = (from, to) else {
+                continue;
+            };
+            for (local, tuple) in self.tables[from.0 as usize].tuples.iter().enumerate() {
+                let converted = self.convert(from, to, tuple)?;
+                let target = self.tables[to.0 as usize].ids[&converted];
+                input_of[atom_of(from, local as u32) as usize] = Some(atom_of(to, target));
+            }
+        }
+        let mut init = Vec::new();
+        if let (Some(init_rel), Some(true_rel)) = (self.ir.keyword(Keyword::Init), self.true_rel) {
+            for tuple in &self.tables[init_rel.0 as usize].tuples {
+                let converted = self.convert(init_rel, true_rel, tuple)?;
+                init.push(atom_of(
+                    true_rel,
+                    self.tables[true_rel.0 as usize].ids[&converted],
+                ));
+            }
+        }
+        init.sort_unstable();
+        init.dedup();
+        Ok(Grounding {
+            atoms,
+            relation_atoms,
+            instances,
+            input_of,
+            init,
+        })
+    }
+}
+
+/// One rule's join, reading the tables and recording derivations.
+struct Join<'g> {
+    tables: &'g [Table],
+    rule: &'g RulePlan,
+    pivot: Option<usize>,
+    old: &'g [u32],
+    end: &'g [u32],
+    steps: u64,
+    literals: usize,
+    limits: &'g Limits,
+    found: &'g mut Vec<Found>,
+    pos: Vec<(RelationId, u32)>,
+    neg: Vec<(RelationId, Vec<SymbolId>)>,
+}
+
+impl Join<'_> {
+    fn value(bindings: &[SymbolId], arg: Arg) -> SymbolId {
+        match arg {
+            Arg::Sym(s) => s,
+            Arg::Var(v) => bindings[v.0 as usize],
+        }
+    }
+
+    fn step(&mut self, i: usize, bindings: &mut Vec<SymbolId>) -> Result<(), String> {
+        let Some(step) = self.rule.steps.get(i) else {
+            return self.accept(bindings);
+        };
+        match step {
+            Step::Pos {
+                relation,
+                args,
+                bound,
+            } => self.positive(i, *relation, args, bound, bindings),
+            Step::Neg { relation, args } => {
+                let tuple: Vec<SymbolId> = args.iter().map(|&a| Self::value(bindings, a)).collect();
+                let table = &self.tables[relation.0 as usize];
+                if table.is_static {
+                    if table.ids.contains_key(&tuple) {
+                        return Ok(());
+                    }
+                    return self.step(i + 1, bindings);
+                }
+                self.neg.push((*relation, tuple));
+                let result = self.step(i + 1, bindings);
+                self.neg.pop();
+                result
+            }
+            Step::Distinct(pairs) => {
+                let differs = pairs
+                    .iter()
+                    .any(|&(a, b)| Self::value(bindings, a) != Self::value(bindings, b));
+                if differs {
+                    self.step(i + 1, bindings)
+                } else {
+                    Ok(())
+                }
+            }
+            Step::Equal(pairs) => {
+                let mut newly = Vec::new();
+                let mut holds = true;
+                for &(a, b) in pairs {
+                    let (va, vb) = (Self::value(bindings, a), Self::value(bindings, b));
+                    match (va == UNBOUND, vb == UNBOUND, a, b) {
+                        (true, false, Arg::Var(v), _) => {
+                            bindings[v.0 as usize] = vb;
+                            newly.push(v);
+                        }
+                        (false, true, _, Arg::Var(v)) => {
+                            bindings[v.0 as usize] = va;
+                            newly.push(v);
+                        }
+                        (true, true, _, _) => {
+                            return Err("an equality between two unbound variables".into());
+                        }
+                        _ => holds &= va == vb,
+                    }
+                }
+                let result = if holds {
+                    self.step(i + 1, bindings)
+                } else {
+                    Ok(())
+                };
+                for v in newly {
+                    bindings[v.0 as usize] = UNBOUND;
+                }
+                result
+            }
+        }
+    }
+
+    fn positive(
+        &mut self,
+        i: usize,
+        relation: RelationId,
+        args: &[Arg],
+        bound: &[usize],
+        bindings: &mut Vec<SymbolId>,
+    ) -> Result<(), String> {
+        let r = relation.0 as usize;
+        let table = &self.tables[r];
+        let (lo, hi) = if table.is_static {
+            (0, table.tuples.len() as u32)
+        } else {
+            match self.pivot {
+                None => (0, self.end[r]),
+                Some(p) if i < p => (0, self.old[r]),
+                Some(p) if i == p => (self.old[r], self.end[r]),
+                Some(_) => (0, self.end[r]),
+            }
+        };
+        if lo >= hi {
+            return Ok(());
+        }
+        let key: Vec<SymbolId> = bound
+            .iter()
+            .map(|&c| Self::value(bindings, args[c]))
+            .collect();
+        let ids: &[u32] = if bound.is_empty() {
+            &[]
+        } else {
+            match table.indexes.get(bound).and_then(|index| index.get(&key)) {
+                Some(ids) => ids,
+                None => return Ok(()),
+            }
+        };
+        let count = if bound.is_empty() {
+            (hi - lo) as usize
+        } else {
+            ids.len()
+        };
+        let start = if bound.is_empty() {
+            0
+        } else {
+            ids.partition_point(|&id| id < lo)
+        };
+        let mut newly = Vec::with_capacity(args.len());
+        for k in start..count {
+            let id = if bound.is_empty() {
+                lo + k as u32
+            } else {
+                ids[k]
+            };
+            if id >= hi {
+                break;
+            }
+            self.steps += 1;
+            if self.steps > self.limits.steps {
+                return Err(format!(
+                    "more than {} join steps (rule {} at `{}`)",
+                    self.limits.steps,
+                    self.rule.rule,
+                    self.tables.len()
+                ));
+            }
+            let tuple = &self.tables[r].tuples[id as usize];
+            let mut matches = true;
+            for (c, &arg) in args.iter().enumerate() {
+                let value = tuple[c];
+                match arg {
+                    Arg::Sym(s) => matches &= s == value,
+                    Arg::Var(v) => {
+                        let slot = &mut bindings[v.0 as usize];
+                        if *slot == UNBOUND {
+                            *slot = value;
+                            newly.push(v);
+                        } else {
+                            matches &= *slot == value;
+                        }
+                    }
+                }
+                if !matches {
+                    break;
+                }
+            }
+            let result = if matches {
+                let dynamic = !self.tables[r].is_static;
+                if dynamic {
+                    self.pos.push((relation, id));
+                }
+                let result = self.step(i + 1, bindings);
+                if dynamic {
+                    self.pos.pop();
+                }
+                result
+            } else {
+                Ok(())
+            };
+            for v in newly.drain(..) {
+                bindings[v.0 as usize] = UNBOUND;
+            }
+            result?;
+        }
+        Ok(())
+    }
+
+    fn accept(&mut self, bindings: &[SymbolId]) -> Result<(), String> {
+        let (relation, args) = &self.rule.head;
+        let tuple: Vec<SymbolId> = args.iter().map(|&a| Self::value(bindings, a)).collect();
+        if tuple.contains(&UNBOUND) {
+            return Err(format!(
+                "rule {} has an unbound head variable",
+                self.rule.rule
+            ));
+        }
+        self.literals += self.pos.len() + self.neg.len();
+        if self.found.len() > self.limits.instances || self.literals > self.limits.literals {
+            return Err(format!(
+                "more than {} rule instances or {} ground literals",
+                self.limits.instances, self.limits.literals
+            ));
+        }
+        self.found.push(Found {
+            rule: self.rule.rule,
+            head: (*relation, tuple),
+            pos: self.pos.clone(),
+            neg: self.neg.clone(),
+        });
+        Ok(())
+    }
+}
+
+/// Orders a rule's body for joining: repeatedly the positive literal with the most
+/// bound columns (static relations first on ties), every test as soon as its
+/// variables are bound.
+fn order_rule(ir: &Ir, tables: &[Table], index: usize) -> Result<RulePlan, String> {
+    let rule = &ir.rules[index];
+    let mut bound = vec![false; rule.vars.len()];
+    let is_bound = |bound: &[bool], arg: &Arg| match arg {
+        Arg::Sym(_) => true,
+        Arg::Var(v) => bound[v.0 as usize],
+    };
+    let mut positives: Vec<&crate::ir::FlatAtom> = Vec::new();
+    let mut tests: Vec<&FlatLiteral> = Vec::new();
+    for literal in &rule.body {
+        match literal {
+            FlatLiteral::Pos(atom) => positives.push(atom),
+            other => tests.push(other),
+        }
+    }
+    let mut steps = Vec::new();
+    let place_tests =
+        |bound: &mut Vec<bool>, tests: &mut Vec<&FlatLiteral>, steps: &mut Vec<Step>| {
+            loop {
+                let ready = tests.iter().position(|t| match t {
+                    FlatLiteral::Neg(atom) => atom.args.iter().all(|a| is_bound(bound, a)),
+                    FlatLiteral::Distinct(pairs) => pairs
+                        .iter()
+                        .all(|(a, b)| is_bound(bound, a) && is_bound(bound, b)),
+                    FlatLiteral::Equal(pairs) => pairs
+                        .iter()
+                        .all(|(a, b)| is_bound(bound, a) || is_bound(bound, b)),
+                    FlatLiteral::Pos(_) => false,
+                });
+                let Some(t) = ready else { break };
+                match tests.remove(t) {
+                    FlatLiteral::Neg(atom) => steps.push(Step::Neg {
+                        relation: atom.relation,
+                        args: atom.args.clone(),
+                    }),
+                    FlatLiteral::Distinct(pairs) => steps.push(Step::Distinct(pairs.clone())),
+                    FlatLiteral::Equal(pairs) => {
+                        for (a, b) in pairs {
+                            for arg in [a, b] {
+                                if let Arg::Var(v) = arg {
+                                    bound[v.0 as usize] = true;
+                                }
+                            }
+                        }
+                        steps.push(Step::Equal(pairs.clone()));
+                    }
+                    FlatLiteral::Pos(_) => unreachable!("tests hold no positive literal"),
+                }
+            }
+        };
+    place_tests(&mut bound, &mut tests, &mut steps);
+    while !positives.is_empty() {
+        let best = (0..positives.len())
+            .max_by_key(|&i| {
+                let atom = positives[i];
+                let known = atom.args.iter().filter(|a| is_bound(&bound, a)).count();
+                let all = known == atom.args.len();
+                let is_static = tables[atom.relation.0 as usize].is_static;
+                (
+                    all,
+                    known > 0 && is_static,
+                    known,
+                    is_static,
+                    std::cmp::Reverse(i),
+                )
+            })
+            .expect("a positive literal");
+        let atom = positives.remove(best);
+        let known: Vec<usize> = (0..atom.args.len())
+            .filter(|&c| is_bound(&bound, &atom.args[c]))
+            .collect();
+        for arg in &atom.args {
+            if let Arg::Var(v) = arg {
+                bound[v.0 as usize] = true;
+            }
+        }
+        steps.push(Step::Pos {
+            relation: atom.relation,
+            args: atom.args.clone(),
+            bound: known,
+        });
+        place_tests(&mut bound, &mut tests, &mut steps);
+    }
+    if !tests.is_empty() {
+        return Err(format!(
+            "a test of the rule at {}..{} has a variable no positive literal binds",
+            rule.span.start, rule.span.end
+        ));
+    }
+    Ok(RulePlan {
+        rule: index,
+        head: (rule.head.relation, rule.head.args.clone()),
+        steps,
+        num_vars: rule.vars.len(),
+    })
+}
