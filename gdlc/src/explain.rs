@@ -343,3 +343,50 @@ fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &
         }
     }
 }
+
+/// The grounding of a planned game ([`crate::ground`]): which Rust backend compiles
+/// it and why, the reachable atoms of every non-static relation, and the instances.
+pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
+    let mut out = String::new();
+    let grounding = match crate::ground::ground(ir, plan, &crate::ground::LIMITS) {
+        Ok(grounding) => grounding,
+        Err(reason) => {
+            let _ = writeln!(out, "backend: join (the grounding stopped: {reason})");
+            return out;
+        }
+    };
+    match crate::emit::ground::lib_rs(ir, &grounding, source) {
+        Ok(_) => {
+            let _ = writeln!(out, "backend: ground");
+        }
+        Err(reason) => {
+            let _ = writeln!(out, "backend: join ({reason})");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{} reachable atoms, {} rule instances, {} ground literals",
+        grounding.atoms.len(),
+        grounding.instances.len(),
+        grounding.literal_count()
+    );
+    for (r, relation) in ir.relations.iter().enumerate() {
+        let atoms = grounding.of(crate::ir::RelationId(r as u32));
+        if atoms.is_empty() {
+            continue;
+        }
+        let instances = grounding
+            .instances
+            .iter()
+            .filter(|i| atoms.contains(&i.head))
+            .count();
+        let _ = writeln!(
+            out,
+            "{}: {} atoms, {} instances",
+            relation.key(),
+            atoms.len(),
+            instances
+        );
+    }
+    out
+}

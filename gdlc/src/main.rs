@@ -4,7 +4,7 @@
 //! - `gdlc compile FILE... [--out DIR]` — a reasoner crate per game (`gdlc::game_crate`).
 //! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
 //! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
-//! - `gdlc explain FILE --stage domains|flat|layers|plan` — text dumps of the analysis.
+//! - `gdlc explain FILE --stage domains|flat|layers|plan|ground` — text dumps of the analysis.
 //! - `gdlc prove FILE [--class …] [--formula TEXT] …` — prove invariants (feature
 //!   `prove`; see `prove_cmd.rs`).
 //!
@@ -144,6 +144,9 @@ enum StageArg {
     Layers,
     /// The evaluation plan: per relation evaluation and storage, filter trees.
     Plan,
+    /// The grounding: reachable atoms per relation, rule instances, and which Rust
+    /// backend compiles the game (ground, or join and why).
+    Ground,
 }
 
 /// A failure already reported to the user.
@@ -344,6 +347,13 @@ fn explain(path: &Path, stage: StageArg) -> Result<(), Reported> {
                 Reported
             })?;
             gdlc::explain::plan(&ir, &plan)
+        }
+        StageArg::Ground => {
+            let plan = gdlc::plan::plan(&ir).map_err(|diagnostic| {
+                emit(&diagnostic, &file);
+                Reported
+            })?;
+            gdlc::explain::ground(&ir, &plan, &file.name)
         }
     };
     // A closed pipe (e.g. `| head`) is not an error worth reporting.

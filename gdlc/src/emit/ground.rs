@@ -26,8 +26,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use petgraph::graph::{DiGraph, NodeIndex};
-
 use crate::Diagnostic;
 use crate::diagnostic::Code;
 use crate::exec::term_text;
@@ -183,32 +181,7 @@ impl<'a> Layout<'a> {
         };
 
         // Evaluation order: strongly connected components of the ground dependencies.
-        let mut graph: DiGraph<AtomId, ()> = DiGraph::new();
-        let nodes: Vec<NodeIndex> = (0..n as AtomId).map(|a| graph.add_node(a)).collect();
-        let mut self_loop = vec![false; n];
-        for instance in &g.instances {
-            for literal in &instance.body {
-                let (Literal::Pos(b) | Literal::Neg(b)) = *literal;
-                if !is_input(b) {
-                    graph.add_edge(nodes[b as usize], nodes[instance.head as usize], ());
-                    if b == instance.head {
-                        self_loop[b as usize] = true;
-                    }
-                }
-            }
-        }
-        let mut components = petgraph::algo::tarjan_scc(&graph);
-        components.reverse();
-        let order: Vec<(Vec<AtomId>, bool)> = components
-            .into_iter()
-            .map(|c| {
-                let mut atoms: Vec<AtomId> = c.into_iter().map(|i| graph[i]).collect();
-                atoms.sort_unstable();
-                let cyclic = atoms.len() > 1 || self_loop[atoms[0] as usize];
-                (atoms, cyclic)
-            })
-            .filter(|(atoms, _)| !is_input(atoms[0]))
-            .collect();
+        let order = g.evaluation_order(ir);
 
         // Which atoms each evaluation function needs.
         let is_move_atom = |a: AtomId| {
@@ -517,7 +490,7 @@ impl<'a> Layout<'a> {
         let mut frames: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
         let mut rest: Vec<bool> = self.move_cone.clone();
         let mut partial: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
-        for a in 0..self.g.atoms.len() {
+        for (a, slot) in partial.iter_mut().enumerate() {
             let Place::Next(bit) = self.places[a] else {
                 continue;
             };
@@ -536,7 +509,7 @@ impl<'a> Layout<'a> {
                     None => others.push(*instance),
                 }
             }
-            partial[a] = Some(others);
+            *slot = Some(others);
         }
         // Frame tables become constants.
         let mut tables = String::new();

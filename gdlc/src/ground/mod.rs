@@ -16,7 +16,11 @@
 //! straight-line code. Grounding gives up, with the reason, past [`Limits`]: the join
 //! backend then compiles the game.
 
+pub mod exec;
+
 use std::collections::HashMap;
+
+use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::ir::{Arg, FlatLiteral, Ir, Keyword, Phase, RelationId, SymbolId};
 use crate::plan::{Evaluation, Plan};
@@ -109,6 +113,43 @@ impl Grounding {
     /// Number of ground literals in all instance bodies.
     pub fn literal_count(&self) -> usize {
         self.instances.iter().map(|i| i.body.len()).sum()
+    }
+
+    /// The atoms that are not inputs (`true` and `does` atoms are), in evaluation
+    /// order: groups of atoms that depend on each other (strongly connected components
+    /// of the ground dependencies, each sorted), dependencies first, each with whether
+    /// it is recursive (a group of several atoms, or one atom reading itself). Negation
+    /// never reaches inside a group (the rules are stratified).
+    pub fn evaluation_order(&self, ir: &Ir) -> Vec<(Vec<AtomId>, bool)> {
+        let inputs = [ir.keyword(Keyword::True), ir.keyword(Keyword::Does)];
+        let is_input = |a: AtomId| inputs.contains(&Some(self.atoms[a as usize].relation));
+        let n = self.atoms.len();
+        let mut graph: DiGraph<AtomId, ()> = DiGraph::new();
+        let nodes: Vec<NodeIndex> = (0..n as AtomId).map(|a| graph.add_node(a)).collect();
+        let mut self_loop = vec![false; n];
+        for instance in &self.instances {
+            for literal in &instance.body {
+                let (Literal::Pos(b) | Literal::Neg(b)) = *literal;
+                if !is_input(b) {
+                    graph.add_edge(nodes[b as usize], nodes[instance.head as usize], ());
+                    if b == instance.head {
+                        self_loop[b as usize] = true;
+                    }
+                }
+            }
+        }
+        let mut components = petgraph::algo::tarjan_scc(&graph);
+        components.reverse();
+        components
+            .into_iter()
+            .map(|c| {
+                let mut atoms: Vec<AtomId> = c.into_iter().map(|i| graph[i]).collect();
+                atoms.sort_unstable();
+                let cyclic = atoms.len() > 1 || self_loop[atoms[0] as usize];
+                (atoms, cyclic)
+            })
+            .filter(|(atoms, _)| !is_input(atoms[0]))
+            .collect()
     }
 }
 
@@ -216,7 +257,19 @@ impl<'a> Grounder<'a> {
         let mut tables: Vec<Table> = (0..ir.relations.len()).map(|_| Table::default()).collect();
         for (r, relation_plan) in plan.relations.iter().enumerate() {
             let phase = ir.layers[ir.layer_of[r]].phase;
-            if phase != Phase::Static {
+            // Entry relations are atoms even when static (`(legal robot a)` as a fact):
+            // their rules are grounded like the others.
+            let entry = matches!(
+                ir.relations[r].keyword,
+                Some(
+                    Keyword::Legal
+                        | Keyword::Goal
+                        | Keyword::Terminal
+                        | Keyword::Sees
+                        | Keyword::Next
+                )
+            );
+            if phase != Phase::Static || entry {
                 continue;
             }
             match &relation_plan.evaluation {
@@ -644,26 +697,14 @@ impl Join<'_> {
                 None => return Ok(()),
             }
         };
-        let count = if bound.is_empty() {
-            (hi - lo) as usize
+        let candidates: Box<dyn Iterator<Item = u32>> = if bound.is_empty() {
+            Box::new(lo..hi)
         } else {
-            ids.len()
-        };
-        let start = if bound.is_empty() {
-            0
-        } else {
-            ids.partition_point(|&id| id < lo)
+            let start = ids.partition_point(|&id| id < lo);
+            Box::new(ids[start..].iter().copied().take_while(|&id| id < hi))
         };
         let mut newly = Vec::with_capacity(args.len());
-        for k in start..count {
-            let id = if bound.is_empty() {
-                lo + k as u32
-            } else {
-                ids[k]
-            };
-            if id >= hi {
-                break;
-            }
+        for id in candidates {
             self.steps += 1;
             if self.steps > self.limits.steps {
                 return Err(format!(

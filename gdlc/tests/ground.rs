@@ -1,0 +1,201 @@
+//! Grounding (`gdlc::ground`) against the reference interpreter: on every valid corpus
+//! game, test case and team game that grounds within the compiler's limits, the ground
+//! program evaluated directly (`gdlc::ground::exec::GroundGame`) agrees with the
+//! interpreter on perft and, along seeded playouts, on legal moves, terminal, goals,
+//! percepts and next states. The code the ground backend emits from it is compiled and
+//! checked by `cargo xtask verify`. Also: what grounding keeps and decides on small
+//! games of our own, and the backend choice.
+
+mod common;
+
+use std::path::Path;
+
+use gdlc::analysis::analyze;
+use gdlc::ground::exec::GroundGame;
+use gdlc::ground::{Grounding, LIMITS, Literal, ground};
+use gdlc::interp::Interpreter;
+use gdlc::ir::{Ir, Keyword};
+use gdlc::{Backend, SourceFile};
+use gdlc_runtime::{CompareOptions, Game, compare};
+
+fn grounded(file: &SourceFile) -> (Ir, Result<Grounding, String>) {
+    let front = gdlc::front_end(file);
+    assert!(front.is_valid(), "{} is not valid", file.name);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let grounding = ground(&ir, &plan, &LIMITS);
+    (ir, grounding)
+}
+
+/// Compares the ground evaluator of one game with the interpreter; `None` if the
+/// game is not valid, not analysable or does not ground within the limits.
+fn agree(path: &Path, options: CompareOptions) -> Option<Result<(), String>> {
+    let file = common::read_source(path);
+    let front = gdlc::front_end(&file);
+    if !front.is_valid() {
+        return None;
+    }
+    let ir = analyze(&front).ok()?;
+    let plan = gdlc::plan::plan(&ir).ok()?;
+    let grounding = ground(&ir, &plan, &LIMITS).ok()?;
+    let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
+    let mut candidate = GroundGame::new(&ir, &grounding);
+    Some(compare(&mut reference, &mut candidate, options).map(|_| ()))
+}
+
+fn check_dir(dir: &Path, options: CompareOptions) -> usize {
+    let mut failures = Vec::new();
+    let mut agreed = 0;
+    for path in common::kif_files(dir) {
+        let started = std::time::Instant::now();
+        let result = agree(&path, options);
+        eprintln!(
+            "{:>8.2}s {}",
+            started.elapsed().as_secs_f64(),
+            path.display()
+        );
+        match result {
+            None => {}
+            Some(Ok(())) => agreed += 1,
+            Some(Err(difference)) => failures.push(format!("{}: {difference}", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("{agreed} grounded games agree in {}", dir.display());
+    agreed
+}
+
+const OPTIONS: CompareOptions = CompareOptions {
+    perft_depth: 1,
+    playouts: 2,
+    max_steps: 40,
+    seed: 1,
+};
+
+#[test]
+fn grounding_agrees_with_the_interpreter_on_the_corpus() {
+    let Some(dir) = common::games_dir() else {
+        return;
+    };
+    let agreed = check_dir(&dir, OPTIONS);
+    assert!(agreed >= 80, "only {agreed} corpus games grounded");
+    let tests = check_dir(&dir.join("test"), OPTIONS);
+    assert!(tests >= 15, "only {tests} test cases grounded");
+}
+
+#[test]
+fn grounding_agrees_with_the_interpreter_on_the_team_games() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games");
+    let agreed = check_dir(&dir, OPTIONS);
+    assert!(agreed >= 4, "only {agreed} team games grounded");
+}
+
+fn from_text(text: &str) -> SourceFile {
+    SourceFile::new("test.kif", text)
+}
+
+/// Only reachable fluents get atoms: the counter never passes 3, although the
+/// domain of `succ` goes to 9.
+#[test]
+fn only_reachable_fluents_are_atoms() {
+    let file = from_text(
+        "(role a) (init (count 0))
+         (<= (legal a tick) (true (count ?x)))
+         (<= (next (count ?y)) (true (count ?x)) (succ ?x ?y) (not (limit ?x)))
+         (<= (next (count ?x)) (true (count ?x)) (limit ?x))
+         (limit 3)
+         (<= terminal (true (count 3)))
+         (goal a 100)
+         (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8) (succ 8 9)",
+    );
+    let (ir, grounding) = grounded(&file);
+    let grounding = grounding.expect("grounds");
+    let true_rel = ir.keyword(Keyword::True).expect("true");
+    assert_eq!(grounding.of(true_rel).len(), 4, "count 0..=3");
+    // `(limit ?x)` is static: decided while grounding, so no body mentions it.
+    let goal = ir.keyword(Keyword::Goal).expect("goal");
+    let goal_atoms = grounding.of(goal);
+    assert_eq!(goal_atoms.len(), 1);
+    let fact = grounding
+        .instances
+        .iter()
+        .find(|i| goal_atoms.contains(&i.head))
+        .expect("the goal fact");
+    assert!(fact.body.is_empty(), "a fact holds always");
+}
+
+/// Entry relations written as facts (static) are atoms with empty bodies, and a
+/// negated atom that can never hold is dropped from the body.
+#[test]
+fn static_entry_relations_and_unreachable_negations() {
+    let file = from_text(
+        "(role robot) (init (on p))
+         (legal robot a) (legal robot b)
+         (<= (next (on q)) (does robot a) (not (true (on r))))
+         (<= (next (on p)) (does robot b))
+         (<= terminal (true (on q)))
+         (goal robot 100)",
+    );
+    let (ir, grounding) = grounded(&file);
+    let grounding = grounding.expect("grounds");
+    let legal = ir.keyword(Keyword::Legal).expect("legal");
+    assert_eq!(grounding.of(legal).len(), 2);
+    let next = ir.keyword(Keyword::Next).expect("next");
+    for instance in grounding
+        .instances
+        .iter()
+        .filter(|i| grounding.of(next).contains(&i.head))
+    {
+        assert!(
+            instance.body.iter().all(|l| matches!(l, Literal::Pos(_))),
+            "`(on r)` is never reachable, so its negation is dropped: {instance:?}"
+        );
+    }
+    let mut game = GroundGame::new(&ir, &grounding);
+    let start = game.initial_state();
+    let mut moves = Vec::new();
+    game.legal_moves(&start, 0, &mut moves);
+    let texts: Vec<String> = moves.iter().map(|&m| game.move_to_kif(m)).collect();
+    assert_eq!(texts, ["a", "b"]);
+    let after = game.next_state(&start, &[moves[0]]);
+    assert_eq!(game.state_to_kif(&after), ["(on q)"]);
+    assert!(game.is_terminal(&after));
+    assert_eq!(game.goal(&after, 0), Ok(100));
+    assert!(game.state_from_kif(&["(on r)"]).is_err(), "never reachable");
+}
+
+/// A game past the limits is compiled by the join backend (automatically), and the
+/// ground backend, when asked for, says why it cannot.
+#[test]
+fn backend_choice() {
+    let small =
+        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/tictactoe.kif"));
+    let front = gdlc::front_end(&small);
+    let auto = gdlc::compile::rust_with_backend(&front, "t.kif", Backend::Auto).expect("auto");
+    assert!(auto.contains("A ground reasoner"), "tictactoe grounds");
+    assert_eq!(
+        gdlc::compile::rust_with_backend(&front, "t.kif", Backend::Ground).as_ref(),
+        Ok(&auto),
+        "the same code, deterministic"
+    );
+    let join = gdlc::compile::rust_with_backend(&front, "t.kif", Backend::Join).expect("join");
+    assert!(join.contains("rt::Compiled"), "the join backend on request");
+
+    let chess =
+        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/chess.kif"));
+    let front = gdlc::front_end(&chess);
+    let error = gdlc::compile::rust_with_backend(&front, "chess.kif", Backend::Ground)
+        .expect_err("chess does not ground within the limits");
+    assert!(
+        error
+            .message
+            .contains("the ground backend cannot compile this game"),
+        "{}",
+        error.message
+    );
+    let auto = gdlc::compile::rust_with_backend(&front, "chess.kif", Backend::Auto).expect("auto");
+    assert!(
+        auto.contains("rt::Compiled"),
+        "chess falls back to the join backend"
+    );
+}
