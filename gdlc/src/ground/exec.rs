@@ -24,9 +24,8 @@ pub struct GroundGame {
     init: Vec<AtomId>,
     /// Text of each `true` atom (its fluent) and `does` atom (its move); else empty.
     texts: Vec<String>,
-    /// Per role: its `does` atoms sorted by text, its `legal`, `goal` (with value
-    /// text) and `sees` (with percept index) atoms.
-    moves: Vec<Vec<AtomId>>,
+    /// Per role: its `legal`, `goal` (with value text) and `sees` (with percept
+    /// index) atoms.
     legal: Vec<Vec<AtomId>>,
     goals: Vec<Vec<(AtomId, String)>>,
     sees: Vec<Vec<(AtomId, u32)>>,
@@ -49,7 +48,6 @@ impl GroundGame {
         }
         let roles = ir.roles.len();
         let mut texts = vec![String::new(); n];
-        let mut moves = vec![Vec::new(); roles];
         let mut legal = vec![Vec::new(); roles];
         let mut goals = vec![Vec::new(); roles];
         let mut sees_text: Vec<Vec<(AtomId, String)>> = vec![Vec::new(); roles];
@@ -82,10 +80,7 @@ impl GroundGame {
                         continue;
                     };
                     match keyword {
-                        Keyword::Does => {
-                            texts[a as usize] = text(1);
-                            moves[r].push(a);
-                        }
+                        Keyword::Does => texts[a as usize] = text(1),
                         Keyword::Legal => legal[r].push(a),
                         Keyword::Goal => goals[r].push((a, text(1))),
                         _ => sees_text[r].push((a, text(1))),
@@ -93,9 +88,6 @@ impl GroundGame {
                 }
                 _ => {}
             }
-        }
-        for list in &mut moves {
-            list.sort_by(|&x, &y| texts[x as usize].cmp(&texts[y as usize]));
         }
         fluents.sort();
         let mut percepts: Vec<String> = sees_text.iter().flatten().map(|p| p.1.clone()).collect();
@@ -121,7 +113,6 @@ impl GroundGame {
             input_of: grounding.input_of.clone(),
             init: grounding.init.clone(),
             texts,
-            moves,
             legal,
             goals,
             sees,
