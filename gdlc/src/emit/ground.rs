@@ -35,6 +35,9 @@ use crate::ir::{Ir, Keyword, Phase, RelationId};
 /// The most ground literals the emitted code may hold before the join backend is used.
 pub const MAX_EMITTED_LITERALS: usize = 150_000;
 
+/// Per move of one role, the `next` bits set under it with the rest of their bodies.
+type MoveArms = BTreeMap<u32, Vec<(usize, Vec<Literal>)>>;
+
 /// Where an atom's value lives at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
@@ -550,7 +553,8 @@ impl<'a> Layout<'a> {
         }
         out.push_str("n[w] = s[w] & keep;\n}\n");
         // Everything else in evaluation order; `next` heads only with the instances
-        // that are not copies.
+        // that are not copies, those under one move in a `match` on it at the end.
+        let mut keyed: BTreeMap<usize, MoveArms> = BTreeMap::new();
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
@@ -561,8 +565,29 @@ impl<'a> Layout<'a> {
             for &a in &atoms {
                 rest[a as usize] = false;
                 let expression = match &partial[a as usize] {
-                    Some(others) if others.is_empty() => continue,
-                    Some(others) => self.expression_of(others),
+                    Some(others) => {
+                        // A `next` head: instances under one move of one role run
+                        // only when that move is played.
+                        let Place::Next(bit) = self.places[a as usize] else {
+                            unreachable!("partial instances are of `next` heads")
+                        };
+                        let mut unkeyed = Vec::new();
+                        for instance in others {
+                            match self.key_of(instance) {
+                                Some((role, mv, body)) => keyed
+                                    .entry(role)
+                                    .or_default()
+                                    .entry(mv)
+                                    .or_default()
+                                    .push((bit, body)),
+                                None => unkeyed.push(*instance),
+                            }
+                        }
+                        if unkeyed.is_empty() {
+                            continue;
+                        }
+                        self.expression_of(&unkeyed)
+                    }
                     None => self.expression(a),
                 };
                 computed.push((a, expression));
@@ -572,7 +597,41 @@ impl<'a> Layout<'a> {
             }
             self.assign(&computed, *cyclic, out);
         }
+        for (role, arms) in &keyed {
+            let _ = writeln!(out, "match joint[{role}] {{");
+            for (mv, heads) in arms {
+                let _ = writeln!(out, "{mv} => {{");
+                for (bit, body) in heads {
+                    let (w, b) = (bit / 64, bit % 64);
+                    if body.is_empty() {
+                        let _ = writeln!(out, "n[{w}] |= 1 << {b};");
+                    } else {
+                        let parts: Vec<String> = body.iter().map(|&l| self.literal(l)).collect();
+                        let _ = writeln!(out, "n[{w}] |= (({}) & 1) << {b};", parts.join(" & "));
+                    }
+                }
+                out.push_str("}\n");
+            }
+            out.push_str("_ => {}\n}\n");
+        }
         tables
+    }
+
+    /// The first positive `does` literal of an instance (its role and move), and the
+    /// rest of its body.
+    fn key_of(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
+        let position = instance.body.iter().position(
+            |&l| matches!(l, Literal::Pos(a) if matches!(self.places[a as usize], Place::Move(..))),
+        )?;
+        let Literal::Pos(a) = instance.body[position] else {
+            return None;
+        };
+        let Place::Move(role, mv) = self.places[a as usize] else {
+            return None;
+        };
+        let mut body = instance.body.clone();
+        body.remove(position);
+        Some((role, mv, body))
     }
 
     fn expression_of(&self, instances: &[&Instance]) -> String {

@@ -255,6 +255,7 @@ struct Grounder<'a> {
 impl<'a> Grounder<'a> {
     fn new(ir: &'a Ir, plan: &'a Plan, limits: Limits) -> Result<Self, String> {
         let mut tables: Vec<Table> = (0..ir.relations.len()).map(|_| Table::default()).collect();
+        let mut untabled = vec![false; ir.relations.len()];
         for (r, relation_plan) in plan.relations.iter().enumerate() {
             let phase = ir.layers[ir.layer_of[r]].phase;
             // Entry relations are atoms even when static (`(legal robot a)` as a fact):
@@ -281,10 +282,8 @@ impl<'a> Grounder<'a> {
                     }
                 }
                 _ => {
-                    return Err(format!(
-                        "the static relation `{}` has no compile-time table",
-                        ir.relations[r].key()
-                    ));
+                    tables[r].is_static = true;
+                    untabled[r] = true;
                 }
             }
         }
@@ -292,6 +291,18 @@ impl<'a> Grounder<'a> {
         for (index, rule) in ir.rules.iter().enumerate() {
             if tables[rule.head.relation.0 as usize].is_static {
                 continue;
+            }
+            // A static relation evaluated on demand (too large for a table) can only
+            // be read if no rule grounded here reads it (`base`, `input` …).
+            for literal in &rule.body {
+                if let FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) = literal
+                    && untabled[atom.relation.0 as usize]
+                {
+                    return Err(format!(
+                        "the static relation `{}` has no compile-time table",
+                        ir.relation(atom.relation).key()
+                    ));
+                }
             }
             rules.push(order_rule(ir, &tables, index)?);
         }
