@@ -199,3 +199,32 @@ fn backend_choice() {
         "chess falls back to the join backend"
     );
 }
+
+/// A fluent whose analysis domains multiply past the join backend's dense state
+/// (8 positions × 8 symbols: 8^8 possible values) compiles through grounding, which
+/// keeps the 8 rotations that can occur: the state layout is sparse where the dense
+/// one is too large.
+#[test]
+fn fluents_too_many_for_a_dense_state_compile_when_few_are_reachable() {
+    let file = common::read_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/rotation.kif"),
+    );
+    let front = gdlc::front_end(&file);
+    let join = gdlc::compile::rust_with_backend(&front, "perm.kif", Backend::Join)
+        .expect_err("the dense state is too large");
+    assert!(join.message.contains("state bits"), "{}", join.message);
+    let code = gdlc::compile::rust_with_backend(&front, "perm.kif", Backend::Auto)
+        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    assert!(code.contains("A ground reasoner"));
+    let (ir, grounding) = grounded(&file);
+    let grounding = grounding.expect("grounds");
+    let true_rel = ir.keyword(Keyword::True).expect("true");
+    assert_eq!(
+        grounding.of(true_rel).len(),
+        8 + 11,
+        "8 rotations, steps 0..=10"
+    );
+    let mut reference = gdlc::interp::Interpreter::new(&front).expect("interpreter");
+    let mut candidate = GroundGame::new(&ir, &grounding);
+    compare(&mut reference, &mut candidate, OPTIONS).expect("agrees");
+}

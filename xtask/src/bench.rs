@@ -70,8 +70,8 @@ use crate::scratch::{self, Build, GameCrate, Limits, Scratch, write_file};
 
 /// The default game list when the corpus is present.
 pub const DEFAULT_GAMES: &str = "tictactoe,corpus:tictactoe,connectfour,corpus:connectfour,\
-    breakthrough,corpus:breakthrough,blocker,checkers,skirmish,chess,othello-comp2007,\
-    quarto,pentago";
+    connect4,breakthrough,corpus:breakthrough,blocker,checkers,skirmish,chess,\
+    othello-comp2007,reversi,quarto,pentago,hex,amazons";
 
 /// The default game list without the corpus: the team's games (`games/`), which every
 /// clone has.

@@ -139,8 +139,9 @@ enum Command {
     Bench {
         /// Comma-separated games: names (the team's games/NAME.kif, else the corpus'),
         /// team:NAME, corpus:NAME or paths (default: tictactoe, connect four and
-        /// breakthrough — team and corpus files —, blocker, checkers, skirmish, chess,
-        /// othello-comp2007, quarto, pentago; without the corpus, the team's games).
+        /// breakthrough — team and corpus files —, connect4, blocker, checkers,
+        /// skirmish, chess, othello-comp2007, reversi, quarto, pentago, hex, amazons;
+        /// without the corpus, the team's games).
         #[arg(long)]
         games: Option<String>,
         /// Seconds of random playouts per figure.
