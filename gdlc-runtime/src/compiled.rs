@@ -1005,7 +1005,10 @@ pub struct Interner {
     tuples: Store,
     texts: Vec<String>,
     ranks: Vec<u32>,
+    /// Ids below this are ranked.
     ranked: usize,
+    /// Full rankings done (see [`Self::sort`]).
+    rankings: usize,
     /// Scratch of [`Self::sort`].
     keys: Vec<u64>,
     /// When the tuples have a small dense numbering: number → id (`NONE` if unseen).
@@ -1022,6 +1025,7 @@ impl Interner {
             texts: Vec::new(),
             ranks: Vec::new(),
             ranked: 0,
+            rankings: 0,
             keys: Vec::new(),
             dense: layout.filter(|(layout, _)| layout.bits <= MAX_DENSE).map(
                 |(layout, num_symbols)| {
@@ -1058,10 +1062,8 @@ impl Interner {
         id
     }
 
+    /// Ranks every text seen so far (a full sort).
     fn rank(&mut self) {
-        if self.ranked == self.texts.len() {
-            return;
-        }
         let mut order: Vec<u32> = (0..self.texts.len() as u32).collect();
         order.sort_by(|&a, &b| self.texts[a as usize].cmp(&self.texts[b as usize]));
         self.ranks = vec![0; order.len()];
@@ -1069,10 +1071,25 @@ impl Interner {
             self.ranks[id as usize] = rank as u32;
         }
         self.ranked = self.texts.len();
+        self.rankings += 1;
     }
 
+    /// Sorts ids by their text. Ranking is a sort of every text seen, so it is redone
+    /// only when the texts seen since the last one are at least as many as those it
+    /// ranked: its total cost stays within a constant factor of one sort of all texts,
+    /// however many calls bring new ones (amazons' moves are first seen a few at a time
+    /// over a million possible ones). Until then, a list holding an unranked id is
+    /// sorted by comparing texts.
     fn sort(&mut self, ids: &mut [u32]) {
-        self.rank();
+        let unranked = self.texts.len() - self.ranked;
+        if unranked > 0 && unranked >= self.ranked {
+            self.rank();
+        }
+        if ids.iter().any(|&id| id as usize >= self.ranked) {
+            let texts = &self.texts;
+            ids.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
+            return;
+        }
         // Sorting packed (rank, id) words is cheaper than sorting ids by a looked-up key.
         self.keys.clear();
         self.keys.extend(
@@ -1446,6 +1463,36 @@ mod tests {
         stack.close(outer);
         let again = stack.open(7, (4, 1, 2));
         assert_eq!((again, stack.len(again), stack.find(3)), (0, 1, None));
+    }
+
+    #[test]
+    fn interner_ranks_a_logarithmic_number_of_times() {
+        // New tuples arriving a few per call (amazons' moves) must not re-sort every
+        // text seen on each call.
+        let mut interner = Interner::new(1, None);
+        let mut ids = Vec::new();
+        let n = 5000u32;
+        for call in 0..n / 5 {
+            ids.clear();
+            for k in 0..5 {
+                // Texts in an order unrelated to first sight.
+                let v = (call * 5 + k) * 7919 % n;
+                ids.push(interner.intern(&[v + 1], || format!("m{v:05}")));
+            }
+            // And some already seen.
+            for k in 0..call.min(20) {
+                let v = k * 7919 % n;
+                ids.push(interner.intern(&[v + 1], || format!("m{v:05}")));
+            }
+            interner.sort(&mut ids);
+            let texts: Vec<&str> = ids
+                .iter()
+                .map(|&i| interner.texts[i as usize].as_str())
+                .collect();
+            assert!(texts.is_sorted(), "call {call}: {texts:?}");
+        }
+        assert_eq!(interner.texts.len(), n as usize);
+        assert!(interner.rankings <= 14, "{} rankings", interner.rankings);
     }
 
     #[test]
