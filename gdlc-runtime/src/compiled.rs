@@ -559,7 +559,16 @@ pub struct Memo {
     keys: Vec<Sym>,
     answers: Vec<Store>,
     used: usize,
+    /// Answers in the tables in use.
+    rows: usize,
 }
+
+/// Tables the memo of a static relation keeps from one state to the next at most (see
+/// [`Memo::bound`]).
+pub const MAX_STATIC_MEMO_TABLES: usize = 1 << 16;
+
+/// Answers the memo of a static relation keeps from one state to the next at most.
+pub const MAX_STATIC_MEMO_ROWS: usize = 1 << 20;
 
 impl Memo {
     /// Memo tables for answers of `arity` columns called with `key_len` bound values.
@@ -571,6 +580,7 @@ impl Memo {
             keys: Vec::new(),
             answers: Vec::new(),
             used: 0,
+            rows: 0,
         }
     }
 
@@ -582,6 +592,28 @@ impl Memo {
             table.clear();
         }
         self.used = 0;
+        self.rows = 0;
+    }
+
+    /// Tables in use, and answers in them.
+    pub fn size(&self) -> (usize, usize) {
+        (self.used, self.rows)
+    }
+
+    /// Forgets every table, and frees their memory, when they are more than
+    /// `max_tables` or hold more than `max_rows` answers. The memo of a static
+    /// relation is kept from state to state, where the keys met may never repeat
+    /// (quad's test of eight bound columns, `square`, for every four pieces): the
+    /// generated code bounds it whenever the state changes, when no table is in use.
+    pub fn bound(&mut self, max_tables: usize, max_rows: usize) {
+        if self.used <= max_tables && self.rows <= max_rows {
+            return;
+        }
+        self.clear();
+        self.answers.truncate(max_tables.min(1024));
+        self.answers.shrink_to_fit();
+        self.keys.shrink_to_fit();
+        self.by_key = HashTable::new();
     }
 
     /// The table of a key, if made.
@@ -628,7 +660,9 @@ impl Memo {
     /// Adds an answer to table `t`; true if new.
     #[inline]
     pub fn insert(&mut self, t: usize, tuple: &[Sym]) -> bool {
-        self.answers[t].insert(tuple)
+        let new = self.answers[t].insert(tuple);
+        self.rows += usize::from(new);
+        new
     }
 }
 
@@ -1448,6 +1482,30 @@ mod tests {
         let u = memo.create(&[8]);
         assert!(memo.table(u).is_empty());
         assert_eq!(memo.key(u), [8]);
+    }
+
+    #[test]
+    fn memo_bound_forgets_past_its_limits() {
+        let mut memo = Memo::new(2, 1);
+        for k in 0..100 {
+            let t = memo.create(&[k]);
+            memo.insert(t, &[k, 1]);
+            memo.insert(t, &[k, 2]);
+            memo.insert(t, &[k, 2]);
+        }
+        assert_eq!(memo.size(), (100, 200));
+        memo.bound(100, 200);
+        assert_eq!(memo.size(), (100, 200), "within its limits: kept");
+        assert!(memo.find(&[5]).is_some());
+        memo.bound(99, 1000);
+        assert_eq!(memo.size(), (0, 0));
+        assert!(memo.find(&[5]).is_none() && memo.answers.len() <= 99);
+        let t = memo.create(&[5]);
+        memo.insert(t, &[5, 1]);
+        memo.bound(1000, 0);
+        assert_eq!(memo.size(), (0, 0), "past its rows");
+        let t = memo.create(&[6]);
+        assert!(memo.table(t).is_empty());
     }
 
     #[test]
