@@ -209,8 +209,24 @@ impl<'a> Planner<'a> {
     /// literal's cost (its scan, see [`Self::scan_and_matches`]); tests run as soon
     /// as their variables are bound and halve the rows. Exact over subsets (dynamic
     /// programming) up to [`MAX_EXACT_ORDER`] literals, greedy beyond.
+    ///
+    /// A call back into the rule's own recursive demand layer costs its rows times the
+    /// fan-out of the static tables before it (their matches multiplied, exact, up to
+    /// a thousand): each row reaching it is a call with its own memo table, whose
+    /// evaluation makes as many calls again one level down, so binding more of its
+    /// columns by enumerating a static table first (othello's `(++ ?count ?count++)`
+    /// before the recursive `piececount` call that would give the count) multiplies
+    /// the tables at every level, while the domain-product estimate of its answers
+    /// makes that look cheap. (Only static tables count: the estimates of derived
+    /// relations are domain products, far too large to be squared.)
     fn cheapest_order(&self, r: usize, bound: &[bool]) -> Vec<usize> {
         let rule = &self.ir.rules[r];
+        let head_layer = self.ir.layer_of[rule.head.relation.0 as usize];
+        let recursive_demand = |relation: RelationId| {
+            self.ir.layers[head_layer].cyclic
+                && self.ir.layer_of[relation.0 as usize] == head_layer
+                && self.is_demand(relation)
+        };
         let positives: Vec<usize> = (0..rule.body.len())
             .filter(|&i| matches!(rule.body[i], FlatLiteral::Pos(_)))
             .collect();
@@ -248,8 +264,9 @@ impl<'a> Planner<'a> {
             b
         };
         let ready_tests = |b: &[bool]| tests.iter().filter(|t| t.iter().all(|&v| b[v])).count();
-        // Rows and work after placing literal `i` with `b` bound and `rows` rows.
-        let step = |i: usize, b: &[bool], rows: f64| -> (f64, f64) {
+        // Rows, work and static fan-out after placing literal `i` with `b` bound,
+        // `rows` rows and fan-out `fan`.
+        let step = |i: usize, b: &[bool], rows: f64, fan: f64| -> (f64, f64, f64) {
             let a = atom(i);
             let known: Vec<Option<Option<SymbolId>>> = a
                 .args
@@ -267,7 +284,17 @@ impl<'a> Planner<'a> {
             }
             let newly = ready_tests(&after) - ready_tests(b);
             let rows_after = rows * matches * 0.5f64.powi(newly as i32);
-            (rows_after, rows * (1.0 + scan))
+            let penalty = if recursive_demand(a.relation) {
+                fan
+            } else {
+                1.0
+            };
+            let fan_after = if self.stats[a.relation.0 as usize].is_some() {
+                (fan * matches).clamp(1.0, 1e3)
+            } else {
+                fan
+            };
+            (rows_after, rows * penalty * (1.0 + scan), fan_after)
         };
         if n == 0 {
             return Vec::new();
@@ -276,45 +303,53 @@ impl<'a> Planner<'a> {
             let mut order = Vec::with_capacity(n);
             let mut mask = 0usize;
             let mut rows = 1.0;
+            let mut fan = 1.0;
             while order.len() < n {
                 let b = bound_after(mask);
-                let mut best: Option<(usize, f64, f64)> = None;
+                let mut best: Option<(usize, f64, f64, f64)> = None;
                 for i in (0..n).filter(|i| mask & (1 << i) == 0) {
-                    let (rows_after, work) = step(i, &b, rows);
-                    if best.is_none_or(|(_, w, _)| work + rows_after < w) {
-                        best = Some((i, work + rows_after, rows_after));
+                    let (rows_after, work, fan_after) = step(i, &b, rows, fan);
+                    if best.is_none_or(|(_, w, _, _)| work + rows_after < w) {
+                        best = Some((i, work + rows_after, rows_after, fan_after));
                     }
                 }
-                let (i, _, rows_after) = best.expect("a literal is left");
+                let (i, _, rows_after, fan_after) = best.expect("a literal is left");
                 order.push(positives[i]);
                 mask |= 1 << i;
                 rows = rows_after;
+                fan = fan_after;
             }
             return order;
         }
-        // best[mask]: (work, rows, last literal) of the cheapest order of `mask`.
+        // best[mask]: (work, rows, static fan-out, last literal) of the cheapest order
+        // of `mask`.
         let full = (1usize << n) - 1;
-        let mut best: Vec<Option<(f64, f64, usize)>> = vec![None; full + 1];
+        let mut best: Vec<Option<(f64, f64, f64, usize)>> = vec![None; full + 1];
         let initial_tests = ready_tests(bound);
-        best[0] = Some((0.0, 0.5f64.powi(initial_tests as i32).max(1e-9), usize::MAX));
+        best[0] = Some((
+            0.0,
+            0.5f64.powi(initial_tests as i32).max(1e-9),
+            1.0,
+            usize::MAX,
+        ));
         for mask in 0..full {
-            let Some((work, rows, _)) = best[mask] else {
+            let Some((work, rows, fan, _)) = best[mask] else {
                 continue;
             };
             let b = bound_after(mask);
             for i in (0..n).filter(|i| mask & (1 << i) == 0) {
-                let (rows_after, step_work) = step(i, &b, rows);
+                let (rows_after, step_work, fan_after) = step(i, &b, rows, fan);
                 let total = work + step_work;
                 let next = mask | (1 << i);
-                if best[next].is_none_or(|(w, _, _)| total < w) {
-                    best[next] = Some((total, rows_after, i));
+                if best[next].is_none_or(|(w, _, _, _)| total < w) {
+                    best[next] = Some((total, rows_after, fan_after, i));
                 }
             }
         }
         let mut order = Vec::with_capacity(n);
         let mut mask = full;
         while mask != 0 {
-            let (_, _, i) = best[mask].expect("every subset is reached");
+            let (_, _, _, i) = best[mask].expect("every subset is reached");
             order.push(positives[i]);
             mask &= !(1 << i);
         }
