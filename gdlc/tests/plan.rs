@@ -156,3 +156,52 @@ fn recursive_counts_are_not_enumerated_from_a_static_table() {
     };
     compare(&mut reference, &mut executor, options).expect("agree");
 }
+
+/// A static relation whose domain product is large but whose real extension is small
+/// (quad's `square`: 7⁸ possible tuples, 1,210 real ones) is computed at compile time,
+/// not on demand with a memo table per key tested; one whose extension is large stays
+/// on demand.
+#[test]
+fn small_static_extensions_are_computed_at_compile_time() {
+    let mut text = String::from(
+        "(role p) (init (at n0))
+         (<= (next (at ?b)) (does p (go ?b)))
+         (<= (diag ?a ?b ?c ?d ?e) (num ?a) (same ?a ?b) (same ?b ?c) (same ?c ?d) (same ?d ?e))
+         (<= (big ?a ?b ?c ?d ?e) (num ?a) (num ?b) (num ?c) (num ?d) (num ?e))
+         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) (diag ?a ?b ?a ?b ?a))
+         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) (big ?b ?a ?b ?b ?a))
+         (<= terminal (true (at n1))) (goal p 0)\n",
+    );
+    for i in 0..20 {
+        text.push_str(&format!("(num n{i}) (same n{i} n{i})\n"));
+    }
+    let file = gdlc::SourceFile::new("diag.kif", text);
+    let front = gdlc::front_end(&file);
+    assert!(front.is_valid());
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let evaluation = |key: &str| {
+        let r = (0..ir.relations.len())
+            .find(|&r| ir.relations[r].key() == key)
+            .expect("relation");
+        &plan.relations[r].evaluation
+    };
+    assert!(
+        matches!(evaluation("diag/5"), gdlc::plan::Evaluation::Static(t) if t.len() == 20),
+        "diag/5: {:?}",
+        evaluation("diag/5")
+    );
+    assert!(matches!(
+        evaluation("big/5"),
+        gdlc::plan::Evaluation::Demand(_)
+    ));
+    let mut reference = Interpreter::new(&front).expect("valid");
+    let mut executor = Executor::new(&ir, &plan);
+    let options = CompareOptions {
+        perft_depth: 2,
+        playouts: 3,
+        max_steps: 10,
+        seed: 1,
+    };
+    compare(&mut reference, &mut executor, options).expect("agree");
+}

@@ -37,6 +37,13 @@ pub const STATIC_DEMAND_THRESHOLD: f64 = 1_000_000.0;
 /// The largest static relation computed at compile time.
 pub const STATIC_LIMIT: usize = 2_000_000;
 
+/// The most tuples a static relation put on demand for its domain product may have to
+/// be computed at compile time all the same (see `Planner::evaluate_statics`).
+pub const SMALL_STATIC_LIMIT: usize = 1 << 16;
+
+/// The most steps (tree nodes visited) that evaluation may take.
+pub const SMALL_STATIC_WORK: usize = 1 << 23;
+
 /// The largest tuple space stored as a bitset (bits), per evaluation phase.
 const BITSET_LIMIT_STATIC: f64 = (1u64 << 20) as f64;
 const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 18) as f64;
@@ -730,22 +737,73 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
-    /// Evaluates the static layers not evaluated on demand, in order, into tables.
+    /// Evaluates the static layers not evaluated on demand, in order, into tables; and
+    /// the static layers put on demand for their domain products whose rules read only
+    /// static tables, when their real extension turns out small (within
+    /// [`SMALL_STATIC_LIMIT`] tuples and [`SMALL_STATIC_WORK`] steps): quad's
+    /// eight-column `square` has 7⁸ possible tuples and a few hundred real ones, and on
+    /// demand it took a memo table per key tested in every state.
     fn evaluate_statics(&mut self) -> Result<(), Diagnostic> {
         for l in 0..self.ir.layers.len() {
             let layer = &self.ir.layers[l];
-            if layer.phase == Phase::Static
-                && !self.demand_layer[l]
-                && !layer.relations.iter().any(|&r| self.is_input(r))
-            {
-                self.evaluate_static(l)?;
+            if layer.phase != Phase::Static || layer.relations.iter().any(|&r| self.is_input(r)) {
+                continue;
+            }
+            if !self.demand_layer[l] {
+                if !self.evaluate_static(l, STATIC_LIMIT, usize::MAX)? {
+                    return Err(self.too_large(l));
+                }
+            } else if self.reads_only_tables(l) {
+                self.demand_layer[l] = false;
+                if !self.evaluate_static(l, SMALL_STATIC_LIMIT, SMALL_STATIC_WORK)? {
+                    self.demand_layer[l] = true;
+                    self.retain_used_indexes();
+                }
             }
         }
         Ok(())
     }
 
-    /// Evaluates one static layer at compile time into tables.
-    fn evaluate_static(&mut self, l: usize) -> Result<(), Diagnostic> {
+    /// Whether every relation that the rules of layer `l` read outside it is a static
+    /// table (so that the layer can be evaluated whole without calling a demand layer
+    /// with no bound column).
+    fn reads_only_tables(&self, l: usize) -> bool {
+        self.ir.layers[l].rules.iter().all(|&r| {
+            self.ir.rules[r].body.iter().all(|literal| match literal {
+                FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => {
+                    let k = self.ir.layer_of[atom.relation.0 as usize];
+                    k == l || (self.ir.layers[k].phase == Phase::Static && !self.demand_layer[k])
+                }
+                _ => true,
+            })
+        })
+    }
+
+    /// The error for static layer `l` past [`STATIC_LIMIT`].
+    fn too_large(&self, l: usize) -> Diagnostic {
+        let relation = self.ir.layers[l].relations[0];
+        let rule = self.ir.layers[l]
+            .rules
+            .first()
+            .map(|&r| self.ir.rules[r].span);
+        let mut diagnostic = Diagnostic::error(
+            Code::Unbounded,
+            format!(
+                "static relation `{}` has more than {STATIC_LIMIT} tuples, and some \
+                 query of it binds no argument",
+                self.ir.relation(relation).key()
+            ),
+        );
+        if let Some(span) = rule {
+            diagnostic = diagnostic.at(span, "computed by this rule");
+        }
+        diagnostic
+    }
+
+    /// Evaluates one static layer at compile time into tables; false (nothing kept) if
+    /// a relation has more than `limit` tuples or the evaluation takes more than
+    /// `work` steps.
+    fn evaluate_static(&mut self, l: usize, limit: usize, work: usize) -> Result<bool, Diagnostic> {
         let tree = self.layer_tree(l)?;
         self.layer_trees[l] = Some(tree);
         self.complete_modes()?;
@@ -753,28 +811,19 @@ impl<'a> Planner<'a> {
         // tables loaded.
         let provisional = self.provisional_plan(l);
         let mut engine = Engine::new(self.ir, &provisional);
-        engine.set_limit(STATIC_LIMIT);
+        engine.set_limit(limit);
+        engine.set_work_limit(work);
         engine.evaluate_layer(l);
+        let over = engine.over_limit()
+            || self.ir.layers[l]
+                .relations
+                .iter()
+                .any(|&relation| engine.store(relation).len() > limit);
+        if over {
+            self.layer_trees[l] = None;
+            return Ok(false);
+        }
         for &relation in &self.ir.layers[l].relations {
-            let store = engine.store(relation);
-            if store.len() > STATIC_LIMIT || engine.over_limit() {
-                let rule = self.ir.layers[l]
-                    .rules
-                    .first()
-                    .map(|&r| self.ir.rules[r].span);
-                let mut diagnostic = Diagnostic::error(
-                    Code::Unbounded,
-                    format!(
-                        "static relation `{}` has more than {STATIC_LIMIT} tuples, and some \
-                         query of it binds no argument",
-                        self.ir.relation(relation).key()
-                    ),
-                );
-                if let Some(span) = rule {
-                    diagnostic = diagnostic.at(span, "computed by this rule");
-                }
-                return Err(diagnostic);
-            }
             let tuples = engine.tuples(relation);
             let arity = self.ir.relation(relation).columns.len();
             let distinct = (0..arity)
@@ -797,7 +846,7 @@ impl<'a> Planner<'a> {
         // again, by later static layers and at run time).
         self.layer_trees[l] = None;
         self.retain_used_indexes();
-        Ok(())
+        Ok(true)
     }
 
     /// Drops every index that no live tree (layer or demand mode) reads.
