@@ -559,7 +559,16 @@ pub struct Memo {
     keys: Vec<Sym>,
     answers: Vec<Store>,
     used: usize,
+    /// Answers in the tables in use.
+    rows: usize,
 }
+
+/// Tables the memo of a static relation keeps from one state to the next at most (see
+/// [`Memo::bound`]).
+pub const MAX_STATIC_MEMO_TABLES: usize = 1 << 16;
+
+/// Answers the memo of a static relation keeps from one state to the next at most.
+pub const MAX_STATIC_MEMO_ROWS: usize = 1 << 20;
 
 impl Memo {
     /// Memo tables for answers of `arity` columns called with `key_len` bound values.
@@ -571,6 +580,7 @@ impl Memo {
             keys: Vec::new(),
             answers: Vec::new(),
             used: 0,
+            rows: 0,
         }
     }
 
@@ -582,6 +592,27 @@ impl Memo {
             table.clear();
         }
         self.used = 0;
+        self.rows = 0;
+    }
+
+    /// Tables in use, and answers in them.
+    pub fn size(&self) -> (usize, usize) {
+        (self.used, self.rows)
+    }
+
+    /// Forgets every table, and frees all but `max_tables` of them, when they are more than
+    /// `max_tables` or hold more than `max_rows` answers. The memo of a static
+    /// relation is kept from state to state, where the keys met may never repeat
+    /// (quad's test of eight bound columns, `square`, for every four pieces): the
+    /// generated code bounds it whenever the state changes, when no table is in use.
+    pub fn bound(&mut self, max_tables: usize, max_rows: usize) {
+        if self.used <= max_tables && self.rows <= max_rows {
+            return;
+        }
+        // The key index and the first `max_tables` tables keep their capacity: a state
+        // that needs more tables than that will need them again.
+        self.clear();
+        self.answers.truncate(max_tables);
     }
 
     /// The table of a key, if made.
@@ -628,7 +659,9 @@ impl Memo {
     /// Adds an answer to table `t`; true if new.
     #[inline]
     pub fn insert(&mut self, t: usize, tuple: &[Sym]) -> bool {
-        self.answers[t].insert(tuple)
+        let new = self.answers[t].insert(tuple);
+        self.rows += usize::from(new);
+        new
     }
 }
 
@@ -1005,7 +1038,10 @@ pub struct Interner {
     tuples: Store,
     texts: Vec<String>,
     ranks: Vec<u32>,
+    /// Ids below this are ranked.
     ranked: usize,
+    /// Full rankings done (see [`Self::sort`]).
+    rankings: usize,
     /// Scratch of [`Self::sort`].
     keys: Vec<u64>,
     /// When the tuples have a small dense numbering: number → id (`NONE` if unseen).
@@ -1022,6 +1058,7 @@ impl Interner {
             texts: Vec::new(),
             ranks: Vec::new(),
             ranked: 0,
+            rankings: 0,
             keys: Vec::new(),
             dense: layout.filter(|(layout, _)| layout.bits <= MAX_DENSE).map(
                 |(layout, num_symbols)| {
@@ -1058,10 +1095,8 @@ impl Interner {
         id
     }
 
+    /// Ranks every text seen so far (a full sort).
     fn rank(&mut self) {
-        if self.ranked == self.texts.len() {
-            return;
-        }
         let mut order: Vec<u32> = (0..self.texts.len() as u32).collect();
         order.sort_by(|&a, &b| self.texts[a as usize].cmp(&self.texts[b as usize]));
         self.ranks = vec![0; order.len()];
@@ -1069,10 +1104,25 @@ impl Interner {
             self.ranks[id as usize] = rank as u32;
         }
         self.ranked = self.texts.len();
+        self.rankings += 1;
     }
 
+    /// Sorts ids by their text. Ranking is a sort of every text seen, so it is redone
+    /// only when the texts seen since the last one are at least as many as those it
+    /// ranked: its total cost stays within a constant factor of one sort of all texts,
+    /// however many calls bring new ones (amazons' moves are first seen a few at a time
+    /// over a million possible ones). Until then, a list holding an unranked id is
+    /// sorted by comparing texts.
     fn sort(&mut self, ids: &mut [u32]) {
-        self.rank();
+        let unranked = self.texts.len() - self.ranked;
+        if unranked > 0 && unranked >= self.ranked {
+            self.rank();
+        }
+        if ids.iter().any(|&id| id as usize >= self.ranked) {
+            let texts = &self.texts;
+            ids.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
+            return;
+        }
         // Sorting packed (rank, id) words is cheaper than sorting ids by a looked-up key.
         self.keys.clear();
         self.keys.extend(
@@ -1434,6 +1484,30 @@ mod tests {
     }
 
     #[test]
+    fn memo_bound_forgets_past_its_limits() {
+        let mut memo = Memo::new(2, 1);
+        for k in 0..100 {
+            let t = memo.create(&[k]);
+            memo.insert(t, &[k, 1]);
+            memo.insert(t, &[k, 2]);
+            memo.insert(t, &[k, 2]);
+        }
+        assert_eq!(memo.size(), (100, 200));
+        memo.bound(100, 200);
+        assert_eq!(memo.size(), (100, 200), "within its limits: kept");
+        assert!(memo.find(&[5]).is_some());
+        memo.bound(99, 1000);
+        assert_eq!(memo.size(), (0, 0));
+        assert!(memo.find(&[5]).is_none() && memo.answers.len() == 99);
+        let t = memo.create(&[5]);
+        memo.insert(t, &[5, 1]);
+        memo.bound(1000, 0);
+        assert_eq!(memo.size(), (0, 0), "past its rows");
+        let t = memo.create(&[6]);
+        assert!(memo.table(t).is_empty());
+    }
+
+    #[test]
     fn fixpoint_stack_nests_and_reuses_entries() {
         let mut stack = Fixpoints::default();
         let outer = stack.open(3, (1, 0, 0));
@@ -1446,6 +1520,36 @@ mod tests {
         stack.close(outer);
         let again = stack.open(7, (4, 1, 2));
         assert_eq!((again, stack.len(again), stack.find(3)), (0, 1, None));
+    }
+
+    #[test]
+    fn interner_ranks_a_logarithmic_number_of_times() {
+        // New tuples arriving a few per call (amazons' moves) must not re-sort every
+        // text seen on each call.
+        let mut interner = Interner::new(1, None);
+        let mut ids = Vec::new();
+        let n = 5000u32;
+        for call in 0..n / 5 {
+            ids.clear();
+            for k in 0..5 {
+                // Texts in an order unrelated to first sight.
+                let v = (call * 5 + k) * 7919 % n;
+                ids.push(interner.intern(&[v + 1], || format!("m{v:05}")));
+            }
+            // And some already seen.
+            for k in 0..call.min(20) {
+                let v = k * 7919 % n;
+                ids.push(interner.intern(&[v + 1], || format!("m{v:05}")));
+            }
+            interner.sort(&mut ids);
+            let texts: Vec<&str> = ids
+                .iter()
+                .map(|&i| interner.texts[i as usize].as_str())
+                .collect();
+            assert!(texts.is_sorted(), "call {call}: {texts:?}");
+        }
+        assert_eq!(interner.texts.len(), n as usize);
+        assert!(interner.rankings <= 14, "{} rankings", interner.rankings);
     }
 
     #[test]

@@ -870,3 +870,50 @@ fn call_with_a_compound_term_not_built_yet() {
     assert!(!game.is_terminal(&initial));
     assert_eq!(gdlc_runtime::perft(&mut game, &initial, 1), 2);
 }
+
+/// A game whose one legal rule tests a static relation of `n`⁴ tuples with every
+/// column bound, for `n`² different keys in the initial state.
+fn membership_game(n: usize) -> String {
+    let mut text = String::from(
+        "(role p) (init on) (<= (next on) (true on)) (<= terminal (true off))
+         (goal p 0)
+         (<= (big ?a ?b ?c ?d) (num ?a) (num ?b) (num ?c) (num ?d))
+         (<= (legal p (mark ?a ?b)) (true on) (num ?a) (num ?b) (big ?a ?b ?b ?a))\n",
+    );
+    for i in 0..n {
+        text.push_str(&format!("(num n{i})\n"));
+    }
+    text
+}
+
+/// Static membership tests with many keys: a relation with a small extension is
+/// computed whole instead of one table per key (quad's `square`), and one whose
+/// extension is huge is abandoned past the bound, keeping per-key tables (sudoku):
+/// memory stays bounded either way, and the answers are the same.
+#[test]
+fn static_membership_tables_are_bounded() {
+    // 18⁴ = 104,976 tuples: small enough to compute whole.
+    let mut game = interpreter_from_text("small.kif", &membership_game(18));
+    let initial = game.initial_state();
+    let mut moves = Vec::new();
+    game.legal_moves(&initial, 0, &mut moves);
+    assert_eq!(moves.len(), 324);
+    let (tables, _) = game.table_sizes();
+    assert!(tables < 300, "{tables} tables: not computed whole");
+
+    // 60⁴ = 12,960,000 tuples: abandoned, per-key tables kept.
+    let mut game = interpreter_from_text("huge.kif", &membership_game(60));
+    let initial = game.initial_state();
+    game.legal_moves(&initial, 0, &mut moves);
+    assert_eq!(moves.len(), 3600);
+    assert_eq!(game.move_to_kif(moves[0]), "(mark n0 n0)");
+    let (tables, answers) = game.table_sizes();
+    assert!(
+        answers < 20_000,
+        "{tables} tables, {answers} answers: the whole extension was kept"
+    );
+    // Another state asks again, answered by the kept tables.
+    let other = game.next_state(&initial, &[moves[1]]);
+    game.legal_moves(&other, 0, &mut moves);
+    assert_eq!(moves.len(), 3600);
+}

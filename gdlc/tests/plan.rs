@@ -100,3 +100,108 @@ fn executor_agrees_on_the_team_games() {
     };
     assert!(check_dir(&dir, options) >= 4);
 }
+
+/// A count by recursion (othello's `piececount`): the recursive call must come before
+/// the successor table that the count's column would otherwise be enumerated from,
+/// so the relation is called in one mode (the position bound), not with every count
+/// bound as well, which makes a memo table per count at every level of the recursion.
+#[test]
+fn recursive_counts_are_not_enumerated_from_a_static_table() {
+    let mut text = String::from(
+        "(role p) (init (cell 1 x)) (init (cell 3 x))
+         (<= (legal p (mark ?i)) (index ?i) (not (true (cell ?i x))))
+         (<= (next (cell ?i x)) (true (cell ?i x)))
+         (<= (next (cell ?i x)) (does p (mark ?i)))
+         (<= terminal (true (cell 2 x)))
+         (<= (goal p 100) (cnt 1 ?n) (distinct ?n 2))
+         (<= (goal p 0) (cnt 1 ?n) (distinct ?n 3))
+         (<= (cnt ?i ?n++) (index++ ?i ?j) (true (cell ?i x)) (cnt ?j ?n) (++ ?n ?n++))
+         (<= (cnt ?i ?n) (index++ ?i ?j) (not (true (cell ?i x))) (cnt ?j ?n))
+         (<= (cnt 8 1) (true (cell 8 x)))
+         (<= (cnt 8 0) (not (true (cell 8 x))))\n",
+    );
+    for i in 1..=8 {
+        text.push_str(&format!("(index {i})\n"));
+        if i < 8 {
+            text.push_str(&format!("(index++ {i} {})\n", i + 1));
+        }
+    }
+    for n in 0..600 {
+        text.push_str(&format!("(++ {n} {})\n", n + 1));
+    }
+    let file = gdlc::SourceFile::new("count.kif", text);
+    let front = gdlc::front_end(&file);
+    assert!(front.is_valid());
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let cnt = (0..ir.relations.len())
+        .find(|&r| ir.relations[r].key() == "cnt/2")
+        .expect("cnt/2");
+    let gdlc::plan::Evaluation::Demand(modes) = &plan.relations[cnt].evaluation else {
+        panic!(
+            "cnt/2 is not on demand: {:?}",
+            plan.relations[cnt].evaluation
+        );
+    };
+    let bound: Vec<_> = modes.iter().map(|m| m.bound.clone()).collect();
+    assert_eq!(bound.len(), 1, "modes of cnt/2: {bound:?}");
+    // And the executor agrees with the interpreter on it.
+    let mut reference = Interpreter::new(&front).expect("valid");
+    let mut executor = Executor::new(&ir, &plan);
+    let options = CompareOptions {
+        perft_depth: 2,
+        playouts: 3,
+        max_steps: 10,
+        seed: 1,
+    };
+    compare(&mut reference, &mut executor, options).expect("agree");
+}
+
+/// A static relation whose domain product is large but whose real extension is small
+/// (quad's `square`: 7⁸ possible tuples, 1,210 real ones) is computed at compile time,
+/// not on demand with a memo table per key tested; one whose extension is large stays
+/// on demand.
+#[test]
+fn small_static_extensions_are_computed_at_compile_time() {
+    let mut text = String::from(
+        "(role p) (init (at n0))
+         (<= (next (at ?b)) (does p (go ?b)))
+         (<= (diag ?a ?b ?c ?d ?e) (num ?a) (same ?a ?b) (same ?b ?c) (same ?c ?d) (same ?d ?e))
+         (<= (big ?a ?b ?c ?d ?e) (num ?a) (num ?b) (num ?c) (num ?d) (num ?e))
+         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) (diag ?a ?b ?a ?b ?a))
+         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) (big ?b ?a ?b ?b ?a))
+         (<= terminal (true (at n1))) (goal p 0)\n",
+    );
+    for i in 0..20 {
+        text.push_str(&format!("(num n{i}) (same n{i} n{i})\n"));
+    }
+    let file = gdlc::SourceFile::new("diag.kif", text);
+    let front = gdlc::front_end(&file);
+    assert!(front.is_valid());
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let evaluation = |key: &str| {
+        let r = (0..ir.relations.len())
+            .find(|&r| ir.relations[r].key() == key)
+            .expect("relation");
+        &plan.relations[r].evaluation
+    };
+    assert!(
+        matches!(evaluation("diag/5"), gdlc::plan::Evaluation::Static(t) if t.len() == 20),
+        "diag/5: {:?}",
+        evaluation("diag/5")
+    );
+    assert!(matches!(
+        evaluation("big/5"),
+        gdlc::plan::Evaluation::Demand(_)
+    ));
+    let mut reference = Interpreter::new(&front).expect("valid");
+    let mut executor = Executor::new(&ir, &plan);
+    let options = CompareOptions {
+        perft_depth: 2,
+        playouts: 3,
+        max_steps: 10,
+        seed: 1,
+    };
+    compare(&mut reference, &mut executor, options).expect("agree");
+}

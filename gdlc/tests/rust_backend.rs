@@ -76,3 +76,28 @@ fn a_state_too_large_is_a_named_error() {
     assert!(error.contains("`(f …)`"), "{error}");
     assert!(error.contains("big.kif:"), "not located: {error}");
 }
+
+/// A static relation too large to compute at compile time is evaluated on demand and
+/// memoised from state to state; its memo is bounded whenever the state changes (quad's
+/// `square`, tested with eight bound columns, exhausted memory without it).
+#[test]
+fn static_demand_memos_are_bounded_across_states() {
+    // (big ?a ?b ?c ?d ?e) over 20 numbers: 3.2 million possible tuples.
+    let mut text = String::from(
+        "(role p) (init (at n0)) (<= (next (at ?b)) (does p (go ?b)))
+         (<= (big ?a ?b ?c ?d ?e) (num ?a) (num ?b) (num ?c) (num ?d) (num ?e))
+         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) (big ?a ?b ?a ?b ?a))
+         (<= terminal (true (at n1))) (goal p 0)\n",
+    );
+    for i in 0..20 {
+        text.push_str(&format!("(num n{i})\n"));
+    }
+    let file = SourceFile::new("membership.kif", text);
+    let code = emit(&file).unwrap_or_else(|e| panic!("{e}"));
+    let forget = &code[code.find("fn forget").expect("a forget method")..];
+    let forget = &forget[..forget.find("fn entry").expect("then entry")];
+    assert!(
+        forget.contains(".bound(") && forget.contains("rt::MAX_STATIC_MEMO_TABLES"),
+        "the static memo is not bounded on a state change:\n{forget}"
+    );
+}

@@ -690,6 +690,22 @@ impl<'a> Emitter<'a> {
         let mut forget_move = Vec::new();
         for (l, layer) in ir.layers.iter().enumerate() {
             let evaluation = self.plan.layers[l].evaluation;
+            if layer.phase == Phase::Static {
+                // Kept from state to state, but bounded: the keys met may never repeat.
+                for &r in &layer.relations {
+                    if let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation
+                    {
+                        for m in 0..modes.len() {
+                            let memo = Self::memo(r, m);
+                            forget_state.push(quote!(self.#memo.bound(
+                                rt::MAX_STATIC_MEMO_TABLES,
+                                rt::MAX_STATIC_MEMO_ROWS
+                            );));
+                        }
+                    }
+                }
+                continue;
+            }
             if matches!(evaluation, LayerEvaluation::Static | LayerEvaluation::Input)
                 || layer.phase == Phase::Static
             {

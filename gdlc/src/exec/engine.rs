@@ -350,6 +350,10 @@ pub struct Engine<'a> {
     /// insertion was refused for it.
     limit: usize,
     over_limit: bool,
+    /// The most tree nodes a run may visit (compile-time evaluation), and how many it
+    /// visited; past it, `over_limit` is set too.
+    work_limit: usize,
+    work: usize,
 }
 
 impl<'a> Engine<'a> {
@@ -390,7 +394,14 @@ impl<'a> Engine<'a> {
             binding_pool: Vec::new(),
             limit: usize::MAX,
             over_limit: false,
+            work_limit: usize::MAX,
+            work: 0,
         }
+    }
+
+    /// Stops evaluating after `limit` tree nodes visited (see [`Engine::over_limit`]).
+    pub fn set_work_limit(&mut self, limit: usize) {
+        self.work_limit = limit;
     }
 
     /// Refuses to grow any store past `limit` tuples (see [`Engine::over_limit`]).
@@ -398,7 +409,8 @@ impl<'a> Engine<'a> {
         self.limit = limit;
     }
 
-    /// Whether a store reached the limit, so that results are incomplete.
+    /// Whether a store reached the limit, or the work its limit, so that results are
+    /// incomplete.
     pub fn over_limit(&self) -> bool {
         self.over_limit
     }
@@ -551,6 +563,11 @@ impl<'a> Engine<'a> {
         input: &[SymbolId],
     ) {
         if self.over_limit {
+            return;
+        }
+        self.work += 1;
+        if self.work > self.work_limit {
+            self.over_limit = true;
             return;
         }
         match node {

@@ -28,10 +28,13 @@
 //! keeps its tables for the interpreter's lifetime. When one has been called with
 //! [`WHOLE_AFTER`] different keys and is then called with every column bound, its
 //! whole extension (the call with no bound column) is computed once, and such calls
-//! are answered from it through an index: the same answers, without a table per key
-//! (currently off, see [`WHOLE_AFTER`]).
+//! are answered from it through an index: the same answers, without a table per key.
 //! (Without it, a test such as `(square ?x1 … ?y4)` with all eight columns bound, run
 //! for every four pieces of every state, keeps one table per combination ever met.)
+//! That computation is bounded ([`WHOLE_MAX_ANSWERS`] answers in the tables it creates,
+//! [`WHOLE_MAX_STEPS`] tuples matched): past a bound it is abandoned — the tables it
+//! created are dropped, the stack of incomplete tables is as before — and the relation
+//! keeps its per-key tables for good (sudoku's whole extension would exhaust memory).
 //! Only tests with every column bound are answered so (calls that leave a column free
 //! may walk a relation whose whole extension is huge), and only for relations whose
 //! rules build no compound term in their heads and bind every head variable in their
@@ -190,12 +193,14 @@ pub struct Program {
 
 /// Calls of a static relation with this many different keys make it computed whole
 /// (`None`: never).
-///
-/// Off for now (it was 256): the whole extension has no size bound yet, and on
-/// `sudoku.kif` it exhausts memory where per-key tables take 4 MB; until the whole
-/// computation is bounded (abandoned past a size), per-key tables are the safe choice,
-/// at the cost of quad's memory.
-pub const WHOLE_AFTER: Option<usize> = None;
+pub const WHOLE_AFTER: Option<usize> = Some(256);
+
+/// Answers the computation of a whole extension may add to the tables it creates
+/// before it is abandoned.
+pub const WHOLE_MAX_ANSWERS: usize = 1 << 17;
+
+/// Tuples the computation of a whole extension may match before it is abandoned.
+pub const WHOLE_MAX_STEPS: usize = 1 << 22;
 
 /// A term id that no term has: the value of an unbound column in a key.
 const UNBOUND: TermId = TermId(u32::MAX);
@@ -225,6 +230,17 @@ enum Whole {
     Making,
     /// This table, the call with no bound column (used once complete).
     Table(u32),
+    /// Its computation went past a bound: per-key tables for good.
+    Abandoned,
+}
+
+/// What the computation of a whole extension in progress may still do.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    answers: usize,
+    steps: usize,
+    /// A bound was reached: every rule activation stops at once.
+    exhausted: bool,
 }
 
 /// The tables of one relation.
@@ -300,6 +316,18 @@ impl Tables {
         t
     }
 
+    /// Drops the tables from `len` on.
+    fn truncate(&mut self, len: usize) {
+        if self.list.len() <= len {
+            return;
+        }
+        self.index.retain(|t| (*t as usize) < len);
+        if let Some(first) = self.list.get(len) {
+            self.keys.truncate(first.key as usize);
+        }
+        self.list.truncate(len);
+    }
+
     fn clear(&mut self) {
         self.index.clear();
         self.keys.clear();
@@ -347,6 +375,8 @@ pub struct Db {
     trail: Vec<u16>,
     /// Call keys and head tuples under construction.
     keys: Vec<TermId>,
+    /// Set while a whole extension is computed (one at a time).
+    budget: Option<Budget>,
 }
 
 impl Db {
@@ -371,7 +401,20 @@ impl Db {
             bindings: Vec::new(),
             trail: Vec::new(),
             keys: Vec::new(),
+            budget: None,
         }
+    }
+
+    /// Tables kept, and answers in them, over every relation.
+    pub fn table_sizes(&self) -> (usize, usize) {
+        let tables = self.tables.iter().map(|t| t.list.len()).sum();
+        let answers = self
+            .tables
+            .iter()
+            .flat_map(|t| &t.list)
+            .map(|table| table.answers.len() as usize)
+            .sum();
+        (tables, answers)
     }
 
     /// Forgets everything of the given phases (`true`/`does` tuples included).
@@ -481,11 +524,10 @@ impl Db {
         let every_column = mask.count_ones() as usize == info.arity.min(64);
         if mask != 0 && every_column && info.groundable && info.phase == Phase::Static {
             if self.tables[rel].whole == Whole::No
+                && self.budget.is_none()
                 && WHOLE_AFTER.is_some_and(|after| self.tables[rel].list.len() >= after)
             {
-                self.tables[rel].whole = Whole::Making;
-                let whole = self.table(program, rel, 0, key);
-                self.tables[rel].whole = Whole::Table(whole);
+                self.tables[rel].whole = self.make_whole(program, rel, key);
             }
             if let Whole::Table(t) = self.tables[rel].whole {
                 let table = &mut self.tables[rel].list[t as usize];
@@ -498,6 +540,48 @@ impl Db {
             }
         }
         Answers::All(self.table(program, rel, mask, key))
+    }
+
+    /// Computes the whole extension of static relation `rel` (a table with no bound
+    /// column) within [`WHOLE_MAX_ANSWERS`] and [`WHOLE_MAX_STEPS`]; past either, drops
+    /// every table the computation created, as if it had not run.
+    fn make_whole(&mut self, program: &Program, rel: usize, key: usize) -> Whole {
+        self.tables[rel].whole = Whole::Making;
+        let sizes: Vec<usize> = self.tables.iter().map(|t| t.list.len()).collect();
+        let (stack, low) = (self.stack.len(), self.low);
+        self.budget = Some(Budget {
+            answers: WHOLE_MAX_ANSWERS,
+            steps: WHOLE_MAX_STEPS,
+            exhausted: false,
+        });
+        let whole = self.table(program, rel, 0, key);
+        let budget = self.budget.take();
+        if !budget.is_some_and(|b| b.exhausted) {
+            return Whole::Table(whole);
+        }
+        // Only tables created by the computation are above `stack` or past `sizes`;
+        // those older were read, never changed (answers go to the table evaluated).
+        self.stack.truncate(stack);
+        self.low = low;
+        for (tables, &size) in self.tables.iter_mut().zip(&sizes) {
+            tables.truncate(size);
+        }
+        Whole::Abandoned
+    }
+
+    /// Counts a tuple matched by a bounded computation; false once past its bound.
+    #[inline]
+    fn spend_step(&mut self) -> bool {
+        match &mut self.budget {
+            None => true,
+            Some(budget) => {
+                if budget.steps == 0 {
+                    budget.exhausted = true;
+                }
+                budget.steps = budget.steps.saturating_sub(1);
+                !budget.exhausted
+            }
+        }
     }
 
     /// The table of a call, evaluated if new (see the module docs for when it is
@@ -626,6 +710,9 @@ impl Db {
 
     /// Runs the body of `frame`'s rule from `step` on; true if an answer was new.
     fn solve(&mut self, program: &Program, frame: &Frame<'_>, step: usize) -> bool {
+        if self.budget.is_some_and(|b| b.exhausted) {
+            return false;
+        }
         let rule = frame.rule;
         let Some(current) = rule.steps.get(step) else {
             return self.add_answer(frame);
@@ -739,6 +826,12 @@ impl Db {
         let answers = &mut self.tables[frame.rel].list[frame.t as usize].answers;
         let grew = answers.insert(&self.keys[start..]);
         self.keys.truncate(start);
+        if grew && let Some(budget) = &mut self.budget {
+            if budget.answers == 0 {
+                budget.exhausted = true;
+            }
+            budget.answers = budget.answers.saturating_sub(1);
+        }
         grew
     }
 
@@ -753,6 +846,9 @@ impl Db {
         source: Source,
         i: u32,
     ) -> bool {
+        if !self.spend_step() {
+            return false;
+        }
         let mark = self.trail.len();
         let tuple = match source {
             Source::Stored(rel) => self.stored[rel].tuple(i),

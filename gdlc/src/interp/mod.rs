@@ -158,6 +158,12 @@ impl Interpreter {
         }
     }
 
+    /// Memo tables kept (over every relation and phase), and the answers in them: what
+    /// the interpreter's memory grows with.
+    pub fn table_sizes(&self) -> (usize, usize) {
+        self.db.table_sizes()
+    }
+
     /// Makes `state` the current state (forgetting state and move results if it changed).
     fn load_state(&mut self, state: &State) {
         if self.current_state.as_ref() == Some(state) {

@@ -37,6 +37,13 @@ pub const STATIC_DEMAND_THRESHOLD: f64 = 1_000_000.0;
 /// The largest static relation computed at compile time.
 pub const STATIC_LIMIT: usize = 2_000_000;
 
+/// The most tuples a static relation put on demand for its domain product may have to
+/// be computed at compile time all the same (see `Planner::evaluate_statics`).
+pub const SMALL_STATIC_LIMIT: usize = 1 << 16;
+
+/// The most steps (tree nodes visited) that evaluation may take.
+pub const SMALL_STATIC_WORK: usize = 1 << 23;
+
 /// The largest tuple space stored as a bitset (bits), per evaluation phase.
 const BITSET_LIMIT_STATIC: f64 = (1u64 << 20) as f64;
 const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 18) as f64;
@@ -209,8 +216,24 @@ impl<'a> Planner<'a> {
     /// literal's cost (its scan, see [`Self::scan_and_matches`]); tests run as soon
     /// as their variables are bound and halve the rows. Exact over subsets (dynamic
     /// programming) up to [`MAX_EXACT_ORDER`] literals, greedy beyond.
+    ///
+    /// A call back into the rule's own recursive demand layer costs its rows times the
+    /// fan-out of the static tables before it (their matches multiplied, exact, up to
+    /// a thousand): each row reaching it is a call with its own memo table, whose
+    /// evaluation makes as many calls again one level down, so binding more of its
+    /// columns by enumerating a static table first (othello's `(++ ?count ?count++)`
+    /// before the recursive `piececount` call that would give the count) multiplies
+    /// the tables at every level, while the domain-product estimate of its answers
+    /// makes that look cheap. (Only static tables count: the estimates of derived
+    /// relations are domain products, far too large to be squared.)
     fn cheapest_order(&self, r: usize, bound: &[bool]) -> Vec<usize> {
         let rule = &self.ir.rules[r];
+        let head_layer = self.ir.layer_of[rule.head.relation.0 as usize];
+        let recursive_demand = |relation: RelationId| {
+            self.ir.layers[head_layer].cyclic
+                && self.ir.layer_of[relation.0 as usize] == head_layer
+                && self.is_demand(relation)
+        };
         let positives: Vec<usize> = (0..rule.body.len())
             .filter(|&i| matches!(rule.body[i], FlatLiteral::Pos(_)))
             .collect();
@@ -248,8 +271,9 @@ impl<'a> Planner<'a> {
             b
         };
         let ready_tests = |b: &[bool]| tests.iter().filter(|t| t.iter().all(|&v| b[v])).count();
-        // Rows and work after placing literal `i` with `b` bound and `rows` rows.
-        let step = |i: usize, b: &[bool], rows: f64| -> (f64, f64) {
+        // Rows, work and static fan-out after placing literal `i` with `b` bound,
+        // `rows` rows and fan-out `fan`.
+        let step = |i: usize, b: &[bool], rows: f64, fan: f64| -> (f64, f64, f64) {
             let a = atom(i);
             let known: Vec<Option<Option<SymbolId>>> = a
                 .args
@@ -267,7 +291,17 @@ impl<'a> Planner<'a> {
             }
             let newly = ready_tests(&after) - ready_tests(b);
             let rows_after = rows * matches * 0.5f64.powi(newly as i32);
-            (rows_after, rows * (1.0 + scan))
+            let penalty = if recursive_demand(a.relation) {
+                fan
+            } else {
+                1.0
+            };
+            let fan_after = if self.stats[a.relation.0 as usize].is_some() {
+                (fan * matches).clamp(1.0, 1e3)
+            } else {
+                fan
+            };
+            (rows_after, rows * penalty * (1.0 + scan), fan_after)
         };
         if n == 0 {
             return Vec::new();
@@ -276,45 +310,53 @@ impl<'a> Planner<'a> {
             let mut order = Vec::with_capacity(n);
             let mut mask = 0usize;
             let mut rows = 1.0;
+            let mut fan = 1.0;
             while order.len() < n {
                 let b = bound_after(mask);
-                let mut best: Option<(usize, f64, f64)> = None;
+                let mut best: Option<(usize, f64, f64, f64)> = None;
                 for i in (0..n).filter(|i| mask & (1 << i) == 0) {
-                    let (rows_after, work) = step(i, &b, rows);
-                    if best.is_none_or(|(_, w, _)| work + rows_after < w) {
-                        best = Some((i, work + rows_after, rows_after));
+                    let (rows_after, work, fan_after) = step(i, &b, rows, fan);
+                    if best.is_none_or(|(_, w, _, _)| work + rows_after < w) {
+                        best = Some((i, work + rows_after, rows_after, fan_after));
                     }
                 }
-                let (i, _, rows_after) = best.expect("a literal is left");
+                let (i, _, rows_after, fan_after) = best.expect("a literal is left");
                 order.push(positives[i]);
                 mask |= 1 << i;
                 rows = rows_after;
+                fan = fan_after;
             }
             return order;
         }
-        // best[mask]: (work, rows, last literal) of the cheapest order of `mask`.
+        // best[mask]: (work, rows, static fan-out, last literal) of the cheapest order
+        // of `mask`.
         let full = (1usize << n) - 1;
-        let mut best: Vec<Option<(f64, f64, usize)>> = vec![None; full + 1];
+        let mut best: Vec<Option<(f64, f64, f64, usize)>> = vec![None; full + 1];
         let initial_tests = ready_tests(bound);
-        best[0] = Some((0.0, 0.5f64.powi(initial_tests as i32).max(1e-9), usize::MAX));
+        best[0] = Some((
+            0.0,
+            0.5f64.powi(initial_tests as i32).max(1e-9),
+            1.0,
+            usize::MAX,
+        ));
         for mask in 0..full {
-            let Some((work, rows, _)) = best[mask] else {
+            let Some((work, rows, fan, _)) = best[mask] else {
                 continue;
             };
             let b = bound_after(mask);
             for i in (0..n).filter(|i| mask & (1 << i) == 0) {
-                let (rows_after, step_work) = step(i, &b, rows);
+                let (rows_after, step_work, fan_after) = step(i, &b, rows, fan);
                 let total = work + step_work;
                 let next = mask | (1 << i);
-                if best[next].is_none_or(|(w, _, _)| total < w) {
-                    best[next] = Some((total, rows_after, i));
+                if best[next].is_none_or(|(w, _, _, _)| total < w) {
+                    best[next] = Some((total, rows_after, fan_after, i));
                 }
             }
         }
         let mut order = Vec::with_capacity(n);
         let mut mask = full;
         while mask != 0 {
-            let (_, _, i) = best[mask].expect("every subset is reached");
+            let (_, _, _, i) = best[mask].expect("every subset is reached");
             order.push(positives[i]);
             mask &= !(1 << i);
         }
@@ -695,22 +737,73 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
-    /// Evaluates the static layers not evaluated on demand, in order, into tables.
+    /// Evaluates the static layers not evaluated on demand, in order, into tables; and
+    /// the static layers put on demand for their domain products whose rules read only
+    /// static tables, when their real extension turns out small (within
+    /// [`SMALL_STATIC_LIMIT`] tuples and [`SMALL_STATIC_WORK`] steps): quad's
+    /// eight-column `square` has 7⁸ possible tuples and a few hundred real ones, and on
+    /// demand it took a memo table per key tested in every state.
     fn evaluate_statics(&mut self) -> Result<(), Diagnostic> {
         for l in 0..self.ir.layers.len() {
             let layer = &self.ir.layers[l];
-            if layer.phase == Phase::Static
-                && !self.demand_layer[l]
-                && !layer.relations.iter().any(|&r| self.is_input(r))
-            {
-                self.evaluate_static(l)?;
+            if layer.phase != Phase::Static || layer.relations.iter().any(|&r| self.is_input(r)) {
+                continue;
+            }
+            if !self.demand_layer[l] {
+                if !self.evaluate_static(l, STATIC_LIMIT, usize::MAX)? {
+                    return Err(self.too_large(l));
+                }
+            } else if self.reads_only_tables(l) {
+                self.demand_layer[l] = false;
+                if !self.evaluate_static(l, SMALL_STATIC_LIMIT, SMALL_STATIC_WORK)? {
+                    self.demand_layer[l] = true;
+                    self.retain_used_indexes();
+                }
             }
         }
         Ok(())
     }
 
-    /// Evaluates one static layer at compile time into tables.
-    fn evaluate_static(&mut self, l: usize) -> Result<(), Diagnostic> {
+    /// Whether every relation that the rules of layer `l` read outside it is a static
+    /// table (so that the layer can be evaluated whole without calling a demand layer
+    /// with no bound column).
+    fn reads_only_tables(&self, l: usize) -> bool {
+        self.ir.layers[l].rules.iter().all(|&r| {
+            self.ir.rules[r].body.iter().all(|literal| match literal {
+                FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => {
+                    let k = self.ir.layer_of[atom.relation.0 as usize];
+                    k == l || (self.ir.layers[k].phase == Phase::Static && !self.demand_layer[k])
+                }
+                _ => true,
+            })
+        })
+    }
+
+    /// The error for static layer `l` past [`STATIC_LIMIT`].
+    fn too_large(&self, l: usize) -> Diagnostic {
+        let relation = self.ir.layers[l].relations[0];
+        let rule = self.ir.layers[l]
+            .rules
+            .first()
+            .map(|&r| self.ir.rules[r].span);
+        let mut diagnostic = Diagnostic::error(
+            Code::Unbounded,
+            format!(
+                "static relation `{}` has more than {STATIC_LIMIT} tuples, and some \
+                 query of it binds no argument",
+                self.ir.relation(relation).key()
+            ),
+        );
+        if let Some(span) = rule {
+            diagnostic = diagnostic.at(span, "computed by this rule");
+        }
+        diagnostic
+    }
+
+    /// Evaluates one static layer at compile time into tables; false (nothing kept) if
+    /// a relation has more than `limit` tuples or the evaluation takes more than
+    /// `work` steps.
+    fn evaluate_static(&mut self, l: usize, limit: usize, work: usize) -> Result<bool, Diagnostic> {
         let tree = self.layer_tree(l)?;
         self.layer_trees[l] = Some(tree);
         self.complete_modes()?;
@@ -718,28 +811,19 @@ impl<'a> Planner<'a> {
         // tables loaded.
         let provisional = self.provisional_plan(l);
         let mut engine = Engine::new(self.ir, &provisional);
-        engine.set_limit(STATIC_LIMIT);
+        engine.set_limit(limit);
+        engine.set_work_limit(work);
         engine.evaluate_layer(l);
+        let over = engine.over_limit()
+            || self.ir.layers[l]
+                .relations
+                .iter()
+                .any(|&relation| engine.store(relation).len() > limit);
+        if over {
+            self.layer_trees[l] = None;
+            return Ok(false);
+        }
         for &relation in &self.ir.layers[l].relations {
-            let store = engine.store(relation);
-            if store.len() > STATIC_LIMIT || engine.over_limit() {
-                let rule = self.ir.layers[l]
-                    .rules
-                    .first()
-                    .map(|&r| self.ir.rules[r].span);
-                let mut diagnostic = Diagnostic::error(
-                    Code::Unbounded,
-                    format!(
-                        "static relation `{}` has more than {STATIC_LIMIT} tuples, and some \
-                         query of it binds no argument",
-                        self.ir.relation(relation).key()
-                    ),
-                );
-                if let Some(span) = rule {
-                    diagnostic = diagnostic.at(span, "computed by this rule");
-                }
-                return Err(diagnostic);
-            }
             let tuples = engine.tuples(relation);
             let arity = self.ir.relation(relation).columns.len();
             let distinct = (0..arity)
@@ -762,7 +846,7 @@ impl<'a> Planner<'a> {
         // again, by later static layers and at run time).
         self.layer_trees[l] = None;
         self.retain_used_indexes();
-        Ok(())
+        Ok(true)
     }
 
     /// Drops every index that no live tree (layer or demand mode) reads.

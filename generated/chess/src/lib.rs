@@ -9608,7 +9608,6 @@ pub struct Rules {
     r53: rt::Store,
     r54: rt::Store,
     m55_0: rt::Memo,
-    m55_1: rt::Memo,
     r56: rt::Store,
     r57: rt::BitSet,
     r59: rt::BitSet,
@@ -9905,7 +9904,6 @@ impl rt::Rules<WORDS> for Rules {
                 )
                 .with_rows(TABLE_54.as_flattened(), 64),
             m55_0: rt::Memo::new(3, 2),
-            m55_1: rt::Memo::new(3, 3),
             r56: rt::Store::hashed(0, &[]),
             r57: rt::BitSet::new(64),
             r59: rt::BitSet::new(4096),
@@ -9944,7 +9942,6 @@ impl rt::Rules<WORDS> for Rules {
                     self.r17.clear();
                 }
                 self.m55_0.clear();
-                self.m55_1.clear();
                 if self.computed[19] {
                     self.computed[19] = false;
                     self.r57.clear();
@@ -14658,32 +14655,33 @@ impl Rules {
         {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
-            {
-                let k726 = TABLE_0_P1[v1 as usize] as usize;
-                if k726 != NONE as usize {
-                    let key728 = k726 * 1;
-                    for i727 in TABLE_0_AT1[key728]
-                        as usize..TABLE_0_AT1[key728 + 1] as usize
-                    {
-                        let row725 = &TABLE_0_BY1[i727];
-                        let v3: Sym = row725[0];
-                        let v2: Sym = row725[2];
-                        let exists = 'found723: {
-                            {
-                                let p724 = POS_37[0 + v3 as usize] as usize;
-                                if p724 != NONE as usize && self.r37.has_bit(0 + p724 * 1) {
-                                    break 'found723 true;
-                                }
+            let t727 = self.call55_0(input, &[v0, v1]);
+            let mut i728 = 0;
+            while i728 < self.m55_0.table(t727).len() {
+                let row729 = self.m55_0.table(t727).row(i728);
+                i728 += 1;
+                if row729[0] == v0 && row729[1] == v1 {
+                    let v3: Sym = row729[2];
+                    let exists = 'found725: {
+                        {
+                            let p726 = POS_37[0 + v3 as usize] as usize;
+                            if p726 != NONE as usize && self.r37.has_bit(0 + p726 * 1) {
+                                break 'found725 true;
                             }
-                            false
-                        };
-                        if !exists {
-                            let t720 = self.call55_1(input, &[v0, v1, v3]);
-                            let mut i721 = 0;
-                            while i721 < self.m55_1.table(t720).len() {
-                                let row722 = self.m55_1.table(t720).row(i721);
-                                i721 += 1;
-                                if row722[0] == v0 && row722[1] == v1 && row722[2] == v3 {
+                        }
+                        false
+                    };
+                    if !exists {
+                        {
+                            let k721 = TABLE_0_P0[v3 as usize] as usize;
+                            let k722 = TABLE_0_P1[v1 as usize] as usize;
+                            if k721 != NONE as usize && k722 != NONE as usize {
+                                let key724 = k721 * 8 + k722 * 1;
+                                for i723 in TABLE_0_AT0_1[key724]
+                                    as usize..TABLE_0_AT0_1[key724 + 1] as usize
+                                {
+                                    let row720 = &TABLE_0_BY0_1[i723];
+                                    let v2: Sym = row720[2];
                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                 }
                             }
@@ -14722,136 +14720,12 @@ impl Rules {
         }
         t
     }
-    ///`sweep/3` called with columns [0, 1, 2] bound: adds the answers to memo table `memo_table`; true if one was new.
-    fn eval55_1(&mut self, input: &Input, memo_table: usize) -> bool {
-        let mut key = [0 as Sym; 3];
-        key.copy_from_slice(self.m55_1.key(memo_table));
-        let before = self.m55_1.table(memo_table).len();
-        {
-            let v0: Sym = key[0];
-            let v1: Sym = key[1];
-            let v2: Sym = key[2];
-            {
-                let k739 = TABLE_0_P0[v0 as usize] as usize;
-                let k740 = TABLE_0_P1[v1 as usize] as usize;
-                let k741 = TABLE_0_P2[v2 as usize] as usize;
-                if k739 != NONE as usize && k740 != NONE as usize
-                    && k741 != NONE as usize
-                {
-                    let key743 = k739 * 512 + k740 * 64 + k741 * 1;
-                    for i742 in TABLE_0_AT0_1_2[key743]
-                        as usize..TABLE_0_AT0_1_2[key743 + 1] as usize
-                    {
-                        let row738 = &TABLE_0_BY0_1_2[i742];
-                        {
-                            let p734 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                            if p734 != NONE as usize {
-                                let lo735 = 0 + p734 * 21;
-                                for bit736 in input.state.ones(lo735, lo735 + 21) {
-                                    let offset737 = bit736 - 0;
-                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v3: Sym = [0, 1, 2][(offset737 / 7) % 3];
-                                        let v4: Sym = [
-                                            0, 283, 284, 285, 286, 290, 291,
-                                        ][(offset737 / 1) % 7];
-                                        let v3_pos: usize = (offset737 / 7) % 3;
-                                        let v4_pos: usize = (offset737 / 1) % 7;
-                                        {
-                                            let k730 = TABLE_53_P0[v4 as usize] as usize;
-                                            let k731 = TABLE_53_P1[v1 as usize] as usize;
-                                            if k730 != NONE as usize && k731 != NONE as usize {
-                                                let key733 = k730 * 8 + k731 * 1;
-                                                for i732 in TABLE_53_AT0_1[key733]
-                                                    as usize..TABLE_53_AT0_1[key733 + 1] as usize
-                                                {
-                                                    let row729 = &TABLE_53_BY0_1[i732];
-                                                    self.m55_1.insert(memo_table, &[v0, v1, v2]);
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            let v0: Sym = key[0];
-            let v1: Sym = key[1];
-            let v2: Sym = key[2];
-            {
-                let k750 = TABLE_0_P1[v1 as usize] as usize;
-                let k751 = TABLE_0_P2[v2 as usize] as usize;
-                if k750 != NONE as usize && k751 != NONE as usize {
-                    let key753 = k750 * 64 + k751 * 1;
-                    for i752 in TABLE_0_AT1_2[key753]
-                        as usize..TABLE_0_AT1_2[key753 + 1] as usize
-                    {
-                        let row749 = &TABLE_0_BY1_2[i752];
-                        let v3: Sym = row749[0];
-                        let exists = 'found747: {
-                            {
-                                let p748 = POS_37[0 + v3 as usize] as usize;
-                                if p748 != NONE as usize && self.r37.has_bit(0 + p748 * 1) {
-                                    break 'found747 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            let t744 = self.call55_1(input, &[v0, v1, v3]);
-                            let mut i745 = 0;
-                            while i745 < self.m55_1.table(t744).len() {
-                                let row746 = self.m55_1.table(t744).row(i745);
-                                i745 += 1;
-                                if row746[0] == v0 && row746[1] == v1 && row746[2] == v3 {
-                                    self.m55_1.insert(memo_table, &[v0, v1, v2]);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        self.m55_1.table(memo_table).len() > before
-    }
-    /// The memo table of a call, evaluated if new.
-    fn call55_1(&mut self, input: &Input, key: &[Sym]) -> usize {
-        if let Some(t) = self.m55_1.find(key) {
-            return t;
-        }
-        let t = self.m55_1.create(key);
-        if let Some(depth) = self.fixpoints.find(18) {
-            self.fixpoints.push(depth, (55, 1, t));
-            self.eval55_1(input, t);
-        } else {
-            let depth = self.fixpoints.open(18, (55, 1, t));
-            loop {
-                let before = self.fixpoints.len(depth);
-                let mut grew = false;
-                let mut i = 0;
-                while i < self.fixpoints.len(depth) {
-                    let (r, m, table) = self.fixpoints.table(depth, i);
-                    grew |= self.eval_table(input, r, m, table);
-                    i += 1;
-                }
-                if !grew && self.fixpoints.len(depth) == before {
-                    break;
-                }
-            }
-            self.fixpoints.close(depth);
-        }
-        t
-    }
     /// Evaluates a table of a recursive demand layer.
     fn eval_table(&mut self, input: &Input, r: u32, m: u32, t: usize) -> bool {
         match (r, m) {
             (20, 0) => self.eval20_0(input, t),
             (20, 1) => self.eval20_1(input, t),
             (55, 0) => self.eval55_0(input, t),
-            (55, 1) => self.eval55_1(input, t),
             _ => false,
         }
     }
