@@ -1220,6 +1220,7 @@ impl Bench {
             batch: 1,
             timeout: Duration::from_secs(600),
             memory_mb: 4096,
+            backend: gdlc::Backend::Auto,
         };
         match scratch::verify(std::slice::from_ref(&game.path), &options)? {
             true => Ok(()),

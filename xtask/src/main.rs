@@ -132,6 +132,10 @@ enum Command {
         /// number of CPUs); the output keeps the order of the files.
         #[arg(long)]
         jobs: Option<usize>,
+        /// The Rust backend: `auto` (ground when the game grounds within the limits,
+        /// else join), `ground` or `join`.
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
     },
     /// Benchmark: each game compiled, checked against the interpreter, and measured:
     /// gdlc and rustc times, generated reasoner against Prolog, the hand-written
@@ -250,6 +254,7 @@ fn main() -> ExitCode {
             timeout,
             memory,
             jobs,
+            backend,
         } => {
             let jobs = jobs.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -262,6 +267,11 @@ fn main() -> ExitCode {
                 batch,
                 timeout: Duration::from_secs(timeout),
                 memory_mb: memory,
+                backend: match backend {
+                    BackendArg::Auto => gdlc::Backend::Auto,
+                    BackendArg::Ground => gdlc::Backend::Ground,
+                    BackendArg::Join => gdlc::Backend::Join,
+                },
             };
             match scratch::verify_with_jobs(&files, &options, jobs) {
                 Ok(true) => ExitCode::SUCCESS,
@@ -421,4 +431,15 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64, plan: bool) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The Rust backend `verify` compiles with.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum BackendArg {
+    /// Ground when the game grounds within the limits, else join.
+    Auto,
+    /// The ground backend (a game it cannot compile fails).
+    Ground,
+    /// The join backend.
+    Join,
 }

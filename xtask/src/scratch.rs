@@ -72,6 +72,8 @@ pub struct VerifyOptions {
     pub timeout: Duration,
     /// Memory (address space, MiB) allowed for the check of one game; 0: unlimited.
     pub memory_mb: u64,
+    /// Which Rust backend compiles the games.
+    pub backend: gdlc::Backend,
 }
 
 const VERIFY_DRIVER: &str = "gdlc-verify-driver";
@@ -230,7 +232,7 @@ impl Scratch {
     }
 
     /// Compiles a game into its crate: the crate, or the game's verdict.
-    fn prepare(&self, path: &Path) -> Result<(GameCrate, f64), Verdict> {
+    fn prepare(&self, path: &Path, backend: gdlc::Backend) -> Result<(GameCrate, f64), Verdict> {
         let file = SourceFile::read(path).map_err(|d| Verdict::Fail(d.to_string()))?;
         let front = gdlc::front_end(&file);
         if !front.is_valid() {
@@ -250,7 +252,7 @@ impl Scratch {
         // is printed on stderr by the default hook).
         let source = codegen::source_name(path);
         let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            gdlc::compile::rust_from_front_end(&front, &source)
+            gdlc::compile::rust_with_backend(&front, &source, backend)
         }))
         .map_err(|_| Verdict::Fail("gdlc panicked (see the message above)".to_owned()))?;
         let lib_rs = compiled.map_err(|d| Verdict::Fail(one_line(&d, &file)))?;
@@ -686,7 +688,7 @@ fn build_batches(
         let mut games = Vec::new();
         let mut gdlc_seconds = 0.0;
         for (offset, path) in batch.iter().enumerate() {
-            match scratch.prepare(path) {
+            match scratch.prepare(path, options.backend) {
                 Ok((game, seconds)) => {
                     gdlc_seconds += seconds;
                     games.push((first + offset, game));
@@ -986,7 +988,7 @@ pub fn perft(path: &Path, depth: u32) -> Result<ExitCode, String> {
             .collect();
         return Err(format!("{} is not valid GDL:\n{rendered}", path.display()));
     }
-    let game = match scratch.prepare(path) {
+    let game = match scratch.prepare(path, gdlc::Backend::Auto) {
         Ok((game, seconds)) => {
             eprintln!("gdlc: {} compiled in {seconds:.3} s", path.display());
             game

@@ -100,6 +100,30 @@ fn verify_representative_games() {
     assert_eq!(passed, files.len(), "{stdout}");
 }
 
+/// The join backend stays checked on games the ground backend would take.
+#[test]
+fn verify_the_join_backend_on_groundable_games() {
+    let mut files = vec![workspace().join("games/tictactoe.kif")];
+    if let Some(dir) = corpus() {
+        for game in [
+            "connect4.kif",
+            "kriegtictactoe.kif",
+            "test/test_case_5e.kif",
+        ] {
+            files.push(dir.join(game));
+        }
+    }
+    let output = xtask(&["verify", "--playouts", "50", "--backend", "join"], &files);
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "verify failed:\n{stdout}\n{}",
+        text(&output.stderr)
+    );
+    let passed = stdout.lines().filter(|l| l.starts_with("PASS ")).count();
+    assert_eq!(passed, files.len(), "{stdout}");
+}
+
 #[test]
 fn verify_reports_missing_and_invalid_games() {
     let dir = scratch("verify-bad");
