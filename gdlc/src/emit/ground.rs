@@ -396,15 +396,135 @@ impl<'a> Layout<'a> {
 
     /// The OR over an atom's instances of the AND of their literals (bit 0).
     fn expression(&self, a: AtomId) -> String {
-        let instances = &self.by_head[a as usize];
+        self.expression_of(&self.by_head[a as usize])
+    }
+
+    /// The array, bit and polarity of a literal read from bit words (`None`: a move
+    /// comparison or a constant).
+    fn bit_of(&self, literal: Literal) -> Option<(&'static str, usize, bool)> {
+        let (Literal::Pos(a) | Literal::Neg(a)) = literal;
+        let positive = matches!(literal, Literal::Pos(_));
+        match self.places[a as usize] {
+            Place::State(bit) => Some(("s", bit, positive)),
+            Place::D(bit) => Some(("d", bit, positive)),
+            Place::M(bit) => Some(("m", bit, positive)),
+            _ => None,
+        }
+    }
+
+    fn array_words(&self, array: &str) -> usize {
+        match array {
+            "s" => words(self.fluents.len()),
+            "d" => words(self.d_bits),
+            _ => words(self.m_bits),
+        }
+    }
+
+    /// Word `w` of `array` read `delta` bits further on (bit `i` of the result is bit
+    /// `64 w + i + delta` of the array; bits outside the array read as 0).
+    fn shifted_word(&self, array: &str, w: usize, delta: isize) -> String {
+        let len = self.array_words(array) as isize;
+        let word = |i: isize| (0..len).contains(&i).then(|| format!("{array}[{i}]"));
+        let start = w as isize * 64 + delta;
+        let q = start.div_euclid(64);
+        let r = start.rem_euclid(64);
+        let parts: Vec<String> = if r == 0 {
+            word(q).into_iter().collect()
+        } else {
+            [
+                word(q).map(|x| format!("({x} >> {r})")),
+                word(q + 1).map(|x| format!("({x} << {})", 64 - r)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
+        };
+        match parts.len() {
+            0 => "0u64".to_owned(),
+            1 => parts.into_iter().next().expect("one"),
+            _ => format!("({})", parts.join(" | ")),
+        }
+    }
+
+    /// The OR over some instances of the AND of their literals (bit 0). Instances of
+    /// the same shape — literals from the same arrays with the same polarities at the
+    /// same distances from the first — are computed together, word-parallel: the
+    /// AND of the arrays shifted by those distances, under the mask of the first
+    /// literals' bits, is non-zero when one of them holds.
+    fn expression_of(&self, instances: &[&Instance]) -> String {
         if instances.is_empty() {
             return "0u64".to_owned();
         }
-        let mut alternatives = Vec::with_capacity(instances.len());
+        if instances.iter().any(|i| i.body.is_empty()) {
+            return "1u64".to_owned();
+        }
+        // Shape → (first array, positions of the first literal).
+        type Shape = Vec<(&'static str, bool, isize)>;
+        let mut classes: BTreeMap<(&'static str, Shape), Vec<usize>> = BTreeMap::new();
+        let mut scalar: Vec<&Instance> = Vec::new();
         for instance in instances {
-            if instance.body.is_empty() {
-                return "1u64".to_owned();
+            let bits: Option<Vec<(&'static str, usize, bool)>> =
+                instance.body.iter().map(|&l| self.bit_of(l)).collect();
+            let Some(mut bits) = bits else {
+                scalar.push(instance);
+                continue;
+            };
+            bits.sort_unstable();
+            let (first_array, first, _) = bits[0];
+            let shape: Shape = bits
+                .iter()
+                .map(|&(array, bit, positive)| (array, positive, bit as isize - first as isize))
+                .collect();
+            classes.entry((first_array, shape)).or_default().push(first);
+        }
+        let mut alternatives = Vec::new();
+        for ((first_array, shape), firsts) in &classes {
+            let mut masks = vec![0u64; self.array_words(first_array)];
+            for &first in firsts {
+                masks[first / 64] |= 1 << (first % 64);
             }
+            let used: Vec<usize> = (0..masks.len()).filter(|&w| masks[w] != 0).collect();
+            // Word-parallel when it reads fewer words than the instances one by one.
+            if firsts.len() < 3 || used.len() * 2 > firsts.len() {
+                for &first in firsts {
+                    let parts: Vec<String> = shape
+                        .iter()
+                        .map(|&(array, positive, delta)| {
+                            let bit = (first as isize + delta) as usize;
+                            let (w, b) = (bit / 64, bit % 64);
+                            let read = if b == 0 {
+                                format!("{array}[{w}]")
+                            } else {
+                                format!("({array}[{w}] >> {b})")
+                            };
+                            if positive { read } else { format!("!{read}") }
+                        })
+                        .collect();
+                    alternatives.push(if parts.len() == 1 {
+                        parts.into_iter().next().expect("one")
+                    } else {
+                        format!("({})", parts.join(" & "))
+                    });
+                }
+                continue;
+            }
+            let words: Vec<String> = used
+                .iter()
+                .map(|&w| {
+                    let mut parts: Vec<String> = shape
+                        .iter()
+                        .map(|&(array, positive, delta)| {
+                            let read = self.shifted_word(array, w, delta);
+                            if positive { read } else { format!("!{read}") }
+                        })
+                        .collect();
+                    parts.push(format!("{:#x}", masks[w]));
+                    format!("({})", parts.join(" & "))
+                })
+                .collect();
+            alternatives.push(format!("((({}) != 0) as u64)", words.join(" | ")));
+        }
+        for instance in scalar {
             let parts: Vec<String> = instance.body.iter().map(|&l| self.literal(l)).collect();
             alternatives.push(if parts.len() == 1 {
                 parts.into_iter().next().expect("one")
@@ -632,18 +752,6 @@ impl<'a> Layout<'a> {
         let mut body = instance.body.clone();
         body.remove(position);
         Some((role, mv, body))
-    }
-
-    fn expression_of(&self, instances: &[&Instance]) -> String {
-        let mut alternatives = Vec::new();
-        for instance in instances {
-            if instance.body.is_empty() {
-                return "1u64".to_owned();
-            }
-            let parts: Vec<String> = instance.body.iter().map(|&l| self.literal(l)).collect();
-            alternatives.push(format!("({})", parts.join(" & ")));
-        }
-        format!("({}) & 1", alternatives.join(" | "))
     }
 
     fn module(&self) -> String {
