@@ -612,13 +612,58 @@ impl<'a> Layout<'a> {
         let mut copy = vec![0u64; w];
         let mut frames: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
         let mut rest: Vec<bool> = self.move_cone.clone();
+        // Move-dependent atoms that only say which moves were played: per role, a
+        // table from its move to their bits of `m`.
+        let roles = self.role_moves.len() - 1;
+        let move_only = self.move_only_atoms();
+        let mut move_tables: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
+        let mw = words(self.m_bits);
+        for (a, sets) in move_only.iter().enumerate() {
+            let (Some(sets), Place::M(bit)) = (sets, self.places[a]) else {
+                continue;
+            };
+            rest[a] = false;
+            for (role, moves) in sets.iter().enumerate() {
+                let base = self.role_moves[role];
+                for &mv in moves {
+                    let count = (self.role_moves[role + 1] - base) as usize;
+                    let table = move_tables
+                        .entry(role)
+                        .or_insert_with(|| vec![vec![0; mw]; count]);
+                    table[(mv - base) as usize][bit / 64] |= 1 << (bit % 64);
+                }
+            }
+        }
+        // Conditional copies (`next(f)` from `true(f)` and conditions on the joint
+        // move alone, one per fluent): per role, the fluents its move keeps.
+        let mut keep_family = vec![0u64; w];
+        let mut keeps: Vec<Vec<Vec<u64>>> = (0..roles)
+            .map(|r| vec![vec![0u64; w]; (self.role_moves[r + 1] - self.role_moves[r]) as usize])
+            .collect();
         let mut partial: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
         for (a, slot) in partial.iter_mut().enumerate() {
             let Place::Next(bit) = self.places[a] else {
                 continue;
             };
             let mut others = Vec::new();
+            let mut kept = false;
             for instance in &self.by_head[a] {
+                if !kept
+                    && self.copy_of(instance).is_none()
+                    && let Some(factors) = self.keep_factors(instance, bit, &move_only)
+                {
+                    kept = true;
+                    keep_family[bit / 64] |= 1 << (bit % 64);
+                    for (role, rows) in keeps.iter_mut().enumerate() {
+                        let base = self.role_moves[role];
+                        for (k, row) in rows.iter_mut().enumerate() {
+                            if factors(role, base + k as u32) {
+                                row[bit / 64] |= 1 << (bit % 64);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 match self.copy_of(instance) {
                     Some(None) => copy[bit / 64] |= 1 << (bit % 64),
                     Some(Some((role, mv))) => {
@@ -662,7 +707,50 @@ impl<'a> Layout<'a> {
                 .collect::<Vec<_>>()
                 .join(",")
         );
+        let table_text = |name: String, width: &str, table: &[Vec<u64>]| {
+            let mut text = format!("static {name}: [[u64; {width}]; {}] = [", table.len());
+            for row in table {
+                let _ = write!(
+                    text,
+                    "[{}],",
+                    row.iter()
+                        .map(|x| format!("{x:#x}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+            }
+            text.push_str("];\n");
+            text
+        };
+        for (role, table) in &move_tables {
+            tables.push_str(&table_text(format!("MOVED_{role}"), "M_WORDS", table));
+        }
+        let keep_roles: Vec<usize> = (0..roles)
+            .filter(|&r| keeps[r].iter().any(|row| *row != keep_family))
+            .collect();
+        let has_keeps = keep_family.iter().any(|&x| x != 0);
+        if has_keeps {
+            let _ = writeln!(
+                tables,
+                "static KEPT: [u64; WORDS] = [{}];",
+                keep_family
+                    .iter()
+                    .map(|x| format!("{x:#x}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            for &role in &keep_roles {
+                tables.push_str(&table_text(format!("KEEP_{role}"), "WORDS", &keeps[role]));
+            }
+        }
         out.push_str("*m = [0; M_WORDS];\n");
+        for role in move_tables.keys() {
+            let base = self.role_moves[*role];
+            let _ = writeln!(
+                out,
+                "let moved = &MOVED_{role}[(joint[{role}] - {base}) as usize];\nfor w in 0..M_WORDS {{ m[w] |= moved[w]; }}"
+            );
+        }
         out.push_str("for w in 0..WORDS {\nlet mut keep = COPY[w];\n");
         for role in frames.keys() {
             let base = self.role_moves[*role];
@@ -670,6 +758,17 @@ impl<'a> Layout<'a> {
                 out,
                 "keep |= FRAME_{role}[(joint[{role}] - {base}) as usize][w];"
             );
+        }
+        if has_keeps {
+            out.push_str("let mut kept = KEPT[w];\n");
+            for role in &keep_roles {
+                let base = self.role_moves[*role];
+                let _ = writeln!(
+                    out,
+                    "kept &= KEEP_{role}[(joint[{role}] - {base}) as usize][w];"
+                );
+            }
+            out.push_str("keep |= kept;\n");
         }
         out.push_str("n[w] = s[w] & keep;\n}\n");
         // Everything else in evaluation order; `next` heads only with the instances
@@ -735,6 +834,74 @@ impl<'a> Layout<'a> {
             out.push_str("_ => {}\n}\n");
         }
         tables
+    }
+
+    /// For each atom of `m` whose every instance is one played move, the moves that
+    /// make it hold, per role.
+    fn move_only_atoms(&self) -> Vec<Option<Vec<Vec<u32>>>> {
+        let roles = self.role_moves.len() - 1;
+        (0..self.g.atoms.len())
+            .map(|a| {
+                if !matches!(self.places[a], Place::M(_)) || self.by_head[a].is_empty() {
+                    return None;
+                }
+                let mut sets = vec![Vec::new(); roles];
+                for instance in &self.by_head[a] {
+                    let [Literal::Pos(x)] = instance.body[..] else {
+                        return None;
+                    };
+                    let Place::Move(role, mv) = self.places[x as usize] else {
+                        return None;
+                    };
+                    sets[role].push(mv);
+                }
+                Some(sets)
+            })
+            .collect()
+    }
+
+    /// When an instance of `next` copies its fluent (`bit`) under a condition on the
+    /// joint move that is a conjunction of conditions on each role's move: that
+    /// condition, as `holds(role, move)`.
+    fn keep_factors<'m>(
+        &self,
+        instance: &Instance,
+        bit: usize,
+        move_only: &'m [Option<Vec<Vec<u32>>>],
+    ) -> Option<impl Fn(usize, u32) -> bool + 'm> {
+        // (role, moves, wanted): role's move must be in `moves` (wanted) or not.
+        let mut factors: Vec<(usize, Vec<u32>, bool)> = Vec::new();
+        let mut copies = false;
+        for &literal in &instance.body {
+            let (Literal::Pos(x) | Literal::Neg(x)) = literal;
+            let positive = matches!(literal, Literal::Pos(_));
+            match (self.places[x as usize], &move_only[x as usize]) {
+                (Place::State(b), _) if b == bit && positive && !copies => copies = true,
+                (Place::Move(role, mv), _) => factors.push((role, vec![mv], positive)),
+                (Place::M(_), Some(sets)) => {
+                    let involved: Vec<usize> =
+                        (0..sets.len()).filter(|&r| !sets[r].is_empty()).collect();
+                    if positive {
+                        // An OR across roles is not a conjunction.
+                        let [role] = involved[..] else {
+                            return None;
+                        };
+                        factors.push((role, sets[role].clone(), true));
+                    } else {
+                        for role in involved {
+                            factors.push((role, sets[role].clone(), false));
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        copies.then_some(move |role: usize, mv: u32| {
+            factors
+                .iter()
+                .filter(|(r, _, _)| *r == role)
+                .all(|(_, moves, wanted)| moves.contains(&mv) == *wanted)
+        })
     }
 
     /// The first positive `does` literal of an instance (its role and move), and the

@@ -22,6 +22,635 @@ pub fn new() -> Reasoner {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Rules;
 static COPY: [u64; WORDS] = [0x0, 0x0, 0x0];
+static MOVED_0: [[u64; M_WORDS]; 155] = [
+    [0x8000000000000000, 0x4000000000000000],
+    [0x8000000000000000, 0x8000000000000000],
+    [0x80000000000000, 0x40000000000000],
+    [0x80000000000000, 0x80000000000000],
+    [0x40000000, 0x40000000],
+    [0x40000000, 0x80000000],
+    [0x4000, 0x800000],
+    [0x4000, 0x400000],
+    [0x80, 0x800000000000],
+    [0x80, 0x400000000000],
+    [0x800000, 0x8000000000],
+    [0x800000, 0x4000000000],
+    [0x800000000000, 0x4000],
+    [0x800000000000, 0x8000],
+    [0x4000000000000000, 0x4000000000000000],
+    [0x4000000000000000, 0x8000000000000000],
+    [0x4000000000000000, 0x2000000000000000],
+    [0x40000000000000, 0x40000000000000],
+    [0x40000000000000, 0x80000000000000],
+    [0x40000000000000, 0x20000000000000],
+    [0x80000000, 0x40000000],
+    [0x80000000, 0x80000000],
+    [0x80000000, 0x20000000],
+    [0x8000, 0x800000],
+    [0x8000, 0x400000],
+    [0x8000, 0x200000],
+    [0x40, 0x800000000000],
+    [0x40, 0x400000000000],
+    [0x40, 0x200000000000],
+    [0x400000, 0x8000000000],
+    [0x400000, 0x4000000000],
+    [0x400000, 0x2000000000],
+    [0x400000000000, 0x4000],
+    [0x400000000000, 0x8000],
+    [0x400000000000, 0x2000],
+    [0x2000000000000000, 0x8000000000000000],
+    [0x2000000000000000, 0x2000000000000000],
+    [0x2000000000000000, 0x1000000000000000],
+    [0x20000000000000, 0x80000000000000],
+    [0x20000000000000, 0x20000000000000],
+    [0x20000000000000, 0x10000000000000],
+    [0x20000000, 0x80000000],
+    [0x20000000, 0x20000000],
+    [0x20000000, 0x10000000],
+    [0x2000, 0x400000],
+    [0x2000, 0x200000],
+    [0x2000, 0x100000],
+    [0x20, 0x400000000000],
+    [0x20, 0x200000000000],
+    [0x20, 0x100000000000],
+    [0x200000, 0x4000000000],
+    [0x200000, 0x2000000000],
+    [0x200000, 0x1000000000],
+    [0x200000000000, 0x8000],
+    [0x200000000000, 0x2000],
+    [0x200000000000, 0x1000],
+    [0x1000000000000000, 0x2000000000000000],
+    [0x1000000000000000, 0x1000000000000000],
+    [0x1000000000000000, 0x800000000000000],
+    [0x10000000000000, 0x20000000000000],
+    [0x10000000000000, 0x10000000000000],
+    [0x10000000000000, 0x8000000000000],
+    [0x10000000, 0x20000000],
+    [0x10000000, 0x10000000],
+    [0x10000000, 0x8000000],
+    [0x1000, 0x200000],
+    [0x1000, 0x100000],
+    [0x1000, 0x80000],
+    [0x10, 0x200000000000],
+    [0x10, 0x100000000000],
+    [0x10, 0x80000000000],
+    [0x100000, 0x2000000000],
+    [0x100000, 0x1000000000],
+    [0x100000, 0x800000000],
+    [0x100000000000, 0x2000],
+    [0x100000000000, 0x1000],
+    [0x100000000000, 0x800],
+    [0x800000000000000, 0x1000000000000000],
+    [0x800000000000000, 0x800000000000000],
+    [0x800000000000000, 0x400000000000000],
+    [0x8000000000000, 0x10000000000000],
+    [0x8000000000000, 0x8000000000000],
+    [0x8000000000000, 0x4000000000000],
+    [0x8000000, 0x10000000],
+    [0x8000000, 0x8000000],
+    [0x8000000, 0x4000000],
+    [0x800, 0x100000],
+    [0x800, 0x80000],
+    [0x800, 0x40000],
+    [0x8, 0x100000000000],
+    [0x8, 0x80000000000],
+    [0x8, 0x40000000000],
+    [0x80000, 0x1000000000],
+    [0x80000, 0x800000000],
+    [0x80000, 0x400000000],
+    [0x80000000000, 0x1000],
+    [0x80000000000, 0x800],
+    [0x80000000000, 0x400],
+    [0x400000000000000, 0x800000000000000],
+    [0x400000000000000, 0x400000000000000],
+    [0x400000000000000, 0x200000000000000],
+    [0x4000000000000, 0x8000000000000],
+    [0x4000000000000, 0x4000000000000],
+    [0x4000000000000, 0x2000000000000],
+    [0x4000000, 0x8000000],
+    [0x4000000, 0x4000000],
+    [0x4000000, 0x2000000],
+    [0x400, 0x80000],
+    [0x400, 0x40000],
+    [0x400, 0x20000],
+    [0x4, 0x80000000000],
+    [0x4, 0x40000000000],
+    [0x4, 0x20000000000],
+    [0x40000, 0x800000000],
+    [0x40000, 0x400000000],
+    [0x40000, 0x200000000],
+    [0x40000000000, 0x800],
+    [0x40000000000, 0x400],
+    [0x40000000000, 0x200],
+    [0x200000000000000, 0x400000000000000],
+    [0x200000000000000, 0x200000000000000],
+    [0x200000000000000, 0x100000000000000],
+    [0x2000000000000, 0x4000000000000],
+    [0x2000000000000, 0x2000000000000],
+    [0x2000000000000, 0x1000000000000],
+    [0x2000000, 0x4000000],
+    [0x2000000, 0x2000000],
+    [0x2000000, 0x1000000],
+    [0x200, 0x40000],
+    [0x200, 0x20000],
+    [0x200, 0x10000],
+    [0x2, 0x40000000000],
+    [0x2, 0x20000000000],
+    [0x2, 0x10000000000],
+    [0x20000, 0x400000000],
+    [0x20000, 0x200000000],
+    [0x20000, 0x100000000],
+    [0x20000000000, 0x400],
+    [0x20000000000, 0x200],
+    [0x20000000000, 0x100],
+    [0x100000000000000, 0x200000000000000],
+    [0x100000000000000, 0x100000000000000],
+    [0x1000000000000, 0x2000000000000],
+    [0x1000000000000, 0x1000000000000],
+    [0x1000000, 0x2000000],
+    [0x1000000, 0x1000000],
+    [0x100, 0x20000],
+    [0x100, 0x10000],
+    [0x1, 0x20000000000],
+    [0x1, 0x10000000000],
+    [0x10000, 0x200000000],
+    [0x10000, 0x100000000],
+    [0x10000000000, 0x200],
+    [0x10000000000, 0x100],
+    [0x0, 0x0],
+];
+static MOVED_1: [[u64; M_WORDS]; 155] = [
+    [0x80000000000000, 0x80],
+    [0x80000000000000, 0x40],
+    [0x40000000, 0x4000000000000000],
+    [0x40000000, 0x8000000000000000],
+    [0x4000, 0x40000000000000],
+    [0x4000, 0x80000000000000],
+    [0x80, 0x40000000],
+    [0x80, 0x80000000],
+    [0x800000, 0x800000],
+    [0x800000, 0x400000],
+    [0x800000000000, 0x800000000000],
+    [0x800000000000, 0x400000000000],
+    [0x8000000000, 0x8000000000],
+    [0x8000000000, 0x4000000000],
+    [0x40000000000000, 0x80],
+    [0x40000000000000, 0x40],
+    [0x40000000000000, 0x20],
+    [0x80000000, 0x4000000000000000],
+    [0x80000000, 0x8000000000000000],
+    [0x80000000, 0x2000000000000000],
+    [0x8000, 0x40000000000000],
+    [0x8000, 0x80000000000000],
+    [0x8000, 0x20000000000000],
+    [0x40, 0x40000000],
+    [0x40, 0x80000000],
+    [0x40, 0x20000000],
+    [0x400000, 0x800000],
+    [0x400000, 0x400000],
+    [0x400000, 0x200000],
+    [0x400000000000, 0x800000000000],
+    [0x400000000000, 0x400000000000],
+    [0x400000000000, 0x200000000000],
+    [0x4000000000, 0x8000000000],
+    [0x4000000000, 0x4000000000],
+    [0x4000000000, 0x2000000000],
+    [0x20000000000000, 0x40],
+    [0x20000000000000, 0x20],
+    [0x20000000000000, 0x10],
+    [0x20000000, 0x8000000000000000],
+    [0x20000000, 0x2000000000000000],
+    [0x20000000, 0x1000000000000000],
+    [0x2000, 0x80000000000000],
+    [0x2000, 0x20000000000000],
+    [0x2000, 0x10000000000000],
+    [0x20, 0x80000000],
+    [0x20, 0x20000000],
+    [0x20, 0x10000000],
+    [0x200000, 0x400000],
+    [0x200000, 0x200000],
+    [0x200000, 0x100000],
+    [0x200000000000, 0x400000000000],
+    [0x200000000000, 0x200000000000],
+    [0x200000000000, 0x100000000000],
+    [0x2000000000, 0x4000000000],
+    [0x2000000000, 0x2000000000],
+    [0x2000000000, 0x1000000000],
+    [0x10000000000000, 0x20],
+    [0x10000000000000, 0x10],
+    [0x10000000000000, 0x8],
+    [0x10000000, 0x2000000000000000],
+    [0x10000000, 0x1000000000000000],
+    [0x10000000, 0x800000000000000],
+    [0x1000, 0x20000000000000],
+    [0x1000, 0x10000000000000],
+    [0x1000, 0x8000000000000],
+    [0x10, 0x20000000],
+    [0x10, 0x10000000],
+    [0x10, 0x8000000],
+    [0x100000, 0x200000],
+    [0x100000, 0x100000],
+    [0x100000, 0x80000],
+    [0x100000000000, 0x200000000000],
+    [0x100000000000, 0x100000000000],
+    [0x100000000000, 0x80000000000],
+    [0x1000000000, 0x2000000000],
+    [0x1000000000, 0x1000000000],
+    [0x1000000000, 0x800000000],
+    [0x8000000000000, 0x10],
+    [0x8000000000000, 0x8],
+    [0x8000000000000, 0x4],
+    [0x8000000, 0x1000000000000000],
+    [0x8000000, 0x800000000000000],
+    [0x8000000, 0x400000000000000],
+    [0x800, 0x10000000000000],
+    [0x800, 0x8000000000000],
+    [0x800, 0x4000000000000],
+    [0x8, 0x10000000],
+    [0x8, 0x8000000],
+    [0x8, 0x4000000],
+    [0x80000, 0x100000],
+    [0x80000, 0x80000],
+    [0x80000, 0x40000],
+    [0x80000000000, 0x100000000000],
+    [0x80000000000, 0x80000000000],
+    [0x80000000000, 0x40000000000],
+    [0x800000000, 0x1000000000],
+    [0x800000000, 0x800000000],
+    [0x800000000, 0x400000000],
+    [0x4000000000000, 0x8],
+    [0x4000000000000, 0x4],
+    [0x4000000000000, 0x2],
+    [0x4000000, 0x800000000000000],
+    [0x4000000, 0x400000000000000],
+    [0x4000000, 0x200000000000000],
+    [0x400, 0x8000000000000],
+    [0x400, 0x4000000000000],
+    [0x400, 0x2000000000000],
+    [0x4, 0x8000000],
+    [0x4, 0x4000000],
+    [0x4, 0x2000000],
+    [0x40000, 0x80000],
+    [0x40000, 0x40000],
+    [0x40000, 0x20000],
+    [0x40000000000, 0x80000000000],
+    [0x40000000000, 0x40000000000],
+    [0x40000000000, 0x20000000000],
+    [0x400000000, 0x800000000],
+    [0x400000000, 0x400000000],
+    [0x400000000, 0x200000000],
+    [0x2000000000000, 0x4],
+    [0x2000000000000, 0x2],
+    [0x2000000000000, 0x1],
+    [0x2000000, 0x400000000000000],
+    [0x2000000, 0x200000000000000],
+    [0x2000000, 0x100000000000000],
+    [0x200, 0x4000000000000],
+    [0x200, 0x2000000000000],
+    [0x200, 0x1000000000000],
+    [0x2, 0x4000000],
+    [0x2, 0x2000000],
+    [0x2, 0x1000000],
+    [0x20000, 0x40000],
+    [0x20000, 0x20000],
+    [0x20000, 0x10000],
+    [0x20000000000, 0x40000000000],
+    [0x20000000000, 0x20000000000],
+    [0x20000000000, 0x10000000000],
+    [0x200000000, 0x400000000],
+    [0x200000000, 0x200000000],
+    [0x200000000, 0x100000000],
+    [0x1000000000000, 0x2],
+    [0x1000000000000, 0x1],
+    [0x1000000, 0x200000000000000],
+    [0x1000000, 0x100000000000000],
+    [0x100, 0x2000000000000],
+    [0x100, 0x1000000000000],
+    [0x1, 0x2000000],
+    [0x1, 0x1000000],
+    [0x10000, 0x20000],
+    [0x10000, 0x10000],
+    [0x10000000000, 0x20000000000],
+    [0x10000000000, 0x10000000000],
+    [0x100000000, 0x200000000],
+    [0x100000000, 0x100000000],
+    [0x0, 0x0],
+];
+static KEPT: [u64; WORDS] = [0xffffffffffffffff, 0xffffffffffffffff, 0x0];
+static KEEP_0: [[u64; WORDS]; 155] = [
+    [0xfffffffffffffff0, 0xffffffffffffffff, 0x0],
+    [0xfffffffffff3fffc, 0xffffffffffffffff, 0x0],
+    [0xffffffffffffffc3, 0xffffffffffffffff, 0x0],
+    [0xffffffffffcffff3, 0xffffffffffffffff, 0x0],
+    [0xffffffffffffff0f, 0xffffffffffffffff, 0x0],
+    [0xffffffffff3fffcf, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffffc3f, 0xffffffffffffffff, 0x0],
+    [0xfffffffffcffff3f, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffff0ff, 0xffffffffffffffff, 0x0],
+    [0xfffffffff3fffcff, 0xffffffffffffffff, 0x0],
+    [0xffffffffffffc3ff, 0xffffffffffffffff, 0x0],
+    [0xffffffffcffff3ff, 0xffffffffffffffff, 0x0],
+    [0xffffffffffff0fff, 0xffffffffffffffff, 0x0],
+    [0xffffffff3fffcfff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffcfff3, 0xffffffffffffffff, 0x0],
+    [0xfffffffffff0ffff, 0xffffffffffffffff, 0x0],
+    [0xfffffff3fffcffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffff3ffcf, 0xffffffffffffffff, 0x0],
+    [0xffffffffffc3ffff, 0xffffffffffffffff, 0x0],
+    [0xffffffcffff3ffff, 0xffffffffffffffff, 0x0],
+    [0xffffffffffcfff3f, 0xffffffffffffffff, 0x0],
+    [0xffffffffff0fffff, 0xffffffffffffffff, 0x0],
+    [0xffffff3fffcfffff, 0xffffffffffffffff, 0x0],
+    [0xffffffffff3ffcff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffc3fffff, 0xffffffffffffffff, 0x0],
+    [0xfffffcffff3fffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffcfff3ff, 0xffffffffffffffff, 0x0],
+    [0xfffffffff0ffffff, 0xffffffffffffffff, 0x0],
+    [0xfffff3fffcffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffff3ffcfff, 0xffffffffffffffff, 0x0],
+    [0xffffffffc3ffffff, 0xffffffffffffffff, 0x0],
+    [0xffffcffff3ffffff, 0xffffffffffffffff, 0x0],
+    [0xffffffffcfff3fff, 0xffffffffffffffff, 0x0],
+    [0xffffffff0fffffff, 0xffffffffffffffff, 0x0],
+    [0xffff3fffcfffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffcfff3ffff, 0xffffffffffffffff, 0x0],
+    [0xfffffff0ffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff3fffcffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffff3ffcfffff, 0xffffffffffffffff, 0x0],
+    [0xffffffc3ffffffff, 0xffffffffffffffff, 0x0],
+    [0xffcffff3ffffffff, 0xffffffffffffffff, 0x0],
+    [0xffffffcfff3fffff, 0xffffffffffffffff, 0x0],
+    [0xffffff0fffffffff, 0xffffffffffffffff, 0x0],
+    [0xff3fffcfffffffff, 0xffffffffffffffff, 0x0],
+    [0xffffff3ffcffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffc3fffffffff, 0xffffffffffffffff, 0x0],
+    [0xfcffff3fffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffcfff3ffffff, 0xffffffffffffffff, 0x0],
+    [0xfffff0ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xf3fffcffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffff3ffcfffffff, 0xffffffffffffffff, 0x0],
+    [0xffffc3ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xcffff3ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xffffcfff3fffffff, 0xffffffffffffffff, 0x0],
+    [0xffff0fffffffffff, 0xffffffffffffffff, 0x0],
+    [0x3fffcfffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffcfff3ffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff0ffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffcffffffffffff, 0xfffffffffffffff3, 0x0],
+    [0xfff3ffcfffffffff, 0xffffffffffffffff, 0x0],
+    [0xffc3ffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff3ffffffffffff, 0xffffffffffffffcf, 0x0],
+    [0xffcfff3fffffffff, 0xffffffffffffffff, 0x0],
+    [0xff0fffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xffcfffffffffffff, 0xffffffffffffff3f, 0x0],
+    [0xff3ffcffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfc3fffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xff3fffffffffffff, 0xfffffffffffffcff, 0x0],
+    [0xfcfff3ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xf0ffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfcffffffffffffff, 0xfffffffffffff3ff, 0x0],
+    [0xf3ffcfffffffffff, 0xffffffffffffffff, 0x0],
+    [0xc3ffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xf3ffffffffffffff, 0xffffffffffffcfff, 0x0],
+    [0xcfff3fffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xcfffffffffffffff, 0xffffffffffff3fff, 0x0],
+    [0xfff3ffffffffffff, 0xfffffffffffffffc, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffffff0, 0x0],
+    [0xffffffffffffffff, 0xfffffffffff3fffc, 0x0],
+    [0xffcfffffffffffff, 0xfffffffffffffff3, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffffc3, 0x0],
+    [0xffffffffffffffff, 0xffffffffffcffff3, 0x0],
+    [0xff3fffffffffffff, 0xffffffffffffffcf, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffff0f, 0x0],
+    [0xffffffffffffffff, 0xffffffffff3fffcf, 0x0],
+    [0xfcffffffffffffff, 0xffffffffffffff3f, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffffc3f, 0x0],
+    [0xffffffffffffffff, 0xfffffffffcffff3f, 0x0],
+    [0xf3ffffffffffffff, 0xfffffffffffffcff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffff0ff, 0x0],
+    [0xffffffffffffffff, 0xfffffffff3fffcff, 0x0],
+    [0xcfffffffffffffff, 0xfffffffffffff3ff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffc3ff, 0x0],
+    [0xffffffffffffffff, 0xffffffffcffff3ff, 0x0],
+    [0x3fffffffffffffff, 0xffffffffffffcfff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffff0fff, 0x0],
+    [0xffffffffffffffff, 0xffffffff3fffcfff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffcfff3, 0x0],
+    [0xffffffffffffffff, 0xfffffffffff0ffff, 0x0],
+    [0xffffffffffffffff, 0xfffffff3fffcffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffff3ffcf, 0x0],
+    [0xffffffffffffffff, 0xffffffffffc3ffff, 0x0],
+    [0xffffffffffffffff, 0xffffffcffff3ffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffcfff3f, 0x0],
+    [0xffffffffffffffff, 0xffffffffff0fffff, 0x0],
+    [0xffffffffffffffff, 0xffffff3fffcfffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffff3ffcff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffc3fffff, 0x0],
+    [0xffffffffffffffff, 0xfffffcffff3fffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffcfff3ff, 0x0],
+    [0xffffffffffffffff, 0xfffffffff0ffffff, 0x0],
+    [0xffffffffffffffff, 0xfffff3fffcffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffff3ffcfff, 0x0],
+    [0xffffffffffffffff, 0xffffffffc3ffffff, 0x0],
+    [0xffffffffffffffff, 0xffffcffff3ffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffcfff3fff, 0x0],
+    [0xffffffffffffffff, 0xffffffff0fffffff, 0x0],
+    [0xffffffffffffffff, 0xffff3fffcfffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffcfff3ffff, 0x0],
+    [0xffffffffffffffff, 0xfffffff0ffffffff, 0x0],
+    [0xffffffffffffffff, 0xfff3fffcffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffff3ffcfffff, 0x0],
+    [0xffffffffffffffff, 0xffffffc3ffffffff, 0x0],
+    [0xffffffffffffffff, 0xffcffff3ffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffcfff3fffff, 0x0],
+    [0xffffffffffffffff, 0xffffff0fffffffff, 0x0],
+    [0xffffffffffffffff, 0xff3fffcfffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffff3ffcffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffc3fffffffff, 0x0],
+    [0xffffffffffffffff, 0xfcffff3fffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffcfff3ffffff, 0x0],
+    [0xffffffffffffffff, 0xfffff0ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xf3fffcffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffff3ffcfffffff, 0x0],
+    [0xffffffffffffffff, 0xffffc3ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xcffff3ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffcfff3fffffff, 0x0],
+    [0xffffffffffffffff, 0xffff0fffffffffff, 0x0],
+    [0xffffffffffffffff, 0x3fffcfffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffcfff3ffffffff, 0x0],
+    [0xffffffffffffffff, 0xfff0ffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfff3ffcfffffffff, 0x0],
+    [0xffffffffffffffff, 0xffc3ffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffcfff3fffffffff, 0x0],
+    [0xffffffffffffffff, 0xff0fffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xff3ffcffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfc3fffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfcfff3ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xf0ffffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xf3ffcfffffffffff, 0x0],
+    [0xffffffffffffffff, 0xc3ffffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xcfff3fffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+];
+static KEEP_1: [[u64; WORDS]; 155] = [
+    [0xfffffffffffffff0, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffcfff3, 0xffffffffffffffff, 0x0],
+    [0xffffffffffffffc3, 0xffffffffffffffff, 0x0],
+    [0xfffffffffff3ffcf, 0xffffffffffffffff, 0x0],
+    [0xffffffffffffff0f, 0xffffffffffffffff, 0x0],
+    [0xffffffffffcfff3f, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffffc3f, 0xffffffffffffffff, 0x0],
+    [0xffffffffff3ffcff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffff0ff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffcfff3ff, 0xffffffffffffffff, 0x0],
+    [0xffffffffffffc3ff, 0xffffffffffffffff, 0x0],
+    [0xfffffffff3ffcfff, 0xffffffffffffffff, 0x0],
+    [0xffffffffffff0fff, 0xffffffffffffffff, 0x0],
+    [0xffffffffcfff3fff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffff3fffc, 0xffffffffffffffff, 0x0],
+    [0xfffffffffff0ffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffcfff3ffff, 0xffffffffffffffff, 0x0],
+    [0xffffffffffcffff3, 0xffffffffffffffff, 0x0],
+    [0xffffffffffc3ffff, 0xffffffffffffffff, 0x0],
+    [0xfffffff3ffcfffff, 0xffffffffffffffff, 0x0],
+    [0xffffffffff3fffcf, 0xffffffffffffffff, 0x0],
+    [0xffffffffff0fffff, 0xffffffffffffffff, 0x0],
+    [0xffffffcfff3fffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffcffff3f, 0xffffffffffffffff, 0x0],
+    [0xfffffffffc3fffff, 0xffffffffffffffff, 0x0],
+    [0xffffff3ffcffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffff3fffcff, 0xffffffffffffffff, 0x0],
+    [0xfffffffff0ffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffcfff3ffffff, 0xffffffffffffffff, 0x0],
+    [0xffffffffcffff3ff, 0xffffffffffffffff, 0x0],
+    [0xffffffffc3ffffff, 0xffffffffffffffff, 0x0],
+    [0xfffff3ffcfffffff, 0xffffffffffffffff, 0x0],
+    [0xffffffff3fffcfff, 0xffffffffffffffff, 0x0],
+    [0xffffffff0fffffff, 0xffffffffffffffff, 0x0],
+    [0xffffcfff3fffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffff3fffcffff, 0xffffffffffffffff, 0x0],
+    [0xfffffff0ffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffcfff3ffffffff, 0xffffffffffffffff, 0x0],
+    [0xffffffcffff3ffff, 0xffffffffffffffff, 0x0],
+    [0xffffffc3ffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff3ffcfffffffff, 0xffffffffffffffff, 0x0],
+    [0xffffff3fffcfffff, 0xffffffffffffffff, 0x0],
+    [0xffffff0fffffffff, 0xffffffffffffffff, 0x0],
+    [0xffcfff3fffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffcffff3fffff, 0xffffffffffffffff, 0x0],
+    [0xfffffc3fffffffff, 0xffffffffffffffff, 0x0],
+    [0xff3ffcffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffff3fffcffffff, 0xffffffffffffffff, 0x0],
+    [0xfffff0ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfcfff3ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xffffcffff3ffffff, 0xffffffffffffffff, 0x0],
+    [0xffffc3ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xf3ffcfffffffffff, 0xffffffffffffffff, 0x0],
+    [0xffff3fffcfffffff, 0xffffffffffffffff, 0x0],
+    [0xffff0fffffffffff, 0xffffffffffffffff, 0x0],
+    [0xcfff3fffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff3fffcffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff0ffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfff3ffffffffffff, 0xfffffffffffffffc, 0x0],
+    [0xffcffff3ffffffff, 0xffffffffffffffff, 0x0],
+    [0xffc3ffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xffcfffffffffffff, 0xfffffffffffffff3, 0x0],
+    [0xff3fffcfffffffff, 0xffffffffffffffff, 0x0],
+    [0xff0fffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xff3fffffffffffff, 0xffffffffffffffcf, 0x0],
+    [0xfcffff3fffffffff, 0xffffffffffffffff, 0x0],
+    [0xfc3fffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfcffffffffffffff, 0xffffffffffffff3f, 0x0],
+    [0xf3fffcffffffffff, 0xffffffffffffffff, 0x0],
+    [0xf0ffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xf3ffffffffffffff, 0xfffffffffffffcff, 0x0],
+    [0xcffff3ffffffffff, 0xffffffffffffffff, 0x0],
+    [0xc3ffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0xcfffffffffffffff, 0xfffffffffffff3ff, 0x0],
+    [0x3fffcfffffffffff, 0xffffffffffffffff, 0x0],
+    [0xfffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0x3fffffffffffffff, 0xffffffffffffcfff, 0x0],
+    [0xfffcffffffffffff, 0xfffffffffffffff3, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffffff0, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffcfff3, 0x0],
+    [0xfff3ffffffffffff, 0xffffffffffffffcf, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffffc3, 0x0],
+    [0xffffffffffffffff, 0xfffffffffff3ffcf, 0x0],
+    [0xffcfffffffffffff, 0xffffffffffffff3f, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffff0f, 0x0],
+    [0xffffffffffffffff, 0xffffffffffcfff3f, 0x0],
+    [0xff3fffffffffffff, 0xfffffffffffffcff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffffc3f, 0x0],
+    [0xffffffffffffffff, 0xffffffffff3ffcff, 0x0],
+    [0xfcffffffffffffff, 0xfffffffffffff3ff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffff0ff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffcfff3ff, 0x0],
+    [0xf3ffffffffffffff, 0xffffffffffffcfff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffc3ff, 0x0],
+    [0xffffffffffffffff, 0xfffffffff3ffcfff, 0x0],
+    [0xcfffffffffffffff, 0xffffffffffff3fff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffff0fff, 0x0],
+    [0xffffffffffffffff, 0xffffffffcfff3fff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffff3fffc, 0x0],
+    [0xffffffffffffffff, 0xfffffffffff0ffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffcfff3ffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffcffff3, 0x0],
+    [0xffffffffffffffff, 0xffffffffffc3ffff, 0x0],
+    [0xffffffffffffffff, 0xfffffff3ffcfffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffff3fffcf, 0x0],
+    [0xffffffffffffffff, 0xffffffffff0fffff, 0x0],
+    [0xffffffffffffffff, 0xffffffcfff3fffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffcffff3f, 0x0],
+    [0xffffffffffffffff, 0xfffffffffc3fffff, 0x0],
+    [0xffffffffffffffff, 0xffffff3ffcffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffff3fffcff, 0x0],
+    [0xffffffffffffffff, 0xfffffffff0ffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffcfff3ffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffcffff3ff, 0x0],
+    [0xffffffffffffffff, 0xffffffffc3ffffff, 0x0],
+    [0xffffffffffffffff, 0xfffff3ffcfffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffff3fffcfff, 0x0],
+    [0xffffffffffffffff, 0xffffffff0fffffff, 0x0],
+    [0xffffffffffffffff, 0xffffcfff3fffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffff3fffcffff, 0x0],
+    [0xffffffffffffffff, 0xfffffff0ffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffcfff3ffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffcffff3ffff, 0x0],
+    [0xffffffffffffffff, 0xffffffc3ffffffff, 0x0],
+    [0xffffffffffffffff, 0xfff3ffcfffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffff3fffcfffff, 0x0],
+    [0xffffffffffffffff, 0xffffff0fffffffff, 0x0],
+    [0xffffffffffffffff, 0xffcfff3fffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffcffff3fffff, 0x0],
+    [0xffffffffffffffff, 0xfffffc3fffffffff, 0x0],
+    [0xffffffffffffffff, 0xff3ffcffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffff3fffcffffff, 0x0],
+    [0xffffffffffffffff, 0xfffff0ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfcfff3ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffcffff3ffffff, 0x0],
+    [0xffffffffffffffff, 0xffffc3ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xf3ffcfffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffff3fffcfffffff, 0x0],
+    [0xffffffffffffffff, 0xffff0fffffffffff, 0x0],
+    [0xffffffffffffffff, 0xcfff3fffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfff3fffcffffffff, 0x0],
+    [0xffffffffffffffff, 0xfff0ffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffcffff3ffffffff, 0x0],
+    [0xffffffffffffffff, 0xffc3ffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xff3fffcfffffffff, 0x0],
+    [0xffffffffffffffff, 0xff0fffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfcffff3fffffffff, 0x0],
+    [0xffffffffffffffff, 0xfc3fffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xf3fffcffffffffff, 0x0],
+    [0xffffffffffffffff, 0xf0ffffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xcffff3ffffffffff, 0x0],
+    [0xffffffffffffffff, 0xc3ffffffffffffff, 0x0],
+    [0xffffffffffffffff, 0x3fffcfffffffffff, 0x0],
+    [0xffffffffffffffff, 0xfffffffffffffff, 0x0],
+    [0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+];
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
 impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const ROLES: &'static [&'static str] = &["white", "black"];
@@ -952,580 +1581,24 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         n: &mut [u64; WORDS],
     ) {
         *m = [0; M_WORDS];
+        let moved = &MOVED_0[(joint[0] - 0) as usize];
+        for w in 0..M_WORDS {
+            m[w] |= moved[w];
+        }
+        let moved = &MOVED_1[(joint[1] - 155) as usize];
+        for w in 0..M_WORDS {
+            m[w] |= moved[w];
+        }
         for w in 0..WORDS {
             let mut keep = COPY[w];
+            let mut kept = KEPT[w];
+            kept &= KEEP_0[(joint[0] - 0) as usize][w];
+            kept &= KEEP_1[(joint[1] - 155) as usize][w];
+            keep |= kept;
             n[w] = s[w] & keep;
         }
-        m[0]
-            |= ((((joint[1] == 302) as u64) | ((joint[1] == 301) as u64)
-                | ((joint[0] == 149) as u64) | ((joint[0] == 148) as u64)) & 1) << 0;
-        m[0]
-            |= ((((joint[1] == 284) as u64) | ((joint[1] == 283) as u64)
-                | ((joint[1] == 285) as u64) | ((joint[0] == 132) as u64)
-                | ((joint[0] == 131) as u64) | ((joint[0] == 133) as u64)) & 1) << 1;
-        m[0]
-            |= ((((joint[1] == 263) as u64) | ((joint[1] == 262) as u64)
-                | ((joint[1] == 264) as u64) | ((joint[0] == 111) as u64)
-                | ((joint[0] == 110) as u64) | ((joint[0] == 112) as u64)) & 1) << 2;
-        m[0]
-            |= ((((joint[1] == 242) as u64) | ((joint[1] == 241) as u64)
-                | ((joint[1] == 243) as u64) | ((joint[0] == 90) as u64)
-                | ((joint[0] == 89) as u64) | ((joint[0] == 91) as u64)) & 1) << 3;
-        m[0]
-            |= ((((joint[1] == 221) as u64) | ((joint[1] == 220) as u64)
-                | ((joint[1] == 222) as u64) | ((joint[0] == 69) as u64)
-                | ((joint[0] == 68) as u64) | ((joint[0] == 70) as u64)) & 1) << 4;
-        m[0]
-            |= ((((joint[1] == 200) as u64) | ((joint[1] == 199) as u64)
-                | ((joint[1] == 201) as u64) | ((joint[0] == 48) as u64)
-                | ((joint[0] == 47) as u64) | ((joint[0] == 49) as u64)) & 1) << 5;
-        m[0]
-            |= ((((joint[1] == 179) as u64) | ((joint[1] == 178) as u64)
-                | ((joint[1] == 180) as u64) | ((joint[0] == 27) as u64)
-                | ((joint[0] == 26) as u64) | ((joint[0] == 28) as u64)) & 1) << 6;
-        m[0]
-            |= ((((joint[1] == 161) as u64) | ((joint[1] == 162) as u64)
-                | ((joint[0] == 8) as u64) | ((joint[0] == 9) as u64)) & 1) << 7;
-        m[0]
-            |= ((((joint[0] == 147) as u64) | ((joint[0] == 146) as u64)
-                | ((joint[1] == 300) as u64) | ((joint[1] == 299) as u64)) & 1) << 8;
-        m[0]
-            |= ((((joint[0] == 129) as u64) | ((joint[0] == 128) as u64)
-                | ((joint[0] == 130) as u64) | ((joint[1] == 281) as u64)
-                | ((joint[1] == 280) as u64) | ((joint[1] == 282) as u64)) & 1) << 9;
-        m[0]
-            |= ((((joint[0] == 108) as u64) | ((joint[0] == 107) as u64)
-                | ((joint[0] == 109) as u64) | ((joint[1] == 260) as u64)
-                | ((joint[1] == 259) as u64) | ((joint[1] == 261) as u64)) & 1) << 10;
-        m[0]
-            |= ((((joint[0] == 87) as u64) | ((joint[0] == 86) as u64)
-                | ((joint[0] == 88) as u64) | ((joint[1] == 239) as u64)
-                | ((joint[1] == 238) as u64) | ((joint[1] == 240) as u64)) & 1) << 11;
-        m[0]
-            |= ((((joint[0] == 66) as u64) | ((joint[0] == 65) as u64)
-                | ((joint[0] == 67) as u64) | ((joint[1] == 218) as u64)
-                | ((joint[1] == 217) as u64) | ((joint[1] == 219) as u64)) & 1) << 12;
-        m[0]
-            |= ((((joint[0] == 45) as u64) | ((joint[0] == 44) as u64)
-                | ((joint[0] == 46) as u64) | ((joint[1] == 197) as u64)
-                | ((joint[1] == 196) as u64) | ((joint[1] == 198) as u64)) & 1) << 13;
-        m[0]
-            |= ((((joint[0] == 6) as u64) | ((joint[0] == 7) as u64)
-                | ((joint[1] == 159) as u64) | ((joint[1] == 160) as u64)) & 1) << 14;
-        m[0]
-            |= ((((joint[0] == 24) as u64) | ((joint[0] == 23) as u64)
-                | ((joint[0] == 25) as u64) | ((joint[1] == 176) as u64)
-                | ((joint[1] == 175) as u64) | ((joint[1] == 177) as u64)) & 1) << 15;
-        m[0]
-            |= ((((joint[1] == 304) as u64) | ((joint[1] == 303) as u64)
-                | ((joint[0] == 151) as u64) | ((joint[0] == 150) as u64)) & 1) << 16;
-        m[0]
-            |= ((((joint[1] == 287) as u64) | ((joint[1] == 286) as u64)
-                | ((joint[1] == 288) as u64) | ((joint[0] == 135) as u64)
-                | ((joint[0] == 134) as u64) | ((joint[0] == 136) as u64)) & 1) << 17;
-        m[0]
-            |= ((((joint[1] == 266) as u64) | ((joint[1] == 265) as u64)
-                | ((joint[1] == 267) as u64) | ((joint[0] == 114) as u64)
-                | ((joint[0] == 113) as u64) | ((joint[0] == 115) as u64)) & 1) << 18;
-        m[0]
-            |= ((((joint[1] == 245) as u64) | ((joint[1] == 244) as u64)
-                | ((joint[1] == 246) as u64) | ((joint[0] == 93) as u64)
-                | ((joint[0] == 92) as u64) | ((joint[0] == 94) as u64)) & 1) << 19;
-        m[0]
-            |= ((((joint[1] == 224) as u64) | ((joint[1] == 223) as u64)
-                | ((joint[1] == 225) as u64) | ((joint[0] == 72) as u64)
-                | ((joint[0] == 71) as u64) | ((joint[0] == 73) as u64)) & 1) << 20;
-        m[0]
-            |= ((((joint[1] == 203) as u64) | ((joint[1] == 202) as u64)
-                | ((joint[1] == 204) as u64) | ((joint[0] == 51) as u64)
-                | ((joint[0] == 50) as u64) | ((joint[0] == 52) as u64)) & 1) << 21;
-        m[0]
-            |= ((((joint[1] == 182) as u64) | ((joint[1] == 181) as u64)
-                | ((joint[1] == 183) as u64) | ((joint[0] == 30) as u64)
-                | ((joint[0] == 29) as u64) | ((joint[0] == 31) as u64)) & 1) << 22;
-        m[0]
-            |= ((((joint[1] == 163) as u64) | ((joint[1] == 164) as u64)
-                | ((joint[0] == 10) as u64) | ((joint[0] == 11) as u64)) & 1) << 23;
-        m[0]
-            |= ((((joint[0] == 145) as u64) | ((joint[0] == 144) as u64)
-                | ((joint[1] == 298) as u64) | ((joint[1] == 297) as u64)) & 1) << 24;
-        m[0]
-            |= ((((joint[0] == 126) as u64) | ((joint[0] == 125) as u64)
-                | ((joint[0] == 127) as u64) | ((joint[1] == 278) as u64)
-                | ((joint[1] == 277) as u64) | ((joint[1] == 279) as u64)) & 1) << 25;
-        m[0]
-            |= ((((joint[0] == 105) as u64) | ((joint[0] == 104) as u64)
-                | ((joint[0] == 106) as u64) | ((joint[1] == 257) as u64)
-                | ((joint[1] == 256) as u64) | ((joint[1] == 258) as u64)) & 1) << 26;
-        m[0]
-            |= ((((joint[0] == 84) as u64) | ((joint[0] == 83) as u64)
-                | ((joint[0] == 85) as u64) | ((joint[1] == 236) as u64)
-                | ((joint[1] == 235) as u64) | ((joint[1] == 237) as u64)) & 1) << 27;
-        m[0]
-            |= ((((joint[0] == 63) as u64) | ((joint[0] == 62) as u64)
-                | ((joint[0] == 64) as u64) | ((joint[1] == 215) as u64)
-                | ((joint[1] == 214) as u64) | ((joint[1] == 216) as u64)) & 1) << 28;
-        m[0]
-            |= ((((joint[0] == 42) as u64) | ((joint[0] == 41) as u64)
-                | ((joint[0] == 43) as u64) | ((joint[1] == 194) as u64)
-                | ((joint[1] == 193) as u64) | ((joint[1] == 195) as u64)) & 1) << 29;
-        m[0]
-            |= ((((joint[0] == 4) as u64) | ((joint[0] == 5) as u64)
-                | ((joint[1] == 157) as u64) | ((joint[1] == 158) as u64)) & 1) << 30;
-        m[0]
-            |= ((((joint[0] == 21) as u64) | ((joint[0] == 20) as u64)
-                | ((joint[0] == 22) as u64) | ((joint[1] == 173) as u64)
-                | ((joint[1] == 172) as u64) | ((joint[1] == 174) as u64)) & 1) << 31;
-        m[0] |= ((((joint[1] == 308) as u64) | ((joint[1] == 307) as u64)) & 1) << 32;
-        m[0]
-            |= ((((joint[1] == 293) as u64) | ((joint[1] == 292) as u64)
-                | ((joint[1] == 294) as u64)) & 1) << 33;
-        m[0]
-            |= ((((joint[1] == 272) as u64) | ((joint[1] == 271) as u64)
-                | ((joint[1] == 273) as u64)) & 1) << 34;
-        m[0]
-            |= ((((joint[1] == 251) as u64) | ((joint[1] == 250) as u64)
-                | ((joint[1] == 252) as u64)) & 1) << 35;
-        m[0]
-            |= ((((joint[1] == 230) as u64) | ((joint[1] == 229) as u64)
-                | ((joint[1] == 231) as u64)) & 1) << 36;
-        m[0]
-            |= ((((joint[1] == 209) as u64) | ((joint[1] == 208) as u64)
-                | ((joint[1] == 210) as u64)) & 1) << 37;
-        m[0]
-            |= ((((joint[1] == 188) as u64) | ((joint[1] == 187) as u64)
-                | ((joint[1] == 189) as u64)) & 1) << 38;
-        m[0] |= ((((joint[1] == 167) as u64) | ((joint[1] == 168) as u64)) & 1) << 39;
-        m[0]
-            |= ((((joint[1] == 306) as u64) | ((joint[1] == 305) as u64)
-                | ((joint[0] == 153) as u64) | ((joint[0] == 152) as u64)) & 1) << 40;
-        m[0]
-            |= ((((joint[1] == 290) as u64) | ((joint[1] == 289) as u64)
-                | ((joint[1] == 291) as u64) | ((joint[0] == 138) as u64)
-                | ((joint[0] == 137) as u64) | ((joint[0] == 139) as u64)) & 1) << 41;
-        m[0]
-            |= ((((joint[1] == 269) as u64) | ((joint[1] == 268) as u64)
-                | ((joint[1] == 270) as u64) | ((joint[0] == 117) as u64)
-                | ((joint[0] == 116) as u64) | ((joint[0] == 118) as u64)) & 1) << 42;
-        m[0]
-            |= ((((joint[1] == 248) as u64) | ((joint[1] == 247) as u64)
-                | ((joint[1] == 249) as u64) | ((joint[0] == 96) as u64)
-                | ((joint[0] == 95) as u64) | ((joint[0] == 97) as u64)) & 1) << 43;
-        m[0]
-            |= ((((joint[1] == 227) as u64) | ((joint[1] == 226) as u64)
-                | ((joint[1] == 228) as u64) | ((joint[0] == 75) as u64)
-                | ((joint[0] == 74) as u64) | ((joint[0] == 76) as u64)) & 1) << 44;
-        m[0]
-            |= ((((joint[1] == 206) as u64) | ((joint[1] == 205) as u64)
-                | ((joint[1] == 207) as u64) | ((joint[0] == 54) as u64)
-                | ((joint[0] == 53) as u64) | ((joint[0] == 55) as u64)) & 1) << 45;
-        m[0]
-            |= ((((joint[1] == 185) as u64) | ((joint[1] == 184) as u64)
-                | ((joint[1] == 186) as u64) | ((joint[0] == 33) as u64)
-                | ((joint[0] == 32) as u64) | ((joint[0] == 34) as u64)) & 1) << 46;
-        m[0]
-            |= ((((joint[1] == 165) as u64) | ((joint[1] == 166) as u64)
-                | ((joint[0] == 12) as u64) | ((joint[0] == 13) as u64)) & 1) << 47;
-        m[0]
-            |= ((((joint[0] == 142) as u64) | ((joint[0] == 143) as u64)
-                | ((joint[1] == 296) as u64) | ((joint[1] == 295) as u64)) & 1) << 48;
-        m[0]
-            |= ((((joint[0] == 122) as u64) | ((joint[0] == 124) as u64)
-                | ((joint[0] == 123) as u64) | ((joint[1] == 275) as u64)
-                | ((joint[1] == 274) as u64) | ((joint[1] == 276) as u64)) & 1) << 49;
-        m[0]
-            |= ((((joint[0] == 101) as u64) | ((joint[0] == 103) as u64)
-                | ((joint[0] == 102) as u64) | ((joint[1] == 254) as u64)
-                | ((joint[1] == 253) as u64) | ((joint[1] == 255) as u64)) & 1) << 50;
-        m[0]
-            |= ((((joint[0] == 80) as u64) | ((joint[0] == 82) as u64)
-                | ((joint[0] == 81) as u64) | ((joint[1] == 233) as u64)
-                | ((joint[1] == 232) as u64) | ((joint[1] == 234) as u64)) & 1) << 51;
-        m[0]
-            |= ((((joint[0] == 59) as u64) | ((joint[0] == 61) as u64)
-                | ((joint[0] == 60) as u64) | ((joint[1] == 212) as u64)
-                | ((joint[1] == 211) as u64) | ((joint[1] == 213) as u64)) & 1) << 52;
-        m[0]
-            |= ((((joint[0] == 38) as u64) | ((joint[0] == 40) as u64)
-                | ((joint[0] == 39) as u64) | ((joint[1] == 191) as u64)
-                | ((joint[1] == 190) as u64) | ((joint[1] == 192) as u64)) & 1) << 53;
-        m[0]
-            |= ((((joint[0] == 17) as u64) | ((joint[0] == 19) as u64)
-                | ((joint[0] == 18) as u64) | ((joint[1] == 170) as u64)
-                | ((joint[1] == 169) as u64) | ((joint[1] == 171) as u64)) & 1) << 54;
-        m[0]
-            |= ((((joint[0] == 3) as u64) | ((joint[0] == 2) as u64)
-                | ((joint[1] == 155) as u64) | ((joint[1] == 156) as u64)) & 1) << 55;
-        m[0] |= ((((joint[0] == 140) as u64) | ((joint[0] == 141) as u64)) & 1) << 56;
-        m[0]
-            |= ((((joint[0] == 119) as u64) | ((joint[0] == 121) as u64)
-                | ((joint[0] == 120) as u64)) & 1) << 57;
-        m[0]
-            |= ((((joint[0] == 98) as u64) | ((joint[0] == 100) as u64)
-                | ((joint[0] == 99) as u64)) & 1) << 58;
-        m[0]
-            |= ((((joint[0] == 77) as u64) | ((joint[0] == 79) as u64)
-                | ((joint[0] == 78) as u64)) & 1) << 59;
-        m[0]
-            |= ((((joint[0] == 56) as u64) | ((joint[0] == 58) as u64)
-                | ((joint[0] == 57) as u64)) & 1) << 60;
-        m[0]
-            |= ((((joint[0] == 35) as u64) | ((joint[0] == 37) as u64)
-                | ((joint[0] == 36) as u64)) & 1) << 61;
-        m[0]
-            |= ((((joint[0] == 14) as u64) | ((joint[0] == 16) as u64)
-                | ((joint[0] == 15) as u64)) & 1) << 62;
-        m[0] |= ((((joint[0] == 1) as u64) | ((joint[0] == 0) as u64)) & 1) << 63;
         n[2] |= ((s[2]) & 1) << 1;
         n[2] |= (((s[2] >> 1)) & 1) << 0;
-        m[1] |= ((((joint[1] == 296) as u64) | ((joint[1] == 276) as u64)) & 1) << 0;
-        n[1] |= (((!(m[0] >> 56) & !m[1] & (s[1] >> 49))) & 1) << 49;
-        n[1] |= (((!(m[0] >> 56) & !m[1] & (s[1] >> 48))) & 1) << 48;
-        m[1]
-            |= ((((joint[1] == 275) as u64) | ((joint[1] == 255) as u64)
-                | ((joint[1] == 295) as u64)) & 1) << 1;
-        n[1] |= (((!(m[0] >> 57) & !(m[1] >> 1) & (s[1] >> 33))) & 1) << 33;
-        n[1] |= (((!(m[0] >> 57) & !(m[1] >> 1) & (s[1] >> 32))) & 1) << 32;
-        m[1]
-            |= ((((joint[1] == 254) as u64) | ((joint[1] == 234) as u64)
-                | ((joint[1] == 274) as u64)) & 1) << 2;
-        n[1] |= (((!(m[0] >> 58) & !(m[1] >> 2) & (s[1] >> 17))) & 1) << 17;
-        n[1] |= (((!(m[0] >> 58) & !(m[1] >> 2) & (s[1] >> 16))) & 1) << 16;
-        m[1]
-            |= ((((joint[1] == 233) as u64) | ((joint[1] == 213) as u64)
-                | ((joint[1] == 253) as u64)) & 1) << 3;
-        n[1] |= (((!(m[0] >> 59) & !(m[1] >> 3) & (s[1] >> 1))) & 1) << 1;
-        n[1] |= (((!(m[0] >> 59) & !(m[1] >> 3) & s[1])) & 1) << 0;
-        m[1]
-            |= ((((joint[1] == 212) as u64) | ((joint[1] == 192) as u64)
-                | ((joint[1] == 232) as u64)) & 1) << 4;
-        n[0] |= (((!(m[0] >> 60) & !(m[1] >> 4) & (s[0] >> 49))) & 1) << 49;
-        n[0] |= (((!(m[0] >> 60) & !(m[1] >> 4) & (s[0] >> 48))) & 1) << 48;
-        m[1]
-            |= ((((joint[1] == 191) as u64) | ((joint[1] == 171) as u64)
-                | ((joint[1] == 211) as u64)) & 1) << 5;
-        n[0] |= (((!(m[0] >> 61) & !(m[1] >> 5) & (s[0] >> 33))) & 1) << 33;
-        n[0] |= (((!(m[0] >> 61) & !(m[1] >> 5) & (s[0] >> 32))) & 1) << 32;
-        m[1]
-            |= ((((joint[1] == 170) as u64) | ((joint[1] == 156) as u64)
-                | ((joint[1] == 190) as u64)) & 1) << 6;
-        n[0] |= (((!(m[0] >> 62) & !(m[1] >> 6) & (s[0] >> 17))) & 1) << 17;
-        n[0] |= (((!(m[0] >> 62) & !(m[1] >> 6) & (s[0] >> 16))) & 1) << 16;
-        m[1] |= ((((joint[1] == 155) as u64) | ((joint[1] == 169) as u64)) & 1) << 7;
-        n[0] |= (((!(m[0] >> 63) & !(m[1] >> 7) & (s[0] >> 1))) & 1) << 1;
-        n[0] |= (((!(m[0] >> 63) & !(m[1] >> 7) & s[0])) & 1) << 0;
-        m[1] |= ((((joint[0] == 153) as u64) | ((joint[0] == 139) as u64)) & 1) << 8;
-        n[1] |= (((!(m[0] >> 32) & !(m[1] >> 8) & (s[1] >> 62))) & 1) << 62;
-        n[1] |= (((!(m[0] >> 32) & !(m[1] >> 8) & (s[1] >> 63))) & 1) << 63;
-        m[1]
-            |= ((((joint[0] == 138) as u64) | ((joint[0] == 118) as u64)
-                | ((joint[0] == 152) as u64)) & 1) << 9;
-        n[1] |= (((!(m[0] >> 33) & !(m[1] >> 9) & (s[1] >> 46))) & 1) << 46;
-        n[1] |= (((!(m[0] >> 33) & !(m[1] >> 9) & (s[1] >> 47))) & 1) << 47;
-        m[1]
-            |= ((((joint[0] == 117) as u64) | ((joint[0] == 97) as u64)
-                | ((joint[0] == 137) as u64)) & 1) << 10;
-        n[1] |= (((!(m[0] >> 34) & !(m[1] >> 10) & (s[1] >> 30))) & 1) << 30;
-        n[1] |= (((!(m[0] >> 34) & !(m[1] >> 10) & (s[1] >> 31))) & 1) << 31;
-        m[1]
-            |= ((((joint[0] == 96) as u64) | ((joint[0] == 76) as u64)
-                | ((joint[0] == 116) as u64)) & 1) << 11;
-        n[1] |= (((!(m[0] >> 35) & !(m[1] >> 11) & (s[1] >> 14))) & 1) << 14;
-        n[1] |= (((!(m[0] >> 35) & !(m[1] >> 11) & (s[1] >> 15))) & 1) << 15;
-        m[1]
-            |= ((((joint[0] == 75) as u64) | ((joint[0] == 55) as u64)
-                | ((joint[0] == 95) as u64)) & 1) << 12;
-        n[0] |= (((!(m[0] >> 36) & !(m[1] >> 12) & (s[0] >> 62))) & 1) << 62;
-        n[0] |= (((!(m[0] >> 36) & !(m[1] >> 12) & (s[0] >> 63))) & 1) << 63;
-        m[1]
-            |= ((((joint[0] == 54) as u64) | ((joint[0] == 34) as u64)
-                | ((joint[0] == 74) as u64)) & 1) << 13;
-        n[0] |= (((!(m[0] >> 37) & !(m[1] >> 13) & (s[0] >> 46))) & 1) << 46;
-        n[0] |= (((!(m[0] >> 37) & !(m[1] >> 13) & (s[0] >> 47))) & 1) << 47;
-        m[1] |= ((((joint[0] == 12) as u64) | ((joint[0] == 32) as u64)) & 1) << 14;
-        n[0] |= (((!(m[0] >> 39) & !(m[1] >> 14) & (s[0] >> 14))) & 1) << 14;
-        n[0] |= (((!(m[0] >> 39) & !(m[1] >> 14) & (s[0] >> 15))) & 1) << 15;
-        m[1]
-            |= ((((joint[0] == 33) as u64) | ((joint[0] == 13) as u64)
-                | ((joint[0] == 53) as u64)) & 1) << 15;
-        n[0] |= (((!(m[0] >> 38) & !(m[1] >> 15) & (s[0] >> 30))) & 1) << 30;
-        n[0] |= (((!(m[0] >> 38) & !(m[1] >> 15) & (s[0] >> 31))) & 1) << 31;
-        m[1]
-            |= ((((joint[1] == 304) as u64) | ((joint[1] == 288) as u64)
-                | ((joint[0] == 147) as u64) | ((joint[0] == 130) as u64)) & 1) << 16;
-        n[1] |= (((!m[0] & !(m[1] >> 16) & (s[1] >> 56))) & 1) << 56;
-        n[1] |= (((!m[0] & !(m[1] >> 16) & (s[1] >> 57))) & 1) << 57;
-        m[1]
-            |= ((((joint[1] == 287) as u64) | ((joint[1] == 267) as u64)
-                | ((joint[1] == 303) as u64) | ((joint[0] == 129) as u64)
-                | ((joint[0] == 109) as u64) | ((joint[0] == 146) as u64)) & 1) << 17;
-        n[1] |= (((!(m[0] >> 1) & !(m[1] >> 17) & (s[1] >> 40))) & 1) << 40;
-        n[1] |= (((!(m[0] >> 1) & !(m[1] >> 17) & (s[1] >> 41))) & 1) << 41;
-        m[1]
-            |= ((((joint[1] == 266) as u64) | ((joint[1] == 246) as u64)
-                | ((joint[1] == 286) as u64) | ((joint[0] == 108) as u64)
-                | ((joint[0] == 88) as u64) | ((joint[0] == 128) as u64)) & 1) << 18;
-        n[1] |= (((!(m[0] >> 2) & !(m[1] >> 18) & (s[1] >> 24))) & 1) << 24;
-        n[1] |= (((!(m[0] >> 2) & !(m[1] >> 18) & (s[1] >> 25))) & 1) << 25;
-        m[1]
-            |= ((((joint[1] == 245) as u64) | ((joint[1] == 225) as u64)
-                | ((joint[1] == 265) as u64) | ((joint[0] == 87) as u64)
-                | ((joint[0] == 67) as u64) | ((joint[0] == 107) as u64)) & 1) << 19;
-        n[1] |= (((!(m[0] >> 3) & !(m[1] >> 19) & (s[1] >> 8))) & 1) << 8;
-        n[1] |= (((!(m[0] >> 3) & !(m[1] >> 19) & (s[1] >> 9))) & 1) << 9;
-        m[1]
-            |= ((((joint[1] == 224) as u64) | ((joint[1] == 204) as u64)
-                | ((joint[1] == 244) as u64) | ((joint[0] == 66) as u64)
-                | ((joint[0] == 46) as u64) | ((joint[0] == 86) as u64)) & 1) << 20;
-        n[0] |= (((!(m[0] >> 4) & !(m[1] >> 20) & (s[0] >> 56))) & 1) << 56;
-        n[0] |= (((!(m[0] >> 4) & !(m[1] >> 20) & (s[0] >> 57))) & 1) << 57;
-        m[1]
-            |= ((((joint[1] == 203) as u64) | ((joint[1] == 183) as u64)
-                | ((joint[1] == 223) as u64) | ((joint[0] == 45) as u64)
-                | ((joint[0] == 25) as u64) | ((joint[0] == 65) as u64)) & 1) << 21;
-        n[0] |= (((!(m[0] >> 5) & !(m[1] >> 21) & (s[0] >> 40))) & 1) << 40;
-        n[0] |= (((!(m[0] >> 5) & !(m[1] >> 21) & (s[0] >> 41))) & 1) << 41;
-        m[1]
-            |= ((((joint[1] == 182) as u64) | ((joint[1] == 164) as u64)
-                | ((joint[1] == 202) as u64) | ((joint[0] == 24) as u64)
-                | ((joint[0] == 7) as u64) | ((joint[0] == 44) as u64)) & 1) << 22;
-        n[0] |= (((!(m[0] >> 6) & !(m[1] >> 22) & (s[0] >> 24))) & 1) << 24;
-        n[0] |= (((!(m[0] >> 6) & !(m[1] >> 22) & (s[0] >> 25))) & 1) << 25;
-        m[1]
-            |= ((((joint[1] == 163) as u64) | ((joint[1] == 181) as u64)
-                | ((joint[0] == 6) as u64) | ((joint[0] == 23) as u64)) & 1) << 23;
-        n[0] |= (((!(m[0] >> 7) & !(m[1] >> 23) & (s[0] >> 8))) & 1) << 8;
-        n[0] |= (((!(m[0] >> 7) & !(m[1] >> 23) & (s[0] >> 9))) & 1) << 9;
-        m[1]
-            |= ((((joint[0] == 145) as u64) | ((joint[0] == 127) as u64)
-                | ((joint[1] == 302) as u64) | ((joint[1] == 285) as u64)) & 1) << 24;
-        n[1] |= (((!(m[0] >> 8) & !(m[1] >> 24) & (s[1] >> 55))) & 1) << 55;
-        n[1] |= (((!(m[0] >> 8) & !(m[1] >> 24) & (s[1] >> 54))) & 1) << 54;
-        m[1]
-            |= ((((joint[0] == 126) as u64) | ((joint[0] == 106) as u64)
-                | ((joint[0] == 144) as u64) | ((joint[1] == 284) as u64)
-                | ((joint[1] == 264) as u64) | ((joint[1] == 301) as u64)) & 1) << 25;
-        n[1] |= (((!(m[0] >> 9) & !(m[1] >> 25) & (s[1] >> 39))) & 1) << 39;
-        n[1] |= (((!(m[0] >> 9) & !(m[1] >> 25) & (s[1] >> 38))) & 1) << 38;
-        m[1]
-            |= ((((joint[0] == 105) as u64) | ((joint[0] == 85) as u64)
-                | ((joint[0] == 125) as u64) | ((joint[1] == 263) as u64)
-                | ((joint[1] == 243) as u64) | ((joint[1] == 283) as u64)) & 1) << 26;
-        n[1] |= (((!(m[0] >> 10) & !(m[1] >> 26) & (s[1] >> 23))) & 1) << 23;
-        n[1] |= (((!(m[0] >> 10) & !(m[1] >> 26) & (s[1] >> 22))) & 1) << 22;
-        m[1]
-            |= ((((joint[0] == 84) as u64) | ((joint[0] == 64) as u64)
-                | ((joint[0] == 104) as u64) | ((joint[1] == 242) as u64)
-                | ((joint[1] == 222) as u64) | ((joint[1] == 262) as u64)) & 1) << 27;
-        n[1] |= (((!(m[0] >> 11) & !(m[1] >> 27) & (s[1] >> 7))) & 1) << 7;
-        n[1] |= (((!(m[0] >> 11) & !(m[1] >> 27) & (s[1] >> 6))) & 1) << 6;
-        m[1]
-            |= ((((joint[0] == 63) as u64) | ((joint[0] == 43) as u64)
-                | ((joint[0] == 83) as u64) | ((joint[1] == 221) as u64)
-                | ((joint[1] == 201) as u64) | ((joint[1] == 241) as u64)) & 1) << 28;
-        n[0] |= (((!(m[0] >> 12) & !(m[1] >> 28) & (s[0] >> 55))) & 1) << 55;
-        n[0] |= (((!(m[0] >> 12) & !(m[1] >> 28) & (s[0] >> 54))) & 1) << 54;
-        m[1]
-            |= ((((joint[0] == 42) as u64) | ((joint[0] == 22) as u64)
-                | ((joint[0] == 62) as u64) | ((joint[1] == 200) as u64)
-                | ((joint[1] == 180) as u64) | ((joint[1] == 220) as u64)) & 1) << 29;
-        n[0] |= (((!(m[0] >> 13) & !(m[1] >> 29) & (s[0] >> 39))) & 1) << 39;
-        n[0] |= (((!(m[0] >> 13) & !(m[1] >> 29) & (s[0] >> 38))) & 1) << 38;
-        m[1]
-            |= ((((joint[0] == 4) as u64) | ((joint[0] == 20) as u64)
-                | ((joint[1] == 161) as u64) | ((joint[1] == 178) as u64)) & 1) << 30;
-        n[0] |= (((!(m[0] >> 14) & !(m[1] >> 30) & (s[0] >> 7))) & 1) << 7;
-        n[0] |= (((!(m[0] >> 14) & !(m[1] >> 30) & (s[0] >> 6))) & 1) << 6;
-        m[1]
-            |= ((((joint[0] == 21) as u64) | ((joint[0] == 5) as u64)
-                | ((joint[0] == 41) as u64) | ((joint[1] == 179) as u64)
-                | ((joint[1] == 162) as u64) | ((joint[1] == 199) as u64)) & 1) << 31;
-        n[0] |= (((!(m[0] >> 15) & !(m[1] >> 31) & (s[0] >> 23))) & 1) << 23;
-        n[0] |= (((!(m[0] >> 15) & !(m[1] >> 31) & (s[0] >> 22))) & 1) << 22;
-        m[1]
-            |= ((((joint[1] == 308) as u64) | ((joint[1] == 294) as u64)
-                | ((joint[0] == 151) as u64) | ((joint[0] == 136) as u64)) & 1) << 32;
-        n[1] |= (((!(m[0] >> 40) & !(m[1] >> 32) & (s[1] >> 60))) & 1) << 60;
-        n[1] |= (((!(m[0] >> 40) & !(m[1] >> 32) & (s[1] >> 61))) & 1) << 61;
-        m[1]
-            |= ((((joint[1] == 293) as u64) | ((joint[1] == 273) as u64)
-                | ((joint[1] == 307) as u64) | ((joint[0] == 135) as u64)
-                | ((joint[0] == 115) as u64) | ((joint[0] == 150) as u64)) & 1) << 33;
-        n[1] |= (((!(m[0] >> 41) & !(m[1] >> 33) & (s[1] >> 44))) & 1) << 44;
-        n[1] |= (((!(m[0] >> 41) & !(m[1] >> 33) & (s[1] >> 45))) & 1) << 45;
-        m[1]
-            |= ((((joint[1] == 272) as u64) | ((joint[1] == 252) as u64)
-                | ((joint[1] == 292) as u64) | ((joint[0] == 114) as u64)
-                | ((joint[0] == 94) as u64) | ((joint[0] == 134) as u64)) & 1) << 34;
-        n[1] |= (((!(m[0] >> 42) & !(m[1] >> 34) & (s[1] >> 28))) & 1) << 28;
-        n[1] |= (((!(m[0] >> 42) & !(m[1] >> 34) & (s[1] >> 29))) & 1) << 29;
-        m[1]
-            |= ((((joint[1] == 251) as u64) | ((joint[1] == 231) as u64)
-                | ((joint[1] == 271) as u64) | ((joint[0] == 93) as u64)
-                | ((joint[0] == 73) as u64) | ((joint[0] == 113) as u64)) & 1) << 35;
-        n[1] |= (((!(m[0] >> 43) & !(m[1] >> 35) & (s[1] >> 12))) & 1) << 12;
-        n[1] |= (((!(m[0] >> 43) & !(m[1] >> 35) & (s[1] >> 13))) & 1) << 13;
-        m[1]
-            |= ((((joint[1] == 230) as u64) | ((joint[1] == 210) as u64)
-                | ((joint[1] == 250) as u64) | ((joint[0] == 72) as u64)
-                | ((joint[0] == 52) as u64) | ((joint[0] == 92) as u64)) & 1) << 36;
-        n[0] |= (((!(m[0] >> 44) & !(m[1] >> 36) & (s[0] >> 60))) & 1) << 60;
-        n[0] |= (((!(m[0] >> 44) & !(m[1] >> 36) & (s[0] >> 61))) & 1) << 61;
-        m[1]
-            |= ((((joint[1] == 209) as u64) | ((joint[1] == 189) as u64)
-                | ((joint[1] == 229) as u64) | ((joint[0] == 51) as u64)
-                | ((joint[0] == 31) as u64) | ((joint[0] == 71) as u64)) & 1) << 37;
-        n[0] |= (((!(m[0] >> 45) & !(m[1] >> 37) & (s[0] >> 44))) & 1) << 44;
-        n[0] |= (((!(m[0] >> 45) & !(m[1] >> 37) & (s[0] >> 45))) & 1) << 45;
-        m[1]
-            |= ((((joint[1] == 188) as u64) | ((joint[1] == 168) as u64)
-                | ((joint[1] == 208) as u64) | ((joint[0] == 30) as u64)
-                | ((joint[0] == 11) as u64) | ((joint[0] == 50) as u64)) & 1) << 38;
-        n[0] |= (((!(m[0] >> 46) & !(m[1] >> 38) & (s[0] >> 28))) & 1) << 28;
-        n[0] |= (((!(m[0] >> 46) & !(m[1] >> 38) & (s[0] >> 29))) & 1) << 29;
-        m[1]
-            |= ((((joint[1] == 167) as u64) | ((joint[1] == 187) as u64)
-                | ((joint[0] == 10) as u64) | ((joint[0] == 29) as u64)) & 1) << 39;
-        n[0] |= (((!(m[0] >> 47) & !(m[1] >> 39) & (s[0] >> 12))) & 1) << 12;
-        n[0] |= (((!(m[0] >> 47) & !(m[1] >> 39) & (s[0] >> 13))) & 1) << 13;
-        m[1]
-            |= ((((joint[1] == 306) as u64) | ((joint[1] == 291) as u64)
-                | ((joint[0] == 149) as u64) | ((joint[0] == 133) as u64)) & 1) << 40;
-        n[1] |= (((!(m[0] >> 16) & !(m[1] >> 40) & (s[1] >> 58))) & 1) << 58;
-        n[1] |= (((!(m[0] >> 16) & !(m[1] >> 40) & (s[1] >> 59))) & 1) << 59;
-        m[1]
-            |= ((((joint[1] == 290) as u64) | ((joint[1] == 270) as u64)
-                | ((joint[1] == 305) as u64) | ((joint[0] == 132) as u64)
-                | ((joint[0] == 112) as u64) | ((joint[0] == 148) as u64)) & 1) << 41;
-        n[1] |= (((!(m[0] >> 17) & !(m[1] >> 41) & (s[1] >> 42))) & 1) << 42;
-        n[1] |= (((!(m[0] >> 17) & !(m[1] >> 41) & (s[1] >> 43))) & 1) << 43;
-        m[1]
-            |= ((((joint[1] == 269) as u64) | ((joint[1] == 249) as u64)
-                | ((joint[1] == 289) as u64) | ((joint[0] == 111) as u64)
-                | ((joint[0] == 91) as u64) | ((joint[0] == 131) as u64)) & 1) << 42;
-        n[1] |= (((!(m[0] >> 18) & !(m[1] >> 42) & (s[1] >> 26))) & 1) << 26;
-        n[1] |= (((!(m[0] >> 18) & !(m[1] >> 42) & (s[1] >> 27))) & 1) << 27;
-        m[1]
-            |= ((((joint[1] == 248) as u64) | ((joint[1] == 228) as u64)
-                | ((joint[1] == 268) as u64) | ((joint[0] == 90) as u64)
-                | ((joint[0] == 70) as u64) | ((joint[0] == 110) as u64)) & 1) << 43;
-        n[1] |= (((!(m[0] >> 19) & !(m[1] >> 43) & (s[1] >> 10))) & 1) << 10;
-        n[1] |= (((!(m[0] >> 19) & !(m[1] >> 43) & (s[1] >> 11))) & 1) << 11;
-        m[1]
-            |= ((((joint[1] == 227) as u64) | ((joint[1] == 207) as u64)
-                | ((joint[1] == 247) as u64) | ((joint[0] == 69) as u64)
-                | ((joint[0] == 49) as u64) | ((joint[0] == 89) as u64)) & 1) << 44;
-        n[0] |= (((!(m[0] >> 20) & !(m[1] >> 44) & (s[0] >> 58))) & 1) << 58;
-        n[0] |= (((!(m[0] >> 20) & !(m[1] >> 44) & (s[0] >> 59))) & 1) << 59;
-        m[1]
-            |= ((((joint[1] == 206) as u64) | ((joint[1] == 186) as u64)
-                | ((joint[1] == 226) as u64) | ((joint[0] == 48) as u64)
-                | ((joint[0] == 28) as u64) | ((joint[0] == 68) as u64)) & 1) << 45;
-        n[0] |= (((!(m[0] >> 21) & !(m[1] >> 45) & (s[0] >> 42))) & 1) << 42;
-        n[0] |= (((!(m[0] >> 21) & !(m[1] >> 45) & (s[0] >> 43))) & 1) << 43;
-        m[1]
-            |= ((((joint[1] == 185) as u64) | ((joint[1] == 166) as u64)
-                | ((joint[1] == 205) as u64) | ((joint[0] == 27) as u64)
-                | ((joint[0] == 9) as u64) | ((joint[0] == 47) as u64)) & 1) << 46;
-        n[0] |= (((!(m[0] >> 22) & !(m[1] >> 46) & (s[0] >> 26))) & 1) << 26;
-        n[0] |= (((!(m[0] >> 22) & !(m[1] >> 46) & (s[0] >> 27))) & 1) << 27;
-        m[1]
-            |= ((((joint[1] == 165) as u64) | ((joint[1] == 184) as u64)
-                | ((joint[0] == 8) as u64) | ((joint[0] == 26) as u64)) & 1) << 47;
-        n[0] |= (((!(m[0] >> 23) & !(m[1] >> 47) & (s[0] >> 10))) & 1) << 10;
-        n[0] |= (((!(m[0] >> 23) & !(m[1] >> 47) & (s[0] >> 11))) & 1) << 11;
-        m[1]
-            |= ((((joint[0] == 124) as u64) | ((joint[0] == 143) as u64)
-                | ((joint[1] == 300) as u64) | ((joint[1] == 282) as u64)) & 1) << 48;
-        n[1] |= (((!(m[0] >> 24) & !(m[1] >> 48) & (s[1] >> 53))) & 1) << 53;
-        n[1] |= (((!(m[0] >> 24) & !(m[1] >> 48) & (s[1] >> 52))) & 1) << 52;
-        m[1]
-            |= ((((joint[0] == 103) as u64) | ((joint[0] == 142) as u64)
-                | ((joint[0] == 123) as u64) | ((joint[1] == 281) as u64)
-                | ((joint[1] == 261) as u64) | ((joint[1] == 299) as u64)) & 1) << 49;
-        n[1] |= (((!(m[0] >> 25) & !(m[1] >> 49) & (s[1] >> 37))) & 1) << 37;
-        n[1] |= (((!(m[0] >> 25) & !(m[1] >> 49) & (s[1] >> 36))) & 1) << 36;
-        m[1]
-            |= ((((joint[0] == 82) as u64) | ((joint[0] == 122) as u64)
-                | ((joint[0] == 102) as u64) | ((joint[1] == 260) as u64)
-                | ((joint[1] == 240) as u64) | ((joint[1] == 280) as u64)) & 1) << 50;
-        n[1] |= (((!(m[0] >> 26) & !(m[1] >> 50) & (s[1] >> 21))) & 1) << 21;
-        n[1] |= (((!(m[0] >> 26) & !(m[1] >> 50) & (s[1] >> 20))) & 1) << 20;
-        m[1]
-            |= ((((joint[0] == 61) as u64) | ((joint[0] == 101) as u64)
-                | ((joint[0] == 81) as u64) | ((joint[1] == 239) as u64)
-                | ((joint[1] == 219) as u64) | ((joint[1] == 259) as u64)) & 1) << 51;
-        n[1] |= (((!(m[0] >> 27) & !(m[1] >> 51) & (s[1] >> 5))) & 1) << 5;
-        n[1] |= (((!(m[0] >> 27) & !(m[1] >> 51) & (s[1] >> 4))) & 1) << 4;
-        m[1]
-            |= ((((joint[0] == 40) as u64) | ((joint[0] == 80) as u64)
-                | ((joint[0] == 60) as u64) | ((joint[1] == 218) as u64)
-                | ((joint[1] == 198) as u64) | ((joint[1] == 238) as u64)) & 1) << 52;
-        n[0] |= (((!(m[0] >> 28) & !(m[1] >> 52) & (s[0] >> 53))) & 1) << 53;
-        n[0] |= (((!(m[0] >> 28) & !(m[1] >> 52) & (s[0] >> 52))) & 1) << 52;
-        m[1]
-            |= ((((joint[0] == 19) as u64) | ((joint[0] == 59) as u64)
-                | ((joint[0] == 39) as u64) | ((joint[1] == 197) as u64)
-                | ((joint[1] == 177) as u64) | ((joint[1] == 217) as u64)) & 1) << 53;
-        n[0] |= (((!(m[0] >> 29) & !(m[1] >> 53) & (s[0] >> 37))) & 1) << 37;
-        n[0] |= (((!(m[0] >> 29) & !(m[1] >> 53) & (s[0] >> 36))) & 1) << 36;
-        m[1]
-            |= ((((joint[0] == 17) as u64) | ((joint[0] == 2) as u64)
-                | ((joint[1] == 159) as u64) | ((joint[1] == 175) as u64)) & 1) << 54;
-        n[0] |= (((!(m[0] >> 30) & !(m[1] >> 54) & (s[0] >> 5))) & 1) << 5;
-        n[0] |= (((!(m[0] >> 30) & !(m[1] >> 54) & (s[0] >> 4))) & 1) << 4;
-        m[1]
-            |= ((((joint[0] == 3) as u64) | ((joint[0] == 38) as u64)
-                | ((joint[0] == 18) as u64) | ((joint[1] == 176) as u64)
-                | ((joint[1] == 160) as u64) | ((joint[1] == 196) as u64)) & 1) << 55;
-        n[0] |= (((!(m[0] >> 31) & !(m[1] >> 55) & (s[0] >> 21))) & 1) << 21;
-        n[0] |= (((!(m[0] >> 31) & !(m[1] >> 55) & (s[0] >> 20))) & 1) << 20;
-        m[1]
-            |= ((((joint[0] == 121) as u64) | ((joint[0] == 141) as u64)
-                | ((joint[1] == 298) as u64) | ((joint[1] == 279) as u64)) & 1) << 56;
-        n[1] |= (((!(m[0] >> 48) & !(m[1] >> 56) & (s[1] >> 51))) & 1) << 51;
-        n[1] |= (((!(m[0] >> 48) & !(m[1] >> 56) & (s[1] >> 50))) & 1) << 50;
-        m[1]
-            |= ((((joint[0] == 100) as u64) | ((joint[0] == 140) as u64)
-                | ((joint[0] == 120) as u64) | ((joint[1] == 278) as u64)
-                | ((joint[1] == 258) as u64) | ((joint[1] == 297) as u64)) & 1) << 57;
-        n[1] |= (((!(m[0] >> 49) & !(m[1] >> 57) & (s[1] >> 35))) & 1) << 35;
-        n[1] |= (((!(m[0] >> 49) & !(m[1] >> 57) & (s[1] >> 34))) & 1) << 34;
-        m[1]
-            |= ((((joint[0] == 79) as u64) | ((joint[0] == 119) as u64)
-                | ((joint[0] == 99) as u64) | ((joint[1] == 257) as u64)
-                | ((joint[1] == 237) as u64) | ((joint[1] == 277) as u64)) & 1) << 58;
-        n[1] |= (((!(m[0] >> 50) & !(m[1] >> 58) & (s[1] >> 19))) & 1) << 19;
-        n[1] |= (((!(m[0] >> 50) & !(m[1] >> 58) & (s[1] >> 18))) & 1) << 18;
-        m[1]
-            |= ((((joint[0] == 58) as u64) | ((joint[0] == 98) as u64)
-                | ((joint[0] == 78) as u64) | ((joint[1] == 236) as u64)
-                | ((joint[1] == 216) as u64) | ((joint[1] == 256) as u64)) & 1) << 59;
-        n[1] |= (((!(m[0] >> 51) & !(m[1] >> 59) & (s[1] >> 3))) & 1) << 3;
-        n[1] |= (((!(m[0] >> 51) & !(m[1] >> 59) & (s[1] >> 2))) & 1) << 2;
-        m[1]
-            |= ((((joint[0] == 37) as u64) | ((joint[0] == 77) as u64)
-                | ((joint[0] == 57) as u64) | ((joint[1] == 215) as u64)
-                | ((joint[1] == 195) as u64) | ((joint[1] == 235) as u64)) & 1) << 60;
-        n[0] |= (((!(m[0] >> 52) & !(m[1] >> 60) & (s[0] >> 51))) & 1) << 51;
-        n[0] |= (((!(m[0] >> 52) & !(m[1] >> 60) & (s[0] >> 50))) & 1) << 50;
-        m[1]
-            |= ((((joint[0] == 16) as u64) | ((joint[0] == 56) as u64)
-                | ((joint[0] == 36) as u64) | ((joint[1] == 194) as u64)
-                | ((joint[1] == 174) as u64) | ((joint[1] == 214) as u64)) & 1) << 61;
-        n[0] |= (((!(m[0] >> 53) & !(m[1] >> 61) & (s[0] >> 35))) & 1) << 35;
-        n[0] |= (((!(m[0] >> 53) & !(m[1] >> 61) & (s[0] >> 34))) & 1) << 34;
-        m[1]
-            |= ((((joint[0] == 14) as u64) | ((joint[0] == 0) as u64)
-                | ((joint[1] == 157) as u64) | ((joint[1] == 172) as u64)) & 1) << 62;
-        n[0] |= (((!(m[0] >> 55) & !(m[1] >> 62) & (s[0] >> 3))) & 1) << 3;
-        n[0] |= (((!(m[0] >> 55) & !(m[1] >> 62) & (s[0] >> 2))) & 1) << 2;
-        m[1]
-            |= ((((joint[0] == 1) as u64) | ((joint[0] == 35) as u64)
-                | ((joint[0] == 15) as u64) | ((joint[1] == 173) as u64)
-                | ((joint[1] == 158) as u64) | ((joint[1] == 193) as u64)) & 1) << 63;
-        n[0] |= (((!(m[0] >> 54) & !(m[1] >> 63) & (s[0] >> 19))) & 1) << 19;
-        n[0] |= (((!(m[0] >> 54) & !(m[1] >> 63) & (s[0] >> 18))) & 1) << 18;
         match joint[0] {
             0 => {
                 n[0] |= 1 << 3;

@@ -22,6 +22,67 @@ pub fn new() -> Reasoner {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Rules;
 static COPY: [u64; WORDS] = [0x0];
+static MOVED_0: [[u64; M_WORDS]; 13] = [
+    [0x4],
+    [0x4],
+    [0x4],
+    [0x2],
+    [0x2],
+    [0x2],
+    [0x2],
+    [0x1],
+    [0x1],
+    [0x1],
+    [0x1],
+    [0x1],
+    [0x0],
+];
+static MOVED_1: [[u64; M_WORDS]; 13] = [
+    [0x4],
+    [0x4],
+    [0x4],
+    [0x2],
+    [0x2],
+    [0x2],
+    [0x2],
+    [0x1],
+    [0x1],
+    [0x1],
+    [0x1],
+    [0x1],
+    [0x0],
+];
+static KEPT: [u64; WORDS] = [0x1fffc];
+static KEEP_0: [[u64; WORDS]; 13] = [
+    [0x1ffc0],
+    [0x1ffc0],
+    [0x1ffc0],
+    [0x1f83c],
+    [0x1f83c],
+    [0x1f83c],
+    [0x1f83c],
+    [0x7fc],
+    [0x7fc],
+    [0x7fc],
+    [0x7fc],
+    [0x7fc],
+    [0x1fffc],
+];
+static KEEP_1: [[u64; WORDS]; 13] = [
+    [0x1ffc0],
+    [0x1ffc0],
+    [0x1ffc0],
+    [0x1f83c],
+    [0x1f83c],
+    [0x1f83c],
+    [0x1f83c],
+    [0x7fc],
+    [0x7fc],
+    [0x7fc],
+    [0x7fc],
+    [0x7fc],
+    [0x1fffc],
+];
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
 impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const ROLES: &'static [&'static str] = &["player1", "player2"];
@@ -157,42 +218,24 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         n: &mut [u64; WORDS],
     ) {
         *m = [0; M_WORDS];
+        let moved = &MOVED_0[(joint[0] - 0) as usize];
+        for w in 0..M_WORDS {
+            m[w] |= moved[w];
+        }
+        let moved = &MOVED_1[(joint[1] - 13) as usize];
+        for w in 0..M_WORDS {
+            m[w] |= moved[w];
+        }
         for w in 0..WORDS {
             let mut keep = COPY[w];
+            let mut kept = KEPT[w];
+            kept &= KEEP_0[(joint[0] - 0) as usize][w];
+            kept &= KEEP_1[(joint[1] - 13) as usize][w];
+            keep |= kept;
             n[w] = s[w] & keep;
         }
-        m[0]
-            |= ((((joint[0] == 7) as u64) | ((joint[0] == 8) as u64)
-                | ((joint[0] == 9) as u64) | ((joint[0] == 10) as u64)
-                | ((joint[0] == 11) as u64) | ((joint[1] == 20) as u64)
-                | ((joint[1] == 21) as u64) | ((joint[1] == 22) as u64)
-                | ((joint[1] == 23) as u64) | ((joint[1] == 24) as u64)) & 1) << 0;
-        m[0]
-            |= ((((joint[0] == 3) as u64) | ((joint[0] == 4) as u64)
-                | ((joint[0] == 5) as u64) | ((joint[0] == 6) as u64)
-                | ((joint[1] == 16) as u64) | ((joint[1] == 17) as u64)
-                | ((joint[1] == 18) as u64) | ((joint[1] == 19) as u64)) & 1) << 1;
-        m[0]
-            |= ((((joint[0] == 0) as u64) | ((joint[0] == 1) as u64)
-                | ((joint[0] == 2) as u64) | ((joint[1] == 13) as u64)
-                | ((joint[1] == 14) as u64) | ((joint[1] == 15) as u64)) & 1) << 2;
         n[0] |= (((s[0] >> 1)) & 1) << 0;
-        n[0] |= (((!m[0] & (s[0] >> 15))) & 1) << 15;
-        n[0] |= (((!m[0] & (s[0] >> 14))) & 1) << 14;
-        n[0] |= (((!m[0] & (s[0] >> 13))) & 1) << 13;
-        n[0] |= (((!m[0] & (s[0] >> 12))) & 1) << 12;
-        n[0] |= (((!m[0] & (s[0] >> 11))) & 1) << 11;
-        n[0] |= (((!(m[0] >> 1) & (s[0] >> 9))) & 1) << 9;
-        n[0] |= (((!(m[0] >> 1) & (s[0] >> 8))) & 1) << 8;
-        n[0] |= (((!(m[0] >> 1) & (s[0] >> 7))) & 1) << 7;
-        n[0] |= (((!(m[0] >> 1) & (s[0] >> 6))) & 1) << 6;
-        n[0] |= (((!(m[0] >> 2) & (s[0] >> 4))) & 1) << 4;
-        n[0] |= (((!(m[0] >> 2) & (s[0] >> 3))) & 1) << 3;
-        n[0] |= (((!(m[0] >> 2) & (s[0] >> 2))) & 1) << 2;
         n[0] |= ((s[0]) & 1) << 1;
-        n[0] |= (((!m[0] & (s[0] >> 16))) & 1) << 16;
-        n[0] |= (((!(m[0] >> 1) & (s[0] >> 10))) & 1) << 10;
-        n[0] |= (((!(m[0] >> 2) & (s[0] >> 5))) & 1) << 5;
         match joint[0] {
             0 => {
                 n[0] |= 1 << 2;

@@ -22,6 +22,55 @@ pub fn new() -> Reasoner {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Rules;
 static COPY: [u64; WORDS] = [0x6db6db6];
+static MOVED_0: [[u64; M_WORDS]; 10] = [
+    [0x100],
+    [0x80],
+    [0x40],
+    [0x20],
+    [0x10],
+    [0x8],
+    [0x4],
+    [0x2],
+    [0x1],
+    [0x0],
+];
+static MOVED_1: [[u64; M_WORDS]; 10] = [
+    [0x100],
+    [0x80],
+    [0x40],
+    [0x20],
+    [0x10],
+    [0x8],
+    [0x4],
+    [0x2],
+    [0x1],
+    [0x0],
+];
+static KEPT: [u64; WORDS] = [0x1249249];
+static KEEP_0: [[u64; WORDS]; 10] = [
+    [0x1249248],
+    [0x1249241],
+    [0x1249209],
+    [0x1249049],
+    [0x1248249],
+    [0x1241249],
+    [0x1209249],
+    [0x1049249],
+    [0x249249],
+    [0x1249249],
+];
+static KEEP_1: [[u64; WORDS]; 10] = [
+    [0x1249248],
+    [0x1249241],
+    [0x1249209],
+    [0x1249049],
+    [0x1248249],
+    [0x1241249],
+    [0x1209249],
+    [0x1049249],
+    [0x249249],
+    [0x1249249],
+];
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
 impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const ROLES: &'static [&'static str] = &["xplayer", "oplayer"];
@@ -143,30 +192,24 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         n: &mut [u64; WORDS],
     ) {
         *m = [0; M_WORDS];
+        let moved = &MOVED_0[(joint[0] - 0) as usize];
+        for w in 0..M_WORDS {
+            m[w] |= moved[w];
+        }
+        let moved = &MOVED_1[(joint[1] - 10) as usize];
+        for w in 0..M_WORDS {
+            m[w] |= moved[w];
+        }
         for w in 0..WORDS {
             let mut keep = COPY[w];
+            let mut kept = KEPT[w];
+            kept &= KEEP_0[(joint[0] - 0) as usize][w];
+            kept &= KEEP_1[(joint[1] - 10) as usize][w];
+            keep |= kept;
             n[w] = s[w] & keep;
         }
         n[0] |= (((s[0] >> 27)) & 1) << 28;
         n[0] |= (((s[0] >> 28)) & 1) << 27;
-        m[0] |= ((((joint[0] == 8) as u64) | ((joint[1] == 18) as u64)) & 1) << 0;
-        n[0] |= (((!m[0] & (s[0] >> 24))) & 1) << 24;
-        m[0] |= ((((joint[0] == 7) as u64) | ((joint[1] == 17) as u64)) & 1) << 1;
-        n[0] |= (((!(m[0] >> 1) & (s[0] >> 21))) & 1) << 21;
-        m[0] |= ((((joint[0] == 6) as u64) | ((joint[1] == 16) as u64)) & 1) << 2;
-        n[0] |= (((!(m[0] >> 2) & (s[0] >> 18))) & 1) << 18;
-        m[0] |= ((((joint[0] == 5) as u64) | ((joint[1] == 15) as u64)) & 1) << 3;
-        n[0] |= (((!(m[0] >> 3) & (s[0] >> 15))) & 1) << 15;
-        m[0] |= ((((joint[0] == 4) as u64) | ((joint[1] == 14) as u64)) & 1) << 4;
-        n[0] |= (((!(m[0] >> 4) & (s[0] >> 12))) & 1) << 12;
-        m[0] |= ((((joint[0] == 3) as u64) | ((joint[1] == 13) as u64)) & 1) << 5;
-        n[0] |= (((!(m[0] >> 5) & (s[0] >> 9))) & 1) << 9;
-        m[0] |= ((((joint[0] == 2) as u64) | ((joint[1] == 12) as u64)) & 1) << 6;
-        n[0] |= (((!(m[0] >> 6) & (s[0] >> 6))) & 1) << 6;
-        m[0] |= ((((joint[0] == 1) as u64) | ((joint[1] == 11) as u64)) & 1) << 7;
-        n[0] |= (((!(m[0] >> 7) & (s[0] >> 3))) & 1) << 3;
-        m[0] |= ((((joint[0] == 0) as u64) | ((joint[1] == 10) as u64)) & 1) << 8;
-        n[0] |= (((!(m[0] >> 8) & s[0])) & 1) << 0;
         match joint[0] {
             0 => {
                 n[0] |= 1 << 2;
