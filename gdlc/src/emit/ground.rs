@@ -32,8 +32,42 @@ use crate::exec::term_text;
 use crate::ground::{AtomId, Grounding, Instance, Literal};
 use crate::ir::{Ir, Keyword, Phase, RelationId};
 
-/// The most ground literals the emitted code may hold before the join backend is used.
-pub const MAX_EMITTED_LITERALS: usize = 150_000;
+/// The most ground literals the emitted code may hold before the join backend is used
+/// (rustc takes about 0.6 s per thousand at the release profile; reversi has 51,000).
+pub const MAX_EMITTED_LITERALS: usize = 20_000;
+
+/// Separates statements that may go to different functions (see [`chunked`]).
+const CHUNK_MARK: &str = "/*chunk*/\n";
+
+/// The most source text of one generated function: rustc's optimiser is superlinear in
+/// a function's size, so larger bodies are split into functions of about this size.
+const MAX_FUNCTION_TEXT: usize = 10_000;
+
+/// A function body as a list of calls to functions of at most [`MAX_FUNCTION_TEXT`]
+/// bytes each (`name_0`, `name_1` …, written to `functions`), or the body itself when
+/// it is small. `params` declares, `args` passes, the function's parameters.
+fn chunked(body: &str, name: &str, params: &str, args: &str, functions: &mut String) -> String {
+    if body.len() <= MAX_FUNCTION_TEXT {
+        return body.replace(CHUNK_MARK, "");
+    }
+    let mut chunks: Vec<String> = vec![String::new()];
+    for unit in body.split(CHUNK_MARK) {
+        let last = chunks.last_mut().expect("one chunk");
+        if !last.is_empty() && last.len() + unit.len() > MAX_FUNCTION_TEXT {
+            chunks.push(String::new());
+        }
+        chunks.last_mut().expect("one chunk").push_str(unit);
+    }
+    let mut calls = String::new();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let _ = writeln!(
+            functions,
+            "#[inline(never)]\n#[allow(clippy::all, unused_parens, unused_mut, unused_variables)]\nfn {name}_{k}({params}) {{\n{chunk}}}"
+        );
+        let _ = writeln!(calls, "{name}_{k}({args});");
+    }
+    calls
+}
 
 /// Per move of one role, the `next` bits set under it with the rest of their bodies.
 type MoveArms = BTreeMap<u32, Vec<(usize, Vec<Literal>)>>;
@@ -552,6 +586,7 @@ impl<'a> Layout<'a> {
                 .map(|&a| (a, self.expression(a)))
                 .collect();
             self.assign(&computed, *cyclic, out);
+            out.push_str(CHUNK_MARK);
         }
     }
 
@@ -815,10 +850,15 @@ impl<'a> Layout<'a> {
                 continue;
             }
             self.assign(&computed, *cyclic, out);
+            out.push_str(CHUNK_MARK);
         }
         for (role, arms) in &keyed {
             let _ = writeln!(out, "match joint[{role}] {{");
-            for (mv, heads) in arms {
+            for (i, (mv, heads)) in arms.iter().enumerate() {
+                if i > 0 && i % 64 == 0 {
+                    // Long matches are split (only one arm of all of them runs).
+                    let _ = write!(out, "_ => {{}}\n}}\n{CHUNK_MARK}match joint[{role}] {{\n");
+                }
                 let _ = writeln!(out, "{mv} => {{");
                 for (bit, body) in heads {
                     let (w, b) = (bit / 64, bit % 64);
@@ -832,6 +872,7 @@ impl<'a> Layout<'a> {
                 out.push_str("}\n");
             }
             out.push_str("_ => {}\n}\n");
+            out.push_str(CHUNK_MARK);
         }
         tables
     }
@@ -968,11 +1009,34 @@ impl<'a> Layout<'a> {
         );
         let mut moves_body = String::new();
         let tables = self.eval_moves(&mut moves_body);
+        let mut functions = String::new();
+        let moves_body = chunked(
+            &moves_body,
+            "moves",
+            "s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64; M_WORDS], n: &mut [u64; WORDS]",
+            "s, d, joint, m, n",
+            &mut functions,
+        );
         out.push_str(&tables);
         let mut state_body = String::from("*d = [0; D_WORDS];\n");
         self.statements(&self.state_cone, &mut state_body);
+        let state_body = chunked(
+            &state_body,
+            "state",
+            "s: &[u64; WORDS], d: &mut [u64; D_WORDS]",
+            "s, d",
+            &mut functions,
+        );
         let mut goal_body = String::new();
         self.statements(&self.goal_cone, &mut goal_body);
+        let goal_body = chunked(
+            &goal_body,
+            "goals",
+            "s: &[u64; WORDS], d: &mut [u64; D_WORDS]",
+            "s, d",
+            &mut functions,
+        );
+        out.push_str(&functions);
         let goals: Vec<String> = self
             .goals
             .iter()
