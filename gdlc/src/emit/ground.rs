@@ -394,12 +394,15 @@ impl<'a> Layout<'a> {
         Ok(layout)
     }
 
+    /// The literals the emitted code spells out: copies of a fluent (unconditional or
+    /// under one move) become bits of constant tables and are not counted.
     fn emitted_literals(&self) -> usize {
         (0..self.g.atoms.len())
             .filter(|&a| self.state_cone[a] || self.goal_cone[a] || self.move_cone[a])
             .map(|a| {
                 self.by_head[a]
                     .iter()
+                    .filter(|i| self.copy_of(i).is_none())
                     .map(|i| i.body.len().max(1))
                     .sum::<usize>()
             })
