@@ -1338,12 +1338,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
                 None => return Err(GoalError::NotANumber(meta.text(meta.goal_paths, row, 1))),
             }
         }
-        let mut values = (0..=100u8).filter(|&v| held[v as usize]);
-        match (values.next(), values.next()) {
-            (None, _) => Err(GoalError::Missing),
-            (Some(one), None) => Ok(one),
-            (Some(a), Some(b)) => Err(GoalError::Ambiguous(a, b)),
-        }
+        GoalError::from_held(&held)
     }
 
     fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {

@@ -108,6 +108,18 @@ pub enum GoalError {
 }
 
 impl GoalError {
+    /// The goal value from the values that hold (`held[v]`: value `v` holds): the one
+    /// value, or [`GoalError::Missing`], or [`GoalError::Ambiguous`] with the two
+    /// smallest.
+    pub fn from_held(held: &[bool; 101]) -> Result<u8, GoalError> {
+        let mut values = (0..=100u8).filter(|&v| held[v as usize]);
+        match (values.next(), values.next()) {
+            (None, _) => Err(GoalError::Missing),
+            (Some(one), None) => Ok(one),
+            (Some(a), Some(b)) => Err(GoalError::Ambiguous(a, b)),
+        }
+    }
+
     /// The one goal value among the values derived for a role (duplicates allowed), or
     /// why there is none.
     pub fn single(mut values: Vec<u8>) -> Result<u8, GoalError> {

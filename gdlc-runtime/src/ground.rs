@@ -191,12 +191,7 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
                 }
             }
         }
-        let mut values = (0..=100u8).filter(|&v| held[v as usize]);
-        match (values.next(), values.next()) {
-            (None, _) => Err(GoalError::Missing),
-            (Some(v), None) => Ok(v),
-            (Some(a), Some(b)) => Err(GoalError::Ambiguous(a, b)),
-        }
+        GoalError::from_held(&held)
     }
 
     fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {
