@@ -97,14 +97,6 @@ pub struct Grounding {
 }
 
 impl Grounding {
-    /// The atom of `relation` with `tuple`, if reachable.
-    pub fn find(&self, relation: RelationId, tuple: &[SymbolId]) -> Option<AtomId> {
-        let range = self.relation_atoms.get(relation.0 as usize)?.clone();
-        range
-            .into_iter()
-            .find(|&a| self.atoms[a as usize].tuple == tuple)
-    }
-
     /// The atoms of a relation.
     pub fn of(&self, relation: RelationId) -> std::ops::Range<AtomId> {
         self.relation_atoms[relation.0 as usize].clone()
@@ -225,6 +217,8 @@ enum Step {
 /// A rule to ground: its head and ordered body.
 struct RulePlan {
     rule: usize,
+    /// The head relation's `name/arity`, for messages.
+    head_key: String,
     head: (RelationId, Vec<Arg>),
     steps: Vec<Step>,
     num_vars: usize,
@@ -244,6 +238,8 @@ struct Grounder<'a> {
     tables: Vec<Table>,
     rules: Vec<RulePlan>,
     found: Vec<Found>,
+    /// Where the derivations of the current round start in `found`.
+    round_start: usize,
     steps: u64,
     literals: usize,
     true_rel: Option<RelationId>,
@@ -322,6 +318,7 @@ impl<'a> Grounder<'a> {
             tables,
             rules,
             found: Vec::new(),
+            round_start: 0,
             steps: 0,
             literals: 0,
             true_rel: ir.keyword(Keyword::True),
@@ -404,13 +401,11 @@ impl<'a> Grounder<'a> {
     /// tables; whether any table grew.
     fn absorb(&mut self) -> Result<bool, String> {
         let mut grew = false;
-        let start = self
-            .found
+        let heads: Vec<(RelationId, Vec<SymbolId>)> = self.found[self.round_start..]
             .iter()
-            .rposition(|f| f.rule == usize::MAX)
-            .map_or(0, |i| i + 1);
-        let heads: Vec<(RelationId, Vec<SymbolId>)> =
-            self.found[start..].iter().map(|f| f.head.clone()).collect();
+            .map(|f| f.head.clone())
+            .collect();
+        self.round_start = self.found.len();
         for (relation, tuple) in heads {
             if self.tables[relation.0 as usize].insert(tuple.clone()) {
                 grew = true;
@@ -427,13 +422,6 @@ impl<'a> Grounder<'a> {
                 }
             }
         }
-        // A marker separating rounds.
-        self.found.push(Found {
-            rule: usize::MAX,
-            head: (RelationId(0), Vec::new()),
-            pos: Vec::new(),
-            neg: Vec::new(),
-        });
         let atoms: usize = self
             .tables
             .iter()
@@ -516,9 +504,6 @@ impl<'a> Grounder<'a> {
             |relation: RelationId, local: u32| relation_atoms[relation.0 as usize].start + local;
         let mut instances = Vec::new();
         for found in &self.found {
-            if found.rule == usize::MAX {
-                continue;
-            }
             let (head_rel, head_tuple) = &found.head;
             let head_local = self.tables[head_rel.0 as usize].ids[head_tuple];
             let mut body: Vec<Literal> = found
@@ -719,10 +704,8 @@ impl Join<'_> {
             self.steps += 1;
             if self.steps > self.limits.steps {
                 return Err(format!(
-                    "more than {} join steps (rule {} at `{}`)",
-                    self.limits.steps,
-                    self.rule.rule,
-                    self.tables.len()
+                    "more than {} join steps (in the rule for `{}`)",
+                    self.limits.steps, self.rule.head_key
                 ));
             }
             let tuple = &self.tables[r].tuples[id as usize];
@@ -886,6 +869,7 @@ fn order_rule(ir: &Ir, tables: &[Table], index: usize) -> Result<RulePlan, Strin
     }
     Ok(RulePlan {
         rule: index,
+        head_key: ir.relation(rule.head.relation).key(),
         head: (rule.head.relation, rule.head.args.clone()),
         steps,
         num_vars: rule.vars.len(),
