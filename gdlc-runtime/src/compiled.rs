@@ -752,6 +752,24 @@ pub struct FunctorLayout {
     pub strides: &'static [usize],
     /// The domain of each of those columns.
     pub domains: &'static [&'static [Sym]],
+    /// `None` for a dense block (number `base + d` for the tuple of mixed-radix number
+    /// `d`); for a listed block, the mixed-radix numbers of its tuples, ascending
+    /// (number `base + i` for the tuple of mixed-radix number `keys[i]`).
+    pub keys: Option<&'static [u64]>,
+}
+
+/// The rank of dense number `key` in the ascending `keys` of a listed block, if it is
+/// there.
+#[inline]
+pub fn listed_rank(keys: &[u64], key: usize) -> Option<usize> {
+    keys.binary_search(&(key as u64)).ok()
+}
+
+/// The number of `keys` (ascending) below `key`: the rank where dense numbers from
+/// `key` on start.
+#[inline]
+pub fn listed_from(keys: &[u64], key: usize) -> usize {
+    keys.partition_point(|&k| k < key as u64)
 }
 
 /// Numbers tuples by a [`Layout`]: per column the position of each symbol in the
@@ -796,15 +814,18 @@ impl Coder {
             return None;
         }
         let functor = &self.layout.functors[k as usize];
-        let mut code = functor.base;
+        let mut offset = 0;
         for (&c, &stride) in functor.columns.iter().zip(functor.strides) {
             let p = self.positions[c * self.num_symbols + tuple[c] as usize];
             if p == NONE {
                 return None;
             }
-            code += p as usize * stride;
+            offset += p as usize * stride;
         }
-        Some(code)
+        if let Some(keys) = functor.keys {
+            offset = listed_rank(keys, offset)?;
+        }
+        Some(functor.base + offset)
     }
 
     /// Like [`Coder::code`], and checks that the columns outside the functor are nil.
@@ -827,7 +848,10 @@ impl Layout {
         let k = self.functors.partition_point(|f| f.base <= code) - 1;
         let functor = &self.functors[k];
         out[self.top] = functor.symbol;
-        let offset = code - functor.base;
+        let mut offset = code - functor.base;
+        if let Some(keys) = functor.keys {
+            offset = keys[offset] as usize;
+        }
         for ((&c, &stride), domain) in functor
             .columns
             .iter()

@@ -199,6 +199,14 @@ pub fn plan(ir: &Ir, plan: &Plan) -> String {
         }
         let _ = writeln!(out, "  because {}", rp.reason);
     }
+    for layout in &plan.fluents {
+        let _ = writeln!(
+            out,
+            "fluents ({} …): {}",
+            ir.symbols.symbol(layout.functor).name,
+            layout.reason
+        );
+    }
     for (l, lp) in plan.layers.iter().enumerate() {
         let names: Vec<String> = ir.layers[l]
             .relations

@@ -210,6 +210,17 @@ impl Relation {
         format!("{}/{}", self.name, self.arity)
     }
 
+    /// The columns under function symbol `functor` at the root of argument `arg`
+    /// (their paths start with `arg`, `functor`), in path preorder.
+    pub fn columns_under(&self, arg: u32, functor: SymbolId) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&c| {
+                let path = &self.columns[c].path;
+                path.len() > 1 && path[0] == arg && path[1] == functor.0
+            })
+            .collect()
+    }
+
     /// The column of a path, if it is part of the shape.
     pub fn column_of(&self, path: &[u32]) -> Option<usize> {
         self.columns

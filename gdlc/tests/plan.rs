@@ -205,3 +205,38 @@ fn small_static_extensions_are_computed_at_compile_time() {
     };
     compare(&mut reference, &mut executor, options).expect("agree");
 }
+
+/// A fluent whose analysis domains multiply far past what can occur (7 tiles in 7
+/// positions: 8^7 numbers after analysis, 7! orders) is listed: the plan keeps the
+/// fluents of the relaxed game, `explain` says so, and the join backend numbers the
+/// state by them (checked against the interpreter by `cargo xtask verify` in
+/// `xtask/tests/commands.rs`).
+#[test]
+fn fluents_too_many_for_a_dense_state_are_listed() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/sorting.kif");
+    let file = common::read_source(&path);
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let [layout] = plan.fluents.as_slice() else {
+        panic!("one large functor: {:?}", plan.fluents);
+    };
+    assert_eq!(ir.symbols.symbol(layout.functor).name, "order");
+    assert_eq!(layout.listed.as_ref().map(Vec::len), Some(5040));
+    assert!(layout.dense > gdlc::emit::rust::MAX_STATE_BITS);
+    let text = gdlc::explain::plan(&ir, &plan);
+    assert!(
+        text.contains("fluents (order …): listed: 5040 can occur"),
+        "{text}"
+    );
+    let code = gdlc::compile::rust_with_backend(&front, "sorting.kif", gdlc::compile::Backend::Auto)
+        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    assert!(code.contains("FLUENT_KEYS_"), "the join backend lists them");
+    let options = CompareOptions {
+        perft_depth: 3,
+        playouts: 5,
+        max_steps: 40,
+        seed: 5,
+    };
+    assert!(agree(&path, options).expect("valid").is_ok());
+}

@@ -105,12 +105,22 @@ struct FunctorBlock {
     /// `true` columns under the functor, most significant first, with stride and
     /// domain.
     columns: Vec<(usize, usize, Vec<SymbolId>)>,
+    /// For a listed block ([`crate::plan::FluentLayout`]): the dense numbers of its
+    /// fluents, ascending (bit `base + i` is the fluent of dense number `keys[i]`),
+    /// and the name of their constant table.
+    keys: Option<(Vec<u64>, Ident)>,
 }
 
-/// The blocks of a dense numbering of argument `arg` of `relation`: per top-level
-/// function symbol, the mixed-radix numbers of its columns' positions in their domains
-/// (sizes saturate; callers bound them).
-fn functor_blocks(ir: &Ir, relation: RelationId, arg: u32) -> Vec<FunctorBlock> {
+/// The blocks of a numbering of argument `arg` of `relation`: per top-level function
+/// symbol, the mixed-radix numbers of its columns' positions in their domains (sizes
+/// saturate; callers bound them) — or, for a functor `listed` gives the fluents of, the
+/// rank of that number among theirs.
+fn functor_blocks(
+    ir: &Ir,
+    relation: RelationId,
+    arg: u32,
+    listed: &[crate::plan::FluentLayout],
+) -> Vec<FunctorBlock> {
     let columns = &ir.relation(relation).columns;
     let Some(top) = columns.iter().position(|c| c.path == [arg]) else {
         return Vec::new();
@@ -121,23 +131,38 @@ fn functor_blocks(ir: &Ir, relation: RelationId, arg: u32) -> Vec<FunctorBlock> 
         if f == NIL {
             continue;
         }
-        let under: Vec<usize> = (0..columns.len())
-            .filter(|&c| {
-                let path = &columns[c].path;
-                path.len() > 1 && path[0] == arg && path[1] == f.0
-            })
-            .collect();
+        let under = ir.relation(relation).columns_under(arg, f);
         let mut size: usize = 1;
         let mut with_strides = vec![(0, 0, Vec::new()); under.len()];
         for (k, &c) in under.iter().enumerate().rev() {
             with_strides[k] = (c, size, columns[c].domain.clone());
             size = size.saturating_mul(columns[c].domain.len());
         }
+        let keys = listed
+            .iter()
+            .find(|layout| layout.functor == f)
+            .and_then(|layout| layout.listed.as_ref())
+            .map(|tuples| {
+                let mut keys: Vec<u64> = tuples
+                    .iter()
+                    .filter_map(|tuple| {
+                        with_strides.iter().try_fold(0u64, |key, (c, stride, domain)| {
+                            let p = domain.iter().position(|&d| d == tuple[*c])?;
+                            Some(key + (p * stride) as u64)
+                        })
+                    })
+                    .collect();
+                keys.sort_unstable();
+                keys.dedup();
+                size = keys.len();
+                (keys, format_ident!("FLUENT_KEYS_{}", f.0))
+            });
         blocks.push(FunctorBlock {
             symbol: f,
             base,
             size,
             columns: with_strides,
+            keys,
         });
         base = base.saturating_add(size);
     }
@@ -158,6 +183,10 @@ fn layout_tokens(blocks: &[FunctorBlock], top: usize) -> TokenStream {
             let d = d.iter().map(|&s| sym(s));
             quote!(&[#(#d),*])
         });
+        let keys = match &b.keys {
+            Some((_, table)) => quote!(Some(&#table)),
+            None => quote!(None),
+        };
         quote!(rt::FunctorLayout {
             symbol: #symbol,
             base: #base,
@@ -165,6 +194,7 @@ fn layout_tokens(blocks: &[FunctorBlock], top: usize) -> TokenStream {
             columns: &[#(#columns),*],
             strides: &[#(#strides),*],
             domains: &[#(#domains),*],
+            keys: #keys,
         })
     });
     quote!(rt::Layout {
@@ -187,6 +217,8 @@ struct BitSource<'b> {
     positions: TokenStream,
     /// What holds the bits.
     bits: Bits,
+    /// For a listed block of the state: the table of its dense numbers, ascending.
+    keys: Option<&'b Ident>,
 }
 
 /// What holds the bits of a [`BitSource`].
@@ -266,12 +298,17 @@ impl<'a> Emitter<'a> {
             }
         }
         let blocks = state_rel
-            .map(|state| functor_blocks(ir, state, 0))
+            .map(|state| functor_blocks(ir, state, 0, &plan.fluents))
             .unwrap_or_default();
         let bits = blocks.last().map_or(0, |b| b.base.saturating_add(b.size));
         if let Some(b) = blocks.iter().find(|b| b.size > MAX_STATE_BITS) {
+            let why = plan
+                .fluents
+                .iter()
+                .find(|layout| layout.functor == b.symbol)
+                .map_or(String::new(), |layout| format!(" ({})", layout.reason));
             let mut error = backend_error(format!(
-                "the fluents `({} …)` have {} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports",
+                "the fluents `({} …)` have {} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports{why}",
                 ir.symbols.symbol(b.symbol).name,
                 b.size
             ));
@@ -451,7 +488,7 @@ impl<'a> Emitter<'a> {
                     .iter()
                     .position(|c| c.path == [1])
                     .unwrap_or(0);
-                layout_tokens(&functor_blocks(ir, legal, 1), top)
+                layout_tokens(&functor_blocks(ir, legal, 1, &[]), top)
             }
             None => layout_tokens(&[], 0),
         };
@@ -563,6 +600,20 @@ impl<'a> Emitter<'a> {
                 /// as `META.fluents` gives them.
                 static FLUENT_POSITIONS: [u32; #len] = [#(#values),*];
             });
+        }
+        for block in &self.blocks {
+            if let Some((keys, table)) = &block.keys {
+                let len = lit(keys.len());
+                let values = keys.iter().map(|&k| Literal::u64_unsuffixed(k));
+                let doc = format!(
+                    "The dense numbers of the `{}` fluents that can occur, ascending: the state bit of each is its rank here.",
+                    ir.symbols.symbol(block.symbol).name
+                );
+                statics.push(quote! {
+                    #[doc = #doc]
+                    static #table: [u64; #len] = [#(#values),*];
+                });
+            }
         }
         let num_layers = ir.layers.len();
         let computed_init = (0..num_layers).map(|l| {
@@ -1245,10 +1296,7 @@ impl<'a> Emitter<'a> {
         };
         let num_symbols = self.ir.symbols.len();
         let positions = self.fluent_positions();
-        let mut terms = vec![{
-            let base = lit(block.base);
-            quote!(#base)
-        }];
+        let mut terms = vec![quote!(0)];
         for (c, stride, domain) in &block.columns {
             let stride = lit(*stride);
             match args[*c] {
@@ -1276,7 +1324,16 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        Ok(quote!(self.next_bits.set(#(#terms)+*);))
+        let base = lit(block.base);
+        Ok(match &block.keys {
+            Some((_, keys)) => quote! {
+                match rt::listed_rank(&#keys, #(#terms)+*) {
+                    Some(i) => self.next_bits.set(#base + i),
+                    None => rt::outside_layout(&META, &[#(#values),*]),
+                }
+            },
+            None => quote!(self.next_bits.set(#base + #(#terms)+*);),
+        })
     }
 
     /// `(array[c], slot)` for every column `c`: a tuple read from the local `array`.
@@ -1435,6 +1492,7 @@ impl<'a> Emitter<'a> {
                 columns: &numbered,
                 positions: quote!(#table),
                 bits: Bits::Store(store),
+                keys: None,
             };
             return Ok(self.bits_query(&source, slots, Vec::new(), then));
         }
@@ -1786,6 +1844,7 @@ impl<'a> Emitter<'a> {
             columns: &block.columns,
             positions: self.fluent_positions(),
             bits: Bits::State,
+            keys: block.keys.as_ref().map(|(_, table)| table),
         };
         self.bits_query(&source, slots, outside, then)
     }
@@ -1843,7 +1902,7 @@ impl<'a> Emitter<'a> {
         let (outside_conds, outside_binds) = Self::matcher(&outside);
         if position.iter().all(Option::is_some) {
             let base_lit = lit(base);
-            let mut terms = vec![quote!(#base_lit)];
+            let mut terms = vec![quote!(0)];
             for ((_, stride, _), p) in source.columns.iter().zip(&position) {
                 let p = p.as_ref().expect("all known");
                 let stride = lit(*stride);
@@ -1851,10 +1910,13 @@ impl<'a> Emitter<'a> {
             }
             let mut conds = guards;
             conds.extend(outside_conds);
-            let bit = quote!(#(#terms)+*);
-            conds.push(match &source.bits {
-                Bits::State => quote!(input.state.get(#bit)),
-                Bits::Store(store) => quote!(self.#store.has_bit(#bit)),
+            let offset = quote!(#(#terms)+*);
+            conds.push(match (&source.bits, source.keys) {
+                (Bits::State, Some(keys)) => quote!(
+                    rt::listed_rank(&#keys, #offset).is_some_and(|i| input.state.get(#base_lit + i))
+                ),
+                (Bits::State, None) => quote!(input.state.get(#base_lit + #offset)),
+                (Bits::Store(store), _) => quote!(self.#store.has_bit(#base_lit + #offset)),
             });
             let body = Self::guarded(&conds, quote!(#(#outside_binds)* #then));
             return quote!({ #(#prelude)* #body });
@@ -1862,18 +1924,35 @@ impl<'a> Emitter<'a> {
         // Narrow to the range fixed by the known leading columns, filter the rest.
         let prefix = position.iter().take_while(|p| p.is_some()).count();
         let base_lit = lit(base);
-        let mut lo_terms = vec![quote!(#base_lit)];
+        let mut lo_terms = vec![quote!(0)];
         for (p, column) in position.iter().zip(source.columns).take(prefix) {
             let p = p.as_ref().expect("prefix is known");
             let stride = lit(column.1);
             lo_terms.push(quote!(#p * #stride));
         }
+        // The dense numbers `lo_key .. lo_key + width` are the range; in a listed
+        // block, the bits of the keys in it.
         let width = if prefix == 0 {
-            source.size
+            source
+                .columns
+                .first()
+                .map_or(1, |(_, stride, domain)| stride * domain.len())
         } else {
             source.columns[prefix - 1].1
         };
         let width = lit(width);
+        let lo_key = quote!(#(#lo_terms)+*);
+        let listed_range = source.keys.map(|keys| {
+            if prefix == 0 {
+                let size = lit(source.size);
+                (quote!(#base_lit), quote!(#base_lit + #size))
+            } else {
+                (
+                    quote!(#base_lit + rt::listed_from(&#keys, #lo_key)),
+                    quote!(#base_lit + rt::listed_from(&#keys, #lo_key + #width)),
+                )
+            }
+        });
         let lo = self.fresh("lo");
         let bit = self.fresh("bit");
         let offset = self.fresh("offset");
@@ -1904,9 +1983,19 @@ impl<'a> Emitter<'a> {
             quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then),
         );
         let scan = match &source.bits {
+            Bits::State if source.keys.is_some() => {
+                let keys = source.keys.expect("listed");
+                let (lo_bit, hi_bit) = listed_range.expect("listed");
+                quote! {
+                    for #bit in input.state.ones(#lo_bit, #hi_bit) {
+                        let #offset = #keys[#bit - #base_lit] as usize;
+                        #body
+                    }
+                }
+            }
             Bits::State => quote! {
-                let #lo = #(#lo_terms)+*;
-                for #bit in input.state.ones(#lo, #lo + #width) {
+                let #lo = #lo_key;
+                for #bit in input.state.ones(#base_lit + #lo, #base_lit + #lo + #width) {
                     let #offset = #bit - #base_lit;
                     #body
                 }
@@ -1914,7 +2003,7 @@ impl<'a> Emitter<'a> {
             Bits::Store(store) => {
                 let cursor = self.fresh("cursor");
                 quote! {
-                    let #lo = #(#lo_terms)+*;
+                    let #lo = #base_lit + #lo_key;
                     let mut #cursor = rt::OnesCursor::new(self.#store.words(), #lo, #lo + #width);
                     while let Some(#bit) = #cursor.next(self.#store.words()) {
                         let #offset = #bit - #base_lit;

@@ -148,9 +148,37 @@ impl Grounding {
 /// Grounds `ir` (planned as `plan`, whose static tables it reads) within `limits`, or
 /// says why it cannot.
 pub fn ground(ir: &Ir, plan: &Plan, limits: &Limits) -> Result<Grounding, String> {
-    let mut grounder = Grounder::new(ir, plan, *limits)?;
+    let mut grounder = Grounder::new(ir, plan, *limits, true)?;
     grounder.fixpoint()?;
     grounder.finish()
+}
+
+/// The limits of [`reachable_fluents`]: no instances are kept, so only the atoms and
+/// the join steps are bounded.
+pub const REACHABILITY_LIMITS: Limits = Limits {
+    atoms: 1 << 20,
+    instances: usize::MAX,
+    literals: usize::MAX,
+    steps: 60_000_000,
+};
+
+/// The fluents of the relaxed game (see the module docs) as tuples of `true`, in order
+/// of derivation: a superset of every fluent of every reachable state, found by the
+/// grounding fixpoint without keeping its instances, so it stays cheap where a full
+/// grounding is too large. `limits.atoms` and `limits.steps` bound it.
+pub fn reachable_fluents(
+    ir: &Ir,
+    plan: &Plan,
+    limits: &Limits,
+) -> Result<Vec<Vec<SymbolId>>, String> {
+    let Some(true_rel) = ir.keyword(Keyword::True) else {
+        return Ok(Vec::new());
+    };
+    let mut grounder = Grounder::new(ir, plan, *limits, false)?;
+    grounder.fixpoint()?;
+    Ok(std::mem::take(
+        &mut grounder.tables[true_rel.0 as usize].tuples,
+    ))
 }
 
 /// The bound value of a variable not bound yet.
@@ -246,10 +274,13 @@ struct Grounder<'a> {
     does_rel: Option<RelationId>,
     next_rel: Option<RelationId>,
     legal_rel: Option<RelationId>,
+    /// Whether the derivations' bodies are kept (a grounding), or only new heads (the
+    /// reachable atoms).
+    instances: bool,
 }
 
 impl<'a> Grounder<'a> {
-    fn new(ir: &'a Ir, plan: &'a Plan, limits: Limits) -> Result<Self, String> {
+    fn new(ir: &'a Ir, plan: &'a Plan, limits: Limits, instances: bool) -> Result<Self, String> {
         let mut tables: Vec<Table> = (0..ir.relations.len()).map(|_| Table::default()).collect();
         let mut untabled = vec![false; ir.relations.len()];
         for (r, relation_plan) in plan.relations.iter().enumerate() {
@@ -325,6 +356,7 @@ impl<'a> Grounder<'a> {
             does_rel: ir.keyword(Keyword::Does),
             next_rel: ir.keyword(Keyword::Next),
             legal_rel: ir.keyword(Keyword::Legal),
+            instances,
         };
         // The initial state's fluents are the first `true` atoms.
         if let (Some(init), Some(true_rel)) = (ir.keyword(Keyword::Init), grounder.true_rel) {
@@ -406,6 +438,10 @@ impl<'a> Grounder<'a> {
             .map(|f| f.head.clone())
             .collect();
         self.round_start = self.found.len();
+        if !self.instances {
+            self.found.clear();
+            self.round_start = 0;
+        }
         for (relation, tuple) in heads {
             if self.tables[relation.0 as usize].insert(tuple.clone()) {
                 grew = true;
@@ -474,6 +510,7 @@ impl<'a> Grounder<'a> {
             steps: self.steps,
             limits: &self.limits,
             found: &mut self.found,
+            instances: self.instances,
             literals: self.literals,
             pos: Vec::new(),
             neg: Vec::new(),
@@ -579,6 +616,8 @@ struct Join<'g> {
     literals: usize,
     limits: &'g Limits,
     found: &'g mut Vec<Found>,
+    /// Whether bodies are kept; if not, only heads not in the tables yet are recorded.
+    instances: bool,
     pos: Vec<(RelationId, u32)>,
     neg: Vec<(RelationId, Vec<SymbolId>)>,
 }
@@ -757,6 +796,17 @@ impl Join<'_> {
                 "rule {} has an unbound head variable",
                 self.rule.rule
             ));
+        }
+        if !self.instances {
+            if !self.tables[relation.0 as usize].ids.contains_key(&tuple) {
+                self.found.push(Found {
+                    rule: self.rule.rule,
+                    head: (*relation, tuple),
+                    pos: Vec::new(),
+                    neg: Vec::new(),
+                });
+            }
+            return Ok(());
         }
         self.literals += self.pos.len() + self.neg.len();
         if self.found.len() > self.limits.instances || self.literals > self.limits.literals {

@@ -78,7 +78,9 @@ pub fn plan_with(ir: &Ir, options: &PlanOptions) -> Result<Plan, Diagnostic> {
     planner.decide()?;
     planner.evaluate_statics()?;
     planner.build_trees()?;
-    Ok(planner.finish())
+    let mut plan = planner.finish();
+    plan.fluents = super::fluent_layouts(ir, &plan);
+    Ok(plan)
 }
 
 /// Exact statistics of a static table.
@@ -911,6 +913,7 @@ impl<'a> Planner<'a> {
                     },
                 })
                 .collect(),
+            fluents: Vec::new(),
         }
     }
 
@@ -1060,7 +1063,11 @@ impl<'a> Planner<'a> {
                 }
             })
             .collect();
-        Plan { relations, layers }
+        Plan {
+            relations,
+            layers,
+            fluents: Vec::new(),
+        }
     }
 }
 

@@ -19,7 +19,9 @@
 //! ([`DemandMode`]) and its answers are memoised per state by the bound values.
 
 mod build;
+mod fluents;
 
+pub use fluents::{LISTED_ABOVE, fluent_layouts};
 pub use build::{
     DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan, plan_with,
 };
@@ -36,6 +38,24 @@ pub struct Plan {
     pub relations: Vec<RelationPlan>,
     /// Per layer (index = the IR layer's index).
     pub layers: Vec<LayerPlan>,
+    /// The state layouts decided per function symbol of `true` whose dense block is
+    /// large (see [`fluent_layouts`]); any other functor's block is dense.
+    pub fluents: Vec<FluentLayout>,
+}
+
+/// How the state numbers the fluents of one function symbol of `true`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FluentLayout {
+    /// The function symbol (the fluents' root).
+    pub functor: SymbolId,
+    /// The number of its fluents in the product of the column domains (saturating).
+    pub dense: usize,
+    /// When the fluents are *listed*: every fluent that can occur, as sorted tuples of
+    /// `true` (the fluents of the relaxed game), each given one state bit in this
+    /// order. `None`: one bit per tuple of the product.
+    pub listed: Option<Vec<Vec<SymbolId>>>,
+    /// Why.
+    pub reason: String,
 }
 
 /// How one relation is computed and stored.
