@@ -211,7 +211,10 @@ fn fluents_too_many_for_a_dense_state_compile_when_few_are_reachable() {
     let front = gdlc::front_end(&file);
     let join = gdlc::compile::rust_with_backend(&front, "perm.kif", Backend::Join)
         .unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    assert!(join.contains("FLUENT_KEYS_"), "the join backend lists the fluents");
+    assert!(
+        join.contains("FLUENT_KEYS_"),
+        "the join backend lists the fluents"
+    );
     let code = gdlc::compile::rust_with_backend(&front, "perm.kif", Backend::Auto)
         .unwrap_or_else(|d| panic!("{}", d.render(&file)));
     assert!(code.contains("A ground reasoner"));

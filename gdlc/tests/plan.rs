@@ -229,8 +229,9 @@ fn fluents_too_many_for_a_dense_state_are_listed() {
         text.contains("fluents (order …): listed: 5040 can occur"),
         "{text}"
     );
-    let code = gdlc::compile::rust_with_backend(&front, "sorting.kif", gdlc::compile::Backend::Auto)
-        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let code =
+        gdlc::compile::rust_with_backend(&front, "sorting.kif", gdlc::compile::Backend::Auto)
+            .unwrap_or_else(|d| panic!("{}", d.render(&file)));
     assert!(code.contains("FLUENT_KEYS_"), "the join backend lists them");
     let options = CompareOptions {
         perft_depth: 3,

@@ -146,10 +146,12 @@ fn functor_blocks(
                 let mut keys: Vec<u64> = tuples
                     .iter()
                     .filter_map(|tuple| {
-                        with_strides.iter().try_fold(0u64, |key, (c, stride, domain)| {
-                            let p = domain.iter().position(|&d| d == tuple[*c])?;
-                            Some(key + (p * stride) as u64)
-                        })
+                        with_strides
+                            .iter()
+                            .try_fold(0u64, |key, (c, stride, domain)| {
+                                let p = domain.iter().position(|&d| d == tuple[*c])?;
+                                Some(key + (p * stride) as u64)
+                            })
                     })
                     .collect();
                 keys.sort_unstable();

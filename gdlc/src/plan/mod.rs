@@ -21,10 +21,10 @@
 mod build;
 mod fluents;
 
-pub use fluents::{LISTED_ABOVE, fluent_layouts};
 pub use build::{
     DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan, plan_with,
 };
+pub use fluents::{LISTED_ABOVE, fluent_layouts};
 
 use crate::ir::{Arg, RelationId, SymbolId, VarId};
 

@@ -352,6 +352,7 @@ pub static META: rt::Meta = rt::Meta {
                     &[0, 1, 2],
                     &[0, 283, 284, 285, 286, 290, 291],
                 ],
+                keys: None,
             },
             rt::FunctorLayout {
                 symbol: 292,
@@ -360,6 +361,7 @@ pub static META: rt::Meta = rt::Meta {
                 columns: &[4, 5],
                 strides: &[3, 1],
                 domains: &[&[0, 1, 2], &[0, 287, 288]],
+                keys: None,
             },
             rt::FunctorLayout {
                 symbol: 293,
@@ -368,6 +370,7 @@ pub static META: rt::Meta = rt::Meta {
                 columns: &[6],
                 strides: &[1],
                 domains: &[&[0, 1, 2]],
+                keys: None,
             },
             rt::FunctorLayout {
                 symbol: 294,
@@ -395,6 +398,7 @@ pub static META: rt::Meta = rt::Meta {
                         275,
                     ],
                 ],
+                keys: None,
             },
             rt::FunctorLayout {
                 symbol: 295,
@@ -410,6 +414,7 @@ pub static META: rt::Meta = rt::Meta {
                         65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
                     ],
                 ],
+                keys: None,
             },
         ],
     },
@@ -433,6 +438,7 @@ pub static META: rt::Meta = rt::Meta {
                 columns: &[],
                 strides: &[],
                 domains: &[],
+                keys: None,
             },
             rt::FunctorLayout {
                 symbol: 297,
@@ -454,6 +460,7 @@ pub static META: rt::Meta = rt::Meta {
                         65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
                     ],
                 ],
+                keys: None,
             },
             rt::FunctorLayout {
                 symbol: 298,
@@ -476,6 +483,7 @@ pub static META: rt::Meta = rt::Meta {
                     ],
                     &[0, 283, 284, 285, 286],
                 ],
+                keys: None,
             },
         ],
     },
@@ -10482,8 +10490,8 @@ impl Rules {
     fn layer5(&mut self, input: &Input) {
         {
             {
-                let lo3 = 1374;
-                for bit4 in input.state.ones(lo3, lo3 + 3) {
+                let lo3 = 0;
+                for bit4 in input.state.ones(1374 + lo3, 1374 + lo3 + 3) {
                     let offset5 = bit4 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -10491,7 +10499,7 @@ impl Rules {
                         let v1_pos: usize = (offset5 / 1) % 3;
                         {
                             let lo0 = 0;
-                            for bit1 in input.state.ones(lo0, lo0 + 1365) {
+                            for bit1 in input.state.ones(0 + lo0, 0 + lo0 + 1365) {
                                 let offset2 = bit1 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset2 / 7) % 3 == v1_pos && (offset2 / 1) % 7 == 5
@@ -10519,7 +10527,7 @@ impl Rules {
         {
             {
                 let lo6 = 0;
-                for bit7 in input.state.ones(lo6, lo6 + 1365) {
+                for bit7 in input.state.ones(0 + lo6, 0 + lo6 + 1365) {
                     let offset8 = bit7 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
@@ -10549,7 +10557,7 @@ impl Rules {
             self.grew = false;
             {
                 {
-                    let lo13 = 0;
+                    let lo13 = 0 + 0;
                     let mut cursor16 = rt::OnesCursor::new(
                         self.r26.words(),
                         lo13,
@@ -10596,7 +10604,8 @@ impl Rules {
                     let exists = 'found19: {
                         {
                             let p20 = POS_37[0 + v2 as usize] as usize;
-                            if p20 != NONE as usize && self.r37.has_bit(0 + p20 * 1) {
+                            if p20 != NONE as usize && self.r37.has_bit(0 + 0 + p20 * 1)
+                            {
                                 break 'found19 true;
                             }
                         }
@@ -10607,7 +10616,7 @@ impl Rules {
                             let p17 = POS_29[0 + v0 as usize] as usize;
                             let p18 = POS_29[299 + v2 as usize] as usize;
                             if p17 != NONE as usize && p18 != NONE as usize
-                                && self.r29.has_bit(0 + p17 * 64 + p18 * 1)
+                                && self.r29.has_bit(0 + 0 + p17 * 64 + p18 * 1)
                             {
                                 self.pending.extend_from_slice(&[v0, v1]);
                             }
@@ -10634,8 +10643,8 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo36 = 1374;
-                for bit37 in input.state.ones(lo36, lo36 + 3) {
+                let lo36 = 0;
+                for bit37 in input.state.ones(1374 + lo36, 1374 + lo36 + 3) {
                     let offset38 = bit37 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -10654,7 +10663,7 @@ impl Rules {
                                         let p28 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
                                         if p28 != NONE as usize {
                                             let lo29 = 0;
-                                            for bit30 in input.state.ones(lo29, lo29 + 1365) {
+                                            for bit30 in input.state.ones(0 + lo29, 0 + lo29 + 1365) {
                                                 let offset31 = bit30 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && (offset31 / 7) % 3 == p28
@@ -10684,7 +10693,7 @@ impl Rules {
                                                                     let p22 = POS_29[0 + v0 as usize] as usize;
                                                                     let p23 = POS_29[299 + v1 as usize] as usize;
                                                                     if p22 != NONE as usize && p23 != NONE as usize
-                                                                        && self.r29.has_bit(0 + p22 * 64 + p23 * 1)
+                                                                        && self.r29.has_bit(0 + 0 + p22 * 64 + p23 * 1)
                                                                     {
                                                                         self.grew
                                                                             |= self
@@ -10728,11 +10737,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -10774,11 +10784,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -10820,11 +10831,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -10866,11 +10878,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -10912,11 +10925,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -10958,11 +10972,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -11004,11 +11019,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -11050,11 +11066,12 @@ impl Rules {
                             let v0: Sym = row45[2];
                             {
                                 let p44 = POS_26[0 + v4 as usize] as usize;
-                                if p44 != NONE as usize && self.r26.has_bit(0 + p44 * 1) {
+                                if p44 != NONE as usize && self.r26.has_bit(0 + 0 + p44 * 1)
+                                {
                                     {
                                         let p39 = POS_52[0 + v1 as usize] as usize;
                                         if p39 != NONE as usize {
-                                            let lo40 = 0 + p39 * 64;
+                                            let lo40 = 0 + 0 + p39 * 64;
                                             let mut cursor43 = rt::OnesCursor::new(
                                                 self.r52.words(),
                                                 lo40,
@@ -11087,8 +11104,8 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo58 = 1374;
-                for bit59 in input.state.ones(lo58, lo58 + 3) {
+                let lo58 = 0;
+                for bit59 in input.state.ones(1374 + lo58, 1374 + lo58 + 3) {
                     let offset60 = bit59 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -11107,7 +11124,7 @@ impl Rules {
                                         let p50 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
                                         if p50 != NONE as usize {
                                             let lo51 = 0;
-                                            for bit52 in input.state.ones(lo51, lo51 + 1365) {
+                                            for bit52 in input.state.ones(0 + lo51, 0 + lo51 + 1365) {
                                                 let offset53 = bit52 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && (offset53 / 7) % 3 == p50
@@ -11152,7 +11169,7 @@ impl Rules {
                 {
                     let p61 = POS_16[299 + v2 as usize] as usize;
                     if p61 != NONE as usize {
-                        let lo62 = 0;
+                        let lo62 = 0 + 0;
                         let mut cursor65 = rt::OnesCursor::new(
                             self.r16.words(),
                             lo62,
@@ -11186,7 +11203,7 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                let lo70 = 0;
+                let lo70 = 0 + 0;
                 let mut cursor73 = rt::OnesCursor::new(
                     self.r17.words(),
                     lo70,
@@ -11221,7 +11238,7 @@ impl Rules {
         }
         {
             {
-                let lo78 = 0;
+                let lo78 = 0 + 0;
                 let mut cursor81 = rt::OnesCursor::new(
                     self.r16.words(),
                     lo78,
@@ -11258,8 +11275,8 @@ impl Rules {
         }
         {
             {
-                let lo99 = 1374;
-                for bit100 in input.state.ones(lo99, lo99 + 3) {
+                let lo99 = 0;
+                for bit100 in input.state.ones(1374 + lo99, 1374 + lo99 + 3) {
                     let offset101 = bit100 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -11278,7 +11295,7 @@ impl Rules {
                                         let p91 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
                                         if p91 != NONE as usize {
                                             let lo92 = 0;
-                                            for bit93 in input.state.ones(lo92, lo92 + 1365) {
+                                            for bit93 in input.state.ones(0 + lo92, 0 + lo92 + 1365) {
                                                 let offset94 = bit93 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && (offset94 / 7) % 3 == p91 && (offset94 / 1) % 7 == 6
@@ -11331,7 +11348,7 @@ impl Rules {
         }
         {
             {
-                let lo106 = 0;
+                let lo106 = 0 + 0;
                 let mut cursor109 = rt::OnesCursor::new(
                     self.r16.words(),
                     lo106,
@@ -11372,8 +11389,8 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo115 = 1374;
-                for bit116 in input.state.ones(lo115, lo115 + 3) {
+                let lo115 = 0;
+                for bit116 in input.state.ones(1374 + lo115, 1374 + lo115 + 3) {
                     let offset117 = bit116 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -11391,7 +11408,9 @@ impl Rules {
                                     let v2: Sym = row111[2];
                                     {
                                         let p110 = POS_57[0 + v2 as usize] as usize;
-                                        if p110 != NONE as usize && self.r57.has_bit(0 + p110 * 1) {
+                                        if p110 != NONE as usize
+                                            && self.r57.has_bit(0 + 0 + p110 * 1)
+                                        {
                                             self.grew
                                                 |= self
                                                     .r2
@@ -11413,8 +11432,8 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo123 = 1374;
-                for bit124 in input.state.ones(lo123, lo123 + 3) {
+                let lo123 = 0;
+                for bit124 in input.state.ones(1374 + lo123, 1374 + lo123 + 3) {
                     let offset125 = bit124 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -11432,7 +11451,9 @@ impl Rules {
                                     let v2: Sym = row119[2];
                                     {
                                         let p118 = POS_37[0 + v2 as usize] as usize;
-                                        if p118 != NONE as usize && self.r37.has_bit(0 + p118 * 1) {
+                                        if p118 != NONE as usize
+                                            && self.r37.has_bit(0 + 0 + p118 * 1)
+                                        {
                                             self.grew
                                                 |= self
                                                     .r3
@@ -11465,7 +11486,7 @@ impl Rules {
                         let p133 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
                         if p132 != NONE as usize && p133 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + p132 * 21 + p133 * 7 + 5 * 1)
+                            && input.state.get(0 + 0 + p132 * 21 + p133 * 7 + 5 * 1)
                         {
                             {
                                 let k127 = TABLE_9_P0[v0 as usize] as usize;
@@ -11550,7 +11571,7 @@ impl Rules {
         }
         {
             {
-                let lo149 = 0;
+                let lo149 = 0 + 0;
                 let mut cursor152 = rt::OnesCursor::new(
                     self.r8.words(),
                     lo149,
@@ -11595,14 +11616,14 @@ impl Rules {
                         let p164 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
                         if p164 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(1579 + p164 * 1)
+                            && input.state.get(1579 + 0 + p164 * 1)
                         {
                             {
                                 let p162 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
                                 let p163 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
                                 if p162 != NONE as usize && p163 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(0 + p162 * 21 + p163 * 7 + 6 * 1)
+                                    && input.state.get(0 + 0 + p162 * 21 + p163 * 7 + 6 * 1)
                                 {
                                     {
                                         let k159 = TABLE_41_P0[v1 as usize] as usize;
@@ -11648,7 +11669,7 @@ impl Rules {
                 let v2: Sym = 12;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11665,7 +11686,7 @@ impl Rules {
                 let v2: Sym = 18;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11682,7 +11703,7 @@ impl Rules {
                 let v2: Sym = 3;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11699,7 +11720,7 @@ impl Rules {
                 let v2: Sym = 12;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11716,7 +11737,7 @@ impl Rules {
                 let v2: Sym = 79;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11733,7 +11754,7 @@ impl Rules {
                 let v2: Sym = 82;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11750,7 +11771,7 @@ impl Rules {
                 let v2: Sym = 74;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11767,7 +11788,7 @@ impl Rules {
                 let v2: Sym = 79;
                 {
                     let p167 = POS_10[0 + v2 as usize] as usize;
-                    if p167 != NONE as usize && self.r10.has_bit(0 + p167 * 1) {
+                    if p167 != NONE as usize && self.r10.has_bit(0 + 0 + p167 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11784,8 +11805,8 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo182 = 1374;
-                for bit183 in input.state.ones(lo182, lo182 + 3) {
+                let lo182 = 0;
+                for bit183 in input.state.ones(1374 + lo182, 1374 + lo182 + 3) {
                     let offset184 = bit183 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -11802,7 +11823,8 @@ impl Rules {
                                     let v3: Sym = row178[1];
                                     {
                                         let lo175 = 0;
-                                        for bit176 in input.state.ones(lo175, lo175 + 1365) {
+                                        for bit176 in input.state.ones(0 + lo175, 0 + lo175 + 1365)
+                                        {
                                             let offset177 = bit176 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && (offset177 / 7) % 3 == v1_pos && (offset177 / 1) % 7 == 5
@@ -11829,7 +11851,7 @@ impl Rules {
                                                                 let p170 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
                                                                 if p169 != NONE as usize && p170 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + p169 * 21 + p170 * 7 + 4 * 1)
+                                                                    && input.state.get(0 + 0 + p169 * 21 + p170 * 7 + 4 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -11850,8 +11872,8 @@ impl Rules {
         }
         {
             {
-                let lo203 = 1374;
-                for bit204 in input.state.ones(lo203, lo203 + 3) {
+                let lo203 = 0;
+                for bit204 in input.state.ones(1374 + lo203, 1374 + lo203 + 3) {
                     let offset205 = bit204 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -11868,7 +11890,8 @@ impl Rules {
                                     let v4: Sym = row199[1];
                                     {
                                         let lo196 = 0;
-                                        for bit197 in input.state.ones(lo196, lo196 + 1365) {
+                                        for bit197 in input.state.ones(0 + lo196, 0 + lo196 + 1365)
+                                        {
                                             let offset198 = bit197 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && (offset198 / 7) % 3 == v1_pos && (offset198 / 1) % 7 == 5
@@ -11905,7 +11928,7 @@ impl Rules {
                                                                             let p186 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
                                                                             if p185 != NONE as usize && p186 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + p185 * 21 + p186 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p185 * 21 + p186 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -11932,7 +11955,7 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             {
-                let lo206 = 0;
+                let lo206 = 0 + 0;
                 let mut cursor209 = rt::OnesCursor::new(
                     self.r52.words(),
                     lo206,
@@ -11957,7 +11980,7 @@ impl Rules {
         }
         {
             {
-                let lo210 = 0;
+                let lo210 = 0 + 0;
                 let mut cursor213 = rt::OnesCursor::new(
                     self.r31.words(),
                     lo210,
@@ -11981,7 +12004,7 @@ impl Rules {
     fn layer33(&mut self, input: &Input) {
         {
             {
-                let lo214 = 0;
+                let lo214 = 0 + 0;
                 let mut cursor217 = rt::OnesCursor::new(
                     self.r12.words(),
                     lo214,
@@ -12006,7 +12029,7 @@ impl Rules {
         {
             {
                 let lo218 = 0;
-                for bit219 in input.state.ones(lo218, lo218 + 1365) {
+                for bit219 in input.state.ones(0 + lo218, 0 + lo218 + 1365) {
                     let offset220 = bit219 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
@@ -12039,7 +12062,7 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo225 = 0;
+                let lo225 = 0 + 0;
                 let mut cursor228 = rt::OnesCursor::new(
                     self.r12.words(),
                     lo225,
@@ -12055,7 +12078,7 @@ impl Rules {
                     ][(offset227 / 1) % 64];
                     let v0_pos: usize = (offset227 / 1) % 64;
                     {
-                        let lo221 = 0;
+                        let lo221 = 0 + 0;
                         let mut cursor224 = rt::OnesCursor::new(
                             self.r12.words(),
                             lo221,
@@ -12084,8 +12107,8 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo242 = 1374;
-                for bit243 in input.state.ones(lo242, lo242 + 3) {
+                let lo242 = 0;
+                for bit243 in input.state.ones(1374 + lo242, 1374 + lo242 + 3) {
                     let offset244 = bit243 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12101,8 +12124,11 @@ impl Rules {
                                     let row238 = &TABLE_40_BY0[i240];
                                     let v3: Sym = row238[1];
                                     {
-                                        let lo235 = 1579;
-                                        for bit236 in input.state.ones(lo235, lo235 + 65) {
+                                        let lo235 = 0;
+                                        for bit236 in input
+                                            .state
+                                            .ones(1579 + lo235, 1579 + lo235 + 65)
+                                        {
                                             let offset237 = bit236 - 1579;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
@@ -12129,7 +12155,7 @@ impl Rules {
                                                                 let p229 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
                                                                 if p229 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + p229 * 21 + v2_pos * 7 + 6 * 1)
+                                                                    && input.state.get(0 + 0 + p229 * 21 + v2_pos * 7 + 6 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r18.insert(POS_18[0 + v0 as usize] as usize * 1);
@@ -12153,8 +12179,8 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo263 = 1374;
-                for bit264 in input.state.ones(lo263, lo263 + 3) {
+                let lo263 = 0;
+                for bit264 in input.state.ones(1374 + lo263, 1374 + lo263 + 3) {
                     let offset265 = bit264 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12179,8 +12205,11 @@ impl Rules {
                                                 let row255 = &TABLE_38_BY0[i257];
                                                 let v4: Sym = row255[1];
                                                 {
-                                                    let lo252 = 1579;
-                                                    for bit253 in input.state.ones(lo252, lo252 + 65) {
+                                                    let lo252 = 0;
+                                                    for bit253 in input
+                                                        .state
+                                                        .ones(1579 + lo252, 1579 + lo252 + 65)
+                                                    {
                                                         let offset254 = bit253 - 1579;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
@@ -12208,7 +12237,7 @@ impl Rules {
                                                                             let p246 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
                                                                             if p245 != NONE as usize && p246 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + p245 * 21 + p246 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p245 * 21 + p246 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r21.insert(POS_21[0 + v0 as usize] as usize * 1);
@@ -12235,7 +12264,7 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                let lo269 = 0;
+                let lo269 = 0 + 0;
                 let mut cursor272 = rt::OnesCursor::new(
                     self.r17.words(),
                     lo269,
@@ -12270,7 +12299,7 @@ impl Rules {
         }
         {
             {
-                let lo278 = 0;
+                let lo278 = 0 + 0;
                 let mut cursor281 = rt::OnesCursor::new(
                     self.r31.words(),
                     lo278,
@@ -12287,7 +12316,7 @@ impl Rules {
                     let v1_pos: usize = (offset280 / 1) % 64;
                     let exists = 'found277: {
                         {
-                            if self.r21.has_bit(0 + v1_pos * 1) {
+                            if self.r21.has_bit(0 + 0 + v1_pos * 1) {
                                 break 'found277 true;
                             }
                         }
@@ -12295,7 +12324,7 @@ impl Rules {
                     };
                     if !exists {
                         {
-                            let lo273 = 0;
+                            let lo273 = 0 + 0;
                             let mut cursor276 = rt::OnesCursor::new(
                                 self.r18.words(),
                                 lo273,
@@ -12323,7 +12352,7 @@ impl Rules {
     fn layer40(&mut self, input: &Input) {
         {
             {
-                let lo282 = 0;
+                let lo282 = 0 + 0;
                 let mut cursor285 = rt::OnesCursor::new(
                     self.r31.words(),
                     lo282,
@@ -12344,7 +12373,7 @@ impl Rules {
         }
         {
             {
-                let lo290 = 0;
+                let lo290 = 0 + 0;
                 let mut cursor293 = rt::OnesCursor::new(
                     self.r52.words(),
                     lo290,
@@ -12364,7 +12393,7 @@ impl Rules {
                     let v1_pos: usize = (offset292 / 64) % 8;
                     let v2_pos: usize = (offset292 / 1) % 64;
                     {
-                        let lo286 = 0 + v1_pos * 64;
+                        let lo286 = 0 + 0 + v1_pos * 64;
                         let mut cursor289 = rt::OnesCursor::new(
                             self.r29.words(),
                             lo286,
@@ -12393,8 +12422,8 @@ impl Rules {
             self.grew = false;
             {
                 {
-                    let lo304 = 1374;
-                    for bit305 in input.state.ones(lo304, lo304 + 3) {
+                    let lo304 = 0;
+                    for bit305 in input.state.ones(1374 + lo304, 1374 + lo304 + 3) {
                         let offset306 = bit305 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
@@ -12404,7 +12433,7 @@ impl Rules {
                             {
                                 let p299 = POS_13[299 + v3 as usize] as usize;
                                 if p299 != NONE as usize {
-                                    let lo300 = 0;
+                                    let lo300 = 0 + 0;
                                     let mut cursor303 = rt::OnesCursor::new(
                                         self.r13.words(),
                                         lo300,
@@ -12434,7 +12463,7 @@ impl Rules {
                                                         {
                                                             let p294 = POS_29[0 + v0 as usize] as usize;
                                                             if p294 != NONE as usize
-                                                                && self.r29.has_bit(0 + p294 * 64 + v2_pos * 1)
+                                                                && self.r29.has_bit(0 + 0 + p294 * 64 + v2_pos * 1)
                                                             {
                                                                 self.grew
                                                                     |= self
@@ -12464,7 +12493,9 @@ impl Rules {
                     let exists = 'found309: {
                         {
                             let p310 = POS_37[0 + v2 as usize] as usize;
-                            if p310 != NONE as usize && self.r37.has_bit(0 + p310 * 1) {
+                            if p310 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p310 * 1)
+                            {
                                 break 'found309 true;
                             }
                         }
@@ -12475,7 +12506,7 @@ impl Rules {
                             let p307 = POS_60[0 + v0 as usize] as usize;
                             let p308 = POS_60[299 + v2 as usize] as usize;
                             if p307 != NONE as usize && p308 != NONE as usize
-                                && self.r60.has_bit(0 + p307 * 64 + p308 * 1)
+                                && self.r60.has_bit(0 + 0 + p307 * 64 + p308 * 1)
                             {
                                 self.pending.extend_from_slice(&[v0, v1]);
                             }
@@ -12502,7 +12533,7 @@ impl Rules {
     fn layer45(&mut self, input: &Input) {
         {
             {
-                let lo312 = 0;
+                let lo312 = 0 + 0;
                 let mut cursor315 = rt::OnesCursor::new(
                     self.r29.words(),
                     lo312,
@@ -12527,7 +12558,7 @@ impl Rules {
         }
         {
             {
-                let lo316 = 0;
+                let lo316 = 0 + 0;
                 let mut cursor319 = rt::OnesCursor::new(
                     self.r60.words(),
                     lo316,
@@ -12555,8 +12586,8 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo340 = 1374;
-                for bit341 in input.state.ones(lo340, lo340 + 3) {
+                let lo340 = 0;
+                for bit341 in input.state.ones(1374 + lo340, 1374 + lo340 + 3) {
                     let offset342 = bit341 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12575,7 +12606,8 @@ impl Rules {
                                         let p332 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
                                         if p332 != NONE as usize {
                                             let lo333 = 0;
-                                            for bit334 in input.state.ones(lo333, lo333 + 1365) {
+                                            for bit334 in input.state.ones(0 + lo333, 0 + lo333 + 1365)
+                                            {
                                                 let offset335 = bit334 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && (offset335 / 7) % 3 == p332
@@ -12605,12 +12637,12 @@ impl Rules {
                                                                     let p326 = POS_60[0 + v1 as usize] as usize;
                                                                     let p327 = POS_60[299 + v3 as usize] as usize;
                                                                     if p326 != NONE as usize && p327 != NONE as usize
-                                                                        && self.r60.has_bit(0 + p326 * 64 + p327 * 1)
+                                                                        && self.r60.has_bit(0 + 0 + p326 * 64 + p327 * 1)
                                                                     {
                                                                         {
                                                                             let p321 = POS_29[0 + v1 as usize] as usize;
                                                                             if p321 != NONE as usize {
-                                                                                let lo322 = 0 + p321 * 64;
+                                                                                let lo322 = 0 + 0 + p321 * 64;
                                                                                 let mut cursor325 = rt::OnesCursor::new(
                                                                                     self.r29.words(),
                                                                                     lo322,
@@ -12629,7 +12661,7 @@ impl Rules {
                                                                                     {
                                                                                         let p320 = POS_13[299 + v2 as usize] as usize;
                                                                                         if p320 != NONE as usize
-                                                                                            && self.r13.has_bit(0 + v0_pos * 2 + p320 * 1)
+                                                                                            && self.r13.has_bit(0 + 0 + v0_pos * 2 + p320 * 1)
                                                                                         {
                                                                                             self.grew
                                                                                                 |= self
@@ -12663,7 +12695,7 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                let lo343 = 0;
+                let lo343 = 0 + 0;
                 let mut cursor346 = rt::OnesCursor::new(
                     self.r44.words(),
                     lo343,
@@ -12691,8 +12723,8 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo360 = 1374;
-                for bit361 in input.state.ones(lo360, lo360 + 3) {
+                let lo360 = 0;
+                for bit361 in input.state.ones(1374 + lo360, 1374 + lo360 + 3) {
                     let offset362 = bit361 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12700,7 +12732,7 @@ impl Rules {
                         let v2_pos: usize = (offset362 / 1) % 3;
                         {
                             let lo357 = 0;
-                            for bit358 in input.state.ones(lo357, lo357 + 1365) {
+                            for bit358 in input.state.ones(0 + lo357, 0 + lo357 + 1365) {
                                 let offset359 = bit358 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset359 / 7) % 3 == v2_pos
@@ -12738,7 +12770,7 @@ impl Rules {
                                                                 let p348 = POS_13[0 + v1 as usize] as usize;
                                                                 let p349 = POS_13[299 + v2 as usize] as usize;
                                                                 if p348 != NONE as usize && p349 != NONE as usize
-                                                                    && self.r13.has_bit(0 + p348 * 2 + p349 * 1)
+                                                                    && self.r13.has_bit(0 + 0 + p348 * 2 + p349 * 1)
                                                                 {
                                                                     break 'found347 true;
                                                                 }
@@ -12768,8 +12800,8 @@ impl Rules {
         }
         {
             {
-                let lo373 = 1374;
-                for bit374 in input.state.ones(lo373, lo373 + 3) {
+                let lo373 = 0;
+                for bit374 in input.state.ones(1374 + lo373, 1374 + lo373 + 3) {
                     let offset375 = bit374 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12777,7 +12809,7 @@ impl Rules {
                         let v2_pos: usize = (offset375 / 1) % 3;
                         {
                             let lo370 = 0;
-                            for bit371 in input.state.ones(lo370, lo370 + 1365) {
+                            for bit371 in input.state.ones(0 + lo370, 0 + lo370 + 1365) {
                                 let offset372 = bit371 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset372 / 7) % 3 == v2_pos && (offset372 / 1) % 7 == 4
@@ -12804,7 +12836,7 @@ impl Rules {
                                                         let p364 = POS_13[0 + v1 as usize] as usize;
                                                         let p365 = POS_13[299 + v2 as usize] as usize;
                                                         if p364 != NONE as usize && p365 != NONE as usize
-                                                            && self.r13.has_bit(0 + p364 * 2 + p365 * 1)
+                                                            && self.r13.has_bit(0 + 0 + p364 * 2 + p365 * 1)
                                                         {
                                                             break 'found363 true;
                                                         }
@@ -12832,8 +12864,8 @@ impl Rules {
         }
         {
             {
-                let lo387 = 1374;
-                for bit388 in input.state.ones(lo387, lo387 + 3) {
+                let lo387 = 0;
+                for bit388 in input.state.ones(1374 + lo387, 1374 + lo387 + 3) {
                     let offset389 = bit388 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12861,7 +12893,9 @@ impl Rules {
                                                 let exists = 'found377: {
                                                     {
                                                         let p378 = POS_37[0 + v1 as usize] as usize;
-                                                        if p378 != NONE as usize && self.r37.has_bit(0 + p378 * 1) {
+                                                        if p378 != NONE as usize
+                                                            && self.r37.has_bit(0 + 0 + p378 * 1)
+                                                        {
                                                             break 'found377 true;
                                                         }
                                                     }
@@ -12872,7 +12906,7 @@ impl Rules {
                                                         let p376 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
                                                         if p376 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + p376 * 21 + v2_pos * 7 + 6 * 1)
+                                                            && input.state.get(0 + 0 + p376 * 21 + v2_pos * 7 + 6 * 1)
                                                         {
                                                             self.grew
                                                                 |= self
@@ -12896,8 +12930,8 @@ impl Rules {
         }
         {
             {
-                let lo413 = 1374;
-                for bit414 in input.state.ones(lo413, lo413 + 3) {
+                let lo413 = 0;
+                for bit414 in input.state.ones(1374 + lo413, 1374 + lo413 + 3) {
                     let offset415 = bit414 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -12916,7 +12950,7 @@ impl Rules {
                                         let p408 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
                                         if p408 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + p408 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p408 * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             {
                                                 let k405 = TABLE_41_P0[v2 as usize] as usize;
@@ -12940,7 +12974,9 @@ impl Rules {
                                                                     let exists = 'found397: {
                                                                         {
                                                                             let p398 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p398 != NONE as usize && self.r37.has_bit(0 + p398 * 1) {
+                                                                            if p398 != NONE as usize
+                                                                                && self.r37.has_bit(0 + 0 + p398 * 1)
+                                                                            {
                                                                                 break 'found397 true;
                                                                             }
                                                                         }
@@ -12960,7 +12996,9 @@ impl Rules {
                                                                                     let exists = 'found390: {
                                                                                         {
                                                                                             let p391 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p391 != NONE as usize && self.r37.has_bit(0 + p391 * 1) {
+                                                                                            if p391 != NONE as usize
+                                                                                                && self.r37.has_bit(0 + 0 + p391 * 1)
+                                                                                            {
                                                                                                 break 'found390 true;
                                                                                             }
                                                                                         }
@@ -12996,8 +13034,8 @@ impl Rules {
         }
         {
             {
-                let lo434 = 1374;
-                for bit435 in input.state.ones(lo434, lo434 + 3) {
+                let lo434 = 0;
+                for bit435 in input.state.ones(1374 + lo434, 1374 + lo434 + 3) {
                     let offset436 = bit435 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13014,7 +13052,8 @@ impl Rules {
                                     let v4: Sym = row430[1];
                                     {
                                         let lo427 = 0;
-                                        for bit428 in input.state.ones(lo427, lo427 + 1365) {
+                                        for bit428 in input.state.ones(0 + lo427, 0 + lo427 + 1365)
+                                        {
                                             let offset429 = bit428 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && (offset429 / 7) % 3 == v2_pos && (offset429 / 1) % 7 == 6
@@ -13050,7 +13089,7 @@ impl Rules {
                                                                             let p416 = POS_13[0 + v1 as usize] as usize;
                                                                             let p417 = POS_13[299 + v4 as usize] as usize;
                                                                             if p416 != NONE as usize && p417 != NONE as usize
-                                                                                && self.r13.has_bit(0 + p416 * 2 + p417 * 1)
+                                                                                && self.r13.has_bit(0 + 0 + p416 * 2 + p417 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self
@@ -13082,7 +13121,7 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                let lo438 = 0;
+                let lo438 = 0 + 0;
                 let mut cursor441 = rt::OnesCursor::new(
                     self.r49.words(),
                     lo438,
@@ -13106,7 +13145,7 @@ impl Rules {
                     let v1_pos: usize = (offset440 / 1) % 64;
                     let exists = 'found437: {
                         {
-                            if self.r45.has_bit(0 + v0_pos * 1) {
+                            if self.r45.has_bit(0 + 0 + v0_pos * 1) {
                                 break 'found437 true;
                             }
                         }
@@ -13120,7 +13159,7 @@ impl Rules {
         }
         {
             {
-                let lo446 = 0;
+                let lo446 = 0 + 0;
                 let mut cursor449 = rt::OnesCursor::new(
                     self.r44.words(),
                     lo446,
@@ -13140,7 +13179,7 @@ impl Rules {
                     let v0_pos: usize = (offset448 / 8) % 64;
                     let v2_pos: usize = (offset448 / 1) % 8;
                     {
-                        let lo442 = 0 + v0_pos * 64;
+                        let lo442 = 0 + 0 + v0_pos * 64;
                         let mut cursor445 = rt::OnesCursor::new(
                             self.r49.words(),
                             lo442,
@@ -13157,7 +13196,7 @@ impl Rules {
                             ][(offset444 / 1) % 64];
                             let v1_pos: usize = (offset444 / 1) % 64;
                             {
-                                if self.r43.has_bit(0 + v2_pos * 64 + v1_pos * 1) {
+                                if self.r43.has_bit(0 + 0 + v2_pos * 64 + v1_pos * 1) {
                                     self.grew |= self.r59.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
@@ -13178,7 +13217,7 @@ impl Rules {
             };
             if !exists {
                 {
-                    let lo450 = 0;
+                    let lo450 = 0 + 0;
                     let mut cursor453 = rt::OnesCursor::new(
                         self.r59.words(),
                         lo450,
@@ -13217,7 +13256,7 @@ impl Rules {
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo459 = 0;
+                        let lo459 = 0 + 0;
                         let mut cursor462 = rt::OnesCursor::new(
                             self.r22.words(),
                             lo459,
@@ -13234,7 +13273,7 @@ impl Rules {
                             ][(offset461 / 1) % 64];
                             let v1_pos: usize = (offset461 / 1) % 64;
                             {
-                                let lo455 = 0;
+                                let lo455 = 0 + 0;
                                 let mut cursor458 = rt::OnesCursor::new(
                                     self.r59.words(),
                                     lo455,
@@ -13265,15 +13304,15 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo470 = 1374;
-                for bit471 in input.state.ones(lo470, lo470 + 3) {
+                let lo470 = 0;
+                for bit471 in input.state.ones(1374 + lo470, 1374 + lo470 + 3) {
                     let offset472 = bit471 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
                         let v2: Sym = [0, 1, 2][(offset472 / 1) % 3];
                         let v2_pos: usize = (offset472 / 1) % 3;
                         {
-                            let lo466 = 0;
+                            let lo466 = 0 + 0;
                             let mut cursor469 = rt::OnesCursor::new(
                                 self.r51.words(),
                                 lo466,
@@ -13302,7 +13341,7 @@ impl Rules {
                                         let p465 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
                                         if p465 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + p465 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p465 * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             break 'found464 true;
                                         }
@@ -13320,8 +13359,8 @@ impl Rules {
         }
         {
             {
-                let lo487 = 1374;
-                for bit488 in input.state.ones(lo487, lo487 + 3) {
+                let lo487 = 0;
+                for bit488 in input.state.ones(1374 + lo487, 1374 + lo487 + 3) {
                     let offset489 = bit488 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13329,7 +13368,7 @@ impl Rules {
                         let v2_pos: usize = (offset489 / 1) % 3;
                         {
                             let lo484 = 0;
-                            for bit485 in input.state.ones(lo484, lo484 + 1365) {
+                            for bit485 in input.state.ones(0 + lo484, 0 + lo484 + 1365) {
                                 let offset486 = bit485 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset486 / 7) % 3 == v2_pos && (offset486 / 1) % 7 == 6
@@ -13345,7 +13384,7 @@ impl Rules {
                                     {
                                         let p479 = POS_51[0 + v0 as usize] as usize;
                                         if p479 != NONE as usize {
-                                            let lo480 = 0 + p479 * 64;
+                                            let lo480 = 0 + 0 + p479 * 64;
                                             let mut cursor483 = rt::OnesCursor::new(
                                                 self.r51.words(),
                                                 lo480,
@@ -13392,8 +13431,8 @@ impl Rules {
         }
         {
             {
-                let lo500 = 1374;
-                for bit501 in input.state.ones(lo500, lo500 + 3) {
+                let lo500 = 0;
+                for bit501 in input.state.ones(1374 + lo500, 1374 + lo500 + 3) {
                     let offset502 = bit501 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13401,7 +13440,7 @@ impl Rules {
                         let v3_pos: usize = (offset502 / 1) % 3;
                         {
                             let lo497 = 0;
-                            for bit498 in input.state.ones(lo497, lo497 + 1365) {
+                            for bit498 in input.state.ones(0 + lo497, 0 + lo497 + 1365) {
                                 let offset499 = bit498 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset499 / 7) % 3 == v3_pos && (offset499 / 1) % 7 == 6
@@ -13427,7 +13466,7 @@ impl Rules {
                                                     let p491 = POS_51[0 + v0 as usize] as usize;
                                                     let p492 = POS_51[299 + v1 as usize] as usize;
                                                     if p491 != NONE as usize && p492 != NONE as usize
-                                                        && self.r51.has_bit(0 + p491 * 64 + p492 * 1)
+                                                        && self.r51.has_bit(0 + 0 + p491 * 64 + p492 * 1)
                                                     {
                                                         {
                                                             let v2: Sym = 283;
@@ -13459,8 +13498,8 @@ impl Rules {
         }
         {
             {
-                let lo512 = 1374;
-                for bit513 in input.state.ones(lo512, lo512 + 3) {
+                let lo512 = 0;
+                for bit513 in input.state.ones(1374 + lo512, 1374 + lo512 + 3) {
                     let offset514 = bit513 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13473,7 +13512,9 @@ impl Rules {
                             let exists = 'found509: {
                                 {
                                     let p510 = POS_57[0 + v1 as usize] as usize;
-                                    if p510 != NONE as usize && self.r57.has_bit(0 + p510 * 1) {
+                                    if p510 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p510 * 1)
+                                    {
                                         break 'found509 true;
                                     }
                                 }
@@ -13483,7 +13524,9 @@ impl Rules {
                                 let exists = 'found507: {
                                     {
                                         let p508 = POS_1[0 + v1 as usize] as usize;
-                                        if p508 != NONE as usize && self.r1.has_bit(0 + p508 * 1) {
+                                        if p508 != NONE as usize
+                                            && self.r1.has_bit(0 + 0 + p508 * 1)
+                                        {
                                             break 'found507 true;
                                         }
                                     }
@@ -13495,7 +13538,7 @@ impl Rules {
                                             let p505 = POS_13[0 + v1 as usize] as usize;
                                             let p506 = POS_13[299 + v3 as usize] as usize;
                                             if p505 != NONE as usize && p506 != NONE as usize
-                                                && self.r13.has_bit(0 + p505 * 2 + p506 * 1)
+                                                && self.r13.has_bit(0 + 0 + p505 * 2 + p506 * 1)
                                             {
                                                 break 'found504 true;
                                             }
@@ -13505,7 +13548,9 @@ impl Rules {
                                     if !exists {
                                         {
                                             let p503 = POS_26[0 + v0 as usize] as usize;
-                                            if p503 != NONE as usize && self.r26.has_bit(0 + p503 * 1) {
+                                            if p503 != NONE as usize
+                                                && self.r26.has_bit(0 + 0 + p503 * 1)
+                                            {
                                                 self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                             }
                                         }
@@ -13526,8 +13571,8 @@ impl Rules {
             };
             if !exists {
                 {
-                    let lo528 = 1374;
-                    for bit529 in input.state.ones(lo528, lo528 + 3) {
+                    let lo528 = 0;
+                    for bit529 in input.state.ones(1374 + lo528, 1374 + lo528 + 3) {
                         let offset530 = bit529 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
@@ -13552,7 +13597,7 @@ impl Rules {
                                                 let p522 = POS_3[0 + v2 as usize] as usize;
                                                 let p523 = POS_3[299 + v3 as usize] as usize;
                                                 if p522 != NONE as usize && p523 != NONE as usize
-                                                    && self.r3.has_bit(0 + p522 * 2 + p523 * 1)
+                                                    && self.r3.has_bit(0 + 0 + p522 * 2 + p523 * 1)
                                                 {
                                                     break 'found521 true;
                                                 }
@@ -13565,7 +13610,7 @@ impl Rules {
                                                     let p519 = POS_2[0 + v2 as usize] as usize;
                                                     let p520 = POS_2[299 + v3 as usize] as usize;
                                                     if p519 != NONE as usize && p520 != NONE as usize
-                                                        && self.r2.has_bit(0 + p519 * 2 + p520 * 1)
+                                                        && self.r2.has_bit(0 + 0 + p519 * 2 + p520 * 1)
                                                     {
                                                         break 'found518 true;
                                                     }
@@ -13577,19 +13622,19 @@ impl Rules {
                                                     let p517 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
                                                     if p517 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + p517 * 21 + v2_pos * 7 + 5 * 1)
+                                                        && input.state.get(0 + 0 + p517 * 21 + v2_pos * 7 + 5 * 1)
                                                     {
                                                         {
                                                             let p516 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
                                                             if p516 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + p516 * 21 + v2_pos * 7 + 1 * 1)
+                                                                && input.state.get(0 + 0 + p516 * 21 + v2_pos * 7 + 1 * 1)
                                                             {
                                                                 {
                                                                     let p515 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
                                                                     if p515 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0
-                                                                        && input.state.get(1365 + v2_pos * 3 + p515 * 1)
+                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p515 * 1)
                                                                     {
                                                                         self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                                                     }
@@ -13610,7 +13655,7 @@ impl Rules {
         }
         {
             {
-                let lo536 = 0;
+                let lo536 = 0 + 0;
                 let mut cursor539 = rt::OnesCursor::new(
                     self.r18.words(),
                     lo536,
@@ -13627,7 +13672,7 @@ impl Rules {
                     let v0_pos: usize = (offset538 / 1) % 64;
                     let exists = 'found535: {
                         {
-                            if self.r19.has_bit(0 + v0_pos * 1) {
+                            if self.r19.has_bit(0 + 0 + v0_pos * 1) {
                                 break 'found535 true;
                             }
                         }
@@ -13635,8 +13680,11 @@ impl Rules {
                     };
                     if !exists {
                         {
-                            let lo532 = 1579;
-                            for bit533 in input.state.ones(lo532, lo532 + 65) {
+                            let lo532 = 0;
+                            for bit533 in input
+                                .state
+                                .ones(1579 + lo532, 1579 + lo532 + 65)
+                            {
                                 let offset534 = bit533 - 1579;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
@@ -13693,8 +13741,8 @@ impl Rules {
     fn layer55(&mut self, input: &Input) {
         {
             {
-                let lo543 = 1374;
-                for bit544 in input.state.ones(lo543, lo543 + 3) {
+                let lo543 = 0;
+                for bit544 in input.state.ones(1374 + lo543, 1374 + lo543 + 3) {
                     let offset545 = bit544 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13715,8 +13763,8 @@ impl Rules {
         }
         {
             {
-                let lo550 = 1374;
-                for bit551 in input.state.ones(lo550, lo550 + 3) {
+                let lo550 = 0;
+                for bit551 in input.state.ones(1374 + lo550, 1374 + lo550 + 3) {
                     let offset552 = bit551 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13782,8 +13830,8 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo557 = 1374;
-                for bit558 in input.state.ones(lo557, lo557 + 3) {
+                let lo557 = 0;
+                for bit558 in input.state.ones(1374 + lo557, 1374 + lo557 + 3) {
                     let offset559 = bit558 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13805,8 +13853,8 @@ impl Rules {
         }
         {
             {
-                let lo564 = 1374;
-                for bit565 in input.state.ones(lo564, lo564 + 3) {
+                let lo564 = 0;
+                for bit565 in input.state.ones(1374 + lo564, 1374 + lo564 + 3) {
                     let offset566 = bit565 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13845,7 +13893,7 @@ impl Rules {
                         let p568 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
                         if p567 != NONE as usize && p568 != NONE as usize {
                             let lo569 = 0 + p567 * 21 + p568 * 7;
-                            for bit570 in input.state.ones(lo569, lo569 + 7) {
+                            for bit570 in input.state.ones(0 + lo569, 0 + lo569 + 7) {
                                 let offset571 = bit570 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                                     let v2: Sym = [
@@ -13854,7 +13902,7 @@ impl Rules {
                                     let v2_pos: usize = (offset571 / 1) % 7;
                                     self.next_bits
                                         .set(
-                                            0
+                                            0 + 0
                                                 + {
                                                     let p = FLUENT_POSITIONS[299 + v0 as usize];
                                                     if p == NONE {
@@ -13893,7 +13941,7 @@ impl Rules {
                     let v2: Sym = row574[6];
                     self.next_bits
                         .set(
-                            0
+                            0 + 0
                                 + {
                                     let p = FLUENT_POSITIONS[299 + v0 as usize];
                                     if p == NONE {
@@ -13930,7 +13978,7 @@ impl Rules {
         }
         {
             {
-                let lo581 = 0;
+                let lo581 = 0 + 0;
                 let mut cursor584 = rt::OnesCursor::new(
                     self.r8.words(),
                     lo581,
@@ -13957,7 +14005,7 @@ impl Rules {
                                 let v0: Sym = row576[5];
                                 self.next_bits
                                     .set(
-                                        0
+                                        0 + 0
                                             + {
                                                 let p = FLUENT_POSITIONS[299 + v0 as usize];
                                                 if p == NONE {
@@ -13988,7 +14036,7 @@ impl Rules {
         {
             {
                 let lo587 = 0;
-                for bit588 in input.state.ones(lo587, lo587 + 1365) {
+                for bit588 in input.state.ones(0 + lo587, 0 + lo587 + 1365) {
                     let offset589 = bit588 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
@@ -14008,7 +14056,9 @@ impl Rules {
                         let exists = 'found585: {
                             {
                                 let p586 = POS_10[0 + v0 as usize] as usize;
-                                if p586 != NONE as usize && self.r10.has_bit(0 + p586 * 1) {
+                                if p586 != NONE as usize
+                                    && self.r10.has_bit(0 + 0 + p586 * 1)
+                                {
                                     break 'found585 true;
                                 }
                             }
@@ -14016,7 +14066,7 @@ impl Rules {
                         };
                         if !exists {
                             self.next_bits
-                                .set(0 + v0_pos * 21 + v1_pos * 7 + v2_pos * 1);
+                                .set(0 + 0 + v0_pos * 21 + v1_pos * 7 + v2_pos * 1);
                         }
                     }
                 }
@@ -14035,7 +14085,7 @@ impl Rules {
                         let p606 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
                         if p605 != NONE as usize && p606 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + p605 * 21 + p606 * 7 + 6 * 1)
+                            && input.state.get(0 + 0 + p605 * 21 + p606 * 7 + 6 * 1)
                         {
                             {
                                 let k602 = TABLE_41_P0[v1 as usize] as usize;
@@ -14070,7 +14120,7 @@ impl Rules {
                                                                 let row590 = &TABLE_0_BY0_1_2[i594];
                                                                 self.next_bits
                                                                     .set(
-                                                                        1579
+                                                                        1579 + 0
                                                                             + {
                                                                                 let p = FLUENT_POSITIONS[2392 + v0 as usize];
                                                                                 if p == NONE {
@@ -14095,8 +14145,8 @@ impl Rules {
         }
         {
             {
-                let lo612 = 1365;
-                for bit613 in input.state.ones(lo612, lo612 + 9) {
+                let lo612 = 0;
+                for bit613 in input.state.ones(1365 + lo612, 1365 + lo612 + 9) {
                     let offset614 = bit613 - 1365;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [0, 1, 2][(offset614 / 3) % 3];
@@ -14108,7 +14158,7 @@ impl Rules {
                                 let p610 = POS_5[0 + v0 as usize] as usize;
                                 let p611 = POS_5[299 + v1 as usize] as usize;
                                 if p610 != NONE as usize && p611 != NONE as usize
-                                    && self.r5.has_bit(0 + p610 * 2 + p611 * 1)
+                                    && self.r5.has_bit(0 + 0 + p610 * 2 + p611 * 1)
                                 {
                                     break 'found609 true;
                                 }
@@ -14116,7 +14166,7 @@ impl Rules {
                             false
                         };
                         if !exists {
-                            self.next_bits.set(1365 + v0_pos * 3 + v1_pos * 1);
+                            self.next_bits.set(1365 + 0 + v0_pos * 3 + v1_pos * 1);
                         }
                     }
                 }
@@ -14124,8 +14174,8 @@ impl Rules {
         }
         {
             {
-                let lo619 = 1374;
-                for bit620 in input.state.ones(lo619, lo619 + 3) {
+                let lo619 = 0;
+                for bit620 in input.state.ones(1374 + lo619, 1374 + lo619 + 3) {
                     let offset621 = bit620 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -14142,7 +14192,7 @@ impl Rules {
                                     let v0: Sym = row615[1];
                                     self.next_bits
                                         .set(
-                                            1374
+                                            1374 + 0
                                                 + {
                                                     let p = FLUENT_POSITIONS[1794 + v0 as usize];
                                                     if p == NONE {
@@ -14160,8 +14210,8 @@ impl Rules {
         }
         {
             {
-                let lo626 = 1377;
-                for bit627 in input.state.ones(lo626, lo626 + 202) {
+                let lo626 = 0;
+                for bit627 in input.state.ones(1377 + lo626, 1377 + lo626 + 202) {
                     let offset628 = bit627 - 1377;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -14196,7 +14246,7 @@ impl Rules {
                                     let v0: Sym = row622[1];
                                     self.next_bits
                                         .set(
-                                            1377
+                                            1377 + 0
                                                 + {
                                                     let p = FLUENT_POSITIONS[2093 + v0 as usize];
                                                     if p == NONE {
@@ -14229,7 +14279,7 @@ impl Rules {
         {
             {
                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                    && input.state.get(1377 + 201 * 1)
+                    && input.state.get(1377 + 0 + 201 * 1)
                 {
                     self.grew |= self.r56.insert(&[]);
                 }
@@ -14256,9 +14306,11 @@ impl Rules {
                         let v3: Sym = row635[0];
                         {
                             let p634 = POS_26[0 + v3 as usize] as usize;
-                            if p634 != NONE as usize && self.r26.has_bit(0 + p634 * 1) {
+                            if p634 != NONE as usize
+                                && self.r26.has_bit(0 + 0 + p634 * 1)
+                            {
                                 {
-                                    let lo630 = 0;
+                                    let lo630 = 0 + 0;
                                     let mut cursor633 = rt::OnesCursor::new(
                                         self.r18.words(),
                                         lo630,
@@ -14299,7 +14351,9 @@ impl Rules {
                         let exists = 'found645: {
                             {
                                 let p646 = POS_37[0 + v3 as usize] as usize;
-                                if p646 != NONE as usize && self.r37.has_bit(0 + p646 * 1) {
+                                if p646 != NONE as usize
+                                    && self.r37.has_bit(0 + 0 + p646 * 1)
+                                {
                                     break 'found645 true;
                                 }
                             }
@@ -14311,7 +14365,7 @@ impl Rules {
                                     let p644 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
                                     if p644 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(1579 + p644 * 1)
+                                        && input.state.get(1579 + 0 + p644 * 1)
                                     {
                                         break 'found643 true;
                                     }
@@ -14376,7 +14430,9 @@ impl Rules {
                         let v3: Sym = row664[0];
                         {
                             let p663 = POS_21[0 + v3 as usize] as usize;
-                            if p663 != NONE as usize && self.r21.has_bit(0 + p663 * 1) {
+                            if p663 != NONE as usize
+                                && self.r21.has_bit(0 + 0 + p663 * 1)
+                            {
                                 let t660 = self.call20_0(input, &[v1, v3]);
                                 let mut i661 = 0;
                                 while i661 < self.m20_0.table(t660).len() {
@@ -14444,10 +14500,14 @@ impl Rules {
                         let v3: Sym = row671[0];
                         {
                             let p670 = POS_18[0 + v0 as usize] as usize;
-                            if p670 != NONE as usize && self.r18.has_bit(0 + p670 * 1) {
+                            if p670 != NONE as usize
+                                && self.r18.has_bit(0 + 0 + p670 * 1)
+                            {
                                 {
                                     let p669 = POS_26[0 + v3 as usize] as usize;
-                                    if p669 != NONE as usize && self.r26.has_bit(0 + p669 * 1) {
+                                    if p669 != NONE as usize
+                                        && self.r26.has_bit(0 + 0 + p669 * 1)
+                                    {
                                         self.m20_1.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -14474,7 +14534,9 @@ impl Rules {
                         let exists = 'found681: {
                             {
                                 let p682 = POS_37[0 + v3 as usize] as usize;
-                                if p682 != NONE as usize && self.r37.has_bit(0 + p682 * 1) {
+                                if p682 != NONE as usize
+                                    && self.r37.has_bit(0 + 0 + p682 * 1)
+                                {
                                     break 'found681 true;
                                 }
                             }
@@ -14486,7 +14548,7 @@ impl Rules {
                                     let p680 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
                                     if p680 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(1579 + p680 * 1)
+                                        && input.state.get(1579 + 0 + p680 * 1)
                                     {
                                         break 'found679 true;
                                     }
@@ -14560,7 +14622,9 @@ impl Rules {
                             if row700[0] == v0 && row700[1] == v1 && row700[2] == v3 {
                                 {
                                     let p697 = POS_21[0 + v3 as usize] as usize;
-                                    if p697 != NONE as usize && self.r21.has_bit(0 + p697 * 1) {
+                                    if p697 != NONE as usize
+                                        && self.r21.has_bit(0 + 0 + p697 * 1)
+                                    {
                                         self.m20_1.insert(memo_table, &[v0, v1, v2]);
                                     }
                                 }
@@ -14622,7 +14686,7 @@ impl Rules {
                             let p711 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
                             if p711 != NONE as usize {
                                 let lo712 = 0 + p711 * 21;
-                                for bit713 in input.state.ones(lo712, lo712 + 21) {
+                                for bit713 in input.state.ones(0 + lo712, 0 + lo712 + 21) {
                                     let offset714 = bit713 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                                         let v3: Sym = [0, 1, 2][(offset714 / 7) % 3];
@@ -14665,7 +14729,9 @@ impl Rules {
                     let exists = 'found725: {
                         {
                             let p726 = POS_37[0 + v3 as usize] as usize;
-                            if p726 != NONE as usize && self.r37.has_bit(0 + p726 * 1) {
+                            if p726 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p726 * 1)
+                            {
                                 break 'found725 true;
                             }
                         }
