@@ -674,7 +674,9 @@ pub type Table = (u32, u32, usize);
 /// table. Entries are reused, so a warm stack allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct Fixpoints {
-    layers: Vec<(u32, Vec<Table>)>,
+    /// Per depth: the layer, its tables, and whether a call found a table of the
+    /// layer while it was evaluated (see [`Fixpoints::reread`]).
+    layers: Vec<(u32, Vec<Table>, bool)>,
     active: usize,
 }
 
@@ -684,7 +686,25 @@ impl Fixpoints {
     pub fn find(&self, layer: u32) -> Option<usize> {
         self.layers[..self.active]
             .iter()
-            .position(|(l, _)| *l == layer)
+            .position(|(l, _, _)| *l == layer)
+    }
+
+    /// Notes that a call found an existing table of `layer`: if the layer is being
+    /// evaluated, that table may still be incomplete, so the evaluation must repeat
+    /// until nothing new. An evaluation in which no call found one made each table
+    /// once from complete tables: one pass is its fixpoint.
+    #[inline]
+    pub fn reread(&mut self, layer: u32) {
+        if let Some(depth) = self.find(layer) {
+            self.layers[depth].2 = true;
+        }
+    }
+
+    /// Whether a call found an existing table of the layer at `depth` since it was
+    /// opened.
+    #[inline]
+    pub fn was_reread(&self, depth: usize) -> bool {
+        self.layers[depth].2
     }
 
     /// Starts evaluating `layer` with its first table; its depth.
@@ -692,12 +712,13 @@ impl Fixpoints {
         let depth = self.active;
         self.active += 1;
         if self.layers.len() == depth {
-            self.layers.push((layer, Vec::new()));
+            self.layers.push((layer, Vec::new(), false));
         }
         let entry = &mut self.layers[depth];
         entry.0 = layer;
         entry.1.clear();
         entry.1.push(table);
+        entry.2 = false;
         depth
     }
 
@@ -1539,6 +1560,23 @@ mod tests {
         stack.close(outer);
         let again = stack.open(7, (4, 1, 2));
         assert_eq!((again, stack.len(again), stack.find(3)), (0, 1, None));
+    }
+
+    #[test]
+    fn a_table_found_again_while_its_layer_is_evaluated_is_remembered() {
+        let mut stack = Fixpoints::default();
+        stack.reread(3);
+        let outer = stack.open(3, (1, 0, 0));
+        assert!(
+            !stack.was_reread(outer),
+            "found before the layer opened: complete"
+        );
+        let inner = stack.open(5, (2, 0, 0));
+        stack.reread(3);
+        assert!(stack.was_reread(outer) && !stack.was_reread(inner));
+        stack.close(outer);
+        let again = stack.open(3, (1, 0, 1));
+        assert!(!stack.was_reread(again), "a new evaluation starts afresh");
     }
 
     #[test]

@@ -688,6 +688,11 @@ impl<'a> Emitter<'a> {
                         self.#memo.table(memo_table).len() > before
                     }
                 });
+                let reread = if cyclic {
+                    quote!(self.fixpoints.reread(#layer_lit);)
+                } else {
+                    quote!()
+                };
                 let evaluate = if cyclic {
                     dispatch_arms.push(quote!((#r_lit, #m_lit) => self.#eval(input, t),));
                     quote! {
@@ -696,7 +701,10 @@ impl<'a> Emitter<'a> {
                             self.#eval(input, t);
                         } else {
                             let depth = self.fixpoints.open(#layer_lit, (#r_lit, #m_lit, t));
-                            loop {
+                            // The first pass makes every table it calls; it is the
+                            // fixpoint unless a call found a table made before.
+                            self.#eval(input, t);
+                            while self.fixpoints.was_reread(depth) {
                                 let before = self.fixpoints.len(depth);
                                 let mut grew = false;
                                 let mut i = 0;
@@ -719,6 +727,7 @@ impl<'a> Emitter<'a> {
                     /// The memo table of a call, evaluated if new.
                     fn #call(&mut self, input: &Input, key: &[Sym]) -> usize {
                         if let Some(t) = self.#memo.find(key) {
+                            #reread
                             return t;
                         }
                         let t = self.#memo.create(key);

@@ -14454,6 +14454,7 @@ impl Rules {
     /// The memo table of a call, evaluated if new.
     fn call20_0(&mut self, input: &Input, key: &[Sym]) -> usize {
         if let Some(t) = self.m20_0.find(key) {
+            self.fixpoints.reread(38);
             return t;
         }
         let t = self.m20_0.create(key);
@@ -14462,7 +14463,8 @@ impl Rules {
             self.eval20_0(input, t);
         } else {
             let depth = self.fixpoints.open(38, (20, 0, t));
-            loop {
+            self.eval20_0(input, t);
+            while self.fixpoints.was_reread(depth) {
                 let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
@@ -14639,6 +14641,7 @@ impl Rules {
     /// The memo table of a call, evaluated if new.
     fn call20_1(&mut self, input: &Input, key: &[Sym]) -> usize {
         if let Some(t) = self.m20_1.find(key) {
+            self.fixpoints.reread(38);
             return t;
         }
         let t = self.m20_1.create(key);
@@ -14647,7 +14650,8 @@ impl Rules {
             self.eval20_1(input, t);
         } else {
             let depth = self.fixpoints.open(38, (20, 1, t));
-            loop {
+            self.eval20_1(input, t);
+            while self.fixpoints.was_reread(depth) {
                 let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
@@ -14761,6 +14765,7 @@ impl Rules {
     /// The memo table of a call, evaluated if new.
     fn call55_0(&mut self, input: &Input, key: &[Sym]) -> usize {
         if let Some(t) = self.m55_0.find(key) {
+            self.fixpoints.reread(18);
             return t;
         }
         let t = self.m55_0.create(key);
@@ -14769,7 +14774,8 @@ impl Rules {
             self.eval55_0(input, t);
         } else {
             let depth = self.fixpoints.open(18, (55, 0, t));
-            loop {
+            self.eval55_0(input, t);
+            while self.fixpoints.was_reread(depth) {
                 let before = self.fixpoints.len(depth);
                 let mut grew = false;
                 let mut i = 0;
