@@ -1371,7 +1371,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
         // Which of the values 0..=100 hold, without allocating: a goal value is a
         // constant whose name is a canonical integer (anything else is an error).
         let value_column = meta.goal_paths.iter().position(|p| *p == [1]);
-        let mut held = [false; 101];
+        let mut held = crate::game::HeldGoals::default();
         for i in 0..store.len() {
             let row = store.row(i);
             if row[0] != role_symbol {
@@ -1379,11 +1379,11 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
             }
             let (name, arity) = value_column.map_or(("", 1), |c| meta.symbols[row[c] as usize]);
             match kif::goal_value(name).filter(|_| arity == 0) {
-                Some(value) => held[value as usize] = true,
+                Some(value) => held.add(value),
                 None => return Err(GoalError::NotANumber(meta.text(meta.goal_paths, row, 1))),
             }
         }
-        GoalError::from_held(&held)
+        held.value()
     }
 
     fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {

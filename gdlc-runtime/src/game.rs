@@ -108,18 +108,6 @@ pub enum GoalError {
 }
 
 impl GoalError {
-    /// The goal value from the values that hold (`held[v]`: value `v` holds): the one
-    /// value, or [`GoalError::Missing`], or [`GoalError::Ambiguous`] with the two
-    /// smallest.
-    pub fn from_held(held: &[bool; 101]) -> Result<u8, GoalError> {
-        let mut values = (0..=100u8).filter(|&v| held[v as usize]);
-        match (values.next(), values.next()) {
-            (None, _) => Err(GoalError::Missing),
-            (Some(one), None) => Ok(one),
-            (Some(a), Some(b)) => Err(GoalError::Ambiguous(a, b)),
-        }
-    }
-
     /// The one goal value among the values derived for a role (duplicates allowed), or
     /// why there is none.
     pub fn single(mut values: Vec<u8>) -> Result<u8, GoalError> {
@@ -129,6 +117,53 @@ impl GoalError {
             [] => Err(GoalError::Missing),
             [one] => Ok(one),
             [a, b, ..] => Err(GoalError::Ambiguous(a, b)),
+        }
+    }
+}
+
+/// The goal values derived for a role, gathered one at a time without allocating:
+/// the two smallest distinct ones are kept, which is all [`HeldGoals::value`] needs.
+#[derive(Clone, Copy, Debug)]
+pub struct HeldGoals {
+    /// The smallest and second smallest distinct values; `NO_GOAL` where none.
+    smallest: [u16; 2],
+}
+
+const NO_GOAL: u16 = u16::MAX;
+
+impl Default for HeldGoals {
+    fn default() -> Self {
+        HeldGoals {
+            smallest: [NO_GOAL; 2],
+        }
+    }
+}
+
+impl HeldGoals {
+    /// Notes that value `v` holds (again, possibly).
+    #[inline]
+    pub fn add(&mut self, v: u8) {
+        let v = u16::from(v);
+        let [a, b] = &mut self.smallest;
+        if v == *a || v == *b {
+            return;
+        }
+        if v < *a {
+            *b = *a;
+            *a = v;
+        } else if v < *b {
+            *b = v;
+        }
+    }
+
+    /// The one value that holds, or [`GoalError::Missing`], or
+    /// [`GoalError::Ambiguous`] with the two smallest.
+    #[inline]
+    pub fn value(self) -> Result<u8, GoalError> {
+        match self.smallest {
+            [NO_GOAL, _] => Err(GoalError::Missing),
+            [one, NO_GOAL] => Ok(one as u8),
+            [a, b] => Err(GoalError::Ambiguous(a as u8, b as u8)),
         }
     }
 }
@@ -158,4 +193,27 @@ pub enum StateError {
     /// The fluent cannot occur in this game.
     #[error("`{0}` is not a fluent of this game")]
     UnknownFluent(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GoalError, HeldGoals};
+
+    fn value_of(values: &[u8]) -> Result<u8, GoalError> {
+        let mut held = HeldGoals::default();
+        values.iter().for_each(|&v| held.add(v));
+        held.value()
+    }
+
+    #[test]
+    fn held_goals_give_the_one_value_or_the_two_smallest() {
+        assert_eq!(value_of(&[]), Err(GoalError::Missing));
+        assert_eq!(value_of(&[50, 50, 50]), Ok(50));
+        assert_eq!(value_of(&[0]), Ok(0));
+        assert_eq!(value_of(&[100, 0]), Err(GoalError::Ambiguous(0, 100)));
+        assert_eq!(
+            value_of(&[100, 75, 100, 25, 50, 25]),
+            Err(GoalError::Ambiguous(25, 50))
+        );
+    }
 }

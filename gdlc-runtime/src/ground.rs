@@ -72,19 +72,25 @@ pub fn push_ones(words: &[u64], lo: usize, hi: usize, base: u32, out: &mut Vec<u
         return;
     }
     let (first, last) = (lo >> 6, (hi - 1) >> 6);
-    for (w, &whole) in words.iter().enumerate().take(last + 1).skip(first) {
-        let mut word = whole;
+    let first_mask = !0u64 << (lo & 63);
+    let last_mask = !0u64 >> (63 - ((hi - 1) & 63));
+    // Move `base + k` is bit `lo + k`: a word's bit `b` is move `offset + b`.
+    let mut offset = base
+        .wrapping_sub(lo as u32)
+        .wrapping_add((first * 64) as u32);
+    for w in first..=last {
+        let mut word = words[w];
         if w == first {
-            word &= !0u64 << (lo & 63);
+            word &= first_mask;
         }
         if w == last {
-            word &= !0u64 >> (63 - ((hi - 1) & 63));
+            word &= last_mask;
         }
         while word != 0 {
-            let b = w * 64 + word.trailing_zeros() as usize;
-            out.push(base + (b - lo) as u32);
+            out.push(offset.wrapping_add(word.trailing_zeros()));
             word &= word - 1;
         }
+        offset = offset.wrapping_add(64);
     }
 }
 
@@ -182,16 +188,16 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
             R::eval_goals(&state.0, &mut self.d);
             self.cached = Cached::Goals;
         }
-        let mut held = [false; 101];
+        let mut held = crate::game::HeldGoals::default();
         for &(b, text) in R::GOALS[role] {
             if bit(&self.d, b as usize) {
                 match kif::goal_value(text) {
-                    Some(value) => held[value as usize] = true,
+                    Some(value) => held.add(value),
                     None => return Err(GoalError::NotANumber(text.to_owned())),
                 }
             }
         }
-        GoalError::from_held(&held)
+        held.value()
     }
 
     fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {

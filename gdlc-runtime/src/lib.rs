@@ -21,7 +21,7 @@ pub mod playout;
 pub mod simulate;
 pub mod verify;
 
-pub use game::{Game, GoalError, MoveError, RoleIndex, StateError};
+pub use game::{Game, GoalError, HeldGoals, MoveError, RoleIndex, StateError};
 pub use perft::perft;
 pub use playout::{Playout, PlayoutError, PlayoutOptions, random_playout, random_playout_from};
 pub use simulate::{SimulationReport, simulate_for};
