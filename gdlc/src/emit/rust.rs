@@ -1953,12 +1953,14 @@ impl<'a> Emitter<'a> {
         };
         let width = lit(width);
         let lo_key = quote!(#(#lo_terms)+*);
-        let listed_range = source.keys.map(|keys| {
+        // A listed block: its table and the bits of the keys in the range.
+        let listed = source.keys.map(|keys| {
             if prefix == 0 {
                 let size = lit(source.size);
-                (quote!(#base_lit), quote!(#base_lit + #size))
+                (keys, quote!(#base_lit), quote!(#base_lit + #size))
             } else {
                 (
+                    keys,
                     quote!(#base_lit + rt::listed_from(&#keys, #lo_key)),
                     quote!(#base_lit + rt::listed_from(&#keys, #lo_key + #width)),
                 )
@@ -1994,16 +1996,12 @@ impl<'a> Emitter<'a> {
             quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then),
         );
         let scan = match &source.bits {
-            Bits::State if source.keys.is_some() => {
-                let keys = source.keys.expect("listed");
-                let (lo_bit, hi_bit) = listed_range.expect("listed");
-                quote! {
-                    for #bit in input.state.ones(#lo_bit, #hi_bit) {
-                        let #offset = #keys[#bit - #base_lit] as usize;
-                        #body
-                    }
+            Bits::State if let Some((keys, lo_bit, hi_bit)) = listed => quote! {
+                for #bit in input.state.ones(#lo_bit, #hi_bit) {
+                    let #offset = #keys[#bit - #base_lit] as usize;
+                    #body
                 }
-            }
+            },
             Bits::State => quote! {
                 let #lo = #lo_key;
                 for #bit in input.state.ones(#base_lit + #lo, #base_lit + #lo + #width) {
