@@ -70,6 +70,7 @@ pub fn rust_with_backend(
             (Err(_), _) => {}
         }
     }
+    let plan = crate::plan::tune(&ir, plan);
     crate::emit::rust::lib_rs(&ir, &plan, source)
 }
 

@@ -171,6 +171,36 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// The trials of measured planning, one line each.
+fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "measured planning: {} sample states, threshold plan {} nodes",
+        tuning.samples, tuning.threshold_work
+    );
+    for trial in &tuning.trials {
+        let names: Vec<String> = ir.layers[trial.layer]
+            .relations
+            .iter()
+            .map(|&r| ir.relation(r).key())
+            .collect();
+        let outcome = match trial.work {
+            Some(work) => format!("{work} nodes: materialised"),
+            None => format!(
+                "over {} nodes: stays on demand",
+                (trial.before as f64 * crate::plan::GAIN) as usize
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  layer {} [{}] materialised, against {} nodes: {outcome}",
+            trial.layer,
+            names.join(" "),
+            trial.before
+        );
+    }
+}
+
 /// The plan as text: every relation's evaluation, storage, indexes and reason; then
 /// every layer's filter tree and every demand mode's tree, one node per line.
 pub fn plan(ir: &Ir, plan: &Plan) -> String {
@@ -206,6 +236,9 @@ pub fn plan(ir: &Ir, plan: &Plan) -> String {
             ir.symbols.symbol(layout.functor).name,
             layout.reason
         );
+    }
+    if let Some(tuning) = &plan.tuning {
+        tuning_text(ir, tuning, &mut out);
     }
     for (l, lp) in plan.layers.iter().enumerate() {
         let names: Vec<String> = ir.layers[l]
@@ -281,6 +314,7 @@ fn query_text(ir: &Ir, rule: Option<&FlatRule>, query: &Query) -> String {
         Access::Scan => "scan".to_owned(),
         Access::Call(mode) => format!("call mode {mode}"),
         Access::Input => "input".to_owned(),
+        Access::Delta => "delta".to_owned(),
     };
     if slots.is_empty() {
         format!("{} by {access}", relation.name)
@@ -302,6 +336,17 @@ fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &
         Node::Repeat(body) => {
             let _ = writeln!(out, "{indent}repeat until nothing new");
             node_text(ir, body, rule, depth + 1, out);
+        }
+        Node::SemiNaive {
+            initial, rounds, ..
+        } => {
+            let _ = writeln!(out, "{indent}semi-naive: first every rule");
+            node_text(ir, initial, rule, depth + 1, out);
+            let _ = writeln!(
+                out,
+                "{indent}then, while a round adds tuples, each recursive literal from the last round's (by delta)"
+            );
+            node_text(ir, rounds, rule, depth + 1, out);
         }
         Node::Rule { rule: r, body, .. } => {
             let flat = &ir.rules[*r];

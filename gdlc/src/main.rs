@@ -342,7 +342,7 @@ fn explain(path: &Path, stage: StageArg) -> Result<(), Reported> {
         StageArg::Flat => gdlc::explain::explain(&ir, gdlc::explain::Stage::Flat),
         StageArg::Layers => gdlc::explain::explain(&ir, gdlc::explain::Stage::Layers),
         StageArg::Plan => {
-            let plan = gdlc::plan::plan(&ir).map_err(|diagnostic| {
+            let plan = gdlc::plan::tuned(&ir).map_err(|diagnostic| {
                 emit(&diagnostic, &file);
                 Reported
             })?;
@@ -417,7 +417,7 @@ fn perft(path: &Path, depth: u32, plan: bool) -> Result<(), Reported> {
         Reported
     };
     let ir = gdlc::analysis::analyze(&front).map_err(report)?;
-    let plan = gdlc::plan::plan(&ir).map_err(report)?;
+    let plan = gdlc::plan::tuned(&ir).map_err(report)?;
     let mut game = gdlc::exec::Executor::new(&ir, &plan);
     print_perft(&mut game, depth)
 }

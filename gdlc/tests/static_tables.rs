@@ -34,6 +34,7 @@ fn legal_texts(text: &str) -> Option<(Vec<String>, [Vec<String>; 2])> {
     let all_on_demand = PlanOptions {
         demand_threshold: 0.0,
         static_demand_threshold: 0.0,
+        ..PlanOptions::default()
     };
     Some((
         moves(&mut interpreter),

@@ -38,6 +38,10 @@ use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, 
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
 const MAX_POSITIONS: usize = 1 << 18;
 
+/// The most bits a lookup into a bits-only relation may scan (see
+/// `Emitter::bit_columns`): four words.
+const MAX_LOOKUP_SCAN: usize = 256;
+
 /// Scans of a static table with at most this many rows are unrolled when the copies
 /// of the loop body stay under [`MAX_UNROLLED_TEXT`] bytes of source.
 const MAX_UNROLLED_ROWS: usize = 8;
@@ -410,12 +414,33 @@ impl<'a> Emitter<'a> {
 
     /// The numbered columns of a derived relation kept as bits only (an `rt::BitSet`),
     /// queried, filled and scanned bit by bit: a bitset relation that is not an entry
-    /// (the runtime reads `legal`, `goal`, … as rows of a store).
+    /// (the runtime reads `legal`, `goal`, … as rows of a store), not evaluated
+    /// semi-naively (its deltas are ranges of rows), and none of whose lookups scans
+    /// more than [`MAX_LOOKUP_SCAN`] bits (a lookup binding columns after an unknown
+    /// one scans the whole range its known leading columns fix: such a relation keeps
+    /// its rows with hash indexes instead).
     fn bit_columns(&self, r: RelationId) -> Option<Vec<(usize, usize, Vec<SymbolId>)>> {
         if self.ir.relation(r).keyword.is_some() {
             return None;
         }
-        self.numbered_columns(r)
+        let layer = self.ir.layer_of[r.0 as usize];
+        if matches!(self.plan.layers[layer].tree, Some(Node::SemiNaive { .. })) {
+            return None;
+        }
+        let numbered = self.numbered_columns(r)?;
+        let wide = self.plan.relations[r.0 as usize]
+            .indexes
+            .iter()
+            .any(|columns| {
+                let prefix = (0..numbered.len())
+                    .take_while(|c| columns.contains(c))
+                    .count();
+                prefix < columns.len() && {
+                    let (_, stride, domain) = &numbered[prefix];
+                    stride * domain.len() > MAX_LOOKUP_SCAN
+                }
+            });
+        (!wide).then_some(numbered)
     }
 
     /// The table of each symbol's position in each state column's domain: the constant
@@ -446,6 +471,11 @@ impl<'a> Emitter<'a> {
     /// The constant table of a static relation.
     fn table(r: RelationId) -> Ident {
         format_ident!("TABLE_{}", r.0)
+    }
+
+    /// The local holding a semi-naive layer relation's last delta (a row range).
+    fn delta(r: RelationId) -> Ident {
+        format_ident!("delta{}", r.0)
     }
 
     fn memo(r: RelationId, mode: usize) -> Ident {
@@ -980,6 +1010,9 @@ impl<'a> Emitter<'a> {
         match node {
             Node::Sequence(children) => children.iter().any(|c| Self::reads(c, relation)),
             Node::Repeat(body) | Node::Rule { body, .. } => Self::reads(body, relation),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => Self::reads(initial, relation) || Self::reads(rounds, relation),
             Node::Accept { .. } => false,
             Node::If { test, then } => {
                 matches!(test, Test::Absent(q) if q.relation == relation)
@@ -1075,6 +1108,12 @@ impl<'a> Emitter<'a> {
         match node {
             Node::Sequence(children) => children.iter().for_each(|c| self.find_decoded(c, out)),
             Node::Repeat(body) | Node::Rule { body, .. } => self.find_decoded(body, out),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => {
+                self.find_decoded(initial, out);
+                self.find_decoded(rounds, out);
+            }
             Node::If { then, .. } => self.find_decoded(then, out),
             Node::Accept { .. } => {}
             Node::Query { query, then } => {
@@ -1146,6 +1185,35 @@ impl<'a> Emitter<'a> {
                         if !self.grew {
                             break;
                         }
+                    }
+                }
+            }
+            Node::SemiNaive {
+                initial,
+                rounds,
+                relations,
+            } => {
+                let initial = self.node(initial, sink)?;
+                let rounds = self.node(rounds, sink)?;
+                let marks = relations.iter().map(|&r| {
+                    let (delta, store) = (Self::delta(r), Self::store(r));
+                    quote! {
+                        let count = self.#store.len();
+                        #delta = (#delta.1, count);
+                        added |= #delta.0 < count;
+                    }
+                });
+                let deltas = relations.iter().map(|&r| Self::delta(r));
+                quote! {
+                    #initial
+                    #(let mut #deltas: (usize, usize) = (0, 0);)*
+                    loop {
+                        let mut added = false;
+                        #(#marks)*
+                        if !added {
+                            break;
+                        }
+                        #rounds
                     }
                 }
             }
@@ -1489,6 +1557,20 @@ impl<'a> Emitter<'a> {
             )));
         }
         let store = Self::store(r);
+        if query.access == Access::Delta {
+            let delta = Self::delta(r);
+            let row = self.fresh("row");
+            let i = self.fresh("i");
+            let columns = Self::read_from(&row, slots);
+            let (conds, binds) = Self::matcher(&columns);
+            let body = Self::guarded(&conds, quote!(#(#binds)* #then));
+            return Ok(quote! {
+                for #i in #delta.0..#delta.1 {
+                    let #row = self.#store.row(#i);
+                    #body
+                }
+            });
+        }
         if let Some(numbered) = self.bit_columns(r) {
             if query.access == Access::Flag {
                 return Ok(quote!(if !self.#store.is_empty() { #then }));
@@ -1553,7 +1635,7 @@ impl<'a> Emitter<'a> {
                     }
                 }
             }
-            Access::Call(_) | Access::Input => unreachable!("handled above"),
+            Access::Call(_) | Access::Input | Access::Delta => unreachable!("handled above"),
         })
     }
 

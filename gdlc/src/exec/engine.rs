@@ -340,6 +340,8 @@ pub struct Engine<'a> {
     stores: Vec<Store>,
     memos: Vec<Vec<Memo>>,
     fixpoints: Vec<Fixpoint>,
+    /// Per relation, the rows its last semi-naive round added.
+    deltas: Vec<(usize, usize)>,
     computed: Vec<bool>,
     pending: Vec<(RelationId, SymbolId)>,
     pending_values: Vec<SymbolId>,
@@ -386,6 +388,7 @@ impl<'a> Engine<'a> {
             stores,
             memos,
             fixpoints: Vec::new(),
+            deltas: vec![(0, 0); ir.relations.len()],
             computed,
             pending: Vec::new(),
             pending_values: Vec::new(),
@@ -402,6 +405,11 @@ impl<'a> Engine<'a> {
     /// Stops evaluating after `limit` tree nodes visited (see [`Engine::over_limit`]).
     pub fn set_work_limit(&mut self, limit: usize) {
         self.work_limit = limit;
+    }
+
+    /// The tree nodes visited so far (the work [`Engine::set_work_limit`] bounds).
+    pub fn work(&self) -> usize {
+        self.work
     }
 
     /// Refuses to grow any store past `limit` tuples (see [`Engine::over_limit`]).
@@ -487,15 +495,32 @@ impl<'a> Engine<'a> {
         let Some(tree) = &plan.layers[l].tree else {
             return;
         };
-        match tree {
-            Node::Repeat(body) => loop {
-                self.grew = false;
-                self.run(body, &mut Vec::new(), Sink::Layer, &[]);
-                if !self.grew {
-                    break;
-                }
-            },
-            _ => self.run(tree, &mut Vec::new(), Sink::Layer, &[]),
+        self.run(tree, &mut Vec::new(), Sink::Layer, &[]);
+    }
+
+    /// Semi-naive evaluation (see [`Node::SemiNaive`]).
+    fn semi_naive(
+        &mut self,
+        initial: &'a Node,
+        rounds: &'a Node,
+        relations: &[RelationId],
+        bindings: &mut Vec<SymbolId>,
+    ) {
+        self.run(initial, bindings, Sink::Layer, &[]);
+        let mut marks = vec![0; relations.len()];
+        loop {
+            let mut added = false;
+            for (mark, &relation) in marks.iter_mut().zip(relations) {
+                let r = relation.0 as usize;
+                let count = self.stores[r].len();
+                self.deltas[r] = (*mark, count);
+                added |= count > *mark;
+                *mark = count;
+            }
+            if !added || self.over_limit {
+                break;
+            }
+            self.run(rounds, bindings, Sink::Layer, &[]);
         }
     }
 
@@ -579,10 +604,15 @@ impl<'a> Engine<'a> {
             Node::Repeat(body) => loop {
                 self.grew = false;
                 self.run(body, bindings, sink, input);
-                if !self.grew {
+                if !self.grew || self.over_limit {
                     break;
                 }
             },
+            Node::SemiNaive {
+                initial,
+                rounds,
+                relations,
+            } => self.semi_naive(initial, rounds, relations, bindings),
             Node::Rule { num_vars, body, .. } => {
                 let mut own = self.binding_pool.pop().unwrap_or_default();
                 own.clear();
@@ -669,6 +699,14 @@ impl<'a> Engine<'a> {
             Access::Member => {
                 if self.exists(query, bindings) {
                     self.run(then, bindings, sink, input);
+                }
+            }
+            Access::Delta => {
+                let (lo, hi) = self.deltas[r];
+                for i in lo..hi {
+                    if Self::matches(self.stores[r].row(i), slots, bindings) {
+                        self.run(then, bindings, sink, input);
+                    }
                 }
             }
             Access::Scan => {

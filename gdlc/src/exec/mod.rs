@@ -98,6 +98,22 @@ impl<'a> Executor<'a> {
         }
     }
 
+    /// The filter-tree nodes the engine has visited so far: the cost measure of
+    /// measured planning ([`crate::plan::tuned`]).
+    pub fn work(&self) -> usize {
+        self.engine.work()
+    }
+
+    /// Stops evaluating after `limit` nodes visited in all (see [`Self::over_limit`]).
+    pub fn set_work_limit(&mut self, limit: usize) {
+        self.engine.set_work_limit(limit);
+    }
+
+    /// Whether the work limit was passed, so that every later answer is incomplete.
+    pub fn over_limit(&self) -> bool {
+        self.engine.over_limit()
+    }
+
     fn ensure(&mut self, entry: Entry) -> Option<RelationId> {
         let relation = self.ir.keyword(entry.keyword())?;
         if let Some(cone) = self.cones.get(&entry) {

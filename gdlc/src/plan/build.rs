@@ -48,13 +48,16 @@ pub const SMALL_STATIC_WORK: usize = 1 << 23;
 const BITSET_LIMIT_STATIC: f64 = (1u64 << 20) as f64;
 const BITSET_LIMIT_DYNAMIC: f64 = (1u64 << 18) as f64;
 
-/// The planner's thresholds; the defaults are what every caller but tests uses.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The planner's thresholds and overrides; the defaults are the threshold plan
+/// ([`plan`]), which measured planning ([`super::tuned`]) starts from.
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlanOptions {
     /// A state-dependent layer goes on demand above this many possible tuples.
     pub demand_threshold: f64,
     /// A static layer goes on demand above this many possible tuples.
     pub static_demand_threshold: f64,
+    /// Layers (IR layer indices) materialised whatever their size.
+    pub materialise: BTreeSet<usize>,
 }
 
 impl Default for PlanOptions {
@@ -62,6 +65,7 @@ impl Default for PlanOptions {
         PlanOptions {
             demand_threshold: DEMAND_THRESHOLD,
             static_demand_threshold: STATIC_DEMAND_THRESHOLD,
+            materialise: BTreeSet::new(),
         }
     }
 }
@@ -74,7 +78,7 @@ pub fn plan(ir: &Ir) -> Result<Plan, Diagnostic> {
 /// Plans an analysed game with other thresholds (tests use 0 to put every layer that
 /// can be on demand on demand).
 pub fn plan_with(ir: &Ir, options: &PlanOptions) -> Result<Plan, Diagnostic> {
-    let mut planner = Planner::new(ir, *options);
+    let mut planner = Planner::new(ir, options.clone());
     planner.decide()?;
     planner.evaluate_statics()?;
     planner.build_trees()?;
@@ -228,7 +232,7 @@ impl<'a> Planner<'a> {
     /// the tables at every level, while the domain-product estimate of its answers
     /// makes that look cheap. (Only static tables count: the estimates of derived
     /// relations are domain products, far too large to be squared.)
-    fn cheapest_order(&self, r: usize, bound: &[bool]) -> Vec<usize> {
+    fn cheapest_order(&self, r: usize, bound: &[bool], skip: Option<usize>) -> Vec<usize> {
         let rule = &self.ir.rules[r];
         let head_layer = self.ir.layer_of[rule.head.relation.0 as usize];
         let recursive_demand = |relation: RelationId| {
@@ -237,7 +241,7 @@ impl<'a> Planner<'a> {
                 && self.is_demand(relation)
         };
         let positives: Vec<usize> = (0..rule.body.len())
-            .filter(|&i| matches!(rule.body[i], FlatLiteral::Pos(_)))
+            .filter(|&i| matches!(rule.body[i], FlatLiteral::Pos(_)) && Some(i) != skip)
             .collect();
         let atom = |i: usize| match &rule.body[positives[i]] {
             FlatLiteral::Pos(atom) => atom,
@@ -419,11 +423,23 @@ impl<'a> Planner<'a> {
         (held as f64 / space).clamp(0.1, 1.0)
     }
 
-    /// Orders the body of rule `r` with the variables in `bound` already bound.
-    fn order(&self, r: usize, bound: &mut [bool]) -> Result<Vec<Step>, Diagnostic> {
+    /// Orders the body of rule `r` (but literal `skip`, already placed) with the
+    /// variables in `bound` already bound.
+    fn order(
+        &self,
+        r: usize,
+        bound: &mut [bool],
+        skip: Option<usize>,
+    ) -> Result<Vec<Step>, Diagnostic> {
         let rule = &self.ir.rules[r];
-        let mut chosen = self.cheapest_order(r, bound).into_iter();
-        let mut remaining: Vec<&FlatLiteral> = rule.body.iter().collect();
+        let mut chosen = self.cheapest_order(r, bound, skip).into_iter();
+        let mut remaining: Vec<&FlatLiteral> = rule
+            .body
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| Some(i) != skip)
+            .map(|(_, l)| l)
+            .collect();
         let mut steps = Vec::with_capacity(remaining.len());
         let arg_ready = |a: &Arg, bound: &[bool]| match a {
             Arg::Var(v) => bound[v.0 as usize],
@@ -524,7 +540,18 @@ impl<'a> Planner<'a> {
         prefix: Option<Query>,
         bound: &mut [bool],
     ) -> Result<Node, Diagnostic> {
-        let steps = self.order(r, bound)?;
+        self.rule_tree_skipping(r, prefix, bound, None)
+    }
+
+    /// [`Self::rule_tree`] with body literal `skip` left out (the prefix reads it).
+    fn rule_tree_skipping(
+        &mut self,
+        r: usize,
+        prefix: Option<Query>,
+        bound: &mut [bool],
+        skip: Option<usize>,
+    ) -> Result<Node, Diagnostic> {
+        let steps = self.order(r, bound, skip)?;
         let rule = &self.ir.rules[r];
         let mut node = Node::Accept {
             relation: rule.head.relation,
@@ -580,10 +607,40 @@ impl<'a> Planner<'a> {
             rules.push(self.rule_tree(r, None, &mut bound)?);
         }
         let sequence = Node::Sequence(rules);
-        Ok(if layer.cyclic {
-            Node::Repeat(Box::new(sequence))
-        } else {
-            sequence
+        if !layer.cyclic {
+            return Ok(sequence);
+        }
+        let members = layer.relations.clone();
+        let semi_naive = members.iter().all(|&m| {
+            let relation = self.ir.relation(m);
+            relation.keyword.is_none() && !relation.columns.is_empty()
+        });
+        if !semi_naive {
+            return Ok(Node::Repeat(Box::new(sequence)));
+        }
+        let mut rounds = Vec::new();
+        for &r in &self.ir.layers[l].rules {
+            let rule = &self.ir.rules[r];
+            for (i, literal) in rule.body.iter().enumerate() {
+                let FlatLiteral::Pos(atom) = literal else {
+                    continue;
+                };
+                if !members.contains(&atom.relation) {
+                    continue;
+                }
+                let mut bound = vec![false; rule.vars.len()];
+                let delta = Query {
+                    relation: atom.relation,
+                    slots: slots(atom, &mut bound),
+                    access: Access::Delta,
+                };
+                rounds.push(self.rule_tree_skipping(r, Some(delta), &mut bound, Some(i))?);
+            }
+        }
+        Ok(Node::SemiNaive {
+            initial: Box::new(sequence),
+            rounds: Box::new(Node::Sequence(rounds)),
+            relations: members,
         })
     }
 
@@ -630,7 +687,7 @@ impl<'a> Planner<'a> {
         bound: &mut [bool],
     ) -> Result<Vec<(RelationId, Columns)>, Diagnostic> {
         let mut sites = Vec::new();
-        for step in self.order(r, bound)? {
+        for step in self.order(r, bound, None)? {
             if let Step::Query(relation, slots) | Step::Absent(relation, slots) = step {
                 let columns = slots
                     .iter()
@@ -693,7 +750,7 @@ impl<'a> Planner<'a> {
             let unbound = members
                 .iter()
                 .any(|r| patterns[r.0 as usize].contains(&Vec::new()));
-            let mut demand = !entry && large && !unbound;
+            let mut demand = !entry && large && !unbound && !self.options.materialise.contains(&l);
             let mut found: Vec<(RelationId, Columns)> = Vec::new();
             if demand {
                 // The layer's own modes, closed under its recursive calls.
@@ -914,6 +971,7 @@ impl<'a> Planner<'a> {
                 })
                 .collect(),
             fluents: Vec::new(),
+            tuning: None,
         }
     }
 
@@ -1007,6 +1065,11 @@ impl<'a> Planner<'a> {
                     && relation.keyword.is_none()
                 {
                     "materialised: no rules (always empty)".to_owned()
+                } else if self.options.materialise.contains(&ir.layer_of[r]) {
+                    format!(
+                        "materialised: {}, cheaper than on demand on sample states (measured planning)",
+                        counted(space, "possible tuple")
+                    )
                 } else if space > DEMAND_THRESHOLD {
                     "materialised: some query binds no column".to_owned()
                 } else {
@@ -1067,6 +1130,7 @@ impl<'a> Planner<'a> {
             relations,
             layers,
             fluents: Vec::new(),
+            tuning: None,
         }
     }
 }

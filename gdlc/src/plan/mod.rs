@@ -8,7 +8,10 @@
 //! the tuples of a relation that agree with what is bound and binds the rest,
 //! [`Node::If`] tests a negation, `distinct` or equality once its variables are bound,
 //! [`Node::Accept`] adds the head tuple. A layer's rules form a [`Node::Sequence`]; a
-//! recursive layer wraps it in [`Node::Repeat`], evaluated until a round adds nothing.
+//! recursive layer is evaluated semi-naively ([`Node::SemiNaive`]: after a first
+//! round of every rule, each round joins only the previous round's new tuples), or,
+//! when one of its relations has no columns or is a keyword, wraps the sequence in
+//! [`Node::Repeat`], evaluated until a round adds nothing.
 //!
 //! Relations are evaluated in one of four ways ([`Evaluation`]): `true`/`does` are the
 //! reasoner's input; static relations are computed here, at compile time, into sorted
@@ -20,11 +23,13 @@
 
 mod build;
 mod fluents;
+mod tune;
 
 pub use build::{
     DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan, plan_with,
 };
 pub use fluents::{LISTED_ABOVE, fluent_layouts};
+pub use tune::{GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned};
 
 use crate::ir::{Arg, RelationId, SymbolId, VarId};
 
@@ -41,6 +46,8 @@ pub struct Plan {
     /// The state layouts decided per function symbol of `true` whose dense block is
     /// large (see [`fluent_layouts`]); any other functor's block is dense.
     pub fluents: Vec<FluentLayout>,
+    /// What measured planning ([`tune`]) tried, when it ran.
+    pub tuning: Option<Tuning>,
 }
 
 /// How the state numbers the fluents of one function symbol of `true`.
@@ -146,6 +153,19 @@ pub enum Node {
     Sequence(Vec<Node>),
     /// Runs the child until a round adds no tuple to the layer.
     Repeat(Box<Node>),
+    /// Semi-naive evaluation of a recursive layer: `initial` (every rule) once; then,
+    /// while the last round added tuples to `relations`, `rounds` — each rule once
+    /// per positive literal on the layer's relations, that literal reading only the
+    /// tuples the previous round added ([`Access::Delta`]: the rows from where the
+    /// previous delta ended to the count when this round began), first.
+    SemiNaive {
+        /// Every rule of the layer.
+        initial: Box<Node>,
+        /// The delta variants.
+        rounds: Box<Node>,
+        /// The layer's relations, whose rows are the deltas.
+        relations: Vec<RelationId>,
+    },
     /// One rule: fresh bindings for its variables, then the body.
     Rule {
         /// The rule's index in [`crate::ir::Ir::rules`].
@@ -188,6 +208,12 @@ impl Node {
                 }
             }
             Node::Repeat(body) | Node::Rule { body, .. } => body.for_each_query(f),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => {
+                initial.for_each_query(f);
+                rounds.for_each_query(f);
+            }
             Node::Query { query, then } => {
                 f(query);
                 then.for_each_query(f);
@@ -256,6 +282,9 @@ pub enum Access {
     Call(usize),
     /// The bound values of the current demand call (first node of a demand rule).
     Input,
+    /// The tuples the previous round of a [`Node::SemiNaive`] added (no column
+    /// known; first node of a delta variant).
+    Delta,
 }
 
 /// A test on bound variables.

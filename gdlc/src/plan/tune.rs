@@ -1,0 +1,230 @@
+//! Measured planning: whether a large layer is cheaper on demand or materialised is
+//! decided by running both on sample states of the game, not by its size alone.
+//!
+//! The threshold plan ([`super::plan`]) puts a large state-dependent layer on demand
+//! when every query of it binds a column. That is right when the calls are few
+//! (amazons' lines, asked from the few squares a queen stands on: materialised, they
+//! cost 70× more) and wrong when they are many (othello-comp2007's `playwillflip`,
+//! asked fully bound for every open square and every opponent piece, a memo table
+//! each, where the relation materialised for the state is a few hundred tuples: 5×
+//! slower on demand). The tuning ([`tune`]):
+//!
+//! 1. **Samples states**: one seeded random playout with the plan executor of the
+//!    threshold plan (at most [`SAMPLE_STEPS`] steps and [`SAMPLE_WORK`] nodes), of
+//!    which [`SAMPLES`] states spread evenly are kept, each with the joint move played
+//!    from it (the last one terminal when the playout ended).
+//! 2. **Measures a plan** by the work of its executor (filter-tree nodes visited, a
+//!    count that does not drift with the machine's load) on one playout step from
+//!    every sample: terminal, every role's legal moves and the next state after the
+//!    sampled joint move; the goals in a terminal state.
+//! 3. **Decides greedily**, from the last such layer to the first: the layer is
+//!    planned materialised (with the decisions kept so far; layers only it called
+//!    with their columns bound follow it), and kept so when that costs at most
+//!    [`GAIN`] of the best plan so far. A trial stops as soon as it passes that bound,
+//!    and no trial starts once the trials could pass [`TRIALS_WORK`] nodes in all.
+//!
+//! Everything is deterministic (a fixed seed, node counts), so the same game gives
+//! the same plan. The trials are recorded in [`Plan::tuning`] and printed by
+//! `gdlc explain --stage plan`.
+
+use gdlc_runtime::Game;
+use gdlc_runtime::playout::Stepper;
+
+use super::{LayerEvaluation, Plan, PlanOptions, plan_with};
+use crate::diagnostic::Diagnostic;
+use crate::exec::Executor;
+use crate::ir::{Ir, Phase};
+
+/// The most steps of the sampling playout.
+pub const SAMPLE_STEPS: usize = 300;
+
+/// The most executor nodes the sampling playout may visit.
+pub const SAMPLE_WORK: usize = 50_000_000;
+
+/// The most executor nodes all trials together may visit (bounding compile time: the
+/// trials left when it runs out are not made).
+pub const TRIALS_WORK: usize = 200_000_000;
+
+/// The sample states kept.
+pub const SAMPLES: usize = 24;
+
+/// A layer is materialised when that costs at most this fraction of the best plan.
+/// Below 1 because the executor's node count is a proxy for the generated code's
+/// instructions (it counts neither hashing nor bit scans): a layer moves only on a
+/// clear gain.
+pub const GAIN: f64 = 0.8;
+
+/// The seed of the sampling playout.
+const SEED: u64 = 0x5eed;
+
+/// What measured planning found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Sample states measured.
+    pub samples: usize,
+    /// The threshold plan's work on them.
+    pub threshold_work: usize,
+    /// Each trial, in the order made.
+    pub trials: Vec<Trial>,
+}
+
+/// One trial of measured planning: layer `layer` materialised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trial {
+    /// The IR layer.
+    pub layer: usize,
+    /// The best work before the trial.
+    pub before: usize,
+    /// The trial's work, `None` when it passed `before × GAIN` (or could not be
+    /// planned or measured).
+    pub work: Option<usize>,
+}
+
+impl Trial {
+    /// Whether the layer stayed materialised.
+    pub fn kept(&self) -> bool {
+        self.work.is_some()
+    }
+}
+
+/// One sample: a state (fluents as KIF text) and the joint move played from it (KIF
+/// text per role; empty in a terminal state).
+#[derive(Clone, Debug)]
+struct Sample {
+    state: Vec<String>,
+    joint: Vec<String>,
+}
+
+/// The threshold plan of `ir`, tuned ([`tune`]).
+pub fn tuned(ir: &Ir) -> Result<Plan, Diagnostic> {
+    Ok(tune(ir, plan_with(ir, &PlanOptions::default())?))
+}
+
+/// Measured planning from `threshold`, the threshold plan of `ir` (see the module
+/// documentation). A plan without state-dependent demand layers is returned as is.
+pub fn tune(ir: &Ir, threshold: Plan) -> Plan {
+    let candidates: Vec<usize> = (0..ir.layers.len())
+        .rev()
+        .filter(|&l| {
+            threshold.layers[l].evaluation == LayerEvaluation::Demand
+                && ir.layers[l].phase != Phase::Static
+        })
+        .collect();
+    if candidates.is_empty() {
+        return threshold;
+    }
+    let samples = sample(ir, &threshold);
+    let Some(threshold_work) = cost(ir, &threshold, &samples, usize::MAX) else {
+        return threshold;
+    };
+    if samples.is_empty() {
+        return threshold;
+    }
+    let mut best = threshold;
+    let mut best_work = threshold_work;
+    let mut options = PlanOptions::default();
+    let mut trials = Vec::new();
+    let mut spent = threshold_work;
+    for l in candidates {
+        if best.layers[l].evaluation != LayerEvaluation::Demand {
+            continue;
+        }
+        let limit = (best_work as f64 * GAIN) as usize;
+        if spent + limit > TRIALS_WORK {
+            break;
+        }
+        spent += limit;
+        let mut trial_options = options.clone();
+        trial_options.materialise.insert(l);
+        let trial = plan_with(ir, &trial_options)
+            .ok()
+            .and_then(|plan| Some((cost(ir, &plan, &samples, limit)?, plan)));
+        trials.push(Trial {
+            layer: l,
+            before: best_work,
+            work: trial.as_ref().map(|(work, _)| *work),
+        });
+        if let Some((work, plan)) = trial {
+            best = plan;
+            best_work = work;
+            options = trial_options;
+        }
+    }
+    best.tuning = Some(Tuning {
+        samples: samples.len(),
+        threshold_work,
+        trials,
+    });
+    best
+}
+
+/// States of one seeded random playout of the threshold plan, spread evenly.
+fn sample(ir: &Ir, plan: &Plan) -> Vec<Sample> {
+    let mut game = Executor::new(ir, plan);
+    game.set_work_limit(SAMPLE_WORK);
+    let mut stepper = Stepper::new(&game, SEED);
+    let mut state = game.initial_state();
+    let mut all = Vec::new();
+    for _ in 0..SAMPLE_STEPS {
+        let terminal = game.is_terminal(&state);
+        if game.over_limit() {
+            break;
+        }
+        if terminal {
+            all.push(Sample {
+                state: game.state_to_kif(&state),
+                joint: Vec::new(),
+            });
+            break;
+        }
+        let Ok(next) = stepper.step(&mut game, &state) else {
+            break;
+        };
+        if game.over_limit() {
+            break;
+        }
+        all.push(Sample {
+            state: game.state_to_kif(&state),
+            joint: stepper.joint.iter().map(|&m| game.move_to_kif(m)).collect(),
+        });
+        state = next;
+    }
+    if all.len() <= SAMPLES {
+        return all;
+    }
+    let last = all.len() - 1;
+    (0..SAMPLES)
+        .map(|i| all[i * last / (SAMPLES - 1)].clone())
+        .collect()
+}
+
+/// The executor's work for one playout step from every sample, or `None` past
+/// `limit` (or when a sampled move is not legal under `plan`, which would be a
+/// planner bug: the trial is then not kept).
+fn cost(ir: &Ir, plan: &Plan, samples: &[Sample], limit: usize) -> Option<usize> {
+    let mut game = Executor::new(ir, plan);
+    game.set_work_limit(limit);
+    let mut legal = Vec::new();
+    for sample in samples {
+        let texts: Vec<&str> = sample.state.iter().map(String::as_str).collect();
+        let state = game.state_from_kif(&texts).ok()?;
+        if sample.joint.is_empty() {
+            game.is_terminal(&state);
+            for role in 0..game.num_roles() {
+                let _ = game.goal(&state, role);
+            }
+        } else {
+            game.is_terminal(&state);
+            let mut joint = Vec::with_capacity(sample.joint.len());
+            for (role, text) in sample.joint.iter().enumerate() {
+                game.legal_moves(&state, role, &mut legal);
+                joint.push(*legal.iter().find(|&&m| game.move_to_kif(m) == *text)?);
+            }
+            game.next_state(&state, &joint);
+        }
+        if game.over_limit() {
+            return None;
+        }
+    }
+    Some(game.work())
+}
