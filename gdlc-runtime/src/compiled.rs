@@ -471,6 +471,16 @@ impl Store {
         true
     }
 
+    /// Whether the tuple numbered `bit` (as for [`Self::insert_bit`]) is in a bitset
+    /// store.
+    #[inline]
+    pub fn has_bit(&self, bit: usize) -> bool {
+        let Dedupe::Bits { bits, .. } = &self.dedupe else {
+            panic!("gdlc internal error: a bit tested in a store without a bitset");
+        };
+        bits[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
     /// The bit of row `i` of a bitset store (`None` for other stores).
     #[inline]
     pub fn row_bit(&self, i: usize) -> Option<usize> {

@@ -1571,7 +1571,14 @@ impl<'a> Emitter<'a> {
                 }
             });
         }
-        if let Some(numbered) = self.bit_columns(r) {
+        // Bits only; or a bitset store with rows tested for one tuple: the bit is
+        // numbered here, as for its inserts (`rt::Store::has_bit`).
+        let numbered = match self.bit_columns(r) {
+            Some(numbered) => Some(numbered),
+            None if query.access == Access::Member => self.numbered_columns(r),
+            None => None,
+        };
+        if let Some(numbered) = numbered {
             if query.access == Access::Flag {
                 return Ok(quote!(if !self.#store.is_empty() { #then }));
             }

@@ -10798,22 +10798,28 @@ impl Rules {
             }
         }
         {
-            for row19 in TABLE_0.iter() {
-                let v2: Sym = row19[0];
-                let v0: Sym = row19[1];
-                let v1: Sym = row19[2];
-                let exists = 'found17: {
+            for row21 in TABLE_0.iter() {
+                let v2: Sym = row21[0];
+                let v0: Sym = row21[1];
+                let v1: Sym = row21[2];
+                let exists = 'found19: {
                     {
-                        let p18 = POS_37[0 + v2 as usize] as usize;
-                        if p18 != NONE as usize && self.r37.has_bit(0 + 0 + p18 * 1) {
-                            break 'found17 true;
+                        let p20 = POS_37[0 + v2 as usize] as usize;
+                        if p20 != NONE as usize && self.r37.has_bit(0 + 0 + p20 * 1) {
+                            break 'found19 true;
                         }
                     }
                     false
                 };
                 if !exists {
-                    if self.r29.contains(&[v0, v2]) {
-                        self.pending.extend_from_slice(&[v0, v1]);
+                    {
+                        let p17 = POS_29[0 + v0 as usize] as usize;
+                        let p18 = POS_29[299 + v2 as usize] as usize;
+                        if p17 != NONE as usize && p18 != NONE as usize
+                            && self.r29.has_bit(0 + 0 + p17 * 64 + p18 * 1)
+                        {
+                            self.pending.extend_from_slice(&[v0, v1]);
+                        }
                     }
                 }
             }
@@ -10838,31 +10844,31 @@ impl Rules {
                 break;
             }
             {
-                for i28 in delta29.0..delta29.1 {
-                    let row27 = self.r29.row(i28);
-                    let v0: Sym = row27[0];
-                    let v2: Sym = row27[1];
-                    let exists = 'found25: {
+                for i30 in delta29.0..delta29.1 {
+                    let row29 = self.r29.row(i30);
+                    let v0: Sym = row29[0];
+                    let v2: Sym = row29[1];
+                    let exists = 'found27: {
                         {
-                            let p26 = POS_37[0 + v2 as usize] as usize;
-                            if p26 != NONE as usize && self.r37.has_bit(0 + 0 + p26 * 1)
+                            let p28 = POS_37[0 + v2 as usize] as usize;
+                            if p28 != NONE as usize && self.r37.has_bit(0 + 0 + p28 * 1)
                             {
-                                break 'found25 true;
+                                break 'found27 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let k21 = TABLE_0_P0[v2 as usize] as usize;
-                            let k22 = TABLE_0_P1[v0 as usize] as usize;
-                            if k21 != NONE as usize && k22 != NONE as usize {
-                                let key24 = k21 * 8 + k22 * 1;
-                                for i23 in TABLE_0_AT0_1[key24]
-                                    as usize..TABLE_0_AT0_1[key24 + 1] as usize
+                            let k23 = TABLE_0_P0[v2 as usize] as usize;
+                            let k24 = TABLE_0_P1[v0 as usize] as usize;
+                            if k23 != NONE as usize && k24 != NONE as usize {
+                                let key26 = k23 * 8 + k24 * 1;
+                                for i25 in TABLE_0_AT0_1[key26]
+                                    as usize..TABLE_0_AT0_1[key26 + 1] as usize
                                 {
-                                    let row20 = &TABLE_0_BY0_1[i23];
-                                    let v1: Sym = row20[2];
+                                    let row22 = &TABLE_0_BY0_1[i25];
+                                    let v1: Sym = row22[2];
                                     self.pending.extend_from_slice(&[v0, v1]);
                                 }
                             }
@@ -10886,30 +10892,30 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo41 = 0;
-                for bit42 in input.state.ones(1374 + lo41, 1374 + lo41 + 3) {
-                    let offset43 = bit42 - 1374;
+                let lo45 = 0;
+                for bit46 in input.state.ones(1374 + lo45, 1374 + lo45 + 3) {
+                    let offset47 = bit46 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset43 / 1) % 3];
-                        let v2_pos: usize = (offset43 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset47 / 1) % 3];
+                        let v2_pos: usize = (offset47 / 1) % 3;
                         {
-                            let k38 = TABLE_38_P0[v2 as usize] as usize;
-                            if k38 != NONE as usize {
-                                let key40 = k38 * 1;
-                                for i39 in TABLE_38_AT0[key40]
-                                    as usize..TABLE_38_AT0[key40 + 1] as usize
+                            let k42 = TABLE_38_P0[v2 as usize] as usize;
+                            if k42 != NONE as usize {
+                                let key44 = k42 * 1;
+                                for i43 in TABLE_38_AT0[key44]
+                                    as usize..TABLE_38_AT0[key44 + 1] as usize
                                 {
-                                    let row37 = &TABLE_38_BY0[i39];
-                                    let v3: Sym = row37[1];
+                                    let row41 = &TABLE_38_BY0[i43];
+                                    let v3: Sym = row41[1];
                                     {
-                                        let p33 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                        if p33 != NONE as usize {
-                                            let lo34 = 0;
-                                            for bit35 in input.state.ones(0 + lo34, 0 + lo34 + 1365) {
-                                                let offset36 = bit35 - 0;
+                                        let p37 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                        if p37 != NONE as usize {
+                                            let lo38 = 0;
+                                            for bit39 in input.state.ones(0 + lo38, 0 + lo38 + 1365) {
+                                                let offset40 = bit39 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset36 / 7) % 3 == p33
+                                                    && (offset40 / 7) % 3 == p37
                                                 {
                                                     let v1: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -10917,29 +10923,35 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset36 / 21) % 65];
+                                                    ][(offset40 / 21) % 65];
                                                     let v4: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset36 / 1) % 7];
-                                                    let v1_pos: usize = (offset36 / 21) % 65;
-                                                    let v4_pos: usize = (offset36 / 1) % 7;
+                                                    ][(offset40 / 1) % 7];
+                                                    let v1_pos: usize = (offset40 / 21) % 65;
+                                                    let v4_pos: usize = (offset40 / 1) % 7;
                                                     {
-                                                        let k30 = TABLE_53_P0[v4 as usize] as usize;
-                                                        if k30 != NONE as usize {
-                                                            let key32 = k30 * 1;
-                                                            for i31 in TABLE_53_AT0[key32]
-                                                                as usize..TABLE_53_AT0[key32 + 1] as usize
+                                                        let k34 = TABLE_53_P0[v4 as usize] as usize;
+                                                        if k34 != NONE as usize {
+                                                            let key36 = k34 * 1;
+                                                            for i35 in TABLE_53_AT0[key36]
+                                                                as usize..TABLE_53_AT0[key36 + 1] as usize
                                                             {
-                                                                let row29 = &TABLE_53_BY0[i31];
-                                                                let v0: Sym = row29[1];
-                                                                if self.r29.contains(&[v0, v1]) {
-                                                                    self.grew
-                                                                        |= self
-                                                                            .r52
-                                                                            .insert(
-                                                                                POS_52[0 + v0 as usize] as usize * 64
-                                                                                    + POS_52[299 + v1 as usize] as usize * 1,
-                                                                            );
+                                                                let row33 = &TABLE_53_BY0[i35];
+                                                                let v0: Sym = row33[1];
+                                                                {
+                                                                    let p31 = POS_29[0 + v0 as usize] as usize;
+                                                                    let p32 = POS_29[299 + v1 as usize] as usize;
+                                                                    if p31 != NONE as usize && p32 != NONE as usize
+                                                                        && self.r29.has_bit(0 + 0 + p31 * 64 + p32 * 1)
+                                                                    {
+                                                                        self.grew
+                                                                            |= self
+                                                                                .r52
+                                                                                .insert(
+                                                                                    POS_52[0 + v0 as usize] as usize * 64
+                                                                                        + POS_52[299 + v1 as usize] as usize * 1,
+                                                                                );
+                                                                    }
                                                                 }
                                                             }
                                                         }
@@ -10963,38 +10975,38 @@ impl Rules {
                 let v1: Sym = 13;
                 let v3: Sym = 278;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11010,38 +11022,38 @@ impl Rules {
                 let v1: Sym = 276;
                 let v3: Sym = 277;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11057,38 +11069,38 @@ impl Rules {
                 let v1: Sym = 277;
                 let v3: Sym = 276;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11104,38 +11116,38 @@ impl Rules {
                 let v1: Sym = 278;
                 let v3: Sym = 13;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11151,38 +11163,38 @@ impl Rules {
                 let v1: Sym = 279;
                 let v3: Sym = 282;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11198,38 +11210,38 @@ impl Rules {
                 let v1: Sym = 280;
                 let v3: Sym = 281;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11245,38 +11257,38 @@ impl Rules {
                 let v1: Sym = 281;
                 let v3: Sym = 280;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11292,38 +11304,38 @@ impl Rules {
                 let v1: Sym = 282;
                 let v3: Sym = 279;
                 {
-                    let k51 = TABLE_0_P1[v3 as usize] as usize;
-                    if k51 != NONE as usize {
-                        let key53 = k51 * 1;
-                        for i52 in TABLE_0_AT1[key53]
-                            as usize..TABLE_0_AT1[key53 + 1] as usize
+                    let k55 = TABLE_0_P1[v3 as usize] as usize;
+                    if k55 != NONE as usize {
+                        let key57 = k55 * 1;
+                        for i56 in TABLE_0_AT1[key57]
+                            as usize..TABLE_0_AT1[key57 + 1] as usize
                         {
-                            let row50 = &TABLE_0_BY1[i52];
-                            let v4: Sym = row50[0];
-                            let v0: Sym = row50[2];
+                            let row54 = &TABLE_0_BY1[i56];
+                            let v4: Sym = row54[0];
+                            let v0: Sym = row54[2];
                             {
-                                let p49 = POS_26[0 + v4 as usize] as usize;
-                                if p49 != NONE as usize && self.r26.has_bit(0 + 0 + p49 * 1)
+                                let p53 = POS_26[0 + v4 as usize] as usize;
+                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
                                 {
                                     {
-                                        let p44 = POS_52[0 + v1 as usize] as usize;
-                                        if p44 != NONE as usize {
-                                            let lo45 = 0 + 0 + p44 * 64;
-                                            let mut cursor48 = rt::OnesCursor::new(
+                                        let p48 = POS_52[0 + v1 as usize] as usize;
+                                        if p48 != NONE as usize {
+                                            let lo49 = 0 + 0 + p48 * 64;
+                                            let mut cursor52 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo45,
-                                                lo45 + 64,
+                                                lo49,
+                                                lo49 + 64,
                                             );
-                                            while let Some(bit46) = cursor48.next(self.r52.words()) {
-                                                let offset47 = bit46 - 0;
+                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
+                                                let offset51 = bit50 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset47 / 1) % 64];
-                                                let v2_pos: usize = (offset47 / 1) % 64;
+                                                ][(offset51 / 1) % 64];
+                                                let v2_pos: usize = (offset51 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11341,30 +11353,30 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo63 = 0;
-                for bit64 in input.state.ones(1374 + lo63, 1374 + lo63 + 3) {
-                    let offset65 = bit64 - 1374;
+                let lo67 = 0;
+                for bit68 in input.state.ones(1374 + lo67, 1374 + lo67 + 3) {
+                    let offset69 = bit68 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset65 / 1) % 3];
-                        let v2_pos: usize = (offset65 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset69 / 1) % 3];
+                        let v2_pos: usize = (offset69 / 1) % 3;
                         {
-                            let k60 = TABLE_38_P0[v2 as usize] as usize;
-                            if k60 != NONE as usize {
-                                let key62 = k60 * 1;
-                                for i61 in TABLE_38_AT0[key62]
-                                    as usize..TABLE_38_AT0[key62 + 1] as usize
+                            let k64 = TABLE_38_P0[v2 as usize] as usize;
+                            if k64 != NONE as usize {
+                                let key66 = k64 * 1;
+                                for i65 in TABLE_38_AT0[key66]
+                                    as usize..TABLE_38_AT0[key66 + 1] as usize
                                 {
-                                    let row59 = &TABLE_38_BY0[i61];
-                                    let v3: Sym = row59[1];
+                                    let row63 = &TABLE_38_BY0[i65];
+                                    let v3: Sym = row63[1];
                                     {
-                                        let p55 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                        if p55 != NONE as usize {
-                                            let lo56 = 0;
-                                            for bit57 in input.state.ones(0 + lo56, 0 + lo56 + 1365) {
-                                                let offset58 = bit57 - 0;
+                                        let p59 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                        if p59 != NONE as usize {
+                                            let lo60 = 0;
+                                            for bit61 in input.state.ones(0 + lo60, 0 + lo60 + 1365) {
+                                                let offset62 = bit61 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset58 / 7) % 3 == p55
+                                                    && (offset62 / 7) % 3 == p59
                                                 {
                                                     let v0: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11372,12 +11384,12 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset58 / 21) % 65];
+                                                    ][(offset62 / 21) % 65];
                                                     let v1: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset58 / 1) % 7];
-                                                    let v0_pos: usize = (offset58 / 21) % 65;
-                                                    let v1_pos: usize = (offset58 / 1) % 7;
+                                                    ][(offset62 / 1) % 7];
+                                                    let v0_pos: usize = (offset62 / 21) % 65;
+                                                    let v1_pos: usize = (offset62 / 1) % 7;
                                                     self.grew
                                                         |= self
                                                             .r16
@@ -11401,15 +11413,15 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for row68 in TABLE_53.iter() {
-                let v2: Sym = row68[0];
-                let v1: Sym = row68[1];
-                let mut at67 = self.r16.first(0, &[v2]);
-                while at67 != NONE {
-                    let row66 = self.r16.row(at67 as usize);
-                    at67 = self.r16.next(0, at67);
-                    if row66[1] == v2 {
-                        let v0: Sym = row66[0];
+            for row72 in TABLE_53.iter() {
+                let v2: Sym = row72[0];
+                let v1: Sym = row72[1];
+                let mut at71 = self.r16.first(0, &[v2]);
+                while at71 != NONE {
+                    let row70 = self.r16.row(at71 as usize);
+                    at71 = self.r16.next(0, at71);
+                    if row70[1] == v2 {
+                        let v0: Sym = row70[0];
                         self.grew
                             |= self
                                 .r17
@@ -11426,32 +11438,32 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                let lo72 = 0 + 0;
-                let mut cursor75 = rt::OnesCursor::new(
+                let lo76 = 0 + 0;
+                let mut cursor79 = rt::OnesCursor::new(
                     self.r17.words(),
-                    lo72,
-                    lo72 + 512,
+                    lo76,
+                    lo76 + 512,
                 );
-                while let Some(bit73) = cursor75.next(self.r17.words()) {
-                    let offset74 = bit73 - 0;
+                while let Some(bit77) = cursor79.next(self.r17.words()) {
+                    let offset78 = bit77 - 0;
                     let v1: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset74 / 8) % 64];
+                    ][(offset78 / 8) % 64];
                     let v2: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset74 / 1) % 8];
-                    let v1_pos: usize = (offset74 / 8) % 64;
-                    let v2_pos: usize = (offset74 / 1) % 8;
-                    let t69 = self.call55_0(input, &[v1, v2]);
-                    let mut i70 = 0;
-                    while i70 < self.m55_0.table(t69).len() {
-                        let row71 = self.m55_0.table(t69).row(i70);
-                        i70 += 1;
-                        if row71[0] == v1 && row71[1] == v2 {
-                            let v0: Sym = row71[2];
+                    ][(offset78 / 1) % 8];
+                    let v1_pos: usize = (offset78 / 8) % 64;
+                    let v2_pos: usize = (offset78 / 1) % 8;
+                    let t73 = self.call55_0(input, &[v1, v2]);
+                    let mut i74 = 0;
+                    while i74 < self.m55_0.table(t73).len() {
+                        let row75 = self.m55_0.table(t73).row(i74);
+                        i74 += 1;
+                        if row75[0] == v1 && row75[1] == v2 {
+                            let v0: Sym = row75[2];
                             self.grew
                                 |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                         }
@@ -11460,21 +11472,21 @@ impl Rules {
             }
         }
         {
-            let mut at81 = self.r16.first(0, &[286]);
-            while at81 != NONE {
-                let row80 = self.r16.row(at81 as usize);
-                at81 = self.r16.next(0, at81);
-                if row80[1] == 286 {
-                    let v1: Sym = row80[0];
+            let mut at85 = self.r16.first(0, &[286]);
+            while at85 != NONE {
+                let row84 = self.r16.row(at85 as usize);
+                at85 = self.r16.next(0, at85);
+                if row84[1] == 286 {
+                    let v1: Sym = row84[0];
                     {
-                        let k77 = TABLE_28_P0[v1 as usize] as usize;
-                        if k77 != NONE as usize {
-                            let key79 = k77 * 1;
-                            for i78 in TABLE_28_AT0[key79]
-                                as usize..TABLE_28_AT0[key79 + 1] as usize
+                        let k81 = TABLE_28_P0[v1 as usize] as usize;
+                        if k81 != NONE as usize {
+                            let key83 = k81 * 1;
+                            for i82 in TABLE_28_AT0[key83]
+                                as usize..TABLE_28_AT0[key83 + 1] as usize
                             {
-                                let row76 = &TABLE_28_BY0[i78];
-                                let v0: Sym = row76[1];
+                                let row80 = &TABLE_28_BY0[i82];
+                                let v0: Sym = row80[1];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -11485,30 +11497,30 @@ impl Rules {
         }
         {
             {
-                let lo99 = 0;
-                for bit100 in input.state.ones(1374 + lo99, 1374 + lo99 + 3) {
-                    let offset101 = bit100 - 1374;
+                let lo103 = 0;
+                for bit104 in input.state.ones(1374 + lo103, 1374 + lo103 + 3) {
+                    let offset105 = bit104 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset101 / 1) % 3];
-                        let v1_pos: usize = (offset101 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset105 / 1) % 3];
+                        let v1_pos: usize = (offset105 / 1) % 3;
                         {
-                            let k96 = TABLE_38_P0[v1 as usize] as usize;
-                            if k96 != NONE as usize {
-                                let key98 = k96 * 1;
-                                for i97 in TABLE_38_AT0[key98]
-                                    as usize..TABLE_38_AT0[key98 + 1] as usize
+                            let k100 = TABLE_38_P0[v1 as usize] as usize;
+                            if k100 != NONE as usize {
+                                let key102 = k100 * 1;
+                                for i101 in TABLE_38_AT0[key102]
+                                    as usize..TABLE_38_AT0[key102 + 1] as usize
                                 {
-                                    let row95 = &TABLE_38_BY0[i97];
-                                    let v2: Sym = row95[1];
+                                    let row99 = &TABLE_38_BY0[i101];
+                                    let v2: Sym = row99[1];
                                     {
-                                        let p91 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
-                                        if p91 != NONE as usize {
-                                            let lo92 = 0;
-                                            for bit93 in input.state.ones(0 + lo92, 0 + lo92 + 1365) {
-                                                let offset94 = bit93 - 0;
+                                        let p95 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
+                                        if p95 != NONE as usize {
+                                            let lo96 = 0;
+                                            for bit97 in input.state.ones(0 + lo96, 0 + lo96 + 1365) {
+                                                let offset98 = bit97 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset94 / 7) % 3 == p91 && (offset94 / 1) % 7 == 6
+                                                    && (offset98 / 7) % 3 == p95 && (offset98 / 1) % 7 == 6
                                                 {
                                                     let v3: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11516,27 +11528,27 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset94 / 21) % 65];
-                                                    let v3_pos: usize = (offset94 / 21) % 65;
+                                                    ][(offset98 / 21) % 65];
+                                                    let v3_pos: usize = (offset98 / 21) % 65;
                                                     {
-                                                        let k88 = TABLE_40_P0[v2 as usize] as usize;
-                                                        if k88 != NONE as usize {
-                                                            let key90 = k88 * 1;
-                                                            for i89 in TABLE_40_AT0[key90]
-                                                                as usize..TABLE_40_AT0[key90 + 1] as usize
+                                                        let k92 = TABLE_40_P0[v2 as usize] as usize;
+                                                        if k92 != NONE as usize {
+                                                            let key94 = k92 * 1;
+                                                            for i93 in TABLE_40_AT0[key94]
+                                                                as usize..TABLE_40_AT0[key94 + 1] as usize
                                                             {
-                                                                let row87 = &TABLE_40_BY0[i89];
-                                                                let v4: Sym = row87[1];
+                                                                let row91 = &TABLE_40_BY0[i93];
+                                                                let v4: Sym = row91[1];
                                                                 {
-                                                                    let k83 = TABLE_0_P0[v3 as usize] as usize;
-                                                                    let k84 = TABLE_0_P1[v4 as usize] as usize;
-                                                                    if k83 != NONE as usize && k84 != NONE as usize {
-                                                                        let key86 = k83 * 8 + k84 * 1;
-                                                                        for i85 in TABLE_0_AT0_1[key86]
-                                                                            as usize..TABLE_0_AT0_1[key86 + 1] as usize
+                                                                    let k87 = TABLE_0_P0[v3 as usize] as usize;
+                                                                    let k88 = TABLE_0_P1[v4 as usize] as usize;
+                                                                    if k87 != NONE as usize && k88 != NONE as usize {
+                                                                        let key90 = k87 * 8 + k88 * 1;
+                                                                        for i89 in TABLE_0_AT0_1[key90]
+                                                                            as usize..TABLE_0_AT0_1[key90 + 1] as usize
                                                                         {
-                                                                            let row82 = &TABLE_0_BY0_1[i85];
-                                                                            let v0: Sym = row82[2];
+                                                                            let row86 = &TABLE_0_BY0_1[i89];
+                                                                            let v0: Sym = row86[2];
                                                                             self.grew
                                                                                 |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                                                                         }
@@ -11557,22 +11569,22 @@ impl Rules {
             }
         }
         {
-            let mut at107 = self.r16.first(0, &[290]);
-            while at107 != NONE {
-                let row106 = self.r16.row(at107 as usize);
-                at107 = self.r16.next(0, at107);
-                if row106[1] == 290 {
-                    let v1: Sym = row106[0];
+            let mut at111 = self.r16.first(0, &[290]);
+            while at111 != NONE {
+                let row110 = self.r16.row(at111 as usize);
+                at111 = self.r16.next(0, at111);
+                if row110[1] == 290 {
+                    let v1: Sym = row110[0];
                     {
-                        let k103 = TABLE_0_P0[v1 as usize] as usize;
-                        if k103 != NONE as usize {
-                            let key105 = k103 * 1;
-                            for i104 in TABLE_0_AT0[key105]
-                                as usize..TABLE_0_AT0[key105 + 1] as usize
+                        let k107 = TABLE_0_P0[v1 as usize] as usize;
+                        if k107 != NONE as usize {
+                            let key109 = k107 * 1;
+                            for i108 in TABLE_0_AT0[key109]
+                                as usize..TABLE_0_AT0[key109 + 1] as usize
                             {
-                                let row102 = &TABLE_0_BY0[i104];
-                                let v2: Sym = row102[1];
-                                let v0: Sym = row102[2];
+                                let row106 = &TABLE_0_BY0[i108];
+                                let v2: Sym = row106[1];
+                                let v0: Sym = row106[2];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -11586,27 +11598,27 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo113 = 0;
-                for bit114 in input.state.ones(1374 + lo113, 1374 + lo113 + 3) {
-                    let offset115 = bit114 - 1374;
+                let lo117 = 0;
+                for bit118 in input.state.ones(1374 + lo117, 1374 + lo117 + 3) {
+                    let offset119 = bit118 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset115 / 1) % 3];
-                        let v0_pos: usize = (offset115 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset119 / 1) % 3];
+                        let v0_pos: usize = (offset119 / 1) % 3;
                         {
-                            let k110 = TABLE_7_P0[v0 as usize] as usize;
-                            if k110 != NONE as usize {
-                                let key112 = k110 * 1;
-                                for i111 in TABLE_7_AT0[key112]
-                                    as usize..TABLE_7_AT0[key112 + 1] as usize
+                            let k114 = TABLE_7_P0[v0 as usize] as usize;
+                            if k114 != NONE as usize {
+                                let key116 = k114 * 1;
+                                for i115 in TABLE_7_AT0[key116]
+                                    as usize..TABLE_7_AT0[key116 + 1] as usize
                                 {
-                                    let row109 = &TABLE_7_BY0[i111];
-                                    let v1: Sym = row109[1];
-                                    let v2: Sym = row109[2];
+                                    let row113 = &TABLE_7_BY0[i115];
+                                    let v1: Sym = row113[1];
+                                    let v2: Sym = row113[2];
                                     {
-                                        let p108 = POS_57[0 + v2 as usize] as usize;
-                                        if p108 != NONE as usize
-                                            && self.r57.has_bit(0 + 0 + p108 * 1)
+                                        let p112 = POS_57[0 + v2 as usize] as usize;
+                                        if p112 != NONE as usize
+                                            && self.r57.has_bit(0 + 0 + p112 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -11629,27 +11641,27 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo121 = 0;
-                for bit122 in input.state.ones(1374 + lo121, 1374 + lo121 + 3) {
-                    let offset123 = bit122 - 1374;
+                let lo125 = 0;
+                for bit126 in input.state.ones(1374 + lo125, 1374 + lo125 + 3) {
+                    let offset127 = bit126 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset123 / 1) % 3];
-                        let v0_pos: usize = (offset123 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset127 / 1) % 3];
+                        let v0_pos: usize = (offset127 / 1) % 3;
                         {
-                            let k118 = TABLE_6_P0[v0 as usize] as usize;
-                            if k118 != NONE as usize {
-                                let key120 = k118 * 1;
-                                for i119 in TABLE_6_AT0[key120]
-                                    as usize..TABLE_6_AT0[key120 + 1] as usize
+                            let k122 = TABLE_6_P0[v0 as usize] as usize;
+                            if k122 != NONE as usize {
+                                let key124 = k122 * 1;
+                                for i123 in TABLE_6_AT0[key124]
+                                    as usize..TABLE_6_AT0[key124 + 1] as usize
                                 {
-                                    let row117 = &TABLE_6_BY0[i119];
-                                    let v1: Sym = row117[1];
-                                    let v2: Sym = row117[2];
+                                    let row121 = &TABLE_6_BY0[i123];
+                                    let v1: Sym = row121[1];
+                                    let v2: Sym = row121[2];
                                     {
-                                        let p116 = POS_37[0 + v2 as usize] as usize;
-                                        if p116 != NONE as usize
-                                            && self.r37.has_bit(0 + 0 + p116 * 1)
+                                        let p120 = POS_37[0 + v2 as usize] as usize;
+                                        if p120 != NONE as usize
+                                            && self.r37.has_bit(0 + 0 + p120 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -11671,35 +11683,35 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role133 in 0..2 {
-                let row132 = &input.joint[role133 * 7..(role133 + 1) * 7];
-                if row132[1] == 297 && row132[4] == 0 && row132[5] == 0 && row132[6] == 0
+            for role137 in 0..2 {
+                let row136 = &input.joint[role137 * 7..(role137 + 1) * 7];
+                if row136[1] == 297 && row136[4] == 0 && row136[5] == 0 && row136[6] == 0
                 {
-                    let v0: Sym = row132[0];
-                    let v2: Sym = row132[2];
-                    let v3: Sym = row132[3];
+                    let v0: Sym = row136[0];
+                    let v2: Sym = row136[2];
+                    let v3: Sym = row136[3];
                     {
-                        let p130 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p131 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        if p130 != NONE as usize && p131 != NONE as usize && 0 == 0
+                        let p134 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p135 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        if p134 != NONE as usize && p135 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p130 * 21 + p131 * 7 + 5 * 1)
+                            && input.state.get(0 + 0 + p134 * 21 + p135 * 7 + 5 * 1)
                         {
                             {
-                                let k125 = TABLE_9_P0[v0 as usize] as usize;
-                                let k126 = TABLE_9_P2[v2 as usize] as usize;
-                                let k127 = TABLE_9_P3[v3 as usize] as usize;
-                                if k125 != NONE as usize && k126 != NONE as usize
-                                    && k127 != NONE as usize
+                                let k129 = TABLE_9_P0[v0 as usize] as usize;
+                                let k130 = TABLE_9_P2[v2 as usize] as usize;
+                                let k131 = TABLE_9_P3[v3 as usize] as usize;
+                                if k129 != NONE as usize && k130 != NONE as usize
+                                    && k131 != NONE as usize
                                 {
-                                    let key129 = k125 * 8 + k126 * 4 + k127 * 1;
-                                    for i128 in TABLE_9_AT0_2_3[key129]
-                                        as usize..TABLE_9_AT0_2_3[key129 + 1] as usize
+                                    let key133 = k129 * 8 + k130 * 4 + k131 * 1;
+                                    for i132 in TABLE_9_AT0_2_3[key133]
+                                        as usize..TABLE_9_AT0_2_3[key133 + 1] as usize
                                     {
-                                        let row124 = &TABLE_9_BY0_2_3[i128];
-                                        let v1: Sym = row124[1];
-                                        let v4: Sym = row124[4];
-                                        let v5: Sym = row124[5];
+                                        let row128 = &TABLE_9_BY0_2_3[i132];
+                                        let v1: Sym = row128[1];
+                                        let v4: Sym = row128[4];
+                                        let v5: Sym = row128[5];
                                         self.grew
                                             |= self
                                                 .r8
@@ -11719,37 +11731,13 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role135 in 0..2 {
-                let row134 = &input.joint[role135 * 7..(role135 + 1) * 7];
-                if row134[1] == 297 && row134[4] == 0 && row134[5] == 0 && row134[6] == 0
-                {
-                    let v1: Sym = row134[0];
-                    let v0: Sym = row134[2];
-                    let v2: Sym = row134[3];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
-                }
-            }
-        }
-        {
-            for role137 in 0..2 {
-                let row136 = &input.joint[role137 * 7..(role137 + 1) * 7];
-                if row136[1] == 297 && row136[4] == 0 && row136[5] == 0 && row136[6] == 0
-                {
-                    let v1: Sym = row136[0];
-                    let v2: Sym = row136[2];
-                    let v0: Sym = row136[3];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
-                }
-            }
-        }
-        {
             for role139 in 0..2 {
                 let row138 = &input.joint[role139 * 7..(role139 + 1) * 7];
-                if row138[1] == 298 && row138[2] == 0 && row138[3] == 0 {
+                if row138[1] == 297 && row138[4] == 0 && row138[5] == 0 && row138[6] == 0
+                {
                     let v1: Sym = row138[0];
-                    let v0: Sym = row138[4];
-                    let v2: Sym = row138[5];
-                    let v3: Sym = row138[6];
+                    let v0: Sym = row138[2];
+                    let v2: Sym = row138[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
@@ -11757,42 +11745,66 @@ impl Rules {
         {
             for role141 in 0..2 {
                 let row140 = &input.joint[role141 * 7..(role141 + 1) * 7];
-                if row140[1] == 298 && row140[2] == 0 && row140[3] == 0 {
+                if row140[1] == 297 && row140[4] == 0 && row140[5] == 0 && row140[6] == 0
+                {
                     let v1: Sym = row140[0];
-                    let v2: Sym = row140[4];
-                    let v0: Sym = row140[5];
-                    let v3: Sym = row140[6];
+                    let v2: Sym = row140[2];
+                    let v0: Sym = row140[3];
+                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                }
+            }
+        }
+        {
+            for role143 in 0..2 {
+                let row142 = &input.joint[role143 * 7..(role143 + 1) * 7];
+                if row142[1] == 298 && row142[2] == 0 && row142[3] == 0 {
+                    let v1: Sym = row142[0];
+                    let v0: Sym = row142[4];
+                    let v2: Sym = row142[5];
+                    let v3: Sym = row142[6];
+                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                }
+            }
+        }
+        {
+            for role145 in 0..2 {
+                let row144 = &input.joint[role145 * 7..(role145 + 1) * 7];
+                if row144[1] == 298 && row144[2] == 0 && row144[3] == 0 {
+                    let v1: Sym = row144[0];
+                    let v2: Sym = row144[4];
+                    let v0: Sym = row144[5];
+                    let v3: Sym = row144[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo147 = 0 + 0;
-                let mut cursor150 = rt::OnesCursor::new(
+                let lo151 = 0 + 0;
+                let mut cursor154 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo147,
-                    lo147 + 4,
+                    lo151,
+                    lo151 + 4,
                 );
-                while let Some(bit148) = cursor150.next(self.r8.words()) {
-                    let offset149 = bit148 - 0;
-                    let v1: Sym = [1, 2][(offset149 / 2) % 2];
-                    let v2: Sym = [287, 288][(offset149 / 1) % 2];
-                    let v1_pos: usize = (offset149 / 2) % 2;
-                    let v2_pos: usize = (offset149 / 1) % 2;
+                while let Some(bit152) = cursor154.next(self.r8.words()) {
+                    let offset153 = bit152 - 0;
+                    let v1: Sym = [1, 2][(offset153 / 2) % 2];
+                    let v2: Sym = [287, 288][(offset153 / 1) % 2];
+                    let v1_pos: usize = (offset153 / 2) % 2;
+                    let v2_pos: usize = (offset153 / 1) % 2;
                     {
-                        let k143 = TABLE_9_P0[v1 as usize] as usize;
-                        let k144 = TABLE_9_P1[v2 as usize] as usize;
-                        if k143 != NONE as usize && k144 != NONE as usize {
-                            let key146 = k143 * 2 + k144 * 1;
-                            for i145 in TABLE_9_AT0_1[key146]
-                                as usize..TABLE_9_AT0_1[key146 + 1] as usize
+                        let k147 = TABLE_9_P0[v1 as usize] as usize;
+                        let k148 = TABLE_9_P1[v2 as usize] as usize;
+                        if k147 != NONE as usize && k148 != NONE as usize {
+                            let key150 = k147 * 2 + k148 * 1;
+                            for i149 in TABLE_9_AT0_1[key150]
+                                as usize..TABLE_9_AT0_1[key150 + 1] as usize
                             {
-                                let row142 = &TABLE_9_BY0_1[i145];
-                                let v3: Sym = row142[2];
-                                let v4: Sym = row142[3];
-                                let v0: Sym = row142[4];
-                                let v5: Sym = row142[5];
+                                let row146 = &TABLE_9_BY0_1[i149];
+                                let v3: Sym = row146[2];
+                                let v4: Sym = row146[3];
+                                let v0: Sym = row146[4];
+                                let v5: Sym = row146[5];
                                 self.grew
                                     |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                             }
@@ -11802,45 +11814,45 @@ impl Rules {
             }
         }
         {
-            for role164 in 0..2 {
-                let row163 = &input.joint[role164 * 7..(role164 + 1) * 7];
-                if row163[1] == 297 && row163[4] == 0 && row163[5] == 0 && row163[6] == 0
+            for role168 in 0..2 {
+                let row167 = &input.joint[role168 * 7..(role168 + 1) * 7];
+                if row167[1] == 297 && row167[4] == 0 && row167[5] == 0 && row167[6] == 0
                 {
-                    let v1: Sym = row163[0];
-                    let v2: Sym = row163[2];
-                    let v3: Sym = row163[3];
+                    let v1: Sym = row167[0];
+                    let v2: Sym = row167[2];
+                    let v3: Sym = row167[3];
                     {
-                        let p162 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                        if p162 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                        let p166 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                        if p166 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(1579 + 0 + p162 * 1)
+                            && input.state.get(1579 + 0 + p166 * 1)
                         {
                             {
-                                let p160 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                let p161 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                if p160 != NONE as usize && p161 != NONE as usize && 0 == 0
+                                let p164 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                let p165 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                if p164 != NONE as usize && p165 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(0 + 0 + p160 * 21 + p161 * 7 + 6 * 1)
+                                    && input.state.get(0 + 0 + p164 * 21 + p165 * 7 + 6 * 1)
                                 {
                                     {
-                                        let k157 = TABLE_41_P0[v1 as usize] as usize;
-                                        if k157 != NONE as usize {
-                                            let key159 = k157 * 1;
-                                            for i158 in TABLE_41_AT0[key159]
-                                                as usize..TABLE_41_AT0[key159 + 1] as usize
+                                        let k161 = TABLE_41_P0[v1 as usize] as usize;
+                                        if k161 != NONE as usize {
+                                            let key163 = k161 * 1;
+                                            for i162 in TABLE_41_AT0[key163]
+                                                as usize..TABLE_41_AT0[key163 + 1] as usize
                                             {
-                                                let row156 = &TABLE_41_BY0[i158];
-                                                let v4: Sym = row156[1];
+                                                let row160 = &TABLE_41_BY0[i162];
+                                                let v4: Sym = row160[1];
                                                 {
-                                                    let k152 = TABLE_0_P1[v4 as usize] as usize;
-                                                    let k153 = TABLE_0_P2[v3 as usize] as usize;
-                                                    if k152 != NONE as usize && k153 != NONE as usize {
-                                                        let key155 = k152 * 64 + k153 * 1;
-                                                        for i154 in TABLE_0_AT1_2[key155]
-                                                            as usize..TABLE_0_AT1_2[key155 + 1] as usize
+                                                    let k156 = TABLE_0_P1[v4 as usize] as usize;
+                                                    let k157 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k156 != NONE as usize && k157 != NONE as usize {
+                                                        let key159 = k156 * 64 + k157 * 1;
+                                                        for i158 in TABLE_0_AT1_2[key159]
+                                                            as usize..TABLE_0_AT1_2[key159 + 1] as usize
                                                         {
-                                                            let row151 = &TABLE_0_BY1_2[i154];
-                                                            let v0: Sym = row151[0];
+                                                            let row155 = &TABLE_0_BY1_2[i158];
+                                                            let v0: Sym = row155[0];
                                                             self.grew
                                                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                                                         }
@@ -11865,8 +11877,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 12;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11882,8 +11894,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 18;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11899,8 +11911,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 3;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11916,8 +11928,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 12;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11933,8 +11945,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 79;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11950,8 +11962,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 82;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11967,8 +11979,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 74;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11984,8 +11996,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 79;
                 {
-                    let p165 = POS_10[0 + v2 as usize] as usize;
-                    if p165 != NONE as usize && self.r10.has_bit(0 + 0 + p165 * 1) {
+                    let p169 = POS_10[0 + v2 as usize] as usize;
+                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -12002,29 +12014,29 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo180 = 0;
-                for bit181 in input.state.ones(1374 + lo180, 1374 + lo180 + 3) {
-                    let offset182 = bit181 - 1374;
+                let lo184 = 0;
+                for bit185 in input.state.ones(1374 + lo184, 1374 + lo184 + 3) {
+                    let offset186 = bit185 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset182 / 1) % 3];
-                        let v1_pos: usize = (offset182 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset186 / 1) % 3];
+                        let v1_pos: usize = (offset186 / 1) % 3;
                         {
-                            let k177 = TABLE_38_P0[v1 as usize] as usize;
-                            if k177 != NONE as usize {
-                                let key179 = k177 * 1;
-                                for i178 in TABLE_38_AT0[key179]
-                                    as usize..TABLE_38_AT0[key179 + 1] as usize
+                            let k181 = TABLE_38_P0[v1 as usize] as usize;
+                            if k181 != NONE as usize {
+                                let key183 = k181 * 1;
+                                for i182 in TABLE_38_AT0[key183]
+                                    as usize..TABLE_38_AT0[key183 + 1] as usize
                                 {
-                                    let row176 = &TABLE_38_BY0[i178];
-                                    let v3: Sym = row176[1];
+                                    let row180 = &TABLE_38_BY0[i182];
+                                    let v3: Sym = row180[1];
                                     {
-                                        let lo173 = 0;
-                                        for bit174 in input.state.ones(0 + lo173, 0 + lo173 + 1365)
+                                        let lo177 = 0;
+                                        for bit178 in input.state.ones(0 + lo177, 0 + lo177 + 1365)
                                         {
-                                            let offset175 = bit174 - 0;
+                                            let offset179 = bit178 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset175 / 7) % 3 == v1_pos && (offset175 / 1) % 7 == 5
+                                                && (offset179 / 7) % 3 == v1_pos && (offset179 / 1) % 7 == 5
                                             {
                                                 let v2: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12032,23 +12044,23 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset175 / 21) % 65];
-                                                let v2_pos: usize = (offset175 / 21) % 65;
+                                                ][(offset179 / 21) % 65];
+                                                let v2_pos: usize = (offset179 / 21) % 65;
                                                 {
-                                                    let k170 = TABLE_28_P0[v2 as usize] as usize;
-                                                    if k170 != NONE as usize {
-                                                        let key172 = k170 * 1;
-                                                        for i171 in TABLE_28_AT0[key172]
-                                                            as usize..TABLE_28_AT0[key172 + 1] as usize
+                                                    let k174 = TABLE_28_P0[v2 as usize] as usize;
+                                                    if k174 != NONE as usize {
+                                                        let key176 = k174 * 1;
+                                                        for i175 in TABLE_28_AT0[key176]
+                                                            as usize..TABLE_28_AT0[key176 + 1] as usize
                                                         {
-                                                            let row169 = &TABLE_28_BY0[i171];
-                                                            let v0: Sym = row169[1];
+                                                            let row173 = &TABLE_28_BY0[i175];
+                                                            let v0: Sym = row173[1];
                                                             {
-                                                                let p167 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                let p168 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                                                if p167 != NONE as usize && p168 != NONE as usize && 0 == 0
+                                                                let p171 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                let p172 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                                                if p171 != NONE as usize && p172 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p167 * 21 + p168 * 7 + 4 * 1)
+                                                                    && input.state.get(0 + 0 + p171 * 21 + p172 * 7 + 4 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12069,29 +12081,29 @@ impl Rules {
         }
         {
             {
-                let lo201 = 0;
-                for bit202 in input.state.ones(1374 + lo201, 1374 + lo201 + 3) {
-                    let offset203 = bit202 - 1374;
+                let lo205 = 0;
+                for bit206 in input.state.ones(1374 + lo205, 1374 + lo205 + 3) {
+                    let offset207 = bit206 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset203 / 1) % 3];
-                        let v1_pos: usize = (offset203 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset207 / 1) % 3];
+                        let v1_pos: usize = (offset207 / 1) % 3;
                         {
-                            let k198 = TABLE_38_P0[v1 as usize] as usize;
-                            if k198 != NONE as usize {
-                                let key200 = k198 * 1;
-                                for i199 in TABLE_38_AT0[key200]
-                                    as usize..TABLE_38_AT0[key200 + 1] as usize
+                            let k202 = TABLE_38_P0[v1 as usize] as usize;
+                            if k202 != NONE as usize {
+                                let key204 = k202 * 1;
+                                for i203 in TABLE_38_AT0[key204]
+                                    as usize..TABLE_38_AT0[key204 + 1] as usize
                                 {
-                                    let row197 = &TABLE_38_BY0[i199];
-                                    let v4: Sym = row197[1];
+                                    let row201 = &TABLE_38_BY0[i203];
+                                    let v4: Sym = row201[1];
                                     {
-                                        let lo194 = 0;
-                                        for bit195 in input.state.ones(0 + lo194, 0 + lo194 + 1365)
+                                        let lo198 = 0;
+                                        for bit199 in input.state.ones(0 + lo198, 0 + lo198 + 1365)
                                         {
-                                            let offset196 = bit195 - 0;
+                                            let offset200 = bit199 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset196 / 7) % 3 == v1_pos && (offset196 / 1) % 7 == 5
+                                                && (offset200 / 7) % 3 == v1_pos && (offset200 / 1) % 7 == 5
                                             {
                                                 let v2: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12099,33 +12111,33 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset196 / 21) % 65];
-                                                let v2_pos: usize = (offset196 / 21) % 65;
+                                                ][(offset200 / 21) % 65];
+                                                let v2_pos: usize = (offset200 / 21) % 65;
                                                 {
-                                                    let k191 = TABLE_40_P0[v1 as usize] as usize;
-                                                    if k191 != NONE as usize {
-                                                        let key193 = k191 * 1;
-                                                        for i192 in TABLE_40_AT0[key193]
-                                                            as usize..TABLE_40_AT0[key193 + 1] as usize
+                                                    let k195 = TABLE_40_P0[v1 as usize] as usize;
+                                                    if k195 != NONE as usize {
+                                                        let key197 = k195 * 1;
+                                                        for i196 in TABLE_40_AT0[key197]
+                                                            as usize..TABLE_40_AT0[key197 + 1] as usize
                                                         {
-                                                            let row190 = &TABLE_40_BY0[i192];
-                                                            let v3: Sym = row190[1];
+                                                            let row194 = &TABLE_40_BY0[i196];
+                                                            let v3: Sym = row194[1];
                                                             {
-                                                                let k186 = TABLE_0_P0[v2 as usize] as usize;
-                                                                let k187 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k186 != NONE as usize && k187 != NONE as usize {
-                                                                    let key189 = k186 * 8 + k187 * 1;
-                                                                    for i188 in TABLE_0_AT0_1[key189]
-                                                                        as usize..TABLE_0_AT0_1[key189 + 1] as usize
+                                                                let k190 = TABLE_0_P0[v2 as usize] as usize;
+                                                                let k191 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k190 != NONE as usize && k191 != NONE as usize {
+                                                                    let key193 = k190 * 8 + k191 * 1;
+                                                                    for i192 in TABLE_0_AT0_1[key193]
+                                                                        as usize..TABLE_0_AT0_1[key193 + 1] as usize
                                                                     {
-                                                                        let row185 = &TABLE_0_BY0_1[i188];
-                                                                        let v0: Sym = row185[2];
+                                                                        let row189 = &TABLE_0_BY0_1[i192];
+                                                                        let v0: Sym = row189[2];
                                                                         {
-                                                                            let p183 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p184 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p183 != NONE as usize && p184 != NONE as usize && 0 == 0
+                                                                            let p187 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p188 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p187 != NONE as usize && p188 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p183 * 21 + p184 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p187 * 21 + p188 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12152,46 +12164,46 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             {
-                let lo204 = 0 + 0;
-                let mut cursor207 = rt::OnesCursor::new(
-                    self.r52.words(),
-                    lo204,
-                    lo204 + 512,
-                );
-                while let Some(bit205) = cursor207.next(self.r52.words()) {
-                    let offset206 = bit205 - 0;
-                    let v1: Sym = [
-                        13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset206 / 64) % 8];
-                    let v0: Sym = [
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset206 / 1) % 64];
-                    let v1_pos: usize = (offset206 / 64) % 8;
-                    let v0_pos: usize = (offset206 / 1) % 64;
-                    self.grew |= self.r12.insert(v0_pos * 1);
-                }
-            }
-        }
-        {
-            {
                 let lo208 = 0 + 0;
                 let mut cursor211 = rt::OnesCursor::new(
-                    self.r31.words(),
+                    self.r52.words(),
                     lo208,
-                    lo208 + 64,
+                    lo208 + 512,
                 );
-                while let Some(bit209) = cursor211.next(self.r31.words()) {
+                while let Some(bit209) = cursor211.next(self.r52.words()) {
                     let offset210 = bit209 - 0;
+                    let v1: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset210 / 64) % 8];
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
                     ][(offset210 / 1) % 64];
+                    let v1_pos: usize = (offset210 / 64) % 8;
                     let v0_pos: usize = (offset210 / 1) % 64;
+                    self.grew |= self.r12.insert(v0_pos * 1);
+                }
+            }
+        }
+        {
+            {
+                let lo212 = 0 + 0;
+                let mut cursor215 = rt::OnesCursor::new(
+                    self.r31.words(),
+                    lo212,
+                    lo212 + 64,
+                );
+                while let Some(bit213) = cursor215.next(self.r31.words()) {
+                    let offset214 = bit213 - 0;
+                    let v0: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset214 / 1) % 64];
+                    let v0_pos: usize = (offset214 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
@@ -12201,21 +12213,21 @@ impl Rules {
     fn layer33(&mut self, input: &Input) {
         {
             {
-                let lo212 = 0 + 0;
-                let mut cursor215 = rt::OnesCursor::new(
+                let lo216 = 0 + 0;
+                let mut cursor219 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo212,
-                    lo212 + 64,
+                    lo216,
+                    lo216 + 64,
                 );
-                while let Some(bit213) = cursor215.next(self.r12.words()) {
-                    let offset214 = bit213 - 0;
+                while let Some(bit217) = cursor219.next(self.r12.words()) {
+                    let offset218 = bit217 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset214 / 1) % 64];
-                    let v0_pos: usize = (offset214 / 1) % 64;
+                    ][(offset218 / 1) % 64];
+                    let v0_pos: usize = (offset218 / 1) % 64;
                     self.grew |= self.r11.insert(&[]);
                 }
             }
@@ -12225,9 +12237,9 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo216 = 0;
-                for bit217 in input.state.ones(0 + lo216, 0 + lo216 + 1365) {
-                    let offset218 = bit217 - 0;
+                let lo220 = 0;
+                for bit221 in input.state.ones(0 + lo220, 0 + lo220 + 1365) {
+                    let offset222 = bit221 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
                             0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12235,14 +12247,14 @@ impl Rules {
                             45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                             62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                             79, 80, 81, 82,
-                        ][(offset218 / 21) % 65];
-                        let v1: Sym = [0, 1, 2][(offset218 / 7) % 3];
+                        ][(offset222 / 21) % 65];
+                        let v1: Sym = [0, 1, 2][(offset222 / 7) % 3];
                         let v2: Sym = [
                             0, 283, 284, 285, 286, 290, 291,
-                        ][(offset218 / 1) % 7];
-                        let v0_pos: usize = (offset218 / 21) % 65;
-                        let v1_pos: usize = (offset218 / 7) % 3;
-                        let v2_pos: usize = (offset218 / 1) % 7;
+                        ][(offset222 / 1) % 7];
+                        let v0_pos: usize = (offset222 / 21) % 65;
+                        let v1_pos: usize = (offset222 / 7) % 3;
+                        let v2_pos: usize = (offset222 / 1) % 7;
                         self.grew
                             |= self
                                 .r13
@@ -12259,38 +12271,38 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo223 = 0 + 0;
-                let mut cursor226 = rt::OnesCursor::new(
+                let lo227 = 0 + 0;
+                let mut cursor230 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo223,
-                    lo223 + 64,
+                    lo227,
+                    lo227 + 64,
                 );
-                while let Some(bit224) = cursor226.next(self.r12.words()) {
-                    let offset225 = bit224 - 0;
+                while let Some(bit228) = cursor230.next(self.r12.words()) {
+                    let offset229 = bit228 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset225 / 1) % 64];
-                    let v0_pos: usize = (offset225 / 1) % 64;
+                    ][(offset229 / 1) % 64];
+                    let v0_pos: usize = (offset229 / 1) % 64;
                     {
-                        let lo219 = 0 + 0;
-                        let mut cursor222 = rt::OnesCursor::new(
+                        let lo223 = 0 + 0;
+                        let mut cursor226 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo219,
-                            lo219 + 64,
+                            lo223,
+                            lo223 + 64,
                         );
-                        while let Some(bit220) = cursor222.next(self.r12.words()) {
-                            let offset221 = bit220 - 0;
+                        while let Some(bit224) = cursor226.next(self.r12.words()) {
+                            let offset225 = bit224 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset221 / 1) % 64];
-                            let v1_pos: usize = (offset221 / 1) % 64;
+                            ][(offset225 / 1) % 64];
+                            let v1_pos: usize = (offset225 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -12304,29 +12316,29 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo240 = 0;
-                for bit241 in input.state.ones(1374 + lo240, 1374 + lo240 + 3) {
-                    let offset242 = bit241 - 1374;
+                let lo244 = 0;
+                for bit245 in input.state.ones(1374 + lo244, 1374 + lo244 + 3) {
+                    let offset246 = bit245 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset242 / 1) % 3];
-                        let v2_pos: usize = (offset242 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset246 / 1) % 3];
+                        let v2_pos: usize = (offset246 / 1) % 3;
                         {
-                            let k237 = TABLE_40_P0[v2 as usize] as usize;
-                            if k237 != NONE as usize {
-                                let key239 = k237 * 1;
-                                for i238 in TABLE_40_AT0[key239]
-                                    as usize..TABLE_40_AT0[key239 + 1] as usize
+                            let k241 = TABLE_40_P0[v2 as usize] as usize;
+                            if k241 != NONE as usize {
+                                let key243 = k241 * 1;
+                                for i242 in TABLE_40_AT0[key243]
+                                    as usize..TABLE_40_AT0[key243 + 1] as usize
                                 {
-                                    let row236 = &TABLE_40_BY0[i238];
-                                    let v3: Sym = row236[1];
+                                    let row240 = &TABLE_40_BY0[i242];
+                                    let v3: Sym = row240[1];
                                     {
-                                        let lo233 = 0;
-                                        for bit234 in input
+                                        let lo237 = 0;
+                                        for bit238 in input
                                             .state
-                                            .ones(1579 + lo233, 1579 + lo233 + 65)
+                                            .ones(1579 + lo237, 1579 + lo237 + 65)
                                         {
-                                            let offset235 = bit234 - 1579;
+                                            let offset239 = bit238 - 1579;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
                                             {
@@ -12336,23 +12348,23 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset235 / 1) % 65];
-                                                let v1_pos: usize = (offset235 / 1) % 65;
+                                                ][(offset239 / 1) % 65];
+                                                let v1_pos: usize = (offset239 / 1) % 65;
                                                 {
-                                                    let k229 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k230 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k229 != NONE as usize && k230 != NONE as usize {
-                                                        let key232 = k229 * 64 + k230 * 1;
-                                                        for i231 in TABLE_0_AT1_2[key232]
-                                                            as usize..TABLE_0_AT1_2[key232 + 1] as usize
+                                                    let k233 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k234 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k233 != NONE as usize && k234 != NONE as usize {
+                                                        let key236 = k233 * 64 + k234 * 1;
+                                                        for i235 in TABLE_0_AT1_2[key236]
+                                                            as usize..TABLE_0_AT1_2[key236 + 1] as usize
                                                         {
-                                                            let row228 = &TABLE_0_BY1_2[i231];
-                                                            let v0: Sym = row228[0];
+                                                            let row232 = &TABLE_0_BY1_2[i235];
+                                                            let v0: Sym = row232[0];
                                                             {
-                                                                let p227 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p227 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                let p231 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p231 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p227 * 21 + v2_pos * 7 + 6 * 1)
+                                                                    && input.state.get(0 + 0 + p231 * 21 + v2_pos * 7 + 6 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r18.insert(POS_18[0 + v0 as usize] as usize * 1);
@@ -12376,38 +12388,38 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo261 = 0;
-                for bit262 in input.state.ones(1374 + lo261, 1374 + lo261 + 3) {
-                    let offset263 = bit262 - 1374;
+                let lo265 = 0;
+                for bit266 in input.state.ones(1374 + lo265, 1374 + lo265 + 3) {
+                    let offset267 = bit266 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset263 / 1) % 3];
-                        let v2_pos: usize = (offset263 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset267 / 1) % 3];
+                        let v2_pos: usize = (offset267 / 1) % 3;
                         {
-                            let k258 = TABLE_41_P0[v2 as usize] as usize;
-                            if k258 != NONE as usize {
-                                let key260 = k258 * 1;
-                                for i259 in TABLE_41_AT0[key260]
-                                    as usize..TABLE_41_AT0[key260 + 1] as usize
+                            let k262 = TABLE_41_P0[v2 as usize] as usize;
+                            if k262 != NONE as usize {
+                                let key264 = k262 * 1;
+                                for i263 in TABLE_41_AT0[key264]
+                                    as usize..TABLE_41_AT0[key264 + 1] as usize
                                 {
-                                    let row257 = &TABLE_41_BY0[i259];
-                                    let v3: Sym = row257[1];
+                                    let row261 = &TABLE_41_BY0[i263];
+                                    let v3: Sym = row261[1];
                                     {
-                                        let k254 = TABLE_38_P0[v2 as usize] as usize;
-                                        if k254 != NONE as usize {
-                                            let key256 = k254 * 1;
-                                            for i255 in TABLE_38_AT0[key256]
-                                                as usize..TABLE_38_AT0[key256 + 1] as usize
+                                        let k258 = TABLE_38_P0[v2 as usize] as usize;
+                                        if k258 != NONE as usize {
+                                            let key260 = k258 * 1;
+                                            for i259 in TABLE_38_AT0[key260]
+                                                as usize..TABLE_38_AT0[key260 + 1] as usize
                                             {
-                                                let row253 = &TABLE_38_BY0[i255];
-                                                let v4: Sym = row253[1];
+                                                let row257 = &TABLE_38_BY0[i259];
+                                                let v4: Sym = row257[1];
                                                 {
-                                                    let lo250 = 0;
-                                                    for bit251 in input
+                                                    let lo254 = 0;
+                                                    for bit255 in input
                                                         .state
-                                                        .ones(1579 + lo250, 1579 + lo250 + 65)
+                                                        .ones(1579 + lo254, 1579 + lo254 + 65)
                                                     {
-                                                        let offset252 = bit251 - 1579;
+                                                        let offset256 = bit255 - 1579;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
                                                         {
@@ -12417,24 +12429,24 @@ impl Rules {
                                                                 45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                                 62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                                 79, 80, 81, 82,
-                                                            ][(offset252 / 1) % 65];
-                                                            let v1_pos: usize = (offset252 / 1) % 65;
+                                                            ][(offset256 / 1) % 65];
+                                                            let v1_pos: usize = (offset256 / 1) % 65;
                                                             {
-                                                                let k246 = TABLE_0_P1[v3 as usize] as usize;
-                                                                let k247 = TABLE_0_P2[v1 as usize] as usize;
-                                                                if k246 != NONE as usize && k247 != NONE as usize {
-                                                                    let key249 = k246 * 64 + k247 * 1;
-                                                                    for i248 in TABLE_0_AT1_2[key249]
-                                                                        as usize..TABLE_0_AT1_2[key249 + 1] as usize
+                                                                let k250 = TABLE_0_P1[v3 as usize] as usize;
+                                                                let k251 = TABLE_0_P2[v1 as usize] as usize;
+                                                                if k250 != NONE as usize && k251 != NONE as usize {
+                                                                    let key253 = k250 * 64 + k251 * 1;
+                                                                    for i252 in TABLE_0_AT1_2[key253]
+                                                                        as usize..TABLE_0_AT1_2[key253 + 1] as usize
                                                                     {
-                                                                        let row245 = &TABLE_0_BY1_2[i248];
-                                                                        let v0: Sym = row245[0];
+                                                                        let row249 = &TABLE_0_BY1_2[i252];
+                                                                        let v0: Sym = row249[0];
                                                                         {
-                                                                            let p243 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p244 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p243 != NONE as usize && p244 != NONE as usize && 0 == 0
+                                                                            let p247 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p248 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p247 != NONE as usize && p248 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p243 * 21 + p244 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p247 * 21 + p248 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r21.insert(POS_21[0 + v0 as usize] as usize * 1);
@@ -12461,48 +12473,48 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo272 = 0 + 0;
-                let mut cursor275 = rt::OnesCursor::new(
+                let lo276 = 0 + 0;
+                let mut cursor279 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo272,
-                    lo272 + 64,
+                    lo276,
+                    lo276 + 64,
                 );
-                while let Some(bit273) = cursor275.next(self.r26.words()) {
-                    let offset274 = bit273 - 0;
+                while let Some(bit277) = cursor279.next(self.r26.words()) {
+                    let offset278 = bit277 - 0;
                     let v3: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset274 / 1) % 64];
-                    let v3_pos: usize = (offset274 / 1) % 64;
+                    ][(offset278 / 1) % 64];
+                    let v3_pos: usize = (offset278 / 1) % 64;
                     {
-                        let k269 = TABLE_0_P0[v3 as usize] as usize;
-                        if k269 != NONE as usize {
-                            let key271 = k269 * 1;
-                            for i270 in TABLE_0_AT0[key271]
-                                as usize..TABLE_0_AT0[key271 + 1] as usize
+                        let k273 = TABLE_0_P0[v3 as usize] as usize;
+                        if k273 != NONE as usize {
+                            let key275 = k273 * 1;
+                            for i274 in TABLE_0_AT0[key275]
+                                as usize..TABLE_0_AT0[key275 + 1] as usize
                             {
-                                let row268 = &TABLE_0_BY0[i270];
-                                let v1: Sym = row268[1];
-                                let v2: Sym = row268[2];
+                                let row272 = &TABLE_0_BY0[i274];
+                                let v1: Sym = row272[1];
+                                let v2: Sym = row272[2];
                                 {
-                                    let lo264 = 0 + 0;
-                                    let mut cursor267 = rt::OnesCursor::new(
+                                    let lo268 = 0 + 0;
+                                    let mut cursor271 = rt::OnesCursor::new(
                                         self.r18.words(),
-                                        lo264,
-                                        lo264 + 64,
+                                        lo268,
+                                        lo268 + 64,
                                     );
-                                    while let Some(bit265) = cursor267.next(self.r18.words()) {
-                                        let offset266 = bit265 - 0;
+                                    while let Some(bit269) = cursor271.next(self.r18.words()) {
+                                        let offset270 = bit269 - 0;
                                         let v0: Sym = [
                                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                             80, 81, 82,
-                                        ][(offset266 / 1) % 64];
-                                        let v0_pos: usize = (offset266 / 1) % 64;
+                                        ][(offset270 / 1) % 64];
+                                        let v0_pos: usize = (offset270 / 1) % 64;
                                         self.grew
                                             |= self
                                                 .r20
@@ -12520,39 +12532,39 @@ impl Rules {
             }
         }
         {
-            for row282 in TABLE_0.iter() {
-                let v3: Sym = row282[0];
-                let v1: Sym = row282[1];
-                let v2: Sym = row282[2];
-                let exists = 'found280: {
+            for row286 in TABLE_0.iter() {
+                let v3: Sym = row286[0];
+                let v1: Sym = row286[1];
+                let v2: Sym = row286[2];
+                let exists = 'found284: {
                     {
-                        let p281 = POS_37[0 + v3 as usize] as usize;
-                        if p281 != NONE as usize && self.r37.has_bit(0 + 0 + p281 * 1) {
-                            break 'found280 true;
+                        let p285 = POS_37[0 + v3 as usize] as usize;
+                        if p285 != NONE as usize && self.r37.has_bit(0 + 0 + p285 * 1) {
+                            break 'found284 true;
                         }
                     }
                     false
                 };
                 if !exists {
-                    let exists = 'found278: {
+                    let exists = 'found282: {
                         {
-                            let p279 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                            if p279 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                            let p283 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                            if p283 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                && input.state.get(1579 + 0 + p279 * 1)
+                                && input.state.get(1579 + 0 + p283 * 1)
                             {
-                                break 'found278 true;
+                                break 'found282 true;
                             }
                         }
                         false
                     };
                     if !exists {
-                        let mut at277 = self.r20.first(0, &[v1, v3]);
-                        while at277 != NONE {
-                            let row276 = self.r20.row(at277 as usize);
-                            at277 = self.r20.next(0, at277);
-                            if row276[1] == v1 && row276[2] == v3 {
-                                let v0: Sym = row276[0];
+                        let mut at281 = self.r20.first(0, &[v1, v3]);
+                        while at281 != NONE {
+                            let row280 = self.r20.row(at281 as usize);
+                            at281 = self.r20.next(0, at281);
+                            if row280[1] == v1 && row280[2] == v3 {
+                                let v0: Sym = row280[0];
                                 self.pending.extend_from_slice(&[v0, v1, v2]);
                             }
                         }
@@ -12572,12 +12584,20 @@ impl Rules {
             self.pending.clear();
         }
         {
-            for row283 in TABLE_0.iter() {
-                let v0: Sym = row283[0];
-                let v1: Sym = row283[1];
-                let v2: Sym = row283[2];
-                if self.r20.contains(&[v0, v1, v0]) {
-                    self.pending.extend_from_slice(&[v0, v1, v2]);
+            for row290 in TABLE_0.iter() {
+                let v0: Sym = row290[0];
+                let v1: Sym = row290[1];
+                let v2: Sym = row290[2];
+                {
+                    let p287 = POS_20[0 + v0 as usize] as usize;
+                    let p288 = POS_20[299 + v1 as usize] as usize;
+                    let p289 = POS_20[598 + v0 as usize] as usize;
+                    if p287 != NONE as usize && p288 != NONE as usize
+                        && p289 != NONE as usize
+                        && self.r20.has_bit(0 + 0 + p287 * 512 + p288 * 64 + p289 * 1)
+                    {
+                        self.pending.extend_from_slice(&[v0, v1, v2]);
+                    }
                 }
             }
         }
@@ -12594,37 +12614,37 @@ impl Rules {
         }
         {
             {
-                let lo290 = 0 + 0;
-                let mut cursor293 = rt::OnesCursor::new(
+                let lo297 = 0 + 0;
+                let mut cursor300 = rt::OnesCursor::new(
                     self.r21.words(),
-                    lo290,
-                    lo290 + 64,
+                    lo297,
+                    lo297 + 64,
                 );
-                while let Some(bit291) = cursor293.next(self.r21.words()) {
-                    let offset292 = bit291 - 0;
+                while let Some(bit298) = cursor300.next(self.r21.words()) {
+                    let offset299 = bit298 - 0;
                     let v3: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset292 / 1) % 64];
-                    let v3_pos: usize = (offset292 / 1) % 64;
+                    ][(offset299 / 1) % 64];
+                    let v3_pos: usize = (offset299 / 1) % 64;
                     {
-                        let k287 = TABLE_0_P0[v3 as usize] as usize;
-                        if k287 != NONE as usize {
-                            let key289 = k287 * 1;
-                            for i288 in TABLE_0_AT0[key289]
-                                as usize..TABLE_0_AT0[key289 + 1] as usize
+                        let k294 = TABLE_0_P0[v3 as usize] as usize;
+                        if k294 != NONE as usize {
+                            let key296 = k294 * 1;
+                            for i295 in TABLE_0_AT0[key296]
+                                as usize..TABLE_0_AT0[key296 + 1] as usize
                             {
-                                let row286 = &TABLE_0_BY0[i288];
-                                let v1: Sym = row286[1];
-                                let v2: Sym = row286[2];
-                                let mut at285 = self.r20.first(0, &[v1, v3]);
-                                while at285 != NONE {
-                                    let row284 = self.r20.row(at285 as usize);
-                                    at285 = self.r20.next(0, at285);
-                                    if row284[1] == v1 && row284[2] == v3 {
-                                        let v0: Sym = row284[0];
+                                let row293 = &TABLE_0_BY0[i295];
+                                let v1: Sym = row293[1];
+                                let v2: Sym = row293[2];
+                                let mut at292 = self.r20.first(0, &[v1, v3]);
+                                while at292 != NONE {
+                                    let row291 = self.r20.row(at292 as usize);
+                                    at292 = self.r20.next(0, at292);
+                                    if row291[1] == v1 && row291[2] == v3 {
+                                        let v0: Sym = row291[0];
                                         self.pending.extend_from_slice(&[v0, v1, v2]);
                                     }
                                 }
@@ -12655,46 +12675,46 @@ impl Rules {
                 break;
             }
             {
-                for i304 in delta20.0..delta20.1 {
-                    let row303 = self.r20.row(i304);
-                    let v0: Sym = row303[0];
-                    let v1: Sym = row303[1];
-                    let v3: Sym = row303[2];
-                    let exists = 'found301: {
+                for i311 in delta20.0..delta20.1 {
+                    let row310 = self.r20.row(i311);
+                    let v0: Sym = row310[0];
+                    let v1: Sym = row310[1];
+                    let v3: Sym = row310[2];
+                    let exists = 'found308: {
                         {
-                            let p302 = POS_37[0 + v3 as usize] as usize;
-                            if p302 != NONE as usize
-                                && self.r37.has_bit(0 + 0 + p302 * 1)
+                            let p309 = POS_37[0 + v3 as usize] as usize;
+                            if p309 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p309 * 1)
                             {
-                                break 'found301 true;
+                                break 'found308 true;
                             }
                         }
                         false
                     };
                     if !exists {
-                        let exists = 'found299: {
+                        let exists = 'found306: {
                             {
-                                let p300 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                                if p300 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                let p307 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                                if p307 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(1579 + 0 + p300 * 1)
+                                    && input.state.get(1579 + 0 + p307 * 1)
                                 {
-                                    break 'found299 true;
+                                    break 'found306 true;
                                 }
                             }
                             false
                         };
                         if !exists {
                             {
-                                let k295 = TABLE_0_P0[v3 as usize] as usize;
-                                let k296 = TABLE_0_P1[v1 as usize] as usize;
-                                if k295 != NONE as usize && k296 != NONE as usize {
-                                    let key298 = k295 * 8 + k296 * 1;
-                                    for i297 in TABLE_0_AT0_1[key298]
-                                        as usize..TABLE_0_AT0_1[key298 + 1] as usize
+                                let k302 = TABLE_0_P0[v3 as usize] as usize;
+                                let k303 = TABLE_0_P1[v1 as usize] as usize;
+                                if k302 != NONE as usize && k303 != NONE as usize {
+                                    let key305 = k302 * 8 + k303 * 1;
+                                    for i304 in TABLE_0_AT0_1[key305]
+                                        as usize..TABLE_0_AT0_1[key305 + 1] as usize
                                     {
-                                        let row294 = &TABLE_0_BY0_1[i297];
-                                        let v2: Sym = row294[2];
+                                        let row301 = &TABLE_0_BY0_1[i304];
+                                        let v2: Sym = row301[2];
                                         self.pending.extend_from_slice(&[v0, v1, v2]);
                                     }
                                 }
@@ -12715,21 +12735,21 @@ impl Rules {
                 self.pending.clear();
             }
             {
-                for i311 in delta20.0..delta20.1 {
-                    let row310 = self.r20.row(i311);
-                    if row310[2] == row310[0] {
-                        let v0: Sym = row310[0];
-                        let v1: Sym = row310[1];
+                for i318 in delta20.0..delta20.1 {
+                    let row317 = self.r20.row(i318);
+                    if row317[2] == row317[0] {
+                        let v0: Sym = row317[0];
+                        let v1: Sym = row317[1];
                         {
-                            let k306 = TABLE_0_P0[v0 as usize] as usize;
-                            let k307 = TABLE_0_P1[v1 as usize] as usize;
-                            if k306 != NONE as usize && k307 != NONE as usize {
-                                let key309 = k306 * 8 + k307 * 1;
-                                for i308 in TABLE_0_AT0_1[key309]
-                                    as usize..TABLE_0_AT0_1[key309 + 1] as usize
+                            let k313 = TABLE_0_P0[v0 as usize] as usize;
+                            let k314 = TABLE_0_P1[v1 as usize] as usize;
+                            if k313 != NONE as usize && k314 != NONE as usize {
+                                let key316 = k313 * 8 + k314 * 1;
+                                for i315 in TABLE_0_AT0_1[key316]
+                                    as usize..TABLE_0_AT0_1[key316 + 1] as usize
                                 {
-                                    let row305 = &TABLE_0_BY0_1[i308];
-                                    let v2: Sym = row305[2];
+                                    let row312 = &TABLE_0_BY0_1[i315];
+                                    let v2: Sym = row312[2];
                                     self.pending.extend_from_slice(&[v0, v1, v2]);
                                 }
                             }
@@ -12749,25 +12769,25 @@ impl Rules {
                 self.pending.clear();
             }
             {
-                for i319 in delta20.0..delta20.1 {
-                    let row318 = self.r20.row(i319);
-                    let v0: Sym = row318[0];
-                    let v1: Sym = row318[1];
-                    let v3: Sym = row318[2];
+                for i326 in delta20.0..delta20.1 {
+                    let row325 = self.r20.row(i326);
+                    let v0: Sym = row325[0];
+                    let v1: Sym = row325[1];
+                    let v3: Sym = row325[2];
                     {
-                        let k314 = TABLE_0_P0[v3 as usize] as usize;
-                        let k315 = TABLE_0_P1[v1 as usize] as usize;
-                        if k314 != NONE as usize && k315 != NONE as usize {
-                            let key317 = k314 * 8 + k315 * 1;
-                            for i316 in TABLE_0_AT0_1[key317]
-                                as usize..TABLE_0_AT0_1[key317 + 1] as usize
+                        let k321 = TABLE_0_P0[v3 as usize] as usize;
+                        let k322 = TABLE_0_P1[v1 as usize] as usize;
+                        if k321 != NONE as usize && k322 != NONE as usize {
+                            let key324 = k321 * 8 + k322 * 1;
+                            for i323 in TABLE_0_AT0_1[key324]
+                                as usize..TABLE_0_AT0_1[key324 + 1] as usize
                             {
-                                let row313 = &TABLE_0_BY0_1[i316];
-                                let v2: Sym = row313[2];
+                                let row320 = &TABLE_0_BY0_1[i323];
+                                let v2: Sym = row320[2];
                                 {
-                                    let p312 = POS_21[0 + v3 as usize] as usize;
-                                    if p312 != NONE as usize
-                                        && self.r21.has_bit(0 + 0 + p312 * 1)
+                                    let p319 = POS_21[0 + v3 as usize] as usize;
+                                    if p319 != NONE as usize
+                                        && self.r21.has_bit(0 + 0 + p319 * 1)
                                     {
                                         self.pending.extend_from_slice(&[v0, v1, v2]);
                                     }
@@ -12794,31 +12814,31 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                let lo322 = 0 + 0;
-                let mut cursor325 = rt::OnesCursor::new(
+                let lo329 = 0 + 0;
+                let mut cursor332 = rt::OnesCursor::new(
                     self.r17.words(),
-                    lo322,
-                    lo322 + 512,
+                    lo329,
+                    lo329 + 512,
                 );
-                while let Some(bit323) = cursor325.next(self.r17.words()) {
-                    let offset324 = bit323 - 0;
+                while let Some(bit330) = cursor332.next(self.r17.words()) {
+                    let offset331 = bit330 - 0;
                     let v2: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset324 / 8) % 64];
+                    ][(offset331 / 8) % 64];
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset324 / 1) % 8];
-                    let v2_pos: usize = (offset324 / 8) % 64;
-                    let v1_pos: usize = (offset324 / 1) % 8;
-                    let mut at321 = self.r20.first(0, &[v1, v2]);
-                    while at321 != NONE {
-                        let row320 = self.r20.row(at321 as usize);
-                        at321 = self.r20.next(0, at321);
-                        if row320[1] == v1 && row320[2] == v2 {
-                            let v0: Sym = row320[0];
+                    ][(offset331 / 1) % 8];
+                    let v2_pos: usize = (offset331 / 8) % 64;
+                    let v1_pos: usize = (offset331 / 1) % 8;
+                    let mut at328 = self.r20.first(0, &[v1, v2]);
+                    while at328 != NONE {
+                        let row327 = self.r20.row(at328 as usize);
+                        at328 = self.r20.next(0, at328);
+                        if row327[1] == v1 && row327[2] == v2 {
+                            let v0: Sym = row327[0];
                             self.grew
                                 |= self.r19.insert(POS_19[0 + v0 as usize] as usize * 1);
                         }
@@ -12828,47 +12848,47 @@ impl Rules {
         }
         {
             {
-                let lo331 = 0 + 0;
-                let mut cursor334 = rt::OnesCursor::new(
+                let lo338 = 0 + 0;
+                let mut cursor341 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo331,
-                    lo331 + 64,
+                    lo338,
+                    lo338 + 64,
                 );
-                while let Some(bit332) = cursor334.next(self.r31.words()) {
-                    let offset333 = bit332 - 0;
+                while let Some(bit339) = cursor341.next(self.r31.words()) {
+                    let offset340 = bit339 - 0;
                     let v1: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset333 / 1) % 64];
-                    let v1_pos: usize = (offset333 / 1) % 64;
-                    let exists = 'found330: {
+                    ][(offset340 / 1) % 64];
+                    let v1_pos: usize = (offset340 / 1) % 64;
+                    let exists = 'found337: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found330 true;
+                                break 'found337 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo326 = 0 + 0;
-                            let mut cursor329 = rt::OnesCursor::new(
+                            let lo333 = 0 + 0;
+                            let mut cursor336 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo326,
-                                lo326 + 64,
+                                lo333,
+                                lo333 + 64,
                             );
-                            while let Some(bit327) = cursor329.next(self.r18.words()) {
-                                let offset328 = bit327 - 0;
+                            while let Some(bit334) = cursor336.next(self.r18.words()) {
+                                let offset335 = bit334 - 0;
                                 let v0: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset328 / 1) % 64];
-                                let v0_pos: usize = (offset328 / 1) % 64;
+                                ][(offset335 / 1) % 64];
+                                let v0_pos: usize = (offset335 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -12881,52 +12901,52 @@ impl Rules {
     fn layer40(&mut self, input: &Input) {
         {
             {
-                let lo335 = 0 + 0;
-                let mut cursor338 = rt::OnesCursor::new(
+                let lo342 = 0 + 0;
+                let mut cursor345 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo335,
-                    lo335 + 64,
+                    lo342,
+                    lo342 + 64,
                 );
-                while let Some(bit336) = cursor338.next(self.r31.words()) {
-                    let offset337 = bit336 - 0;
+                while let Some(bit343) = cursor345.next(self.r31.words()) {
+                    let offset344 = bit343 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset337 / 1) % 64];
-                    let v0_pos: usize = (offset337 / 1) % 64;
+                    ][(offset344 / 1) % 64];
+                    let v0_pos: usize = (offset344 / 1) % 64;
                     self.grew |= self.r22.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                let lo341 = 0 + 0;
-                let mut cursor344 = rt::OnesCursor::new(
+                let lo348 = 0 + 0;
+                let mut cursor351 = rt::OnesCursor::new(
                     self.r52.words(),
-                    lo341,
-                    lo341 + 512,
+                    lo348,
+                    lo348 + 512,
                 );
-                while let Some(bit342) = cursor344.next(self.r52.words()) {
-                    let offset343 = bit342 - 0;
+                while let Some(bit349) = cursor351.next(self.r52.words()) {
+                    let offset350 = bit349 - 0;
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset343 / 64) % 8];
+                    ][(offset350 / 64) % 8];
                     let v2: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset343 / 1) % 64];
-                    let v1_pos: usize = (offset343 / 64) % 8;
-                    let v2_pos: usize = (offset343 / 1) % 64;
-                    let mut at340 = self.r29.first(0, &[v1]);
-                    while at340 != NONE {
-                        let row339 = self.r29.row(at340 as usize);
-                        at340 = self.r29.next(0, at340);
-                        if row339[0] == v1 {
-                            let v0: Sym = row339[1];
+                    ][(offset350 / 1) % 64];
+                    let v1_pos: usize = (offset350 / 64) % 8;
+                    let v2_pos: usize = (offset350 / 1) % 64;
+                    let mut at347 = self.r29.first(0, &[v1]);
+                    while at347 != NONE {
+                        let row346 = self.r29.row(at347 as usize);
+                        at347 = self.r29.next(0, at347);
+                        if row346[0] == v1 {
+                            let v0: Sym = row346[1];
                             self.grew
                                 |= self.r22.insert(POS_22[0 + v0 as usize] as usize * 1);
                         }
@@ -12939,52 +12959,57 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo354 = 0;
-                for bit355 in input.state.ones(1374 + lo354, 1374 + lo354 + 3) {
-                    let offset356 = bit355 - 1374;
+                let lo362 = 0;
+                for bit363 in input.state.ones(1374 + lo362, 1374 + lo362 + 3) {
+                    let offset364 = bit363 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset356 / 1) % 3];
-                        let v3_pos: usize = (offset356 / 1) % 3;
+                        let v3: Sym = [0, 1, 2][(offset364 / 1) % 3];
+                        let v3_pos: usize = (offset364 / 1) % 3;
                         {
-                            let p349 = POS_13[299 + v3 as usize] as usize;
-                            if p349 != NONE as usize {
-                                let lo350 = 0 + 0;
-                                let mut cursor353 = rt::OnesCursor::new(
+                            let p357 = POS_13[299 + v3 as usize] as usize;
+                            if p357 != NONE as usize {
+                                let lo358 = 0 + 0;
+                                let mut cursor361 = rt::OnesCursor::new(
                                     self.r13.words(),
-                                    lo350,
-                                    lo350 + 128,
+                                    lo358,
+                                    lo358 + 128,
                                 );
-                                while let Some(bit351) = cursor353.next(self.r13.words()) {
-                                    let offset352 = bit351 - 0;
-                                    if (offset352 / 1) % 2 == p349 {
+                                while let Some(bit359) = cursor361.next(self.r13.words()) {
+                                    let offset360 = bit359 - 0;
+                                    if (offset360 / 1) % 2 == p357 {
                                         let v2: Sym = [
                                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                             80, 81, 82,
-                                        ][(offset352 / 2) % 64];
-                                        let v2_pos: usize = (offset352 / 2) % 64;
+                                        ][(offset360 / 2) % 64];
+                                        let v2_pos: usize = (offset360 / 2) % 64;
                                         {
-                                            let k346 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k346 != NONE as usize {
-                                                let key348 = k346 * 1;
-                                                for i347 in TABLE_0_AT0[key348]
-                                                    as usize..TABLE_0_AT0[key348 + 1] as usize
+                                            let k354 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k354 != NONE as usize {
+                                                let key356 = k354 * 1;
+                                                for i355 in TABLE_0_AT0[key356]
+                                                    as usize..TABLE_0_AT0[key356 + 1] as usize
                                                 {
-                                                    let row345 = &TABLE_0_BY0[i347];
-                                                    let v0: Sym = row345[1];
-                                                    let v1: Sym = row345[2];
-                                                    if self.r29.contains(&[v0, v2]) {
-                                                        self.grew
-                                                            |= self
-                                                                .r60
-                                                                .insert_bit(
-                                                                    POS_60[0 + v0 as usize] as usize * 64
-                                                                        + POS_60[299 + v1 as usize] as usize * 1,
-                                                                    &[v0, v1],
-                                                                );
+                                                    let row353 = &TABLE_0_BY0[i355];
+                                                    let v0: Sym = row353[1];
+                                                    let v1: Sym = row353[2];
+                                                    {
+                                                        let p352 = POS_29[0 + v0 as usize] as usize;
+                                                        if p352 != NONE as usize
+                                                            && self.r29.has_bit(0 + 0 + p352 * 64 + v2_pos * 1)
+                                                        {
+                                                            self.grew
+                                                                |= self
+                                                                    .r60
+                                                                    .insert_bit(
+                                                                        POS_60[0 + v0 as usize] as usize * 64
+                                                                            + POS_60[299 + v1 as usize] as usize * 1,
+                                                                        &[v0, v1],
+                                                                    );
+                                                        }
                                                     }
                                                 }
                                             }
@@ -12998,22 +13023,28 @@ impl Rules {
             }
         }
         {
-            for row359 in TABLE_0.iter() {
-                let v2: Sym = row359[0];
-                let v0: Sym = row359[1];
-                let v1: Sym = row359[2];
-                let exists = 'found357: {
+            for row369 in TABLE_0.iter() {
+                let v2: Sym = row369[0];
+                let v0: Sym = row369[1];
+                let v1: Sym = row369[2];
+                let exists = 'found367: {
                     {
-                        let p358 = POS_37[0 + v2 as usize] as usize;
-                        if p358 != NONE as usize && self.r37.has_bit(0 + 0 + p358 * 1) {
-                            break 'found357 true;
+                        let p368 = POS_37[0 + v2 as usize] as usize;
+                        if p368 != NONE as usize && self.r37.has_bit(0 + 0 + p368 * 1) {
+                            break 'found367 true;
                         }
                     }
                     false
                 };
                 if !exists {
-                    if self.r60.contains(&[v0, v2]) {
-                        self.pending.extend_from_slice(&[v0, v1]);
+                    {
+                        let p365 = POS_60[0 + v0 as usize] as usize;
+                        let p366 = POS_60[299 + v2 as usize] as usize;
+                        if p365 != NONE as usize && p366 != NONE as usize
+                            && self.r60.has_bit(0 + 0 + p365 * 64 + p366 * 1)
+                        {
+                            self.pending.extend_from_slice(&[v0, v1]);
+                        }
                     }
                 }
             }
@@ -13038,32 +13069,32 @@ impl Rules {
                 break;
             }
             {
-                for i368 in delta60.0..delta60.1 {
-                    let row367 = self.r60.row(i368);
-                    let v0: Sym = row367[0];
-                    let v2: Sym = row367[1];
-                    let exists = 'found365: {
+                for i378 in delta60.0..delta60.1 {
+                    let row377 = self.r60.row(i378);
+                    let v0: Sym = row377[0];
+                    let v2: Sym = row377[1];
+                    let exists = 'found375: {
                         {
-                            let p366 = POS_37[0 + v2 as usize] as usize;
-                            if p366 != NONE as usize
-                                && self.r37.has_bit(0 + 0 + p366 * 1)
+                            let p376 = POS_37[0 + v2 as usize] as usize;
+                            if p376 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p376 * 1)
                             {
-                                break 'found365 true;
+                                break 'found375 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let k361 = TABLE_0_P0[v2 as usize] as usize;
-                            let k362 = TABLE_0_P1[v0 as usize] as usize;
-                            if k361 != NONE as usize && k362 != NONE as usize {
-                                let key364 = k361 * 8 + k362 * 1;
-                                for i363 in TABLE_0_AT0_1[key364]
-                                    as usize..TABLE_0_AT0_1[key364 + 1] as usize
+                            let k371 = TABLE_0_P0[v2 as usize] as usize;
+                            let k372 = TABLE_0_P1[v0 as usize] as usize;
+                            if k371 != NONE as usize && k372 != NONE as usize {
+                                let key374 = k371 * 8 + k372 * 1;
+                                for i373 in TABLE_0_AT0_1[key374]
+                                    as usize..TABLE_0_AT0_1[key374 + 1] as usize
                                 {
-                                    let row360 = &TABLE_0_BY0_1[i363];
-                                    let v1: Sym = row360[2];
+                                    let row370 = &TABLE_0_BY0_1[i373];
+                                    let v1: Sym = row370[2];
                                     self.pending.extend_from_slice(&[v0, v1]);
                                 }
                             }
@@ -13086,10 +13117,10 @@ impl Rules {
     ///Layer 45: `pin-line/2`.
     fn layer45(&mut self, input: &Input) {
         {
-            for i370 in 0..self.r29.len() {
-                let row369 = self.r29.row(i370);
-                let v0: Sym = row369[0];
-                let v1: Sym = row369[1];
+            for i380 in 0..self.r29.len() {
+                let row379 = self.r29.row(i380);
+                let v0: Sym = row379[0];
+                let v1: Sym = row379[1];
                 self.grew
                     |= self
                         .r43
@@ -13100,10 +13131,10 @@ impl Rules {
             }
         }
         {
-            for i372 in 0..self.r60.len() {
-                let row371 = self.r60.row(i372);
-                let v0: Sym = row371[0];
-                let v1: Sym = row371[1];
+            for i382 in 0..self.r60.len() {
+                let row381 = self.r60.row(i382);
+                let v0: Sym = row381[0];
+                let v1: Sym = row381[1];
                 self.grew
                     |= self
                         .r43
@@ -13118,31 +13149,31 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo389 = 0;
-                for bit390 in input.state.ones(1374 + lo389, 1374 + lo389 + 3) {
-                    let offset391 = bit390 - 1374;
+                let lo401 = 0;
+                for bit402 in input.state.ones(1374 + lo401, 1374 + lo401 + 3) {
+                    let offset403 = bit402 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset391 / 1) % 3];
-                        let v2_pos: usize = (offset391 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset403 / 1) % 3];
+                        let v2_pos: usize = (offset403 / 1) % 3;
                         {
-                            let k386 = TABLE_38_P0[v2 as usize] as usize;
-                            if k386 != NONE as usize {
-                                let key388 = k386 * 1;
-                                for i387 in TABLE_38_AT0[key388]
-                                    as usize..TABLE_38_AT0[key388 + 1] as usize
+                            let k398 = TABLE_38_P0[v2 as usize] as usize;
+                            if k398 != NONE as usize {
+                                let key400 = k398 * 1;
+                                for i399 in TABLE_38_AT0[key400]
+                                    as usize..TABLE_38_AT0[key400 + 1] as usize
                                 {
-                                    let row385 = &TABLE_38_BY0[i387];
-                                    let v4: Sym = row385[1];
+                                    let row397 = &TABLE_38_BY0[i399];
+                                    let v4: Sym = row397[1];
                                     {
-                                        let p381 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                        if p381 != NONE as usize {
-                                            let lo382 = 0;
-                                            for bit383 in input.state.ones(0 + lo382, 0 + lo382 + 1365)
+                                        let p393 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                        if p393 != NONE as usize {
+                                            let lo394 = 0;
+                                            for bit395 in input.state.ones(0 + lo394, 0 + lo394 + 1365)
                                             {
-                                                let offset384 = bit383 - 0;
+                                                let offset396 = bit395 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset384 / 7) % 3 == p381
+                                                    && (offset396 / 7) % 3 == p393
                                                 {
                                                     let v3: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13150,41 +13181,47 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset384 / 21) % 65];
+                                                    ][(offset396 / 21) % 65];
                                                     let v5: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset384 / 1) % 7];
-                                                    let v3_pos: usize = (offset384 / 21) % 65;
-                                                    let v5_pos: usize = (offset384 / 1) % 7;
+                                                    ][(offset396 / 1) % 7];
+                                                    let v3_pos: usize = (offset396 / 21) % 65;
+                                                    let v5_pos: usize = (offset396 / 1) % 7;
                                                     {
-                                                        let k378 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k378 != NONE as usize {
-                                                            let key380 = k378 * 1;
-                                                            for i379 in TABLE_53_AT0[key380]
-                                                                as usize..TABLE_53_AT0[key380 + 1] as usize
+                                                        let k390 = TABLE_53_P0[v5 as usize] as usize;
+                                                        if k390 != NONE as usize {
+                                                            let key392 = k390 * 1;
+                                                            for i391 in TABLE_53_AT0[key392]
+                                                                as usize..TABLE_53_AT0[key392 + 1] as usize
                                                             {
-                                                                let row377 = &TABLE_53_BY0[i379];
-                                                                let v1: Sym = row377[1];
-                                                                if self.r60.contains(&[v1, v3]) {
-                                                                    let mut at376 = self.r29.first(0, &[v1]);
-                                                                    while at376 != NONE {
-                                                                        let row375 = self.r29.row(at376 as usize);
-                                                                        at376 = self.r29.next(0, at376);
-                                                                        if row375[0] == v1 {
-                                                                            let v0: Sym = row375[1];
-                                                                            {
-                                                                                let p373 = POS_13[0 + v0 as usize] as usize;
-                                                                                let p374 = POS_13[299 + v2 as usize] as usize;
-                                                                                if p373 != NONE as usize && p374 != NONE as usize
-                                                                                    && self.r13.has_bit(0 + 0 + p373 * 2 + p374 * 1)
+                                                                let row389 = &TABLE_53_BY0[i391];
+                                                                let v1: Sym = row389[1];
+                                                                {
+                                                                    let p387 = POS_60[0 + v1 as usize] as usize;
+                                                                    let p388 = POS_60[299 + v3 as usize] as usize;
+                                                                    if p387 != NONE as usize && p388 != NONE as usize
+                                                                        && self.r60.has_bit(0 + 0 + p387 * 64 + p388 * 1)
+                                                                    {
+                                                                        let mut at386 = self.r29.first(0, &[v1]);
+                                                                        while at386 != NONE {
+                                                                            let row385 = self.r29.row(at386 as usize);
+                                                                            at386 = self.r29.next(0, at386);
+                                                                            if row385[0] == v1 {
+                                                                                let v0: Sym = row385[1];
                                                                                 {
-                                                                                    self.grew
-                                                                                        |= self
-                                                                                            .r44
-                                                                                            .insert(
-                                                                                                POS_44[0 + v0 as usize] as usize * 8
-                                                                                                    + POS_44[299 + v1 as usize] as usize * 1,
-                                                                                            );
+                                                                                    let p383 = POS_13[0 + v0 as usize] as usize;
+                                                                                    let p384 = POS_13[299 + v2 as usize] as usize;
+                                                                                    if p383 != NONE as usize && p384 != NONE as usize
+                                                                                        && self.r13.has_bit(0 + 0 + p383 * 2 + p384 * 1)
+                                                                                    {
+                                                                                        self.grew
+                                                                                            |= self
+                                                                                                .r44
+                                                                                                .insert(
+                                                                                                    POS_44[0 + v0 as usize] as usize * 8
+                                                                                                        + POS_44[299 + v1 as usize] as usize * 1,
+                                                                                                );
+                                                                                    }
                                                                                 }
                                                                             }
                                                                         }
@@ -13209,25 +13246,25 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                let lo392 = 0 + 0;
-                let mut cursor395 = rt::OnesCursor::new(
+                let lo404 = 0 + 0;
+                let mut cursor407 = rt::OnesCursor::new(
                     self.r44.words(),
-                    lo392,
-                    lo392 + 512,
+                    lo404,
+                    lo404 + 512,
                 );
-                while let Some(bit393) = cursor395.next(self.r44.words()) {
-                    let offset394 = bit393 - 0;
+                while let Some(bit405) = cursor407.next(self.r44.words()) {
+                    let offset406 = bit405 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset394 / 8) % 64];
+                    ][(offset406 / 8) % 64];
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset394 / 1) % 8];
-                    let v0_pos: usize = (offset394 / 8) % 64;
-                    let v1_pos: usize = (offset394 / 1) % 8;
+                    ][(offset406 / 1) % 8];
+                    let v0_pos: usize = (offset406 / 8) % 64;
+                    let v1_pos: usize = (offset406 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -13237,19 +13274,19 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo409 = 0;
-                for bit410 in input.state.ones(1374 + lo409, 1374 + lo409 + 3) {
-                    let offset411 = bit410 - 1374;
+                let lo421 = 0;
+                for bit422 in input.state.ones(1374 + lo421, 1374 + lo421 + 3) {
+                    let offset423 = bit422 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset411 / 1) % 3];
-                        let v2_pos: usize = (offset411 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset423 / 1) % 3];
+                        let v2_pos: usize = (offset423 / 1) % 3;
                         {
-                            let lo406 = 0;
-                            for bit407 in input.state.ones(0 + lo406, 0 + lo406 + 1365) {
-                                let offset408 = bit407 - 0;
+                            let lo418 = 0;
+                            for bit419 in input.state.ones(0 + lo418, 0 + lo418 + 1365) {
+                                let offset420 = bit419 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset408 / 7) % 3 == v2_pos
+                                    && (offset420 / 7) % 3 == v2_pos
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13257,36 +13294,36 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset408 / 21) % 65];
+                                    ][(offset420 / 21) % 65];
                                     let v3: Sym = [
                                         0, 283, 284, 285, 286, 290, 291,
-                                    ][(offset408 / 1) % 7];
-                                    let v0_pos: usize = (offset408 / 21) % 65;
-                                    let v3_pos: usize = (offset408 / 1) % 7;
+                                    ][(offset420 / 1) % 7];
+                                    let v0_pos: usize = (offset420 / 21) % 65;
+                                    let v3_pos: usize = (offset420 / 1) % 7;
                                     {
-                                        let k403 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k403 != NONE as usize {
-                                            let key405 = k403 * 1;
-                                            for i404 in TABLE_53_AT0[key405]
-                                                as usize..TABLE_53_AT0[key405 + 1] as usize
+                                        let k415 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k415 != NONE as usize {
+                                            let key417 = k415 * 1;
+                                            for i416 in TABLE_53_AT0[key417]
+                                                as usize..TABLE_53_AT0[key417 + 1] as usize
                                             {
-                                                let row402 = &TABLE_53_BY0[i404];
-                                                let v4: Sym = row402[1];
-                                                let t399 = self.call55_0(input, &[v0, v4]);
-                                                let mut i400 = 0;
-                                                while i400 < self.m55_0.table(t399).len() {
-                                                    let row401 = self.m55_0.table(t399).row(i400);
-                                                    i400 += 1;
-                                                    if row401[0] == v0 && row401[1] == v4 {
-                                                        let v1: Sym = row401[2];
-                                                        let exists = 'found396: {
+                                                let row414 = &TABLE_53_BY0[i416];
+                                                let v4: Sym = row414[1];
+                                                let t411 = self.call55_0(input, &[v0, v4]);
+                                                let mut i412 = 0;
+                                                while i412 < self.m55_0.table(t411).len() {
+                                                    let row413 = self.m55_0.table(t411).row(i412);
+                                                    i412 += 1;
+                                                    if row413[0] == v0 && row413[1] == v4 {
+                                                        let v1: Sym = row413[2];
+                                                        let exists = 'found408: {
                                                             {
-                                                                let p397 = POS_13[0 + v1 as usize] as usize;
-                                                                let p398 = POS_13[299 + v2 as usize] as usize;
-                                                                if p397 != NONE as usize && p398 != NONE as usize
-                                                                    && self.r13.has_bit(0 + 0 + p397 * 2 + p398 * 1)
+                                                                let p409 = POS_13[0 + v1 as usize] as usize;
+                                                                let p410 = POS_13[299 + v2 as usize] as usize;
+                                                                if p409 != NONE as usize && p410 != NONE as usize
+                                                                    && self.r13.has_bit(0 + 0 + p409 * 2 + p410 * 1)
                                                                 {
-                                                                    break 'found396 true;
+                                                                    break 'found408 true;
                                                                 }
                                                             }
                                                             false
@@ -13314,19 +13351,19 @@ impl Rules {
         }
         {
             {
-                let lo422 = 0;
-                for bit423 in input.state.ones(1374 + lo422, 1374 + lo422 + 3) {
-                    let offset424 = bit423 - 1374;
+                let lo434 = 0;
+                for bit435 in input.state.ones(1374 + lo434, 1374 + lo434 + 3) {
+                    let offset436 = bit435 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset424 / 1) % 3];
-                        let v2_pos: usize = (offset424 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset436 / 1) % 3];
+                        let v2_pos: usize = (offset436 / 1) % 3;
                         {
-                            let lo419 = 0;
-                            for bit420 in input.state.ones(0 + lo419, 0 + lo419 + 1365) {
-                                let offset421 = bit420 - 0;
+                            let lo431 = 0;
+                            for bit432 in input.state.ones(0 + lo431, 0 + lo431 + 1365) {
+                                let offset433 = bit432 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset421 / 7) % 3 == v2_pos && (offset421 / 1) % 7 == 4
+                                    && (offset433 / 7) % 3 == v2_pos && (offset433 / 1) % 7 == 4
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13334,25 +13371,25 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset421 / 21) % 65];
-                                    let v0_pos: usize = (offset421 / 21) % 65;
+                                    ][(offset433 / 21) % 65];
+                                    let v0_pos: usize = (offset433 / 21) % 65;
                                     {
-                                        let k416 = TABLE_28_P0[v0 as usize] as usize;
-                                        if k416 != NONE as usize {
-                                            let key418 = k416 * 1;
-                                            for i417 in TABLE_28_AT0[key418]
-                                                as usize..TABLE_28_AT0[key418 + 1] as usize
+                                        let k428 = TABLE_28_P0[v0 as usize] as usize;
+                                        if k428 != NONE as usize {
+                                            let key430 = k428 * 1;
+                                            for i429 in TABLE_28_AT0[key430]
+                                                as usize..TABLE_28_AT0[key430 + 1] as usize
                                             {
-                                                let row415 = &TABLE_28_BY0[i417];
-                                                let v1: Sym = row415[1];
-                                                let exists = 'found412: {
+                                                let row427 = &TABLE_28_BY0[i429];
+                                                let v1: Sym = row427[1];
+                                                let exists = 'found424: {
                                                     {
-                                                        let p413 = POS_13[0 + v1 as usize] as usize;
-                                                        let p414 = POS_13[299 + v2 as usize] as usize;
-                                                        if p413 != NONE as usize && p414 != NONE as usize
-                                                            && self.r13.has_bit(0 + 0 + p413 * 2 + p414 * 1)
+                                                        let p425 = POS_13[0 + v1 as usize] as usize;
+                                                        let p426 = POS_13[299 + v2 as usize] as usize;
+                                                        if p425 != NONE as usize && p426 != NONE as usize
+                                                            && self.r13.has_bit(0 + 0 + p425 * 2 + p426 * 1)
                                                         {
-                                                            break 'found412 true;
+                                                            break 'found424 true;
                                                         }
                                                     }
                                                     false
@@ -13378,49 +13415,49 @@ impl Rules {
         }
         {
             {
-                let lo436 = 0;
-                for bit437 in input.state.ones(1374 + lo436, 1374 + lo436 + 3) {
-                    let offset438 = bit437 - 1374;
+                let lo448 = 0;
+                for bit449 in input.state.ones(1374 + lo448, 1374 + lo448 + 3) {
+                    let offset450 = bit449 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset438 / 1) % 3];
-                        let v2_pos: usize = (offset438 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset450 / 1) % 3];
+                        let v2_pos: usize = (offset450 / 1) % 3;
                         {
-                            let k433 = TABLE_41_P0[v2 as usize] as usize;
-                            if k433 != NONE as usize {
-                                let key435 = k433 * 1;
-                                for i434 in TABLE_41_AT0[key435]
-                                    as usize..TABLE_41_AT0[key435 + 1] as usize
+                            let k445 = TABLE_41_P0[v2 as usize] as usize;
+                            if k445 != NONE as usize {
+                                let key447 = k445 * 1;
+                                for i446 in TABLE_41_AT0[key447]
+                                    as usize..TABLE_41_AT0[key447 + 1] as usize
                                 {
-                                    let row432 = &TABLE_41_BY0[i434];
-                                    let v3: Sym = row432[1];
+                                    let row444 = &TABLE_41_BY0[i446];
+                                    let v3: Sym = row444[1];
                                     {
-                                        let k429 = TABLE_0_P1[v3 as usize] as usize;
-                                        if k429 != NONE as usize {
-                                            let key431 = k429 * 1;
-                                            for i430 in TABLE_0_AT1[key431]
-                                                as usize..TABLE_0_AT1[key431 + 1] as usize
+                                        let k441 = TABLE_0_P1[v3 as usize] as usize;
+                                        if k441 != NONE as usize {
+                                            let key443 = k441 * 1;
+                                            for i442 in TABLE_0_AT1[key443]
+                                                as usize..TABLE_0_AT1[key443 + 1] as usize
                                             {
-                                                let row428 = &TABLE_0_BY1[i430];
-                                                let v0: Sym = row428[0];
-                                                let v1: Sym = row428[2];
-                                                let exists = 'found426: {
+                                                let row440 = &TABLE_0_BY1[i442];
+                                                let v0: Sym = row440[0];
+                                                let v1: Sym = row440[2];
+                                                let exists = 'found438: {
                                                     {
-                                                        let p427 = POS_37[0 + v1 as usize] as usize;
-                                                        if p427 != NONE as usize
-                                                            && self.r37.has_bit(0 + 0 + p427 * 1)
+                                                        let p439 = POS_37[0 + v1 as usize] as usize;
+                                                        if p439 != NONE as usize
+                                                            && self.r37.has_bit(0 + 0 + p439 * 1)
                                                         {
-                                                            break 'found426 true;
+                                                            break 'found438 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
                                                     {
-                                                        let p425 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                        if p425 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p437 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                        if p437 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p425 * 21 + v2_pos * 7 + 6 * 1)
+                                                            && input.state.get(0 + 0 + p437 * 21 + v2_pos * 7 + 6 * 1)
                                                         {
                                                             self.grew
                                                                 |= self
@@ -13444,76 +13481,76 @@ impl Rules {
         }
         {
             {
-                let lo462 = 0;
-                for bit463 in input.state.ones(1374 + lo462, 1374 + lo462 + 3) {
-                    let offset464 = bit463 - 1374;
+                let lo474 = 0;
+                for bit475 in input.state.ones(1374 + lo474, 1374 + lo474 + 3) {
+                    let offset476 = bit475 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset464 / 1) % 3];
-                        let v2_pos: usize = (offset464 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset476 / 1) % 3];
+                        let v2_pos: usize = (offset476 / 1) % 3;
                         {
-                            let k459 = TABLE_42_P0[v2 as usize] as usize;
-                            if k459 != NONE as usize {
-                                let key461 = k459 * 1;
-                                for i460 in TABLE_42_AT0[key461]
-                                    as usize..TABLE_42_AT0[key461 + 1] as usize
+                            let k471 = TABLE_42_P0[v2 as usize] as usize;
+                            if k471 != NONE as usize {
+                                let key473 = k471 * 1;
+                                for i472 in TABLE_42_AT0[key473]
+                                    as usize..TABLE_42_AT0[key473 + 1] as usize
                                 {
-                                    let row458 = &TABLE_42_BY0[i460];
-                                    let v0: Sym = row458[1];
+                                    let row470 = &TABLE_42_BY0[i472];
+                                    let v0: Sym = row470[1];
                                     {
-                                        let p457 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p457 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p469 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p469 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p457 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p469 * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             {
-                                                let k454 = TABLE_41_P0[v2 as usize] as usize;
-                                                if k454 != NONE as usize {
-                                                    let key456 = k454 * 1;
-                                                    for i455 in TABLE_41_AT0[key456]
-                                                        as usize..TABLE_41_AT0[key456 + 1] as usize
+                                                let k466 = TABLE_41_P0[v2 as usize] as usize;
+                                                if k466 != NONE as usize {
+                                                    let key468 = k466 * 1;
+                                                    for i467 in TABLE_41_AT0[key468]
+                                                        as usize..TABLE_41_AT0[key468 + 1] as usize
                                                     {
-                                                        let row453 = &TABLE_41_BY0[i455];
-                                                        let v3: Sym = row453[1];
+                                                        let row465 = &TABLE_41_BY0[i467];
+                                                        let v3: Sym = row465[1];
                                                         {
-                                                            let k449 = TABLE_0_P0[v0 as usize] as usize;
-                                                            let k450 = TABLE_0_P1[v3 as usize] as usize;
-                                                            if k449 != NONE as usize && k450 != NONE as usize {
-                                                                let key452 = k449 * 8 + k450 * 1;
-                                                                for i451 in TABLE_0_AT0_1[key452]
-                                                                    as usize..TABLE_0_AT0_1[key452 + 1] as usize
+                                                            let k461 = TABLE_0_P0[v0 as usize] as usize;
+                                                            let k462 = TABLE_0_P1[v3 as usize] as usize;
+                                                            if k461 != NONE as usize && k462 != NONE as usize {
+                                                                let key464 = k461 * 8 + k462 * 1;
+                                                                for i463 in TABLE_0_AT0_1[key464]
+                                                                    as usize..TABLE_0_AT0_1[key464 + 1] as usize
                                                                 {
-                                                                    let row448 = &TABLE_0_BY0_1[i451];
-                                                                    let v4: Sym = row448[2];
-                                                                    let exists = 'found446: {
+                                                                    let row460 = &TABLE_0_BY0_1[i463];
+                                                                    let v4: Sym = row460[2];
+                                                                    let exists = 'found458: {
                                                                         {
-                                                                            let p447 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p447 != NONE as usize
-                                                                                && self.r37.has_bit(0 + 0 + p447 * 1)
+                                                                            let p459 = POS_37[0 + v4 as usize] as usize;
+                                                                            if p459 != NONE as usize
+                                                                                && self.r37.has_bit(0 + 0 + p459 * 1)
                                                                             {
-                                                                                break 'found446 true;
+                                                                                break 'found458 true;
                                                                             }
                                                                         }
                                                                         false
                                                                     };
                                                                     if !exists {
                                                                         {
-                                                                            let k442 = TABLE_0_P0[v4 as usize] as usize;
-                                                                            let k443 = TABLE_0_P1[v3 as usize] as usize;
-                                                                            if k442 != NONE as usize && k443 != NONE as usize {
-                                                                                let key445 = k442 * 8 + k443 * 1;
-                                                                                for i444 in TABLE_0_AT0_1[key445]
-                                                                                    as usize..TABLE_0_AT0_1[key445 + 1] as usize
+                                                                            let k454 = TABLE_0_P0[v4 as usize] as usize;
+                                                                            let k455 = TABLE_0_P1[v3 as usize] as usize;
+                                                                            if k454 != NONE as usize && k455 != NONE as usize {
+                                                                                let key457 = k454 * 8 + k455 * 1;
+                                                                                for i456 in TABLE_0_AT0_1[key457]
+                                                                                    as usize..TABLE_0_AT0_1[key457 + 1] as usize
                                                                                 {
-                                                                                    let row441 = &TABLE_0_BY0_1[i444];
-                                                                                    let v1: Sym = row441[2];
-                                                                                    let exists = 'found439: {
+                                                                                    let row453 = &TABLE_0_BY0_1[i456];
+                                                                                    let v1: Sym = row453[2];
+                                                                                    let exists = 'found451: {
                                                                                         {
-                                                                                            let p440 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p440 != NONE as usize
-                                                                                                && self.r37.has_bit(0 + 0 + p440 * 1)
+                                                                                            let p452 = POS_37[0 + v1 as usize] as usize;
+                                                                                            if p452 != NONE as usize
+                                                                                                && self.r37.has_bit(0 + 0 + p452 * 1)
                                                                                             {
-                                                                                                break 'found439 true;
+                                                                                                break 'found451 true;
                                                                                             }
                                                                                         }
                                                                                         false
@@ -13548,29 +13585,29 @@ impl Rules {
         }
         {
             {
-                let lo483 = 0;
-                for bit484 in input.state.ones(1374 + lo483, 1374 + lo483 + 3) {
-                    let offset485 = bit484 - 1374;
+                let lo495 = 0;
+                for bit496 in input.state.ones(1374 + lo495, 1374 + lo495 + 3) {
+                    let offset497 = bit496 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset485 / 1) % 3];
-                        let v2_pos: usize = (offset485 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset497 / 1) % 3];
+                        let v2_pos: usize = (offset497 / 1) % 3;
                         {
-                            let k480 = TABLE_38_P0[v2 as usize] as usize;
-                            if k480 != NONE as usize {
-                                let key482 = k480 * 1;
-                                for i481 in TABLE_38_AT0[key482]
-                                    as usize..TABLE_38_AT0[key482 + 1] as usize
+                            let k492 = TABLE_38_P0[v2 as usize] as usize;
+                            if k492 != NONE as usize {
+                                let key494 = k492 * 1;
+                                for i493 in TABLE_38_AT0[key494]
+                                    as usize..TABLE_38_AT0[key494 + 1] as usize
                                 {
-                                    let row479 = &TABLE_38_BY0[i481];
-                                    let v4: Sym = row479[1];
+                                    let row491 = &TABLE_38_BY0[i493];
+                                    let v4: Sym = row491[1];
                                     {
-                                        let lo476 = 0;
-                                        for bit477 in input.state.ones(0 + lo476, 0 + lo476 + 1365)
+                                        let lo488 = 0;
+                                        for bit489 in input.state.ones(0 + lo488, 0 + lo488 + 1365)
                                         {
-                                            let offset478 = bit477 - 0;
+                                            let offset490 = bit489 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset478 / 7) % 3 == v2_pos && (offset478 / 1) % 7 == 6
+                                                && (offset490 / 7) % 3 == v2_pos && (offset490 / 1) % 7 == 6
                                             {
                                                 let v0: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13578,32 +13615,32 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset478 / 21) % 65];
-                                                let v0_pos: usize = (offset478 / 21) % 65;
+                                                ][(offset490 / 21) % 65];
+                                                let v0_pos: usize = (offset490 / 21) % 65;
                                                 {
-                                                    let k473 = TABLE_40_P0[v2 as usize] as usize;
-                                                    if k473 != NONE as usize {
-                                                        let key475 = k473 * 1;
-                                                        for i474 in TABLE_40_AT0[key475]
-                                                            as usize..TABLE_40_AT0[key475 + 1] as usize
+                                                    let k485 = TABLE_40_P0[v2 as usize] as usize;
+                                                    if k485 != NONE as usize {
+                                                        let key487 = k485 * 1;
+                                                        for i486 in TABLE_40_AT0[key487]
+                                                            as usize..TABLE_40_AT0[key487 + 1] as usize
                                                         {
-                                                            let row472 = &TABLE_40_BY0[i474];
-                                                            let v3: Sym = row472[1];
+                                                            let row484 = &TABLE_40_BY0[i486];
+                                                            let v3: Sym = row484[1];
                                                             {
-                                                                let k468 = TABLE_0_P0[v0 as usize] as usize;
-                                                                let k469 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k468 != NONE as usize && k469 != NONE as usize {
-                                                                    let key471 = k468 * 8 + k469 * 1;
-                                                                    for i470 in TABLE_0_AT0_1[key471]
-                                                                        as usize..TABLE_0_AT0_1[key471 + 1] as usize
+                                                                let k480 = TABLE_0_P0[v0 as usize] as usize;
+                                                                let k481 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k480 != NONE as usize && k481 != NONE as usize {
+                                                                    let key483 = k480 * 8 + k481 * 1;
+                                                                    for i482 in TABLE_0_AT0_1[key483]
+                                                                        as usize..TABLE_0_AT0_1[key483 + 1] as usize
                                                                     {
-                                                                        let row467 = &TABLE_0_BY0_1[i470];
-                                                                        let v1: Sym = row467[2];
+                                                                        let row479 = &TABLE_0_BY0_1[i482];
+                                                                        let v1: Sym = row479[2];
                                                                         {
-                                                                            let p465 = POS_13[0 + v1 as usize] as usize;
-                                                                            let p466 = POS_13[299 + v4 as usize] as usize;
-                                                                            if p465 != NONE as usize && p466 != NONE as usize
-                                                                                && self.r13.has_bit(0 + 0 + p465 * 2 + p466 * 1)
+                                                                            let p477 = POS_13[0 + v1 as usize] as usize;
+                                                                            let p478 = POS_13[299 + v4 as usize] as usize;
+                                                                            if p477 != NONE as usize && p478 != NONE as usize
+                                                                                && self.r13.has_bit(0 + 0 + p477 * 2 + p478 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self
@@ -13635,32 +13672,32 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                let lo487 = 0 + 0;
-                let mut cursor490 = rt::OnesCursor::new(
+                let lo499 = 0 + 0;
+                let mut cursor502 = rt::OnesCursor::new(
                     self.r49.words(),
-                    lo487,
-                    lo487 + 4096,
+                    lo499,
+                    lo499 + 4096,
                 );
-                while let Some(bit488) = cursor490.next(self.r49.words()) {
-                    let offset489 = bit488 - 0;
+                while let Some(bit500) = cursor502.next(self.r49.words()) {
+                    let offset501 = bit500 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset489 / 64) % 64];
+                    ][(offset501 / 64) % 64];
                     let v1: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset489 / 1) % 64];
-                    let v0_pos: usize = (offset489 / 64) % 64;
-                    let v1_pos: usize = (offset489 / 1) % 64;
-                    let exists = 'found486: {
+                    ][(offset501 / 1) % 64];
+                    let v0_pos: usize = (offset501 / 64) % 64;
+                    let v1_pos: usize = (offset501 / 1) % 64;
+                    let exists = 'found498: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found486 true;
+                                break 'found498 true;
                             }
                         }
                         false
@@ -13674,42 +13711,42 @@ impl Rules {
         }
         {
             {
-                let lo495 = 0 + 0;
-                let mut cursor498 = rt::OnesCursor::new(
+                let lo507 = 0 + 0;
+                let mut cursor510 = rt::OnesCursor::new(
                     self.r44.words(),
-                    lo495,
-                    lo495 + 512,
+                    lo507,
+                    lo507 + 512,
                 );
-                while let Some(bit496) = cursor498.next(self.r44.words()) {
-                    let offset497 = bit496 - 0;
+                while let Some(bit508) = cursor510.next(self.r44.words()) {
+                    let offset509 = bit508 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset497 / 8) % 64];
+                    ][(offset509 / 8) % 64];
                     let v2: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset497 / 1) % 8];
-                    let v0_pos: usize = (offset497 / 8) % 64;
-                    let v2_pos: usize = (offset497 / 1) % 8;
+                    ][(offset509 / 1) % 8];
+                    let v0_pos: usize = (offset509 / 8) % 64;
+                    let v2_pos: usize = (offset509 / 1) % 8;
                     {
-                        let lo491 = 0 + 0 + v0_pos * 64;
-                        let mut cursor494 = rt::OnesCursor::new(
+                        let lo503 = 0 + 0 + v0_pos * 64;
+                        let mut cursor506 = rt::OnesCursor::new(
                             self.r49.words(),
-                            lo491,
-                            lo491 + 64,
+                            lo503,
+                            lo503 + 64,
                         );
-                        while let Some(bit492) = cursor494.next(self.r49.words()) {
-                            let offset493 = bit492 - 0;
+                        while let Some(bit504) = cursor506.next(self.r49.words()) {
+                            let offset505 = bit504 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset493 / 1) % 64];
-                            let v1_pos: usize = (offset493 / 1) % 64;
+                            ][(offset505 / 1) % 64];
+                            let v1_pos: usize = (offset505 / 1) % 64;
                             {
                                 if self.r43.has_bit(0 + 0 + v2_pos * 64 + v1_pos * 1) {
                                     self.grew
@@ -13725,17 +13762,17 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found501: {
+            let exists = 'found513: {
                 if !self.r11.is_empty() {
-                    break 'found501 true;
+                    break 'found513 true;
                 }
                 false
             };
             if !exists {
-                for i500 in 0..self.r59.len() {
-                    let row499 = self.r59.row(i500);
-                    let v0: Sym = row499[0];
-                    let v1: Sym = row499[1];
+                for i512 in 0..self.r59.len() {
+                    let row511 = self.r59.row(i512);
+                    let v0: Sym = row511[0];
+                    let v1: Sym = row511[1];
                     self.grew
                         |= self
                             .r51
@@ -13747,37 +13784,37 @@ impl Rules {
             }
         }
         {
-            let exists = 'found508: {
+            let exists = 'found520: {
                 if !self.r15.is_empty() {
-                    break 'found508 true;
+                    break 'found520 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo504 = 0 + 0;
-                        let mut cursor507 = rt::OnesCursor::new(
+                        let lo516 = 0 + 0;
+                        let mut cursor519 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo504,
-                            lo504 + 64,
+                            lo516,
+                            lo516 + 64,
                         );
-                        while let Some(bit505) = cursor507.next(self.r22.words()) {
-                            let offset506 = bit505 - 0;
+                        while let Some(bit517) = cursor519.next(self.r22.words()) {
+                            let offset518 = bit517 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset506 / 1) % 64];
-                            let v1_pos: usize = (offset506 / 1) % 64;
-                            let mut at503 = self.r59.first(0, &[v1]);
-                            while at503 != NONE {
-                                let row502 = self.r59.row(at503 as usize);
-                                at503 = self.r59.next(0, at503);
-                                if row502[1] == v1 {
-                                    let v0: Sym = row502[0];
+                            ][(offset518 / 1) % 64];
+                            let v1_pos: usize = (offset518 / 1) % 64;
+                            let mut at515 = self.r59.first(0, &[v1]);
+                            while at515 != NONE {
+                                let row514 = self.r59.row(at515 as usize);
+                                at515 = self.r59.next(0, at515);
+                                if row514[1] == v1 {
+                                    let v0: Sym = row514[0];
                                     self.grew
                                         |= self
                                             .r51
@@ -13794,46 +13831,46 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo515 = 0;
-                for bit516 in input.state.ones(1374 + lo515, 1374 + lo515 + 3) {
-                    let offset517 = bit516 - 1374;
+                let lo527 = 0;
+                for bit528 in input.state.ones(1374 + lo527, 1374 + lo527 + 3) {
+                    let offset529 = bit528 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset517 / 1) % 3];
-                        let v2_pos: usize = (offset517 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset529 / 1) % 3];
+                        let v2_pos: usize = (offset529 / 1) % 3;
                         {
-                            let lo511 = 0 + 0;
-                            let mut cursor514 = rt::OnesCursor::new(
+                            let lo523 = 0 + 0;
+                            let mut cursor526 = rt::OnesCursor::new(
                                 self.r51.words(),
-                                lo511,
-                                lo511 + 4096,
+                                lo523,
+                                lo523 + 4096,
                             );
-                            while let Some(bit512) = cursor514.next(self.r51.words()) {
-                                let offset513 = bit512 - 0;
+                            while let Some(bit524) = cursor526.next(self.r51.words()) {
+                                let offset525 = bit524 - 0;
                                 let v0: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset513 / 64) % 64];
+                                ][(offset525 / 64) % 64];
                                 let v1: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset513 / 1) % 64];
-                                let v0_pos: usize = (offset513 / 64) % 64;
-                                let v1_pos: usize = (offset513 / 1) % 64;
-                                let exists = 'found509: {
+                                ][(offset525 / 1) % 64];
+                                let v0_pos: usize = (offset525 / 64) % 64;
+                                let v1_pos: usize = (offset525 / 1) % 64;
+                                let exists = 'found521: {
                                     {
-                                        let p510 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p510 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p522 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p522 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p510 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p522 * 21 + v2_pos * 7 + 6 * 1)
                                         {
-                                            break 'found509 true;
+                                            break 'found521 true;
                                         }
                                     }
                                     false
@@ -13849,19 +13886,19 @@ impl Rules {
         }
         {
             {
-                let lo532 = 0;
-                for bit533 in input.state.ones(1374 + lo532, 1374 + lo532 + 3) {
-                    let offset534 = bit533 - 1374;
+                let lo544 = 0;
+                for bit545 in input.state.ones(1374 + lo544, 1374 + lo544 + 3) {
+                    let offset546 = bit545 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset534 / 1) % 3];
-                        let v2_pos: usize = (offset534 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset546 / 1) % 3];
+                        let v2_pos: usize = (offset546 / 1) % 3;
                         {
-                            let lo529 = 0;
-                            for bit530 in input.state.ones(0 + lo529, 0 + lo529 + 1365) {
-                                let offset531 = bit530 - 0;
+                            let lo541 = 0;
+                            for bit542 in input.state.ones(0 + lo541, 0 + lo541 + 1365) {
+                                let offset543 = bit542 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset531 / 7) % 3 == v2_pos && (offset531 / 1) % 7 == 6
+                                    && (offset543 / 7) % 3 == v2_pos && (offset543 / 1) % 7 == 6
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13869,38 +13906,38 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset531 / 21) % 65];
-                                    let v0_pos: usize = (offset531 / 21) % 65;
+                                    ][(offset543 / 21) % 65];
+                                    let v0_pos: usize = (offset543 / 21) % 65;
                                     {
-                                        let p524 = POS_51[0 + v0 as usize] as usize;
-                                        if p524 != NONE as usize {
-                                            let lo525 = 0 + 0 + p524 * 64;
-                                            let mut cursor528 = rt::OnesCursor::new(
+                                        let p536 = POS_51[0 + v0 as usize] as usize;
+                                        if p536 != NONE as usize {
+                                            let lo537 = 0 + 0 + p536 * 64;
+                                            let mut cursor540 = rt::OnesCursor::new(
                                                 self.r51.words(),
-                                                lo525,
-                                                lo525 + 64,
+                                                lo537,
+                                                lo537 + 64,
                                             );
-                                            while let Some(bit526) = cursor528.next(self.r51.words()) {
-                                                let offset527 = bit526 - 0;
+                                            while let Some(bit538) = cursor540.next(self.r51.words()) {
+                                                let offset539 = bit538 - 0;
                                                 let v1: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset527 / 1) % 64];
-                                                let v1_pos: usize = (offset527 / 1) % 64;
-                                                let exists = 'found518: {
+                                                ][(offset539 / 1) % 64];
+                                                let v1_pos: usize = (offset539 / 1) % 64;
+                                                let exists = 'found530: {
                                                     {
-                                                        let k520 = TABLE_30_P0[v2 as usize] as usize;
-                                                        let k521 = TABLE_30_P1[v1 as usize] as usize;
-                                                        if k520 != NONE as usize && k521 != NONE as usize {
-                                                            let key523 = k520 * 16 + k521 * 1;
-                                                            for i522 in TABLE_30_AT0_1[key523]
-                                                                as usize..TABLE_30_AT0_1[key523 + 1] as usize
+                                                        let k532 = TABLE_30_P0[v2 as usize] as usize;
+                                                        let k533 = TABLE_30_P1[v1 as usize] as usize;
+                                                        if k532 != NONE as usize && k533 != NONE as usize {
+                                                            let key535 = k532 * 16 + k533 * 1;
+                                                            for i534 in TABLE_30_AT0_1[key535]
+                                                                as usize..TABLE_30_AT0_1[key535 + 1] as usize
                                                             {
-                                                                let row519 = &TABLE_30_BY0_1[i522];
-                                                                break 'found518 true;
+                                                                let row531 = &TABLE_30_BY0_1[i534];
+                                                                break 'found530 true;
                                                             }
                                                         }
                                                     }
@@ -13921,19 +13958,19 @@ impl Rules {
         }
         {
             {
-                let lo545 = 0;
-                for bit546 in input.state.ones(1374 + lo545, 1374 + lo545 + 3) {
-                    let offset547 = bit546 - 1374;
+                let lo557 = 0;
+                for bit558 in input.state.ones(1374 + lo557, 1374 + lo557 + 3) {
+                    let offset559 = bit558 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset547 / 1) % 3];
-                        let v3_pos: usize = (offset547 / 1) % 3;
+                        let v3: Sym = [0, 1, 2][(offset559 / 1) % 3];
+                        let v3_pos: usize = (offset559 / 1) % 3;
                         {
-                            let lo542 = 0;
-                            for bit543 in input.state.ones(0 + lo542, 0 + lo542 + 1365) {
-                                let offset544 = bit543 - 0;
+                            let lo554 = 0;
+                            for bit555 in input.state.ones(0 + lo554, 0 + lo554 + 1365) {
+                                let offset556 = bit555 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset544 / 7) % 3 == v3_pos && (offset544 / 1) % 7 == 6
+                                    && (offset556 / 7) % 3 == v3_pos && (offset556 / 1) % 7 == 6
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13941,22 +13978,22 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset544 / 21) % 65];
-                                    let v0_pos: usize = (offset544 / 21) % 65;
+                                    ][(offset556 / 21) % 65];
+                                    let v0_pos: usize = (offset556 / 21) % 65;
                                     {
-                                        let k539 = TABLE_30_P0[v3 as usize] as usize;
-                                        if k539 != NONE as usize {
-                                            let key541 = k539 * 1;
-                                            for i540 in TABLE_30_AT0[key541]
-                                                as usize..TABLE_30_AT0[key541 + 1] as usize
+                                        let k551 = TABLE_30_P0[v3 as usize] as usize;
+                                        if k551 != NONE as usize {
+                                            let key553 = k551 * 1;
+                                            for i552 in TABLE_30_AT0[key553]
+                                                as usize..TABLE_30_AT0[key553 + 1] as usize
                                             {
-                                                let row538 = &TABLE_30_BY0[i540];
-                                                let v1: Sym = row538[1];
+                                                let row550 = &TABLE_30_BY0[i552];
+                                                let v1: Sym = row550[1];
                                                 {
-                                                    let p536 = POS_51[0 + v0 as usize] as usize;
-                                                    let p537 = POS_51[299 + v1 as usize] as usize;
-                                                    if p536 != NONE as usize && p537 != NONE as usize
-                                                        && self.r51.has_bit(0 + 0 + p536 * 64 + p537 * 1)
+                                                    let p548 = POS_51[0 + v0 as usize] as usize;
+                                                    let p549 = POS_51[299 + v1 as usize] as usize;
+                                                    if p548 != NONE as usize && p549 != NONE as usize
+                                                        && self.r51.has_bit(0 + 0 + p548 * 64 + p549 * 1)
                                                     {
                                                         {
                                                             let v2: Sym = 283;
@@ -13988,58 +14025,58 @@ impl Rules {
         }
         {
             {
-                let lo557 = 0;
-                for bit558 in input.state.ones(1374 + lo557, 1374 + lo557 + 3) {
-                    let offset559 = bit558 - 1374;
+                let lo569 = 0;
+                for bit570 in input.state.ones(1374 + lo569, 1374 + lo569 + 3) {
+                    let offset571 = bit570 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset559 / 1) % 3];
-                        let v3_pos: usize = (offset559 / 1) % 3;
-                        for row556 in TABLE_0.iter() {
-                            let v0: Sym = row556[0];
-                            let v2: Sym = row556[1];
-                            let v1: Sym = row556[2];
-                            let exists = 'found554: {
+                        let v3: Sym = [0, 1, 2][(offset571 / 1) % 3];
+                        let v3_pos: usize = (offset571 / 1) % 3;
+                        for row568 in TABLE_0.iter() {
+                            let v0: Sym = row568[0];
+                            let v2: Sym = row568[1];
+                            let v1: Sym = row568[2];
+                            let exists = 'found566: {
                                 {
-                                    let p555 = POS_57[0 + v1 as usize] as usize;
-                                    if p555 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p555 * 1)
+                                    let p567 = POS_57[0 + v1 as usize] as usize;
+                                    if p567 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p567 * 1)
                                     {
-                                        break 'found554 true;
+                                        break 'found566 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found552: {
+                                let exists = 'found564: {
                                     {
-                                        let p553 = POS_1[0 + v1 as usize] as usize;
-                                        if p553 != NONE as usize
-                                            && self.r1.has_bit(0 + 0 + p553 * 1)
+                                        let p565 = POS_1[0 + v1 as usize] as usize;
+                                        if p565 != NONE as usize
+                                            && self.r1.has_bit(0 + 0 + p565 * 1)
                                         {
-                                            break 'found552 true;
+                                            break 'found564 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
-                                    let exists = 'found549: {
+                                    let exists = 'found561: {
                                         {
-                                            let p550 = POS_13[0 + v1 as usize] as usize;
-                                            let p551 = POS_13[299 + v3 as usize] as usize;
-                                            if p550 != NONE as usize && p551 != NONE as usize
-                                                && self.r13.has_bit(0 + 0 + p550 * 2 + p551 * 1)
+                                            let p562 = POS_13[0 + v1 as usize] as usize;
+                                            let p563 = POS_13[299 + v3 as usize] as usize;
+                                            if p562 != NONE as usize && p563 != NONE as usize
+                                                && self.r13.has_bit(0 + 0 + p562 * 2 + p563 * 1)
                                             {
-                                                break 'found549 true;
+                                                break 'found561 true;
                                             }
                                         }
                                         false
                                     };
                                     if !exists {
                                         {
-                                            let p548 = POS_26[0 + v0 as usize] as usize;
-                                            if p548 != NONE as usize
-                                                && self.r26.has_bit(0 + 0 + p548 * 1)
+                                            let p560 = POS_26[0 + v0 as usize] as usize;
+                                            if p560 != NONE as usize
+                                                && self.r26.has_bit(0 + 0 + p560 * 1)
                                             {
                                                 self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                             }
@@ -14053,78 +14090,78 @@ impl Rules {
             }
         }
         {
-            let exists = 'found576: {
+            let exists = 'found588: {
                 if !self.r11.is_empty() {
-                    break 'found576 true;
+                    break 'found588 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo573 = 0;
-                    for bit574 in input.state.ones(1374 + lo573, 1374 + lo573 + 3) {
-                        let offset575 = bit574 - 1374;
+                    let lo585 = 0;
+                    for bit586 in input.state.ones(1374 + lo585, 1374 + lo585 + 3) {
+                        let offset587 = bit586 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v2: Sym = [0, 1, 2][(offset575 / 1) % 3];
-                            let v2_pos: usize = (offset575 / 1) % 3;
+                            let v2: Sym = [0, 1, 2][(offset587 / 1) % 3];
+                            let v2_pos: usize = (offset587 / 1) % 3;
                             {
-                                let k570 = TABLE_9_P0[v2 as usize] as usize;
-                                if k570 != NONE as usize {
-                                    let key572 = k570 * 1;
-                                    for i571 in TABLE_9_AT0[key572]
-                                        as usize..TABLE_9_AT0[key572 + 1] as usize
+                                let k582 = TABLE_9_P0[v2 as usize] as usize;
+                                if k582 != NONE as usize {
+                                    let key584 = k582 * 1;
+                                    for i583 in TABLE_9_AT0[key584]
+                                        as usize..TABLE_9_AT0[key584 + 1] as usize
                                     {
-                                        let row569 = &TABLE_9_BY0[i571];
-                                        let v3: Sym = row569[1];
-                                        let v0: Sym = row569[2];
-                                        let v1: Sym = row569[3];
-                                        let v4: Sym = row569[4];
-                                        let v5: Sym = row569[5];
-                                        let exists = 'found566: {
+                                        let row581 = &TABLE_9_BY0[i583];
+                                        let v3: Sym = row581[1];
+                                        let v0: Sym = row581[2];
+                                        let v1: Sym = row581[3];
+                                        let v4: Sym = row581[4];
+                                        let v5: Sym = row581[5];
+                                        let exists = 'found578: {
                                             {
-                                                let p567 = POS_3[0 + v2 as usize] as usize;
-                                                let p568 = POS_3[299 + v3 as usize] as usize;
-                                                if p567 != NONE as usize && p568 != NONE as usize
-                                                    && self.r3.has_bit(0 + 0 + p567 * 2 + p568 * 1)
+                                                let p579 = POS_3[0 + v2 as usize] as usize;
+                                                let p580 = POS_3[299 + v3 as usize] as usize;
+                                                if p579 != NONE as usize && p580 != NONE as usize
+                                                    && self.r3.has_bit(0 + 0 + p579 * 2 + p580 * 1)
                                                 {
-                                                    break 'found566 true;
+                                                    break 'found578 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found563: {
+                                            let exists = 'found575: {
                                                 {
-                                                    let p564 = POS_2[0 + v2 as usize] as usize;
-                                                    let p565 = POS_2[299 + v3 as usize] as usize;
-                                                    if p564 != NONE as usize && p565 != NONE as usize
-                                                        && self.r2.has_bit(0 + 0 + p564 * 2 + p565 * 1)
+                                                    let p576 = POS_2[0 + v2 as usize] as usize;
+                                                    let p577 = POS_2[299 + v3 as usize] as usize;
+                                                    if p576 != NONE as usize && p577 != NONE as usize
+                                                        && self.r2.has_bit(0 + 0 + p576 * 2 + p577 * 1)
                                                     {
-                                                        break 'found563 true;
+                                                        break 'found575 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
                                                 {
-                                                    let p562 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                    if p562 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p574 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                    if p574 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + p562 * 21 + v2_pos * 7 + 5 * 1)
+                                                        && input.state.get(0 + 0 + p574 * 21 + v2_pos * 7 + 5 * 1)
                                                     {
                                                         {
-                                                            let p561 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                            if p561 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                            let p573 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                            if p573 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + 0 + p561 * 21 + v2_pos * 7 + 1 * 1)
+                                                                && input.state.get(0 + 0 + p573 * 21 + v2_pos * 7 + 1 * 1)
                                                             {
                                                                 {
-                                                                    let p560 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
-                                                                    if p560 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    let p572 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
+                                                                    if p572 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0
-                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p560 * 1)
+                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p572 * 1)
                                                                     {
                                                                         self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                                                     }
@@ -14145,37 +14182,37 @@ impl Rules {
         }
         {
             {
-                let lo581 = 0 + 0;
-                let mut cursor584 = rt::OnesCursor::new(
+                let lo593 = 0 + 0;
+                let mut cursor596 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo581,
-                    lo581 + 64,
+                    lo593,
+                    lo593 + 64,
                 );
-                while let Some(bit582) = cursor584.next(self.r18.words()) {
-                    let offset583 = bit582 - 0;
+                while let Some(bit594) = cursor596.next(self.r18.words()) {
+                    let offset595 = bit594 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset583 / 1) % 64];
-                    let v0_pos: usize = (offset583 / 1) % 64;
-                    let exists = 'found580: {
+                    ][(offset595 / 1) % 64];
+                    let v0_pos: usize = (offset595 / 1) % 64;
+                    let exists = 'found592: {
                         {
                             if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found580 true;
+                                break 'found592 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo577 = 0;
-                            for bit578 in input
+                            let lo589 = 0;
+                            for bit590 in input
                                 .state
-                                .ones(1579 + lo577, 1579 + lo577 + 65)
+                                .ones(1579 + lo589, 1579 + lo589 + 65)
                             {
-                                let offset579 = bit578 - 1579;
+                                let offset591 = bit590 - 1579;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
@@ -14185,8 +14222,8 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset579 / 1) % 65];
-                                    let v1_pos: usize = (offset579 / 1) % 65;
+                                    ][(offset591 / 1) % 65];
+                                    let v1_pos: usize = (offset591 / 1) % 65;
                                     self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                 }
                             }
@@ -14199,14 +14236,14 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            for i586 in 0..self.r35.len() {
-                let row585 = self.r35.row(i586);
-                let v0: Sym = row585[0];
-                let v1: Sym = row585[1];
-                let v2: Sym = row585[2];
-                let v3: Sym = row585[3];
-                let v4: Sym = row585[4];
-                let v5: Sym = row585[5];
+            for i598 in 0..self.r35.len() {
+                let row597 = self.r35.row(i598);
+                let v0: Sym = row597[0];
+                let v1: Sym = row597[1];
+                let v2: Sym = row597[2];
+                let v3: Sym = row597[3];
+                let v4: Sym = row597[4];
+                let v5: Sym = row597[5];
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -14214,9 +14251,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found587: {
+            let exists = 'found599: {
                 if !self.r34.is_empty() {
-                    break 'found587 true;
+                    break 'found599 true;
                 }
                 false
             };
@@ -14231,13 +14268,13 @@ impl Rules {
     fn layer55(&mut self, input: &Input) {
         {
             {
-                let lo588 = 0;
-                for bit589 in input.state.ones(1374 + lo588, 1374 + lo588 + 3) {
-                    let offset590 = bit589 - 1374;
+                let lo600 = 0;
+                for bit601 in input.state.ones(1374 + lo600, 1374 + lo600 + 3) {
+                    let offset602 = bit601 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset590 / 1) % 3];
-                        let v0_pos: usize = (offset590 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset602 / 1) % 3];
+                        let v0_pos: usize = (offset602 / 1) % 3;
                         if !self.r33.is_empty() {
                             self.grew
                                 |= self
@@ -14253,22 +14290,22 @@ impl Rules {
         }
         {
             {
-                let lo595 = 0;
-                for bit596 in input.state.ones(1374 + lo595, 1374 + lo595 + 3) {
-                    let offset597 = bit596 - 1374;
+                let lo607 = 0;
+                for bit608 in input.state.ones(1374 + lo607, 1374 + lo607 + 3) {
+                    let offset609 = bit608 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset597 / 1) % 3];
-                        let v1_pos: usize = (offset597 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset609 / 1) % 3];
+                        let v1_pos: usize = (offset609 / 1) % 3;
                         {
-                            let k592 = TABLE_38_P0[v1 as usize] as usize;
-                            if k592 != NONE as usize {
-                                let key594 = k592 * 1;
-                                for i593 in TABLE_38_AT0[key594]
-                                    as usize..TABLE_38_AT0[key594 + 1] as usize
+                            let k604 = TABLE_38_P0[v1 as usize] as usize;
+                            if k604 != NONE as usize {
+                                let key606 = k604 * 1;
+                                for i605 in TABLE_38_AT0[key606]
+                                    as usize..TABLE_38_AT0[key606 + 1] as usize
                                 {
-                                    let row591 = &TABLE_38_BY0[i593];
-                                    let v0: Sym = row591[1];
+                                    let row603 = &TABLE_38_BY0[i605];
+                                    let v0: Sym = row603[1];
                                     if !self.r33.is_empty() {
                                         self.grew
                                             |= self
@@ -14286,9 +14323,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found599: {
+            let exists = 'found611: {
                 if !self.r33.is_empty() {
-                    break 'found599 true;
+                    break 'found611 true;
                 }
                 false
             };
@@ -14320,21 +14357,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo602 = 0;
-                for bit603 in input.state.ones(1374 + lo602, 1374 + lo602 + 3) {
-                    let offset604 = bit603 - 1374;
+                let lo614 = 0;
+                for bit615 in input.state.ones(1374 + lo614, 1374 + lo614 + 3) {
+                    let offset616 = bit615 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset604 / 1) % 3];
-                        let v0_pos: usize = (offset604 / 1) % 3;
-                        for i601 in 0..self.r35.len() {
-                            let row600 = self.r35.row(i601);
-                            let v1: Sym = row600[0];
-                            let v2: Sym = row600[1];
-                            let v3: Sym = row600[2];
-                            let v4: Sym = row600[3];
-                            let v5: Sym = row600[4];
-                            let v6: Sym = row600[5];
+                        let v0: Sym = [0, 1, 2][(offset616 / 1) % 3];
+                        let v0_pos: usize = (offset616 / 1) % 3;
+                        for i613 in 0..self.r35.len() {
+                            let row612 = self.r35.row(i613);
+                            let v1: Sym = row612[0];
+                            let v2: Sym = row612[1];
+                            let v3: Sym = row612[2];
+                            let v4: Sym = row612[3];
+                            let v5: Sym = row612[4];
+                            let v6: Sym = row612[5];
                             self.grew |= self.r32.insert(&[v0, v1, v2, v3, v4, v5, v6]);
                         }
                     }
@@ -14343,22 +14380,22 @@ impl Rules {
         }
         {
             {
-                let lo609 = 0;
-                for bit610 in input.state.ones(1374 + lo609, 1374 + lo609 + 3) {
-                    let offset611 = bit610 - 1374;
+                let lo621 = 0;
+                for bit622 in input.state.ones(1374 + lo621, 1374 + lo621 + 3) {
+                    let offset623 = bit622 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset611 / 1) % 3];
-                        let v1_pos: usize = (offset611 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset623 / 1) % 3];
+                        let v1_pos: usize = (offset623 / 1) % 3;
                         {
-                            let k606 = TABLE_38_P0[v1 as usize] as usize;
-                            if k606 != NONE as usize {
-                                let key608 = k606 * 1;
-                                for i607 in TABLE_38_AT0[key608]
-                                    as usize..TABLE_38_AT0[key608 + 1] as usize
+                            let k618 = TABLE_38_P0[v1 as usize] as usize;
+                            if k618 != NONE as usize {
+                                let key620 = k618 * 1;
+                                for i619 in TABLE_38_AT0[key620]
+                                    as usize..TABLE_38_AT0[key620 + 1] as usize
                                 {
-                                    let row605 = &TABLE_38_BY0[i607];
-                                    let v0: Sym = row605[1];
+                                    let row617 = &TABLE_38_BY0[i619];
+                                    let v0: Sym = row617[1];
                                     self.grew |= self.r32.insert(&[v0, 296, 0, 0, 0, 0, 0]);
                                 }
                             }
@@ -14371,25 +14408,25 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role618 in 0..2 {
-                let row617 = &input.joint[role618 * 7..(role618 + 1) * 7];
-                if row617[1] == 297 && row617[4] == 0 && row617[5] == 0 && row617[6] == 0
+            for role630 in 0..2 {
+                let row629 = &input.joint[role630 * 7..(role630 + 1) * 7];
+                if row629[1] == 297 && row629[4] == 0 && row629[5] == 0 && row629[6] == 0
                 {
-                    let v1: Sym = row617[0];
-                    let v3: Sym = row617[2];
-                    let v0: Sym = row617[3];
+                    let v1: Sym = row629[0];
+                    let v3: Sym = row629[2];
+                    let v0: Sym = row629[3];
                     {
-                        let p612 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p613 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p612 != NONE as usize && p613 != NONE as usize {
-                            let lo614 = 0 + p612 * 21 + p613 * 7;
-                            for bit615 in input.state.ones(0 + lo614, 0 + lo614 + 7) {
-                                let offset616 = bit615 - 0;
+                        let p624 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p625 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p624 != NONE as usize && p625 != NONE as usize {
+                            let lo626 = 0 + p624 * 21 + p625 * 7;
+                            for bit627 in input.state.ones(0 + lo626, 0 + lo626 + 7) {
+                                let offset628 = bit627 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                                     let v2: Sym = [
                                         0, 283, 284, 285, 286, 290, 291,
-                                    ][(offset616 / 1) % 7];
-                                    let v2_pos: usize = (offset616 / 1) % 7;
+                                    ][(offset628 / 1) % 7];
+                                    let v2_pos: usize = (offset628 / 1) % 7;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -14422,13 +14459,13 @@ impl Rules {
             }
         }
         {
-            for role620 in 0..2 {
-                let row619 = &input.joint[role620 * 7..(role620 + 1) * 7];
-                if row619[1] == 298 && row619[2] == 0 && row619[3] == 0 {
-                    let v1: Sym = row619[0];
-                    let v3: Sym = row619[4];
-                    let v0: Sym = row619[5];
-                    let v2: Sym = row619[6];
+            for role632 in 0..2 {
+                let row631 = &input.joint[role632 * 7..(role632 + 1) * 7];
+                if row631[1] == 298 && row631[2] == 0 && row631[3] == 0 {
+                    let v1: Sym = row631[0];
+                    let v3: Sym = row631[4];
+                    let v0: Sym = row631[5];
+                    let v2: Sym = row631[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -14468,31 +14505,31 @@ impl Rules {
         }
         {
             {
-                let lo626 = 0 + 0;
-                let mut cursor629 = rt::OnesCursor::new(
+                let lo638 = 0 + 0;
+                let mut cursor641 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo626,
-                    lo626 + 4,
+                    lo638,
+                    lo638 + 4,
                 );
-                while let Some(bit627) = cursor629.next(self.r8.words()) {
-                    let offset628 = bit627 - 0;
-                    let v1: Sym = [1, 2][(offset628 / 2) % 2];
-                    let v2: Sym = [287, 288][(offset628 / 1) % 2];
-                    let v1_pos: usize = (offset628 / 2) % 2;
-                    let v2_pos: usize = (offset628 / 1) % 2;
+                while let Some(bit639) = cursor641.next(self.r8.words()) {
+                    let offset640 = bit639 - 0;
+                    let v1: Sym = [1, 2][(offset640 / 2) % 2];
+                    let v2: Sym = [287, 288][(offset640 / 1) % 2];
+                    let v1_pos: usize = (offset640 / 2) % 2;
+                    let v2_pos: usize = (offset640 / 1) % 2;
                     {
-                        let k622 = TABLE_9_P0[v1 as usize] as usize;
-                        let k623 = TABLE_9_P1[v2 as usize] as usize;
-                        if k622 != NONE as usize && k623 != NONE as usize {
-                            let key625 = k622 * 2 + k623 * 1;
-                            for i624 in TABLE_9_AT0_1[key625]
-                                as usize..TABLE_9_AT0_1[key625 + 1] as usize
+                        let k634 = TABLE_9_P0[v1 as usize] as usize;
+                        let k635 = TABLE_9_P1[v2 as usize] as usize;
+                        if k634 != NONE as usize && k635 != NONE as usize {
+                            let key637 = k634 * 2 + k635 * 1;
+                            for i636 in TABLE_9_AT0_1[key637]
+                                as usize..TABLE_9_AT0_1[key637 + 1] as usize
                             {
-                                let row621 = &TABLE_9_BY0_1[i624];
-                                let v3: Sym = row621[2];
-                                let v4: Sym = row621[3];
-                                let v5: Sym = row621[4];
-                                let v0: Sym = row621[5];
+                                let row633 = &TABLE_9_BY0_1[i636];
+                                let v3: Sym = row633[2];
+                                let v4: Sym = row633[3];
+                                let v5: Sym = row633[4];
+                                let v0: Sym = row633[5];
                                 self.next_bits
                                     .set(
                                         0 + 0
@@ -14525,9 +14562,9 @@ impl Rules {
         }
         {
             {
-                let lo632 = 0;
-                for bit633 in input.state.ones(0 + lo632, 0 + lo632 + 1365) {
-                    let offset634 = bit633 - 0;
+                let lo644 = 0;
+                for bit645 in input.state.ones(0 + lo644, 0 + lo644 + 1365) {
+                    let offset646 = bit645 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
                             0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -14535,21 +14572,21 @@ impl Rules {
                             45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                             62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                             79, 80, 81, 82,
-                        ][(offset634 / 21) % 65];
-                        let v1: Sym = [0, 1, 2][(offset634 / 7) % 3];
+                        ][(offset646 / 21) % 65];
+                        let v1: Sym = [0, 1, 2][(offset646 / 7) % 3];
                         let v2: Sym = [
                             0, 283, 284, 285, 286, 290, 291,
-                        ][(offset634 / 1) % 7];
-                        let v0_pos: usize = (offset634 / 21) % 65;
-                        let v1_pos: usize = (offset634 / 7) % 3;
-                        let v2_pos: usize = (offset634 / 1) % 7;
-                        let exists = 'found630: {
+                        ][(offset646 / 1) % 7];
+                        let v0_pos: usize = (offset646 / 21) % 65;
+                        let v1_pos: usize = (offset646 / 7) % 3;
+                        let v2_pos: usize = (offset646 / 1) % 7;
+                        let exists = 'found642: {
                             {
-                                let p631 = POS_10[0 + v0 as usize] as usize;
-                                if p631 != NONE as usize
-                                    && self.r10.has_bit(0 + 0 + p631 * 1)
+                                let p643 = POS_10[0 + v0 as usize] as usize;
+                                if p643 != NONE as usize
+                                    && self.r10.has_bit(0 + 0 + p643 * 1)
                                 {
-                                    break 'found630 true;
+                                    break 'found642 true;
                                 }
                             }
                             false
@@ -14563,51 +14600,51 @@ impl Rules {
             }
         }
         {
-            for role653 in 0..2 {
-                let row652 = &input.joint[role653 * 7..(role653 + 1) * 7];
-                if row652[1] == 297 && row652[4] == 0 && row652[5] == 0 && row652[6] == 0
+            for role665 in 0..2 {
+                let row664 = &input.joint[role665 * 7..(role665 + 1) * 7];
+                if row664[1] == 297 && row664[4] == 0 && row664[5] == 0 && row664[6] == 0
                 {
-                    let v1: Sym = row652[0];
-                    let v2: Sym = row652[2];
-                    let v3: Sym = row652[3];
+                    let v1: Sym = row664[0];
+                    let v2: Sym = row664[2];
+                    let v3: Sym = row664[3];
                     {
-                        let p650 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p651 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p650 != NONE as usize && p651 != NONE as usize && 0 == 0
+                        let p662 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p663 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p662 != NONE as usize && p663 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p650 * 21 + p651 * 7 + 6 * 1)
+                            && input.state.get(0 + 0 + p662 * 21 + p663 * 7 + 6 * 1)
                         {
                             {
-                                let k647 = TABLE_41_P0[v1 as usize] as usize;
-                                if k647 != NONE as usize {
-                                    let key649 = k647 * 1;
-                                    for i648 in TABLE_41_AT0[key649]
-                                        as usize..TABLE_41_AT0[key649 + 1] as usize
+                                let k659 = TABLE_41_P0[v1 as usize] as usize;
+                                if k659 != NONE as usize {
+                                    let key661 = k659 * 1;
+                                    for i660 in TABLE_41_AT0[key661]
+                                        as usize..TABLE_41_AT0[key661 + 1] as usize
                                     {
-                                        let row646 = &TABLE_41_BY0[i648];
-                                        let v4: Sym = row646[1];
+                                        let row658 = &TABLE_41_BY0[i660];
+                                        let v4: Sym = row658[1];
                                         {
-                                            let k642 = TABLE_0_P0[v2 as usize] as usize;
-                                            let k643 = TABLE_0_P1[v4 as usize] as usize;
-                                            if k642 != NONE as usize && k643 != NONE as usize {
-                                                let key645 = k642 * 8 + k643 * 1;
-                                                for i644 in TABLE_0_AT0_1[key645]
-                                                    as usize..TABLE_0_AT0_1[key645 + 1] as usize
+                                            let k654 = TABLE_0_P0[v2 as usize] as usize;
+                                            let k655 = TABLE_0_P1[v4 as usize] as usize;
+                                            if k654 != NONE as usize && k655 != NONE as usize {
+                                                let key657 = k654 * 8 + k655 * 1;
+                                                for i656 in TABLE_0_AT0_1[key657]
+                                                    as usize..TABLE_0_AT0_1[key657 + 1] as usize
                                                 {
-                                                    let row641 = &TABLE_0_BY0_1[i644];
-                                                    let v0: Sym = row641[2];
+                                                    let row653 = &TABLE_0_BY0_1[i656];
+                                                    let v0: Sym = row653[2];
                                                     {
-                                                        let k636 = TABLE_0_P0[v0 as usize] as usize;
-                                                        let k637 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k638 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k636 != NONE as usize && k637 != NONE as usize
-                                                            && k638 != NONE as usize
+                                                        let k648 = TABLE_0_P0[v0 as usize] as usize;
+                                                        let k649 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k650 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k648 != NONE as usize && k649 != NONE as usize
+                                                            && k650 != NONE as usize
                                                         {
-                                                            let key640 = k636 * 512 + k637 * 64 + k638 * 1;
-                                                            for i639 in TABLE_0_AT0_1_2[key640]
-                                                                as usize..TABLE_0_AT0_1_2[key640 + 1] as usize
+                                                            let key652 = k648 * 512 + k649 * 64 + k650 * 1;
+                                                            for i651 in TABLE_0_AT0_1_2[key652]
+                                                                as usize..TABLE_0_AT0_1_2[key652 + 1] as usize
                                                             {
-                                                                let row635 = &TABLE_0_BY0_1_2[i639];
+                                                                let row647 = &TABLE_0_BY0_1_2[i651];
                                                                 self.next_bits
                                                                     .set(
                                                                         1579 + 0
@@ -14635,22 +14672,22 @@ impl Rules {
         }
         {
             {
-                let lo657 = 0;
-                for bit658 in input.state.ones(1365 + lo657, 1365 + lo657 + 9) {
-                    let offset659 = bit658 - 1365;
+                let lo669 = 0;
+                for bit670 in input.state.ones(1365 + lo669, 1365 + lo669 + 9) {
+                    let offset671 = bit670 - 1365;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset659 / 3) % 3];
-                        let v1: Sym = [0, 287, 288][(offset659 / 1) % 3];
-                        let v0_pos: usize = (offset659 / 3) % 3;
-                        let v1_pos: usize = (offset659 / 1) % 3;
-                        let exists = 'found654: {
+                        let v0: Sym = [0, 1, 2][(offset671 / 3) % 3];
+                        let v1: Sym = [0, 287, 288][(offset671 / 1) % 3];
+                        let v0_pos: usize = (offset671 / 3) % 3;
+                        let v1_pos: usize = (offset671 / 1) % 3;
+                        let exists = 'found666: {
                             {
-                                let p655 = POS_5[0 + v0 as usize] as usize;
-                                let p656 = POS_5[299 + v1 as usize] as usize;
-                                if p655 != NONE as usize && p656 != NONE as usize
-                                    && self.r5.has_bit(0 + 0 + p655 * 2 + p656 * 1)
+                                let p667 = POS_5[0 + v0 as usize] as usize;
+                                let p668 = POS_5[299 + v1 as usize] as usize;
+                                if p667 != NONE as usize && p668 != NONE as usize
+                                    && self.r5.has_bit(0 + 0 + p667 * 2 + p668 * 1)
                                 {
-                                    break 'found654 true;
+                                    break 'found666 true;
                                 }
                             }
                             false
@@ -14664,22 +14701,22 @@ impl Rules {
         }
         {
             {
-                let lo664 = 0;
-                for bit665 in input.state.ones(1374 + lo664, 1374 + lo664 + 3) {
-                    let offset666 = bit665 - 1374;
+                let lo676 = 0;
+                for bit677 in input.state.ones(1374 + lo676, 1374 + lo676 + 3) {
+                    let offset678 = bit677 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset666 / 1) % 3];
-                        let v1_pos: usize = (offset666 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset678 / 1) % 3];
+                        let v1_pos: usize = (offset678 / 1) % 3;
                         {
-                            let k661 = TABLE_38_P0[v1 as usize] as usize;
-                            if k661 != NONE as usize {
-                                let key663 = k661 * 1;
-                                for i662 in TABLE_38_AT0[key663]
-                                    as usize..TABLE_38_AT0[key663 + 1] as usize
+                            let k673 = TABLE_38_P0[v1 as usize] as usize;
+                            if k673 != NONE as usize {
+                                let key675 = k673 * 1;
+                                for i674 in TABLE_38_AT0[key675]
+                                    as usize..TABLE_38_AT0[key675 + 1] as usize
                                 {
-                                    let row660 = &TABLE_38_BY0[i662];
-                                    let v0: Sym = row660[1];
+                                    let row672 = &TABLE_38_BY0[i674];
+                                    let v0: Sym = row672[1];
                                     self.next_bits
                                         .set(
                                             1374 + 0
@@ -14700,9 +14737,9 @@ impl Rules {
         }
         {
             {
-                let lo671 = 0;
-                for bit672 in input.state.ones(1377 + lo671, 1377 + lo671 + 202) {
-                    let offset673 = bit672 - 1377;
+                let lo683 = 0;
+                for bit684 in input.state.ones(1377 + lo683, 1377 + lo683 + 202) {
+                    let offset685 = bit684 - 1377;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
                         let v1: Sym = [
@@ -14723,17 +14760,17 @@ impl Rules {
                             248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259,
                             260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271,
                             272, 273, 274, 275,
-                        ][(offset673 / 1) % 202];
-                        let v1_pos: usize = (offset673 / 1) % 202;
+                        ][(offset685 / 1) % 202];
+                        let v1_pos: usize = (offset685 / 1) % 202;
                         {
-                            let k668 = TABLE_46_P0[v1 as usize] as usize;
-                            if k668 != NONE as usize {
-                                let key670 = k668 * 1;
-                                for i669 in TABLE_46_AT0[key670]
-                                    as usize..TABLE_46_AT0[key670 + 1] as usize
+                            let k680 = TABLE_46_P0[v1 as usize] as usize;
+                            if k680 != NONE as usize {
+                                let key682 = k680 * 1;
+                                for i681 in TABLE_46_AT0[key682]
+                                    as usize..TABLE_46_AT0[key682 + 1] as usize
                                 {
-                                    let row667 = &TABLE_46_BY0[i669];
-                                    let v0: Sym = row667[1];
+                                    let row679 = &TABLE_46_BY0[i681];
+                                    let v0: Sym = row679[1];
                                     self.next_bits
                                         .set(
                                             1377 + 0
@@ -14756,9 +14793,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found674: {
+            let exists = 'found686: {
                 if !self.r34.is_empty() {
-                    break 'found674 true;
+                    break 'found686 true;
                 }
                 false
             };
@@ -14785,37 +14822,37 @@ impl Rules {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
             {
-                let k685 = TABLE_0_P0[v0 as usize] as usize;
-                let k686 = TABLE_0_P1[v1 as usize] as usize;
-                if k685 != NONE as usize && k686 != NONE as usize {
-                    let key688 = k685 * 8 + k686 * 1;
-                    for i687 in TABLE_0_AT0_1[key688]
-                        as usize..TABLE_0_AT0_1[key688 + 1] as usize
+                let k697 = TABLE_0_P0[v0 as usize] as usize;
+                let k698 = TABLE_0_P1[v1 as usize] as usize;
+                if k697 != NONE as usize && k698 != NONE as usize {
+                    let key700 = k697 * 8 + k698 * 1;
+                    for i699 in TABLE_0_AT0_1[key700]
+                        as usize..TABLE_0_AT0_1[key700 + 1] as usize
                     {
-                        let row684 = &TABLE_0_BY0_1[i687];
-                        let v2: Sym = row684[2];
+                        let row696 = &TABLE_0_BY0_1[i699];
+                        let v2: Sym = row696[2];
                         {
-                            let p680 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                            if p680 != NONE as usize {
-                                let lo681 = 0 + p680 * 21;
-                                for bit682 in input.state.ones(0 + lo681, 0 + lo681 + 21) {
-                                    let offset683 = bit682 - 0;
+                            let p692 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                            if p692 != NONE as usize {
+                                let lo693 = 0 + p692 * 21;
+                                for bit694 in input.state.ones(0 + lo693, 0 + lo693 + 21) {
+                                    let offset695 = bit694 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v3: Sym = [0, 1, 2][(offset683 / 7) % 3];
+                                        let v3: Sym = [0, 1, 2][(offset695 / 7) % 3];
                                         let v4: Sym = [
                                             0, 283, 284, 285, 286, 290, 291,
-                                        ][(offset683 / 1) % 7];
-                                        let v3_pos: usize = (offset683 / 7) % 3;
-                                        let v4_pos: usize = (offset683 / 1) % 7;
+                                        ][(offset695 / 1) % 7];
+                                        let v3_pos: usize = (offset695 / 7) % 3;
+                                        let v4_pos: usize = (offset695 / 1) % 7;
                                         {
-                                            let k676 = TABLE_53_P0[v4 as usize] as usize;
-                                            let k677 = TABLE_53_P1[v1 as usize] as usize;
-                                            if k676 != NONE as usize && k677 != NONE as usize {
-                                                let key679 = k676 * 8 + k677 * 1;
-                                                for i678 in TABLE_53_AT0_1[key679]
-                                                    as usize..TABLE_53_AT0_1[key679 + 1] as usize
+                                            let k688 = TABLE_53_P0[v4 as usize] as usize;
+                                            let k689 = TABLE_53_P1[v1 as usize] as usize;
+                                            if k688 != NONE as usize && k689 != NONE as usize {
+                                                let key691 = k688 * 8 + k689 * 1;
+                                                for i690 in TABLE_53_AT0_1[key691]
+                                                    as usize..TABLE_53_AT0_1[key691 + 1] as usize
                                                 {
-                                                    let row675 = &TABLE_53_BY0_1[i678];
+                                                    let row687 = &TABLE_53_BY0_1[i690];
                                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                                 }
                                             }
@@ -14831,35 +14868,35 @@ impl Rules {
         {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
-            let t696 = self.call55_0(input, &[v0, v1]);
-            let mut i697 = 0;
-            while i697 < self.m55_0.table(t696).len() {
-                let row698 = self.m55_0.table(t696).row(i697);
-                i697 += 1;
-                if row698[0] == v0 && row698[1] == v1 {
-                    let v3: Sym = row698[2];
-                    let exists = 'found694: {
+            let t708 = self.call55_0(input, &[v0, v1]);
+            let mut i709 = 0;
+            while i709 < self.m55_0.table(t708).len() {
+                let row710 = self.m55_0.table(t708).row(i709);
+                i709 += 1;
+                if row710[0] == v0 && row710[1] == v1 {
+                    let v3: Sym = row710[2];
+                    let exists = 'found706: {
                         {
-                            let p695 = POS_37[0 + v3 as usize] as usize;
-                            if p695 != NONE as usize
-                                && self.r37.has_bit(0 + 0 + p695 * 1)
+                            let p707 = POS_37[0 + v3 as usize] as usize;
+                            if p707 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p707 * 1)
                             {
-                                break 'found694 true;
+                                break 'found706 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let k690 = TABLE_0_P0[v3 as usize] as usize;
-                            let k691 = TABLE_0_P1[v1 as usize] as usize;
-                            if k690 != NONE as usize && k691 != NONE as usize {
-                                let key693 = k690 * 8 + k691 * 1;
-                                for i692 in TABLE_0_AT0_1[key693]
-                                    as usize..TABLE_0_AT0_1[key693 + 1] as usize
+                            let k702 = TABLE_0_P0[v3 as usize] as usize;
+                            let k703 = TABLE_0_P1[v1 as usize] as usize;
+                            if k702 != NONE as usize && k703 != NONE as usize {
+                                let key705 = k702 * 8 + k703 * 1;
+                                for i704 in TABLE_0_AT0_1[key705]
+                                    as usize..TABLE_0_AT0_1[key705 + 1] as usize
                                 {
-                                    let row689 = &TABLE_0_BY0_1[i692];
-                                    let v2: Sym = row689[2];
+                                    let row701 = &TABLE_0_BY0_1[i704];
+                                    let v2: Sym = row701[2];
                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                 }
                             }
