@@ -213,6 +213,8 @@ struct Index {
 pub struct BitSet {
     words: Vec<u64>,
     dirty: Vec<u32>,
+    /// The bits set, in the order set (a semi-naive round reads a range of them).
+    added: Vec<u32>,
 }
 
 impl BitSet {
@@ -221,6 +223,7 @@ impl BitSet {
         BitSet {
             words: vec![0; bits.div_ceil(64).max(1)],
             dirty: Vec::new(),
+            added: Vec::new(),
         }
     }
 
@@ -236,6 +239,7 @@ impl BitSet {
             self.dirty.push((bit / 64) as u32);
         }
         *word |= mask;
+        self.added.push(bit as u32);
         true
     }
 
@@ -243,6 +247,18 @@ impl BitSet {
     #[inline]
     pub fn has_bit(&self, bit: usize) -> bool {
         self.words[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// Number of bits set.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.added.len()
+    }
+
+    /// The `i`-th bit set (in the order set).
+    #[inline]
+    pub fn added(&self, i: usize) -> usize {
+        self.added[i] as usize
     }
 
     /// Whether no bit is set.
@@ -264,6 +280,7 @@ impl BitSet {
             self.words[w as usize] = 0;
         }
         self.dirty.clear();
+        self.added.clear();
     }
 }
 

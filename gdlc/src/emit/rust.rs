@@ -233,6 +233,9 @@ enum Bits {
     State,
     /// A bitset store (`self.<store>`).
     Store(Ident),
+    /// The bits a bits-only store gained in the last semi-naive round: `self.<store>`'s
+    /// set bits numbered `<delta>.0 .. <delta>.1` in the order set.
+    Delta(Ident, Ident),
 }
 
 /// Where accepted tuples go.
@@ -414,17 +417,13 @@ impl<'a> Emitter<'a> {
 
     /// The numbered columns of a derived relation kept as bits only (an `rt::BitSet`),
     /// queried, filled and scanned bit by bit: a bitset relation that is not an entry
-    /// (the runtime reads `legal`, `goal`, … as rows of a store), not evaluated
-    /// semi-naively (its deltas are ranges of rows), and none of whose lookups scans
-    /// more than [`MAX_LOOKUP_SCAN`] bits (a lookup binding columns after an unknown
-    /// one scans the whole range its known leading columns fix: such a relation keeps
-    /// its rows with hash indexes instead).
+    /// (the runtime reads `legal`, `goal`, … as rows of a store), none of whose
+    /// lookups scans more than [`MAX_LOOKUP_SCAN`] bits (a lookup binding columns after
+    /// an unknown one scans the whole range its known leading columns fix: such a
+    /// relation keeps its rows with hash indexes instead). A semi-naive round reads its
+    /// delta from the bits in the order set (`rt::BitSet::added`).
     fn bit_columns(&self, r: RelationId) -> Option<Vec<(usize, usize, Vec<SymbolId>)>> {
         if self.ir.relation(r).keyword.is_some() {
-            return None;
-        }
-        let layer = self.ir.layer_of[r.0 as usize];
-        if matches!(self.plan.layers[layer].tree, Some(Node::SemiNaive { .. })) {
             return None;
         }
         let numbered = self.numbered_columns(r)?;
@@ -1128,7 +1127,7 @@ impl<'a> Emitter<'a> {
                     }
                 } else if matches!(
                     query.access,
-                    Access::Member | Access::Index(_) | Access::Scan
+                    Access::Member | Access::Index(_) | Access::Scan | Access::Delta
                 ) {
                     self.bit_columns(query.relation)
                 } else {
@@ -1557,6 +1556,23 @@ impl<'a> Emitter<'a> {
             )));
         }
         let store = Self::store(r);
+        if query.access == Access::Delta
+            && let Some(numbered) = self.bit_columns(r)
+        {
+            let size = numbered
+                .first()
+                .map_or(1, |(_, stride, domain)| stride * domain.len().max(1));
+            let table = Self::positions(r);
+            let source = BitSource {
+                base: 0,
+                size,
+                columns: &numbered,
+                positions: quote!(#table),
+                bits: Bits::Delta(store, Self::delta(r)),
+                keys: None,
+            };
+            return Ok(self.bits_query(&source, slots, Vec::new(), then));
+        }
         if query.access == Access::Delta {
             let delta = Self::delta(r);
             let row = self.fresh("row");
@@ -2000,7 +2016,7 @@ impl<'a> Emitter<'a> {
             .collect();
         let base = source.base;
         let (outside_conds, outside_binds) = Self::matcher(&outside);
-        if position.iter().all(Option::is_some) {
+        if position.iter().all(Option::is_some) && !matches!(source.bits, Bits::Delta(..)) {
             let base_lit = lit(base);
             let mut terms = vec![quote!(0)];
             for ((_, stride, _), p) in source.columns.iter().zip(&position) {
@@ -2017,6 +2033,7 @@ impl<'a> Emitter<'a> {
                 ),
                 (Bits::State, None) => quote!(input.state.get(#base_lit + #offset)),
                 (Bits::Store(store), _) => quote!(self.#store.has_bit(#base_lit + #offset)),
+                (Bits::Delta(..), _) => unreachable!("a delta is scanned"),
             });
             let body = Self::guarded(&conds, quote!(#(#outside_binds)* #then));
             return quote!({ #(#prelude)* #body });
@@ -2098,6 +2115,20 @@ impl<'a> Emitter<'a> {
                     #body
                 }
             },
+            Bits::Delta(store, delta) => {
+                let i = self.fresh("i");
+                quote! {
+                    let #lo = #base_lit + #lo_key;
+                    for #i in #delta.0..#delta.1 {
+                        let #bit = self.#store.added(#i);
+                        if #bit < #lo || #bit >= #lo + #width {
+                            continue;
+                        }
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            }
             Bits::Store(store) => {
                 let cursor = self.fresh("cursor");
                 quote! {

@@ -9709,7 +9709,7 @@ pub struct Rules {
     r26: rt::BitSet,
     r27: rt::Store,
     r28: rt::Store,
-    r29: rt::Store,
+    r29: rt::BitSet,
     r30: rt::Store,
     r31: rt::BitSet,
     r32: rt::Store,
@@ -9738,7 +9738,7 @@ pub struct Rules {
     r56: rt::Store,
     r57: rt::BitSet,
     r59: rt::Store,
-    r60: rt::Store,
+    r60: rt::BitSet,
 }
 #[allow(
     dead_code,
@@ -9924,19 +9924,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_28.as_flattened(), 336),
-            r29: rt::Store::bitset(
-                &[
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[&[0]],
-            ),
+            r29: rt::BitSet::new(512),
             r30: rt::Store::bitset(
                     &[
                         &[1, 2],
@@ -10092,19 +10080,7 @@ impl rt::Rules<WORDS> for Rules {
                 299,
                 &[&[1]],
             ),
-            r60: rt::Store::bitset(
-                &[
-                    &[13, 276, 277, 278, 279, 280, 281, 282],
-                    &[
-                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
-                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
-                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
-                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ],
-                ],
-                299,
-                &[],
-            ),
+            r60: rt::BitSet::new(512),
         }
     }
     fn forget(&mut self, changed: rt::Changed) {
@@ -10786,10 +10762,9 @@ impl Rules {
                                 self.grew
                                     |= self
                                         .r29
-                                        .insert_bit(
+                                        .insert(
                                             POS_29[0 + v0 as usize] as usize * 64
                                                 + POS_29[299 + v1 as usize] as usize * 1,
-                                            &[v0, v1],
                                         );
                             }
                         }
@@ -10829,7 +10804,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_29[0 + tuple[0] as usize] as usize * 64
                     + POS_29[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r29.insert_bit(bit, tuple);
+                self.grew |= self.r29.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -10844,32 +10819,47 @@ impl Rules {
                 break;
             }
             {
-                for i30 in delta29.0..delta29.1 {
-                    let row29 = self.r29.row(i30);
-                    let v0: Sym = row29[0];
-                    let v2: Sym = row29[1];
-                    let exists = 'found27: {
-                        {
-                            let p28 = POS_37[0 + v2 as usize] as usize;
-                            if p28 != NONE as usize && self.r37.has_bit(0 + 0 + p28 * 1)
-                            {
-                                break 'found27 true;
-                            }
+                {
+                    let lo28 = 0 + 0;
+                    for i31 in delta29.0..delta29.1 {
+                        let bit29 = self.r29.added(i31);
+                        if bit29 < lo28 || bit29 >= lo28 + 512 {
+                            continue;
                         }
-                        false
-                    };
-                    if !exists {
-                        {
-                            let k23 = TABLE_0_P0[v2 as usize] as usize;
-                            let k24 = TABLE_0_P1[v0 as usize] as usize;
-                            if k23 != NONE as usize && k24 != NONE as usize {
-                                let key26 = k23 * 8 + k24 * 1;
-                                for i25 in TABLE_0_AT0_1[key26]
-                                    as usize..TABLE_0_AT0_1[key26 + 1] as usize
-                                {
-                                    let row22 = &TABLE_0_BY0_1[i25];
-                                    let v1: Sym = row22[2];
-                                    self.pending.extend_from_slice(&[v0, v1]);
+                        let offset30 = bit29 - 0;
+                        let v0: Sym = [
+                            13, 276, 277, 278, 279, 280, 281, 282,
+                        ][(offset30 / 64) % 8];
+                        let v2: Sym = [
+                            3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                            29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                            46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                            63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                            80, 81, 82,
+                        ][(offset30 / 1) % 64];
+                        let v0_pos: usize = (offset30 / 64) % 8;
+                        let v2_pos: usize = (offset30 / 1) % 64;
+                        let exists = 'found27: {
+                            {
+                                if self.r37.has_bit(0 + 0 + v2_pos * 1) {
+                                    break 'found27 true;
+                                }
+                            }
+                            false
+                        };
+                        if !exists {
+                            {
+                                let k23 = TABLE_0_P0[v2 as usize] as usize;
+                                let k24 = TABLE_0_P1[v0 as usize] as usize;
+                                if k23 != NONE as usize && k24 != NONE as usize {
+                                    let key26 = k23 * 8 + k24 * 1;
+                                    for i25 in TABLE_0_AT0_1[key26]
+                                        as usize..TABLE_0_AT0_1[key26 + 1] as usize
+                                    {
+                                        let row22 = &TABLE_0_BY0_1[i25];
+                                        let v1: Sym = row22[2];
+                                        self.pending.extend_from_slice(&[v0, v1]);
+                                    }
                                 }
                             }
                         }
@@ -10881,7 +10871,7 @@ impl Rules {
                 for tuple in pending.chunks_exact(2) {
                     let bit = POS_29[0 + tuple[0] as usize] as usize * 64
                         + POS_29[299 + tuple[1] as usize] as usize * 1;
-                    self.grew |= self.r29.insert_bit(bit, tuple);
+                    self.grew |= self.r29.insert(bit);
                 }
                 self.pending = pending;
                 self.pending.clear();
@@ -10892,30 +10882,30 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo45 = 0;
-                for bit46 in input.state.ones(1374 + lo45, 1374 + lo45 + 3) {
-                    let offset47 = bit46 - 1374;
+                let lo46 = 0;
+                for bit47 in input.state.ones(1374 + lo46, 1374 + lo46 + 3) {
+                    let offset48 = bit47 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset47 / 1) % 3];
-                        let v2_pos: usize = (offset47 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset48 / 1) % 3];
+                        let v2_pos: usize = (offset48 / 1) % 3;
                         {
-                            let k42 = TABLE_38_P0[v2 as usize] as usize;
-                            if k42 != NONE as usize {
-                                let key44 = k42 * 1;
-                                for i43 in TABLE_38_AT0[key44]
-                                    as usize..TABLE_38_AT0[key44 + 1] as usize
+                            let k43 = TABLE_38_P0[v2 as usize] as usize;
+                            if k43 != NONE as usize {
+                                let key45 = k43 * 1;
+                                for i44 in TABLE_38_AT0[key45]
+                                    as usize..TABLE_38_AT0[key45 + 1] as usize
                                 {
-                                    let row41 = &TABLE_38_BY0[i43];
-                                    let v3: Sym = row41[1];
+                                    let row42 = &TABLE_38_BY0[i44];
+                                    let v3: Sym = row42[1];
                                     {
-                                        let p37 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                        if p37 != NONE as usize {
-                                            let lo38 = 0;
-                                            for bit39 in input.state.ones(0 + lo38, 0 + lo38 + 1365) {
-                                                let offset40 = bit39 - 0;
+                                        let p38 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                        if p38 != NONE as usize {
+                                            let lo39 = 0;
+                                            for bit40 in input.state.ones(0 + lo39, 0 + lo39 + 1365) {
+                                                let offset41 = bit40 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset40 / 7) % 3 == p37
+                                                    && (offset41 / 7) % 3 == p38
                                                 {
                                                     let v1: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -10923,26 +10913,26 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset40 / 21) % 65];
+                                                    ][(offset41 / 21) % 65];
                                                     let v4: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset40 / 1) % 7];
-                                                    let v1_pos: usize = (offset40 / 21) % 65;
-                                                    let v4_pos: usize = (offset40 / 1) % 7;
+                                                    ][(offset41 / 1) % 7];
+                                                    let v1_pos: usize = (offset41 / 21) % 65;
+                                                    let v4_pos: usize = (offset41 / 1) % 7;
                                                     {
-                                                        let k34 = TABLE_53_P0[v4 as usize] as usize;
-                                                        if k34 != NONE as usize {
-                                                            let key36 = k34 * 1;
-                                                            for i35 in TABLE_53_AT0[key36]
-                                                                as usize..TABLE_53_AT0[key36 + 1] as usize
+                                                        let k35 = TABLE_53_P0[v4 as usize] as usize;
+                                                        if k35 != NONE as usize {
+                                                            let key37 = k35 * 1;
+                                                            for i36 in TABLE_53_AT0[key37]
+                                                                as usize..TABLE_53_AT0[key37 + 1] as usize
                                                             {
-                                                                let row33 = &TABLE_53_BY0[i35];
-                                                                let v0: Sym = row33[1];
+                                                                let row34 = &TABLE_53_BY0[i36];
+                                                                let v0: Sym = row34[1];
                                                                 {
-                                                                    let p31 = POS_29[0 + v0 as usize] as usize;
-                                                                    let p32 = POS_29[299 + v1 as usize] as usize;
-                                                                    if p31 != NONE as usize && p32 != NONE as usize
-                                                                        && self.r29.has_bit(0 + 0 + p31 * 64 + p32 * 1)
+                                                                    let p32 = POS_29[0 + v0 as usize] as usize;
+                                                                    let p33 = POS_29[299 + v1 as usize] as usize;
+                                                                    if p32 != NONE as usize && p33 != NONE as usize
+                                                                        && self.r29.has_bit(0 + 0 + p32 * 64 + p33 * 1)
                                                                     {
                                                                         self.grew
                                                                             |= self
@@ -10975,38 +10965,38 @@ impl Rules {
                 let v1: Sym = 13;
                 let v3: Sym = 278;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11022,38 +11012,38 @@ impl Rules {
                 let v1: Sym = 276;
                 let v3: Sym = 277;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11069,38 +11059,38 @@ impl Rules {
                 let v1: Sym = 277;
                 let v3: Sym = 276;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11116,38 +11106,38 @@ impl Rules {
                 let v1: Sym = 278;
                 let v3: Sym = 13;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11163,38 +11153,38 @@ impl Rules {
                 let v1: Sym = 279;
                 let v3: Sym = 282;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11210,38 +11200,38 @@ impl Rules {
                 let v1: Sym = 280;
                 let v3: Sym = 281;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11257,38 +11247,38 @@ impl Rules {
                 let v1: Sym = 281;
                 let v3: Sym = 280;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11304,38 +11294,38 @@ impl Rules {
                 let v1: Sym = 282;
                 let v3: Sym = 279;
                 {
-                    let k55 = TABLE_0_P1[v3 as usize] as usize;
-                    if k55 != NONE as usize {
-                        let key57 = k55 * 1;
-                        for i56 in TABLE_0_AT1[key57]
-                            as usize..TABLE_0_AT1[key57 + 1] as usize
+                    let k56 = TABLE_0_P1[v3 as usize] as usize;
+                    if k56 != NONE as usize {
+                        let key58 = k56 * 1;
+                        for i57 in TABLE_0_AT1[key58]
+                            as usize..TABLE_0_AT1[key58 + 1] as usize
                         {
-                            let row54 = &TABLE_0_BY1[i56];
-                            let v4: Sym = row54[0];
-                            let v0: Sym = row54[2];
+                            let row55 = &TABLE_0_BY1[i57];
+                            let v4: Sym = row55[0];
+                            let v0: Sym = row55[2];
                             {
-                                let p53 = POS_26[0 + v4 as usize] as usize;
-                                if p53 != NONE as usize && self.r26.has_bit(0 + 0 + p53 * 1)
+                                let p54 = POS_26[0 + v4 as usize] as usize;
+                                if p54 != NONE as usize && self.r26.has_bit(0 + 0 + p54 * 1)
                                 {
                                     {
-                                        let p48 = POS_52[0 + v1 as usize] as usize;
-                                        if p48 != NONE as usize {
-                                            let lo49 = 0 + 0 + p48 * 64;
-                                            let mut cursor52 = rt::OnesCursor::new(
+                                        let p49 = POS_52[0 + v1 as usize] as usize;
+                                        if p49 != NONE as usize {
+                                            let lo50 = 0 + 0 + p49 * 64;
+                                            let mut cursor53 = rt::OnesCursor::new(
                                                 self.r52.words(),
-                                                lo49,
-                                                lo49 + 64,
+                                                lo50,
+                                                lo50 + 64,
                                             );
-                                            while let Some(bit50) = cursor52.next(self.r52.words()) {
-                                                let offset51 = bit50 - 0;
+                                            while let Some(bit51) = cursor53.next(self.r52.words()) {
+                                                let offset52 = bit51 - 0;
                                                 let v2: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset51 / 1) % 64];
-                                                let v2_pos: usize = (offset51 / 1) % 64;
+                                                ][(offset52 / 1) % 64];
+                                                let v2_pos: usize = (offset52 / 1) % 64;
                                                 self.grew
                                                     |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                             }
@@ -11353,30 +11343,30 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo67 = 0;
-                for bit68 in input.state.ones(1374 + lo67, 1374 + lo67 + 3) {
-                    let offset69 = bit68 - 1374;
+                let lo68 = 0;
+                for bit69 in input.state.ones(1374 + lo68, 1374 + lo68 + 3) {
+                    let offset70 = bit69 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset69 / 1) % 3];
-                        let v2_pos: usize = (offset69 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset70 / 1) % 3];
+                        let v2_pos: usize = (offset70 / 1) % 3;
                         {
-                            let k64 = TABLE_38_P0[v2 as usize] as usize;
-                            if k64 != NONE as usize {
-                                let key66 = k64 * 1;
-                                for i65 in TABLE_38_AT0[key66]
-                                    as usize..TABLE_38_AT0[key66 + 1] as usize
+                            let k65 = TABLE_38_P0[v2 as usize] as usize;
+                            if k65 != NONE as usize {
+                                let key67 = k65 * 1;
+                                for i66 in TABLE_38_AT0[key67]
+                                    as usize..TABLE_38_AT0[key67 + 1] as usize
                                 {
-                                    let row63 = &TABLE_38_BY0[i65];
-                                    let v3: Sym = row63[1];
+                                    let row64 = &TABLE_38_BY0[i66];
+                                    let v3: Sym = row64[1];
                                     {
-                                        let p59 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                        if p59 != NONE as usize {
-                                            let lo60 = 0;
-                                            for bit61 in input.state.ones(0 + lo60, 0 + lo60 + 1365) {
-                                                let offset62 = bit61 - 0;
+                                        let p60 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                        if p60 != NONE as usize {
+                                            let lo61 = 0;
+                                            for bit62 in input.state.ones(0 + lo61, 0 + lo61 + 1365) {
+                                                let offset63 = bit62 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset62 / 7) % 3 == p59
+                                                    && (offset63 / 7) % 3 == p60
                                                 {
                                                     let v0: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11384,12 +11374,12 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset62 / 21) % 65];
+                                                    ][(offset63 / 21) % 65];
                                                     let v1: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset62 / 1) % 7];
-                                                    let v0_pos: usize = (offset62 / 21) % 65;
-                                                    let v1_pos: usize = (offset62 / 1) % 7;
+                                                    ][(offset63 / 1) % 7];
+                                                    let v0_pos: usize = (offset63 / 21) % 65;
+                                                    let v1_pos: usize = (offset63 / 1) % 7;
                                                     self.grew
                                                         |= self
                                                             .r16
@@ -11413,15 +11403,15 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for row72 in TABLE_53.iter() {
-                let v2: Sym = row72[0];
-                let v1: Sym = row72[1];
-                let mut at71 = self.r16.first(0, &[v2]);
-                while at71 != NONE {
-                    let row70 = self.r16.row(at71 as usize);
-                    at71 = self.r16.next(0, at71);
-                    if row70[1] == v2 {
-                        let v0: Sym = row70[0];
+            for row73 in TABLE_53.iter() {
+                let v2: Sym = row73[0];
+                let v1: Sym = row73[1];
+                let mut at72 = self.r16.first(0, &[v2]);
+                while at72 != NONE {
+                    let row71 = self.r16.row(at72 as usize);
+                    at72 = self.r16.next(0, at72);
+                    if row71[1] == v2 {
+                        let v0: Sym = row71[0];
                         self.grew
                             |= self
                                 .r17
@@ -11438,32 +11428,32 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                let lo76 = 0 + 0;
-                let mut cursor79 = rt::OnesCursor::new(
+                let lo77 = 0 + 0;
+                let mut cursor80 = rt::OnesCursor::new(
                     self.r17.words(),
-                    lo76,
-                    lo76 + 512,
+                    lo77,
+                    lo77 + 512,
                 );
-                while let Some(bit77) = cursor79.next(self.r17.words()) {
-                    let offset78 = bit77 - 0;
+                while let Some(bit78) = cursor80.next(self.r17.words()) {
+                    let offset79 = bit78 - 0;
                     let v1: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset78 / 8) % 64];
+                    ][(offset79 / 8) % 64];
                     let v2: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset78 / 1) % 8];
-                    let v1_pos: usize = (offset78 / 8) % 64;
-                    let v2_pos: usize = (offset78 / 1) % 8;
-                    let t73 = self.call55_0(input, &[v1, v2]);
-                    let mut i74 = 0;
-                    while i74 < self.m55_0.table(t73).len() {
-                        let row75 = self.m55_0.table(t73).row(i74);
-                        i74 += 1;
-                        if row75[0] == v1 && row75[1] == v2 {
-                            let v0: Sym = row75[2];
+                    ][(offset79 / 1) % 8];
+                    let v1_pos: usize = (offset79 / 8) % 64;
+                    let v2_pos: usize = (offset79 / 1) % 8;
+                    let t74 = self.call55_0(input, &[v1, v2]);
+                    let mut i75 = 0;
+                    while i75 < self.m55_0.table(t74).len() {
+                        let row76 = self.m55_0.table(t74).row(i75);
+                        i75 += 1;
+                        if row76[0] == v1 && row76[1] == v2 {
+                            let v0: Sym = row76[2];
                             self.grew
                                 |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                         }
@@ -11472,21 +11462,21 @@ impl Rules {
             }
         }
         {
-            let mut at85 = self.r16.first(0, &[286]);
-            while at85 != NONE {
-                let row84 = self.r16.row(at85 as usize);
-                at85 = self.r16.next(0, at85);
-                if row84[1] == 286 {
-                    let v1: Sym = row84[0];
+            let mut at86 = self.r16.first(0, &[286]);
+            while at86 != NONE {
+                let row85 = self.r16.row(at86 as usize);
+                at86 = self.r16.next(0, at86);
+                if row85[1] == 286 {
+                    let v1: Sym = row85[0];
                     {
-                        let k81 = TABLE_28_P0[v1 as usize] as usize;
-                        if k81 != NONE as usize {
-                            let key83 = k81 * 1;
-                            for i82 in TABLE_28_AT0[key83]
-                                as usize..TABLE_28_AT0[key83 + 1] as usize
+                        let k82 = TABLE_28_P0[v1 as usize] as usize;
+                        if k82 != NONE as usize {
+                            let key84 = k82 * 1;
+                            for i83 in TABLE_28_AT0[key84]
+                                as usize..TABLE_28_AT0[key84 + 1] as usize
                             {
-                                let row80 = &TABLE_28_BY0[i82];
-                                let v0: Sym = row80[1];
+                                let row81 = &TABLE_28_BY0[i83];
+                                let v0: Sym = row81[1];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -11497,30 +11487,30 @@ impl Rules {
         }
         {
             {
-                let lo103 = 0;
-                for bit104 in input.state.ones(1374 + lo103, 1374 + lo103 + 3) {
-                    let offset105 = bit104 - 1374;
+                let lo104 = 0;
+                for bit105 in input.state.ones(1374 + lo104, 1374 + lo104 + 3) {
+                    let offset106 = bit105 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset105 / 1) % 3];
-                        let v1_pos: usize = (offset105 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset106 / 1) % 3];
+                        let v1_pos: usize = (offset106 / 1) % 3;
                         {
-                            let k100 = TABLE_38_P0[v1 as usize] as usize;
-                            if k100 != NONE as usize {
-                                let key102 = k100 * 1;
-                                for i101 in TABLE_38_AT0[key102]
-                                    as usize..TABLE_38_AT0[key102 + 1] as usize
+                            let k101 = TABLE_38_P0[v1 as usize] as usize;
+                            if k101 != NONE as usize {
+                                let key103 = k101 * 1;
+                                for i102 in TABLE_38_AT0[key103]
+                                    as usize..TABLE_38_AT0[key103 + 1] as usize
                                 {
-                                    let row99 = &TABLE_38_BY0[i101];
-                                    let v2: Sym = row99[1];
+                                    let row100 = &TABLE_38_BY0[i102];
+                                    let v2: Sym = row100[1];
                                     {
-                                        let p95 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
-                                        if p95 != NONE as usize {
-                                            let lo96 = 0;
-                                            for bit97 in input.state.ones(0 + lo96, 0 + lo96 + 1365) {
-                                                let offset98 = bit97 - 0;
+                                        let p96 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
+                                        if p96 != NONE as usize {
+                                            let lo97 = 0;
+                                            for bit98 in input.state.ones(0 + lo97, 0 + lo97 + 1365) {
+                                                let offset99 = bit98 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset98 / 7) % 3 == p95 && (offset98 / 1) % 7 == 6
+                                                    && (offset99 / 7) % 3 == p96 && (offset99 / 1) % 7 == 6
                                                 {
                                                     let v3: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -11528,27 +11518,27 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset98 / 21) % 65];
-                                                    let v3_pos: usize = (offset98 / 21) % 65;
+                                                    ][(offset99 / 21) % 65];
+                                                    let v3_pos: usize = (offset99 / 21) % 65;
                                                     {
-                                                        let k92 = TABLE_40_P0[v2 as usize] as usize;
-                                                        if k92 != NONE as usize {
-                                                            let key94 = k92 * 1;
-                                                            for i93 in TABLE_40_AT0[key94]
-                                                                as usize..TABLE_40_AT0[key94 + 1] as usize
+                                                        let k93 = TABLE_40_P0[v2 as usize] as usize;
+                                                        if k93 != NONE as usize {
+                                                            let key95 = k93 * 1;
+                                                            for i94 in TABLE_40_AT0[key95]
+                                                                as usize..TABLE_40_AT0[key95 + 1] as usize
                                                             {
-                                                                let row91 = &TABLE_40_BY0[i93];
-                                                                let v4: Sym = row91[1];
+                                                                let row92 = &TABLE_40_BY0[i94];
+                                                                let v4: Sym = row92[1];
                                                                 {
-                                                                    let k87 = TABLE_0_P0[v3 as usize] as usize;
-                                                                    let k88 = TABLE_0_P1[v4 as usize] as usize;
-                                                                    if k87 != NONE as usize && k88 != NONE as usize {
-                                                                        let key90 = k87 * 8 + k88 * 1;
-                                                                        for i89 in TABLE_0_AT0_1[key90]
-                                                                            as usize..TABLE_0_AT0_1[key90 + 1] as usize
+                                                                    let k88 = TABLE_0_P0[v3 as usize] as usize;
+                                                                    let k89 = TABLE_0_P1[v4 as usize] as usize;
+                                                                    if k88 != NONE as usize && k89 != NONE as usize {
+                                                                        let key91 = k88 * 8 + k89 * 1;
+                                                                        for i90 in TABLE_0_AT0_1[key91]
+                                                                            as usize..TABLE_0_AT0_1[key91 + 1] as usize
                                                                         {
-                                                                            let row86 = &TABLE_0_BY0_1[i89];
-                                                                            let v0: Sym = row86[2];
+                                                                            let row87 = &TABLE_0_BY0_1[i90];
+                                                                            let v0: Sym = row87[2];
                                                                             self.grew
                                                                                 |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                                                                         }
@@ -11569,22 +11559,22 @@ impl Rules {
             }
         }
         {
-            let mut at111 = self.r16.first(0, &[290]);
-            while at111 != NONE {
-                let row110 = self.r16.row(at111 as usize);
-                at111 = self.r16.next(0, at111);
-                if row110[1] == 290 {
-                    let v1: Sym = row110[0];
+            let mut at112 = self.r16.first(0, &[290]);
+            while at112 != NONE {
+                let row111 = self.r16.row(at112 as usize);
+                at112 = self.r16.next(0, at112);
+                if row111[1] == 290 {
+                    let v1: Sym = row111[0];
                     {
-                        let k107 = TABLE_0_P0[v1 as usize] as usize;
-                        if k107 != NONE as usize {
-                            let key109 = k107 * 1;
-                            for i108 in TABLE_0_AT0[key109]
-                                as usize..TABLE_0_AT0[key109 + 1] as usize
+                        let k108 = TABLE_0_P0[v1 as usize] as usize;
+                        if k108 != NONE as usize {
+                            let key110 = k108 * 1;
+                            for i109 in TABLE_0_AT0[key110]
+                                as usize..TABLE_0_AT0[key110 + 1] as usize
                             {
-                                let row106 = &TABLE_0_BY0[i108];
-                                let v2: Sym = row106[1];
-                                let v0: Sym = row106[2];
+                                let row107 = &TABLE_0_BY0[i109];
+                                let v2: Sym = row107[1];
+                                let v0: Sym = row107[2];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -11598,27 +11588,27 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo117 = 0;
-                for bit118 in input.state.ones(1374 + lo117, 1374 + lo117 + 3) {
-                    let offset119 = bit118 - 1374;
+                let lo118 = 0;
+                for bit119 in input.state.ones(1374 + lo118, 1374 + lo118 + 3) {
+                    let offset120 = bit119 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset119 / 1) % 3];
-                        let v0_pos: usize = (offset119 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset120 / 1) % 3];
+                        let v0_pos: usize = (offset120 / 1) % 3;
                         {
-                            let k114 = TABLE_7_P0[v0 as usize] as usize;
-                            if k114 != NONE as usize {
-                                let key116 = k114 * 1;
-                                for i115 in TABLE_7_AT0[key116]
-                                    as usize..TABLE_7_AT0[key116 + 1] as usize
+                            let k115 = TABLE_7_P0[v0 as usize] as usize;
+                            if k115 != NONE as usize {
+                                let key117 = k115 * 1;
+                                for i116 in TABLE_7_AT0[key117]
+                                    as usize..TABLE_7_AT0[key117 + 1] as usize
                                 {
-                                    let row113 = &TABLE_7_BY0[i115];
-                                    let v1: Sym = row113[1];
-                                    let v2: Sym = row113[2];
+                                    let row114 = &TABLE_7_BY0[i116];
+                                    let v1: Sym = row114[1];
+                                    let v2: Sym = row114[2];
                                     {
-                                        let p112 = POS_57[0 + v2 as usize] as usize;
-                                        if p112 != NONE as usize
-                                            && self.r57.has_bit(0 + 0 + p112 * 1)
+                                        let p113 = POS_57[0 + v2 as usize] as usize;
+                                        if p113 != NONE as usize
+                                            && self.r57.has_bit(0 + 0 + p113 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -11641,27 +11631,27 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo125 = 0;
-                for bit126 in input.state.ones(1374 + lo125, 1374 + lo125 + 3) {
-                    let offset127 = bit126 - 1374;
+                let lo126 = 0;
+                for bit127 in input.state.ones(1374 + lo126, 1374 + lo126 + 3) {
+                    let offset128 = bit127 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset127 / 1) % 3];
-                        let v0_pos: usize = (offset127 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset128 / 1) % 3];
+                        let v0_pos: usize = (offset128 / 1) % 3;
                         {
-                            let k122 = TABLE_6_P0[v0 as usize] as usize;
-                            if k122 != NONE as usize {
-                                let key124 = k122 * 1;
-                                for i123 in TABLE_6_AT0[key124]
-                                    as usize..TABLE_6_AT0[key124 + 1] as usize
+                            let k123 = TABLE_6_P0[v0 as usize] as usize;
+                            if k123 != NONE as usize {
+                                let key125 = k123 * 1;
+                                for i124 in TABLE_6_AT0[key125]
+                                    as usize..TABLE_6_AT0[key125 + 1] as usize
                                 {
-                                    let row121 = &TABLE_6_BY0[i123];
-                                    let v1: Sym = row121[1];
-                                    let v2: Sym = row121[2];
+                                    let row122 = &TABLE_6_BY0[i124];
+                                    let v1: Sym = row122[1];
+                                    let v2: Sym = row122[2];
                                     {
-                                        let p120 = POS_37[0 + v2 as usize] as usize;
-                                        if p120 != NONE as usize
-                                            && self.r37.has_bit(0 + 0 + p120 * 1)
+                                        let p121 = POS_37[0 + v2 as usize] as usize;
+                                        if p121 != NONE as usize
+                                            && self.r37.has_bit(0 + 0 + p121 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -11683,35 +11673,35 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role137 in 0..2 {
-                let row136 = &input.joint[role137 * 7..(role137 + 1) * 7];
-                if row136[1] == 297 && row136[4] == 0 && row136[5] == 0 && row136[6] == 0
+            for role138 in 0..2 {
+                let row137 = &input.joint[role138 * 7..(role138 + 1) * 7];
+                if row137[1] == 297 && row137[4] == 0 && row137[5] == 0 && row137[6] == 0
                 {
-                    let v0: Sym = row136[0];
-                    let v2: Sym = row136[2];
-                    let v3: Sym = row136[3];
+                    let v0: Sym = row137[0];
+                    let v2: Sym = row137[2];
+                    let v3: Sym = row137[3];
                     {
-                        let p134 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p135 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        if p134 != NONE as usize && p135 != NONE as usize && 0 == 0
+                        let p135 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p136 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        if p135 != NONE as usize && p136 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p134 * 21 + p135 * 7 + 5 * 1)
+                            && input.state.get(0 + 0 + p135 * 21 + p136 * 7 + 5 * 1)
                         {
                             {
-                                let k129 = TABLE_9_P0[v0 as usize] as usize;
-                                let k130 = TABLE_9_P2[v2 as usize] as usize;
-                                let k131 = TABLE_9_P3[v3 as usize] as usize;
-                                if k129 != NONE as usize && k130 != NONE as usize
-                                    && k131 != NONE as usize
+                                let k130 = TABLE_9_P0[v0 as usize] as usize;
+                                let k131 = TABLE_9_P2[v2 as usize] as usize;
+                                let k132 = TABLE_9_P3[v3 as usize] as usize;
+                                if k130 != NONE as usize && k131 != NONE as usize
+                                    && k132 != NONE as usize
                                 {
-                                    let key133 = k129 * 8 + k130 * 4 + k131 * 1;
-                                    for i132 in TABLE_9_AT0_2_3[key133]
-                                        as usize..TABLE_9_AT0_2_3[key133 + 1] as usize
+                                    let key134 = k130 * 8 + k131 * 4 + k132 * 1;
+                                    for i133 in TABLE_9_AT0_2_3[key134]
+                                        as usize..TABLE_9_AT0_2_3[key134 + 1] as usize
                                     {
-                                        let row128 = &TABLE_9_BY0_2_3[i132];
-                                        let v1: Sym = row128[1];
-                                        let v4: Sym = row128[4];
-                                        let v5: Sym = row128[5];
+                                        let row129 = &TABLE_9_BY0_2_3[i133];
+                                        let v1: Sym = row129[1];
+                                        let v4: Sym = row129[4];
+                                        let v5: Sym = row129[5];
                                         self.grew
                                             |= self
                                                 .r8
@@ -11731,80 +11721,80 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role139 in 0..2 {
-                let row138 = &input.joint[role139 * 7..(role139 + 1) * 7];
-                if row138[1] == 297 && row138[4] == 0 && row138[5] == 0 && row138[6] == 0
+            for role140 in 0..2 {
+                let row139 = &input.joint[role140 * 7..(role140 + 1) * 7];
+                if row139[1] == 297 && row139[4] == 0 && row139[5] == 0 && row139[6] == 0
                 {
-                    let v1: Sym = row138[0];
-                    let v0: Sym = row138[2];
-                    let v2: Sym = row138[3];
+                    let v1: Sym = row139[0];
+                    let v0: Sym = row139[2];
+                    let v2: Sym = row139[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role141 in 0..2 {
-                let row140 = &input.joint[role141 * 7..(role141 + 1) * 7];
-                if row140[1] == 297 && row140[4] == 0 && row140[5] == 0 && row140[6] == 0
+            for role142 in 0..2 {
+                let row141 = &input.joint[role142 * 7..(role142 + 1) * 7];
+                if row141[1] == 297 && row141[4] == 0 && row141[5] == 0 && row141[6] == 0
                 {
-                    let v1: Sym = row140[0];
-                    let v2: Sym = row140[2];
-                    let v0: Sym = row140[3];
+                    let v1: Sym = row141[0];
+                    let v2: Sym = row141[2];
+                    let v0: Sym = row141[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role143 in 0..2 {
-                let row142 = &input.joint[role143 * 7..(role143 + 1) * 7];
-                if row142[1] == 298 && row142[2] == 0 && row142[3] == 0 {
-                    let v1: Sym = row142[0];
-                    let v0: Sym = row142[4];
-                    let v2: Sym = row142[5];
-                    let v3: Sym = row142[6];
+            for role144 in 0..2 {
+                let row143 = &input.joint[role144 * 7..(role144 + 1) * 7];
+                if row143[1] == 298 && row143[2] == 0 && row143[3] == 0 {
+                    let v1: Sym = row143[0];
+                    let v0: Sym = row143[4];
+                    let v2: Sym = row143[5];
+                    let v3: Sym = row143[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role145 in 0..2 {
-                let row144 = &input.joint[role145 * 7..(role145 + 1) * 7];
-                if row144[1] == 298 && row144[2] == 0 && row144[3] == 0 {
-                    let v1: Sym = row144[0];
-                    let v2: Sym = row144[4];
-                    let v0: Sym = row144[5];
-                    let v3: Sym = row144[6];
+            for role146 in 0..2 {
+                let row145 = &input.joint[role146 * 7..(role146 + 1) * 7];
+                if row145[1] == 298 && row145[2] == 0 && row145[3] == 0 {
+                    let v1: Sym = row145[0];
+                    let v2: Sym = row145[4];
+                    let v0: Sym = row145[5];
+                    let v3: Sym = row145[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo151 = 0 + 0;
-                let mut cursor154 = rt::OnesCursor::new(
+                let lo152 = 0 + 0;
+                let mut cursor155 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo151,
-                    lo151 + 4,
+                    lo152,
+                    lo152 + 4,
                 );
-                while let Some(bit152) = cursor154.next(self.r8.words()) {
-                    let offset153 = bit152 - 0;
-                    let v1: Sym = [1, 2][(offset153 / 2) % 2];
-                    let v2: Sym = [287, 288][(offset153 / 1) % 2];
-                    let v1_pos: usize = (offset153 / 2) % 2;
-                    let v2_pos: usize = (offset153 / 1) % 2;
+                while let Some(bit153) = cursor155.next(self.r8.words()) {
+                    let offset154 = bit153 - 0;
+                    let v1: Sym = [1, 2][(offset154 / 2) % 2];
+                    let v2: Sym = [287, 288][(offset154 / 1) % 2];
+                    let v1_pos: usize = (offset154 / 2) % 2;
+                    let v2_pos: usize = (offset154 / 1) % 2;
                     {
-                        let k147 = TABLE_9_P0[v1 as usize] as usize;
-                        let k148 = TABLE_9_P1[v2 as usize] as usize;
-                        if k147 != NONE as usize && k148 != NONE as usize {
-                            let key150 = k147 * 2 + k148 * 1;
-                            for i149 in TABLE_9_AT0_1[key150]
-                                as usize..TABLE_9_AT0_1[key150 + 1] as usize
+                        let k148 = TABLE_9_P0[v1 as usize] as usize;
+                        let k149 = TABLE_9_P1[v2 as usize] as usize;
+                        if k148 != NONE as usize && k149 != NONE as usize {
+                            let key151 = k148 * 2 + k149 * 1;
+                            for i150 in TABLE_9_AT0_1[key151]
+                                as usize..TABLE_9_AT0_1[key151 + 1] as usize
                             {
-                                let row146 = &TABLE_9_BY0_1[i149];
-                                let v3: Sym = row146[2];
-                                let v4: Sym = row146[3];
-                                let v0: Sym = row146[4];
-                                let v5: Sym = row146[5];
+                                let row147 = &TABLE_9_BY0_1[i150];
+                                let v3: Sym = row147[2];
+                                let v4: Sym = row147[3];
+                                let v0: Sym = row147[4];
+                                let v5: Sym = row147[5];
                                 self.grew
                                     |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                             }
@@ -11814,45 +11804,45 @@ impl Rules {
             }
         }
         {
-            for role168 in 0..2 {
-                let row167 = &input.joint[role168 * 7..(role168 + 1) * 7];
-                if row167[1] == 297 && row167[4] == 0 && row167[5] == 0 && row167[6] == 0
+            for role169 in 0..2 {
+                let row168 = &input.joint[role169 * 7..(role169 + 1) * 7];
+                if row168[1] == 297 && row168[4] == 0 && row168[5] == 0 && row168[6] == 0
                 {
-                    let v1: Sym = row167[0];
-                    let v2: Sym = row167[2];
-                    let v3: Sym = row167[3];
+                    let v1: Sym = row168[0];
+                    let v2: Sym = row168[2];
+                    let v3: Sym = row168[3];
                     {
-                        let p166 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                        if p166 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                        let p167 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                        if p167 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(1579 + 0 + p166 * 1)
+                            && input.state.get(1579 + 0 + p167 * 1)
                         {
                             {
-                                let p164 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                let p165 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                if p164 != NONE as usize && p165 != NONE as usize && 0 == 0
+                                let p165 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                let p166 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                if p165 != NONE as usize && p166 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(0 + 0 + p164 * 21 + p165 * 7 + 6 * 1)
+                                    && input.state.get(0 + 0 + p165 * 21 + p166 * 7 + 6 * 1)
                                 {
                                     {
-                                        let k161 = TABLE_41_P0[v1 as usize] as usize;
-                                        if k161 != NONE as usize {
-                                            let key163 = k161 * 1;
-                                            for i162 in TABLE_41_AT0[key163]
-                                                as usize..TABLE_41_AT0[key163 + 1] as usize
+                                        let k162 = TABLE_41_P0[v1 as usize] as usize;
+                                        if k162 != NONE as usize {
+                                            let key164 = k162 * 1;
+                                            for i163 in TABLE_41_AT0[key164]
+                                                as usize..TABLE_41_AT0[key164 + 1] as usize
                                             {
-                                                let row160 = &TABLE_41_BY0[i162];
-                                                let v4: Sym = row160[1];
+                                                let row161 = &TABLE_41_BY0[i163];
+                                                let v4: Sym = row161[1];
                                                 {
-                                                    let k156 = TABLE_0_P1[v4 as usize] as usize;
-                                                    let k157 = TABLE_0_P2[v3 as usize] as usize;
-                                                    if k156 != NONE as usize && k157 != NONE as usize {
-                                                        let key159 = k156 * 64 + k157 * 1;
-                                                        for i158 in TABLE_0_AT1_2[key159]
-                                                            as usize..TABLE_0_AT1_2[key159 + 1] as usize
+                                                    let k157 = TABLE_0_P1[v4 as usize] as usize;
+                                                    let k158 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k157 != NONE as usize && k158 != NONE as usize {
+                                                        let key160 = k157 * 64 + k158 * 1;
+                                                        for i159 in TABLE_0_AT1_2[key160]
+                                                            as usize..TABLE_0_AT1_2[key160 + 1] as usize
                                                         {
-                                                            let row155 = &TABLE_0_BY1_2[i158];
-                                                            let v0: Sym = row155[0];
+                                                            let row156 = &TABLE_0_BY1_2[i159];
+                                                            let v0: Sym = row156[0];
                                                             self.grew
                                                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                                                         }
@@ -11877,8 +11867,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 12;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11894,8 +11884,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 18;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11911,8 +11901,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 3;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11928,8 +11918,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 12;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11945,8 +11935,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 79;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11962,8 +11952,8 @@ impl Rules {
                 let v1: Sym = 287;
                 let v2: Sym = 82;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11979,8 +11969,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 74;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -11996,8 +11986,8 @@ impl Rules {
                 let v1: Sym = 288;
                 let v2: Sym = 79;
                 {
-                    let p169 = POS_10[0 + v2 as usize] as usize;
-                    if p169 != NONE as usize && self.r10.has_bit(0 + 0 + p169 * 1) {
+                    let p170 = POS_10[0 + v2 as usize] as usize;
+                    if p170 != NONE as usize && self.r10.has_bit(0 + 0 + p170 * 1) {
                         self.grew
                             |= self
                                 .r5
@@ -12014,29 +12004,29 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo184 = 0;
-                for bit185 in input.state.ones(1374 + lo184, 1374 + lo184 + 3) {
-                    let offset186 = bit185 - 1374;
+                let lo185 = 0;
+                for bit186 in input.state.ones(1374 + lo185, 1374 + lo185 + 3) {
+                    let offset187 = bit186 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset186 / 1) % 3];
-                        let v1_pos: usize = (offset186 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset187 / 1) % 3];
+                        let v1_pos: usize = (offset187 / 1) % 3;
                         {
-                            let k181 = TABLE_38_P0[v1 as usize] as usize;
-                            if k181 != NONE as usize {
-                                let key183 = k181 * 1;
-                                for i182 in TABLE_38_AT0[key183]
-                                    as usize..TABLE_38_AT0[key183 + 1] as usize
+                            let k182 = TABLE_38_P0[v1 as usize] as usize;
+                            if k182 != NONE as usize {
+                                let key184 = k182 * 1;
+                                for i183 in TABLE_38_AT0[key184]
+                                    as usize..TABLE_38_AT0[key184 + 1] as usize
                                 {
-                                    let row180 = &TABLE_38_BY0[i182];
-                                    let v3: Sym = row180[1];
+                                    let row181 = &TABLE_38_BY0[i183];
+                                    let v3: Sym = row181[1];
                                     {
-                                        let lo177 = 0;
-                                        for bit178 in input.state.ones(0 + lo177, 0 + lo177 + 1365)
+                                        let lo178 = 0;
+                                        for bit179 in input.state.ones(0 + lo178, 0 + lo178 + 1365)
                                         {
-                                            let offset179 = bit178 - 0;
+                                            let offset180 = bit179 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset179 / 7) % 3 == v1_pos && (offset179 / 1) % 7 == 5
+                                                && (offset180 / 7) % 3 == v1_pos && (offset180 / 1) % 7 == 5
                                             {
                                                 let v2: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12044,23 +12034,23 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset179 / 21) % 65];
-                                                let v2_pos: usize = (offset179 / 21) % 65;
+                                                ][(offset180 / 21) % 65];
+                                                let v2_pos: usize = (offset180 / 21) % 65;
                                                 {
-                                                    let k174 = TABLE_28_P0[v2 as usize] as usize;
-                                                    if k174 != NONE as usize {
-                                                        let key176 = k174 * 1;
-                                                        for i175 in TABLE_28_AT0[key176]
-                                                            as usize..TABLE_28_AT0[key176 + 1] as usize
+                                                    let k175 = TABLE_28_P0[v2 as usize] as usize;
+                                                    if k175 != NONE as usize {
+                                                        let key177 = k175 * 1;
+                                                        for i176 in TABLE_28_AT0[key177]
+                                                            as usize..TABLE_28_AT0[key177 + 1] as usize
                                                         {
-                                                            let row173 = &TABLE_28_BY0[i175];
-                                                            let v0: Sym = row173[1];
+                                                            let row174 = &TABLE_28_BY0[i176];
+                                                            let v0: Sym = row174[1];
                                                             {
-                                                                let p171 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                let p172 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                                                if p171 != NONE as usize && p172 != NONE as usize && 0 == 0
+                                                                let p172 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                let p173 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                                                if p172 != NONE as usize && p173 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p171 * 21 + p172 * 7 + 4 * 1)
+                                                                    && input.state.get(0 + 0 + p172 * 21 + p173 * 7 + 4 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12081,29 +12071,29 @@ impl Rules {
         }
         {
             {
-                let lo205 = 0;
-                for bit206 in input.state.ones(1374 + lo205, 1374 + lo205 + 3) {
-                    let offset207 = bit206 - 1374;
+                let lo206 = 0;
+                for bit207 in input.state.ones(1374 + lo206, 1374 + lo206 + 3) {
+                    let offset208 = bit207 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset207 / 1) % 3];
-                        let v1_pos: usize = (offset207 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset208 / 1) % 3];
+                        let v1_pos: usize = (offset208 / 1) % 3;
                         {
-                            let k202 = TABLE_38_P0[v1 as usize] as usize;
-                            if k202 != NONE as usize {
-                                let key204 = k202 * 1;
-                                for i203 in TABLE_38_AT0[key204]
-                                    as usize..TABLE_38_AT0[key204 + 1] as usize
+                            let k203 = TABLE_38_P0[v1 as usize] as usize;
+                            if k203 != NONE as usize {
+                                let key205 = k203 * 1;
+                                for i204 in TABLE_38_AT0[key205]
+                                    as usize..TABLE_38_AT0[key205 + 1] as usize
                                 {
-                                    let row201 = &TABLE_38_BY0[i203];
-                                    let v4: Sym = row201[1];
+                                    let row202 = &TABLE_38_BY0[i204];
+                                    let v4: Sym = row202[1];
                                     {
-                                        let lo198 = 0;
-                                        for bit199 in input.state.ones(0 + lo198, 0 + lo198 + 1365)
+                                        let lo199 = 0;
+                                        for bit200 in input.state.ones(0 + lo199, 0 + lo199 + 1365)
                                         {
-                                            let offset200 = bit199 - 0;
+                                            let offset201 = bit200 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset200 / 7) % 3 == v1_pos && (offset200 / 1) % 7 == 5
+                                                && (offset201 / 7) % 3 == v1_pos && (offset201 / 1) % 7 == 5
                                             {
                                                 let v2: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12111,33 +12101,33 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset200 / 21) % 65];
-                                                let v2_pos: usize = (offset200 / 21) % 65;
+                                                ][(offset201 / 21) % 65];
+                                                let v2_pos: usize = (offset201 / 21) % 65;
                                                 {
-                                                    let k195 = TABLE_40_P0[v1 as usize] as usize;
-                                                    if k195 != NONE as usize {
-                                                        let key197 = k195 * 1;
-                                                        for i196 in TABLE_40_AT0[key197]
-                                                            as usize..TABLE_40_AT0[key197 + 1] as usize
+                                                    let k196 = TABLE_40_P0[v1 as usize] as usize;
+                                                    if k196 != NONE as usize {
+                                                        let key198 = k196 * 1;
+                                                        for i197 in TABLE_40_AT0[key198]
+                                                            as usize..TABLE_40_AT0[key198 + 1] as usize
                                                         {
-                                                            let row194 = &TABLE_40_BY0[i196];
-                                                            let v3: Sym = row194[1];
+                                                            let row195 = &TABLE_40_BY0[i197];
+                                                            let v3: Sym = row195[1];
                                                             {
-                                                                let k190 = TABLE_0_P0[v2 as usize] as usize;
-                                                                let k191 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k190 != NONE as usize && k191 != NONE as usize {
-                                                                    let key193 = k190 * 8 + k191 * 1;
-                                                                    for i192 in TABLE_0_AT0_1[key193]
-                                                                        as usize..TABLE_0_AT0_1[key193 + 1] as usize
+                                                                let k191 = TABLE_0_P0[v2 as usize] as usize;
+                                                                let k192 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k191 != NONE as usize && k192 != NONE as usize {
+                                                                    let key194 = k191 * 8 + k192 * 1;
+                                                                    for i193 in TABLE_0_AT0_1[key194]
+                                                                        as usize..TABLE_0_AT0_1[key194 + 1] as usize
                                                                     {
-                                                                        let row189 = &TABLE_0_BY0_1[i192];
-                                                                        let v0: Sym = row189[2];
+                                                                        let row190 = &TABLE_0_BY0_1[i193];
+                                                                        let v0: Sym = row190[2];
                                                                         {
-                                                                            let p187 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p188 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p187 != NONE as usize && p188 != NONE as usize && 0 == 0
+                                                                            let p188 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p189 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p188 != NONE as usize && p189 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p187 * 21 + p188 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p188 * 21 + p189 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12164,46 +12154,46 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             {
-                let lo208 = 0 + 0;
-                let mut cursor211 = rt::OnesCursor::new(
+                let lo209 = 0 + 0;
+                let mut cursor212 = rt::OnesCursor::new(
                     self.r52.words(),
-                    lo208,
-                    lo208 + 512,
+                    lo209,
+                    lo209 + 512,
                 );
-                while let Some(bit209) = cursor211.next(self.r52.words()) {
-                    let offset210 = bit209 - 0;
+                while let Some(bit210) = cursor212.next(self.r52.words()) {
+                    let offset211 = bit210 - 0;
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset210 / 64) % 8];
+                    ][(offset211 / 64) % 8];
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset210 / 1) % 64];
-                    let v1_pos: usize = (offset210 / 64) % 8;
-                    let v0_pos: usize = (offset210 / 1) % 64;
+                    ][(offset211 / 1) % 64];
+                    let v1_pos: usize = (offset211 / 64) % 8;
+                    let v0_pos: usize = (offset211 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                let lo212 = 0 + 0;
-                let mut cursor215 = rt::OnesCursor::new(
+                let lo213 = 0 + 0;
+                let mut cursor216 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo212,
-                    lo212 + 64,
+                    lo213,
+                    lo213 + 64,
                 );
-                while let Some(bit213) = cursor215.next(self.r31.words()) {
-                    let offset214 = bit213 - 0;
+                while let Some(bit214) = cursor216.next(self.r31.words()) {
+                    let offset215 = bit214 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset214 / 1) % 64];
-                    let v0_pos: usize = (offset214 / 1) % 64;
+                    ][(offset215 / 1) % 64];
+                    let v0_pos: usize = (offset215 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
@@ -12213,21 +12203,21 @@ impl Rules {
     fn layer33(&mut self, input: &Input) {
         {
             {
-                let lo216 = 0 + 0;
-                let mut cursor219 = rt::OnesCursor::new(
+                let lo217 = 0 + 0;
+                let mut cursor220 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo216,
-                    lo216 + 64,
+                    lo217,
+                    lo217 + 64,
                 );
-                while let Some(bit217) = cursor219.next(self.r12.words()) {
-                    let offset218 = bit217 - 0;
+                while let Some(bit218) = cursor220.next(self.r12.words()) {
+                    let offset219 = bit218 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset218 / 1) % 64];
-                    let v0_pos: usize = (offset218 / 1) % 64;
+                    ][(offset219 / 1) % 64];
+                    let v0_pos: usize = (offset219 / 1) % 64;
                     self.grew |= self.r11.insert(&[]);
                 }
             }
@@ -12237,9 +12227,9 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo220 = 0;
-                for bit221 in input.state.ones(0 + lo220, 0 + lo220 + 1365) {
-                    let offset222 = bit221 - 0;
+                let lo221 = 0;
+                for bit222 in input.state.ones(0 + lo221, 0 + lo221 + 1365) {
+                    let offset223 = bit222 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
                             0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -12247,14 +12237,14 @@ impl Rules {
                             45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                             62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                             79, 80, 81, 82,
-                        ][(offset222 / 21) % 65];
-                        let v1: Sym = [0, 1, 2][(offset222 / 7) % 3];
+                        ][(offset223 / 21) % 65];
+                        let v1: Sym = [0, 1, 2][(offset223 / 7) % 3];
                         let v2: Sym = [
                             0, 283, 284, 285, 286, 290, 291,
-                        ][(offset222 / 1) % 7];
-                        let v0_pos: usize = (offset222 / 21) % 65;
-                        let v1_pos: usize = (offset222 / 7) % 3;
-                        let v2_pos: usize = (offset222 / 1) % 7;
+                        ][(offset223 / 1) % 7];
+                        let v0_pos: usize = (offset223 / 21) % 65;
+                        let v1_pos: usize = (offset223 / 7) % 3;
+                        let v2_pos: usize = (offset223 / 1) % 7;
                         self.grew
                             |= self
                                 .r13
@@ -12271,38 +12261,38 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo227 = 0 + 0;
-                let mut cursor230 = rt::OnesCursor::new(
+                let lo228 = 0 + 0;
+                let mut cursor231 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo227,
-                    lo227 + 64,
+                    lo228,
+                    lo228 + 64,
                 );
-                while let Some(bit228) = cursor230.next(self.r12.words()) {
-                    let offset229 = bit228 - 0;
+                while let Some(bit229) = cursor231.next(self.r12.words()) {
+                    let offset230 = bit229 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset229 / 1) % 64];
-                    let v0_pos: usize = (offset229 / 1) % 64;
+                    ][(offset230 / 1) % 64];
+                    let v0_pos: usize = (offset230 / 1) % 64;
                     {
-                        let lo223 = 0 + 0;
-                        let mut cursor226 = rt::OnesCursor::new(
+                        let lo224 = 0 + 0;
+                        let mut cursor227 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo223,
-                            lo223 + 64,
+                            lo224,
+                            lo224 + 64,
                         );
-                        while let Some(bit224) = cursor226.next(self.r12.words()) {
-                            let offset225 = bit224 - 0;
+                        while let Some(bit225) = cursor227.next(self.r12.words()) {
+                            let offset226 = bit225 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset225 / 1) % 64];
-                            let v1_pos: usize = (offset225 / 1) % 64;
+                            ][(offset226 / 1) % 64];
+                            let v1_pos: usize = (offset226 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -12316,29 +12306,29 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo244 = 0;
-                for bit245 in input.state.ones(1374 + lo244, 1374 + lo244 + 3) {
-                    let offset246 = bit245 - 1374;
+                let lo245 = 0;
+                for bit246 in input.state.ones(1374 + lo245, 1374 + lo245 + 3) {
+                    let offset247 = bit246 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset246 / 1) % 3];
-                        let v2_pos: usize = (offset246 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset247 / 1) % 3];
+                        let v2_pos: usize = (offset247 / 1) % 3;
                         {
-                            let k241 = TABLE_40_P0[v2 as usize] as usize;
-                            if k241 != NONE as usize {
-                                let key243 = k241 * 1;
-                                for i242 in TABLE_40_AT0[key243]
-                                    as usize..TABLE_40_AT0[key243 + 1] as usize
+                            let k242 = TABLE_40_P0[v2 as usize] as usize;
+                            if k242 != NONE as usize {
+                                let key244 = k242 * 1;
+                                for i243 in TABLE_40_AT0[key244]
+                                    as usize..TABLE_40_AT0[key244 + 1] as usize
                                 {
-                                    let row240 = &TABLE_40_BY0[i242];
-                                    let v3: Sym = row240[1];
+                                    let row241 = &TABLE_40_BY0[i243];
+                                    let v3: Sym = row241[1];
                                     {
-                                        let lo237 = 0;
-                                        for bit238 in input
+                                        let lo238 = 0;
+                                        for bit239 in input
                                             .state
-                                            .ones(1579 + lo237, 1579 + lo237 + 65)
+                                            .ones(1579 + lo238, 1579 + lo238 + 65)
                                         {
-                                            let offset239 = bit238 - 1579;
+                                            let offset240 = bit239 - 1579;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
                                             {
@@ -12348,23 +12338,23 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset239 / 1) % 65];
-                                                let v1_pos: usize = (offset239 / 1) % 65;
+                                                ][(offset240 / 1) % 65];
+                                                let v1_pos: usize = (offset240 / 1) % 65;
                                                 {
-                                                    let k233 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k234 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k233 != NONE as usize && k234 != NONE as usize {
-                                                        let key236 = k233 * 64 + k234 * 1;
-                                                        for i235 in TABLE_0_AT1_2[key236]
-                                                            as usize..TABLE_0_AT1_2[key236 + 1] as usize
+                                                    let k234 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k235 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k234 != NONE as usize && k235 != NONE as usize {
+                                                        let key237 = k234 * 64 + k235 * 1;
+                                                        for i236 in TABLE_0_AT1_2[key237]
+                                                            as usize..TABLE_0_AT1_2[key237 + 1] as usize
                                                         {
-                                                            let row232 = &TABLE_0_BY1_2[i235];
-                                                            let v0: Sym = row232[0];
+                                                            let row233 = &TABLE_0_BY1_2[i236];
+                                                            let v0: Sym = row233[0];
                                                             {
-                                                                let p231 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p231 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                let p232 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p232 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p231 * 21 + v2_pos * 7 + 6 * 1)
+                                                                    && input.state.get(0 + 0 + p232 * 21 + v2_pos * 7 + 6 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r18.insert(POS_18[0 + v0 as usize] as usize * 1);
@@ -12388,38 +12378,38 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo265 = 0;
-                for bit266 in input.state.ones(1374 + lo265, 1374 + lo265 + 3) {
-                    let offset267 = bit266 - 1374;
+                let lo266 = 0;
+                for bit267 in input.state.ones(1374 + lo266, 1374 + lo266 + 3) {
+                    let offset268 = bit267 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset267 / 1) % 3];
-                        let v2_pos: usize = (offset267 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset268 / 1) % 3];
+                        let v2_pos: usize = (offset268 / 1) % 3;
                         {
-                            let k262 = TABLE_41_P0[v2 as usize] as usize;
-                            if k262 != NONE as usize {
-                                let key264 = k262 * 1;
-                                for i263 in TABLE_41_AT0[key264]
-                                    as usize..TABLE_41_AT0[key264 + 1] as usize
+                            let k263 = TABLE_41_P0[v2 as usize] as usize;
+                            if k263 != NONE as usize {
+                                let key265 = k263 * 1;
+                                for i264 in TABLE_41_AT0[key265]
+                                    as usize..TABLE_41_AT0[key265 + 1] as usize
                                 {
-                                    let row261 = &TABLE_41_BY0[i263];
-                                    let v3: Sym = row261[1];
+                                    let row262 = &TABLE_41_BY0[i264];
+                                    let v3: Sym = row262[1];
                                     {
-                                        let k258 = TABLE_38_P0[v2 as usize] as usize;
-                                        if k258 != NONE as usize {
-                                            let key260 = k258 * 1;
-                                            for i259 in TABLE_38_AT0[key260]
-                                                as usize..TABLE_38_AT0[key260 + 1] as usize
+                                        let k259 = TABLE_38_P0[v2 as usize] as usize;
+                                        if k259 != NONE as usize {
+                                            let key261 = k259 * 1;
+                                            for i260 in TABLE_38_AT0[key261]
+                                                as usize..TABLE_38_AT0[key261 + 1] as usize
                                             {
-                                                let row257 = &TABLE_38_BY0[i259];
-                                                let v4: Sym = row257[1];
+                                                let row258 = &TABLE_38_BY0[i260];
+                                                let v4: Sym = row258[1];
                                                 {
-                                                    let lo254 = 0;
-                                                    for bit255 in input
+                                                    let lo255 = 0;
+                                                    for bit256 in input
                                                         .state
-                                                        .ones(1579 + lo254, 1579 + lo254 + 65)
+                                                        .ones(1579 + lo255, 1579 + lo255 + 65)
                                                     {
-                                                        let offset256 = bit255 - 1579;
+                                                        let offset257 = bit256 - 1579;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
                                                         {
@@ -12429,24 +12419,24 @@ impl Rules {
                                                                 45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                                 62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                                 79, 80, 81, 82,
-                                                            ][(offset256 / 1) % 65];
-                                                            let v1_pos: usize = (offset256 / 1) % 65;
+                                                            ][(offset257 / 1) % 65];
+                                                            let v1_pos: usize = (offset257 / 1) % 65;
                                                             {
-                                                                let k250 = TABLE_0_P1[v3 as usize] as usize;
-                                                                let k251 = TABLE_0_P2[v1 as usize] as usize;
-                                                                if k250 != NONE as usize && k251 != NONE as usize {
-                                                                    let key253 = k250 * 64 + k251 * 1;
-                                                                    for i252 in TABLE_0_AT1_2[key253]
-                                                                        as usize..TABLE_0_AT1_2[key253 + 1] as usize
+                                                                let k251 = TABLE_0_P1[v3 as usize] as usize;
+                                                                let k252 = TABLE_0_P2[v1 as usize] as usize;
+                                                                if k251 != NONE as usize && k252 != NONE as usize {
+                                                                    let key254 = k251 * 64 + k252 * 1;
+                                                                    for i253 in TABLE_0_AT1_2[key254]
+                                                                        as usize..TABLE_0_AT1_2[key254 + 1] as usize
                                                                     {
-                                                                        let row249 = &TABLE_0_BY1_2[i252];
-                                                                        let v0: Sym = row249[0];
+                                                                        let row250 = &TABLE_0_BY1_2[i253];
+                                                                        let v0: Sym = row250[0];
                                                                         {
-                                                                            let p247 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p248 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p247 != NONE as usize && p248 != NONE as usize && 0 == 0
+                                                                            let p248 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p249 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p248 != NONE as usize && p249 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p247 * 21 + p248 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p248 * 21 + p249 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r21.insert(POS_21[0 + v0 as usize] as usize * 1);
@@ -12473,48 +12463,48 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo276 = 0 + 0;
-                let mut cursor279 = rt::OnesCursor::new(
+                let lo277 = 0 + 0;
+                let mut cursor280 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo276,
-                    lo276 + 64,
+                    lo277,
+                    lo277 + 64,
                 );
-                while let Some(bit277) = cursor279.next(self.r26.words()) {
-                    let offset278 = bit277 - 0;
+                while let Some(bit278) = cursor280.next(self.r26.words()) {
+                    let offset279 = bit278 - 0;
                     let v3: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset278 / 1) % 64];
-                    let v3_pos: usize = (offset278 / 1) % 64;
+                    ][(offset279 / 1) % 64];
+                    let v3_pos: usize = (offset279 / 1) % 64;
                     {
-                        let k273 = TABLE_0_P0[v3 as usize] as usize;
-                        if k273 != NONE as usize {
-                            let key275 = k273 * 1;
-                            for i274 in TABLE_0_AT0[key275]
-                                as usize..TABLE_0_AT0[key275 + 1] as usize
+                        let k274 = TABLE_0_P0[v3 as usize] as usize;
+                        if k274 != NONE as usize {
+                            let key276 = k274 * 1;
+                            for i275 in TABLE_0_AT0[key276]
+                                as usize..TABLE_0_AT0[key276 + 1] as usize
                             {
-                                let row272 = &TABLE_0_BY0[i274];
-                                let v1: Sym = row272[1];
-                                let v2: Sym = row272[2];
+                                let row273 = &TABLE_0_BY0[i275];
+                                let v1: Sym = row273[1];
+                                let v2: Sym = row273[2];
                                 {
-                                    let lo268 = 0 + 0;
-                                    let mut cursor271 = rt::OnesCursor::new(
+                                    let lo269 = 0 + 0;
+                                    let mut cursor272 = rt::OnesCursor::new(
                                         self.r18.words(),
-                                        lo268,
-                                        lo268 + 64,
+                                        lo269,
+                                        lo269 + 64,
                                     );
-                                    while let Some(bit269) = cursor271.next(self.r18.words()) {
-                                        let offset270 = bit269 - 0;
+                                    while let Some(bit270) = cursor272.next(self.r18.words()) {
+                                        let offset271 = bit270 - 0;
                                         let v0: Sym = [
                                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                             80, 81, 82,
-                                        ][(offset270 / 1) % 64];
-                                        let v0_pos: usize = (offset270 / 1) % 64;
+                                        ][(offset271 / 1) % 64];
+                                        let v0_pos: usize = (offset271 / 1) % 64;
                                         self.grew
                                             |= self
                                                 .r20
@@ -12532,39 +12522,39 @@ impl Rules {
             }
         }
         {
-            for row286 in TABLE_0.iter() {
-                let v3: Sym = row286[0];
-                let v1: Sym = row286[1];
-                let v2: Sym = row286[2];
-                let exists = 'found284: {
+            for row287 in TABLE_0.iter() {
+                let v3: Sym = row287[0];
+                let v1: Sym = row287[1];
+                let v2: Sym = row287[2];
+                let exists = 'found285: {
                     {
-                        let p285 = POS_37[0 + v3 as usize] as usize;
-                        if p285 != NONE as usize && self.r37.has_bit(0 + 0 + p285 * 1) {
-                            break 'found284 true;
+                        let p286 = POS_37[0 + v3 as usize] as usize;
+                        if p286 != NONE as usize && self.r37.has_bit(0 + 0 + p286 * 1) {
+                            break 'found285 true;
                         }
                     }
                     false
                 };
                 if !exists {
-                    let exists = 'found282: {
+                    let exists = 'found283: {
                         {
-                            let p283 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                            if p283 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                            let p284 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                            if p284 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                && input.state.get(1579 + 0 + p283 * 1)
+                                && input.state.get(1579 + 0 + p284 * 1)
                             {
-                                break 'found282 true;
+                                break 'found283 true;
                             }
                         }
                         false
                     };
                     if !exists {
-                        let mut at281 = self.r20.first(0, &[v1, v3]);
-                        while at281 != NONE {
-                            let row280 = self.r20.row(at281 as usize);
-                            at281 = self.r20.next(0, at281);
-                            if row280[1] == v1 && row280[2] == v3 {
-                                let v0: Sym = row280[0];
+                        let mut at282 = self.r20.first(0, &[v1, v3]);
+                        while at282 != NONE {
+                            let row281 = self.r20.row(at282 as usize);
+                            at282 = self.r20.next(0, at282);
+                            if row281[1] == v1 && row281[2] == v3 {
+                                let v0: Sym = row281[0];
                                 self.pending.extend_from_slice(&[v0, v1, v2]);
                             }
                         }
@@ -12584,17 +12574,17 @@ impl Rules {
             self.pending.clear();
         }
         {
-            for row290 in TABLE_0.iter() {
-                let v0: Sym = row290[0];
-                let v1: Sym = row290[1];
-                let v2: Sym = row290[2];
+            for row291 in TABLE_0.iter() {
+                let v0: Sym = row291[0];
+                let v1: Sym = row291[1];
+                let v2: Sym = row291[2];
                 {
-                    let p287 = POS_20[0 + v0 as usize] as usize;
-                    let p288 = POS_20[299 + v1 as usize] as usize;
-                    let p289 = POS_20[598 + v0 as usize] as usize;
-                    if p287 != NONE as usize && p288 != NONE as usize
-                        && p289 != NONE as usize
-                        && self.r20.has_bit(0 + 0 + p287 * 512 + p288 * 64 + p289 * 1)
+                    let p288 = POS_20[0 + v0 as usize] as usize;
+                    let p289 = POS_20[299 + v1 as usize] as usize;
+                    let p290 = POS_20[598 + v0 as usize] as usize;
+                    if p288 != NONE as usize && p289 != NONE as usize
+                        && p290 != NONE as usize
+                        && self.r20.has_bit(0 + 0 + p288 * 512 + p289 * 64 + p290 * 1)
                     {
                         self.pending.extend_from_slice(&[v0, v1, v2]);
                     }
@@ -12614,37 +12604,37 @@ impl Rules {
         }
         {
             {
-                let lo297 = 0 + 0;
-                let mut cursor300 = rt::OnesCursor::new(
+                let lo298 = 0 + 0;
+                let mut cursor301 = rt::OnesCursor::new(
                     self.r21.words(),
-                    lo297,
-                    lo297 + 64,
+                    lo298,
+                    lo298 + 64,
                 );
-                while let Some(bit298) = cursor300.next(self.r21.words()) {
-                    let offset299 = bit298 - 0;
+                while let Some(bit299) = cursor301.next(self.r21.words()) {
+                    let offset300 = bit299 - 0;
                     let v3: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset299 / 1) % 64];
-                    let v3_pos: usize = (offset299 / 1) % 64;
+                    ][(offset300 / 1) % 64];
+                    let v3_pos: usize = (offset300 / 1) % 64;
                     {
-                        let k294 = TABLE_0_P0[v3 as usize] as usize;
-                        if k294 != NONE as usize {
-                            let key296 = k294 * 1;
-                            for i295 in TABLE_0_AT0[key296]
-                                as usize..TABLE_0_AT0[key296 + 1] as usize
+                        let k295 = TABLE_0_P0[v3 as usize] as usize;
+                        if k295 != NONE as usize {
+                            let key297 = k295 * 1;
+                            for i296 in TABLE_0_AT0[key297]
+                                as usize..TABLE_0_AT0[key297 + 1] as usize
                             {
-                                let row293 = &TABLE_0_BY0[i295];
-                                let v1: Sym = row293[1];
-                                let v2: Sym = row293[2];
-                                let mut at292 = self.r20.first(0, &[v1, v3]);
-                                while at292 != NONE {
-                                    let row291 = self.r20.row(at292 as usize);
-                                    at292 = self.r20.next(0, at292);
-                                    if row291[1] == v1 && row291[2] == v3 {
-                                        let v0: Sym = row291[0];
+                                let row294 = &TABLE_0_BY0[i296];
+                                let v1: Sym = row294[1];
+                                let v2: Sym = row294[2];
+                                let mut at293 = self.r20.first(0, &[v1, v3]);
+                                while at293 != NONE {
+                                    let row292 = self.r20.row(at293 as usize);
+                                    at293 = self.r20.next(0, at293);
+                                    if row292[1] == v1 && row292[2] == v3 {
+                                        let v0: Sym = row292[0];
                                         self.pending.extend_from_slice(&[v0, v1, v2]);
                                     }
                                 }
@@ -12675,46 +12665,46 @@ impl Rules {
                 break;
             }
             {
-                for i311 in delta20.0..delta20.1 {
-                    let row310 = self.r20.row(i311);
-                    let v0: Sym = row310[0];
-                    let v1: Sym = row310[1];
-                    let v3: Sym = row310[2];
-                    let exists = 'found308: {
+                for i312 in delta20.0..delta20.1 {
+                    let row311 = self.r20.row(i312);
+                    let v0: Sym = row311[0];
+                    let v1: Sym = row311[1];
+                    let v3: Sym = row311[2];
+                    let exists = 'found309: {
                         {
-                            let p309 = POS_37[0 + v3 as usize] as usize;
-                            if p309 != NONE as usize
-                                && self.r37.has_bit(0 + 0 + p309 * 1)
+                            let p310 = POS_37[0 + v3 as usize] as usize;
+                            if p310 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p310 * 1)
                             {
-                                break 'found308 true;
+                                break 'found309 true;
                             }
                         }
                         false
                     };
                     if !exists {
-                        let exists = 'found306: {
+                        let exists = 'found307: {
                             {
-                                let p307 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                                if p307 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                let p308 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                                if p308 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(1579 + 0 + p307 * 1)
+                                    && input.state.get(1579 + 0 + p308 * 1)
                                 {
-                                    break 'found306 true;
+                                    break 'found307 true;
                                 }
                             }
                             false
                         };
                         if !exists {
                             {
-                                let k302 = TABLE_0_P0[v3 as usize] as usize;
-                                let k303 = TABLE_0_P1[v1 as usize] as usize;
-                                if k302 != NONE as usize && k303 != NONE as usize {
-                                    let key305 = k302 * 8 + k303 * 1;
-                                    for i304 in TABLE_0_AT0_1[key305]
-                                        as usize..TABLE_0_AT0_1[key305 + 1] as usize
+                                let k303 = TABLE_0_P0[v3 as usize] as usize;
+                                let k304 = TABLE_0_P1[v1 as usize] as usize;
+                                if k303 != NONE as usize && k304 != NONE as usize {
+                                    let key306 = k303 * 8 + k304 * 1;
+                                    for i305 in TABLE_0_AT0_1[key306]
+                                        as usize..TABLE_0_AT0_1[key306 + 1] as usize
                                     {
-                                        let row301 = &TABLE_0_BY0_1[i304];
-                                        let v2: Sym = row301[2];
+                                        let row302 = &TABLE_0_BY0_1[i305];
+                                        let v2: Sym = row302[2];
                                         self.pending.extend_from_slice(&[v0, v1, v2]);
                                     }
                                 }
@@ -12735,21 +12725,21 @@ impl Rules {
                 self.pending.clear();
             }
             {
-                for i318 in delta20.0..delta20.1 {
-                    let row317 = self.r20.row(i318);
-                    if row317[2] == row317[0] {
-                        let v0: Sym = row317[0];
-                        let v1: Sym = row317[1];
+                for i319 in delta20.0..delta20.1 {
+                    let row318 = self.r20.row(i319);
+                    if row318[2] == row318[0] {
+                        let v0: Sym = row318[0];
+                        let v1: Sym = row318[1];
                         {
-                            let k313 = TABLE_0_P0[v0 as usize] as usize;
-                            let k314 = TABLE_0_P1[v1 as usize] as usize;
-                            if k313 != NONE as usize && k314 != NONE as usize {
-                                let key316 = k313 * 8 + k314 * 1;
-                                for i315 in TABLE_0_AT0_1[key316]
-                                    as usize..TABLE_0_AT0_1[key316 + 1] as usize
+                            let k314 = TABLE_0_P0[v0 as usize] as usize;
+                            let k315 = TABLE_0_P1[v1 as usize] as usize;
+                            if k314 != NONE as usize && k315 != NONE as usize {
+                                let key317 = k314 * 8 + k315 * 1;
+                                for i316 in TABLE_0_AT0_1[key317]
+                                    as usize..TABLE_0_AT0_1[key317 + 1] as usize
                                 {
-                                    let row312 = &TABLE_0_BY0_1[i315];
-                                    let v2: Sym = row312[2];
+                                    let row313 = &TABLE_0_BY0_1[i316];
+                                    let v2: Sym = row313[2];
                                     self.pending.extend_from_slice(&[v0, v1, v2]);
                                 }
                             }
@@ -12769,25 +12759,25 @@ impl Rules {
                 self.pending.clear();
             }
             {
-                for i326 in delta20.0..delta20.1 {
-                    let row325 = self.r20.row(i326);
-                    let v0: Sym = row325[0];
-                    let v1: Sym = row325[1];
-                    let v3: Sym = row325[2];
+                for i327 in delta20.0..delta20.1 {
+                    let row326 = self.r20.row(i327);
+                    let v0: Sym = row326[0];
+                    let v1: Sym = row326[1];
+                    let v3: Sym = row326[2];
                     {
-                        let k321 = TABLE_0_P0[v3 as usize] as usize;
-                        let k322 = TABLE_0_P1[v1 as usize] as usize;
-                        if k321 != NONE as usize && k322 != NONE as usize {
-                            let key324 = k321 * 8 + k322 * 1;
-                            for i323 in TABLE_0_AT0_1[key324]
-                                as usize..TABLE_0_AT0_1[key324 + 1] as usize
+                        let k322 = TABLE_0_P0[v3 as usize] as usize;
+                        let k323 = TABLE_0_P1[v1 as usize] as usize;
+                        if k322 != NONE as usize && k323 != NONE as usize {
+                            let key325 = k322 * 8 + k323 * 1;
+                            for i324 in TABLE_0_AT0_1[key325]
+                                as usize..TABLE_0_AT0_1[key325 + 1] as usize
                             {
-                                let row320 = &TABLE_0_BY0_1[i323];
-                                let v2: Sym = row320[2];
+                                let row321 = &TABLE_0_BY0_1[i324];
+                                let v2: Sym = row321[2];
                                 {
-                                    let p319 = POS_21[0 + v3 as usize] as usize;
-                                    if p319 != NONE as usize
-                                        && self.r21.has_bit(0 + 0 + p319 * 1)
+                                    let p320 = POS_21[0 + v3 as usize] as usize;
+                                    if p320 != NONE as usize
+                                        && self.r21.has_bit(0 + 0 + p320 * 1)
                                     {
                                         self.pending.extend_from_slice(&[v0, v1, v2]);
                                     }
@@ -12814,31 +12804,31 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                let lo329 = 0 + 0;
-                let mut cursor332 = rt::OnesCursor::new(
+                let lo330 = 0 + 0;
+                let mut cursor333 = rt::OnesCursor::new(
                     self.r17.words(),
-                    lo329,
-                    lo329 + 512,
+                    lo330,
+                    lo330 + 512,
                 );
-                while let Some(bit330) = cursor332.next(self.r17.words()) {
-                    let offset331 = bit330 - 0;
+                while let Some(bit331) = cursor333.next(self.r17.words()) {
+                    let offset332 = bit331 - 0;
                     let v2: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset331 / 8) % 64];
+                    ][(offset332 / 8) % 64];
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset331 / 1) % 8];
-                    let v2_pos: usize = (offset331 / 8) % 64;
-                    let v1_pos: usize = (offset331 / 1) % 8;
-                    let mut at328 = self.r20.first(0, &[v1, v2]);
-                    while at328 != NONE {
-                        let row327 = self.r20.row(at328 as usize);
-                        at328 = self.r20.next(0, at328);
-                        if row327[1] == v1 && row327[2] == v2 {
-                            let v0: Sym = row327[0];
+                    ][(offset332 / 1) % 8];
+                    let v2_pos: usize = (offset332 / 8) % 64;
+                    let v1_pos: usize = (offset332 / 1) % 8;
+                    let mut at329 = self.r20.first(0, &[v1, v2]);
+                    while at329 != NONE {
+                        let row328 = self.r20.row(at329 as usize);
+                        at329 = self.r20.next(0, at329);
+                        if row328[1] == v1 && row328[2] == v2 {
+                            let v0: Sym = row328[0];
                             self.grew
                                 |= self.r19.insert(POS_19[0 + v0 as usize] as usize * 1);
                         }
@@ -12848,47 +12838,47 @@ impl Rules {
         }
         {
             {
-                let lo338 = 0 + 0;
-                let mut cursor341 = rt::OnesCursor::new(
+                let lo339 = 0 + 0;
+                let mut cursor342 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo338,
-                    lo338 + 64,
+                    lo339,
+                    lo339 + 64,
                 );
-                while let Some(bit339) = cursor341.next(self.r31.words()) {
-                    let offset340 = bit339 - 0;
+                while let Some(bit340) = cursor342.next(self.r31.words()) {
+                    let offset341 = bit340 - 0;
                     let v1: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset340 / 1) % 64];
-                    let v1_pos: usize = (offset340 / 1) % 64;
-                    let exists = 'found337: {
+                    ][(offset341 / 1) % 64];
+                    let v1_pos: usize = (offset341 / 1) % 64;
+                    let exists = 'found338: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found337 true;
+                                break 'found338 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo333 = 0 + 0;
-                            let mut cursor336 = rt::OnesCursor::new(
+                            let lo334 = 0 + 0;
+                            let mut cursor337 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo333,
-                                lo333 + 64,
+                                lo334,
+                                lo334 + 64,
                             );
-                            while let Some(bit334) = cursor336.next(self.r18.words()) {
-                                let offset335 = bit334 - 0;
+                            while let Some(bit335) = cursor337.next(self.r18.words()) {
+                                let offset336 = bit335 - 0;
                                 let v0: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset335 / 1) % 64];
-                                let v0_pos: usize = (offset335 / 1) % 64;
+                                ][(offset336 / 1) % 64];
+                                let v0_pos: usize = (offset336 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -12901,54 +12891,64 @@ impl Rules {
     fn layer40(&mut self, input: &Input) {
         {
             {
-                let lo342 = 0 + 0;
-                let mut cursor345 = rt::OnesCursor::new(
+                let lo343 = 0 + 0;
+                let mut cursor346 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo342,
-                    lo342 + 64,
+                    lo343,
+                    lo343 + 64,
                 );
-                while let Some(bit343) = cursor345.next(self.r31.words()) {
-                    let offset344 = bit343 - 0;
+                while let Some(bit344) = cursor346.next(self.r31.words()) {
+                    let offset345 = bit344 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset344 / 1) % 64];
-                    let v0_pos: usize = (offset344 / 1) % 64;
+                    ][(offset345 / 1) % 64];
+                    let v0_pos: usize = (offset345 / 1) % 64;
                     self.grew |= self.r22.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                let lo348 = 0 + 0;
-                let mut cursor351 = rt::OnesCursor::new(
+                let lo351 = 0 + 0;
+                let mut cursor354 = rt::OnesCursor::new(
                     self.r52.words(),
-                    lo348,
-                    lo348 + 512,
+                    lo351,
+                    lo351 + 512,
                 );
-                while let Some(bit349) = cursor351.next(self.r52.words()) {
-                    let offset350 = bit349 - 0;
+                while let Some(bit352) = cursor354.next(self.r52.words()) {
+                    let offset353 = bit352 - 0;
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset350 / 64) % 8];
+                    ][(offset353 / 64) % 8];
                     let v2: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset350 / 1) % 64];
-                    let v1_pos: usize = (offset350 / 64) % 8;
-                    let v2_pos: usize = (offset350 / 1) % 64;
-                    let mut at347 = self.r29.first(0, &[v1]);
-                    while at347 != NONE {
-                        let row346 = self.r29.row(at347 as usize);
-                        at347 = self.r29.next(0, at347);
-                        if row346[0] == v1 {
-                            let v0: Sym = row346[1];
-                            self.grew
-                                |= self.r22.insert(POS_22[0 + v0 as usize] as usize * 1);
+                    ][(offset353 / 1) % 64];
+                    let v1_pos: usize = (offset353 / 64) % 8;
+                    let v2_pos: usize = (offset353 / 1) % 64;
+                    {
+                        let lo347 = 0 + 0 + v1_pos * 64;
+                        let mut cursor350 = rt::OnesCursor::new(
+                            self.r29.words(),
+                            lo347,
+                            lo347 + 64,
+                        );
+                        while let Some(bit348) = cursor350.next(self.r29.words()) {
+                            let offset349 = bit348 - 0;
+                            let v0: Sym = [
+                                3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                80, 81, 82,
+                            ][(offset349 / 1) % 64];
+                            let v0_pos: usize = (offset349 / 1) % 64;
+                            self.grew |= self.r22.insert(v0_pos * 1);
                         }
                     }
                 }
@@ -12959,55 +12959,54 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo362 = 0;
-                for bit363 in input.state.ones(1374 + lo362, 1374 + lo362 + 3) {
-                    let offset364 = bit363 - 1374;
+                let lo365 = 0;
+                for bit366 in input.state.ones(1374 + lo365, 1374 + lo365 + 3) {
+                    let offset367 = bit366 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset364 / 1) % 3];
-                        let v3_pos: usize = (offset364 / 1) % 3;
+                        let v3: Sym = [0, 1, 2][(offset367 / 1) % 3];
+                        let v3_pos: usize = (offset367 / 1) % 3;
                         {
-                            let p357 = POS_13[299 + v3 as usize] as usize;
-                            if p357 != NONE as usize {
-                                let lo358 = 0 + 0;
-                                let mut cursor361 = rt::OnesCursor::new(
+                            let p360 = POS_13[299 + v3 as usize] as usize;
+                            if p360 != NONE as usize {
+                                let lo361 = 0 + 0;
+                                let mut cursor364 = rt::OnesCursor::new(
                                     self.r13.words(),
-                                    lo358,
-                                    lo358 + 128,
+                                    lo361,
+                                    lo361 + 128,
                                 );
-                                while let Some(bit359) = cursor361.next(self.r13.words()) {
-                                    let offset360 = bit359 - 0;
-                                    if (offset360 / 1) % 2 == p357 {
+                                while let Some(bit362) = cursor364.next(self.r13.words()) {
+                                    let offset363 = bit362 - 0;
+                                    if (offset363 / 1) % 2 == p360 {
                                         let v2: Sym = [
                                             3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                             29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                             46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                             63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                             80, 81, 82,
-                                        ][(offset360 / 2) % 64];
-                                        let v2_pos: usize = (offset360 / 2) % 64;
+                                        ][(offset363 / 2) % 64];
+                                        let v2_pos: usize = (offset363 / 2) % 64;
                                         {
-                                            let k354 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k354 != NONE as usize {
-                                                let key356 = k354 * 1;
-                                                for i355 in TABLE_0_AT0[key356]
-                                                    as usize..TABLE_0_AT0[key356 + 1] as usize
+                                            let k357 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k357 != NONE as usize {
+                                                let key359 = k357 * 1;
+                                                for i358 in TABLE_0_AT0[key359]
+                                                    as usize..TABLE_0_AT0[key359 + 1] as usize
                                                 {
-                                                    let row353 = &TABLE_0_BY0[i355];
-                                                    let v0: Sym = row353[1];
-                                                    let v1: Sym = row353[2];
+                                                    let row356 = &TABLE_0_BY0[i358];
+                                                    let v0: Sym = row356[1];
+                                                    let v1: Sym = row356[2];
                                                     {
-                                                        let p352 = POS_29[0 + v0 as usize] as usize;
-                                                        if p352 != NONE as usize
-                                                            && self.r29.has_bit(0 + 0 + p352 * 64 + v2_pos * 1)
+                                                        let p355 = POS_29[0 + v0 as usize] as usize;
+                                                        if p355 != NONE as usize
+                                                            && self.r29.has_bit(0 + 0 + p355 * 64 + v2_pos * 1)
                                                         {
                                                             self.grew
                                                                 |= self
                                                                     .r60
-                                                                    .insert_bit(
+                                                                    .insert(
                                                                         POS_60[0 + v0 as usize] as usize * 64
                                                                             + POS_60[299 + v1 as usize] as usize * 1,
-                                                                        &[v0, v1],
                                                                     );
                                                         }
                                                     }
@@ -13023,25 +13022,25 @@ impl Rules {
             }
         }
         {
-            for row369 in TABLE_0.iter() {
-                let v2: Sym = row369[0];
-                let v0: Sym = row369[1];
-                let v1: Sym = row369[2];
-                let exists = 'found367: {
+            for row372 in TABLE_0.iter() {
+                let v2: Sym = row372[0];
+                let v0: Sym = row372[1];
+                let v1: Sym = row372[2];
+                let exists = 'found370: {
                     {
-                        let p368 = POS_37[0 + v2 as usize] as usize;
-                        if p368 != NONE as usize && self.r37.has_bit(0 + 0 + p368 * 1) {
-                            break 'found367 true;
+                        let p371 = POS_37[0 + v2 as usize] as usize;
+                        if p371 != NONE as usize && self.r37.has_bit(0 + 0 + p371 * 1) {
+                            break 'found370 true;
                         }
                     }
                     false
                 };
                 if !exists {
                     {
-                        let p365 = POS_60[0 + v0 as usize] as usize;
-                        let p366 = POS_60[299 + v2 as usize] as usize;
-                        if p365 != NONE as usize && p366 != NONE as usize
-                            && self.r60.has_bit(0 + 0 + p365 * 64 + p366 * 1)
+                        let p368 = POS_60[0 + v0 as usize] as usize;
+                        let p369 = POS_60[299 + v2 as usize] as usize;
+                        if p368 != NONE as usize && p369 != NONE as usize
+                            && self.r60.has_bit(0 + 0 + p368 * 64 + p369 * 1)
                         {
                             self.pending.extend_from_slice(&[v0, v1]);
                         }
@@ -13054,7 +13053,7 @@ impl Rules {
             for tuple in pending.chunks_exact(2) {
                 let bit = POS_60[0 + tuple[0] as usize] as usize * 64
                     + POS_60[299 + tuple[1] as usize] as usize * 1;
-                self.grew |= self.r60.insert_bit(bit, tuple);
+                self.grew |= self.r60.insert(bit);
             }
             self.pending = pending;
             self.pending.clear();
@@ -13069,33 +13068,47 @@ impl Rules {
                 break;
             }
             {
-                for i378 in delta60.0..delta60.1 {
-                    let row377 = self.r60.row(i378);
-                    let v0: Sym = row377[0];
-                    let v2: Sym = row377[1];
-                    let exists = 'found375: {
-                        {
-                            let p376 = POS_37[0 + v2 as usize] as usize;
-                            if p376 != NONE as usize
-                                && self.r37.has_bit(0 + 0 + p376 * 1)
-                            {
-                                break 'found375 true;
-                            }
+                {
+                    let lo379 = 0 + 0;
+                    for i382 in delta60.0..delta60.1 {
+                        let bit380 = self.r60.added(i382);
+                        if bit380 < lo379 || bit380 >= lo379 + 512 {
+                            continue;
                         }
-                        false
-                    };
-                    if !exists {
-                        {
-                            let k371 = TABLE_0_P0[v2 as usize] as usize;
-                            let k372 = TABLE_0_P1[v0 as usize] as usize;
-                            if k371 != NONE as usize && k372 != NONE as usize {
-                                let key374 = k371 * 8 + k372 * 1;
-                                for i373 in TABLE_0_AT0_1[key374]
-                                    as usize..TABLE_0_AT0_1[key374 + 1] as usize
-                                {
-                                    let row370 = &TABLE_0_BY0_1[i373];
-                                    let v1: Sym = row370[2];
-                                    self.pending.extend_from_slice(&[v0, v1]);
+                        let offset381 = bit380 - 0;
+                        let v0: Sym = [
+                            13, 276, 277, 278, 279, 280, 281, 282,
+                        ][(offset381 / 64) % 8];
+                        let v2: Sym = [
+                            3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                            29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                            46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                            63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                            80, 81, 82,
+                        ][(offset381 / 1) % 64];
+                        let v0_pos: usize = (offset381 / 64) % 8;
+                        let v2_pos: usize = (offset381 / 1) % 64;
+                        let exists = 'found378: {
+                            {
+                                if self.r37.has_bit(0 + 0 + v2_pos * 1) {
+                                    break 'found378 true;
+                                }
+                            }
+                            false
+                        };
+                        if !exists {
+                            {
+                                let k374 = TABLE_0_P0[v2 as usize] as usize;
+                                let k375 = TABLE_0_P1[v0 as usize] as usize;
+                                if k374 != NONE as usize && k375 != NONE as usize {
+                                    let key377 = k374 * 8 + k375 * 1;
+                                    for i376 in TABLE_0_AT0_1[key377]
+                                        as usize..TABLE_0_AT0_1[key377 + 1] as usize
+                                    {
+                                        let row373 = &TABLE_0_BY0_1[i376];
+                                        let v1: Sym = row373[2];
+                                        self.pending.extend_from_slice(&[v0, v1]);
+                                    }
                                 }
                             }
                         }
@@ -13107,7 +13120,7 @@ impl Rules {
                 for tuple in pending.chunks_exact(2) {
                     let bit = POS_60[0 + tuple[0] as usize] as usize * 64
                         + POS_60[299 + tuple[1] as usize] as usize * 1;
-                    self.grew |= self.r60.insert_bit(bit, tuple);
+                    self.grew |= self.r60.insert(bit);
                 }
                 self.pending = pending;
                 self.pending.clear();
@@ -13117,31 +13130,53 @@ impl Rules {
     ///Layer 45: `pin-line/2`.
     fn layer45(&mut self, input: &Input) {
         {
-            for i380 in 0..self.r29.len() {
-                let row379 = self.r29.row(i380);
-                let v0: Sym = row379[0];
-                let v1: Sym = row379[1];
-                self.grew
-                    |= self
-                        .r43
-                        .insert(
-                            POS_43[0 + v0 as usize] as usize * 64
-                                + POS_43[299 + v1 as usize] as usize * 1,
-                        );
+            {
+                let lo383 = 0 + 0;
+                let mut cursor386 = rt::OnesCursor::new(
+                    self.r29.words(),
+                    lo383,
+                    lo383 + 512,
+                );
+                while let Some(bit384) = cursor386.next(self.r29.words()) {
+                    let offset385 = bit384 - 0;
+                    let v0: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset385 / 64) % 8];
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset385 / 1) % 64];
+                    let v0_pos: usize = (offset385 / 64) % 8;
+                    let v1_pos: usize = (offset385 / 1) % 64;
+                    self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
+                }
             }
         }
         {
-            for i382 in 0..self.r60.len() {
-                let row381 = self.r60.row(i382);
-                let v0: Sym = row381[0];
-                let v1: Sym = row381[1];
-                self.grew
-                    |= self
-                        .r43
-                        .insert(
-                            POS_43[0 + v0 as usize] as usize * 64
-                                + POS_43[299 + v1 as usize] as usize * 1,
-                        );
+            {
+                let lo387 = 0 + 0;
+                let mut cursor390 = rt::OnesCursor::new(
+                    self.r60.words(),
+                    lo387,
+                    lo387 + 512,
+                );
+                while let Some(bit388) = cursor390.next(self.r60.words()) {
+                    let offset389 = bit388 - 0;
+                    let v0: Sym = [
+                        13, 276, 277, 278, 279, 280, 281, 282,
+                    ][(offset389 / 64) % 8];
+                    let v1: Sym = [
+                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
+                        31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
+                        49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
+                        67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    ][(offset389 / 1) % 64];
+                    let v0_pos: usize = (offset389 / 64) % 8;
+                    let v1_pos: usize = (offset389 / 1) % 64;
+                    self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
+                }
             }
         }
     }
@@ -13149,31 +13184,31 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo401 = 0;
-                for bit402 in input.state.ones(1374 + lo401, 1374 + lo401 + 3) {
-                    let offset403 = bit402 - 1374;
+                let lo411 = 0;
+                for bit412 in input.state.ones(1374 + lo411, 1374 + lo411 + 3) {
+                    let offset413 = bit412 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset403 / 1) % 3];
-                        let v2_pos: usize = (offset403 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset413 / 1) % 3];
+                        let v2_pos: usize = (offset413 / 1) % 3;
                         {
-                            let k398 = TABLE_38_P0[v2 as usize] as usize;
-                            if k398 != NONE as usize {
-                                let key400 = k398 * 1;
-                                for i399 in TABLE_38_AT0[key400]
-                                    as usize..TABLE_38_AT0[key400 + 1] as usize
+                            let k408 = TABLE_38_P0[v2 as usize] as usize;
+                            if k408 != NONE as usize {
+                                let key410 = k408 * 1;
+                                for i409 in TABLE_38_AT0[key410]
+                                    as usize..TABLE_38_AT0[key410 + 1] as usize
                                 {
-                                    let row397 = &TABLE_38_BY0[i399];
-                                    let v4: Sym = row397[1];
+                                    let row407 = &TABLE_38_BY0[i409];
+                                    let v4: Sym = row407[1];
                                     {
-                                        let p393 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                        if p393 != NONE as usize {
-                                            let lo394 = 0;
-                                            for bit395 in input.state.ones(0 + lo394, 0 + lo394 + 1365)
+                                        let p403 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                        if p403 != NONE as usize {
+                                            let lo404 = 0;
+                                            for bit405 in input.state.ones(0 + lo404, 0 + lo404 + 1365)
                                             {
-                                                let offset396 = bit395 - 0;
+                                                let offset406 = bit405 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset396 / 7) % 3 == p393
+                                                    && (offset406 / 7) % 3 == p403
                                                 {
                                                     let v3: Sym = [
                                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13181,46 +13216,58 @@ impl Rules {
                                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                         79, 80, 81, 82,
-                                                    ][(offset396 / 21) % 65];
+                                                    ][(offset406 / 21) % 65];
                                                     let v5: Sym = [
                                                         0, 283, 284, 285, 286, 290, 291,
-                                                    ][(offset396 / 1) % 7];
-                                                    let v3_pos: usize = (offset396 / 21) % 65;
-                                                    let v5_pos: usize = (offset396 / 1) % 7;
+                                                    ][(offset406 / 1) % 7];
+                                                    let v3_pos: usize = (offset406 / 21) % 65;
+                                                    let v5_pos: usize = (offset406 / 1) % 7;
                                                     {
-                                                        let k390 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k390 != NONE as usize {
-                                                            let key392 = k390 * 1;
-                                                            for i391 in TABLE_53_AT0[key392]
-                                                                as usize..TABLE_53_AT0[key392 + 1] as usize
+                                                        let k400 = TABLE_53_P0[v5 as usize] as usize;
+                                                        if k400 != NONE as usize {
+                                                            let key402 = k400 * 1;
+                                                            for i401 in TABLE_53_AT0[key402]
+                                                                as usize..TABLE_53_AT0[key402 + 1] as usize
                                                             {
-                                                                let row389 = &TABLE_53_BY0[i391];
-                                                                let v1: Sym = row389[1];
+                                                                let row399 = &TABLE_53_BY0[i401];
+                                                                let v1: Sym = row399[1];
                                                                 {
-                                                                    let p387 = POS_60[0 + v1 as usize] as usize;
-                                                                    let p388 = POS_60[299 + v3 as usize] as usize;
-                                                                    if p387 != NONE as usize && p388 != NONE as usize
-                                                                        && self.r60.has_bit(0 + 0 + p387 * 64 + p388 * 1)
+                                                                    let p397 = POS_60[0 + v1 as usize] as usize;
+                                                                    let p398 = POS_60[299 + v3 as usize] as usize;
+                                                                    if p397 != NONE as usize && p398 != NONE as usize
+                                                                        && self.r60.has_bit(0 + 0 + p397 * 64 + p398 * 1)
                                                                     {
-                                                                        let mut at386 = self.r29.first(0, &[v1]);
-                                                                        while at386 != NONE {
-                                                                            let row385 = self.r29.row(at386 as usize);
-                                                                            at386 = self.r29.next(0, at386);
-                                                                            if row385[0] == v1 {
-                                                                                let v0: Sym = row385[1];
-                                                                                {
-                                                                                    let p383 = POS_13[0 + v0 as usize] as usize;
-                                                                                    let p384 = POS_13[299 + v2 as usize] as usize;
-                                                                                    if p383 != NONE as usize && p384 != NONE as usize
-                                                                                        && self.r13.has_bit(0 + 0 + p383 * 2 + p384 * 1)
+                                                                        {
+                                                                            let p392 = POS_29[0 + v1 as usize] as usize;
+                                                                            if p392 != NONE as usize {
+                                                                                let lo393 = 0 + 0 + p392 * 64;
+                                                                                let mut cursor396 = rt::OnesCursor::new(
+                                                                                    self.r29.words(),
+                                                                                    lo393,
+                                                                                    lo393 + 64,
+                                                                                );
+                                                                                while let Some(bit394) = cursor396.next(self.r29.words()) {
+                                                                                    let offset395 = bit394 - 0;
+                                                                                    let v0: Sym = [
+                                                                                        3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
+                                                                                        29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
+                                                                                        46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
+                                                                                        63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
+                                                                                        80, 81, 82,
+                                                                                    ][(offset395 / 1) % 64];
+                                                                                    let v0_pos: usize = (offset395 / 1) % 64;
                                                                                     {
-                                                                                        self.grew
-                                                                                            |= self
-                                                                                                .r44
-                                                                                                .insert(
-                                                                                                    POS_44[0 + v0 as usize] as usize * 8
-                                                                                                        + POS_44[299 + v1 as usize] as usize * 1,
-                                                                                                );
+                                                                                        let p391 = POS_13[299 + v2 as usize] as usize;
+                                                                                        if p391 != NONE as usize
+                                                                                            && self.r13.has_bit(0 + 0 + v0_pos * 2 + p391 * 1)
+                                                                                        {
+                                                                                            self.grew
+                                                                                                |= self
+                                                                                                    .r44
+                                                                                                    .insert(
+                                                                                                        v0_pos * 8 + POS_44[299 + v1 as usize] as usize * 1,
+                                                                                                    );
+                                                                                        }
                                                                                     }
                                                                                 }
                                                                             }
@@ -13246,25 +13293,25 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                let lo404 = 0 + 0;
-                let mut cursor407 = rt::OnesCursor::new(
+                let lo414 = 0 + 0;
+                let mut cursor417 = rt::OnesCursor::new(
                     self.r44.words(),
-                    lo404,
-                    lo404 + 512,
+                    lo414,
+                    lo414 + 512,
                 );
-                while let Some(bit405) = cursor407.next(self.r44.words()) {
-                    let offset406 = bit405 - 0;
+                while let Some(bit415) = cursor417.next(self.r44.words()) {
+                    let offset416 = bit415 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset406 / 8) % 64];
+                    ][(offset416 / 8) % 64];
                     let v1: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset406 / 1) % 8];
-                    let v0_pos: usize = (offset406 / 8) % 64;
-                    let v1_pos: usize = (offset406 / 1) % 8;
+                    ][(offset416 / 1) % 8];
+                    let v0_pos: usize = (offset416 / 8) % 64;
+                    let v1_pos: usize = (offset416 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -13274,19 +13321,19 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo421 = 0;
-                for bit422 in input.state.ones(1374 + lo421, 1374 + lo421 + 3) {
-                    let offset423 = bit422 - 1374;
+                let lo431 = 0;
+                for bit432 in input.state.ones(1374 + lo431, 1374 + lo431 + 3) {
+                    let offset433 = bit432 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset423 / 1) % 3];
-                        let v2_pos: usize = (offset423 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset433 / 1) % 3];
+                        let v2_pos: usize = (offset433 / 1) % 3;
                         {
-                            let lo418 = 0;
-                            for bit419 in input.state.ones(0 + lo418, 0 + lo418 + 1365) {
-                                let offset420 = bit419 - 0;
+                            let lo428 = 0;
+                            for bit429 in input.state.ones(0 + lo428, 0 + lo428 + 1365) {
+                                let offset430 = bit429 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset420 / 7) % 3 == v2_pos
+                                    && (offset430 / 7) % 3 == v2_pos
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13294,36 +13341,36 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset420 / 21) % 65];
+                                    ][(offset430 / 21) % 65];
                                     let v3: Sym = [
                                         0, 283, 284, 285, 286, 290, 291,
-                                    ][(offset420 / 1) % 7];
-                                    let v0_pos: usize = (offset420 / 21) % 65;
-                                    let v3_pos: usize = (offset420 / 1) % 7;
+                                    ][(offset430 / 1) % 7];
+                                    let v0_pos: usize = (offset430 / 21) % 65;
+                                    let v3_pos: usize = (offset430 / 1) % 7;
                                     {
-                                        let k415 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k415 != NONE as usize {
-                                            let key417 = k415 * 1;
-                                            for i416 in TABLE_53_AT0[key417]
-                                                as usize..TABLE_53_AT0[key417 + 1] as usize
+                                        let k425 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k425 != NONE as usize {
+                                            let key427 = k425 * 1;
+                                            for i426 in TABLE_53_AT0[key427]
+                                                as usize..TABLE_53_AT0[key427 + 1] as usize
                                             {
-                                                let row414 = &TABLE_53_BY0[i416];
-                                                let v4: Sym = row414[1];
-                                                let t411 = self.call55_0(input, &[v0, v4]);
-                                                let mut i412 = 0;
-                                                while i412 < self.m55_0.table(t411).len() {
-                                                    let row413 = self.m55_0.table(t411).row(i412);
-                                                    i412 += 1;
-                                                    if row413[0] == v0 && row413[1] == v4 {
-                                                        let v1: Sym = row413[2];
-                                                        let exists = 'found408: {
+                                                let row424 = &TABLE_53_BY0[i426];
+                                                let v4: Sym = row424[1];
+                                                let t421 = self.call55_0(input, &[v0, v4]);
+                                                let mut i422 = 0;
+                                                while i422 < self.m55_0.table(t421).len() {
+                                                    let row423 = self.m55_0.table(t421).row(i422);
+                                                    i422 += 1;
+                                                    if row423[0] == v0 && row423[1] == v4 {
+                                                        let v1: Sym = row423[2];
+                                                        let exists = 'found418: {
                                                             {
-                                                                let p409 = POS_13[0 + v1 as usize] as usize;
-                                                                let p410 = POS_13[299 + v2 as usize] as usize;
-                                                                if p409 != NONE as usize && p410 != NONE as usize
-                                                                    && self.r13.has_bit(0 + 0 + p409 * 2 + p410 * 1)
+                                                                let p419 = POS_13[0 + v1 as usize] as usize;
+                                                                let p420 = POS_13[299 + v2 as usize] as usize;
+                                                                if p419 != NONE as usize && p420 != NONE as usize
+                                                                    && self.r13.has_bit(0 + 0 + p419 * 2 + p420 * 1)
                                                                 {
-                                                                    break 'found408 true;
+                                                                    break 'found418 true;
                                                                 }
                                                             }
                                                             false
@@ -13351,19 +13398,19 @@ impl Rules {
         }
         {
             {
-                let lo434 = 0;
-                for bit435 in input.state.ones(1374 + lo434, 1374 + lo434 + 3) {
-                    let offset436 = bit435 - 1374;
+                let lo444 = 0;
+                for bit445 in input.state.ones(1374 + lo444, 1374 + lo444 + 3) {
+                    let offset446 = bit445 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset436 / 1) % 3];
-                        let v2_pos: usize = (offset436 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset446 / 1) % 3];
+                        let v2_pos: usize = (offset446 / 1) % 3;
                         {
-                            let lo431 = 0;
-                            for bit432 in input.state.ones(0 + lo431, 0 + lo431 + 1365) {
-                                let offset433 = bit432 - 0;
+                            let lo441 = 0;
+                            for bit442 in input.state.ones(0 + lo441, 0 + lo441 + 1365) {
+                                let offset443 = bit442 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset433 / 7) % 3 == v2_pos && (offset433 / 1) % 7 == 4
+                                    && (offset443 / 7) % 3 == v2_pos && (offset443 / 1) % 7 == 4
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13371,25 +13418,25 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset433 / 21) % 65];
-                                    let v0_pos: usize = (offset433 / 21) % 65;
+                                    ][(offset443 / 21) % 65];
+                                    let v0_pos: usize = (offset443 / 21) % 65;
                                     {
-                                        let k428 = TABLE_28_P0[v0 as usize] as usize;
-                                        if k428 != NONE as usize {
-                                            let key430 = k428 * 1;
-                                            for i429 in TABLE_28_AT0[key430]
-                                                as usize..TABLE_28_AT0[key430 + 1] as usize
+                                        let k438 = TABLE_28_P0[v0 as usize] as usize;
+                                        if k438 != NONE as usize {
+                                            let key440 = k438 * 1;
+                                            for i439 in TABLE_28_AT0[key440]
+                                                as usize..TABLE_28_AT0[key440 + 1] as usize
                                             {
-                                                let row427 = &TABLE_28_BY0[i429];
-                                                let v1: Sym = row427[1];
-                                                let exists = 'found424: {
+                                                let row437 = &TABLE_28_BY0[i439];
+                                                let v1: Sym = row437[1];
+                                                let exists = 'found434: {
                                                     {
-                                                        let p425 = POS_13[0 + v1 as usize] as usize;
-                                                        let p426 = POS_13[299 + v2 as usize] as usize;
-                                                        if p425 != NONE as usize && p426 != NONE as usize
-                                                            && self.r13.has_bit(0 + 0 + p425 * 2 + p426 * 1)
+                                                        let p435 = POS_13[0 + v1 as usize] as usize;
+                                                        let p436 = POS_13[299 + v2 as usize] as usize;
+                                                        if p435 != NONE as usize && p436 != NONE as usize
+                                                            && self.r13.has_bit(0 + 0 + p435 * 2 + p436 * 1)
                                                         {
-                                                            break 'found424 true;
+                                                            break 'found434 true;
                                                         }
                                                     }
                                                     false
@@ -13415,49 +13462,49 @@ impl Rules {
         }
         {
             {
-                let lo448 = 0;
-                for bit449 in input.state.ones(1374 + lo448, 1374 + lo448 + 3) {
-                    let offset450 = bit449 - 1374;
+                let lo458 = 0;
+                for bit459 in input.state.ones(1374 + lo458, 1374 + lo458 + 3) {
+                    let offset460 = bit459 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset450 / 1) % 3];
-                        let v2_pos: usize = (offset450 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset460 / 1) % 3];
+                        let v2_pos: usize = (offset460 / 1) % 3;
                         {
-                            let k445 = TABLE_41_P0[v2 as usize] as usize;
-                            if k445 != NONE as usize {
-                                let key447 = k445 * 1;
-                                for i446 in TABLE_41_AT0[key447]
-                                    as usize..TABLE_41_AT0[key447 + 1] as usize
+                            let k455 = TABLE_41_P0[v2 as usize] as usize;
+                            if k455 != NONE as usize {
+                                let key457 = k455 * 1;
+                                for i456 in TABLE_41_AT0[key457]
+                                    as usize..TABLE_41_AT0[key457 + 1] as usize
                                 {
-                                    let row444 = &TABLE_41_BY0[i446];
-                                    let v3: Sym = row444[1];
+                                    let row454 = &TABLE_41_BY0[i456];
+                                    let v3: Sym = row454[1];
                                     {
-                                        let k441 = TABLE_0_P1[v3 as usize] as usize;
-                                        if k441 != NONE as usize {
-                                            let key443 = k441 * 1;
-                                            for i442 in TABLE_0_AT1[key443]
-                                                as usize..TABLE_0_AT1[key443 + 1] as usize
+                                        let k451 = TABLE_0_P1[v3 as usize] as usize;
+                                        if k451 != NONE as usize {
+                                            let key453 = k451 * 1;
+                                            for i452 in TABLE_0_AT1[key453]
+                                                as usize..TABLE_0_AT1[key453 + 1] as usize
                                             {
-                                                let row440 = &TABLE_0_BY1[i442];
-                                                let v0: Sym = row440[0];
-                                                let v1: Sym = row440[2];
-                                                let exists = 'found438: {
+                                                let row450 = &TABLE_0_BY1[i452];
+                                                let v0: Sym = row450[0];
+                                                let v1: Sym = row450[2];
+                                                let exists = 'found448: {
                                                     {
-                                                        let p439 = POS_37[0 + v1 as usize] as usize;
-                                                        if p439 != NONE as usize
-                                                            && self.r37.has_bit(0 + 0 + p439 * 1)
+                                                        let p449 = POS_37[0 + v1 as usize] as usize;
+                                                        if p449 != NONE as usize
+                                                            && self.r37.has_bit(0 + 0 + p449 * 1)
                                                         {
-                                                            break 'found438 true;
+                                                            break 'found448 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
                                                     {
-                                                        let p437 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                        if p437 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p447 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                        if p447 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p437 * 21 + v2_pos * 7 + 6 * 1)
+                                                            && input.state.get(0 + 0 + p447 * 21 + v2_pos * 7 + 6 * 1)
                                                         {
                                                             self.grew
                                                                 |= self
@@ -13481,76 +13528,76 @@ impl Rules {
         }
         {
             {
-                let lo474 = 0;
-                for bit475 in input.state.ones(1374 + lo474, 1374 + lo474 + 3) {
-                    let offset476 = bit475 - 1374;
+                let lo484 = 0;
+                for bit485 in input.state.ones(1374 + lo484, 1374 + lo484 + 3) {
+                    let offset486 = bit485 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset476 / 1) % 3];
-                        let v2_pos: usize = (offset476 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset486 / 1) % 3];
+                        let v2_pos: usize = (offset486 / 1) % 3;
                         {
-                            let k471 = TABLE_42_P0[v2 as usize] as usize;
-                            if k471 != NONE as usize {
-                                let key473 = k471 * 1;
-                                for i472 in TABLE_42_AT0[key473]
-                                    as usize..TABLE_42_AT0[key473 + 1] as usize
+                            let k481 = TABLE_42_P0[v2 as usize] as usize;
+                            if k481 != NONE as usize {
+                                let key483 = k481 * 1;
+                                for i482 in TABLE_42_AT0[key483]
+                                    as usize..TABLE_42_AT0[key483 + 1] as usize
                                 {
-                                    let row470 = &TABLE_42_BY0[i472];
-                                    let v0: Sym = row470[1];
+                                    let row480 = &TABLE_42_BY0[i482];
+                                    let v0: Sym = row480[1];
                                     {
-                                        let p469 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p469 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p479 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p479 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p469 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p479 * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             {
-                                                let k466 = TABLE_41_P0[v2 as usize] as usize;
-                                                if k466 != NONE as usize {
-                                                    let key468 = k466 * 1;
-                                                    for i467 in TABLE_41_AT0[key468]
-                                                        as usize..TABLE_41_AT0[key468 + 1] as usize
+                                                let k476 = TABLE_41_P0[v2 as usize] as usize;
+                                                if k476 != NONE as usize {
+                                                    let key478 = k476 * 1;
+                                                    for i477 in TABLE_41_AT0[key478]
+                                                        as usize..TABLE_41_AT0[key478 + 1] as usize
                                                     {
-                                                        let row465 = &TABLE_41_BY0[i467];
-                                                        let v3: Sym = row465[1];
+                                                        let row475 = &TABLE_41_BY0[i477];
+                                                        let v3: Sym = row475[1];
                                                         {
-                                                            let k461 = TABLE_0_P0[v0 as usize] as usize;
-                                                            let k462 = TABLE_0_P1[v3 as usize] as usize;
-                                                            if k461 != NONE as usize && k462 != NONE as usize {
-                                                                let key464 = k461 * 8 + k462 * 1;
-                                                                for i463 in TABLE_0_AT0_1[key464]
-                                                                    as usize..TABLE_0_AT0_1[key464 + 1] as usize
+                                                            let k471 = TABLE_0_P0[v0 as usize] as usize;
+                                                            let k472 = TABLE_0_P1[v3 as usize] as usize;
+                                                            if k471 != NONE as usize && k472 != NONE as usize {
+                                                                let key474 = k471 * 8 + k472 * 1;
+                                                                for i473 in TABLE_0_AT0_1[key474]
+                                                                    as usize..TABLE_0_AT0_1[key474 + 1] as usize
                                                                 {
-                                                                    let row460 = &TABLE_0_BY0_1[i463];
-                                                                    let v4: Sym = row460[2];
-                                                                    let exists = 'found458: {
+                                                                    let row470 = &TABLE_0_BY0_1[i473];
+                                                                    let v4: Sym = row470[2];
+                                                                    let exists = 'found468: {
                                                                         {
-                                                                            let p459 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p459 != NONE as usize
-                                                                                && self.r37.has_bit(0 + 0 + p459 * 1)
+                                                                            let p469 = POS_37[0 + v4 as usize] as usize;
+                                                                            if p469 != NONE as usize
+                                                                                && self.r37.has_bit(0 + 0 + p469 * 1)
                                                                             {
-                                                                                break 'found458 true;
+                                                                                break 'found468 true;
                                                                             }
                                                                         }
                                                                         false
                                                                     };
                                                                     if !exists {
                                                                         {
-                                                                            let k454 = TABLE_0_P0[v4 as usize] as usize;
-                                                                            let k455 = TABLE_0_P1[v3 as usize] as usize;
-                                                                            if k454 != NONE as usize && k455 != NONE as usize {
-                                                                                let key457 = k454 * 8 + k455 * 1;
-                                                                                for i456 in TABLE_0_AT0_1[key457]
-                                                                                    as usize..TABLE_0_AT0_1[key457 + 1] as usize
+                                                                            let k464 = TABLE_0_P0[v4 as usize] as usize;
+                                                                            let k465 = TABLE_0_P1[v3 as usize] as usize;
+                                                                            if k464 != NONE as usize && k465 != NONE as usize {
+                                                                                let key467 = k464 * 8 + k465 * 1;
+                                                                                for i466 in TABLE_0_AT0_1[key467]
+                                                                                    as usize..TABLE_0_AT0_1[key467 + 1] as usize
                                                                                 {
-                                                                                    let row453 = &TABLE_0_BY0_1[i456];
-                                                                                    let v1: Sym = row453[2];
-                                                                                    let exists = 'found451: {
+                                                                                    let row463 = &TABLE_0_BY0_1[i466];
+                                                                                    let v1: Sym = row463[2];
+                                                                                    let exists = 'found461: {
                                                                                         {
-                                                                                            let p452 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p452 != NONE as usize
-                                                                                                && self.r37.has_bit(0 + 0 + p452 * 1)
+                                                                                            let p462 = POS_37[0 + v1 as usize] as usize;
+                                                                                            if p462 != NONE as usize
+                                                                                                && self.r37.has_bit(0 + 0 + p462 * 1)
                                                                                             {
-                                                                                                break 'found451 true;
+                                                                                                break 'found461 true;
                                                                                             }
                                                                                         }
                                                                                         false
@@ -13585,29 +13632,29 @@ impl Rules {
         }
         {
             {
-                let lo495 = 0;
-                for bit496 in input.state.ones(1374 + lo495, 1374 + lo495 + 3) {
-                    let offset497 = bit496 - 1374;
+                let lo505 = 0;
+                for bit506 in input.state.ones(1374 + lo505, 1374 + lo505 + 3) {
+                    let offset507 = bit506 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset497 / 1) % 3];
-                        let v2_pos: usize = (offset497 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset507 / 1) % 3];
+                        let v2_pos: usize = (offset507 / 1) % 3;
                         {
-                            let k492 = TABLE_38_P0[v2 as usize] as usize;
-                            if k492 != NONE as usize {
-                                let key494 = k492 * 1;
-                                for i493 in TABLE_38_AT0[key494]
-                                    as usize..TABLE_38_AT0[key494 + 1] as usize
+                            let k502 = TABLE_38_P0[v2 as usize] as usize;
+                            if k502 != NONE as usize {
+                                let key504 = k502 * 1;
+                                for i503 in TABLE_38_AT0[key504]
+                                    as usize..TABLE_38_AT0[key504 + 1] as usize
                                 {
-                                    let row491 = &TABLE_38_BY0[i493];
-                                    let v4: Sym = row491[1];
+                                    let row501 = &TABLE_38_BY0[i503];
+                                    let v4: Sym = row501[1];
                                     {
-                                        let lo488 = 0;
-                                        for bit489 in input.state.ones(0 + lo488, 0 + lo488 + 1365)
+                                        let lo498 = 0;
+                                        for bit499 in input.state.ones(0 + lo498, 0 + lo498 + 1365)
                                         {
-                                            let offset490 = bit489 - 0;
+                                            let offset500 = bit499 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset490 / 7) % 3 == v2_pos && (offset490 / 1) % 7 == 6
+                                                && (offset500 / 7) % 3 == v2_pos && (offset500 / 1) % 7 == 6
                                             {
                                                 let v0: Sym = [
                                                     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13615,32 +13662,32 @@ impl Rules {
                                                     45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                                     62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                                     79, 80, 81, 82,
-                                                ][(offset490 / 21) % 65];
-                                                let v0_pos: usize = (offset490 / 21) % 65;
+                                                ][(offset500 / 21) % 65];
+                                                let v0_pos: usize = (offset500 / 21) % 65;
                                                 {
-                                                    let k485 = TABLE_40_P0[v2 as usize] as usize;
-                                                    if k485 != NONE as usize {
-                                                        let key487 = k485 * 1;
-                                                        for i486 in TABLE_40_AT0[key487]
-                                                            as usize..TABLE_40_AT0[key487 + 1] as usize
+                                                    let k495 = TABLE_40_P0[v2 as usize] as usize;
+                                                    if k495 != NONE as usize {
+                                                        let key497 = k495 * 1;
+                                                        for i496 in TABLE_40_AT0[key497]
+                                                            as usize..TABLE_40_AT0[key497 + 1] as usize
                                                         {
-                                                            let row484 = &TABLE_40_BY0[i486];
-                                                            let v3: Sym = row484[1];
+                                                            let row494 = &TABLE_40_BY0[i496];
+                                                            let v3: Sym = row494[1];
                                                             {
-                                                                let k480 = TABLE_0_P0[v0 as usize] as usize;
-                                                                let k481 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k480 != NONE as usize && k481 != NONE as usize {
-                                                                    let key483 = k480 * 8 + k481 * 1;
-                                                                    for i482 in TABLE_0_AT0_1[key483]
-                                                                        as usize..TABLE_0_AT0_1[key483 + 1] as usize
+                                                                let k490 = TABLE_0_P0[v0 as usize] as usize;
+                                                                let k491 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k490 != NONE as usize && k491 != NONE as usize {
+                                                                    let key493 = k490 * 8 + k491 * 1;
+                                                                    for i492 in TABLE_0_AT0_1[key493]
+                                                                        as usize..TABLE_0_AT0_1[key493 + 1] as usize
                                                                     {
-                                                                        let row479 = &TABLE_0_BY0_1[i482];
-                                                                        let v1: Sym = row479[2];
+                                                                        let row489 = &TABLE_0_BY0_1[i492];
+                                                                        let v1: Sym = row489[2];
                                                                         {
-                                                                            let p477 = POS_13[0 + v1 as usize] as usize;
-                                                                            let p478 = POS_13[299 + v4 as usize] as usize;
-                                                                            if p477 != NONE as usize && p478 != NONE as usize
-                                                                                && self.r13.has_bit(0 + 0 + p477 * 2 + p478 * 1)
+                                                                            let p487 = POS_13[0 + v1 as usize] as usize;
+                                                                            let p488 = POS_13[299 + v4 as usize] as usize;
+                                                                            if p487 != NONE as usize && p488 != NONE as usize
+                                                                                && self.r13.has_bit(0 + 0 + p487 * 2 + p488 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self
@@ -13672,32 +13719,32 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                let lo499 = 0 + 0;
-                let mut cursor502 = rt::OnesCursor::new(
+                let lo509 = 0 + 0;
+                let mut cursor512 = rt::OnesCursor::new(
                     self.r49.words(),
-                    lo499,
-                    lo499 + 4096,
+                    lo509,
+                    lo509 + 4096,
                 );
-                while let Some(bit500) = cursor502.next(self.r49.words()) {
-                    let offset501 = bit500 - 0;
+                while let Some(bit510) = cursor512.next(self.r49.words()) {
+                    let offset511 = bit510 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset501 / 64) % 64];
+                    ][(offset511 / 64) % 64];
                     let v1: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset501 / 1) % 64];
-                    let v0_pos: usize = (offset501 / 64) % 64;
-                    let v1_pos: usize = (offset501 / 1) % 64;
-                    let exists = 'found498: {
+                    ][(offset511 / 1) % 64];
+                    let v0_pos: usize = (offset511 / 64) % 64;
+                    let v1_pos: usize = (offset511 / 1) % 64;
+                    let exists = 'found508: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found498 true;
+                                break 'found508 true;
                             }
                         }
                         false
@@ -13711,42 +13758,42 @@ impl Rules {
         }
         {
             {
-                let lo507 = 0 + 0;
-                let mut cursor510 = rt::OnesCursor::new(
+                let lo517 = 0 + 0;
+                let mut cursor520 = rt::OnesCursor::new(
                     self.r44.words(),
-                    lo507,
-                    lo507 + 512,
+                    lo517,
+                    lo517 + 512,
                 );
-                while let Some(bit508) = cursor510.next(self.r44.words()) {
-                    let offset509 = bit508 - 0;
+                while let Some(bit518) = cursor520.next(self.r44.words()) {
+                    let offset519 = bit518 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset509 / 8) % 64];
+                    ][(offset519 / 8) % 64];
                     let v2: Sym = [
                         13, 276, 277, 278, 279, 280, 281, 282,
-                    ][(offset509 / 1) % 8];
-                    let v0_pos: usize = (offset509 / 8) % 64;
-                    let v2_pos: usize = (offset509 / 1) % 8;
+                    ][(offset519 / 1) % 8];
+                    let v0_pos: usize = (offset519 / 8) % 64;
+                    let v2_pos: usize = (offset519 / 1) % 8;
                     {
-                        let lo503 = 0 + 0 + v0_pos * 64;
-                        let mut cursor506 = rt::OnesCursor::new(
+                        let lo513 = 0 + 0 + v0_pos * 64;
+                        let mut cursor516 = rt::OnesCursor::new(
                             self.r49.words(),
-                            lo503,
-                            lo503 + 64,
+                            lo513,
+                            lo513 + 64,
                         );
-                        while let Some(bit504) = cursor506.next(self.r49.words()) {
-                            let offset505 = bit504 - 0;
+                        while let Some(bit514) = cursor516.next(self.r49.words()) {
+                            let offset515 = bit514 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset505 / 1) % 64];
-                            let v1_pos: usize = (offset505 / 1) % 64;
+                            ][(offset515 / 1) % 64];
+                            let v1_pos: usize = (offset515 / 1) % 64;
                             {
                                 if self.r43.has_bit(0 + 0 + v2_pos * 64 + v1_pos * 1) {
                                     self.grew
@@ -13762,17 +13809,17 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found513: {
+            let exists = 'found523: {
                 if !self.r11.is_empty() {
-                    break 'found513 true;
+                    break 'found523 true;
                 }
                 false
             };
             if !exists {
-                for i512 in 0..self.r59.len() {
-                    let row511 = self.r59.row(i512);
-                    let v0: Sym = row511[0];
-                    let v1: Sym = row511[1];
+                for i522 in 0..self.r59.len() {
+                    let row521 = self.r59.row(i522);
+                    let v0: Sym = row521[0];
+                    let v1: Sym = row521[1];
                     self.grew
                         |= self
                             .r51
@@ -13784,37 +13831,37 @@ impl Rules {
             }
         }
         {
-            let exists = 'found520: {
+            let exists = 'found530: {
                 if !self.r15.is_empty() {
-                    break 'found520 true;
+                    break 'found530 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo516 = 0 + 0;
-                        let mut cursor519 = rt::OnesCursor::new(
+                        let lo526 = 0 + 0;
+                        let mut cursor529 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo516,
-                            lo516 + 64,
+                            lo526,
+                            lo526 + 64,
                         );
-                        while let Some(bit517) = cursor519.next(self.r22.words()) {
-                            let offset518 = bit517 - 0;
+                        while let Some(bit527) = cursor529.next(self.r22.words()) {
+                            let offset528 = bit527 - 0;
                             let v1: Sym = [
                                 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                 29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                 80, 81, 82,
-                            ][(offset518 / 1) % 64];
-                            let v1_pos: usize = (offset518 / 1) % 64;
-                            let mut at515 = self.r59.first(0, &[v1]);
-                            while at515 != NONE {
-                                let row514 = self.r59.row(at515 as usize);
-                                at515 = self.r59.next(0, at515);
-                                if row514[1] == v1 {
-                                    let v0: Sym = row514[0];
+                            ][(offset528 / 1) % 64];
+                            let v1_pos: usize = (offset528 / 1) % 64;
+                            let mut at525 = self.r59.first(0, &[v1]);
+                            while at525 != NONE {
+                                let row524 = self.r59.row(at525 as usize);
+                                at525 = self.r59.next(0, at525);
+                                if row524[1] == v1 {
+                                    let v0: Sym = row524[0];
                                     self.grew
                                         |= self
                                             .r51
@@ -13831,46 +13878,46 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo527 = 0;
-                for bit528 in input.state.ones(1374 + lo527, 1374 + lo527 + 3) {
-                    let offset529 = bit528 - 1374;
+                let lo537 = 0;
+                for bit538 in input.state.ones(1374 + lo537, 1374 + lo537 + 3) {
+                    let offset539 = bit538 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset529 / 1) % 3];
-                        let v2_pos: usize = (offset529 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset539 / 1) % 3];
+                        let v2_pos: usize = (offset539 / 1) % 3;
                         {
-                            let lo523 = 0 + 0;
-                            let mut cursor526 = rt::OnesCursor::new(
+                            let lo533 = 0 + 0;
+                            let mut cursor536 = rt::OnesCursor::new(
                                 self.r51.words(),
-                                lo523,
-                                lo523 + 4096,
+                                lo533,
+                                lo533 + 4096,
                             );
-                            while let Some(bit524) = cursor526.next(self.r51.words()) {
-                                let offset525 = bit524 - 0;
+                            while let Some(bit534) = cursor536.next(self.r51.words()) {
+                                let offset535 = bit534 - 0;
                                 let v0: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset525 / 64) % 64];
+                                ][(offset535 / 64) % 64];
                                 let v1: Sym = [
                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                     80, 81, 82,
-                                ][(offset525 / 1) % 64];
-                                let v0_pos: usize = (offset525 / 64) % 64;
-                                let v1_pos: usize = (offset525 / 1) % 64;
-                                let exists = 'found521: {
+                                ][(offset535 / 1) % 64];
+                                let v0_pos: usize = (offset535 / 64) % 64;
+                                let v1_pos: usize = (offset535 / 1) % 64;
+                                let exists = 'found531: {
                                     {
-                                        let p522 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p522 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p532 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p532 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p522 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p532 * 21 + v2_pos * 7 + 6 * 1)
                                         {
-                                            break 'found521 true;
+                                            break 'found531 true;
                                         }
                                     }
                                     false
@@ -13886,19 +13933,19 @@ impl Rules {
         }
         {
             {
-                let lo544 = 0;
-                for bit545 in input.state.ones(1374 + lo544, 1374 + lo544 + 3) {
-                    let offset546 = bit545 - 1374;
+                let lo554 = 0;
+                for bit555 in input.state.ones(1374 + lo554, 1374 + lo554 + 3) {
+                    let offset556 = bit555 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = [0, 1, 2][(offset546 / 1) % 3];
-                        let v2_pos: usize = (offset546 / 1) % 3;
+                        let v2: Sym = [0, 1, 2][(offset556 / 1) % 3];
+                        let v2_pos: usize = (offset556 / 1) % 3;
                         {
-                            let lo541 = 0;
-                            for bit542 in input.state.ones(0 + lo541, 0 + lo541 + 1365) {
-                                let offset543 = bit542 - 0;
+                            let lo551 = 0;
+                            for bit552 in input.state.ones(0 + lo551, 0 + lo551 + 1365) {
+                                let offset553 = bit552 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset543 / 7) % 3 == v2_pos && (offset543 / 1) % 7 == 6
+                                    && (offset553 / 7) % 3 == v2_pos && (offset553 / 1) % 7 == 6
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13906,38 +13953,38 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset543 / 21) % 65];
-                                    let v0_pos: usize = (offset543 / 21) % 65;
+                                    ][(offset553 / 21) % 65];
+                                    let v0_pos: usize = (offset553 / 21) % 65;
                                     {
-                                        let p536 = POS_51[0 + v0 as usize] as usize;
-                                        if p536 != NONE as usize {
-                                            let lo537 = 0 + 0 + p536 * 64;
-                                            let mut cursor540 = rt::OnesCursor::new(
+                                        let p546 = POS_51[0 + v0 as usize] as usize;
+                                        if p546 != NONE as usize {
+                                            let lo547 = 0 + 0 + p546 * 64;
+                                            let mut cursor550 = rt::OnesCursor::new(
                                                 self.r51.words(),
-                                                lo537,
-                                                lo537 + 64,
+                                                lo547,
+                                                lo547 + 64,
                                             );
-                                            while let Some(bit538) = cursor540.next(self.r51.words()) {
-                                                let offset539 = bit538 - 0;
+                                            while let Some(bit548) = cursor550.next(self.r51.words()) {
+                                                let offset549 = bit548 - 0;
                                                 let v1: Sym = [
                                                     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28,
                                                     29, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45,
                                                     46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62,
                                                     63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79,
                                                     80, 81, 82,
-                                                ][(offset539 / 1) % 64];
-                                                let v1_pos: usize = (offset539 / 1) % 64;
-                                                let exists = 'found530: {
+                                                ][(offset549 / 1) % 64];
+                                                let v1_pos: usize = (offset549 / 1) % 64;
+                                                let exists = 'found540: {
                                                     {
-                                                        let k532 = TABLE_30_P0[v2 as usize] as usize;
-                                                        let k533 = TABLE_30_P1[v1 as usize] as usize;
-                                                        if k532 != NONE as usize && k533 != NONE as usize {
-                                                            let key535 = k532 * 16 + k533 * 1;
-                                                            for i534 in TABLE_30_AT0_1[key535]
-                                                                as usize..TABLE_30_AT0_1[key535 + 1] as usize
+                                                        let k542 = TABLE_30_P0[v2 as usize] as usize;
+                                                        let k543 = TABLE_30_P1[v1 as usize] as usize;
+                                                        if k542 != NONE as usize && k543 != NONE as usize {
+                                                            let key545 = k542 * 16 + k543 * 1;
+                                                            for i544 in TABLE_30_AT0_1[key545]
+                                                                as usize..TABLE_30_AT0_1[key545 + 1] as usize
                                                             {
-                                                                let row531 = &TABLE_30_BY0_1[i534];
-                                                                break 'found530 true;
+                                                                let row541 = &TABLE_30_BY0_1[i544];
+                                                                break 'found540 true;
                                                             }
                                                         }
                                                     }
@@ -13958,19 +14005,19 @@ impl Rules {
         }
         {
             {
-                let lo557 = 0;
-                for bit558 in input.state.ones(1374 + lo557, 1374 + lo557 + 3) {
-                    let offset559 = bit558 - 1374;
+                let lo567 = 0;
+                for bit568 in input.state.ones(1374 + lo567, 1374 + lo567 + 3) {
+                    let offset569 = bit568 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset559 / 1) % 3];
-                        let v3_pos: usize = (offset559 / 1) % 3;
+                        let v3: Sym = [0, 1, 2][(offset569 / 1) % 3];
+                        let v3_pos: usize = (offset569 / 1) % 3;
                         {
-                            let lo554 = 0;
-                            for bit555 in input.state.ones(0 + lo554, 0 + lo554 + 1365) {
-                                let offset556 = bit555 - 0;
+                            let lo564 = 0;
+                            for bit565 in input.state.ones(0 + lo564, 0 + lo564 + 1365) {
+                                let offset566 = bit565 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset556 / 7) % 3 == v3_pos && (offset556 / 1) % 7 == 6
+                                    && (offset566 / 7) % 3 == v3_pos && (offset566 / 1) % 7 == 6
                                 {
                                     let v0: Sym = [
                                         0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -13978,22 +14025,22 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset556 / 21) % 65];
-                                    let v0_pos: usize = (offset556 / 21) % 65;
+                                    ][(offset566 / 21) % 65];
+                                    let v0_pos: usize = (offset566 / 21) % 65;
                                     {
-                                        let k551 = TABLE_30_P0[v3 as usize] as usize;
-                                        if k551 != NONE as usize {
-                                            let key553 = k551 * 1;
-                                            for i552 in TABLE_30_AT0[key553]
-                                                as usize..TABLE_30_AT0[key553 + 1] as usize
+                                        let k561 = TABLE_30_P0[v3 as usize] as usize;
+                                        if k561 != NONE as usize {
+                                            let key563 = k561 * 1;
+                                            for i562 in TABLE_30_AT0[key563]
+                                                as usize..TABLE_30_AT0[key563 + 1] as usize
                                             {
-                                                let row550 = &TABLE_30_BY0[i552];
-                                                let v1: Sym = row550[1];
+                                                let row560 = &TABLE_30_BY0[i562];
+                                                let v1: Sym = row560[1];
                                                 {
-                                                    let p548 = POS_51[0 + v0 as usize] as usize;
-                                                    let p549 = POS_51[299 + v1 as usize] as usize;
-                                                    if p548 != NONE as usize && p549 != NONE as usize
-                                                        && self.r51.has_bit(0 + 0 + p548 * 64 + p549 * 1)
+                                                    let p558 = POS_51[0 + v0 as usize] as usize;
+                                                    let p559 = POS_51[299 + v1 as usize] as usize;
+                                                    if p558 != NONE as usize && p559 != NONE as usize
+                                                        && self.r51.has_bit(0 + 0 + p558 * 64 + p559 * 1)
                                                     {
                                                         {
                                                             let v2: Sym = 283;
@@ -14025,58 +14072,58 @@ impl Rules {
         }
         {
             {
-                let lo569 = 0;
-                for bit570 in input.state.ones(1374 + lo569, 1374 + lo569 + 3) {
-                    let offset571 = bit570 - 1374;
+                let lo579 = 0;
+                for bit580 in input.state.ones(1374 + lo579, 1374 + lo579 + 3) {
+                    let offset581 = bit580 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = [0, 1, 2][(offset571 / 1) % 3];
-                        let v3_pos: usize = (offset571 / 1) % 3;
-                        for row568 in TABLE_0.iter() {
-                            let v0: Sym = row568[0];
-                            let v2: Sym = row568[1];
-                            let v1: Sym = row568[2];
-                            let exists = 'found566: {
+                        let v3: Sym = [0, 1, 2][(offset581 / 1) % 3];
+                        let v3_pos: usize = (offset581 / 1) % 3;
+                        for row578 in TABLE_0.iter() {
+                            let v0: Sym = row578[0];
+                            let v2: Sym = row578[1];
+                            let v1: Sym = row578[2];
+                            let exists = 'found576: {
                                 {
-                                    let p567 = POS_57[0 + v1 as usize] as usize;
-                                    if p567 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p567 * 1)
+                                    let p577 = POS_57[0 + v1 as usize] as usize;
+                                    if p577 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p577 * 1)
                                     {
-                                        break 'found566 true;
+                                        break 'found576 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found564: {
+                                let exists = 'found574: {
                                     {
-                                        let p565 = POS_1[0 + v1 as usize] as usize;
-                                        if p565 != NONE as usize
-                                            && self.r1.has_bit(0 + 0 + p565 * 1)
+                                        let p575 = POS_1[0 + v1 as usize] as usize;
+                                        if p575 != NONE as usize
+                                            && self.r1.has_bit(0 + 0 + p575 * 1)
                                         {
-                                            break 'found564 true;
+                                            break 'found574 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
-                                    let exists = 'found561: {
+                                    let exists = 'found571: {
                                         {
-                                            let p562 = POS_13[0 + v1 as usize] as usize;
-                                            let p563 = POS_13[299 + v3 as usize] as usize;
-                                            if p562 != NONE as usize && p563 != NONE as usize
-                                                && self.r13.has_bit(0 + 0 + p562 * 2 + p563 * 1)
+                                            let p572 = POS_13[0 + v1 as usize] as usize;
+                                            let p573 = POS_13[299 + v3 as usize] as usize;
+                                            if p572 != NONE as usize && p573 != NONE as usize
+                                                && self.r13.has_bit(0 + 0 + p572 * 2 + p573 * 1)
                                             {
-                                                break 'found561 true;
+                                                break 'found571 true;
                                             }
                                         }
                                         false
                                     };
                                     if !exists {
                                         {
-                                            let p560 = POS_26[0 + v0 as usize] as usize;
-                                            if p560 != NONE as usize
-                                                && self.r26.has_bit(0 + 0 + p560 * 1)
+                                            let p570 = POS_26[0 + v0 as usize] as usize;
+                                            if p570 != NONE as usize
+                                                && self.r26.has_bit(0 + 0 + p570 * 1)
                                             {
                                                 self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                             }
@@ -14090,78 +14137,78 @@ impl Rules {
             }
         }
         {
-            let exists = 'found588: {
+            let exists = 'found598: {
                 if !self.r11.is_empty() {
-                    break 'found588 true;
+                    break 'found598 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo585 = 0;
-                    for bit586 in input.state.ones(1374 + lo585, 1374 + lo585 + 3) {
-                        let offset587 = bit586 - 1374;
+                    let lo595 = 0;
+                    for bit596 in input.state.ones(1374 + lo595, 1374 + lo595 + 3) {
+                        let offset597 = bit596 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v2: Sym = [0, 1, 2][(offset587 / 1) % 3];
-                            let v2_pos: usize = (offset587 / 1) % 3;
+                            let v2: Sym = [0, 1, 2][(offset597 / 1) % 3];
+                            let v2_pos: usize = (offset597 / 1) % 3;
                             {
-                                let k582 = TABLE_9_P0[v2 as usize] as usize;
-                                if k582 != NONE as usize {
-                                    let key584 = k582 * 1;
-                                    for i583 in TABLE_9_AT0[key584]
-                                        as usize..TABLE_9_AT0[key584 + 1] as usize
+                                let k592 = TABLE_9_P0[v2 as usize] as usize;
+                                if k592 != NONE as usize {
+                                    let key594 = k592 * 1;
+                                    for i593 in TABLE_9_AT0[key594]
+                                        as usize..TABLE_9_AT0[key594 + 1] as usize
                                     {
-                                        let row581 = &TABLE_9_BY0[i583];
-                                        let v3: Sym = row581[1];
-                                        let v0: Sym = row581[2];
-                                        let v1: Sym = row581[3];
-                                        let v4: Sym = row581[4];
-                                        let v5: Sym = row581[5];
-                                        let exists = 'found578: {
+                                        let row591 = &TABLE_9_BY0[i593];
+                                        let v3: Sym = row591[1];
+                                        let v0: Sym = row591[2];
+                                        let v1: Sym = row591[3];
+                                        let v4: Sym = row591[4];
+                                        let v5: Sym = row591[5];
+                                        let exists = 'found588: {
                                             {
-                                                let p579 = POS_3[0 + v2 as usize] as usize;
-                                                let p580 = POS_3[299 + v3 as usize] as usize;
-                                                if p579 != NONE as usize && p580 != NONE as usize
-                                                    && self.r3.has_bit(0 + 0 + p579 * 2 + p580 * 1)
+                                                let p589 = POS_3[0 + v2 as usize] as usize;
+                                                let p590 = POS_3[299 + v3 as usize] as usize;
+                                                if p589 != NONE as usize && p590 != NONE as usize
+                                                    && self.r3.has_bit(0 + 0 + p589 * 2 + p590 * 1)
                                                 {
-                                                    break 'found578 true;
+                                                    break 'found588 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found575: {
+                                            let exists = 'found585: {
                                                 {
-                                                    let p576 = POS_2[0 + v2 as usize] as usize;
-                                                    let p577 = POS_2[299 + v3 as usize] as usize;
-                                                    if p576 != NONE as usize && p577 != NONE as usize
-                                                        && self.r2.has_bit(0 + 0 + p576 * 2 + p577 * 1)
+                                                    let p586 = POS_2[0 + v2 as usize] as usize;
+                                                    let p587 = POS_2[299 + v3 as usize] as usize;
+                                                    if p586 != NONE as usize && p587 != NONE as usize
+                                                        && self.r2.has_bit(0 + 0 + p586 * 2 + p587 * 1)
                                                     {
-                                                        break 'found575 true;
+                                                        break 'found585 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
                                                 {
-                                                    let p574 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                    if p574 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p584 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                    if p584 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + p574 * 21 + v2_pos * 7 + 5 * 1)
+                                                        && input.state.get(0 + 0 + p584 * 21 + v2_pos * 7 + 5 * 1)
                                                     {
                                                         {
-                                                            let p573 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                            if p573 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                            let p583 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                            if p583 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + 0 + p573 * 21 + v2_pos * 7 + 1 * 1)
+                                                                && input.state.get(0 + 0 + p583 * 21 + v2_pos * 7 + 1 * 1)
                                                             {
                                                                 {
-                                                                    let p572 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
-                                                                    if p572 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    let p582 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
+                                                                    if p582 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0
-                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p572 * 1)
+                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p582 * 1)
                                                                     {
                                                                         self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                                                     }
@@ -14182,37 +14229,37 @@ impl Rules {
         }
         {
             {
-                let lo593 = 0 + 0;
-                let mut cursor596 = rt::OnesCursor::new(
+                let lo603 = 0 + 0;
+                let mut cursor606 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo593,
-                    lo593 + 64,
+                    lo603,
+                    lo603 + 64,
                 );
-                while let Some(bit594) = cursor596.next(self.r18.words()) {
-                    let offset595 = bit594 - 0;
+                while let Some(bit604) = cursor606.next(self.r18.words()) {
+                    let offset605 = bit604 - 0;
                     let v0: Sym = [
                         3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29,
                         31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47,
                         49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65,
                         67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
-                    ][(offset595 / 1) % 64];
-                    let v0_pos: usize = (offset595 / 1) % 64;
-                    let exists = 'found592: {
+                    ][(offset605 / 1) % 64];
+                    let v0_pos: usize = (offset605 / 1) % 64;
+                    let exists = 'found602: {
                         {
                             if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found592 true;
+                                break 'found602 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo589 = 0;
-                            for bit590 in input
+                            let lo599 = 0;
+                            for bit600 in input
                                 .state
-                                .ones(1579 + lo589, 1579 + lo589 + 65)
+                                .ones(1579 + lo599, 1579 + lo599 + 65)
                             {
-                                let offset591 = bit590 - 1579;
+                                let offset601 = bit600 - 1579;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
@@ -14222,8 +14269,8 @@ impl Rules {
                                         45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                                         62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                                         79, 80, 81, 82,
-                                    ][(offset591 / 1) % 65];
-                                    let v1_pos: usize = (offset591 / 1) % 65;
+                                    ][(offset601 / 1) % 65];
+                                    let v1_pos: usize = (offset601 / 1) % 65;
                                     self.grew |= self.r35.insert(&[297, v0, v1, 0, 0, 0]);
                                 }
                             }
@@ -14236,14 +14283,14 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            for i598 in 0..self.r35.len() {
-                let row597 = self.r35.row(i598);
-                let v0: Sym = row597[0];
-                let v1: Sym = row597[1];
-                let v2: Sym = row597[2];
-                let v3: Sym = row597[3];
-                let v4: Sym = row597[4];
-                let v5: Sym = row597[5];
+            for i608 in 0..self.r35.len() {
+                let row607 = self.r35.row(i608);
+                let v0: Sym = row607[0];
+                let v1: Sym = row607[1];
+                let v2: Sym = row607[2];
+                let v3: Sym = row607[3];
+                let v4: Sym = row607[4];
+                let v5: Sym = row607[5];
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -14251,9 +14298,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found599: {
+            let exists = 'found609: {
                 if !self.r34.is_empty() {
-                    break 'found599 true;
+                    break 'found609 true;
                 }
                 false
             };
@@ -14268,13 +14315,13 @@ impl Rules {
     fn layer55(&mut self, input: &Input) {
         {
             {
-                let lo600 = 0;
-                for bit601 in input.state.ones(1374 + lo600, 1374 + lo600 + 3) {
-                    let offset602 = bit601 - 1374;
+                let lo610 = 0;
+                for bit611 in input.state.ones(1374 + lo610, 1374 + lo610 + 3) {
+                    let offset612 = bit611 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset602 / 1) % 3];
-                        let v0_pos: usize = (offset602 / 1) % 3;
+                        let v0: Sym = [0, 1, 2][(offset612 / 1) % 3];
+                        let v0_pos: usize = (offset612 / 1) % 3;
                         if !self.r33.is_empty() {
                             self.grew
                                 |= self
@@ -14290,22 +14337,22 @@ impl Rules {
         }
         {
             {
-                let lo607 = 0;
-                for bit608 in input.state.ones(1374 + lo607, 1374 + lo607 + 3) {
-                    let offset609 = bit608 - 1374;
+                let lo617 = 0;
+                for bit618 in input.state.ones(1374 + lo617, 1374 + lo617 + 3) {
+                    let offset619 = bit618 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset609 / 1) % 3];
-                        let v1_pos: usize = (offset609 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset619 / 1) % 3];
+                        let v1_pos: usize = (offset619 / 1) % 3;
                         {
-                            let k604 = TABLE_38_P0[v1 as usize] as usize;
-                            if k604 != NONE as usize {
-                                let key606 = k604 * 1;
-                                for i605 in TABLE_38_AT0[key606]
-                                    as usize..TABLE_38_AT0[key606 + 1] as usize
+                            let k614 = TABLE_38_P0[v1 as usize] as usize;
+                            if k614 != NONE as usize {
+                                let key616 = k614 * 1;
+                                for i615 in TABLE_38_AT0[key616]
+                                    as usize..TABLE_38_AT0[key616 + 1] as usize
                                 {
-                                    let row603 = &TABLE_38_BY0[i605];
-                                    let v0: Sym = row603[1];
+                                    let row613 = &TABLE_38_BY0[i615];
+                                    let v0: Sym = row613[1];
                                     if !self.r33.is_empty() {
                                         self.grew
                                             |= self
@@ -14323,9 +14370,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found611: {
+            let exists = 'found621: {
                 if !self.r33.is_empty() {
-                    break 'found611 true;
+                    break 'found621 true;
                 }
                 false
             };
@@ -14357,21 +14404,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo614 = 0;
-                for bit615 in input.state.ones(1374 + lo614, 1374 + lo614 + 3) {
-                    let offset616 = bit615 - 1374;
+                let lo624 = 0;
+                for bit625 in input.state.ones(1374 + lo624, 1374 + lo624 + 3) {
+                    let offset626 = bit625 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = [0, 1, 2][(offset616 / 1) % 3];
-                        let v0_pos: usize = (offset616 / 1) % 3;
-                        for i613 in 0..self.r35.len() {
-                            let row612 = self.r35.row(i613);
-                            let v1: Sym = row612[0];
-                            let v2: Sym = row612[1];
-                            let v3: Sym = row612[2];
-                            let v4: Sym = row612[3];
-                            let v5: Sym = row612[4];
-                            let v6: Sym = row612[5];
+                        let v0: Sym = [0, 1, 2][(offset626 / 1) % 3];
+                        let v0_pos: usize = (offset626 / 1) % 3;
+                        for i623 in 0..self.r35.len() {
+                            let row622 = self.r35.row(i623);
+                            let v1: Sym = row622[0];
+                            let v2: Sym = row622[1];
+                            let v3: Sym = row622[2];
+                            let v4: Sym = row622[3];
+                            let v5: Sym = row622[4];
+                            let v6: Sym = row622[5];
                             self.grew |= self.r32.insert(&[v0, v1, v2, v3, v4, v5, v6]);
                         }
                     }
@@ -14380,22 +14427,22 @@ impl Rules {
         }
         {
             {
-                let lo621 = 0;
-                for bit622 in input.state.ones(1374 + lo621, 1374 + lo621 + 3) {
-                    let offset623 = bit622 - 1374;
+                let lo631 = 0;
+                for bit632 in input.state.ones(1374 + lo631, 1374 + lo631 + 3) {
+                    let offset633 = bit632 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset623 / 1) % 3];
-                        let v1_pos: usize = (offset623 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset633 / 1) % 3];
+                        let v1_pos: usize = (offset633 / 1) % 3;
                         {
-                            let k618 = TABLE_38_P0[v1 as usize] as usize;
-                            if k618 != NONE as usize {
-                                let key620 = k618 * 1;
-                                for i619 in TABLE_38_AT0[key620]
-                                    as usize..TABLE_38_AT0[key620 + 1] as usize
+                            let k628 = TABLE_38_P0[v1 as usize] as usize;
+                            if k628 != NONE as usize {
+                                let key630 = k628 * 1;
+                                for i629 in TABLE_38_AT0[key630]
+                                    as usize..TABLE_38_AT0[key630 + 1] as usize
                                 {
-                                    let row617 = &TABLE_38_BY0[i619];
-                                    let v0: Sym = row617[1];
+                                    let row627 = &TABLE_38_BY0[i629];
+                                    let v0: Sym = row627[1];
                                     self.grew |= self.r32.insert(&[v0, 296, 0, 0, 0, 0, 0]);
                                 }
                             }
@@ -14408,25 +14455,25 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role630 in 0..2 {
-                let row629 = &input.joint[role630 * 7..(role630 + 1) * 7];
-                if row629[1] == 297 && row629[4] == 0 && row629[5] == 0 && row629[6] == 0
+            for role640 in 0..2 {
+                let row639 = &input.joint[role640 * 7..(role640 + 1) * 7];
+                if row639[1] == 297 && row639[4] == 0 && row639[5] == 0 && row639[6] == 0
                 {
-                    let v1: Sym = row629[0];
-                    let v3: Sym = row629[2];
-                    let v0: Sym = row629[3];
+                    let v1: Sym = row639[0];
+                    let v3: Sym = row639[2];
+                    let v0: Sym = row639[3];
                     {
-                        let p624 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p625 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p624 != NONE as usize && p625 != NONE as usize {
-                            let lo626 = 0 + p624 * 21 + p625 * 7;
-                            for bit627 in input.state.ones(0 + lo626, 0 + lo626 + 7) {
-                                let offset628 = bit627 - 0;
+                        let p634 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p635 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p634 != NONE as usize && p635 != NONE as usize {
+                            let lo636 = 0 + p634 * 21 + p635 * 7;
+                            for bit637 in input.state.ones(0 + lo636, 0 + lo636 + 7) {
+                                let offset638 = bit637 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                                     let v2: Sym = [
                                         0, 283, 284, 285, 286, 290, 291,
-                                    ][(offset628 / 1) % 7];
-                                    let v2_pos: usize = (offset628 / 1) % 7;
+                                    ][(offset638 / 1) % 7];
+                                    let v2_pos: usize = (offset638 / 1) % 7;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -14459,13 +14506,13 @@ impl Rules {
             }
         }
         {
-            for role632 in 0..2 {
-                let row631 = &input.joint[role632 * 7..(role632 + 1) * 7];
-                if row631[1] == 298 && row631[2] == 0 && row631[3] == 0 {
-                    let v1: Sym = row631[0];
-                    let v3: Sym = row631[4];
-                    let v0: Sym = row631[5];
-                    let v2: Sym = row631[6];
+            for role642 in 0..2 {
+                let row641 = &input.joint[role642 * 7..(role642 + 1) * 7];
+                if row641[1] == 298 && row641[2] == 0 && row641[3] == 0 {
+                    let v1: Sym = row641[0];
+                    let v3: Sym = row641[4];
+                    let v0: Sym = row641[5];
+                    let v2: Sym = row641[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -14505,31 +14552,31 @@ impl Rules {
         }
         {
             {
-                let lo638 = 0 + 0;
-                let mut cursor641 = rt::OnesCursor::new(
+                let lo648 = 0 + 0;
+                let mut cursor651 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo638,
-                    lo638 + 4,
+                    lo648,
+                    lo648 + 4,
                 );
-                while let Some(bit639) = cursor641.next(self.r8.words()) {
-                    let offset640 = bit639 - 0;
-                    let v1: Sym = [1, 2][(offset640 / 2) % 2];
-                    let v2: Sym = [287, 288][(offset640 / 1) % 2];
-                    let v1_pos: usize = (offset640 / 2) % 2;
-                    let v2_pos: usize = (offset640 / 1) % 2;
+                while let Some(bit649) = cursor651.next(self.r8.words()) {
+                    let offset650 = bit649 - 0;
+                    let v1: Sym = [1, 2][(offset650 / 2) % 2];
+                    let v2: Sym = [287, 288][(offset650 / 1) % 2];
+                    let v1_pos: usize = (offset650 / 2) % 2;
+                    let v2_pos: usize = (offset650 / 1) % 2;
                     {
-                        let k634 = TABLE_9_P0[v1 as usize] as usize;
-                        let k635 = TABLE_9_P1[v2 as usize] as usize;
-                        if k634 != NONE as usize && k635 != NONE as usize {
-                            let key637 = k634 * 2 + k635 * 1;
-                            for i636 in TABLE_9_AT0_1[key637]
-                                as usize..TABLE_9_AT0_1[key637 + 1] as usize
+                        let k644 = TABLE_9_P0[v1 as usize] as usize;
+                        let k645 = TABLE_9_P1[v2 as usize] as usize;
+                        if k644 != NONE as usize && k645 != NONE as usize {
+                            let key647 = k644 * 2 + k645 * 1;
+                            for i646 in TABLE_9_AT0_1[key647]
+                                as usize..TABLE_9_AT0_1[key647 + 1] as usize
                             {
-                                let row633 = &TABLE_9_BY0_1[i636];
-                                let v3: Sym = row633[2];
-                                let v4: Sym = row633[3];
-                                let v5: Sym = row633[4];
-                                let v0: Sym = row633[5];
+                                let row643 = &TABLE_9_BY0_1[i646];
+                                let v3: Sym = row643[2];
+                                let v4: Sym = row643[3];
+                                let v5: Sym = row643[4];
+                                let v0: Sym = row643[5];
                                 self.next_bits
                                     .set(
                                         0 + 0
@@ -14562,9 +14609,9 @@ impl Rules {
         }
         {
             {
-                let lo644 = 0;
-                for bit645 in input.state.ones(0 + lo644, 0 + lo644 + 1365) {
-                    let offset646 = bit645 - 0;
+                let lo654 = 0;
+                for bit655 in input.state.ones(0 + lo654, 0 + lo654 + 1365) {
+                    let offset656 = bit655 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
                         let v0: Sym = [
                             0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27,
@@ -14572,21 +14619,21 @@ impl Rules {
                             45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59, 60, 61,
                             62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78,
                             79, 80, 81, 82,
-                        ][(offset646 / 21) % 65];
-                        let v1: Sym = [0, 1, 2][(offset646 / 7) % 3];
+                        ][(offset656 / 21) % 65];
+                        let v1: Sym = [0, 1, 2][(offset656 / 7) % 3];
                         let v2: Sym = [
                             0, 283, 284, 285, 286, 290, 291,
-                        ][(offset646 / 1) % 7];
-                        let v0_pos: usize = (offset646 / 21) % 65;
-                        let v1_pos: usize = (offset646 / 7) % 3;
-                        let v2_pos: usize = (offset646 / 1) % 7;
-                        let exists = 'found642: {
+                        ][(offset656 / 1) % 7];
+                        let v0_pos: usize = (offset656 / 21) % 65;
+                        let v1_pos: usize = (offset656 / 7) % 3;
+                        let v2_pos: usize = (offset656 / 1) % 7;
+                        let exists = 'found652: {
                             {
-                                let p643 = POS_10[0 + v0 as usize] as usize;
-                                if p643 != NONE as usize
-                                    && self.r10.has_bit(0 + 0 + p643 * 1)
+                                let p653 = POS_10[0 + v0 as usize] as usize;
+                                if p653 != NONE as usize
+                                    && self.r10.has_bit(0 + 0 + p653 * 1)
                                 {
-                                    break 'found642 true;
+                                    break 'found652 true;
                                 }
                             }
                             false
@@ -14600,51 +14647,51 @@ impl Rules {
             }
         }
         {
-            for role665 in 0..2 {
-                let row664 = &input.joint[role665 * 7..(role665 + 1) * 7];
-                if row664[1] == 297 && row664[4] == 0 && row664[5] == 0 && row664[6] == 0
+            for role675 in 0..2 {
+                let row674 = &input.joint[role675 * 7..(role675 + 1) * 7];
+                if row674[1] == 297 && row674[4] == 0 && row674[5] == 0 && row674[6] == 0
                 {
-                    let v1: Sym = row664[0];
-                    let v2: Sym = row664[2];
-                    let v3: Sym = row664[3];
+                    let v1: Sym = row674[0];
+                    let v2: Sym = row674[2];
+                    let v3: Sym = row674[3];
                     {
-                        let p662 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p663 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p662 != NONE as usize && p663 != NONE as usize && 0 == 0
+                        let p672 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p673 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p672 != NONE as usize && p673 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p662 * 21 + p663 * 7 + 6 * 1)
+                            && input.state.get(0 + 0 + p672 * 21 + p673 * 7 + 6 * 1)
                         {
                             {
-                                let k659 = TABLE_41_P0[v1 as usize] as usize;
-                                if k659 != NONE as usize {
-                                    let key661 = k659 * 1;
-                                    for i660 in TABLE_41_AT0[key661]
-                                        as usize..TABLE_41_AT0[key661 + 1] as usize
+                                let k669 = TABLE_41_P0[v1 as usize] as usize;
+                                if k669 != NONE as usize {
+                                    let key671 = k669 * 1;
+                                    for i670 in TABLE_41_AT0[key671]
+                                        as usize..TABLE_41_AT0[key671 + 1] as usize
                                     {
-                                        let row658 = &TABLE_41_BY0[i660];
-                                        let v4: Sym = row658[1];
+                                        let row668 = &TABLE_41_BY0[i670];
+                                        let v4: Sym = row668[1];
                                         {
-                                            let k654 = TABLE_0_P0[v2 as usize] as usize;
-                                            let k655 = TABLE_0_P1[v4 as usize] as usize;
-                                            if k654 != NONE as usize && k655 != NONE as usize {
-                                                let key657 = k654 * 8 + k655 * 1;
-                                                for i656 in TABLE_0_AT0_1[key657]
-                                                    as usize..TABLE_0_AT0_1[key657 + 1] as usize
+                                            let k664 = TABLE_0_P0[v2 as usize] as usize;
+                                            let k665 = TABLE_0_P1[v4 as usize] as usize;
+                                            if k664 != NONE as usize && k665 != NONE as usize {
+                                                let key667 = k664 * 8 + k665 * 1;
+                                                for i666 in TABLE_0_AT0_1[key667]
+                                                    as usize..TABLE_0_AT0_1[key667 + 1] as usize
                                                 {
-                                                    let row653 = &TABLE_0_BY0_1[i656];
-                                                    let v0: Sym = row653[2];
+                                                    let row663 = &TABLE_0_BY0_1[i666];
+                                                    let v0: Sym = row663[2];
                                                     {
-                                                        let k648 = TABLE_0_P0[v0 as usize] as usize;
-                                                        let k649 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k650 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k648 != NONE as usize && k649 != NONE as usize
-                                                            && k650 != NONE as usize
+                                                        let k658 = TABLE_0_P0[v0 as usize] as usize;
+                                                        let k659 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k660 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k658 != NONE as usize && k659 != NONE as usize
+                                                            && k660 != NONE as usize
                                                         {
-                                                            let key652 = k648 * 512 + k649 * 64 + k650 * 1;
-                                                            for i651 in TABLE_0_AT0_1_2[key652]
-                                                                as usize..TABLE_0_AT0_1_2[key652 + 1] as usize
+                                                            let key662 = k658 * 512 + k659 * 64 + k660 * 1;
+                                                            for i661 in TABLE_0_AT0_1_2[key662]
+                                                                as usize..TABLE_0_AT0_1_2[key662 + 1] as usize
                                                             {
-                                                                let row647 = &TABLE_0_BY0_1_2[i651];
+                                                                let row657 = &TABLE_0_BY0_1_2[i661];
                                                                 self.next_bits
                                                                     .set(
                                                                         1579 + 0
@@ -14672,22 +14719,22 @@ impl Rules {
         }
         {
             {
-                let lo669 = 0;
-                for bit670 in input.state.ones(1365 + lo669, 1365 + lo669 + 9) {
-                    let offset671 = bit670 - 1365;
+                let lo679 = 0;
+                for bit680 in input.state.ones(1365 + lo679, 1365 + lo679 + 9) {
+                    let offset681 = bit680 - 1365;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = [0, 1, 2][(offset671 / 3) % 3];
-                        let v1: Sym = [0, 287, 288][(offset671 / 1) % 3];
-                        let v0_pos: usize = (offset671 / 3) % 3;
-                        let v1_pos: usize = (offset671 / 1) % 3;
-                        let exists = 'found666: {
+                        let v0: Sym = [0, 1, 2][(offset681 / 3) % 3];
+                        let v1: Sym = [0, 287, 288][(offset681 / 1) % 3];
+                        let v0_pos: usize = (offset681 / 3) % 3;
+                        let v1_pos: usize = (offset681 / 1) % 3;
+                        let exists = 'found676: {
                             {
-                                let p667 = POS_5[0 + v0 as usize] as usize;
-                                let p668 = POS_5[299 + v1 as usize] as usize;
-                                if p667 != NONE as usize && p668 != NONE as usize
-                                    && self.r5.has_bit(0 + 0 + p667 * 2 + p668 * 1)
+                                let p677 = POS_5[0 + v0 as usize] as usize;
+                                let p678 = POS_5[299 + v1 as usize] as usize;
+                                if p677 != NONE as usize && p678 != NONE as usize
+                                    && self.r5.has_bit(0 + 0 + p677 * 2 + p678 * 1)
                                 {
-                                    break 'found666 true;
+                                    break 'found676 true;
                                 }
                             }
                             false
@@ -14701,22 +14748,22 @@ impl Rules {
         }
         {
             {
-                let lo676 = 0;
-                for bit677 in input.state.ones(1374 + lo676, 1374 + lo676 + 3) {
-                    let offset678 = bit677 - 1374;
+                let lo686 = 0;
+                for bit687 in input.state.ones(1374 + lo686, 1374 + lo686 + 3) {
+                    let offset688 = bit687 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = [0, 1, 2][(offset678 / 1) % 3];
-                        let v1_pos: usize = (offset678 / 1) % 3;
+                        let v1: Sym = [0, 1, 2][(offset688 / 1) % 3];
+                        let v1_pos: usize = (offset688 / 1) % 3;
                         {
-                            let k673 = TABLE_38_P0[v1 as usize] as usize;
-                            if k673 != NONE as usize {
-                                let key675 = k673 * 1;
-                                for i674 in TABLE_38_AT0[key675]
-                                    as usize..TABLE_38_AT0[key675 + 1] as usize
+                            let k683 = TABLE_38_P0[v1 as usize] as usize;
+                            if k683 != NONE as usize {
+                                let key685 = k683 * 1;
+                                for i684 in TABLE_38_AT0[key685]
+                                    as usize..TABLE_38_AT0[key685 + 1] as usize
                                 {
-                                    let row672 = &TABLE_38_BY0[i674];
-                                    let v0: Sym = row672[1];
+                                    let row682 = &TABLE_38_BY0[i684];
+                                    let v0: Sym = row682[1];
                                     self.next_bits
                                         .set(
                                             1374 + 0
@@ -14737,9 +14784,9 @@ impl Rules {
         }
         {
             {
-                let lo683 = 0;
-                for bit684 in input.state.ones(1377 + lo683, 1377 + lo683 + 202) {
-                    let offset685 = bit684 - 1377;
+                let lo693 = 0;
+                for bit694 in input.state.ones(1377 + lo693, 1377 + lo693 + 202) {
+                    let offset695 = bit694 - 1377;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
                         let v1: Sym = [
@@ -14760,17 +14807,17 @@ impl Rules {
                             248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259,
                             260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271,
                             272, 273, 274, 275,
-                        ][(offset685 / 1) % 202];
-                        let v1_pos: usize = (offset685 / 1) % 202;
+                        ][(offset695 / 1) % 202];
+                        let v1_pos: usize = (offset695 / 1) % 202;
                         {
-                            let k680 = TABLE_46_P0[v1 as usize] as usize;
-                            if k680 != NONE as usize {
-                                let key682 = k680 * 1;
-                                for i681 in TABLE_46_AT0[key682]
-                                    as usize..TABLE_46_AT0[key682 + 1] as usize
+                            let k690 = TABLE_46_P0[v1 as usize] as usize;
+                            if k690 != NONE as usize {
+                                let key692 = k690 * 1;
+                                for i691 in TABLE_46_AT0[key692]
+                                    as usize..TABLE_46_AT0[key692 + 1] as usize
                                 {
-                                    let row679 = &TABLE_46_BY0[i681];
-                                    let v0: Sym = row679[1];
+                                    let row689 = &TABLE_46_BY0[i691];
+                                    let v0: Sym = row689[1];
                                     self.next_bits
                                         .set(
                                             1377 + 0
@@ -14793,9 +14840,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found686: {
+            let exists = 'found696: {
                 if !self.r34.is_empty() {
-                    break 'found686 true;
+                    break 'found696 true;
                 }
                 false
             };
@@ -14822,37 +14869,37 @@ impl Rules {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
             {
-                let k697 = TABLE_0_P0[v0 as usize] as usize;
-                let k698 = TABLE_0_P1[v1 as usize] as usize;
-                if k697 != NONE as usize && k698 != NONE as usize {
-                    let key700 = k697 * 8 + k698 * 1;
-                    for i699 in TABLE_0_AT0_1[key700]
-                        as usize..TABLE_0_AT0_1[key700 + 1] as usize
+                let k707 = TABLE_0_P0[v0 as usize] as usize;
+                let k708 = TABLE_0_P1[v1 as usize] as usize;
+                if k707 != NONE as usize && k708 != NONE as usize {
+                    let key710 = k707 * 8 + k708 * 1;
+                    for i709 in TABLE_0_AT0_1[key710]
+                        as usize..TABLE_0_AT0_1[key710 + 1] as usize
                     {
-                        let row696 = &TABLE_0_BY0_1[i699];
-                        let v2: Sym = row696[2];
+                        let row706 = &TABLE_0_BY0_1[i709];
+                        let v2: Sym = row706[2];
                         {
-                            let p692 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                            if p692 != NONE as usize {
-                                let lo693 = 0 + p692 * 21;
-                                for bit694 in input.state.ones(0 + lo693, 0 + lo693 + 21) {
-                                    let offset695 = bit694 - 0;
+                            let p702 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                            if p702 != NONE as usize {
+                                let lo703 = 0 + p702 * 21;
+                                for bit704 in input.state.ones(0 + lo703, 0 + lo703 + 21) {
+                                    let offset705 = bit704 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v3: Sym = [0, 1, 2][(offset695 / 7) % 3];
+                                        let v3: Sym = [0, 1, 2][(offset705 / 7) % 3];
                                         let v4: Sym = [
                                             0, 283, 284, 285, 286, 290, 291,
-                                        ][(offset695 / 1) % 7];
-                                        let v3_pos: usize = (offset695 / 7) % 3;
-                                        let v4_pos: usize = (offset695 / 1) % 7;
+                                        ][(offset705 / 1) % 7];
+                                        let v3_pos: usize = (offset705 / 7) % 3;
+                                        let v4_pos: usize = (offset705 / 1) % 7;
                                         {
-                                            let k688 = TABLE_53_P0[v4 as usize] as usize;
-                                            let k689 = TABLE_53_P1[v1 as usize] as usize;
-                                            if k688 != NONE as usize && k689 != NONE as usize {
-                                                let key691 = k688 * 8 + k689 * 1;
-                                                for i690 in TABLE_53_AT0_1[key691]
-                                                    as usize..TABLE_53_AT0_1[key691 + 1] as usize
+                                            let k698 = TABLE_53_P0[v4 as usize] as usize;
+                                            let k699 = TABLE_53_P1[v1 as usize] as usize;
+                                            if k698 != NONE as usize && k699 != NONE as usize {
+                                                let key701 = k698 * 8 + k699 * 1;
+                                                for i700 in TABLE_53_AT0_1[key701]
+                                                    as usize..TABLE_53_AT0_1[key701 + 1] as usize
                                                 {
-                                                    let row687 = &TABLE_53_BY0_1[i690];
+                                                    let row697 = &TABLE_53_BY0_1[i700];
                                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                                 }
                                             }
@@ -14868,35 +14915,35 @@ impl Rules {
         {
             let v0: Sym = key[0];
             let v1: Sym = key[1];
-            let t708 = self.call55_0(input, &[v0, v1]);
-            let mut i709 = 0;
-            while i709 < self.m55_0.table(t708).len() {
-                let row710 = self.m55_0.table(t708).row(i709);
-                i709 += 1;
-                if row710[0] == v0 && row710[1] == v1 {
-                    let v3: Sym = row710[2];
-                    let exists = 'found706: {
+            let t718 = self.call55_0(input, &[v0, v1]);
+            let mut i719 = 0;
+            while i719 < self.m55_0.table(t718).len() {
+                let row720 = self.m55_0.table(t718).row(i719);
+                i719 += 1;
+                if row720[0] == v0 && row720[1] == v1 {
+                    let v3: Sym = row720[2];
+                    let exists = 'found716: {
                         {
-                            let p707 = POS_37[0 + v3 as usize] as usize;
-                            if p707 != NONE as usize
-                                && self.r37.has_bit(0 + 0 + p707 * 1)
+                            let p717 = POS_37[0 + v3 as usize] as usize;
+                            if p717 != NONE as usize
+                                && self.r37.has_bit(0 + 0 + p717 * 1)
                             {
-                                break 'found706 true;
+                                break 'found716 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let k702 = TABLE_0_P0[v3 as usize] as usize;
-                            let k703 = TABLE_0_P1[v1 as usize] as usize;
-                            if k702 != NONE as usize && k703 != NONE as usize {
-                                let key705 = k702 * 8 + k703 * 1;
-                                for i704 in TABLE_0_AT0_1[key705]
-                                    as usize..TABLE_0_AT0_1[key705 + 1] as usize
+                            let k712 = TABLE_0_P0[v3 as usize] as usize;
+                            let k713 = TABLE_0_P1[v1 as usize] as usize;
+                            if k712 != NONE as usize && k713 != NONE as usize {
+                                let key715 = k712 * 8 + k713 * 1;
+                                for i714 in TABLE_0_AT0_1[key715]
+                                    as usize..TABLE_0_AT0_1[key715 + 1] as usize
                                 {
-                                    let row701 = &TABLE_0_BY0_1[i704];
-                                    let v2: Sym = row701[2];
+                                    let row711 = &TABLE_0_BY0_1[i714];
+                                    let v2: Sym = row711[2];
                                     self.m55_0.insert(memo_table, &[v0, v1, v2]);
                                 }
                             }
