@@ -56,7 +56,8 @@ pub fn rust_with_backend(
     backend: Backend,
 ) -> Result<String, Diagnostic> {
     let ir = crate::analysis::analyze(front)?;
-    let plan = crate::plan::plan(&ir)?;
+    let (plan, statics) =
+        crate::plan::plan_seeded(&ir, &crate::plan::PlanOptions::default(), None)?;
     if backend != Backend::Join {
         let ground = crate::ground::ground(&ir, &plan, &crate::ground::LIMITS)
             .and_then(|grounding| crate::emit::ground::lib_rs(&ir, &grounding, source));
@@ -70,7 +71,7 @@ pub fn rust_with_backend(
             (Err(_), _) => {}
         }
     }
-    let plan = crate::plan::tune(&ir, plan);
+    let plan = crate::plan::tune(&ir, plan, &statics);
     crate::emit::rust::lib_rs(&ir, &plan, source)
 }
 

@@ -30,7 +30,7 @@ fn agree(path: &Path, options: CompareOptions) -> Option<Result<gdlc_runtime::Ag
     let mut executor = Executor::new(&ir, &plan);
     let agreement = compare(&mut reference, &mut executor, options);
     // The plan the backends compile: measured planning may have materialised layers.
-    let tuned = gdlc::plan::tune(&ir, plan.clone());
+    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{name}: {}", d.render(&file)));
     if agreement.is_err() || tuned == plan {
         return Some(agreement);
     }
@@ -311,7 +311,7 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let tuned = gdlc::plan::tune(&ir, threshold.clone());
+    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let tuning = tuned.tuning.as_ref().expect("amazons has demand layers");
     assert!(tuning.trials.iter().any(|t| !t.kept()), "{tuning:?}");
     let ignoring = (0..ir.relations.len())

@@ -78,13 +78,49 @@ pub fn plan(ir: &Ir) -> Result<Plan, Diagnostic> {
 /// Plans an analysed game with other thresholds (tests use 0 to put every layer that
 /// can be on demand on demand).
 pub fn plan_with(ir: &Ir, options: &PlanOptions) -> Result<Plan, Diagnostic> {
+    plan_seeded(ir, options, None).map(|(plan, _)| plan)
+}
+
+/// What planning computes at compile time whatever the state-dependent layers'
+/// evaluation: the static tables and the fluent layouts. Measured planning plans a
+/// game once per trial and reuses them ([`plan_seeded`]).
+#[derive(Clone, Debug)]
+pub struct Statics {
+    tables: Vec<Option<Vec<Vec<SymbolId>>>>,
+    stats: Vec<Option<TableStats>>,
+    /// Per static layer, whether it was on demand before and after the compile-time
+    /// evaluation (`None` for other layers).
+    decided: Vec<Option<(bool, bool)>>,
+    fluents: Vec<super::FluentLayout>,
+}
+
+/// [`plan_with`], reusing the static results of `seed` (an earlier plan of the same
+/// game), and returning this plan's. With a seed, a plan that would decide a static
+/// layer otherwise (and compute tables again) is an error: measured planning does not
+/// try it.
+pub fn plan_seeded(
+    ir: &Ir,
+    options: &PlanOptions,
+    seed: Option<&Statics>,
+) -> Result<(Plan, Statics), Diagnostic> {
     let mut planner = Planner::new(ir, options.clone());
     planner.decide()?;
-    planner.evaluate_statics()?;
+    let decided = planner.evaluate_statics(seed)?;
     planner.build_trees()?;
+    let tables = planner.tables.clone();
+    let stats = planner.stats.clone();
     let mut plan = planner.finish();
-    plan.fluents = super::fluent_layouts(ir, &plan);
-    Ok(plan)
+    plan.fluents = match seed {
+        Some(seed) if seed.decided == decided => seed.fluents.clone(),
+        _ => super::fluent_layouts(ir, &plan),
+    };
+    let statics = Statics {
+        tables,
+        stats,
+        decided,
+        fluents: plan.fluents.clone(),
+    };
+    Ok((plan, statics))
 }
 
 /// Exact statistics of a static table.
@@ -802,25 +838,58 @@ impl<'a> Planner<'a> {
     /// [`SMALL_STATIC_LIMIT`] tuples and [`SMALL_STATIC_WORK`] steps): quad's
     /// eight-column `square` has 7⁸ possible tuples and a few hundred real ones, and on
     /// demand it took a memo table per key tested in every state.
-    fn evaluate_statics(&mut self) -> Result<(), Diagnostic> {
-        for l in 0..self.ir.layers.len() {
-            let layer = &self.ir.layers[l];
-            if layer.phase != Phase::Static || layer.relations.iter().any(|&r| self.is_input(r)) {
-                continue;
+    fn evaluate_statics(
+        &mut self,
+        seed: Option<&Statics>,
+    ) -> Result<Vec<Option<(bool, bool)>>, Diagnostic> {
+        (0..self.ir.layers.len())
+            .map(|l| self.evaluate_static_layer(l, seed))
+            .collect()
+    }
+
+    /// [`Self::evaluate_statics`] for layer `l`: for a static layer, whether it was
+    /// on demand before and after.
+    fn evaluate_static_layer(
+        &mut self,
+        l: usize,
+        seed: Option<&Statics>,
+    ) -> Result<Option<(bool, bool)>, Diagnostic> {
+        let layer = &self.ir.layers[l];
+        if layer.phase != Phase::Static || layer.relations.iter().any(|&r| self.is_input(r)) {
+            return Ok(None);
+        }
+        let before = self.demand_layer[l];
+        // Every earlier static layer came out as in the seed, so this one does too
+        // when it was decided the same way.
+        if let Some(seed) = seed {
+            let Some((_, after)) = seed.decided[l].filter(|&(seeded, _)| seeded == before) else {
+                return Err(Diagnostic::error(
+                    Code::Unbounded,
+                    format!(
+                        "measured planning: the trial changes how static layer {l} is evaluated"
+                    ),
+                ));
+            };
+            for &r in &layer.relations {
+                let r = r.0 as usize;
+                self.tables[r].clone_from(&seed.tables[r]);
+                self.stats[r].clone_from(&seed.stats[r]);
             }
-            if !self.demand_layer[l] {
-                if !self.evaluate_static(l, STATIC_LIMIT, usize::MAX)? {
-                    return Err(self.too_large(l));
-                }
-            } else if self.reads_only_tables(l) {
-                self.demand_layer[l] = false;
-                if !self.evaluate_static(l, SMALL_STATIC_LIMIT, SMALL_STATIC_WORK)? {
-                    self.demand_layer[l] = true;
-                    self.retain_used_indexes();
-                }
+            self.demand_layer[l] = after;
+            return Ok(Some((before, after)));
+        }
+        if !self.demand_layer[l] {
+            if !self.evaluate_static(l, STATIC_LIMIT, usize::MAX)? {
+                return Err(self.too_large(l));
+            }
+        } else if self.reads_only_tables(l) {
+            self.demand_layer[l] = false;
+            if !self.evaluate_static(l, SMALL_STATIC_LIMIT, SMALL_STATIC_WORK)? {
+                self.demand_layer[l] = true;
+                self.retain_used_indexes();
             }
         }
-        Ok(())
+        Ok(Some((before, self.demand_layer[l])))
     }
 
     /// Whether every relation that the rules of layer `l` read outside it is a static

@@ -26,7 +26,8 @@ mod fluents;
 mod tune;
 
 pub use build::{
-    DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, plan, plan_with,
+    DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, Statics, plan,
+    plan_seeded, plan_with,
 };
 pub use fluents::{LISTED_ABOVE, fluent_layouts};
 pub use tune::{GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned};

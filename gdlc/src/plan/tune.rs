@@ -30,7 +30,7 @@
 use gdlc_runtime::Game;
 use gdlc_runtime::playout::Stepper;
 
-use super::{LayerEvaluation, Plan, PlanOptions, plan_with};
+use super::{LayerEvaluation, Plan, PlanOptions, Statics, plan_seeded};
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
 use crate::ir::{Ir, Phase};
@@ -97,12 +97,14 @@ struct Sample {
 
 /// The threshold plan of `ir`, tuned ([`tune`]).
 pub fn tuned(ir: &Ir) -> Result<Plan, Diagnostic> {
-    Ok(tune(ir, plan_with(ir, &PlanOptions::default())?))
+    let (threshold, statics) = plan_seeded(ir, &PlanOptions::default(), None)?;
+    Ok(tune(ir, threshold, &statics))
 }
 
-/// Measured planning from `threshold`, the threshold plan of `ir` (see the module
-/// documentation). A plan without state-dependent demand layers is returned as is.
-pub fn tune(ir: &Ir, threshold: Plan) -> Plan {
+/// Measured planning from `threshold`, the threshold plan of `ir`, whose static
+/// results `statics` every trial reuses (see the module documentation). A plan without
+/// state-dependent demand layers is returned as is.
+pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     let candidates: Vec<usize> = (0..ir.layers.len())
         .rev()
         .filter(|&l| {
@@ -136,9 +138,9 @@ pub fn tune(ir: &Ir, threshold: Plan) -> Plan {
         spent += limit;
         let mut trial_options = options.clone();
         trial_options.materialise.insert(l);
-        let trial = plan_with(ir, &trial_options)
+        let trial = plan_seeded(ir, &trial_options, Some(statics))
             .ok()
-            .and_then(|plan| Some((cost(ir, &plan, &samples, limit)?, plan)));
+            .and_then(|(plan, _)| Some((cost(ir, &plan, &samples, limit)?, plan)));
         trials.push(Trial {
             layer: l,
             before: best_work,
