@@ -159,7 +159,7 @@ pub const REACHABILITY_LIMITS: Limits = Limits {
     atoms: 1 << 20,
     instances: usize::MAX,
     literals: usize::MAX,
-    steps: 10_000_000,
+    steps: 60_000_000,
 };
 
 /// The fluents of the relaxed game (see the module docs) as tuples of `true`, in order
