@@ -1556,19 +1556,33 @@ impl<'a> Emitter<'a> {
             )));
         }
         let store = Self::store(r);
-        if query.access == Access::Delta
-            && let Some(numbered) = self.bit_columns(r)
-        {
+        // Bits only (a semi-naive delta: the bits set in the last round); or a bitset
+        // store with rows tested for one tuple: the bit is numbered here, as for its
+        // inserts (`rt::Store::has_bit`).
+        let numbered = match self.bit_columns(r) {
+            Some(numbered) => Some(numbered),
+            None if query.access == Access::Member => self.numbered_columns(r),
+            None => None,
+        };
+        if let Some(numbered) = numbered {
+            if query.access == Access::Flag {
+                return Ok(quote!(if !self.#store.is_empty() { #then }));
+            }
             let size = numbered
                 .first()
                 .map_or(1, |(_, stride, domain)| stride * domain.len().max(1));
             let table = Self::positions(r);
+            let bits = if query.access == Access::Delta {
+                Bits::Delta(store, Self::delta(r))
+            } else {
+                Bits::Store(store)
+            };
             let source = BitSource {
                 base: 0,
                 size,
                 columns: &numbered,
                 positions: quote!(#table),
-                bits: Bits::Delta(store, Self::delta(r)),
+                bits,
                 keys: None,
             };
             return Ok(self.bits_query(&source, slots, Vec::new(), then));
@@ -1586,31 +1600,6 @@ impl<'a> Emitter<'a> {
                     #body
                 }
             });
-        }
-        // Bits only; or a bitset store with rows tested for one tuple: the bit is
-        // numbered here, as for its inserts (`rt::Store::has_bit`).
-        let numbered = match self.bit_columns(r) {
-            Some(numbered) => Some(numbered),
-            None if query.access == Access::Member => self.numbered_columns(r),
-            None => None,
-        };
-        if let Some(numbered) = numbered {
-            if query.access == Access::Flag {
-                return Ok(quote!(if !self.#store.is_empty() { #then }));
-            }
-            let size = numbered
-                .first()
-                .map_or(1, |(_, stride, domain)| stride * domain.len().max(1));
-            let table = Self::positions(r);
-            let source = BitSource {
-                base: 0,
-                size,
-                columns: &numbered,
-                positions: quote!(#table),
-                bits: Bits::Store(store),
-                keys: None,
-            };
-            return Ok(self.bits_query(&source, slots, Vec::new(), then));
         }
         Ok(match &query.access {
             Access::Flag => quote!(if !self.#store.is_empty() { #then }),
