@@ -38,10 +38,6 @@ use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, 
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
 const MAX_POSITIONS: usize = 1 << 18;
 
-/// The most bits a lookup into a bits-only relation may scan (see
-/// `Emitter::bit_columns`): four words.
-const MAX_LOOKUP_SCAN: usize = 256;
-
 /// Scans of a static table with at most this many rows are unrolled when the copies
 /// of the loop body stay under [`MAX_UNROLLED_TEXT`] bytes of source.
 const MAX_UNROLLED_ROWS: usize = 8;
@@ -418,7 +414,7 @@ impl<'a> Emitter<'a> {
     /// The numbered columns of a derived relation kept as bits only (an `rt::BitSet`),
     /// queried, filled and scanned bit by bit: a bitset relation that is not an entry
     /// (the runtime reads `legal`, `goal`, … as rows of a store), none of whose
-    /// lookups scans more than [`MAX_LOOKUP_SCAN`] bits (a lookup binding columns after
+    /// lookups scans more than [`crate::plan::MAX_LOOKUP_SCAN`] bits (a lookup binding columns after
     /// an unknown one scans the whole range its known leading columns fix: such a
     /// relation keeps its rows with hash indexes instead). A semi-naive round reads its
     /// delta from the bits in the order set (`rt::BitSet::added`).
@@ -427,18 +423,11 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let numbered = self.numbered_columns(r)?;
+        let radices: Vec<usize> = numbered.iter().map(|(_, _, d)| d.len()).collect();
         let wide = self.plan.relations[r.0 as usize]
             .indexes
             .iter()
-            .any(|columns| {
-                let prefix = (0..numbered.len())
-                    .take_while(|c| columns.contains(c))
-                    .count();
-                prefix < columns.len() && {
-                    let (_, stride, domain) = &numbered[prefix];
-                    stride * domain.len() > MAX_LOOKUP_SCAN
-                }
-            });
+            .any(|columns| crate::plan::wide_lookup(&radices, columns));
         (!wide).then_some(numbered)
     }
 

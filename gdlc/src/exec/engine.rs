@@ -342,6 +342,9 @@ pub struct Engine<'a> {
     fixpoints: Vec<Fixpoint>,
     /// Per relation, the rows its last semi-naive round added.
     deltas: Vec<(usize, usize)>,
+    /// Per relation, the indexes the join backend updates per new row (none where it
+    /// keeps bits only): counted as work.
+    index_upkeep: Vec<usize>,
     computed: Vec<bool>,
     pending: Vec<(RelationId, SymbolId)>,
     pending_values: Vec<SymbolId>,
@@ -389,6 +392,25 @@ impl<'a> Engine<'a> {
             memos,
             fixpoints: Vec::new(),
             deltas: vec![(0, 0); ir.relations.len()],
+            index_upkeep: plan
+                .relations
+                .iter()
+                .zip(&ir.relations)
+                .map(|(rp, relation)| {
+                    let rows = match &rp.storage {
+                        Storage::Hashed => true,
+                        Storage::Bitset { radices } => {
+                            relation.keyword.is_some()
+                                || rp
+                                    .indexes
+                                    .iter()
+                                    .any(|c| crate::plan::wide_lookup(radices, c))
+                        }
+                        Storage::Flag | Storage::Memo => false,
+                    };
+                    if rows { rp.indexes.len() } else { 0 }
+                })
+                .collect(),
             computed,
             pending: Vec::new(),
             pending_values: Vec::new(),
@@ -536,7 +558,13 @@ impl<'a> Engine<'a> {
                 self.over_limit = true;
                 continue;
             }
-            self.grew |= self.stores[relation.0 as usize].insert(tuple);
+            let new = self.stores[relation.0 as usize].insert(tuple);
+            // The generated code keeps an index per lookup pattern up to date for each
+            // new row where it keeps rows: measured planning counts that work too.
+            if new {
+                self.work += self.index_upkeep[relation.0 as usize];
+            }
+            self.grew |= new;
         }
         self.pending = pending;
         self.pending.clear();

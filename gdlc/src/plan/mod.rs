@@ -230,6 +230,20 @@ impl Node {
     }
 }
 
+/// The most bits a lookup into a bitset relation held as bits only may scan: past it
+/// the join backend keeps the relation's rows with hash indexes instead.
+pub const MAX_LOOKUP_SCAN: usize = 256;
+
+/// Whether a lookup binding `columns` (sorted) of a bitset relation with `radices`
+/// scans more than [`MAX_LOOKUP_SCAN`] bits: the bits of the range its known leading
+/// columns fix, when it binds a column after an unknown one.
+pub fn wide_lookup(radices: &[usize], columns: &[usize]) -> bool {
+    let prefix = (0..radices.len())
+        .take_while(|c| columns.contains(c))
+        .count();
+    prefix < columns.len() && radices[prefix..].iter().product::<usize>() > MAX_LOOKUP_SCAN
+}
+
 /// A lookup into a relation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Query {

@@ -13,7 +13,8 @@
 //!    threshold plan (at most [`SAMPLE_STEPS`] steps and [`SAMPLE_WORK`] nodes), of
 //!    which [`SAMPLES`] states spread evenly are kept, each with the joint move played
 //!    from it (the last one terminal when the playout ended).
-//! 2. **Measures a plan** by the work of its executor (filter-tree nodes visited, a
+//! 2. **Measures a plan** by the work of its executor (filter-tree nodes visited, and
+//!    per new row the hash indexes the join backend updates where it keeps rows: a
 //!    count that does not drift with the machine's load) on one playout step from
 //!    every sample: terminal, every role's legal moves and the next state after the
 //!    sampled joint move; the goals in a terminal state.
@@ -49,9 +50,9 @@ pub const TRIALS_WORK: usize = 200_000_000;
 pub const SAMPLES: usize = 24;
 
 /// A layer is materialised when that costs at most this fraction of the best plan.
-/// Below 1 because the executor's node count is a proxy for the generated code's
-/// instructions (it counts neither hashing nor bit scans): a layer moves only on a
-/// clear gain.
+/// Below 1 because the executor's work is a proxy for the generated code's
+/// instructions (it counts neither hash lookups nor bit scans): a layer moves only on
+/// a clear gain.
 pub const GAIN: f64 = 0.8;
 
 /// The seed of the sampling playout.
