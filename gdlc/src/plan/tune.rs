@@ -117,12 +117,12 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
         return threshold;
     }
     let samples = sample(ir, &threshold);
-    let Some(threshold_work) = cost(ir, &threshold, &samples, usize::MAX) else {
-        return threshold;
-    };
     if samples.is_empty() {
         return threshold;
     }
+    let Some(threshold_work) = cost(ir, &threshold, &samples, usize::MAX) else {
+        return threshold;
+    };
     let mut best = threshold;
     let mut best_work = threshold_work;
     let mut options = PlanOptions::default();
