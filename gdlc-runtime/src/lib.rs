@@ -18,6 +18,7 @@ pub mod ground;
 pub mod kif;
 pub mod perft;
 pub mod playout;
+pub mod program;
 pub mod simulate;
 pub mod verify;
 

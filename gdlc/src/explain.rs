@@ -441,5 +441,19 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
             instances
         );
     }
+    for k in 0..grounding.aux_phases.len() {
+        let atoms = grounding.of(crate::ir::RelationId((ir.relations.len() + k) as u32));
+        let instances = grounding
+            .instances
+            .iter()
+            .filter(|i| atoms.contains(&i.head))
+            .count();
+        let _ = writeln!(
+            out,
+            "projection {k} (of a rule body): {} atoms, {} instances",
+            atoms.len(),
+            instances
+        );
+    }
     out
 }

@@ -32,9 +32,22 @@ use crate::exec::term_text;
 use crate::ground::{AtomId, Grounding, Instance, Literal};
 use crate::ir::{Ir, Keyword, Phase, RelationId};
 
-/// The most ground literals the emitted code may hold before the join backend is used
-/// (rustc takes about 0.6 s per thousand at the release profile; reversi has 51,000).
+/// The most ground literals the straight-line code may hold (rustc takes about 0.6 s per
+/// thousand at the release profile; reversi has 51,000): past it, whole cones are
+/// written as programs, data for [`gdlc_runtime::program`].
 pub const MAX_EMITTED_LITERALS: usize = 20_000;
+
+/// The most ground literals of a game this backend emits (as programs past
+/// [`MAX_EMITTED_LITERALS`]) before the join backend is used.
+pub const MAX_PROGRAM_LITERALS: usize = 600_000;
+
+/// Which cones are programs rather than straight-line code.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tabled {
+    state: bool,
+    goals: bool,
+    moves: bool,
+}
 
 /// Separates statements that may go to different functions (see [`chunked`]).
 const CHUNK_MARK: &str = "/*chunk*/\n";
@@ -132,6 +145,7 @@ struct Layout<'a> {
     move_cone: Vec<bool>,
     d_bits: usize,
     m_bits: usize,
+    tabled: Tabled,
 }
 
 fn words(bits: usize) -> usize {
@@ -207,7 +221,7 @@ impl<'a> Layout<'a> {
             role_moves.push(moves.len() as u32);
         }
 
-        let phase = |r: RelationId| ir.layers[ir.layer_of[r.0 as usize]].phase;
+        let phase = |r: RelationId| g.phase(ir, r);
         let mut by_head: Vec<Vec<&Instance>> = vec![Vec::new(); n];
         for instance in &g.instances {
             by_head[instance.head as usize].push(instance);
@@ -384,21 +398,60 @@ impl<'a> Layout<'a> {
             move_cone,
             d_bits,
             m_bits,
+            tabled: Tabled::default(),
         };
-        let literals = layout.emitted_literals();
-        if literals > MAX_EMITTED_LITERALS {
-            return Err(format!(
-                "the ground code would hold {literals} literals, more than {MAX_EMITTED_LITERALS}"
-            ));
-        }
+        let mut layout = layout;
+        layout.tabled = layout.choose_tabled()?;
         Ok(layout)
     }
 
-    /// The literals the emitted code spells out: copies of a fluent (unconditional or
-    /// under one move) become bits of constant tables and are not counted.
-    fn emitted_literals(&self) -> usize {
+    /// Which cones are written as programs (data) rather than straight-line code: none
+    /// when the code fits [`MAX_EMITTED_LITERALS`]; else the goals' (evaluated once per
+    /// game), then the larger of the others, then both, until the straight-line rest
+    /// fits. A game past [`MAX_PROGRAM_LITERALS`] in all is refused.
+    fn choose_tabled(&self) -> Result<Tabled, String> {
+        let state = self.cone_literals(&self.state_cone);
+        let goals = self.cone_literals(&self.goal_cone);
+        let moves = self.cone_literals(&self.move_cone);
+        let total = state + goals + moves;
+        if total > MAX_PROGRAM_LITERALS {
+            return Err(format!(
+                "the ground rules hold {total} literals, more than {MAX_PROGRAM_LITERALS}"
+            ));
+        }
+        let mut tabled = Tabled::default();
+        let mut straight = total;
+        if straight > MAX_EMITTED_LITERALS {
+            tabled.goals = true;
+            straight -= goals;
+        }
+        let (larger_is_moves, larger, smaller) = if moves >= state {
+            (true, moves, state)
+        } else {
+            (false, state, moves)
+        };
+        if straight > MAX_EMITTED_LITERALS {
+            if larger_is_moves {
+                tabled.moves = true;
+            } else {
+                tabled.state = true;
+            }
+            straight -= larger;
+        }
+        if straight > MAX_EMITTED_LITERALS {
+            tabled.moves = true;
+            tabled.state = true;
+            straight -= smaller;
+        }
+        debug_assert!(straight <= MAX_EMITTED_LITERALS);
+        Ok(tabled)
+    }
+
+    /// The literals the code of one cone spells out: copies of a fluent (unconditional
+    /// or under one move) become bits of constant tables and are not counted.
+    fn cone_literals(&self, cone: &[bool]) -> usize {
         (0..self.g.atoms.len())
-            .filter(|&a| self.state_cone[a] || self.goal_cone[a] || self.move_cone[a])
+            .filter(|&a| cone[a])
             .map(|a| {
                 self.by_head[a]
                     .iter()
@@ -570,6 +623,118 @@ impl<'a> Layout<'a> {
             });
         }
         format!("({}) & 1", alternatives.join(" | "))
+    }
+
+    /// The words of a program (see [`gdlc_runtime::program`]) computing groups of
+    /// atoms, each atom with the instances to evaluate.
+    fn program(&self, groups: &[(Vec<(AtomId, Vec<&Instance>)>, bool)]) -> Vec<u32> {
+        use gdlc_runtime::program as p;
+        let mut words = Vec::new();
+        for (atoms, cyclic) in groups {
+            let header = atoms.len() as u32;
+            words.push(if *cyclic { header | p::CYCLIC } else { header });
+            for (a, instances) in atoms {
+                words.push(match self.target(*a) {
+                    ("d", bit) => p::TO_D | bit as u32,
+                    ("m", bit) => p::TO_M | bit as u32,
+                    (_, bit) => p::TO_N | bit as u32,
+                });
+                let length_at = words.len();
+                words.push(0);
+                for instance in instances {
+                    self.program_instance(&instance.body, &mut words);
+                }
+                words[length_at] = (words.len() - length_at - 1) as u32;
+            }
+        }
+        words
+    }
+
+    /// Appends an instance to a program (its length, then its literals, a move
+    /// first); nothing when it can never hold.
+    fn program_instance(&self, body: &[Literal], words: &mut Vec<u32>) {
+        use gdlc_runtime::program as p;
+        let mut moves = Vec::new();
+        let mut bits = Vec::new();
+        for &literal in body {
+            let (Literal::Pos(a) | Literal::Neg(a)) = literal;
+            let negated = if matches!(literal, Literal::Neg(_)) {
+                p::NEGATED
+            } else {
+                0
+            };
+            match self.places[a as usize] {
+                Place::State(bit) => bits.push(p::FROM_S | negated | bit as u32),
+                Place::D(bit) => bits.push(p::FROM_D | negated | bit as u32),
+                Place::M(bit) => bits.push(p::FROM_M | negated | bit as u32),
+                Place::Move(role, mv) => moves.extend([p::FROM_MOVE | negated | role as u32, mv]),
+                // Never holds: the instance does not, or the negation always does.
+                Place::Next(_) | Place::Never if negated == 0 => return,
+                Place::Next(_) | Place::Never => {}
+            }
+        }
+        words.push((moves.len() + bits.len()) as u32);
+        words.extend(moves);
+        words.extend(bits);
+    }
+
+    /// A program as a static array, and the statement running it.
+    fn program_text(name: &str, words: &[u32], run: &str, tables: &mut String) -> String {
+        let _ = writeln!(
+            tables,
+            "/// Ground rules as data (`gdlc_runtime::program`).\nstatic {name}: [u32; {}] = [{}];",
+            words.len(),
+            words
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        format!("{run}(&{name}, {});\n", "ARGS")
+    }
+
+    /// The groups of atoms of one function (`wanted`), in evaluation order.
+    fn groups_of(&self, wanted: &[bool]) -> Vec<(Vec<AtomId>, bool)> {
+        self.order
+            .iter()
+            .filter_map(|(atoms, cyclic)| {
+                let atoms: Vec<AtomId> = atoms
+                    .iter()
+                    .copied()
+                    .filter(|&a| wanted[a as usize] && self.places[a as usize] != Place::Never)
+                    .collect();
+                (!atoms.is_empty()).then_some((atoms, *cyclic))
+            })
+            .collect()
+    }
+
+    /// Statements computing the atoms of one function of the state (`wanted`), in
+    /// evaluation order: straight-line, or a program `name` run over `s` and `d`.
+    fn state_statements(
+        &self,
+        wanted: &[bool],
+        tabled: Option<&str>,
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        if let Some(name) = tabled {
+            let groups: Vec<(Vec<(AtomId, Vec<&Instance>)>, bool)> = self
+                .groups_of(wanted)
+                .into_iter()
+                .map(|(atoms, cyclic)| {
+                    let atoms = atoms
+                        .into_iter()
+                        .map(|a| (a, self.by_head[a as usize].clone()))
+                        .collect();
+                    (atoms, cyclic)
+                })
+                .collect();
+            let words = self.program(&groups);
+            let run = Self::program_text(name, &words, "gdlc_runtime::program::run_state", tables);
+            out.push_str(&run.replace("ARGS", "s, d"));
+            return;
+        }
+        self.statements(wanted, out);
     }
 
     /// Statements computing the atoms of one function (`wanted`), in evaluation order.
@@ -809,6 +974,10 @@ impl<'a> Layout<'a> {
             out.push_str("keep |= kept;\n");
         }
         out.push_str("n[w] = s[w] & keep;\n}\n");
+        if self.tabled.moves {
+            self.move_programs(&rest, &partial, out, &mut tables);
+            return tables;
+        }
         // Everything else in evaluation order; `next` heads only with the instances
         // that are not copies, those under one move in a `match` on it at the end.
         let mut keyed: BTreeMap<usize, MoveArms> = BTreeMap::new();
@@ -878,6 +1047,94 @@ impl<'a> Layout<'a> {
             out.push_str(CHUNK_MARK);
         }
         tables
+    }
+
+    /// The move-dependent atoms and the `next` heads not computed by tables (`rest`) as
+    /// programs: one in evaluation order, then, per role, one per move with the `next`
+    /// instances under it, run only when it is played (`partial`: the instances of
+    /// each `next` head that are not copies).
+    fn move_programs(
+        &self,
+        rest: &[bool],
+        partial: &[Option<Vec<&Instance>>],
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        let roles = self.role_moves.len() - 1;
+        // Per role, per move, the `next` instances under it.
+        let mut keyed: Vec<Vec<Vec<(AtomId, Instance)>>> = (0..roles)
+            .map(|r| vec![Vec::new(); (self.role_moves[r + 1] - self.role_moves[r]) as usize])
+            .collect();
+        let groups: Vec<(Vec<(AtomId, Vec<&Instance>)>, bool)> = self
+            .groups_of(rest)
+            .into_iter()
+            .map(|(atoms, cyclic)| {
+                let atoms = atoms
+                    .into_iter()
+                    .map(|a| {
+                        let Some(others) = &partial[a as usize] else {
+                            return (a, self.by_head[a as usize].clone());
+                        };
+                        let mut unkeyed = Vec::new();
+                        for &instance in others {
+                            match self.key_of(instance) {
+                                Some((role, mv, body)) => {
+                                    let k = (mv - self.role_moves[role]) as usize;
+                                    keyed[role][k].push((
+                                        a,
+                                        Instance {
+                                            rule: instance.rule,
+                                            head: a,
+                                            body,
+                                        },
+                                    ));
+                                }
+                                None => unkeyed.push(instance),
+                            }
+                        }
+                        (a, unkeyed)
+                    })
+                    .collect();
+                (atoms, cyclic)
+            })
+            .collect();
+        let words = self.program(&groups);
+        let run = Self::program_text(
+            "MOVE_PROGRAM",
+            &words,
+            "gdlc_runtime::program::run_moves",
+            tables,
+        );
+        out.push_str(&run.replace("ARGS", "s, d, joint, m, n"));
+        for (role, per_move) in keyed.iter().enumerate() {
+            if per_move.iter().all(Vec::is_empty) {
+                continue;
+            }
+            let mut words = Vec::new();
+            let mut starts = Vec::new();
+            for entries in per_move {
+                starts.push(words.len() as u32);
+                let group: Vec<(AtomId, Vec<&Instance>)> =
+                    entries.iter().map(|(a, i)| (*a, vec![i])).collect();
+                if !group.is_empty() {
+                    words.extend(self.program(&[(group, false)]));
+                }
+            }
+            starts.push(words.len() as u32);
+            let name = format!("MOVE_PROGRAM_{role}");
+            let _ = writeln!(
+                tables,
+                "/// Where the program of each move of role {role} starts in `{name}`.\nstatic {name}_AT: [u32; {}] = [{}];",
+                starts.len(),
+                starts.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+            );
+            Self::program_text(&name, &words, "", tables);
+            let base = self.role_moves[role];
+            let _ = writeln!(
+                out,
+                "let k = (joint[{role}] - {base}) as usize;\ngdlc_runtime::program::run_moves(&{name}[{name}_AT[k] as usize..{name}_AT[k + 1] as usize], s, d, joint, m, n);"
+            );
+        }
     }
 
     /// For each atom of `m` whose every instance is one played move, the moves that
@@ -1021,8 +1278,14 @@ impl<'a> Layout<'a> {
             &mut functions,
         );
         out.push_str(&tables);
+        let mut programs = String::new();
         let mut state_body = String::from("*d = [0; D_WORDS];\n");
-        self.statements(&self.state_cone, &mut state_body);
+        self.state_statements(
+            &self.state_cone,
+            self.tabled.state.then_some("STATE_PROGRAM"),
+            &mut state_body,
+            &mut programs,
+        );
         let state_body = chunked(
             &state_body,
             "state",
@@ -1031,7 +1294,12 @@ impl<'a> Layout<'a> {
             &mut functions,
         );
         let mut goal_body = String::new();
-        self.statements(&self.goal_cone, &mut goal_body);
+        self.state_statements(
+            &self.goal_cone,
+            self.tabled.goals.then_some("GOAL_PROGRAM"),
+            &mut goal_body,
+            &mut programs,
+        );
         let goal_body = chunked(
             &goal_body,
             "goals",
@@ -1040,6 +1308,7 @@ impl<'a> Layout<'a> {
             &mut functions,
         );
         out.push_str(&functions);
+        out.push_str(&programs);
         let goals: Vec<String> = self
             .goals
             .iter()

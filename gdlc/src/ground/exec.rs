@@ -61,6 +61,9 @@ impl GroundGame {
         };
         for (a, atom) in grounding.atoms.iter().enumerate() {
             let a = a as AtomId;
+            if grounding.is_aux(ir, atom.relation) {
+                continue;
+            }
             let Some(keyword) = ir.relation(atom.relation).keyword else {
                 continue;
             };

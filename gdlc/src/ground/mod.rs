@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::ir::{Arg, FlatLiteral, Ir, Keyword, Phase, RelationId, SymbolId};
+use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, Phase, RelationId, SymbolId};
 use crate::plan::{Evaluation, Plan};
 
 /// How large a grounding may become before it is abandoned.
@@ -94,9 +94,26 @@ pub struct Grounding {
     pub input_of: Vec<Option<AtomId>>,
     /// The initial state's fluents, as `true` atoms, sorted.
     pub init: Vec<AtomId>,
+    /// The auxiliary relations of projected rules (see [`ground`]): relation
+    /// `ir.relations.len() + k` is the `k`-th, with this phase.
+    pub aux_phases: Vec<Phase>,
 }
 
 impl Grounding {
+    /// The phase of a relation of the grounding (one of the IR or an auxiliary one).
+    pub fn phase(&self, ir: &Ir, relation: RelationId) -> Phase {
+        let r = relation.0 as usize;
+        match r.checked_sub(ir.relations.len()) {
+            Some(k) => self.aux_phases[k],
+            None => ir.layers[ir.layer_of[r]].phase,
+        }
+    }
+
+    /// Whether a relation is an auxiliary one, not of the IR.
+    pub fn is_aux(&self, ir: &Ir, relation: RelationId) -> bool {
+        relation.0 as usize >= ir.relations.len()
+    }
+
     /// The atoms of a relation.
     pub fn of(&self, relation: RelationId) -> std::ops::Range<AtomId> {
         self.relation_atoms[relation.0 as usize].clone()
@@ -147,8 +164,33 @@ impl Grounding {
 
 /// Grounds `ir` (planned as `plan`, whose static tables it reads) within `limits`, or
 /// says why it cannot.
+///
+/// When the grounding fails or holds more than [`PROJECT_PAST`] literals, the rules are
+/// grounded again *projected*, and the grounding with fewer literals is kept: a body's
+/// literals connected by variables the head does not have (an existential component,
+/// `(does ?p (move ?anyX ?anyY))` in a rule whose head has `?p` only) are split off
+/// into an auxiliary relation over the component's head variables, so the rule's
+/// instances no longer multiply by the component's bindings.
 pub fn ground(ir: &Ir, plan: &Plan, limits: &Limits) -> Result<Grounding, String> {
-    let mut grounder = Grounder::new(ir, plan, *limits, true)?;
+    let plain = ground_with(ir, plan, limits, false);
+    if matches!(&plain, Ok(g) if g.literal_count() <= PROJECT_PAST) {
+        return plain;
+    }
+    match (plain, ground_with(ir, plan, limits, true)) {
+        (Ok(plain), Ok(projected)) if projected.literal_count() < plain.literal_count() => {
+            Ok(projected)
+        }
+        (Ok(plain), _) => Ok(plain),
+        (Err(_), Ok(projected)) => Ok(projected),
+        (Err(reason), Err(_)) => Err(reason),
+    }
+}
+
+/// The literal count past which [`ground`] tries the projected rules too.
+pub const PROJECT_PAST: usize = 20_000;
+
+fn ground_with(ir: &Ir, plan: &Plan, limits: &Limits, project: bool) -> Result<Grounding, String> {
+    let mut grounder = Grounder::new(ir, plan, *limits, true, project)?;
     grounder.fixpoint()?;
     grounder.finish()
 }
@@ -174,7 +216,7 @@ pub fn reachable_fluents(
     let Some(true_rel) = ir.keyword(Keyword::True) else {
         return Ok(Vec::new());
     };
-    let mut grounder = Grounder::new(ir, plan, *limits, false)?;
+    let mut grounder = Grounder::new(ir, plan, *limits, false, false)?;
     grounder.fixpoint()?;
     Ok(std::mem::take(
         &mut grounder.tables[true_rel.0 as usize].tuples,
@@ -277,10 +319,18 @@ struct Grounder<'a> {
     /// Whether the derivations' bodies are kept (a grounding), or only new heads (the
     /// reachable atoms).
     instances: bool,
+    /// The phases of the auxiliary relations of projected rules.
+    aux_phases: Vec<Phase>,
 }
 
 impl<'a> Grounder<'a> {
-    fn new(ir: &'a Ir, plan: &'a Plan, limits: Limits, instances: bool) -> Result<Self, String> {
+    fn new(
+        ir: &'a Ir,
+        plan: &'a Plan,
+        limits: Limits,
+        instances: bool,
+        project: bool,
+    ) -> Result<Self, String> {
         let mut tables: Vec<Table> = (0..ir.relations.len()).map(|_| Table::default()).collect();
         let mut untabled = vec![false; ir.relations.len()];
         for (r, relation_plan) in plan.relations.iter().enumerate() {
@@ -315,6 +365,7 @@ impl<'a> Grounder<'a> {
             }
         }
         let mut rules = Vec::new();
+        let mut aux_phases = Vec::new();
         for (index, rule) in ir.rules.iter().enumerate() {
             if tables[rule.head.relation.0 as usize].is_static {
                 continue;
@@ -331,7 +382,22 @@ impl<'a> Grounder<'a> {
                     ));
                 }
             }
-            rules.push(order_rule(ir, &tables, index)?);
+            let spec = RuleSpec {
+                rule: index,
+                head: rule.head.clone(),
+                body: rule.body.clone(),
+                num_vars: rule.vars.len(),
+            };
+            if project {
+                for spec in project_rule(ir, &tables, spec, &mut aux_phases) {
+                    if spec.head.relation.0 as usize >= tables.len() {
+                        tables.push(Table::default());
+                    }
+                    rules.push(order_rule(ir, &tables, &spec)?);
+                }
+            } else {
+                rules.push(order_rule(ir, &tables, &spec)?);
+            }
         }
         for rule in &rules {
             for step in &rule.steps {
@@ -357,6 +423,7 @@ impl<'a> Grounder<'a> {
             next_rel: ir.keyword(Keyword::Next),
             legal_rel: ir.keyword(Keyword::Legal),
             instances,
+            aux_phases,
         };
         // The initial state's fluents are the first `true` atoms.
         if let (Some(init), Some(true_rel)) = (ir.keyword(Keyword::Init), grounder.true_rel) {
@@ -482,11 +549,11 @@ impl<'a> Grounder<'a> {
             .filter(|(_, t)| !t.is_static)
             .max_by_key(|(_, t)| t.tuples.len())
             .expect("a relation");
-        format!(
-            "`{}`, {} atoms",
-            self.ir.relations[r].key(),
-            table.tuples.len()
-        )
+        let name = match self.ir.relations.get(r) {
+            Some(relation) => relation.key(),
+            None => format!("a projection of a rule body ({})", r - self.ir.relations.len()),
+        };
+        format!("`{name}`, {} atoms", table.tuples.len())
     }
 
     /// Joins rule `r`: with `pivot`, that step reads the last round's new tuples, the
@@ -567,6 +634,23 @@ impl<'a> Grounder<'a> {
                 body,
             });
         }
+        if !self.aux_phases.is_empty() {
+            let base = self.ir.relations.len();
+            let aux_of = |a: AtomId| {
+                (base..relation_atoms.len())
+                    .find(|&r| relation_atoms[r].contains(&a))
+                    .map(|r| r - base)
+            };
+            let aux: Vec<Option<usize>> = (0..atoms.len() as AtomId).map(aux_of).collect();
+            instances = inline_unprofitable(instances, &aux, self.aux_phases.len());
+            let literals: usize = instances.iter().map(|i| i.body.len()).sum();
+            if instances.len() > self.limits.instances || literals > self.limits.literals {
+                return Err(format!(
+                    "more than {} rule instances or {} ground literals",
+                    self.limits.instances, self.limits.literals
+                ));
+            }
+        }
         instances.sort_by(|a, b| (a.head, &a.body, a.rule).cmp(&(b.head, &b.body, b.rule)));
         instances.dedup_by(|a, b| a.head == b.head && a.body == b.body);
         let mut input_of = vec![None; atoms.len()];
@@ -601,8 +685,81 @@ impl<'a> Grounder<'a> {
             instances,
             input_of,
             init,
+            aux_phases: self.aux_phases,
         })
     }
+}
+
+/// Undoes the projections that do not pay (`aux[a]`: the auxiliary relation of atom
+/// `a`, if any, of `count`): a projection is kept when its instances and the literals
+/// reading it hold fewer literals than the instances would with each reading literal
+/// replaced by each of the auxiliary atom's bodies; otherwise it is replaced so.
+fn inline_unprofitable(instances: Vec<Instance>, aux: &[Option<usize>], count: usize) -> Vec<Instance> {
+    let mut bodies: HashMap<AtomId, Vec<usize>> = HashMap::new();
+    for (i, instance) in instances.iter().enumerate() {
+        if aux[instance.head as usize].is_some() {
+            bodies.entry(instance.head).or_default().push(i);
+        }
+    }
+    let mut with = vec![0usize; count];
+    let mut without = vec![0usize; count];
+    for instance in &instances {
+        if let Some(k) = aux[instance.head as usize] {
+            with[k] += instance.body.len() + 1;
+            continue;
+        }
+        for literal in &instance.body {
+            let Literal::Pos(a) = *literal else { continue };
+            let Some(k) = aux[a as usize] else { continue };
+            with[k] += 1;
+            for &i in bodies.get(&a).map_or(&[][..], |v| v) {
+                without[k] += instance.body.len() + instances[i].body.len();
+            }
+        }
+    }
+    let inline: Vec<bool> = (0..count).map(|k| without[k] <= with[k]).collect();
+    let inlined = |a: AtomId| aux[a as usize].is_some_and(|k| inline[k]);
+    let mut out = Vec::with_capacity(instances.len());
+    for instance in &instances {
+        if inlined(instance.head) {
+            continue;
+        }
+        // The cross product of the alternatives of every inlined literal.
+        let mut partial: Vec<Vec<Literal>> = vec![Vec::new()];
+        for &literal in &instance.body {
+            match literal {
+                Literal::Pos(a) if inlined(a) => {
+                    let alternatives = bodies.get(&a).map_or(&[][..], |v| v);
+                    let mut expanded = Vec::with_capacity(partial.len() * alternatives.len());
+                    for body in &partial {
+                        for &i in alternatives {
+                            let mut body = body.clone();
+                            body.extend_from_slice(&instances[i].body);
+                            expanded.push(body);
+                        }
+                    }
+                    partial = expanded;
+                }
+                _ => partial.iter_mut().for_each(|body| body.push(literal)),
+            }
+        }
+        for mut body in partial {
+            body.sort_unstable();
+            body.dedup();
+            if body
+                .iter()
+                .any(|l| matches!(l, Literal::Neg(a) if body.contains(&Literal::Pos(*a))))
+            {
+                continue;
+            }
+            out.push(Instance {
+                rule: instance.rule,
+                head: instance.head,
+                body,
+            });
+        }
+    }
+    out
 }
 
 /// One rule's join, reading the tables and recording derivations.
@@ -828,9 +985,10 @@ impl Join<'_> {
 /// Orders a rule's body for joining: repeatedly the positive literal with the most
 /// bound columns (static relations first on ties), every test as soon as its
 /// variables are bound.
-fn order_rule(ir: &Ir, tables: &[Table], index: usize) -> Result<RulePlan, String> {
-    let rule = &ir.rules[index];
-    let mut bound = vec![false; rule.vars.len()];
+fn order_rule(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Result<RulePlan, String> {
+    let index = rule.rule;
+    let span = ir.rules[index].span;
+    let mut bound = vec![false; rule.num_vars];
     let is_bound = |bound: &[bool], arg: &Arg| match arg {
         Arg::Sym(_) => true,
         Arg::Var(v) => bound[v.0 as usize],
@@ -914,14 +1072,163 @@ fn order_rule(ir: &Ir, tables: &[Table], index: usize) -> Result<RulePlan, Strin
     if !tests.is_empty() {
         return Err(format!(
             "a test of the rule at {}..{} has a variable no positive literal binds",
-            rule.span.start, rule.span.end
+            span.start, span.end
         ));
     }
     Ok(RulePlan {
         rule: index,
-        head_key: ir.relation(rule.head.relation).key(),
+        head_key: ir.relation(ir.rules[index].head.relation).key(),
         head: (rule.head.relation, rule.head.args.clone()),
         steps,
-        num_vars: rule.vars.len(),
+        num_vars: rule.num_vars,
     })
+}
+
+/// A rule to order: one of the IR's, or a part of one after projection.
+struct RuleSpec {
+    /// The IR rule it comes from.
+    rule: usize,
+    head: FlatAtom,
+    body: Vec<FlatLiteral>,
+    num_vars: usize,
+}
+
+/// The variables of a body literal.
+fn literal_vars(literal: &FlatLiteral) -> Vec<u32> {
+    let args: Vec<&Arg> = match literal {
+        FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => atom.args.iter().collect(),
+        FlatLiteral::Distinct(pairs) | FlatLiteral::Equal(pairs) => {
+            pairs.iter().flat_map(|(a, b)| [a, b]).collect()
+        }
+    };
+    args.into_iter()
+        .filter_map(|a| match a {
+            Arg::Var(v) => Some(v.0),
+            Arg::Sym(_) => None,
+        })
+        .collect()
+}
+
+/// A rule with its existential components projected (see [`ground`]): the body's
+/// literals connected by variables the head does not have form components; each
+/// component that reads a state- or move-dependent relation, binds its head variables
+/// with its own positive literals and leaves other literals in the body becomes an
+/// auxiliary relation over those head variables (`aux_phases` grows by one per
+/// component). Returns the auxiliary rules, then the rule reading them; the rule alone
+/// when nothing is projected.
+fn project_rule(
+    ir: &Ir,
+    tables: &[Table],
+    rule: RuleSpec,
+    aux_phases: &mut Vec<Phase>,
+) -> Vec<RuleSpec> {
+    let mut head_vars = vec![false; rule.num_vars];
+    for v in literal_vars(&FlatLiteral::Pos(rule.head.clone())) {
+        head_vars[v as usize] = true;
+    }
+    // Union-find over literals joined by a shared non-head variable.
+    let n = rule.body.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; rule.num_vars];
+    for (i, literal) in rule.body.iter().enumerate() {
+        for v in literal_vars(literal) {
+            if head_vars[v as usize] {
+                continue;
+            }
+            match owner[v as usize] {
+                Some(j) => {
+                    let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                    parent[a] = b;
+                }
+                None => owner[v as usize] = Some(i),
+            }
+        }
+    }
+    let mut components: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        components.entry(r).or_default().push(i);
+    }
+    let phase_of = |r: RelationId| ir.layers[ir.layer_of[r.0 as usize]].phase;
+    let mut projected = vec![false; n];
+    let mut out = Vec::new();
+    let mut main_body = Vec::new();
+    for members in components.values() {
+        if members.len() == n {
+            break;
+        }
+        let vars: Vec<u32> = members
+            .iter()
+            .flat_map(|&i| literal_vars(&rule.body[i]))
+            .collect();
+        if vars.iter().all(|&v| head_vars[v as usize]) {
+            continue;
+        }
+        let mut phase = Phase::Static;
+        let mut dynamic = false;
+        let mut positive_vars = vec![false; rule.num_vars];
+        for &i in members {
+            if let FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) = &rule.body[i] {
+                let r = atom.relation.0 as usize;
+                if r < ir.relations.len() && !tables[r].is_static {
+                    dynamic = true;
+                    phase = phase.max(phase_of(atom.relation));
+                }
+            }
+            if let FlatLiteral::Pos(_) = &rule.body[i] {
+                for v in literal_vars(&rule.body[i]) {
+                    positive_vars[v as usize] = true;
+                }
+            }
+        }
+        let mut interface: Vec<u32> = vars
+            .iter()
+            .copied()
+            .filter(|&v| head_vars[v as usize])
+            .collect();
+        interface.sort_unstable();
+        interface.dedup();
+        if !dynamic || interface.iter().any(|&v| !positive_vars[v as usize]) {
+            continue;
+        }
+        let aux = RelationId((ir.relations.len() + aux_phases.len()) as u32);
+        aux_phases.push(phase);
+        let aux_atom = FlatAtom {
+            relation: aux,
+            args: interface
+                .iter()
+                .map(|&v| Arg::Var(crate::ir::VarId(v)))
+                .collect(),
+        };
+        out.push(RuleSpec {
+            rule: rule.rule,
+            head: aux_atom.clone(),
+            body: members.iter().map(|&i| rule.body[i].clone()).collect(),
+            num_vars: rule.num_vars,
+        });
+        main_body.push(FlatLiteral::Pos(aux_atom));
+        for &i in members {
+            projected[i] = true;
+        }
+    }
+    if out.is_empty() {
+        return vec![rule];
+    }
+    for (i, literal) in rule.body.iter().enumerate() {
+        if !projected[i] {
+            main_body.push(literal.clone());
+        }
+    }
+    out.push(RuleSpec {
+        body: main_body,
+        ..rule
+    });
+    out
 }
