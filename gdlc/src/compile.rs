@@ -59,8 +59,8 @@ pub fn rust_with_backend(
     let (plan, statics) =
         crate::plan::plan_seeded(&ir, &crate::plan::PlanOptions::default(), None)?;
     if backend != Backend::Join {
-        let ground = crate::ground::ground(&ir, &plan, &crate::ground::LIMITS)
-            .and_then(|grounding| crate::emit::ground::lib_rs(&ir, &grounding, source));
+        let ground = crate::emit::ground::ground_and_emit(&ir, &plan, source)
+            .and_then(|grounded| grounded.module);
         match (ground, backend) {
             (Ok(code), _) => return Ok(code),
             (Err(reason), Backend::Ground) => {

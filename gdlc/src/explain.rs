@@ -401,14 +401,18 @@ fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &
 /// it and why, the reachable atoms of every non-static relation, and the instances.
 pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     let mut out = String::new();
-    let grounding = match crate::ground::ground(ir, plan, &crate::ground::LIMITS) {
-        Ok(grounding) => grounding,
+    let grounded = match crate::emit::ground::ground_and_emit(ir, plan, source) {
+        Ok(grounded) => grounded,
         Err(reason) => {
             let _ = writeln!(out, "backend: join (the grounding stopped: {reason})");
             return out;
         }
     };
-    match crate::emit::ground::lib_rs(ir, &grounding, source) {
+    let grounding = &grounded.grounding;
+    match &grounded.module {
+        Ok(_) if grounded.projected => {
+            let _ = writeln!(out, "backend: ground (rules projected)");
+        }
         Ok(_) => {
             let _ = writeln!(out, "backend: ground");
         }
@@ -423,6 +427,20 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
         grounding.instances.len(),
         grounding.literal_count()
     );
+    if let Ok(size) = crate::emit::ground::code_size(ir, grounding) {
+        let _ = writeln!(
+            out,
+            "code: {} literals per state, {} per joint move, {} for goals ({})",
+            size.state,
+            size.moves,
+            size.goals,
+            if size.goals_program {
+                "a program"
+            } else {
+                "straight-line"
+            }
+        );
+    }
     for (r, relation) in ir.relations.iter().enumerate() {
         let atoms = grounding.of(crate::ir::RelationId(r as u32));
         if atoms.is_empty() {
@@ -448,6 +466,10 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
             .iter()
             .filter(|i| atoms.contains(&i.head))
             .count();
+        if instances == 0 {
+            // Undone: the projection did not pay.
+            continue;
+        }
         let _ = writeln!(
             out,
             "projection {k} (of a rule body): {} atoms, {} instances",

@@ -23,7 +23,7 @@ fn grounded(file: &SourceFile) -> (Ir, Result<Grounding, String>) {
     assert!(front.is_valid(), "{} is not valid", file.name);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
     let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
-    let grounding = ground(&ir, &plan, &LIMITS);
+    let grounding = ground(&ir, &plan, &LIMITS, false);
     (ir, grounding)
 }
 
@@ -37,11 +37,33 @@ fn agree(path: &Path, options: CompareOptions) -> Option<Result<(), String>> {
     }
     let ir = analyze(&front).ok()?;
     let plan = gdlc::plan::plan(&ir).ok()?;
-    let grounding = ground(&ir, &plan, &LIMITS).ok()?;
-    let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
-    let mut candidate = GroundGame::new(&ir, &grounding);
-    Some(compare(&mut reference, &mut candidate, options).map(|_| ()))
+    let plain = ground(&ir, &plan, &LIMITS, false);
+    // The projected rules are used where the plain grounding is too large.
+    let large = plain
+        .as_ref()
+        .map_or(true, |g| g.literal_count() > PROJECT_PAST);
+    let projected = large
+        .then(|| ground(&ir, &plan, &LIMITS, true).ok())
+        .flatten();
+    let groundings: Vec<(&str, Grounding)> = [("plain", plain.ok()), ("projected", projected)]
+        .into_iter()
+        .filter_map(|(name, g)| g.map(|g| (name, g)))
+        .collect();
+    if groundings.is_empty() {
+        return None;
+    }
+    for (name, grounding) in &groundings {
+        let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
+        let mut candidate = GroundGame::new(&ir, grounding);
+        if let Err(difference) = compare(&mut reference, &mut candidate, options) {
+            return Some(Err(format!("{name} grounding: {difference}")));
+        }
+    }
+    Some(Ok(()))
 }
+
+/// Plain groundings with more literals than this are also checked projected.
+const PROJECT_PAST: usize = 20_000;
 
 fn check_dir(dir: &Path, options: CompareOptions) -> usize {
     let mut failures = Vec::new();
@@ -198,6 +220,63 @@ fn backend_choice() {
         auto.contains("rt::Compiled"),
         "chess falls back to the join backend"
     );
+}
+
+/// Marks (our own game): plainly grounded, two rules multiply by every move of the
+/// mover and the code is too large; projected, `(does ?p (mark ?ax ?ay))` becomes one
+/// auxiliary atom per role, the game compiles with the ground backend, its goals
+/// (cell-by-cell counts) as a program, and the projections of the counting rules
+/// (one binding per head) are undone. Both groundings agree with the interpreter.
+#[test]
+fn projection_shrinks_rules_and_goals_become_a_program() {
+    let file = common::read_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/marks.kif"),
+    );
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plain = ground(&ir, &plan, &LIMITS, false).expect("grounds plainly");
+    let emitted = gdlc::emit::ground::lib_rs(&ir, &plain, "marks.kif");
+    assert!(
+        emitted
+            .as_ref()
+            .is_err_and(|e| e.contains("for every state and joint move")),
+        "too large plainly: {:?}",
+        emitted.map(|_| ())
+    );
+    let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
+    assert!(
+        projected.instances.len() * 5 < plain.instances.len() * 4,
+        "{} instances projected, {} plain",
+        projected.instances.len(),
+        plain.instances.len()
+    );
+    let kept = (0..projected.aux_phases.len())
+        .filter(|&k| {
+            let atoms = projected.of(gdlc::ir::RelationId((ir.relations.len() + k) as u32));
+            projected.instances.iter().any(|i| atoms.contains(&i.head))
+        })
+        .count();
+    assert!(
+        kept >= 1 && kept < projected.aux_phases.len(),
+        "{kept} of {} projections kept",
+        projected.aux_phases.len()
+    );
+    let grounded = gdlc::emit::ground::ground_and_emit(&ir, &plan, "marks.kif").expect("grounds");
+    assert!(grounded.projected, "the projected grounding is used");
+    let module = grounded.module.expect("emits");
+    assert!(module.contains("static GOAL_PROGRAM"), "goals as a program");
+    for grounding in [&plain, &projected] {
+        let mut reference = Interpreter::new(&front).expect("interpreter");
+        let mut candidate = GroundGame::new(&ir, grounding);
+        let options = CompareOptions {
+            perft_depth: 2,
+            playouts: 5,
+            max_steps: 40,
+            seed: 1,
+        };
+        compare(&mut reference, &mut candidate, options).expect("agrees");
+    }
 }
 
 /// A fluent whose analysis domains multiply past a dense state (8 positions × 8

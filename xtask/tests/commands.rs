@@ -77,6 +77,8 @@ fn verify_representative_games() {
         workspace().join("gdlc/tests/ground/rotation.kif"),
         // The same, too large to ground: the join backend with listed fluents.
         workspace().join("gdlc/tests/plan/sorting.kif"),
+        // Projected rules and goals as a program: the ground backend.
+        workspace().join("gdlc/tests/ground/marks.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -31,22 +31,23 @@ use crate::diagnostic::Code;
 use crate::exec::term_text;
 use crate::ground::{AtomId, Grounding, Instance, Literal};
 use crate::ir::{Ir, Keyword, Phase, RelationId};
+use crate::plan::Plan;
 
 /// The most ground literals the straight-line code may hold (rustc takes about 0.6 s per
-/// thousand at the release profile; reversi has 51,000): past it, whole cones are
-/// written as programs, data for [`gdlc_runtime::program`].
+/// thousand at the release profile): past it, the goals are written as a program, data
+/// for [`gdlc_runtime::program`], and if the rest is still larger, the join backend is
+/// used.
 pub const MAX_EMITTED_LITERALS: usize = 20_000;
 
-/// The most ground literals of a game this backend emits (as programs past
-/// [`MAX_EMITTED_LITERALS`]) before the join backend is used.
-pub const MAX_PROGRAM_LITERALS: usize = 600_000;
+/// The most ground literals of the goals as a program: goals are evaluated once per
+/// game, but a program this large costs more than the join backend's goals on short
+/// games (mastermind's 326,000).
+pub const MAX_PROGRAM_LITERALS: usize = 100_000;
 
-/// Which cones are programs rather than straight-line code.
+/// Which code is a program rather than straight-line code.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tabled {
-    state: bool,
     goals: bool,
-    moves: bool,
 }
 
 /// Separates statements that may go to different functions (see [`chunked`]).
@@ -102,6 +103,48 @@ enum Place {
     Never,
 }
 
+/// A game grounded for this backend: the grounding, and its module or why it cannot
+/// be emitted.
+pub struct Grounded {
+    /// The grounding.
+    pub grounding: Grounding,
+    /// Whether its rules were projected (see [`crate::ground::ground`]).
+    pub projected: bool,
+    /// The module ([`lib_rs`]), or why this backend cannot emit it.
+    pub module: Result<String, String>,
+}
+
+/// Grounds a planned game and emits its module: the plain grounding when it grounds
+/// and emits; else the projected one when that does (projection shrinks some games
+/// several times, but on games that fit without it, its auxiliary atoms cost more than
+/// they save: they replace instances that run only under one move); else the plain
+/// grounding with the reason it cannot be emitted. `Err`: the reason the game does not
+/// ground at all.
+pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, String> {
+    let limits = &crate::ground::LIMITS;
+    let plain = crate::ground::ground(ir, plan, limits, false).map(|grounding| {
+        let module = lib_rs(ir, &grounding, source);
+        Grounded {
+            grounding,
+            projected: false,
+            module,
+        }
+    });
+    if matches!(&plain, Ok(g) if g.module.is_ok()) {
+        return plain;
+    }
+    if let Ok(grounding) = crate::ground::ground(ir, plan, limits, true)
+        && let module @ Ok(_) = lib_rs(ir, &grounding, source)
+    {
+        return Ok(Grounded {
+            grounding,
+            projected: true,
+            module,
+        });
+    }
+    plain
+}
+
 /// The ground reasoner module for a grounded game, or why this backend cannot emit
 /// it (the caller then uses the join backend).
 pub fn lib_rs(ir: &Ir, grounding: &Grounding, source: &str) -> Result<String, String> {
@@ -115,6 +158,33 @@ pub fn lib_rs(ir: &Ir, grounding: &Grounding, source: &str) -> Result<String, St
         env!("CARGO_PKG_VERSION"),
         source.replace('\n', " ")
     ))
+}
+
+/// The size of a grounded game's code per entry point: the ground literals of the
+/// atoms computed for every state, for every joint move and for goals only (copies of
+/// fluents excluded), and whether the goals are a program rather than straight-line code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodeSize {
+    /// Literals of `eval_state` (terminal, legal, what the moves read).
+    pub state: usize,
+    /// Literals of `eval_moves`.
+    pub moves: usize,
+    /// Literals of `eval_goals`.
+    pub goals: usize,
+    /// Whether `eval_goals` is a program.
+    pub goals_program: bool,
+}
+
+/// The code size of a grounded game (see [`CodeSize`]), or why this backend cannot
+/// emit it.
+pub fn code_size(ir: &Ir, grounding: &Grounding) -> Result<CodeSize, String> {
+    let layout = Layout::new(ir, grounding)?;
+    Ok(CodeSize {
+        state: layout.cone_literals(&layout.state_cone),
+        moves: layout.cone_literals(&layout.move_cone),
+        goals: layout.cone_literals(&layout.goal_cone),
+        goals_program: layout.tabled.goals,
+    })
 }
 
 /// A diagnostic for a failure of this backend that the caller reports.
@@ -405,46 +475,28 @@ impl<'a> Layout<'a> {
         Ok(layout)
     }
 
-    /// Which cones are written as programs (data) rather than straight-line code: none
-    /// when the code fits [`MAX_EMITTED_LITERALS`]; else the goals' (evaluated once per
-    /// game), then the larger of the others, then both, until the straight-line rest
-    /// fits. A game past [`MAX_PROGRAM_LITERALS`] in all is refused.
+    /// Whether the goals are written as a program (data) rather than straight-line
+    /// code: when all the code would not fit [`MAX_EMITTED_LITERALS`]. The code every
+    /// state and joint move runs must fit it in straight lines: as a program it is
+    /// slower than the join backend on the games measured (hex, mummymaze2p …),
+    /// while goals run once per game.
     fn choose_tabled(&self) -> Result<Tabled, String> {
-        let state = self.cone_literals(&self.state_cone);
+        let per_step = self.cone_literals(&self.state_cone) + self.cone_literals(&self.move_cone);
         let goals = self.cone_literals(&self.goal_cone);
-        let moves = self.cone_literals(&self.move_cone);
-        let total = state + goals + moves;
-        if total > MAX_PROGRAM_LITERALS {
+        if per_step + goals <= MAX_EMITTED_LITERALS {
+            return Ok(Tabled::default());
+        }
+        if per_step > MAX_EMITTED_LITERALS {
             return Err(format!(
-                "the ground rules hold {total} literals, more than {MAX_PROGRAM_LITERALS}"
+                "the ground code for every state and joint move would hold {per_step} literals, more than {MAX_EMITTED_LITERALS}"
             ));
         }
-        let mut tabled = Tabled::default();
-        let mut straight = total;
-        if straight > MAX_EMITTED_LITERALS {
-            tabled.goals = true;
-            straight -= goals;
+        if goals > MAX_PROGRAM_LITERALS {
+            return Err(format!(
+                "the ground goals hold {goals} literals, more than {MAX_PROGRAM_LITERALS}"
+            ));
         }
-        let (larger_is_moves, larger, smaller) = if moves >= state {
-            (true, moves, state)
-        } else {
-            (false, state, moves)
-        };
-        if straight > MAX_EMITTED_LITERALS {
-            if larger_is_moves {
-                tabled.moves = true;
-            } else {
-                tabled.state = true;
-            }
-            straight -= larger;
-        }
-        if straight > MAX_EMITTED_LITERALS {
-            tabled.moves = true;
-            tabled.state = true;
-            straight -= smaller;
-        }
-        debug_assert!(straight <= MAX_EMITTED_LITERALS);
-        Ok(tabled)
+        Ok(Tabled { goals: true })
     }
 
     /// The literals the code of one cone spells out: copies of a fluent (unconditional
@@ -625,37 +677,55 @@ impl<'a> Layout<'a> {
         format!("({}) & 1", alternatives.join(" | "))
     }
 
-    /// The words of a program (see [`gdlc_runtime::program`]) computing groups of
-    /// atoms, each atom with the instances to evaluate.
-    fn program(&self, groups: &[(Vec<(AtomId, Vec<&Instance>)>, bool)]) -> Vec<u32> {
+    /// The goals' atoms (`wanted`) as a program over `s` and `d` (see
+    /// [`gdlc_runtime::program`]): a static array named `name` in `tables`, and the
+    /// statement running it.
+    fn goal_program(&self, wanted: &[bool], name: &str, tables: &mut String) -> String {
         use gdlc_runtime::program as p;
-        let mut words = Vec::new();
-        for (atoms, cyclic) in groups {
+        let mut words: Vec<u32> = Vec::new();
+        for (atoms, cyclic) in &self.order {
+            let atoms: Vec<AtomId> = atoms
+                .iter()
+                .copied()
+                .filter(|&a| wanted[a as usize] && self.places[a as usize] != Place::Never)
+                .collect();
+            if atoms.is_empty() {
+                continue;
+            }
             let header = atoms.len() as u32;
             words.push(if *cyclic { header | p::CYCLIC } else { header });
-            for (a, instances) in atoms {
-                words.push(match self.target(*a) {
-                    ("d", bit) => p::TO_D | bit as u32,
-                    ("m", bit) => p::TO_M | bit as u32,
-                    (_, bit) => p::TO_N | bit as u32,
-                });
+            for a in atoms {
+                let Place::D(bit) = self.places[a as usize] else {
+                    unreachable!("the goals' atoms are state atoms")
+                };
+                words.push(bit as u32);
                 let length_at = words.len();
                 words.push(0);
-                for instance in instances {
+                for instance in &self.by_head[a as usize] {
                     self.program_instance(&instance.body, &mut words);
                 }
                 words[length_at] = (words.len() - length_at - 1) as u32;
             }
         }
-        words
+        let _ = writeln!(
+            tables,
+            "/// The goals' rules as data (`gdlc_runtime::program`).\nstatic {name}: [u32; {}] = [{}];",
+            words.len(),
+            words
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        format!("gdlc_runtime::program::run(&{name}, s, d);\n")
     }
 
-    /// Appends an instance to a program (its length, then its literals, a move
-    /// first); nothing when it can never hold.
+    /// Appends an instance to a program (its length, then its literals); nothing when
+    /// it can never hold.
     fn program_instance(&self, body: &[Literal], words: &mut Vec<u32>) {
         use gdlc_runtime::program as p;
-        let mut moves = Vec::new();
-        let mut bits = Vec::new();
+        let length_at = words.len();
+        words.push(0);
         for &literal in body {
             let (Literal::Pos(a) | Literal::Neg(a)) = literal;
             let negated = if matches!(literal, Literal::Neg(_)) {
@@ -664,77 +734,18 @@ impl<'a> Layout<'a> {
                 0
             };
             match self.places[a as usize] {
-                Place::State(bit) => bits.push(p::FROM_S | negated | bit as u32),
-                Place::D(bit) => bits.push(p::FROM_D | negated | bit as u32),
-                Place::M(bit) => bits.push(p::FROM_M | negated | bit as u32),
-                Place::Move(role, mv) => moves.extend([p::FROM_MOVE | negated | role as u32, mv]),
+                Place::State(bit) => words.push(p::FROM_S | negated | bit as u32),
+                Place::D(bit) => words.push(p::FROM_D | negated | bit as u32),
                 // Never holds: the instance does not, or the negation always does.
-                Place::Next(_) | Place::Never if negated == 0 => return,
+                Place::Next(_) | Place::Never if negated == 0 => {
+                    words.truncate(length_at);
+                    return;
+                }
                 Place::Next(_) | Place::Never => {}
+                other => unreachable!("the goals read no move-dependent atom ({other:?})"),
             }
         }
-        words.push((moves.len() + bits.len()) as u32);
-        words.extend(moves);
-        words.extend(bits);
-    }
-
-    /// A program as a static array, and the statement running it.
-    fn program_text(name: &str, words: &[u32], run: &str, tables: &mut String) -> String {
-        let _ = writeln!(
-            tables,
-            "/// Ground rules as data (`gdlc_runtime::program`).\nstatic {name}: [u32; {}] = [{}];",
-            words.len(),
-            words
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        format!("{run}(&{name}, {});\n", "ARGS")
-    }
-
-    /// The groups of atoms of one function (`wanted`), in evaluation order.
-    fn groups_of(&self, wanted: &[bool]) -> Vec<(Vec<AtomId>, bool)> {
-        self.order
-            .iter()
-            .filter_map(|(atoms, cyclic)| {
-                let atoms: Vec<AtomId> = atoms
-                    .iter()
-                    .copied()
-                    .filter(|&a| wanted[a as usize] && self.places[a as usize] != Place::Never)
-                    .collect();
-                (!atoms.is_empty()).then_some((atoms, *cyclic))
-            })
-            .collect()
-    }
-
-    /// Statements computing the atoms of one function of the state (`wanted`), in
-    /// evaluation order: straight-line, or a program `name` run over `s` and `d`.
-    fn state_statements(
-        &self,
-        wanted: &[bool],
-        tabled: Option<&str>,
-        out: &mut String,
-        tables: &mut String,
-    ) {
-        if let Some(name) = tabled {
-            let groups: Vec<(Vec<(AtomId, Vec<&Instance>)>, bool)> = self
-                .groups_of(wanted)
-                .into_iter()
-                .map(|(atoms, cyclic)| {
-                    let atoms = atoms
-                        .into_iter()
-                        .map(|a| (a, self.by_head[a as usize].clone()))
-                        .collect();
-                    (atoms, cyclic)
-                })
-                .collect();
-            let words = self.program(&groups);
-            let run = Self::program_text(name, &words, "gdlc_runtime::program::run_state", tables);
-            out.push_str(&run.replace("ARGS", "s, d"));
-            return;
-        }
-        self.statements(wanted, out);
+        words[length_at] = (words.len() - length_at - 1) as u32;
     }
 
     /// Statements computing the atoms of one function (`wanted`), in evaluation order.
@@ -974,10 +985,6 @@ impl<'a> Layout<'a> {
             out.push_str("keep |= kept;\n");
         }
         out.push_str("n[w] = s[w] & keep;\n}\n");
-        if self.tabled.moves {
-            self.move_programs(&rest, &partial, out, &mut tables);
-            return tables;
-        }
         // Everything else in evaluation order; `next` heads only with the instances
         // that are not copies, those under one move in a `match` on it at the end.
         let mut keyed: BTreeMap<usize, MoveArms> = BTreeMap::new();
@@ -1047,94 +1054,6 @@ impl<'a> Layout<'a> {
             out.push_str(CHUNK_MARK);
         }
         tables
-    }
-
-    /// The move-dependent atoms and the `next` heads not computed by tables (`rest`) as
-    /// programs: one in evaluation order, then, per role, one per move with the `next`
-    /// instances under it, run only when it is played (`partial`: the instances of
-    /// each `next` head that are not copies).
-    fn move_programs(
-        &self,
-        rest: &[bool],
-        partial: &[Option<Vec<&Instance>>],
-        out: &mut String,
-        tables: &mut String,
-    ) {
-        let roles = self.role_moves.len() - 1;
-        // Per role, per move, the `next` instances under it.
-        let mut keyed: Vec<Vec<Vec<(AtomId, Instance)>>> = (0..roles)
-            .map(|r| vec![Vec::new(); (self.role_moves[r + 1] - self.role_moves[r]) as usize])
-            .collect();
-        let groups: Vec<(Vec<(AtomId, Vec<&Instance>)>, bool)> = self
-            .groups_of(rest)
-            .into_iter()
-            .map(|(atoms, cyclic)| {
-                let atoms = atoms
-                    .into_iter()
-                    .map(|a| {
-                        let Some(others) = &partial[a as usize] else {
-                            return (a, self.by_head[a as usize].clone());
-                        };
-                        let mut unkeyed = Vec::new();
-                        for &instance in others {
-                            match self.key_of(instance) {
-                                Some((role, mv, body)) => {
-                                    let k = (mv - self.role_moves[role]) as usize;
-                                    keyed[role][k].push((
-                                        a,
-                                        Instance {
-                                            rule: instance.rule,
-                                            head: a,
-                                            body,
-                                        },
-                                    ));
-                                }
-                                None => unkeyed.push(instance),
-                            }
-                        }
-                        (a, unkeyed)
-                    })
-                    .collect();
-                (atoms, cyclic)
-            })
-            .collect();
-        let words = self.program(&groups);
-        let run = Self::program_text(
-            "MOVE_PROGRAM",
-            &words,
-            "gdlc_runtime::program::run_moves",
-            tables,
-        );
-        out.push_str(&run.replace("ARGS", "s, d, joint, m, n"));
-        for (role, per_move) in keyed.iter().enumerate() {
-            if per_move.iter().all(Vec::is_empty) {
-                continue;
-            }
-            let mut words = Vec::new();
-            let mut starts = Vec::new();
-            for entries in per_move {
-                starts.push(words.len() as u32);
-                let group: Vec<(AtomId, Vec<&Instance>)> =
-                    entries.iter().map(|(a, i)| (*a, vec![i])).collect();
-                if !group.is_empty() {
-                    words.extend(self.program(&[(group, false)]));
-                }
-            }
-            starts.push(words.len() as u32);
-            let name = format!("MOVE_PROGRAM_{role}");
-            let _ = writeln!(
-                tables,
-                "/// Where the program of each move of role {role} starts in `{name}`.\nstatic {name}_AT: [u32; {}] = [{}];",
-                starts.len(),
-                starts.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
-            );
-            Self::program_text(&name, &words, "", tables);
-            let base = self.role_moves[role];
-            let _ = writeln!(
-                out,
-                "let k = (joint[{role}] - {base}) as usize;\ngdlc_runtime::program::run_moves(&{name}[{name}_AT[k] as usize..{name}_AT[k + 1] as usize], s, d, joint, m, n);"
-            );
-        }
     }
 
     /// For each atom of `m` whose every instance is one played move, the moves that
@@ -1280,12 +1199,7 @@ impl<'a> Layout<'a> {
         out.push_str(&tables);
         let mut programs = String::new();
         let mut state_body = String::from("*d = [0; D_WORDS];\n");
-        self.state_statements(
-            &self.state_cone,
-            self.tabled.state.then_some("STATE_PROGRAM"),
-            &mut state_body,
-            &mut programs,
-        );
+        self.statements(&self.state_cone, &mut state_body);
         let state_body = chunked(
             &state_body,
             "state",
@@ -1294,12 +1208,11 @@ impl<'a> Layout<'a> {
             &mut functions,
         );
         let mut goal_body = String::new();
-        self.state_statements(
-            &self.goal_cone,
-            self.tabled.goals.then_some("GOAL_PROGRAM"),
-            &mut goal_body,
-            &mut programs,
-        );
+        if self.tabled.goals {
+            goal_body = self.goal_program(&self.goal_cone, "GOAL_PROGRAM", &mut programs);
+        } else {
+            self.statements(&self.goal_cone, &mut goal_body);
+        }
         let goal_body = chunked(
             &goal_body,
             "goals",

@@ -165,32 +165,17 @@ impl Grounding {
 /// Grounds `ir` (planned as `plan`, whose static tables it reads) within `limits`, or
 /// says why it cannot.
 ///
-/// When the grounding fails or holds more than [`PROJECT_PAST`] literals, the rules are
-/// grounded again *projected*, and the grounding with fewer literals is kept: a body's
-/// literals connected by variables the head does not have (an existential component,
-/// `(does ?p (move ?anyX ?anyY))` in a rule whose head has `?p` only) are split off
-/// into an auxiliary relation over the component's head variables, so the rule's
-/// instances no longer multiply by the component's bindings.
-pub fn ground(ir: &Ir, plan: &Plan, limits: &Limits) -> Result<Grounding, String> {
-    let plain = ground_with(ir, plan, limits, false);
-    if matches!(&plain, Ok(g) if g.literal_count() <= PROJECT_PAST) {
-        return plain;
-    }
-    match (plain, ground_with(ir, plan, limits, true)) {
-        (Ok(plain), Ok(projected)) if projected.literal_count() < plain.literal_count() => {
-            Ok(projected)
-        }
-        (Ok(plain), _) => Ok(plain),
-        (Err(_), Ok(projected)) => Ok(projected),
-        (Err(reason), Err(_)) => Err(reason),
-    }
-}
-
-/// The literal count past which [`ground`] tries the projected rules too.
-pub const PROJECT_PAST: usize = 20_000;
-
-fn ground_with(ir: &Ir, plan: &Plan, limits: &Limits, project: bool) -> Result<Grounding, String> {
+/// With `project`, each rule's existential components are projected first: a body's
+/// literals connected by variables the head does not have (`(does ?p (move ?anyX
+/// ?anyY))` in a rule whose head has `?p` only) are split off into an auxiliary
+/// relation over the component's head variables, so the rule's instances no longer
+/// multiply by the component's bindings; the projections that do not pay are undone
+/// once the instances are known. It fails at once when no rule has such a component.
+pub fn ground(ir: &Ir, plan: &Plan, limits: &Limits, project: bool) -> Result<Grounding, String> {
     let mut grounder = Grounder::new(ir, plan, *limits, true, project)?;
+    if project && grounder.aux_phases.is_empty() {
+        return Err("no rule body has a component to project".to_owned());
+    }
     grounder.fixpoint()?;
     grounder.finish()
 }
