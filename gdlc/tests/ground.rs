@@ -229,9 +229,8 @@ fn backend_choice() {
 /// (one binding per head) are undone. Both groundings agree with the interpreter.
 #[test]
 fn projection_shrinks_rules_and_goals_become_a_program() {
-    let file = common::read_source(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/marks.kif"),
-    );
+    let file =
+        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/marks.kif"));
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));

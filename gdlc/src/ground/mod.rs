@@ -536,7 +536,10 @@ impl<'a> Grounder<'a> {
             .expect("a relation");
         let name = match self.ir.relations.get(r) {
             Some(relation) => relation.key(),
-            None => format!("a projection of a rule body ({})", r - self.ir.relations.len()),
+            None => format!(
+                "a projection of a rule body ({})",
+                r - self.ir.relations.len()
+            ),
         };
         format!("`{name}`, {} atoms", table.tuples.len())
     }
@@ -679,7 +682,11 @@ impl<'a> Grounder<'a> {
 /// `a`, if any, of `count`): a projection is kept when its instances and the literals
 /// reading it hold fewer literals than the instances would with each reading literal
 /// replaced by each of the auxiliary atom's bodies; otherwise it is replaced so.
-fn inline_unprofitable(instances: Vec<Instance>, aux: &[Option<usize>], count: usize) -> Vec<Instance> {
+fn inline_unprofitable(
+    instances: Vec<Instance>,
+    aux: &[Option<usize>],
+    count: usize,
+) -> Vec<Instance> {
     let mut bodies: HashMap<AtomId, Vec<usize>> = HashMap::new();
     for (i, instance) in instances.iter().enumerate() {
         if aux[instance.head as usize].is_some() {
