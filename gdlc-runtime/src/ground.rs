@@ -2,7 +2,8 @@
 //! atoms at compile time (`gdlc::ground`), one bit per reachable fluent.
 //!
 //! The generated module implements [`GroundRules`]: straight-line code per entry point
-//! over the state's words, plus constant tables of texts. [`Ground`] turns it into a
+//! over the state's words (the goals of large games as a [`crate::program`]), plus
+//! constant tables of texts. [`Ground`] turns it into a
 //! [`Game`]:
 //!
 //! - **The state** is [`Bits<W>`]: bit `i` is the `i`-th reachable fluent of

@@ -22,6 +22,12 @@
 //! adds what only goals need; `eval_moves` computes the move-dependent atoms and the
 //! next state. The runtime ([`gdlc_runtime::ground::Ground`]) caches `d` per state.
 //! The output is deterministic: every list is in atom, fluent or move order.
+//!
+//! Size: straight-line code costs rustc time, so past [`MAX_EMITTED_LITERALS`] the
+//! goals become a program (data for [`gdlc_runtime::program`]); the code of every
+//! state and joint move must fit in straight lines, else the join backend is used.
+//! [`ground_and_emit`] grounds plainly first and projected (see
+//! [`crate::ground::ground`]) only when the plain grounding cannot be emitted.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
