@@ -56,6 +56,13 @@ struct Tabled {
     goals: bool,
 }
 
+/// The fewest atoms that share a guard before they are computed under it (see
+/// `Layout::statements`).
+const MIN_GUARDED: usize = 4;
+
+/// The most guarded atoms in one `if` block.
+const GUARDED_BLOCK: usize = 64;
+
 /// Separates statements that may go to different functions (see [`chunked`]).
 const CHUNK_MARK: &str = "/*chunk*/\n";
 
@@ -755,12 +762,18 @@ impl<'a> Layout<'a> {
     }
 
     /// Statements computing the atoms of one function (`wanted`), in evaluation order.
+    ///
+    /// Atoms no other atom of the function reads (legal moves, goals …) that share a
+    /// guard — a positive literal in every instance, held by at least [`MIN_GUARDED`]
+    /// of them — come last, under `if` on the guard, without it: the atoms of the role
+    /// not in control cost one test.
     fn statements(&self, wanted: &[bool], out: &mut String) {
+        let guards = self.guards(wanted);
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
                 .copied()
-                .filter(|&a| wanted[a as usize])
+                .filter(|&a| wanted[a as usize] && !guards.contains_key(&a))
                 .collect();
             if atoms.is_empty() {
                 continue;
@@ -773,6 +786,98 @@ impl<'a> Layout<'a> {
             self.assign(&computed, *cyclic, out);
             out.push_str(CHUNK_MARK);
         }
+        let mut by_guard: BTreeMap<AtomId, Vec<AtomId>> = BTreeMap::new();
+        for (&a, &guard) in &guards {
+            by_guard.entry(guard).or_default().push(a);
+        }
+        for (guard, atoms) in by_guard {
+            // Blocks of a bounded size, so the function can still be split.
+            for block in atoms.chunks(GUARDED_BLOCK) {
+                let _ = writeln!(out, "if {} & 1 != 0 {{", self.literal(Literal::Pos(guard)));
+                let computed: Vec<(AtomId, String)> = block
+                    .iter()
+                    .map(|&a| {
+                        let rest: Vec<Instance> = self.by_head[a as usize]
+                            .iter()
+                            .map(|i| Instance {
+                                rule: i.rule,
+                                head: i.head,
+                                body: i
+                                    .body
+                                    .iter()
+                                    .copied()
+                                    .filter(|&l| l != Literal::Pos(guard))
+                                    .collect(),
+                            })
+                            .collect();
+                        let refs: Vec<&Instance> = rest.iter().collect();
+                        (a, self.expression_of(&refs))
+                    })
+                    .collect();
+                self.assign(&computed, false, out);
+                out.push_str("}\n");
+                out.push_str(CHUNK_MARK);
+            }
+        }
+    }
+
+    /// The guarded atoms of a function (see [`Self::statements`]) and their guards.
+    fn guards(&self, wanted: &[bool]) -> BTreeMap<AtomId, AtomId> {
+        let computed = |a: AtomId| wanted[a as usize] && self.places[a as usize] != Place::Never;
+        let mut read = vec![false; self.g.atoms.len()];
+        let mut cyclic = vec![false; self.g.atoms.len()];
+        for (atoms, is_cyclic) in &self.order {
+            for &a in atoms {
+                cyclic[a as usize] = *is_cyclic;
+                if !computed(a) {
+                    continue;
+                }
+                for instance in &self.by_head[a as usize] {
+                    for &literal in &instance.body {
+                        let (Literal::Pos(b) | Literal::Neg(b)) = literal;
+                        read[b as usize] = true;
+                    }
+                }
+            }
+        }
+        // Per sink atom, the state bits or earlier atoms every instance holds.
+        let mut candidates: BTreeMap<AtomId, Vec<AtomId>> = BTreeMap::new();
+        let mut counts: BTreeMap<AtomId, usize> = BTreeMap::new();
+        for a in 0..self.g.atoms.len() as AtomId {
+            let instances = &self.by_head[a as usize];
+            if !computed(a) || read[a as usize] || cyclic[a as usize] || instances.is_empty() {
+                continue;
+            }
+            let common: Vec<AtomId> = instances[0]
+                .body
+                .iter()
+                .filter_map(|&l| match l {
+                    Literal::Pos(b)
+                        if matches!(self.places[b as usize], Place::State(_) | Place::D(_))
+                            && instances.iter().all(|i| i.body.contains(&l)) =>
+                    {
+                        Some(b)
+                    }
+                    _ => None,
+                })
+                .collect();
+            for &b in &common {
+                *counts.entry(b).or_default() += 1;
+            }
+            if !common.is_empty() {
+                candidates.insert(a, common);
+            }
+        }
+        candidates
+            .into_iter()
+            .filter_map(|(a, common)| {
+                let best = common
+                    .into_iter()
+                    .max_by_key(|b| (counts[b], std::cmp::Reverse(*b)))
+                    .expect("a candidate");
+                (counts[&best] >= MIN_GUARDED).then_some((a, best))
+            })
+            .collect()
     }
 
     /// Statements setting each atom's bit to its expression; a recursive group is
