@@ -229,6 +229,149 @@ struct Layout<'a> {
     d_bits: usize,
     m_bits: usize,
     tabled: Tabled,
+    families: Vec<Family>,
+}
+
+/// Atoms of one relation whose instances read only bits of the state or of earlier
+/// families, in the same shape relative to each atom's *anchor* (its first bit of the
+/// state, else of `d`): placed in `d` at their anchors plus one offset (a multiple of
+/// 64), so the whole family is a few word operations — `(occupied ?x ?y)` as
+/// `s | s >> 1` under a mask, then `(empty ?x ?y)` as its complement.
+#[derive(Clone, Debug)]
+struct Family {
+    relation: RelationId,
+    /// Atoms and their anchors.
+    atoms: Vec<(AtomId, usize)>,
+    /// The instances' shapes: literals as (array, positive, distance from the anchor).
+    shapes: Vec<Shape>,
+}
+
+/// A family instance's literals: (array, positive, distance from the anchor).
+type Shape = Vec<(&'static str, bool, isize)>;
+
+/// The fewest atoms a family has.
+const MIN_FAMILY: usize = 8;
+
+/// An atom's literals as bits of `s` or of a family placed in `d` (`None`: another
+/// literal, or an empty instance), with its anchor and signature.
+fn family_key(
+    instances: &[&Instance],
+    places: &[Place],
+    placed: &[bool],
+) -> Option<(&'static str, usize, Vec<Shape>)> {
+    let bodies: Vec<Vec<(&'static str, bool, usize)>> = instances
+        .iter()
+        .map(|instance| {
+            instance
+                .body
+                .iter()
+                .map(|&l| {
+                    let (Literal::Pos(b) | Literal::Neg(b)) = l;
+                    let positive = matches!(l, Literal::Pos(_));
+                    match places[b as usize] {
+                        Place::State(bit) => Some(("s", positive, bit)),
+                        Place::D(bit) if placed[b as usize] => Some(("d", positive, bit)),
+                        _ => None,
+                    }
+                })
+                .collect::<Option<Vec<_>>>()
+                .filter(|body| !body.is_empty())
+        })
+        .collect::<Option<_>>()?;
+    let literals = || bodies.iter().flatten();
+    let array = if literals().any(|l| l.0 == "s") {
+        "s"
+    } else {
+        "d"
+    };
+    let anchor = literals().filter(|l| l.0 == array).map(|l| l.2).min()?;
+    let mut signature: Vec<Shape> = bodies
+        .iter()
+        .map(|body| {
+            let mut shape: Shape = body
+                .iter()
+                .map(|&(a, p, bit)| (a, p, bit as isize - anchor as isize))
+                .collect();
+            shape.sort_unstable();
+            shape
+        })
+        .collect();
+    signature.sort();
+    signature.dedup();
+    Some((array, anchor, signature))
+}
+
+/// Finds the families among the atoms not placed yet of the state's and the goals'
+/// cones (see [`Family`]), those reading earlier families after them, and places
+/// them in `d` from bit `d_bits` on.
+fn families(
+    g: &Grounding,
+    by_head: &[Vec<&Instance>],
+    places: &mut [Place],
+    d_bits: &mut usize,
+    order: &[(Vec<AtomId>, bool)],
+    cones: &[&[bool]; 2],
+) -> Vec<Family> {
+    type Key = (RelationId, bool, &'static str, Vec<Shape>);
+    let mut families = Vec::new();
+    let mut placed = vec![false; g.atoms.len()];
+    loop {
+        let mut groups: BTreeMap<Key, Vec<(AtomId, usize)>> = BTreeMap::new();
+        for (atoms, cyclic) in order {
+            if *cyclic {
+                continue;
+            }
+            for &a in atoms {
+                let i = a as usize;
+                let Some(goals) = (0..2).find(|&c| cones[c][i]).map(|c| c == 1) else {
+                    continue;
+                };
+                if places[i] != Place::Never {
+                    continue;
+                }
+                let Some((array, anchor, signature)) = family_key(&by_head[i], places, &placed)
+                else {
+                    continue;
+                };
+                groups
+                    .entry((g.atoms[i].relation, goals, array, signature))
+                    .or_default()
+                    .push((a, anchor));
+            }
+        }
+        let found: Vec<Family> = groups
+            .into_iter()
+            .filter(|(_, atoms)| {
+                let mut anchors: Vec<usize> = atoms.iter().map(|&(_, anchor)| anchor).collect();
+                anchors.sort_unstable();
+                anchors.dedup();
+                // Two atoms at one anchor would share a bit.
+                atoms.len() >= MIN_FAMILY && anchors.len() == atoms.len()
+            })
+            .map(|((relation, _, _, shapes), atoms)| Family {
+                relation,
+                atoms,
+                shapes,
+            })
+            .collect();
+        if found.is_empty() {
+            return families;
+        }
+        for family in found {
+            // The first atom at the first free bit with its anchor's bit in the word.
+            let min_anchor = family.atoms.iter().map(|&(_, anchor)| anchor).min();
+            let min_anchor = min_anchor.expect("atoms");
+            let start = d_bits.next_multiple_of(64) + min_anchor % 64;
+            let offset = start as isize - min_anchor as isize;
+            for &(a, anchor) in &family.atoms {
+                let bit = (anchor as isize + offset) as usize;
+                places[a as usize] = Place::D(bit);
+                placed[a as usize] = true;
+                *d_bits = (*d_bits).max(bit + 1);
+            }
+            families.push(family);
+        }
+    }
 }
 
 fn words(bits: usize) -> usize {
@@ -439,6 +582,15 @@ impl<'a> Layout<'a> {
             sees[*r].push((m_bits, percept));
             m_bits += 1;
         }
+        // Families: placed where their literals are, computed word-parallel.
+        let families = families(
+            g,
+            &by_head,
+            &mut places,
+            &mut d_bits,
+            &order,
+            &[&state_cone, &goal_cone],
+        );
         // The rest, in evaluation order.
         for (atoms, _) in &order {
             for &a in atoms {
@@ -482,6 +634,7 @@ impl<'a> Layout<'a> {
             d_bits,
             m_bits,
             tabled: Tabled::default(),
+            families,
         };
         let mut layout = layout;
         layout.tabled = layout.choose_tabled()?;
@@ -769,11 +922,24 @@ impl<'a> Layout<'a> {
     /// not in control cost one test.
     fn statements(&self, wanted: &[bool], out: &mut String) {
         let guards = self.guards(wanted);
+        let mut in_family = vec![false; self.g.atoms.len()];
+        for family in &self.families {
+            if !family.atoms.iter().any(|&(a, _)| wanted[a as usize]) {
+                continue;
+            }
+            for &(a, _) in &family.atoms {
+                in_family[a as usize] = true;
+            }
+            self.family_statements(family, out);
+            out.push_str(CHUNK_MARK);
+        }
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
                 .copied()
-                .filter(|&a| wanted[a as usize] && !guards.contains_key(&a))
+                .filter(|&a| {
+                    wanted[a as usize] && !guards.contains_key(&a) && !in_family[a as usize]
+                })
                 .collect();
             if atoms.is_empty() {
                 continue;
@@ -821,8 +987,54 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// A family's atoms (see [`Family`]), one statement per word of `d` they occupy.
+    fn family_statements(&self, family: &Family, out: &mut String) {
+        let Place::D(first) = self.places[family.atoms[0].0 as usize] else {
+            unreachable!("a family is in `d`")
+        };
+        // A multiple of 64: bit `b` of `d` is computed from the bits `b - offset + δ` of
+        // the literals' arrays.
+        let offset = first as isize - family.atoms[0].1 as isize;
+        let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
+        for &(a, _) in &family.atoms {
+            let Place::D(bit) = self.places[a as usize] else {
+                unreachable!("a family is in `d`")
+            };
+            *masks.entry(bit / 64).or_default() |= 1 << (bit % 64);
+        }
+        let _ = writeln!(
+            out,
+            "// `{}`: {} atoms, word-parallel.",
+            self.ir.relation(family.relation).key(),
+            family.atoms.len()
+        );
+        for (w, mask) in masks {
+            let alternatives: Vec<String> = family
+                .shapes
+                .iter()
+                .map(|shape| {
+                    let parts: Vec<String> = shape
+                        .iter()
+                        .map(|&(array, positive, delta)| {
+                            let read = self.shifted_word(array, w, delta - offset);
+                            if positive { read } else { format!("!{read}") }
+                        })
+                        .collect();
+                    format!("({})", parts.join(" & "))
+                })
+                .collect();
+            let _ = writeln!(out, "d[{w}] |= ({}) & {mask:#x};", alternatives.join(" | "));
+        }
+    }
+
     /// The guarded atoms of a function (see [`Self::statements`]) and their guards.
     fn guards(&self, wanted: &[bool]) -> BTreeMap<AtomId, AtomId> {
+        let mut in_family = vec![false; self.g.atoms.len()];
+        for family in &self.families {
+            for &(a, _) in &family.atoms {
+                in_family[a as usize] = true;
+            }
+        }
         let computed = |a: AtomId| wanted[a as usize] && self.places[a as usize] != Place::Never;
         let mut read = vec![false; self.g.atoms.len()];
         let mut cyclic = vec![false; self.g.atoms.len()];
@@ -845,7 +1057,12 @@ impl<'a> Layout<'a> {
         let mut counts: BTreeMap<AtomId, usize> = BTreeMap::new();
         for a in 0..self.g.atoms.len() as AtomId {
             let instances = &self.by_head[a as usize];
-            if !computed(a) || read[a as usize] || cyclic[a as usize] || instances.is_empty() {
+            if !computed(a)
+                || read[a as usize]
+                || cyclic[a as usize]
+                || in_family[a as usize]
+                || instances.is_empty()
+            {
                 continue;
             }
             let common: Vec<AtomId> = instances[0]
