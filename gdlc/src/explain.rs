@@ -440,6 +440,11 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
                 "straight-line"
             }
         );
+        let _ = writeln!(
+            out,
+            "word-parallel families: {} ({} atoms); atoms computed under a guard: {}",
+            size.families, size.family_atoms, size.guarded
+        );
     }
     for (r, relation) in ir.relations.iter().enumerate() {
         let atoms = grounding.of(crate::ir::RelationId(r as u32));

@@ -278,6 +278,31 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
     }
 }
 
+/// The team's breakthrough: `occupied` and `empty` cells are word-parallel families
+/// (placed where their fluents are: a few word operations for 64 atoms each), and
+/// each role's legal moves are computed under the test of its control fluent.
+#[test]
+fn families_and_guards_in_breakthrough() {
+    let file = common::read_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/breakthrough.kif"),
+    );
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    assert!(
+        size.families >= 2 && size.family_atoms >= 128,
+        "families: {size:?}"
+    );
+    assert!(size.guarded >= 200, "guarded legal moves: {size:?}");
+    let explained = gdlc::explain::ground(&ir, &plan, "breakthrough.kif");
+    assert!(
+        explained.contains("word-parallel families: "),
+        "{explained}"
+    );
+}
+
 /// A fluent whose analysis domains multiply past a dense state (8 positions × 8
 /// symbols: 8^8 possible values) compiles through grounding, which keeps the 8
 /// rotations that can occur, and through the join backend, whose plan lists them.

@@ -186,6 +186,12 @@ pub struct CodeSize {
     pub goals: usize,
     /// Whether `eval_goals` is a program.
     pub goals_program: bool,
+    /// Word-parallel families (see `Family`): how many, and their atoms.
+    pub families: usize,
+    /// The atoms in the families.
+    pub family_atoms: usize,
+    /// Atoms computed under a guard (the player in control …).
+    pub guarded: usize,
 }
 
 /// The code size of a grounded game (see [`CodeSize`]), or why this backend cannot
@@ -197,6 +203,14 @@ pub fn code_size(ir: &Ir, grounding: &Grounding) -> Result<CodeSize, String> {
         moves: layout.cone_literals(&layout.move_cone),
         goals: layout.cone_literals(&layout.goal_cone),
         goals_program: layout.tabled.goals,
+        families: layout.families.len(),
+        family_atoms: layout.families.iter().map(|f| f.atoms.len()).sum(),
+        guarded: layout.guards(&layout.state_cone).len()
+            + if layout.tabled.goals {
+                0
+            } else {
+                layout.guards(&layout.goal_cone).len()
+            },
     })
 }
 
