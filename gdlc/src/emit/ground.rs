@@ -146,16 +146,33 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
     if matches!(&plain, Ok(g) if g.module.is_ok()) {
         return plain;
     }
-    if let Ok(grounding) = crate::ground::ground(ir, plan, limits, true)
-        && let module @ Ok(_) = lib_rs(ir, &grounding, source)
-    {
-        return Ok(Grounded {
-            grounding,
-            projected: true,
-            module,
+    let projected =
+        crate::ground::ground(ir, plan, limits, true).and_then(|grounding| {
+            match lib_rs(ir, &grounding, source) {
+                Ok(module) => Ok((grounding, module)),
+                Err(reason) => Err(reason),
+            }
         });
+    let why_not_projected = match projected {
+        Ok((grounding, module)) => {
+            return Ok(Grounded {
+                grounding,
+                projected: true,
+                module: Ok(module),
+            });
+        }
+        Err(reason) => reason,
+    };
+    // Neither: the plain grounding's reason, and the projected one's.
+    match plain {
+        Ok(mut grounded) => {
+            if let Err(reason) = &mut grounded.module {
+                *reason = format!("{reason}; projected: {why_not_projected}");
+            }
+            Ok(grounded)
+        }
+        Err(reason) => Err(format!("{reason}; projected: {why_not_projected}")),
     }
-    plain
 }
 
 /// The ground reasoner module for a grounded game, or why this backend cannot emit

@@ -960,8 +960,8 @@ impl Join<'_> {
         self.literals += self.pos.len() + self.neg.len();
         if self.found.len() > self.limits.instances || self.literals > self.limits.literals {
             return Err(format!(
-                "more than {} rule instances or {} ground literals",
-                self.limits.instances, self.limits.literals
+                "more than {} rule instances or {} ground literals (the last in the rule for `{}`)",
+                self.limits.instances, self.limits.literals, self.rule.head_key
             ));
         }
         self.found.push(Found {
