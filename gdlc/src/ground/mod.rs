@@ -630,7 +630,12 @@ impl<'a> Grounder<'a> {
                     .map(|r| r - base)
             };
             let aux: Vec<Option<usize>> = (0..atoms.len() as AtomId).map(aux_of).collect();
-            instances = inline_unprofitable(instances, &aux, self.aux_phases.len());
+            instances = inline_unprofitable(
+                instances,
+                &aux,
+                self.aux_phases.len(),
+                self.limits.instances,
+            )?;
             let literals: usize = instances.iter().map(|i| i.body.len()).sum();
             if instances.len() > self.limits.instances || literals > self.limits.literals {
                 return Err(format!(
@@ -681,12 +686,14 @@ impl<'a> Grounder<'a> {
 /// Undoes the projections that do not pay (`aux[a]`: the auxiliary relation of atom
 /// `a`, if any, of `count`): a projection is kept when its instances and the literals
 /// reading it hold fewer literals than the instances would with each reading literal
-/// replaced by each of the auxiliary atom's bodies; otherwise it is replaced so.
+/// replaced by each of the auxiliary atom's bodies; otherwise it is replaced so. Fails
+/// past `max` instances (alternatives of several inlined literals multiply).
 fn inline_unprofitable(
     instances: Vec<Instance>,
     aux: &[Option<usize>],
     count: usize,
-) -> Vec<Instance> {
+    max: usize,
+) -> Result<Vec<Instance>, String> {
     let mut bodies: HashMap<AtomId, Vec<usize>> = HashMap::new();
     for (i, instance) in instances.iter().enumerate() {
         if aux[instance.head as usize].is_some() {
@@ -722,6 +729,11 @@ fn inline_unprofitable(
             match literal {
                 Literal::Pos(a) if inlined(a) => {
                     let alternatives = bodies.get(&a).map_or(&[][..], |v| v);
+                    if out.len() + partial.len() * alternatives.len() > max {
+                        return Err(format!(
+                            "more than {max} rule instances (undoing a projection)"
+                        ));
+                    }
                     let mut expanded = Vec::with_capacity(partial.len() * alternatives.len());
                     for body in &partial {
                         for &i in alternatives {
@@ -751,7 +763,7 @@ fn inline_unprofitable(
             });
         }
     }
-    out
+    Ok(out)
 }
 
 /// One rule's join, reading the tables and recording derivations.
