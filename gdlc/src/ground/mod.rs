@@ -608,12 +608,7 @@ impl<'a> Grounder<'a> {
                     body.push(Literal::Neg(atom_of(*relation, local)));
                 }
             }
-            body.sort_unstable();
-            body.dedup();
-            if body
-                .iter()
-                .any(|l| matches!(l, Literal::Neg(a) if body.contains(&Literal::Pos(*a))))
-            {
+            if !normalize_body(&mut body) {
                 continue;
             }
             instances.push(Instance {
@@ -683,6 +678,16 @@ impl<'a> Grounder<'a> {
     }
 }
 
+/// Sorts an instance body and drops repeated literals; false when it holds an atom and
+/// its negation (the instance never holds).
+fn normalize_body(body: &mut Vec<Literal>) -> bool {
+    body.sort_unstable();
+    body.dedup();
+    !body
+        .iter()
+        .any(|l| matches!(l, Literal::Neg(a) if body.contains(&Literal::Pos(*a))))
+}
+
 /// Undoes the projections that do not pay (`aux[a]`: the auxiliary relation of atom
 /// `a`, if any, of `count`): a projection is kept when its instances and the literals
 /// reading it hold fewer literals than the instances would with each reading literal
@@ -748,12 +753,7 @@ fn inline_unprofitable(
             }
         }
         for mut body in partial {
-            body.sort_unstable();
-            body.dedup();
-            if body
-                .iter()
-                .any(|l| matches!(l, Literal::Neg(a) if body.contains(&Literal::Pos(*a))))
-            {
+            if !normalize_body(&mut body) {
                 continue;
             }
             out.push(Instance {
