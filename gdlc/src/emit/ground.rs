@@ -988,34 +988,107 @@ impl<'a> Layout<'a> {
             by_guard.entry(guard).or_default().push(a);
         }
         for (guard, atoms) in by_guard {
+            let statements = self.guarded_statements(guard, &atoms);
             // Blocks of a bounded size, so the function can still be split.
-            for block in atoms.chunks(GUARDED_BLOCK) {
+            for block in statements.chunks(GUARDED_BLOCK) {
                 let _ = writeln!(out, "if {} & 1 != 0 {{", self.literal(Literal::Pos(guard)));
-                let computed: Vec<(AtomId, String)> = block
-                    .iter()
-                    .map(|&a| {
-                        let rest: Vec<Instance> = self.by_head[a as usize]
-                            .iter()
-                            .map(|i| Instance {
-                                rule: i.rule,
-                                head: i.head,
-                                body: i
-                                    .body
-                                    .iter()
-                                    .copied()
-                                    .filter(|&l| l != Literal::Pos(guard))
-                                    .collect(),
-                            })
-                            .collect();
-                        let refs: Vec<&Instance> = rest.iter().collect();
-                        (a, self.expression_of(&refs))
-                    })
-                    .collect();
-                self.assign(&computed, false, out);
+                for statement in block {
+                    out.push_str(statement);
+                }
                 out.push_str("}\n");
                 out.push_str(CHUNK_MARK);
             }
         }
+    }
+
+    /// The statements of the atoms under one guard, the guard left out of their
+    /// instances. Atoms of one instance in the same shape relative to their own bit
+    /// (literals from the same arrays, same polarities, same distances) are computed
+    /// together, one masked word expression per word of `d` (*head-parallel*); the
+    /// guarded atoms are read by no other atom of the function, so their order is free.
+    fn guarded_statements(&self, guard: AtomId, atoms: &[AtomId]) -> Vec<String> {
+        type Shape = Vec<(&'static str, bool, isize)>;
+        let mut classes: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
+        let mut single: Vec<(AtomId, Vec<Instance>)> = Vec::new();
+        for &a in atoms {
+            let rest: Vec<Instance> = self.by_head[a as usize]
+                .iter()
+                .map(|i| Instance {
+                    rule: i.rule,
+                    head: i.head,
+                    body: i
+                        .body
+                        .iter()
+                        .copied()
+                        .filter(|&l| l != Literal::Pos(guard))
+                        .collect(),
+                })
+                .collect();
+            let Place::D(head) = self.places[a as usize] else {
+                single.push((a, rest));
+                continue;
+            };
+            let shape: Option<Shape> = match &rest[..] {
+                [instance] if !instance.body.is_empty() => instance
+                    .body
+                    .iter()
+                    .map(|&l| {
+                        self.bit_of(l).map(|(array, bit, positive)| {
+                            (array, positive, bit as isize - head as isize)
+                        })
+                    })
+                    .collect(),
+                _ => None,
+            };
+            match shape {
+                Some(mut shape) => {
+                    shape.sort_unstable();
+                    classes.entry(shape).or_default().push(head);
+                }
+                None => single.push((a, rest)),
+            }
+        }
+        let mut statements = Vec::new();
+        for (shape, heads) in &classes {
+            if heads.len() == 1 {
+                let head = heads[0];
+                let parts: Vec<String> = shape
+                    .iter()
+                    .map(|&(array, positive, delta)| {
+                        let read = self.shifted_word(array, head / 64, delta);
+                        if positive { read } else { format!("!{read}") }
+                    })
+                    .collect();
+                statements.push(format!(
+                    "d[{}] |= ({}) & {:#x};\n",
+                    head / 64,
+                    parts.join(" & "),
+                    1u64 << (head % 64)
+                ));
+                continue;
+            }
+            let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
+            for &head in heads {
+                *masks.entry(head / 64).or_default() |= 1 << (head % 64);
+            }
+            for (w, mask) in masks {
+                let parts: Vec<String> = shape
+                    .iter()
+                    .map(|&(array, positive, delta)| {
+                        let read = self.shifted_word(array, w, delta);
+                        if positive { read } else { format!("!{read}") }
+                    })
+                    .collect();
+                statements.push(format!("d[{w}] |= ({}) & {mask:#x};\n", parts.join(" & ")));
+            }
+        }
+        for (a, rest) in single {
+            let refs: Vec<&Instance> = rest.iter().collect();
+            let mut text = String::new();
+            self.assign(&[(a, self.expression_of(&refs))], false, &mut text);
+            statements.push(text);
+        }
+        statements
     }
 
     /// A family's atoms (see [`Family`]), one statement per word of `d` they occupy.
