@@ -1050,23 +1050,6 @@ impl<'a> Layout<'a> {
         }
         let mut statements = Vec::new();
         for (shape, heads) in &classes {
-            if heads.len() == 1 {
-                let head = heads[0];
-                let parts: Vec<String> = shape
-                    .iter()
-                    .map(|&(array, positive, delta)| {
-                        let read = self.shifted_word(array, head / 64, delta);
-                        if positive { read } else { format!("!{read}") }
-                    })
-                    .collect();
-                statements.push(format!(
-                    "d[{}] |= ({}) & {:#x};\n",
-                    head / 64,
-                    parts.join(" & "),
-                    1u64 << (head % 64)
-                ));
-                continue;
-            }
             let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
             for &head in heads {
                 *masks.entry(head / 64).or_default() |= 1 << (head % 64);
