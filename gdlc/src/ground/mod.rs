@@ -618,13 +618,14 @@ impl<'a> Grounder<'a> {
             });
         }
         if !self.aux_phases.is_empty() {
+            // The auxiliary relations' atoms are the last ranges.
             let base = self.ir.relations.len();
-            let aux_of = |a: AtomId| {
-                (base..relation_atoms.len())
-                    .find(|&r| relation_atoms[r].contains(&a))
-                    .map(|r| r - base)
-            };
-            let aux: Vec<Option<usize>> = (0..atoms.len() as AtomId).map(aux_of).collect();
+            let mut aux: Vec<Option<usize>> = vec![None; atoms.len()];
+            for k in 0..self.aux_phases.len() {
+                for a in relation_atoms[base + k].clone() {
+                    aux[a as usize] = Some(k);
+                }
+            }
             instances = inline_unprofitable(
                 instances,
                 &aux,
