@@ -16,6 +16,12 @@
 //!   literal does (an empty one always holds), the atom when one instance does;
 //! - literal: [`FROM_D`] for a bit of `d` (else a bit of `s`), [`NEGATED`] for the
 //!   negation, and the bit.
+//!
+//! A *keyed* program ([`run_keyed`]) holds the `next` instances that run under one move
+//! of one role (in games with thousands of moves, most of the next state's code): a
+//! sequence of instances, each the bit of the next state it sets, the number of its
+//! literals, then the literals, which may also read the move-dependent atoms `m`
+//! ([`FROM_M`]). The generated code keeps one per move and runs the played one.
 
 /// A group's atoms depend on each other.
 pub const CYCLIC: u32 = 1 << 31;
@@ -26,7 +32,13 @@ pub const FROM_D: u32 = 1 << 31;
 /// Literal: the negation.
 pub const NEGATED: u32 = 1 << 30;
 
+/// Literal of a keyed program: a bit of the move-dependent atoms `m`.
+pub const FROM_M: u32 = 1 << 29;
+
 const BIT: u32 = (1 << 30) - 1;
+
+/// The bit of a keyed program's literal.
+const KEYED_BIT: u32 = FROM_M - 1;
 
 #[inline(always)]
 fn get(words: &[u64], bit: u32) -> bool {
@@ -86,9 +98,52 @@ pub fn run(program: &[u32], s: &[u64], d: &mut [u64]) {
     }
 }
 
+/// Runs a keyed program (see the module docs): sets the bits of the next state `n`
+/// whose instances hold, reading the state `s`, its atoms `d` and the move-dependent
+/// atoms `m`.
+pub fn run_keyed(program: &[u32], s: &[u64], d: &[u64], m: &[u64], n: &mut [u64]) {
+    let mut at = 0;
+    while at < program.len() {
+        let bit = program[at];
+        let end = at + 2 + program[at + 1] as usize;
+        let holds = program[at + 2..end].iter().all(|&literal| {
+            let words = if literal & FROM_D != 0 {
+                d
+            } else if literal & FROM_M != 0 {
+                m
+            } else {
+                s
+            };
+            get(words, literal & KEYED_BIT) != (literal & NEGATED != 0)
+        });
+        if holds {
+            n[(bit >> 6) as usize] |= 1 << (bit & 63);
+        }
+        at = end;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keyed_instances_read_s_d_and_m() {
+        // n3 = s1 & !d0; n70 = m2; n5 = (empty); n6 = s0 (does not hold).
+        #[rustfmt::skip]
+        let program = [
+            3, 2, FROM_S | 1, FROM_D | NEGATED,
+            70, 1, FROM_M | 2,
+            5, 0,
+            6, 1, FROM_S,
+        ];
+        let mut n = [0u64; 2];
+        run_keyed(&program, &[0b10], &[0], &[0b100], &mut n);
+        assert_eq!(n, [0b101000, 1 << 6]);
+        let mut n = [0u64; 2];
+        run_keyed(&program, &[0b10], &[1], &[0], &mut n);
+        assert_eq!(n, [0b100000, 0]);
+    }
 
     #[test]
     fn groups_instances_negation_and_recursion() {

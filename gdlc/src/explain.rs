@@ -430,9 +430,17 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     if let Ok(size) = crate::emit::ground::code_size(ir, grounding) {
         let _ = writeln!(
             out,
-            "code: {} literals per state, {} per joint move, {} for goals ({})",
+            "code: {} literals per state, {} per joint move ({}), {} for goals ({})",
             size.state,
             size.moves,
+            if size.keyed_program {
+                format!(
+                    "those under one move a keyed program, {} per move",
+                    size.keyed_per_move
+                )
+            } else {
+                "straight-line".to_owned()
+            },
             size.goals,
             if size.goals_program {
                 "a program"

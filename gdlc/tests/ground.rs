@@ -278,6 +278,40 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
     }
 }
 
+/// Teleport (our own game): every move names a source and a target cell, so the `next`
+/// instances under one move (the piece copied to the target) pass the straight-line
+/// budget; as a keyed program per role, of which each joint move runs its own slice,
+/// the game compiles with the ground backend. The grounding agrees with the
+/// interpreter (`cargo xtask verify` checks the emitted code: see xtask's tests).
+#[test]
+fn moves_with_thousands_of_instances_become_keyed_programs() {
+    let file = common::read_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/teleport.kif"),
+    );
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    assert!(size.keyed_program, "keyed: {size:?}");
+    assert!(
+        size.state + size.moves > gdlc::emit::ground::MAX_EMITTED_LITERALS,
+        "needs it: {size:?}"
+    );
+    let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "teleport.kif").expect("emits");
+    assert!(module.contains("static KEYED_0"), "a keyed program");
+    assert!(module.contains("static KEYED_1"), "a keyed program");
+    let mut reference = Interpreter::new(&front).expect("interpreter");
+    let mut candidate = GroundGame::new(&ir, &grounding);
+    let options = CompareOptions {
+        perft_depth: 2,
+        playouts: 10,
+        max_steps: 20,
+        seed: 1,
+    };
+    compare(&mut reference, &mut candidate, options).expect("agrees");
+}
+
 /// The team's breakthrough: `occupied` and `empty` cells are word-parallel families
 /// (placed where their fluents are: a few word operations for 64 atoms each), and
 /// each role's legal moves are computed under the test of its control fluent.

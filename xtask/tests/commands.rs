@@ -79,6 +79,8 @@ fn verify_representative_games() {
         workspace().join("gdlc/tests/plan/sorting.kif"),
         // Projected rules and goals as a program: the ground backend.
         workspace().join("gdlc/tests/ground/marks.kif"),
+        // `next` instances under one move as keyed programs: the ground backend.
+        workspace().join("gdlc/tests/ground/teleport.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [
@@ -87,6 +89,8 @@ fn verify_representative_games() {
             "blocker.kif",
             "kriegtictactoe.kif",
             "montyhall.kif",
+            // Keyed programs, nested guards: the ground backend.
+            "checkers.kif",
             // `next` facts (a next state computed at compile time) and left recursion.
             "test/test_distinct_beginning_rule.kif",
             "test/test_case_5e.kif",

@@ -23,9 +23,16 @@
 //! next state. The runtime ([`gdlc_runtime::ground::Ground`]) caches `d` per state.
 //! The output is deterministic: every list is in atom, fluent or move order.
 //!
+//! Atoms of one level (none reads another) are computed under nested guards: the
+//! positive literal every instance of several atoms holds becomes an `if` around them
+//! (a move's source square guards every move from it), and so on inside.
+//!
 //! Size: straight-line code costs rustc time, so past [`MAX_EMITTED_LITERALS`] the
-//! goals become a program (data for [`gdlc_runtime::program`]); the code of every
-//! state and joint move must fit in straight lines, else the join backend is used.
+//! `next` instances that run under one move become keyed programs (data for
+//! [`gdlc_runtime::program::run_keyed`], one slice per move, of which the played one
+//! runs), and then the goals a program ([`gdlc_runtime::program::run`]); the rest of
+//! the code of every state and joint move must fit in straight lines, else the join
+//! backend is used.
 //! [`ground_and_emit`] grounds plainly first and projected (see
 //! [`crate::ground::ground`]) only when the plain grounding cannot be emitted.
 
@@ -50,10 +57,22 @@ pub const MAX_EMITTED_LITERALS: usize = 20_000;
 /// games (mastermind's 326,000).
 pub const MAX_PROGRAM_LITERALS: usize = 100_000;
 
+/// The most literals a keyed program may hold per move of a role on average: it runs
+/// the played move's, interpreted, every joint move, so it pays where moves are many
+/// and each touches little (measured: checkers 50 and 5.6× faster than the join
+/// backend, knightwar 42 and 4×, reversi 120 and 1.1× faster than its projected
+/// grounding), not where a few moves each cover the board (mummymaze2p 1,201 and
+/// pacman3p 38,000: 5–6× slower than the join backend).
+const MAX_KEYED_PER_MOVE: usize = 250;
+
 /// Which code is a program rather than straight-line code.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tabled {
+    /// `eval_goals` runs a program.
     goals: bool,
+    /// The `next` instances under one move are a keyed program per role, of which
+    /// `eval_moves` runs the played move's part, rather than arms of a `match`.
+    keyed: bool,
 }
 
 /// The fewest atoms that share a guard before they are computed under it (see
@@ -203,6 +222,11 @@ pub struct CodeSize {
     pub goals: usize,
     /// Whether `eval_goals` is a program.
     pub goals_program: bool,
+    /// Whether the `next` instances under one move are keyed programs.
+    pub keyed_program: bool,
+    /// The literals of those instances per move of a role, on average (the most of
+    /// any role).
+    pub keyed_per_move: usize,
     /// Word-parallel families (see `Family`): how many, and their atoms.
     pub families: usize,
     /// The atoms in the families.
@@ -220,6 +244,8 @@ pub fn code_size(ir: &Ir, grounding: &Grounding) -> Result<CodeSize, String> {
         moves: layout.cone_literals(&layout.move_cone),
         goals: layout.cone_literals(&layout.goal_cone),
         goals_program: layout.tabled.goals,
+        keyed_program: layout.tabled.keyed,
+        keyed_per_move: layout.keyed_literals().1,
         families: layout.families.len(),
         family_atoms: layout.families.iter().map(|f| f.atoms.len()).sum(),
         guarded: layout.guards(&layout.state_cone).len()
@@ -677,15 +703,37 @@ impl<'a> Layout<'a> {
     /// state and joint move runs must fit it in straight lines: as a program it is
     /// slower than the join backend on the games measured (hex, mummymaze2p …),
     /// while goals run once per game.
+    ///
+    /// When the code of every state and joint move does not fit, the `next`
+    /// instances that run under one move become a keyed program (data: only the
+    /// played move's part runs, so they cost no more than straight-line arms), if
+    /// that makes it fit.
     fn choose_tabled(&self) -> Result<Tabled, String> {
-        let per_step = self.cone_literals(&self.state_cone) + self.cone_literals(&self.move_cone);
+        let state = self.cone_literals(&self.state_cone);
+        let moves = self.cone_literals(&self.move_cone);
+        let mut per_step = state + moves;
         let goals = self.cone_literals(&self.goal_cone);
         if per_step + goals <= MAX_EMITTED_LITERALS {
             return Ok(Tabled::default());
         }
+        let mut keyed = false;
+        let (keyed_literals, keyed_per_move) = self.keyed_literals();
+        if per_step > MAX_EMITTED_LITERALS
+            && per_step - keyed_literals <= MAX_EMITTED_LITERALS
+            && keyed_per_move <= MAX_KEYED_PER_MOVE
+        {
+            keyed = true;
+            per_step -= keyed_literals;
+            if per_step + goals <= MAX_EMITTED_LITERALS {
+                return Ok(Tabled {
+                    goals: false,
+                    keyed,
+                });
+            }
+        }
         if per_step > MAX_EMITTED_LITERALS {
             return Err(format!(
-                "the ground code for every state and joint move would hold {per_step} literals, more than {MAX_EMITTED_LITERALS}"
+                "the ground code for every state and joint move would hold {per_step} literals, more than {MAX_EMITTED_LITERALS} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)"
             ));
         }
         if goals > MAX_PROGRAM_LITERALS {
@@ -693,14 +741,56 @@ impl<'a> Layout<'a> {
                 "the ground goals hold {goals} literals, more than {MAX_PROGRAM_LITERALS}"
             ));
         }
-        Ok(Tabled { goals: true })
+        Ok(Tabled { goals: true, keyed })
+    }
+
+    /// Whether the rest of a `next` instance under one move can be in a keyed
+    /// program: it reads no other move.
+    fn programmable(&self, body: &[Literal]) -> bool {
+        !body.iter().any(|&l| {
+            let (Literal::Pos(b) | Literal::Neg(b)) = l;
+            matches!(self.places[b as usize], Place::Move(..))
+        })
+    }
+
+    /// The literals of the `next` instances that run under one move of one role and
+    /// can be in a keyed program (see `eval_moves`), and the most of them per move of
+    /// one role on average: what a keyed program runs per joint move and role.
+    fn keyed_literals(&self) -> (usize, usize) {
+        let roles = self.role_moves.len() - 1;
+        let mut per_role = vec![0usize; roles];
+        for a in 0..self.g.atoms.len() {
+            if !self.move_cone[a] || !matches!(self.places[a], Place::Next(_)) {
+                continue;
+            }
+            for instance in &self.by_head[a] {
+                if self.copy_of(instance).is_some() {
+                    continue;
+                }
+                if let Some((role, _, body)) = self.key_of(instance)
+                    && self.programmable(&body)
+                {
+                    per_role[role] += instance.body.len();
+                }
+            }
+        }
+        let per_move = (0..roles)
+            .map(|r| {
+                let moves = (self.role_moves[r + 1] - self.role_moves[r]).max(1) as usize;
+                per_role[r].div_ceil(moves)
+            })
+            .max()
+            .unwrap_or(0);
+        (per_role.iter().sum(), per_move)
     }
 
     /// The literals the code of one cone spells out: copies of a fluent (unconditional
-    /// or under one move) become bits of constant tables and are not counted.
+    /// or under one move) and atoms that only say which moves were played become bits
+    /// of constant tables and are not counted.
     fn cone_literals(&self, cone: &[bool]) -> usize {
+        let move_only = self.move_only_atoms();
         (0..self.g.atoms.len())
-            .filter(|&a| cone[a])
+            .filter(|&a| cone[a] && move_only[a].is_none())
             .map(|a| {
                 self.by_head[a]
                     .iter()
@@ -964,24 +1054,74 @@ impl<'a> Layout<'a> {
             self.family_statements(family, out);
             out.push_str(CHUNK_MARK);
         }
+        // By level (the longest chain of atoms of this function below an atom): atoms
+        // of one level do not read each other, so each level's acyclic atoms are
+        // computed under nested guards (see `guard_tree`).
+        let mut level: Vec<Option<usize>> = vec![None; self.g.atoms.len()];
+        let mut levels: Vec<(Vec<Vec<AtomId>>, Vec<AtomId>)> = Vec::new();
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
                 .copied()
                 .filter(|&a| {
-                    wanted[a as usize] && !guards.contains_key(&a) && !in_family[a as usize]
+                    wanted[a as usize]
+                        && !guards.contains_key(&a)
+                        && !in_family[a as usize]
+                        && self.places[a as usize] != Place::Never
                 })
                 .collect();
             if atoms.is_empty() {
                 continue;
             }
-            let computed: Vec<(AtomId, String)> = atoms
+            let below = atoms
                 .iter()
-                .filter(|&&a| self.places[a as usize] != Place::Never)
-                .map(|&a| (a, self.expression(a)))
+                .flat_map(|&a| &self.by_head[a as usize])
+                .flat_map(|i| &i.body)
+                .filter_map(|&l| {
+                    let (Literal::Pos(b) | Literal::Neg(b)) = l;
+                    if atoms.contains(&b) {
+                        None
+                    } else {
+                        level[b as usize]
+                    }
+                })
+                .max();
+            let at = below.map_or(0, |l| l + 1);
+            for &a in &atoms {
+                level[a as usize] = Some(at);
+            }
+            if levels.len() <= at {
+                levels.resize_with(at + 1, Default::default);
+            }
+            if *cyclic {
+                levels[at].0.push(atoms);
+            } else {
+                levels[at].1.extend(atoms);
+            }
+        }
+        for (cyclic_groups, acyclic) in levels {
+            for atoms in cyclic_groups {
+                let computed: Vec<(AtomId, String)> =
+                    atoms.iter().map(|&a| (a, self.expression(a))).collect();
+                self.assign(&computed, true, out);
+                out.push_str(CHUNK_MARK);
+            }
+            let items: Vec<(AtomId, Vec<Instance>)> = acyclic
+                .iter()
+                .map(|&a| {
+                    let rest = self.by_head[a as usize]
+                        .iter()
+                        .map(|&i| i.clone())
+                        .collect();
+                    (a, rest)
+                })
                 .collect();
-            self.assign(&computed, *cyclic, out);
-            out.push_str(CHUNK_MARK);
+            let mut statements = Vec::new();
+            self.guard_tree(items, &mut statements);
+            for statement in statements {
+                out.push_str(&statement);
+                out.push_str(CHUNK_MARK);
+            }
         }
         let mut by_guard: BTreeMap<AtomId, Vec<AtomId>> = BTreeMap::new();
         for (&a, &guard) in &guards {
@@ -1065,13 +1205,72 @@ impl<'a> Layout<'a> {
                 statements.push(format!("d[{w}] |= ({}) & {mask:#x};\n", parts.join(" & ")));
             }
         }
-        for (a, rest) in single {
+        self.guard_tree(single, &mut statements);
+        statements
+    }
+
+    /// Statements of guarded atoms (each with its instances, guards left out) under
+    /// nested guards: repeatedly, the positive literal that every instance of the most
+    /// atoms holds (at least [`MIN_GUARDED`]) becomes an `if` around those atoms,
+    /// left out of their instances, and so on inside. A legal move's source square
+    /// guards every move from it: an empty square costs one test. The atoms are read
+    /// by no other atom of the function, so their order is free.
+    fn guard_tree(&self, mut items: Vec<(AtomId, Vec<Instance>)>, statements: &mut Vec<String>) {
+        let common = |rest: &[Instance]| -> Vec<Literal> {
+            let Some(first) = rest.first() else {
+                return Vec::new();
+            };
+            first
+                .body
+                .iter()
+                .copied()
+                .filter(|&l| {
+                    matches!(l, Literal::Pos(b)
+                        if matches!(self.places[b as usize], Place::State(_) | Place::D(_)))
+                        && rest.iter().all(|i| i.body.contains(&l))
+                })
+                .collect()
+        };
+        loop {
+            let mut counts: BTreeMap<Literal, usize> = BTreeMap::new();
+            for (_, rest) in &items {
+                for l in common(rest) {
+                    *counts.entry(l).or_default() += 1;
+                }
+            }
+            let best = counts
+                .iter()
+                .filter(|&(_, &count)| count >= MIN_GUARDED)
+                .max_by_key(|&(&l, &count)| (count, std::cmp::Reverse(l)))
+                .map(|(&l, _)| l);
+            let Some(best) = best else { break };
+            let (inside, outside): (Vec<_>, Vec<_>) = items
+                .into_iter()
+                .partition(|(_, rest)| common(rest).contains(&best));
+            items = outside;
+            let inside: Vec<(AtomId, Vec<Instance>)> = inside
+                .into_iter()
+                .map(|(a, mut rest)| {
+                    for instance in &mut rest {
+                        instance.body.retain(|&l| l != best);
+                    }
+                    (a, rest)
+                })
+                .collect();
+            let mut inner = Vec::new();
+            self.guard_tree(inside, &mut inner);
+            statements.push(format!(
+                "if {} & 1 != 0 {{\n{}}}\n",
+                self.literal(best),
+                inner.concat()
+            ));
+        }
+        for (a, rest) in items {
             let refs: Vec<&Instance> = rest.iter().collect();
             let mut text = String::new();
             self.assign(&[(a, self.expression_of(&refs))], false, &mut text);
             statements.push(text);
         }
-        statements
     }
 
     /// A family's atoms (see [`Family`]), one statement per word of `d` they occupy.
@@ -1446,7 +1645,24 @@ impl<'a> Layout<'a> {
             self.assign(&computed, *cyclic, out);
             out.push_str(CHUNK_MARK);
         }
-        for (role, arms) in &keyed {
+        if self.tabled.keyed {
+            // Instances that also read another move stay in `match` arms.
+            let mut programs: BTreeMap<usize, MoveArms> = BTreeMap::new();
+            for (role, arms) in &mut keyed {
+                for (mv, heads) in arms.iter_mut() {
+                    let (programmed, kept): (Vec<_>, Vec<_>) = std::mem::take(heads)
+                        .into_iter()
+                        .partition(|(_, body)| self.programmable(body));
+                    *heads = kept;
+                    if !programmed.is_empty() {
+                        programs.entry(*role).or_default().insert(*mv, programmed);
+                    }
+                }
+                arms.retain(|_, heads| !heads.is_empty());
+            }
+            self.keyed_programs(&programs, out, &mut tables);
+        }
+        for (role, arms) in keyed.iter().filter(|(_, arms)| !arms.is_empty()) {
             let _ = writeln!(out, "match joint[{role}] {{");
             for (i, (mv, heads)) in arms.iter().enumerate() {
                 if i > 0 && i % 64 == 0 {
@@ -1469,6 +1685,74 @@ impl<'a> Layout<'a> {
             out.push_str(CHUNK_MARK);
         }
         tables
+    }
+
+    /// The `next` instances under one move as keyed programs (see
+    /// [`gdlc_runtime::program::run_keyed`]): per role, the instances of all its
+    /// moves in one array (`KEYED_r`) with each move's start in another (`KEYED_AT_r`),
+    /// and the statement that runs the played move's.
+    fn keyed_programs(
+        &self,
+        keyed: &BTreeMap<usize, MoveArms>,
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        use gdlc_runtime::program as p;
+        let list = |words: &[u32]| {
+            words
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        for (role, arms) in keyed {
+            let base = self.role_moves[*role];
+            let count = (self.role_moves[role + 1] - base) as usize;
+            let mut words: Vec<u32> = Vec::new();
+            let mut starts: Vec<u32> = Vec::with_capacity(count + 1);
+            for k in 0..count {
+                starts.push(words.len() as u32);
+                for (bit, body) in arms.get(&(base + k as u32)).into_iter().flatten() {
+                    let at = words.len();
+                    words.extend([*bit as u32, 0]);
+                    let mut never = false;
+                    for &literal in body {
+                        let (Literal::Pos(a) | Literal::Neg(a)) = literal;
+                        let negated = matches!(literal, Literal::Neg(_));
+                        let word = match self.places[a as usize] {
+                            Place::State(b) => p::FROM_S | b as u32,
+                            Place::D(b) => p::FROM_D | b as u32,
+                            Place::M(b) => p::FROM_M | b as u32,
+                            // Never holds: the instance does not, or the negation does.
+                            _ if !negated => {
+                                never = true;
+                                break;
+                            }
+                            _ => continue,
+                        };
+                        words.push(if negated { word | p::NEGATED } else { word });
+                    }
+                    if never {
+                        words.truncate(at);
+                    } else {
+                        words[at + 1] = (words.len() - at - 2) as u32;
+                    }
+                }
+            }
+            starts.push(words.len() as u32);
+            let _ = writeln!(
+                tables,
+                "/// The `next` instances under each move of role {role} (`gdlc_runtime::program::run_keyed`).\nstatic KEYED_{role}: [u32; {}] = [{}];\nstatic KEYED_AT_{role}: [u32; {}] = [{}];",
+                words.len(),
+                list(&words),
+                starts.len(),
+                list(&starts)
+            );
+            let _ = writeln!(
+                out,
+                "{{\nlet k = (joint[{role}] - {base}) as usize;\ngdlc_runtime::program::run_keyed(&KEYED_{role}[KEYED_AT_{role}[k] as usize..KEYED_AT_{role}[k + 1] as usize], s, d, m, n);\n}}"
+            );
+        }
     }
 
     /// For each atom of `m` whose every instance is one played move, the moves that

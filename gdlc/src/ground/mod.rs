@@ -18,7 +18,7 @@
 
 pub mod exec;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -40,10 +40,10 @@ pub struct Limits {
 
 /// The limits the compiler uses.
 pub const LIMITS: Limits = Limits {
-    atoms: 60_000,
-    instances: 120_000,
-    literals: 600_000,
-    steps: 40_000_000,
+    atoms: 100_000,
+    instances: 400_000,
+    literals: 1_500_000,
+    steps: 60_000_000,
 };
 
 /// A reachable atom's index in [`Grounding::atoms`].
@@ -240,7 +240,7 @@ impl Table {
         if columns.is_empty() || self.indexes.contains_key(columns) {
             return;
         }
-        let mut index: HashMap<Vec<SymbolId>, Vec<u32>> = HashMap::new();
+        let mut index: HashMap<Vec<SymbolId>, Vec<u32>> = HashMap::default();
         for (id, tuple) in self.tuples.iter().enumerate() {
             let key: Vec<SymbolId> = columns.iter().map(|&c| tuple[c]).collect();
             index.entry(key).or_default().push(id as u32);
@@ -252,8 +252,9 @@ impl Table {
 /// A body step of a rule, in the order the grounder joins it.
 #[derive(Clone, Debug)]
 enum Step {
-    /// A positive literal, with the columns bound before it.
+    /// A positive literal (the body's `literal`-th), with the columns bound before it.
     Pos {
+        literal: usize,
         relation: RelationId,
         args: Vec<Arg>,
         bound: Vec<usize>,
@@ -269,13 +270,29 @@ enum Step {
     Equal(Vec<(Arg, Arg)>),
 }
 
-/// A rule to ground: its head and ordered body.
+/// A positive literal of a rule body on a relation that grows, and the body ordered
+/// from it.
+struct Pivot {
+    /// Its index in the body.
+    literal: usize,
+    relation: RelationId,
+    order: Vec<Step>,
+}
+
+/// A rule to ground: its head and its body in join orders.
 struct RulePlan {
     rule: usize,
     /// The head relation's `name/arity`, for messages.
     head_key: String,
     head: (RelationId, Vec<Arg>),
+    /// The body in the order of the first round, which reads every tuple.
     steps: Vec<Step>,
+    /// For each positive literal on a relation that grows (by its index in the
+    /// body), the body ordered from that literal: later rounds join from the last
+    /// round's new tuples of one literal, so starting there visits only what can be
+    /// new (a rule that reads a step counter would otherwise join its whole body again
+    /// in every round).
+    pivots: Vec<Pivot>,
     num_vars: usize,
 }
 
@@ -385,7 +402,8 @@ impl<'a> Grounder<'a> {
             }
         }
         for rule in &rules {
-            for step in &rule.steps {
+            let orders = std::iter::once(&rule.steps).chain(rule.pivots.iter().map(|p| &p.order));
+            for step in orders.flatten() {
                 if let Step::Pos {
                     relation, bound, ..
                 } = step
@@ -451,24 +469,14 @@ impl<'a> Grounder<'a> {
         loop {
             let end: Vec<u32> = self.tables.iter().map(|t| t.tuples.len() as u32).collect();
             for r in 0..self.rules.len() {
-                let dynamic: Vec<usize> = self.rules[r]
-                    .steps
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, s)| match s {
-                        Step::Pos { relation, .. }
-                            if !self.tables[relation.0 as usize].is_static =>
-                        {
-                            Some(i)
-                        }
-                        _ => None,
-                    })
-                    .collect();
                 if first {
                     self.run_rule(r, None, &old, &end)?;
-                } else {
-                    for &pivot in &dynamic {
-                        self.run_rule(r, Some(pivot), &old, &end)?;
+                    continue;
+                }
+                for k in 0..self.rules[r].pivots.len() {
+                    let grown = self.rules[r].pivots[k].relation.0 as usize;
+                    if old[grown] < end[grown] {
+                        self.run_rule(r, Some(k), &old, &end)?;
                     }
                 }
             }
@@ -544,9 +552,9 @@ impl<'a> Grounder<'a> {
         format!("`{name}`, {} atoms", table.tuples.len())
     }
 
-    /// Joins rule `r`: with `pivot`, that step reads the last round's new tuples, the
-    /// steps before it the older ones and the steps after it both; without, every step
-    /// reads everything.
+    /// Joins rule `r`: with `pivot` (an index into its `pivots`), that order's first
+    /// literal reads the last round's new tuples, the body's literals before it the
+    /// older ones and those after it both; without, every literal reads everything.
     fn run_rule(
         &mut self,
         r: usize,
@@ -556,9 +564,14 @@ impl<'a> Grounder<'a> {
     ) -> Result<(), String> {
         let rule = &self.rules[r];
         let mut bindings = vec![UNBOUND; rule.num_vars];
+        let (order, pivot) = match pivot {
+            None => (&rule.steps, None),
+            Some(k) => (&rule.pivots[k].order, Some(rule.pivots[k].literal)),
+        };
         let mut join = Join {
             tables: &self.tables,
             rule,
+            order,
             pivot,
             old,
             end,
@@ -700,7 +713,7 @@ fn inline_unprofitable(
     count: usize,
     max: usize,
 ) -> Result<Vec<Instance>, String> {
-    let mut bodies: HashMap<AtomId, Vec<usize>> = HashMap::new();
+    let mut bodies: HashMap<AtomId, Vec<usize>> = HashMap::default();
     for (i, instance) in instances.iter().enumerate() {
         if aux[instance.head as usize].is_some() {
             bodies.entry(instance.head).or_default().push(i);
@@ -771,6 +784,9 @@ fn inline_unprofitable(
 struct Join<'g> {
     tables: &'g [Table],
     rule: &'g RulePlan,
+    /// The body in the order joined.
+    order: &'g [Step],
+    /// The body index of the literal that reads only the last round's new tuples.
     pivot: Option<usize>,
     old: &'g [u32],
     end: &'g [u32],
@@ -793,15 +809,16 @@ impl Join<'_> {
     }
 
     fn step(&mut self, i: usize, bindings: &mut Vec<SymbolId>) -> Result<(), String> {
-        let Some(step) = self.rule.steps.get(i) else {
+        let Some(step) = self.order.get(i) else {
             return self.accept(bindings);
         };
         match step {
             Step::Pos {
+                literal,
                 relation,
                 args,
                 bound,
-            } => self.positive(i, *relation, args, bound, bindings),
+            } => self.positive(i, *literal, *relation, args, bound, bindings),
             Step::Neg { relation, args } => {
                 let tuple: Vec<SymbolId> = args.iter().map(|&a| Self::value(bindings, a)).collect();
                 let table = &self.tables[relation.0 as usize];
@@ -862,6 +879,7 @@ impl Join<'_> {
     fn positive(
         &mut self,
         i: usize,
+        literal: usize,
         relation: RelationId,
         args: &[Arg],
         bound: &[usize],
@@ -874,8 +892,8 @@ impl Join<'_> {
         } else {
             match self.pivot {
                 None => (0, self.end[r]),
-                Some(p) if i < p => (0, self.old[r]),
-                Some(p) if i == p => (self.old[r], self.end[r]),
+                Some(p) if literal < p => (0, self.old[r]),
+                Some(p) if literal == p => (self.old[r], self.end[r]),
                 Some(_) => (0, self.end[r]),
             }
         };
@@ -992,17 +1010,48 @@ impl Join<'_> {
 /// variables are bound.
 fn order_rule(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Result<RulePlan, String> {
     let index = rule.rule;
-    let span = ir.rules[index].span;
+    let steps = order_body(ir, tables, rule, None)?;
+    let mut pivots = Vec::new();
+    for (literal, body_literal) in rule.body.iter().enumerate() {
+        if let FlatLiteral::Pos(atom) = body_literal
+            && !tables[atom.relation.0 as usize].is_static
+        {
+            pivots.push(Pivot {
+                literal,
+                relation: atom.relation,
+                order: order_body(ir, tables, rule, Some(literal))?,
+            });
+        }
+    }
+    Ok(RulePlan {
+        rule: index,
+        head_key: ir.relation(ir.rules[index].head.relation).key(),
+        head: (rule.head.relation, rule.head.args.clone()),
+        steps,
+        pivots,
+        num_vars: rule.num_vars,
+    })
+}
+
+/// A rule's body in join order (see [`order_rule`]), from the body's `first`-th
+/// literal (a positive one) when given.
+fn order_body(
+    ir: &Ir,
+    tables: &[Table],
+    rule: &RuleSpec,
+    first: Option<usize>,
+) -> Result<Vec<Step>, String> {
+    let span = ir.rules[rule.rule].span;
     let mut bound = vec![false; rule.num_vars];
     let is_bound = |bound: &[bool], arg: &Arg| match arg {
         Arg::Sym(_) => true,
         Arg::Var(v) => bound[v.0 as usize],
     };
-    let mut positives: Vec<&crate::ir::FlatAtom> = Vec::new();
+    let mut positives: Vec<(usize, &crate::ir::FlatAtom)> = Vec::new();
     let mut tests: Vec<&FlatLiteral> = Vec::new();
-    for literal in &rule.body {
+    for (k, literal) in rule.body.iter().enumerate() {
         match literal {
-            FlatLiteral::Pos(atom) => positives.push(atom),
+            FlatLiteral::Pos(atom) => positives.push((k, atom)),
             other => tests.push(other),
         }
     }
@@ -1045,11 +1094,12 @@ fn order_rule(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Result<RulePlan, St
     while !positives.is_empty() {
         let best = (0..positives.len())
             .max_by_key(|&i| {
-                let atom = positives[i];
+                let (k, atom) = positives[i];
                 let known = atom.args.iter().filter(|a| is_bound(&bound, a)).count();
                 let all = known == atom.args.len();
                 let is_static = tables[atom.relation.0 as usize].is_static;
                 (
+                    Some(k) == first,
                     all,
                     known > 0 && is_static,
                     known,
@@ -1058,7 +1108,7 @@ fn order_rule(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Result<RulePlan, St
                 )
             })
             .expect("a positive literal");
-        let atom = positives.remove(best);
+        let (literal, atom) = positives.remove(best);
         let known: Vec<usize> = (0..atom.args.len())
             .filter(|&c| is_bound(&bound, &atom.args[c]))
             .collect();
@@ -1068,6 +1118,7 @@ fn order_rule(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Result<RulePlan, St
             }
         }
         steps.push(Step::Pos {
+            literal,
             relation: atom.relation,
             args: atom.args.clone(),
             bound: known,
@@ -1080,13 +1131,7 @@ fn order_rule(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Result<RulePlan, St
             span.start, span.end
         ));
     }
-    Ok(RulePlan {
-        rule: index,
-        head_key: ir.relation(ir.rules[index].head.relation).key(),
-        head: (rule.head.relation, rule.head.args.clone()),
-        steps,
-        num_vars: rule.num_vars,
-    })
+    Ok(steps)
 }
 
 /// A rule to order: one of the IR's, or a part of one after projection.

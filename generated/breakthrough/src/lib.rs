@@ -663,12 +663,12 @@ fn state_0(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
         |= ((((((s[0] & 0x5555555555555555) | (s[1] & 0x5555555555555555)) != 0) as u64))
             & 1) << 63;
     d[9]
+        |= ((((((s[0] & 0xaaaaaaaaaaaaaaaa) | (s[1] & 0xaaaaaaaaaaaaaaaa)) != 0) as u64))
+            & 1) << 1;
+    d[9]
         |= ((!(d[8] >> 63)
             | ((((s[0] & 0x8000800080008000) | (s[1] & 0x8000800080008000)) != 0)
                 as u64)) & 1) << 0;
-    d[9]
-        |= ((((((s[0] & 0xaaaaaaaaaaaaaaaa) | (s[1] & 0xaaaaaaaaaaaaaaaa)) != 0) as u64))
-            & 1) << 1;
     d[9]
         |= ((!(d[9] >> 1)
             | ((((s[0] & 0x1000100010001) | (s[1] & 0x1000100010001)) != 0) as u64)) & 1)
@@ -1528,8 +1528,8 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const LEGAL_BITS: &'static [u32] = &[0, 155];
     const TERMINAL_BIT: Option<u32> = Some(310);
     const GOALS: &'static [&'static [(u32, &'static str)]] = &[
-        &[(313, "0"), (311, "100")],
-        &[(314, "0"), (312, "100")],
+        &[(314, "0"), (311, "100")],
+        &[(313, "0"), (312, "100")],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]
@@ -1539,8 +1539,8 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     }
     #[inline(never)]
     fn eval_goals(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-        d[4] |= ((d[9]) & 1) << 58;
-        d[4] |= (((d[9] >> 2)) & 1) << 57;
+        d[4] |= (((d[9] >> 2)) & 1) << 58;
+        d[4] |= ((d[9]) & 1) << 57;
         d[4] |= (((d[9] >> 2)) & 1) << 56;
         d[4] |= ((d[9]) & 1) << 55;
     }
