@@ -41,6 +41,25 @@ pub trait Game {
     /// duplicates, in ascending byte order of their canonical KIF text — so that every
     /// reasoner of a game lists moves alike and a seeded playout picks the same moves.
     fn legal_moves(&mut self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
+    /// The legal move a random playout picks for `role` in `state`: `pick(n)`, given the
+    /// number `n ≥ 1` of legal moves, chooses an index below it, and the move at that
+    /// index of [`Self::legal_moves`]' order is returned; `None` (and `pick` not called)
+    /// when `role` has no legal move. `scratch` is a buffer for the moves. Reasoners
+    /// that can count and index their legal moves without listing them override it;
+    /// the result must not differ from this default.
+    fn random_legal_move(
+        &mut self,
+        state: &Self::State,
+        role: RoleIndex,
+        scratch: &mut Vec<Self::Move>,
+        pick: &mut dyn FnMut(usize) -> usize,
+    ) -> Option<Self::Move> {
+        self.legal_moves(state, role, scratch);
+        if scratch.is_empty() {
+            return None;
+        }
+        Some(scratch[pick(scratch.len())])
+    }
     /// The state that follows `state` when the roles play `joint` (one move per role, in
     /// role order). The caller is responsible for passing legal moves.
     fn next_state(&mut self, state: &Self::State, joint: &[Self::Move]) -> Self::State;

@@ -97,6 +97,57 @@ pub fn push_ones(words: &[u64], lo: usize, hi: usize, base: u32, out: &mut Vec<u
     }
 }
 
+/// The set bits of `words` in `lo..hi`.
+#[inline]
+pub fn count_ones(words: &[u64], lo: usize, hi: usize) -> usize {
+    if lo >= hi {
+        return 0;
+    }
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    let mut count = 0;
+    #[allow(clippy::needless_range_loop)]
+    for w in first..=last {
+        count += masked_word(words, w, lo, hi).count_ones() as usize;
+    }
+    count
+}
+
+/// The index of the `k`-th (from 0) set bit of `words` in `lo..hi`, if there are more
+/// than `k`.
+#[inline]
+pub fn nth_one(words: &[u64], lo: usize, hi: usize, mut k: usize) -> Option<usize> {
+    if lo >= hi {
+        return None;
+    }
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    for w in first..=last {
+        let mut word = masked_word(words, w, lo, hi);
+        let ones = word.count_ones() as usize;
+        if k >= ones {
+            k -= ones;
+            continue;
+        }
+        for _ in 0..k {
+            word &= word - 1;
+        }
+        return Some(w * 64 + word.trailing_zeros() as usize);
+    }
+    None
+}
+
+/// Word `w` of `words` with the bits outside `lo..hi` cleared.
+#[inline(always)]
+fn masked_word(words: &[u64], w: usize, lo: usize, hi: usize) -> u64 {
+    let mut word = words[w];
+    if w == lo >> 6 {
+        word &= !0u64 << (lo & 63);
+    }
+    if w == (hi - 1) >> 6 {
+        word &= !0u64 >> (63 - ((hi - 1) & 63));
+    }
+    word
+}
+
 /// Which atoms of the cached state are computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Cached {
@@ -176,6 +227,25 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
         let count = (R::ROLE_MOVES[role + 1] - base) as usize;
         let lo = R::LEGAL_BITS[role] as usize;
         push_ones(&self.d, lo, lo + count, base, out);
+    }
+
+    fn random_legal_move(
+        &mut self,
+        state: &Bits<W>,
+        role: RoleIndex,
+        _scratch: &mut Vec<u32>,
+        pick: &mut dyn FnMut(usize) -> usize,
+    ) -> Option<u32> {
+        self.load(&state.0);
+        let base = R::ROLE_MOVES[role];
+        let lo = R::LEGAL_BITS[role] as usize;
+        let hi = lo + (R::ROLE_MOVES[role + 1] - base) as usize;
+        let n = count_ones(&self.d, lo, hi);
+        if n == 0 {
+            return None;
+        }
+        let bit = nth_one(&self.d, lo, hi, pick(n)).expect("fewer than n set bits");
+        Some(base + (bit - lo) as u32)
     }
 
     fn next_state(&mut self, state: &Bits<W>, joint: &[u32]) -> Bits<W> {
@@ -258,5 +328,32 @@ mod tests {
         assert_eq!(out, vec![0, 124, 125]);
         let words = [0b100u64, 0];
         assert!(bit(&words, 2) && !bit(&words, 1) && !bit(&words, 64));
+    }
+
+    /// Counting and indexing the set bits of a range agree with listing them, on
+    /// ranges that start and end inside words and span several.
+    #[test]
+    fn counted_and_indexed_ones_agree_with_the_list() {
+        let words = [
+            0xf0f0_0000_0000_000fu64,
+            0,
+            1 << 63 | 0b101,
+            0x8000_0000_0000_0001,
+        ];
+        for lo in [0, 3, 60, 64, 130, 191] {
+            for hi in [lo, lo + 1, 65, 129, 192, 200, 256] {
+                let mut listed = Vec::new();
+                push_ones(&words, lo, hi, lo as u32, &mut listed);
+                assert_eq!(count_ones(&words, lo, hi), listed.len(), "{lo}..{hi}");
+                for (k, &bit) in listed.iter().enumerate() {
+                    assert_eq!(
+                        nth_one(&words, lo, hi, k),
+                        Some(bit as usize),
+                        "{lo}..{hi} #{k}"
+                    );
+                }
+                assert_eq!(nth_one(&words, lo, hi, listed.len()), None);
+            }
+        }
     }
 }

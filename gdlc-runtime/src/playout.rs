@@ -106,12 +106,12 @@ impl<M: Copy> Stepper<M> {
     ) -> Result<G::State, RoleIndex> {
         self.joint.clear();
         for role in 0..game.num_roles() {
-            game.legal_moves(state, role, &mut self.legal);
-            if self.legal.is_empty() {
-                return Err(role);
+            let rng = &mut self.rng;
+            let mut pick = |n: usize| rng.random_range(0..n);
+            match game.random_legal_move(state, role, &mut self.legal, &mut pick) {
+                Some(mv) => self.joint.push(mv),
+                None => return Err(role),
             }
-            let pick = self.rng.random_range(0..self.legal.len());
-            self.joint.push(self.legal[pick]);
         }
         Ok(game.next_state(state, &self.joint))
     }

@@ -23,7 +23,9 @@
 //! next state. The runtime ([`gdlc_runtime::ground::Ground`]) caches `d` per state.
 //! The output is deterministic: every list is in atom, fluent or move order.
 //!
-//! Atoms of one level (none reads another) are computed under nested guards: the
+//! Atoms of one level (none reads another) are computed in any order: those of one
+//! instance in one shape relative to their own bit together, one masked word
+//! expression per word (*head-parallel*), the others under nested guards — the
 //! positive literal every instance of several atoms holds becomes an `if` around them
 //! (a move's source square guards every move from it), and so on inside.
 //!
@@ -1056,7 +1058,8 @@ impl<'a> Layout<'a> {
         }
         // By level (the longest chain of atoms of this function below an atom): atoms
         // of one level do not read each other, so each level's acyclic atoms are
-        // computed under nested guards (see `guard_tree`).
+        // computed in any order: head-parallel or under nested guards (see
+        // `parallel_statements`).
         let mut level: Vec<Option<usize>> = vec![None; self.g.atoms.len()];
         let mut levels: Vec<(Vec<Vec<AtomId>>, Vec<AtomId>)> = Vec::new();
         for (atoms, cyclic) in &self.order {
@@ -1116,9 +1119,7 @@ impl<'a> Layout<'a> {
                     (a, rest)
                 })
                 .collect();
-            let mut statements = Vec::new();
-            self.guard_tree(items, &mut statements);
-            for statement in statements {
+            for statement in self.parallel_statements(items) {
                 out.push_str(&statement);
                 out.push_str(CHUNK_MARK);
             }
@@ -1147,23 +1148,38 @@ impl<'a> Layout<'a> {
     /// together, one masked word expression per word of `d` (*head-parallel*); the
     /// guarded atoms are read by no other atom of the function, so their order is free.
     fn guarded_statements(&self, guard: AtomId, atoms: &[AtomId]) -> Vec<String> {
+        let items = atoms
+            .iter()
+            .map(|&a| {
+                let rest: Vec<Instance> = self.by_head[a as usize]
+                    .iter()
+                    .map(|i| Instance {
+                        rule: i.rule,
+                        head: i.head,
+                        body: i
+                            .body
+                            .iter()
+                            .copied()
+                            .filter(|&l| l != Literal::Pos(guard))
+                            .collect(),
+                    })
+                    .collect();
+                (a, rest)
+            })
+            .collect();
+        self.parallel_statements(items)
+    }
+
+    /// The statements of atoms that no atom among them reads (each with its
+    /// instances), in any order: atoms of `d` with one instance in one shape relative
+    /// to their own bit are computed head-parallel; the others under nested guards
+    /// (see [`Self::guard_tree`]).
+    fn parallel_statements(&self, items: Vec<(AtomId, Vec<Instance>)>) -> Vec<String> {
         type Shape = Vec<(&'static str, bool, isize)>;
-        let mut classes: BTreeMap<Shape, Vec<usize>> = BTreeMap::new();
+        type Member = (usize, AtomId, Vec<Instance>);
+        let mut classes: BTreeMap<Shape, Vec<Member>> = BTreeMap::new();
         let mut single: Vec<(AtomId, Vec<Instance>)> = Vec::new();
-        for &a in atoms {
-            let rest: Vec<Instance> = self.by_head[a as usize]
-                .iter()
-                .map(|i| Instance {
-                    rule: i.rule,
-                    head: i.head,
-                    body: i
-                        .body
-                        .iter()
-                        .copied()
-                        .filter(|&l| l != Literal::Pos(guard))
-                        .collect(),
-                })
-                .collect();
+        for (a, rest) in items {
             let Place::D(head) = self.places[a as usize] else {
                 single.push((a, rest));
                 continue;
@@ -1183,18 +1199,28 @@ impl<'a> Layout<'a> {
             match shape {
                 Some(mut shape) => {
                     shape.sort_unstable();
-                    classes.entry(shape).or_default().push(head);
+                    classes.entry(shape).or_default().push((head, a, rest));
                 }
                 None => single.push((a, rest)),
             }
         }
         let mut statements = Vec::new();
-        for (shape, heads) in &classes {
-            let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
-            for &head in heads {
-                *masks.entry(head / 64).or_default() |= 1 << (head % 64);
+        for (shape, members) in classes {
+            // Per word of `d`, the class' atoms there; a lone one is computed alone
+            // (a shifted word costs more than a bit when only one bit is used).
+            let mut by_word: BTreeMap<usize, Vec<Member>> = BTreeMap::new();
+            for member in members {
+                by_word.entry(member.0 / 64).or_default().push(member);
             }
-            for (w, mask) in masks {
+            for (w, members) in by_word {
+                if members.len() == 1 {
+                    let (_, a, rest) = members.into_iter().next().expect("one member");
+                    single.push((a, rest));
+                    continue;
+                }
+                let mask = members
+                    .iter()
+                    .fold(0u64, |m, &(head, ..)| m | 1 << (head % 64));
                 let parts: Vec<String> = shape
                     .iter()
                     .map(|&(array, positive, delta)| {
