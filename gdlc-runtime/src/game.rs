@@ -52,8 +52,11 @@ pub trait Game {
         state: &Self::State,
         role: RoleIndex,
         scratch: &mut Vec<Self::Move>,
-        pick: &mut dyn FnMut(usize) -> usize,
-    ) -> Option<Self::Move> {
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<Self::Move>
+    where
+        Self: Sized,
+    {
         self.legal_moves(state, role, scratch);
         if scratch.is_empty() {
             return None;

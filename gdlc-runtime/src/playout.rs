@@ -107,8 +107,8 @@ impl<M: Copy> Stepper<M> {
         self.joint.clear();
         for role in 0..game.num_roles() {
             let rng = &mut self.rng;
-            let mut pick = |n: usize| rng.random_range(0..n);
-            match game.random_legal_move(state, role, &mut self.legal, &mut pick) {
+            let pick = |n: usize| rng.random_range(0..n);
+            match game.random_legal_move(state, role, &mut self.legal, pick) {
                 Some(mv) => self.joint.push(mv),
                 None => return Err(role),
             }
