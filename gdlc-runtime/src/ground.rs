@@ -107,7 +107,12 @@ pub fn count_ones(words: &[u64], lo: usize, hi: usize) -> usize {
     let mut count = 0;
     #[allow(clippy::needless_range_loop)]
     for w in first..=last {
-        count += masked_word(words, w, lo, hi).count_ones() as usize;
+        let word = masked_word(words, w, lo, hi);
+        // Legal moves are often sparse: no `count_ones` (a dozen instructions
+        // without `popcnt`) on empty words.
+        if word != 0 {
+            count += word.count_ones() as usize;
+        }
     }
     count
 }
@@ -122,6 +127,9 @@ pub fn nth_one(words: &[u64], lo: usize, hi: usize, mut k: usize) -> Option<usiz
     let (first, last) = (lo >> 6, (hi - 1) >> 6);
     for w in first..=last {
         let word = masked_word(words, w, lo, hi);
+        if word == 0 {
+            continue;
+        }
         let ones = word.count_ones() as usize;
         if k >= ones {
             k -= ones;
