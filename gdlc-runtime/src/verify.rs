@@ -1,7 +1,8 @@
 //! Differential checking of two reasoners of the same game: perft, and along seeded
 //! random playouts the full legal-move sets, terminal flags, goal values, percepts and
-//! next states, all compared as canonical KIF text. The first difference is reported
-//! with the playout, step and what differed.
+//! next states, all compared as canonical KIF text, and the candidate's random pick
+//! (`Game::random_legal_move`, what its playouts use) against its own list. The first
+//! difference is reported with the playout, step and what differed.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -69,6 +70,7 @@ pub fn compare<R: Game, C: Game>(
     }
     let mut moves_r = Vec::new();
     let mut moves_c = Vec::new();
+    let mut scratch = Vec::new();
     let mut percepts_r = Vec::new();
     let mut percepts_c = Vec::new();
     for playout in 0..options.playouts {
@@ -132,6 +134,23 @@ pub fn compare<R: Game, C: Game>(
                     break;
                 }
                 let pick = rng.random_range(0..moves_r.len());
+                // The candidate's random pick (what its playouts use) agrees with its
+                // list.
+                let mut offered = None;
+                let picked = candidate.random_legal_move(&state_c, role, &mut scratch, |n| {
+                    offered = Some(n);
+                    pick.min(n.saturating_sub(1))
+                });
+                if offered != Some(moves_c.len()) || picked != Some(moves_c[pick]) {
+                    return Err(format!(
+                        "{}: random pick of {}: {:?} of {offered:?} moves, the list has {} of {}",
+                        at(step),
+                        reference.role_name(role),
+                        picked.map(|m| candidate.move_to_kif(m)),
+                        candidate.move_to_kif(moves_c[pick]),
+                        moves_c.len()
+                    ));
+                }
                 joint_r.push(moves_r[pick]);
                 joint_c.push(moves_c[pick]);
             }
