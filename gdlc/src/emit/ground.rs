@@ -67,6 +67,10 @@ pub const MAX_PROGRAM_LITERALS: usize = 100_000;
 /// pacman3p 38,000: 5–6× slower than the join backend).
 const MAX_KEYED_PER_MOVE: usize = 250;
 
+/// The most literals of keyed programs in all: their arrays are source text rustc
+/// parses (knightwar's 230,000 words: 1.7 MB of source).
+const MAX_KEYED_LITERALS: usize = 1_000_000;
+
 /// Which code is a program rather than straight-line code.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tabled {
@@ -723,6 +727,7 @@ impl<'a> Layout<'a> {
         if per_step > MAX_EMITTED_LITERALS
             && per_step - keyed_literals <= MAX_EMITTED_LITERALS
             && keyed_per_move <= MAX_KEYED_PER_MOVE
+            && keyed_literals <= MAX_KEYED_LITERALS
         {
             keyed = true;
             per_step -= keyed_literals;
