@@ -281,7 +281,8 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
 /// Teleport (our own game): every move names a source and a target cell, so the `next`
 /// instances under one move (the piece copied to the target) pass the straight-line
 /// budget; as a keyed program per role, of which each joint move runs its own slice,
-/// the game compiles with the ground backend. The grounding agrees with the
+/// the game compiles with the ground backend; its legal moves are computed under nested
+/// guards (the mover's control, then each source cell). The grounding agrees with the
 /// interpreter (`cargo xtask verify` checks the emitted code: see xtask's tests).
 #[test]
 fn moves_with_thousands_of_instances_become_keyed_programs() {
@@ -301,6 +302,13 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
     let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "teleport.kif").expect("emits");
     assert!(module.contains("static KEYED_0"), "a keyed program");
     assert!(module.contains("static KEYED_1"), "a keyed program");
+    // Legal moves under nested guards: inside each role's control test, one test of
+    // each of the 49 source cells around the moves from it.
+    let nested = module
+        .lines()
+        .filter(|l| l.starts_with("        if ") && l.ends_with(" & 1 != 0 {"))
+        .count();
+    assert!(nested >= 98, "{nested} nested guards");
     let mut reference = Interpreter::new(&front).expect("interpreter");
     let mut candidate = GroundGame::new(&ir, &grounding);
     let options = CompareOptions {
