@@ -73,22 +73,12 @@ pub fn push_ones(words: &[u64], lo: usize, hi: usize, base: u32, out: &mut Vec<u
         return;
     }
     let (first, last) = (lo >> 6, (hi - 1) >> 6);
-    let first_mask = !0u64 << (lo & 63);
-    let last_mask = !0u64 >> (63 - ((hi - 1) & 63));
     // Move `base + k` is bit `lo + k`: a word's bit `b` is move `offset + b`.
     let mut offset = base
         .wrapping_sub(lo as u32)
         .wrapping_add((first * 64) as u32);
-    // An index loop: the iterator forms cost tictactoe ~6% more instructions.
-    #[allow(clippy::needless_range_loop)]
     for w in first..=last {
-        let mut word = words[w];
-        if w == first {
-            word &= first_mask;
-        }
-        if w == last {
-            word &= last_mask;
-        }
+        let mut word = masked_word(words, w, lo, hi);
         while word != 0 {
             out.push(offset.wrapping_add(word.trailing_zeros()));
             word &= word - 1;
@@ -105,7 +95,6 @@ pub fn count_ones(words: &[u64], lo: usize, hi: usize) -> usize {
     }
     let (first, last) = (lo >> 6, (hi - 1) >> 6);
     let mut count = 0;
-    #[allow(clippy::needless_range_loop)]
     for w in first..=last {
         let word = masked_word(words, w, lo, hi);
         // Legal moves are often sparse: no `count_ones` (a dozen instructions

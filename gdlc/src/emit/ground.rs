@@ -1014,9 +1014,10 @@ impl<'a> Layout<'a> {
         format!("gdlc_runtime::program::run(&{name}, s, d);\n")
     }
 
-    /// Appends an instance to a program (its length, then its literals); nothing when
-    /// it can never hold.
-    fn program_instance(&self, body: &[Literal], words: &mut Vec<u32>) {
+    /// Appends an instance to a program (its length, then its literals: bits of `s`,
+    /// `d` or, in keyed programs, `m`); nothing when it can never hold. Whether it
+    /// was appended.
+    fn program_instance(&self, body: &[Literal], words: &mut Vec<u32>) -> bool {
         use gdlc_runtime::program as p;
         let length_at = words.len();
         words.push(0);
@@ -1030,16 +1031,18 @@ impl<'a> Layout<'a> {
             match self.places[a as usize] {
                 Place::State(bit) => words.push(p::FROM_S | negated | bit as u32),
                 Place::D(bit) => words.push(p::FROM_D | negated | bit as u32),
+                Place::M(bit) => words.push(p::FROM_M | negated | bit as u32),
                 // Never holds: the instance does not, or the negation always does.
                 Place::Next(_) | Place::Never if negated == 0 => {
                     words.truncate(length_at);
-                    return;
+                    return false;
                 }
                 Place::Next(_) | Place::Never => {}
-                other => unreachable!("the goals read no move-dependent atom ({other:?})"),
+                Place::Move(..) => unreachable!("programs read no move"),
             }
         }
         words[length_at] = (words.len() - length_at - 1) as u32;
+        true
     }
 
     /// Statements computing the atoms of one function (`wanted`), in evaluation order.
@@ -1240,35 +1243,39 @@ impl<'a> Layout<'a> {
         statements
     }
 
-    /// Statements of guarded atoms (each with its instances, guards left out) under
-    /// nested guards: repeatedly, the positive literal that every instance of the most
-    /// atoms holds (at least [`MIN_GUARDED`]) becomes an `if` around those atoms,
+    /// Statements of atoms that no atom among them reads (each with its instances),
+    /// under nested guards: repeatedly, the positive literal that every instance of the
+    /// most atoms holds (at least [`MIN_GUARDED`]) becomes an `if` around those atoms,
     /// left out of their instances, and so on inside. A legal move's source square
-    /// guards every move from it: an empty square costs one test. The atoms are read
-    /// by no other atom of the function, so their order is free.
-    fn guard_tree(&self, mut items: Vec<(AtomId, Vec<Instance>)>, statements: &mut Vec<String>) {
-        let common = |rest: &[Instance]| -> Vec<Literal> {
-            let Some(first) = rest.first() else {
-                return Vec::new();
-            };
-            first
-                .body
-                .iter()
-                .copied()
-                .filter(|&l| {
-                    matches!(l, Literal::Pos(b)
-                        if matches!(self.places[b as usize], Place::State(_) | Place::D(_)))
-                        && rest.iter().all(|i| i.body.contains(&l))
-                })
-                .collect()
-        };
-        loop {
-            let mut counts: BTreeMap<Literal, usize> = BTreeMap::new();
-            for (_, rest) in &items {
-                for l in common(rest) {
-                    *counts.entry(l).or_default() += 1;
-                }
+    /// guards every move from it: an empty square costs one test.
+    fn guard_tree(&self, items: Vec<(AtomId, Vec<Instance>)>, statements: &mut Vec<String>) {
+        // Each atom with the literals every one of its instances holds, and how many
+        // atoms hold each literal so (kept up to date as atoms move inside a guard).
+        let mut items: Vec<(AtomId, Vec<Instance>, Vec<Literal>)> = items
+            .into_iter()
+            .map(|(a, rest)| {
+                let common: Vec<Literal> = rest.first().map_or_else(Vec::new, |first| {
+                    first
+                        .body
+                        .iter()
+                        .copied()
+                        .filter(|&l| {
+                            matches!(l, Literal::Pos(b)
+                                if matches!(self.places[b as usize], Place::State(_) | Place::D(_)))
+                                && rest.iter().all(|i| i.body.contains(&l))
+                        })
+                        .collect()
+                });
+                (a, rest, common)
+            })
+            .collect();
+        let mut counts: BTreeMap<Literal, usize> = BTreeMap::new();
+        for (_, _, common) in &items {
+            for &l in common {
+                *counts.entry(l).or_default() += 1;
             }
+        }
+        loop {
             let best = counts
                 .iter()
                 .filter(|&(_, &count)| count >= MIN_GUARDED)
@@ -1277,11 +1284,14 @@ impl<'a> Layout<'a> {
             let Some(best) = best else { break };
             let (inside, outside): (Vec<_>, Vec<_>) = items
                 .into_iter()
-                .partition(|(_, rest)| common(rest).contains(&best));
+                .partition(|(_, _, common)| common.contains(&best));
             items = outside;
             let inside: Vec<(AtomId, Vec<Instance>)> = inside
                 .into_iter()
-                .map(|(a, mut rest)| {
+                .map(|(a, mut rest, common)| {
+                    for l in common {
+                        *counts.get_mut(&l).expect("counted") -= 1;
+                    }
                     for instance in &mut rest {
                         instance.body.retain(|&l| l != best);
                     }
@@ -1296,7 +1306,7 @@ impl<'a> Layout<'a> {
                 inner.concat()
             ));
         }
-        for (a, rest) in items {
+        for (a, rest, _) in items {
             let refs: Vec<&Instance> = rest.iter().collect();
             let mut text = String::new();
             self.assign(&[(a, self.expression_of(&refs))], false, &mut text);
@@ -1728,7 +1738,6 @@ impl<'a> Layout<'a> {
         out: &mut String,
         tables: &mut String,
     ) {
-        use gdlc_runtime::program as p;
         let list = |words: &[u32]| {
             words
                 .iter()
@@ -1744,29 +1753,9 @@ impl<'a> Layout<'a> {
             for k in 0..count {
                 starts.push(words.len() as u32);
                 for (bit, body) in arms.get(&(base + k as u32)).into_iter().flatten() {
-                    let at = words.len();
-                    words.extend([*bit as u32, 0]);
-                    let mut never = false;
-                    for &literal in body {
-                        let (Literal::Pos(a) | Literal::Neg(a)) = literal;
-                        let negated = matches!(literal, Literal::Neg(_));
-                        let word = match self.places[a as usize] {
-                            Place::State(b) => p::FROM_S | b as u32,
-                            Place::D(b) => p::FROM_D | b as u32,
-                            Place::M(b) => p::FROM_M | b as u32,
-                            // Never holds: the instance does not, or the negation does.
-                            _ if !negated => {
-                                never = true;
-                                break;
-                            }
-                            _ => continue,
-                        };
-                        words.push(if negated { word | p::NEGATED } else { word });
-                    }
-                    if never {
-                        words.truncate(at);
-                    } else {
-                        words[at + 1] = (words.len() - at - 2) as u32;
+                    words.push(*bit as u32);
+                    if !self.program_instance(body, &mut words) {
+                        words.pop();
                     }
                 }
             }
