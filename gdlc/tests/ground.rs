@@ -278,11 +278,43 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
     }
 }
 
+/// Heavy (our own game): projected, "a heavy piece is on the cell" becomes an
+/// auxiliary relation over the cell whose 16 atoms read the state in one shape, so
+/// the emitted code computes it as a word-parallel family, named in its comment (the
+/// IR has no such relation: naming it once panicked). The projected grounding agrees
+/// with the interpreter.
+#[test]
+fn a_projected_relation_can_be_a_word_parallel_family() {
+    let file =
+        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/heavy.kif"));
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
+    let module = gdlc::emit::ground::lib_rs(&ir, &projected, "heavy.kif").expect("emits");
+    assert!(
+        module
+            .lines()
+            .any(|l| l.contains("/// `projection") && l.contains("16 atoms, word-parallel")),
+        "an auxiliary family"
+    );
+    let mut reference = Interpreter::new(&front).expect("interpreter");
+    let mut candidate = GroundGame::new(&ir, &projected);
+    let options = CompareOptions {
+        perft_depth: 2,
+        playouts: 10,
+        max_steps: 20,
+        seed: 1,
+    };
+    compare(&mut reference, &mut candidate, options).expect("agrees");
+}
+
 /// Teleport (our own game): every move names a source and a target cell, so the `next`
 /// instances under one move (the piece copied to the target) pass the straight-line
 /// budget; as a keyed program per role, of which each joint move runs its own slice,
 /// the game compiles with the ground backend; its legal moves are computed under nested
-/// guards (the mover's control, then each source cell). The grounding agrees with the
+/// guards (the mover's control, then each source cell); "the mover captured", read by
+/// the capture counters, is an early keyed program. The grounding agrees with the
 /// interpreter (`cargo xtask verify` checks the emitted code: see xtask's tests).
 #[test]
 fn moves_with_thousands_of_instances_become_keyed_programs() {
@@ -302,6 +334,9 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
     let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "teleport.kif").expect("emits");
     assert!(module.contains("static KEYED_0"), "a keyed program");
     assert!(module.contains("static KEYED_1"), "a keyed program");
+    // "The mover captured", under each move, before the counters that read it.
+    assert!(module.contains("static EARLY_0"), "an early keyed program");
+    assert!(module.contains("static EARLY_1"), "an early keyed program");
     // Legal moves under nested guards: inside each role's control test, one test of
     // each of the 49 source cells around the moves from it.
     let nested = module

@@ -48,11 +48,11 @@ use crate::ground::{AtomId, Grounding, Instance, Literal};
 use crate::ir::{Ir, Keyword, Phase, RelationId};
 use crate::plan::Plan;
 
-/// The most ground literals the straight-line code may hold (rustc takes about 0.6 s per
-/// thousand at the release profile): past it, the goals are written as a program, data
-/// for [`gdlc_runtime::program`], and if the rest is still larger, the join backend is
-/// used.
-pub const MAX_EMITTED_LITERALS: usize = 20_000;
+/// The most ground literals the straight-line code may hold (rustc takes about 0.2–0.3 s
+/// per thousand at the release profile: capture_the_king's 28,000 in 7 s, skirmish's
+/// 40,000 in 10–13 s): past it, the goals are written as a program, data for
+/// [`gdlc_runtime::program`], and if the rest is still larger, the join backend is used.
+pub const MAX_EMITTED_LITERALS: usize = 30_000;
 
 /// The most ground literals of the goals as a program: goals are evaluated once per
 /// game, but a program this large costs more than the join backend's goals on short
@@ -85,8 +85,24 @@ struct Tabled {
 /// `Layout::statements`).
 const MIN_GUARDED: usize = 4;
 
-/// The most guarded atoms in one `if` block.
-const GUARDED_BLOCK: usize = 64;
+/// Statements under a guard (`condition`, a `u64` whose bit 0 is its truth) as `if`
+/// blocks of at most half [`MAX_FUNCTION_TEXT`] each (and at least one statement), so
+/// that the function holding them can still be split: a large block repeats its test.
+fn guarded_blocks(condition: &str, statements: &[String]) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut body = String::new();
+    for statement in statements {
+        if !body.is_empty() && body.len() + statement.len() > MAX_FUNCTION_TEXT / 2 {
+            blocks.push(format!("if {condition} & 1 != 0 {{\n{body}}}\n"));
+            body.clear();
+        }
+        body.push_str(statement);
+    }
+    if !body.is_empty() {
+        blocks.push(format!("if {condition} & 1 != 0 {{\n{body}}}\n"));
+    }
+    blocks
+}
 
 /// Separates statements that may go to different functions (see [`chunked`]).
 const CHUNK_MARK: &str = "/*chunk*/\n";
@@ -94,6 +110,12 @@ const CHUNK_MARK: &str = "/*chunk*/\n";
 /// The most source text of one generated function: rustc's optimiser is superlinear in
 /// a function's size, so larger bodies are split into functions of about this size.
 const MAX_FUNCTION_TEXT: usize = 10_000;
+
+/// The parameters of `eval_moves` and of the functions its body is split into.
+const MOVES_PARAMS: &str = "s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64; M_WORDS], n: &mut [u64; WORDS]";
+
+/// The arguments that pass [`MOVES_PARAMS`] on.
+const MOVES_ARGS: &str = "s, d, joint, m, n";
 
 /// A function body as a list of calls to functions of at most [`MAX_FUNCTION_TEXT`]
 /// bytes each (`name_0`, `name_1` …, written to `functions`), or the body itself when
@@ -121,7 +143,18 @@ fn chunked(body: &str, name: &str, params: &str, args: &str, functions: &mut Str
     calls
 }
 
-/// Per move of one role, the `next` bits set under it with the rest of their bodies.
+/// What a keyed program sets (see `Layout::keyed_programs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyedTarget {
+    /// Bits of the next state `n`, at the end of `eval_moves`.
+    Next,
+    /// Bits of the move-dependent atoms `m`, first in `eval_moves` (their instances
+    /// read only `s` and `d`).
+    Early,
+}
+
+/// Per move of one role, the bits (of `n`, or of `m` early) set under it with the rest
+/// of their bodies.
 type MoveArms = BTreeMap<u32, Vec<(usize, Vec<Literal>)>>;
 
 /// Where an atom's value lives at run time.
@@ -311,6 +344,11 @@ struct Family {
 
 /// A family instance's literals: (array, positive, distance from the anchor).
 type Shape = Vec<(&'static str, bool, isize)>;
+
+/// An atom with more alternatives (instances, or word-parallel classes of them) than
+/// this is computed with `||`, stopping at the first that holds, rather than an OR of
+/// all of them.
+const SHORT_CIRCUIT_PAST: usize = 8;
 
 /// The fewest atoms a family has.
 const MIN_FAMILY: usize = 8;
@@ -760,14 +798,27 @@ impl<'a> Layout<'a> {
         })
     }
 
-    /// The literals of the `next` instances that run under one move of one role and
-    /// can be in a keyed program (see `eval_moves`), and the most of them per move of
-    /// one role on average: what a keyed program runs per joint move and role.
+    /// The literals of the instances that run under one move of one role and can be
+    /// in a keyed program (see `eval_moves`): of `next`, and of the move-dependent
+    /// atoms that can be keyed early ([`Self::early_keyed_atoms`]); and the most of
+    /// them per move of one role on average: what keyed programs run per joint move
+    /// and role.
     fn keyed_literals(&self) -> (usize, usize) {
         let roles = self.role_moves.len() - 1;
         let mut per_role = vec![0usize; roles];
-        for a in 0..self.g.atoms.len() {
-            if !self.move_cone[a] || !matches!(self.places[a], Place::Next(_)) {
+        for (a, early) in self.early_keyed_atoms().into_iter().enumerate() {
+            if !self.move_cone[a] {
+                continue;
+            }
+            if early {
+                for instance in &self.by_head[a] {
+                    if let Some((role, _, _)) = self.early_key(instance) {
+                        per_role[role] += instance.body.len();
+                    }
+                }
+                continue;
+            }
+            if !matches!(self.places[a], Place::Next(_)) {
                 continue;
             }
             for instance in &self.by_head[a] {
@@ -817,7 +868,7 @@ impl<'a> Layout<'a> {
             if b == 0 {
                 format!("{array}[{w}]")
             } else {
-                format!("({array}[{w}] >> {b})")
+                format!("({array}[{w}] >> {b}u32)")
             }
         };
         let value = match self.places[a as usize] {
@@ -868,8 +919,8 @@ impl<'a> Layout<'a> {
             word(q).into_iter().collect()
         } else {
             [
-                word(q).map(|x| format!("({x} >> {r})")),
-                word(q + 1).map(|x| format!("({x} << {})", 64 - r)),
+                word(q).map(|x| format!("({x} >> {r}u32)")),
+                word(q + 1).map(|x| format!("({x} << {}u32)", 64 - r)),
             ]
             .into_iter()
             .flatten()
@@ -931,7 +982,7 @@ impl<'a> Layout<'a> {
                             let read = if b == 0 {
                                 format!("{array}[{w}]")
                             } else {
-                                format!("({array}[{w}] >> {b})")
+                                format!("({array}[{w}] >> {b}u32)")
                             };
                             if positive { read } else { format!("!{read}") }
                         })
@@ -967,6 +1018,14 @@ impl<'a> Layout<'a> {
             } else {
                 format!("({})", parts.join(" & "))
             });
+        }
+        if alternatives.len() > SHORT_CIRCUIT_PAST {
+            // Stops at the first that holds (a player has some legal move …).
+            let tests: Vec<String> = alternatives
+                .iter()
+                .map(|a| format!("{a} & 1 != 0"))
+                .collect();
+            return format!("(({}) as u64)", tests.join(" || "));
         }
         format!("({}) & 1", alternatives.join(" | "))
     }
@@ -1138,13 +1197,8 @@ impl<'a> Layout<'a> {
         }
         for (guard, atoms) in by_guard {
             let statements = self.guarded_statements(guard, &atoms);
-            // Blocks of a bounded size, so the function can still be split.
-            for block in statements.chunks(GUARDED_BLOCK) {
-                let _ = writeln!(out, "if {} & 1 != 0 {{", self.literal(Literal::Pos(guard)));
-                for statement in block {
-                    out.push_str(statement);
-                }
-                out.push_str("}\n");
+            for block in guarded_blocks(&self.literal(Literal::Pos(guard)), &statements) {
+                out.push_str(&block);
                 out.push_str(CHUNK_MARK);
             }
         }
@@ -1300,11 +1354,7 @@ impl<'a> Layout<'a> {
                 .collect();
             let mut inner = Vec::new();
             self.guard_tree(inside, &mut inner);
-            statements.push(format!(
-                "if {} & 1 != 0 {{\n{}}}\n",
-                self.literal(best),
-                inner.concat()
-            ));
+            statements.extend(guarded_blocks(&self.literal(best), &inner));
         }
         for (a, rest, _) in items {
             let refs: Vec<&Instance> = rest.iter().collect();
@@ -1329,10 +1379,12 @@ impl<'a> Layout<'a> {
             };
             *masks.entry(bit / 64).or_default() |= 1 << (bit % 64);
         }
+        // A doc comment on an empty item: the generated text is parsed and printed
+        // again, which keeps doc comments only.
         let _ = writeln!(
             out,
-            "// `{}`: {} atoms, word-parallel.",
-            self.ir.relation(family.relation).key(),
+            "/// `{}`: {} atoms, word-parallel.\nconst _: () = ();",
+            self.g.relation_name(self.ir, family.relation),
             family.atoms.len()
         );
         for (w, mask) in masks {
@@ -1436,10 +1488,10 @@ impl<'a> Layout<'a> {
             if cyclic {
                 let _ = writeln!(
                     out,
-                    "let v = ({expression}) << {b};\nif v & !{array}[{w}] != 0 {{ {array}[{w}] |= v; changed = true; }}"
+                    "let v = ({expression}) << {b}u32;\nif v & !{array}[{w}] != 0 {{ {array}[{w}] |= v; changed = true; }}"
                 );
             } else {
-                let _ = writeln!(out, "{array}[{w}] |= ({expression}) << {b};");
+                let _ = writeln!(out, "{array}[{w}] |= ({expression}) << {b}u32;");
             }
         }
         if cyclic {
@@ -1620,6 +1672,35 @@ impl<'a> Layout<'a> {
                 "let moved = &MOVED_{role}[(joint[{role}] - {base}) as usize];\nfor w in 0..M_WORDS {{ m[w] |= moved[w]; }}"
             );
         }
+        // Move-dependent atoms' instances under one move that read only the state: an
+        // early keyed program, before everything that reads them; the atoms' other
+        // instances are ORed in below.
+        let mut early_rest: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
+        if self.tabled.keyed {
+            let mut early: BTreeMap<usize, MoveArms> = BTreeMap::new();
+            for (a, keyable) in self.early_keyed_atoms().into_iter().enumerate() {
+                let Place::M(bit) = self.places[a] else {
+                    continue;
+                };
+                if !keyable {
+                    continue;
+                }
+                let mut others = Vec::new();
+                for instance in &self.by_head[a] {
+                    match self.early_key(instance) {
+                        Some((role, mv, body)) => early
+                            .entry(role)
+                            .or_default()
+                            .entry(mv)
+                            .or_default()
+                            .push((bit, body)),
+                        None => others.push(*instance),
+                    }
+                }
+                early_rest[a] = Some(others);
+            }
+            self.keyed_programs(&early, KeyedTarget::Early, out, &mut tables);
+        }
         out.push_str("for w in 0..WORDS {\nlet mut keep = COPY[w];\n");
         for role in frames.keys() {
             let base = self.role_moves[*role];
@@ -1676,7 +1757,11 @@ impl<'a> Layout<'a> {
                         }
                         self.expression_of(&unkeyed)
                     }
-                    None => self.expression(a),
+                    None => match &early_rest[a as usize] {
+                        Some(others) if others.is_empty() => continue,
+                        Some(others) => self.expression_of(others),
+                        None => self.expression(a),
+                    },
                 };
                 computed.push((a, expression));
             }
@@ -1701,7 +1786,7 @@ impl<'a> Layout<'a> {
                 }
                 arms.retain(|_, heads| !heads.is_empty());
             }
-            self.keyed_programs(&programs, out, &mut tables);
+            self.keyed_programs(&programs, KeyedTarget::Next, out, &mut tables);
         }
         for (role, arms) in keyed.iter().filter(|(_, arms)| !arms.is_empty()) {
             let _ = writeln!(out, "match joint[{role}] {{");
@@ -1710,17 +1795,29 @@ impl<'a> Layout<'a> {
                     // Long matches are split (only one arm of all of them runs).
                     let _ = write!(out, "_ => {{}}\n}}\n{CHUNK_MARK}match joint[{role}] {{\n");
                 }
-                let _ = writeln!(out, "{mv} => {{");
-                for (bit, body) in heads {
+                let mut arm = String::new();
+                for (k, (bit, body)) in heads.iter().enumerate() {
                     let (w, b) = (bit / 64, bit % 64);
+                    if k > 0 && k % 64 == 0 {
+                        arm.push_str(CHUNK_MARK);
+                    }
                     if body.is_empty() {
-                        let _ = writeln!(out, "n[{w}] |= 1 << {b};");
+                        let _ = writeln!(arm, "n[{w}] |= 1 << {b}u32;");
                     } else {
                         let parts: Vec<String> = body.iter().map(|&l| self.literal(l)).collect();
-                        let _ = writeln!(out, "n[{w}] |= (({}) & 1) << {b};", parts.join(" & "));
+                        let _ = writeln!(arm, "n[{w}] |= (({}) & 1) << {b}u32;", parts.join(" & "));
                     }
                 }
-                out.push_str("}\n");
+                // A long arm (a move that moves the whole board) is functions of its
+                // own: rustc's time grows faster than a function's size.
+                let arm = chunked(
+                    &arm,
+                    &format!("arm_{role}_{mv}"),
+                    MOVES_PARAMS,
+                    MOVES_ARGS,
+                    &mut tables,
+                );
+                let _ = writeln!(out, "{mv} => {{\n{arm}}}");
             }
             out.push_str("_ => {}\n}\n");
             out.push_str(CHUNK_MARK);
@@ -1728,16 +1825,22 @@ impl<'a> Layout<'a> {
         tables
     }
 
-    /// The `next` instances under one move as keyed programs (see
+    /// Instances under one move as keyed programs (see
     /// [`gdlc_runtime::program::run_keyed`]): per role, the instances of all its
-    /// moves in one array (`KEYED_r`) with each move's start in another (`KEYED_AT_r`),
-    /// and the statement that runs the played move's.
+    /// moves in one array (`KEYED_r`, or `EARLY_r` for [`KeyedTarget::Early`]) with
+    /// each move's start in another (`KEYED_AT_r`, `EARLY_AT_r`), and the statement
+    /// that runs the played move's.
     fn keyed_programs(
         &self,
         keyed: &BTreeMap<usize, MoveArms>,
+        target: KeyedTarget,
         out: &mut String,
         tables: &mut String,
     ) {
+        let (name, what, reads_m, sets) = match target {
+            KeyedTarget::Next => ("KEYED", "`next` instances", "m", "n"),
+            KeyedTarget::Early => ("EARLY", "move-dependent atoms' instances", "&[]", "m"),
+        };
         let list = |words: &[u32]| {
             words
                 .iter()
@@ -1762,7 +1865,7 @@ impl<'a> Layout<'a> {
             starts.push(words.len() as u32);
             let _ = writeln!(
                 tables,
-                "/// The `next` instances under each move of role {role} (`gdlc_runtime::program::run_keyed`).\nstatic KEYED_{role}: [u32; {}] = [{}];\nstatic KEYED_AT_{role}: [u32; {}] = [{}];",
+                "/// The {what} under each move of role {role} (`gdlc_runtime::program::run_keyed`).\nstatic {name}_{role}: [u32; {}] = [{}];\nstatic {name}_AT_{role}: [u32; {}] = [{}];",
                 words.len(),
                 list(&words),
                 starts.len(),
@@ -1770,7 +1873,7 @@ impl<'a> Layout<'a> {
             );
             let _ = writeln!(
                 out,
-                "{{\nlet k = (joint[{role}] - {base}) as usize;\ngdlc_runtime::program::run_keyed(&KEYED_{role}[KEYED_AT_{role}[k] as usize..KEYED_AT_{role}[k + 1] as usize], s, d, m, n);\n}}"
+                "{{\nlet k = (joint[{role}] - {base}) as usize;\ngdlc_runtime::program::run_keyed(&{name}_{role}[{name}_AT_{role}[k] as usize..{name}_AT_{role}[k + 1] as usize], s, d, {reads_m}, {sets});\n}}"
             );
         }
     }
@@ -1843,6 +1946,43 @@ impl<'a> Layout<'a> {
         })
     }
 
+    /// The move-dependent atoms (of `m`, not only saying which moves were played, not
+    /// recursive) whose instances under one move that read only the state and its
+    /// atoms ([`Self::early_key`]) can be an *early* keyed program: it runs first in
+    /// `eval_moves`, before the code that reads them (in skirmish, "the mover captured":
+    /// one instance per move, reading the target cell).
+    fn early_keyed_atoms(&self) -> Vec<bool> {
+        let move_only = self.move_only_atoms();
+        let mut early: Vec<bool> = (0..self.g.atoms.len())
+            .map(|a| {
+                self.move_cone[a] && matches!(self.places[a], Place::M(_)) && move_only[a].is_none()
+            })
+            .collect();
+        for (atoms, cyclic) in &self.order {
+            if *cyclic {
+                for &a in atoms {
+                    early[a as usize] = false;
+                }
+            }
+        }
+        early
+    }
+
+    /// An instance under one move (its role and move) whose rest reads only the state
+    /// and its atoms `d`, and that rest: what an early keyed program holds.
+    fn early_key(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
+        let (role, mv, body) = self.key_of(instance)?;
+        body.iter()
+            .all(|&l| {
+                let (Literal::Pos(b) | Literal::Neg(b)) = l;
+                matches!(
+                    self.places[b as usize],
+                    Place::State(_) | Place::D(_) | Place::Never
+                )
+            })
+            .then_some((role, mv, body))
+    }
+
     /// The first positive `does` literal of an instance (its role and move), and the
     /// rest of its body.
     fn key_of(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
@@ -1911,8 +2051,8 @@ impl<'a> Layout<'a> {
         let moves_body = chunked(
             &moves_body,
             "moves",
-            "s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64; M_WORDS], n: &mut [u64; WORDS]",
-            "s, d, joint, m, n",
+            MOVES_PARAMS,
+            MOVES_ARGS,
             &mut functions,
         );
         out.push_str(&tables);

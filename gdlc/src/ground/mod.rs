@@ -114,6 +114,15 @@ impl Grounding {
         relation.0 as usize >= ir.relations.len()
     }
 
+    /// A relation's name for comments and messages: its key, or `projection k` for
+    /// an auxiliary one (which the IR does not hold).
+    pub fn relation_name(&self, ir: &Ir, relation: RelationId) -> String {
+        match (relation.0 as usize).checked_sub(ir.relations.len()) {
+            Some(k) => format!("projection {k}"),
+            None => ir.relation(relation).key(),
+        }
+    }
+
     /// The atoms of a relation.
     pub fn of(&self, relation: RelationId) -> std::ops::Range<AtomId> {
         self.relation_atoms[relation.0 as usize].clone()
