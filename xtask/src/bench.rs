@@ -632,6 +632,10 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
         "- every rate: {} s of random playouts from the initial state (seed {}), one core, one measurement at a time",
         facts.seconds, facts.seed
     );
+    let _ = writeln!(
+        out,
+        "- every Rust crate (reasoners, references, gdlc) built with `RUSTFLAGS={NATIVE}`: for the machine that runs it"
+    );
     let _ = match facts.check_playouts {
         0 => writeln!(out, "- checked: not run (`--check-playouts 0`)"),
         n => writeln!(
@@ -1049,6 +1053,12 @@ codegen-units = 1
 lto = "thin"
 "#;
 
+/// The rustc flags of every benchmark build: the reasoners, the hand-written
+/// references and gdlc are compiled for the machine that runs them (as the JVM under the
+/// propnet targets compiles for it): `popcnt` and the other instructions past the
+/// x86-64 baseline are used (breakthrough's generated reasoner: 19 % more playouts/s).
+pub(crate) const NATIVE: &str = "-C target-cpu=native";
+
 const COMPILER: &str = "gdlc-bench-compiler";
 const DRIVER: &str = "gdlc-bench-driver";
 const RUNTIME: &str = "gdlc-bench-runtime";
@@ -1145,6 +1155,7 @@ impl Bench {
         let (seconds, seed) = (options.seconds, options.seed);
         let mut scratch = Scratch::open(root, WORKSPACE_MANIFEST)?;
         scratch.echo = false;
+        scratch.rustflags = Some(NATIVE);
         // The driver is rewritten for each game; last run's may name a crate that is
         // gone, which would stop cargo from loading the workspace.
         // (A directory matched by `drivers/*` must hold a manifest: the whole driver

@@ -105,6 +105,9 @@ pub(crate) struct Scratch {
     pub root: PathBuf,
     /// Whether cargo's output is echoed to stderr while it builds.
     pub echo: bool,
+    /// Flags for rustc added to `RUSTFLAGS` in every build (the benchmark's
+    /// [`crate::bench::NATIVE`]).
+    pub rustflags: Option<&'static str>,
     /// The open lock file; the lock goes with it.
     _lock: std::fs::File,
 }
@@ -208,6 +211,7 @@ impl Scratch {
         Ok(Scratch {
             root,
             echo: true,
+            rustflags: None,
             _lock: lock,
         })
     }
@@ -377,6 +381,14 @@ impl Scratch {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(flags) = self.rustflags {
+            let mut all = std::env::var("RUSTFLAGS").unwrap_or_default();
+            if !all.is_empty() {
+                all.push(' ');
+            }
+            all.push_str(flags);
+            command.env("RUSTFLAGS", all);
+        }
         let mut child = command
             .spawn()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
