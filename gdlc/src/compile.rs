@@ -47,6 +47,11 @@ pub enum Backend {
     Ground,
     /// The join backend ([`crate::emit::rust`]): the plan's filter trees as loops.
     Join,
+    /// The ground backend on the projected grounding even where the plain one fits, or
+    /// an error saying why not: for checking the projected path on every game that
+    /// projects (`cargo xtask verify --backend projected`); [`Backend::Auto`] uses it
+    /// only where the plain grounding does not fit.
+    GroundProjected,
 }
 
 /// [`rust_from_front_end`] with a chosen backend.
@@ -58,6 +63,15 @@ pub fn rust_with_backend(
     let ir = crate::analysis::analyze(front)?;
     let (plan, statics) =
         crate::plan::plan_seeded(&ir, &crate::plan::PlanOptions::default(), None)?;
+    if backend == Backend::GroundProjected {
+        return crate::emit::ground::ground_projected_and_emit(&ir, &plan, source).map_err(
+            |reason| {
+                crate::emit::ground::backend_error(format!(
+                    "the ground backend cannot compile this game projected: {reason}"
+                ))
+            },
+        );
+    }
     if backend != Backend::Join {
         let ground = crate::emit::ground::ground_and_emit(&ir, &plan, source)
             .and_then(|grounded| grounded.module);

@@ -298,6 +298,28 @@ fn a_projected_relation_can_be_a_word_parallel_family() {
             .any(|l| l.contains("/// `projection") && l.contains("16 atoms, word-parallel")),
         "an auxiliary family"
     );
+    // The backend that checks the projected path (`cargo xtask verify --backend
+    // projected`) emits the same module, though the plain grounding fits.
+    assert_eq!(
+        gdlc::compile::rust_with_backend(&front, "heavy.kif", Backend::GroundProjected)
+            .map(|code| code.contains("/// `projection 0`: 16 atoms, word-parallel.")),
+        Ok(true)
+    );
+    let no_projection = from_text(
+        "(role a) (init (p)) (<= (legal a x) (true (p))) (<= (next (p)) (does a x))\n\
+         (<= terminal (not (true (p)))) (<= (goal a 100) (true (p)))",
+    );
+    let error = gdlc::compile::rust_with_backend(
+        &gdlc::front_end(&no_projection),
+        "t.kif",
+        Backend::GroundProjected,
+    )
+    .expect_err("nothing to project");
+    assert!(
+        error.message.contains("cannot compile this game projected"),
+        "{}",
+        error.message
+    );
     let mut reference = Interpreter::new(&front).expect("interpreter");
     let mut candidate = GroundGame::new(&ir, &projected);
     let options = CompareOptions {

@@ -133,7 +133,8 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
         /// The Rust backend: `auto` (ground when the game grounds within the limits,
-        /// else join), `ground` or `join`.
+        /// else join), `ground`, `join` or `projected` (ground, on the projected
+        /// grounding even where the plain one fits).
         #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
         backend: BackendArg,
     },
@@ -271,6 +272,7 @@ fn main() -> ExitCode {
                     BackendArg::Auto => gdlc::Backend::Auto,
                     BackendArg::Ground => gdlc::Backend::Ground,
                     BackendArg::Join => gdlc::Backend::Join,
+                    BackendArg::Projected => gdlc::Backend::GroundProjected,
                 },
             };
             match scratch::verify_with_jobs(&files, &options, jobs) {
@@ -442,4 +444,7 @@ enum BackendArg {
     Ground,
     /// The join backend.
     Join,
+    /// The ground backend on the projected grounding, even where the plain one fits (a
+    /// game without a projection fails): checks the path `auto` takes on large games.
+    Projected,
 }

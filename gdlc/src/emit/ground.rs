@@ -204,13 +204,7 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
     if matches!(&plain, Ok(g) if g.module.is_ok()) {
         return plain;
     }
-    let projected =
-        crate::ground::ground(ir, plan, limits, true).and_then(|grounding| {
-            match lib_rs(ir, &grounding, source) {
-                Ok(module) => Ok((grounding, module)),
-                Err(reason) => Err(reason),
-            }
-        });
+    let projected = ground_projected(ir, plan, source);
     let why_not_projected = match projected {
         Ok((grounding, module)) => {
             return Ok(Grounded {
@@ -231,6 +225,19 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
         }
         Err(reason) => Err(format!("{reason}; projected: {why_not_projected}")),
     }
+}
+
+/// The projected grounding of a planned game and its module, or why there is none.
+fn ground_projected(ir: &Ir, plan: &Plan, source: &str) -> Result<(Grounding, String), String> {
+    let grounding = crate::ground::ground(ir, plan, &crate::ground::LIMITS, true)?;
+    let module = lib_rs(ir, &grounding, source)?;
+    Ok((grounding, module))
+}
+
+/// The module of the projected grounding even where the plain one would be used (to
+/// check the projected path on games that fit without it), or why there is none.
+pub fn ground_projected_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<String, String> {
+    ground_projected(ir, plan, source).map(|(_, module)| module)
 }
 
 /// The ground reasoner module for a grounded game, or why this backend cannot emit
