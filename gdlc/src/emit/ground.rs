@@ -143,6 +143,29 @@ fn chunked(body: &str, name: &str, params: &str, args: &str, functions: &mut Str
     calls
 }
 
+/// Of instances that set `bit`, those under one move (`key`: its role and move, and
+/// the rest of the body) go to that move's arm; the others are returned.
+fn split_by_move<'i>(
+    instances: impl Iterator<Item = &'i Instance>,
+    bit: usize,
+    key: impl Fn(&Instance) -> Option<(usize, u32, Vec<Literal>)>,
+    arms: &mut BTreeMap<usize, MoveArms>,
+) -> Vec<&'i Instance> {
+    let mut others = Vec::new();
+    for instance in instances {
+        match key(instance) {
+            Some((role, mv, body)) => arms
+                .entry(role)
+                .or_default()
+                .entry(mv)
+                .or_default()
+                .push((bit, body)),
+            None => others.push(instance),
+        }
+    }
+    others
+}
+
 /// What a keyed program sets (see `Layout::keyed_programs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum KeyedTarget {
@@ -1692,19 +1715,12 @@ impl<'a> Layout<'a> {
                 if !keyable {
                     continue;
                 }
-                let mut others = Vec::new();
-                for instance in &self.by_head[a] {
-                    match self.early_key(instance) {
-                        Some((role, mv, body)) => early
-                            .entry(role)
-                            .or_default()
-                            .entry(mv)
-                            .or_default()
-                            .push((bit, body)),
-                        None => others.push(*instance),
-                    }
-                }
-                early_rest[a] = Some(others);
+                early_rest[a] = Some(split_by_move(
+                    self.by_head[a].iter().copied(),
+                    bit,
+                    |instance| self.early_key(instance),
+                    &mut early,
+                ));
             }
             self.keyed_programs(&early, KeyedTarget::Early, out, &mut tables);
         }
@@ -1747,18 +1763,12 @@ impl<'a> Layout<'a> {
                         let Place::Next(bit) = self.places[a as usize] else {
                             unreachable!("partial instances are of `next` heads")
                         };
-                        let mut unkeyed = Vec::new();
-                        for instance in others {
-                            match self.key_of(instance) {
-                                Some((role, mv, body)) => keyed
-                                    .entry(role)
-                                    .or_default()
-                                    .entry(mv)
-                                    .or_default()
-                                    .push((bit, body)),
-                                None => unkeyed.push(*instance),
-                            }
-                        }
+                        let unkeyed = split_by_move(
+                            others.iter().copied(),
+                            bit,
+                            |instance| self.key_of(instance),
+                            &mut keyed,
+                        );
                         if unkeyed.is_empty() {
                             continue;
                         }
