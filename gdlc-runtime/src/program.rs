@@ -17,6 +17,14 @@
 //! - literal: [`FROM_D`] for a bit of `d` (else a bit of `s`), [`NEGATED`] for the
 //!   negation, and the bit.
 //!
+//! A *forward* program ([`Forward`], [`run_forward`]) holds the same rules when no atom
+//! depends on itself: its atoms numbered in evaluation order, each instance with its
+//! head, and each atom's *watch list*, the instances in which it is the last literal of
+//! the program, positive; the instances whose last literal of the program is negative
+//! wait in that atom's *deferred list* until it is final. Only the instances of atoms
+//! that become true are looked at, and those deferred (in reversi's goals, a piece
+//! count along the board: 128 true atoms of 8,000).
+//!
 //! A *keyed* program ([`run_keyed`]) holds the `next` instances that run under one move
 //! of one role (in games with thousands of moves, most of the next state's code): a
 //! sequence of instances, each the bit of the next state it sets, the number of its
@@ -98,6 +106,82 @@ pub fn run(program: &[u32], s: &[u64], d: &mut [u64]) {
     }
 }
 
+/// A forward program (see the module docs): the atoms of an acyclic program in
+/// evaluation order, as data for [`run_forward`].
+#[derive(Clone, Copy, Debug)]
+pub struct Forward<'a> {
+    /// Each atom's bit of `d`.
+    pub bits: &'a [u32],
+    /// The instances: the head atom, the number of literals, the literals (as in a
+    /// program).
+    pub instances: &'a [u32],
+    /// Where the instances without a positive literal of the program start.
+    pub roots: &'a [u32],
+    /// Where each atom's watch list starts in `watch` (one more entry at the end).
+    pub watch_at: &'a [u32],
+    /// Where the instances whose last literal of the program is the atom, positive,
+    /// start.
+    pub watch: &'a [u32],
+    /// Where each atom's deferred list starts in `deferred` (one more entry at the end).
+    pub deferred_at: &'a [u32],
+    /// Where the instances whose last literal of the program is the atom, negated,
+    /// start.
+    pub deferred: &'a [u32],
+    /// The atoms with a deferred list, one bit each.
+    pub deferring: &'a [u64],
+}
+
+/// Runs a forward program: sets the bits of `d` it computes from the state `s` and
+/// `d`. An instance is looked at once: as a root; when its last literal of the program
+/// (positive) becomes true; or, that literal negative, once its atom is final. Every
+/// literal's atom comes before its head in evaluation order, so the instance's other
+/// literals are final then too.
+pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64]) {
+    let mut derived = vec![0u64; program.bits.len().div_ceil(64)];
+    let fire = |at: usize, d: &[u64], derived: &mut [u64]| {
+        let head = program.instances[at] as usize;
+        if derived[head >> 6] >> (head & 63) & 1 != 0 {
+            return;
+        }
+        let end = at + 2 + program.instances[at + 1] as usize;
+        if holds(program.instances, s, d, at + 2, end) {
+            derived[head >> 6] |= 1 << (head & 63);
+        }
+    };
+    for &at in program.roots {
+        fire(at as usize, d, &mut derived);
+    }
+    // Heads come after their literals: a derived atom is only ever later in the scan.
+    for w in 0..derived.len() {
+        let mut done = 0u64;
+        loop {
+            let left = (derived[w] | program.deferring[w]) & !done;
+            if left == 0 {
+                break;
+            }
+            let b = left.trailing_zeros();
+            done |= 1 << b;
+            let atom = w * 64 + b as usize;
+            if derived[w] >> b & 1 != 0 {
+                let bit = program.bits[atom];
+                d[(bit >> 6) as usize] |= 1 << (bit & 63);
+                let watch = &program.watch
+                    [program.watch_at[atom] as usize..program.watch_at[atom + 1] as usize];
+                for &at in watch {
+                    fire(at as usize, d, &mut derived);
+                }
+            }
+            if program.deferring[w] >> b & 1 != 0 {
+                let deferred = &program.deferred
+                    [program.deferred_at[atom] as usize..program.deferred_at[atom + 1] as usize];
+                for &at in deferred {
+                    fire(at as usize, d, &mut derived);
+                }
+            }
+        }
+    }
+}
+
 /// Runs a keyed program (see the module docs): sets the bits of the next state `n`
 /// whose instances hold, reading the state `s`, its atoms `d` and the move-dependent
 /// atoms `m`.
@@ -165,6 +249,51 @@ mod tests {
         let mut d = [0u64];
         run(&program, &[0b110], &mut d);
         assert_eq!(d[0], 0b10000);
+    }
+
+    #[test]
+    fn forward_programs_look_only_at_what_became_true() {
+        // Atoms (bit of d = index + 8): a0 = s0; a1 = a0 & !s1; a2 = a1 | s2;
+        // a3 = a0 & a2 & !a1; a4 = s3 & a3.
+        #[rustfmt::skip]
+        let instances = [
+            0, 1, FROM_S,                                   // 0: a0 (root)
+            1, 2, FROM_D | 8, FROM_S | NEGATED | 1,         // 3: a1, watched by a0
+            2, 1, FROM_D | 9,                               // 7: a2, watched by a1
+            2, 1, FROM_S | 2,                               // 10: a2 (root)
+            3, 3, FROM_D | 8, FROM_D | 10, FROM_D | NEGATED | 9, // 13: a3, watched by a2
+            4, 2, FROM_S | 3, FROM_D | 11,                  // 18: a4, watched by a3
+        ];
+        // Deferred: a5 = s3 & !a1 (once a1 is final), a6 = !a4 (once a4 is).
+        let instances = [
+            &instances[..],
+            &[5, 2, FROM_S | 3, FROM_D | NEGATED | 9], // 22
+            &[6, 1, FROM_D | NEGATED | 12],            // 26
+        ]
+        .concat();
+        let program = Forward {
+            bits: &[8, 9, 10, 11, 12, 13, 14],
+            instances: &instances,
+            roots: &[0, 10],
+            watch_at: &[0, 1, 2, 3, 4, 4, 4, 4],
+            watch: &[3, 7, 13, 18],
+            deferred_at: &[0, 0, 1, 1, 1, 2, 2, 2],
+            deferred: &[22, 26],
+            deferring: &[0b10010],
+        };
+        let run = |s: u64| {
+            let mut d = [0u64];
+            run_forward(&program, &[s], &mut d);
+            d[0] >> 8
+        };
+        // s0 only: a0, a1, a2 (from a1); a3 needs !a1; a6.
+        assert_eq!(run(0b0001), 0b1000111);
+        // s0, s1, s2, s3: a0, a2 (root), a3, a4, a5.
+        assert_eq!(run(0b1111), 0b0111101);
+        // s2 alone: a2 only (a3 needs a0); a6.
+        assert_eq!(run(0b0100), 0b1000100);
+        // s3 alone: a5 (a1 does not hold), a6.
+        assert_eq!(run(0b1000), 0b1100000);
     }
 
     #[test]

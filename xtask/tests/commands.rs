@@ -91,6 +91,8 @@ fn verify_representative_games() {
             "montyhall.kif",
             // Keyed programs, nested guards: the ground backend.
             "checkers.kif",
+            // Goals as a forward program (piece counts; a negation deferred).
+            "reversi.kif",
             // `next` facts (a next state computed at compile time) and left recursion.
             "test/test_distinct_beginning_rule.kif",
             "test/test_case_5e.kif",

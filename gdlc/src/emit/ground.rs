@@ -1065,6 +1065,15 @@ impl<'a> Layout<'a> {
     /// statement running it.
     fn goal_program(&self, wanted: &[bool], name: &str, tables: &mut String) -> String {
         use gdlc_runtime::program as p;
+        let recursive = self.order.iter().any(|(atoms, cyclic)| {
+            *cyclic
+                && atoms
+                    .iter()
+                    .any(|&a| wanted[a as usize] && self.places[a as usize] != Place::Never)
+        });
+        if !recursive && let Some(statement) = self.forward_program(wanted, name, tables) {
+            return statement;
+        }
         let mut words: Vec<u32> = Vec::new();
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
@@ -1101,6 +1110,115 @@ impl<'a> Layout<'a> {
                 .join(",")
         );
         format!("gdlc_runtime::program::run(&{name}, s, d);\n")
+    }
+
+    /// The atoms `wanted`, none recursive, as a forward program (see
+    /// [`gdlc_runtime::program::Forward`]): a static named `name` in `tables`, and the
+    /// statement running it. An instance is watched by its positive literal of the
+    /// program that comes last in evaluation order (the others, and its negative
+    /// literals, come before: final when that one is looked at). `None` if a literal
+    /// does not come before its head (the evaluation order guarantees it does).
+    fn forward_program(&self, wanted: &[bool], name: &str, tables: &mut String) -> Option<String> {
+        let atoms: Vec<AtomId> = self
+            .order
+            .iter()
+            .flat_map(|(atoms, _)| atoms.iter().copied())
+            .filter(|&a| wanted[a as usize] && self.places[a as usize] != Place::Never)
+            .collect();
+        let mut index: BTreeMap<AtomId, u32> = BTreeMap::new();
+        for (k, &a) in atoms.iter().enumerate() {
+            index.insert(a, k as u32);
+        }
+        let mut bits = Vec::with_capacity(atoms.len());
+        let mut instances: Vec<u32> = Vec::new();
+        let mut roots = Vec::new();
+        let mut watched: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
+        let mut deferred: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
+        for (k, &a) in atoms.iter().enumerate() {
+            let Place::D(bit) = self.places[a as usize] else {
+                unreachable!("the goals' atoms are state atoms")
+            };
+            bits.push(bit as u32);
+            for instance in &self.by_head[a as usize] {
+                let at = instances.len() as u32;
+                instances.push(k as u32);
+                if !self.program_instance(&instance.body, &mut instances) {
+                    instances.pop();
+                    continue;
+                }
+                let before = instance.body.iter().all(|&l| {
+                    let (Literal::Pos(b) | Literal::Neg(b)) = l;
+                    index.get(&b).is_none_or(|&i| (i as usize) < k)
+                });
+                if !before {
+                    return None;
+                }
+                // Its last literal of the program: positive, it watches for it;
+                // negated, it waits until that atom is final.
+                let index_of = |l: &Literal| {
+                    let (Literal::Pos(b) | Literal::Neg(b)) = *l;
+                    index.get(&b).copied()
+                };
+                let last = instance.body.iter().filter_map(index_of).max();
+                match last {
+                    Some(last)
+                        if instance
+                            .body
+                            .iter()
+                            .any(|l| matches!(l, Literal::Pos(_)) && index_of(l) == Some(last)) =>
+                    {
+                        watched[last as usize].push(at);
+                    }
+                    Some(last) => deferred[last as usize].push(at),
+                    None => roots.push(at),
+                }
+            }
+        }
+        // Per atom, where its list starts, and the lists.
+        let lists = |per_atom: &[Vec<u32>]| {
+            let mut at = Vec::with_capacity(per_atom.len() + 1);
+            let mut all = Vec::new();
+            for list in per_atom {
+                at.push(all.len() as u32);
+                all.extend_from_slice(list);
+            }
+            at.push(all.len() as u32);
+            (at, all)
+        };
+        let (watch_at, watch) = lists(&watched);
+        let (deferred_at, deferred_all) = lists(&deferred);
+        let mut deferring = vec![0u64; atoms.len().div_ceil(64)];
+        for (k, list) in deferred.iter().enumerate() {
+            if !list.is_empty() {
+                deferring[k / 64] |= 1 << (k % 64);
+            }
+        }
+        let list = |words: &[u32]| {
+            words
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let _ = writeln!(
+            tables,
+            "/// The goals' rules as data (`gdlc_runtime::program::Forward`).\nstatic {name}: gdlc_runtime::program::Forward = gdlc_runtime::program::Forward {{ bits: &[{}], instances: &[{}], roots: &[{}], watch_at: &[{}], watch: &[{}], deferred_at: &[{}], deferred: &[{}], deferring: &[{}] }};",
+            list(&bits),
+            list(&instances),
+            list(&roots),
+            list(&watch_at),
+            list(&watch),
+            list(&deferred_at),
+            list(&deferred_all),
+            deferring
+                .iter()
+                .map(|x| format!("{x:#x}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        Some(format!(
+            "gdlc_runtime::program::run_forward(&{name}, s, d);\n"
+        ))
     }
 
     /// Appends an instance to a program (its length, then its literals: bits of `s`,
