@@ -166,6 +166,24 @@ fn split_by_move<'i>(
     others
 }
 
+/// Numbers as the elements of an array literal: `1,2,3`.
+fn decimal_list(words: &[u32]) -> String {
+    words
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Bit words as the elements of an array literal: `0x1,0x0`.
+fn hex_list(words: &[u64]) -> String {
+    words
+        .iter()
+        .map(|x| format!("{x:#x}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// What a keyed program sets (see `Layout::keyed_programs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum KeyedTarget {
@@ -1103,11 +1121,7 @@ impl<'a> Layout<'a> {
             tables,
             "/// The goals' rules as data (`gdlc_runtime::program`).\nstatic {name}: [u32; {}] = [{}];",
             words.len(),
-            words
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
+            decimal_list(&words)
         );
         format!("gdlc_runtime::program::run(&{name}, s, d);\n")
     }
@@ -1193,28 +1207,17 @@ impl<'a> Layout<'a> {
                 deferring[k / 64] |= 1 << (k % 64);
             }
         }
-        let list = |words: &[u32]| {
-            words
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        };
         let _ = writeln!(
             tables,
             "/// The goals' rules as data (`gdlc_runtime::program::Forward`).\nstatic {name}: gdlc_runtime::program::Forward = gdlc_runtime::program::Forward {{ bits: &[{}], instances: &[{}], roots: &[{}], watch_at: &[{}], watch: &[{}], deferred_at: &[{}], deferred: &[{}], deferring: &[{}] }};",
-            list(&bits),
-            list(&instances),
-            list(&roots),
-            list(&watch_at),
-            list(&watch),
-            list(&deferred_at),
-            list(&deferred_all),
-            deferring
-                .iter()
-                .map(|x| format!("{x:#x}"))
-                .collect::<Vec<_>>()
-                .join(",")
+            decimal_list(&bits),
+            decimal_list(&instances),
+            decimal_list(&roots),
+            decimal_list(&watch_at),
+            decimal_list(&watch),
+            decimal_list(&deferred_at),
+            decimal_list(&deferred_all),
+            hex_list(&deferring)
         );
         Some(format!(
             "gdlc_runtime::program::run_forward(&{name}, s, d);\n"
@@ -1757,36 +1760,15 @@ impl<'a> Layout<'a> {
                 table.len()
             );
             for row in table {
-                let _ = write!(
-                    tables,
-                    "[{}],",
-                    row.iter()
-                        .map(|x| format!("{x:#x}"))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                );
+                let _ = write!(tables, "[{}],", hex_list(row));
             }
             tables.push_str("];\n");
         }
-        let _ = writeln!(
-            tables,
-            "static COPY: [u64; WORDS] = [{}];",
-            copy.iter()
-                .map(|x| format!("{x:#x}"))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let _ = writeln!(tables, "static COPY: [u64; WORDS] = [{}];", hex_list(&copy));
         let table_text = |name: String, width: &str, table: &[Vec<u64>]| {
             let mut text = format!("static {name}: [[u64; {width}]; {}] = [", table.len());
             for row in table {
-                let _ = write!(
-                    text,
-                    "[{}],",
-                    row.iter()
-                        .map(|x| format!("{x:#x}"))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                );
+                let _ = write!(text, "[{}],", hex_list(row));
             }
             text.push_str("];\n");
             text
@@ -1802,11 +1784,7 @@ impl<'a> Layout<'a> {
             let _ = writeln!(
                 tables,
                 "static KEPT: [u64; WORDS] = [{}];",
-                keep_family
-                    .iter()
-                    .map(|x| format!("{x:#x}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
+                hex_list(&keep_family)
             );
             for &role in &keep_roles {
                 tables.push_str(&table_text(format!("KEEP_{role}"), "WORDS", &keeps[role]));
@@ -1976,13 +1954,6 @@ impl<'a> Layout<'a> {
             KeyedTarget::Next => ("KEYED", "`next` instances", "m", "n"),
             KeyedTarget::Early => ("EARLY", "move-dependent atoms' instances", "&[]", "m"),
         };
-        let list = |words: &[u32]| {
-            words
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        };
         for (role, arms) in keyed {
             let base = self.role_moves[*role];
             let count = (self.role_moves[role + 1] - base) as usize;
@@ -2002,9 +1973,9 @@ impl<'a> Layout<'a> {
                 tables,
                 "/// The {what} under each move of role {role} (`gdlc_runtime::program::run_keyed`).\nstatic {name}_{role}: [u32; {}] = [{}];\nstatic {name}_AT_{role}: [u32; {}] = [{}];",
                 words.len(),
-                list(&words),
+                decimal_list(&words),
                 starts.len(),
-                list(&starts)
+                decimal_list(&starts)
             );
             let _ = writeln!(
                 out,
