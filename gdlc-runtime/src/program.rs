@@ -135,9 +135,10 @@ pub struct Forward<'a> {
 /// `d`. An instance is looked at once: as a root; when its last literal of the program
 /// (positive) becomes true; or, that literal negative, once its atom is final. Every
 /// literal's atom comes before its head in evaluation order, so the instance's other
-/// literals are final then too.
-pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64]) {
-    let mut derived = vec![0u64; program.bits.len().div_ceil(64)];
+/// literals are final then too. `derived`: zeroed scratch of one bit per atom (the
+/// caller's, so that nothing is allocated).
+pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64], derived: &mut [u64]) {
+    let derived = &mut derived[..program.bits.len().div_ceil(64)];
     let fire = |at: usize, d: &[u64], derived: &mut [u64]| {
         let head = program.instances[at] as usize;
         if derived[head >> 6] >> (head & 63) & 1 != 0 {
@@ -149,7 +150,7 @@ pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64]) {
         }
     };
     for &at in program.roots {
-        fire(at as usize, d, &mut derived);
+        fire(at as usize, d, derived);
     }
     // Heads come after their literals: a derived atom is only ever later in the scan.
     for w in 0..derived.len() {
@@ -168,14 +169,14 @@ pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64]) {
                 let watch = &program.watch
                     [program.watch_at[atom] as usize..program.watch_at[atom + 1] as usize];
                 for &at in watch {
-                    fire(at as usize, d, &mut derived);
+                    fire(at as usize, d, derived);
                 }
             }
             if program.deferring[w] >> b & 1 != 0 {
                 let deferred = &program.deferred
                     [program.deferred_at[atom] as usize..program.deferred_at[atom + 1] as usize];
                 for &at in deferred {
-                    fire(at as usize, d, &mut derived);
+                    fire(at as usize, d, derived);
                 }
             }
         }
@@ -283,7 +284,7 @@ mod tests {
         };
         let run = |s: u64| {
             let mut d = [0u64];
-            run_forward(&program, &[s], &mut d);
+            run_forward(&program, &[s], &mut d, &mut [0; 1]);
             d[0] >> 8
         };
         // s0 only: a0, a1, a2 (from a1); a3 needs !a1; a6.

@@ -1220,7 +1220,8 @@ impl<'a> Layout<'a> {
             hex_list(&deferring)
         );
         Some(format!(
-            "gdlc_runtime::program::run_forward(&{name}, s, d);\n"
+            "gdlc_runtime::program::run_forward(&{name}, s, d, &mut [0; {}]);\n",
+            atoms.len().div_ceil(64)
         ))
     }
 
