@@ -115,7 +115,7 @@ pub struct Forward<'a> {
     /// The instances: the head atom, the number of literals, the literals (as in a
     /// program).
     pub instances: &'a [u32],
-    /// Where the instances without a positive literal of the program start.
+    /// Where the instances without a literal of the program (*roots*) start.
     pub roots: &'a [u32],
     /// Where each atom's watch list starts in `watch` (one more entry at the end).
     pub watch_at: &'a [u32],
