@@ -15,7 +15,7 @@ use gdlc::ground::exec::GroundGame;
 use gdlc::ground::{Grounding, LIMITS, Literal, ground};
 use gdlc::interp::Interpreter;
 use gdlc::ir::{Ir, Keyword};
-use gdlc::{Backend, SourceFile};
+use gdlc::{Backend, FrontEnd, SourceFile};
 use gdlc_runtime::{CompareOptions, Game, compare};
 
 fn grounded(file: &SourceFile) -> (Ir, Result<Grounding, String>) {
@@ -60,6 +60,26 @@ fn agree(path: &Path, options: CompareOptions) -> Option<Result<(), String>> {
         }
     }
     Some(Ok(()))
+}
+
+/// Asserts that the ground evaluator of `grounding` agrees with the interpreter: perft
+/// to depth 2, then `playouts` seeded playouts of at most `max_steps` steps.
+fn assert_agrees(
+    front: &FrontEnd,
+    ir: &Ir,
+    grounding: &Grounding,
+    playouts: usize,
+    max_steps: usize,
+) {
+    let mut reference = Interpreter::new(front).expect("interpreter");
+    let mut candidate = GroundGame::new(ir, grounding);
+    let options = CompareOptions {
+        perft_depth: 2,
+        playouts,
+        max_steps,
+        seed: 1,
+    };
+    compare(&mut reference, &mut candidate, options).expect("agrees");
 }
 
 /// Plain groundings with more literals than this are also checked projected.
@@ -266,15 +286,7 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
     let module = grounded.module.expect("emits");
     assert!(module.contains("static GOAL_PROGRAM"), "goals as a program");
     for grounding in [&plain, &projected] {
-        let mut reference = Interpreter::new(&front).expect("interpreter");
-        let mut candidate = GroundGame::new(&ir, grounding);
-        let options = CompareOptions {
-            perft_depth: 2,
-            playouts: 5,
-            max_steps: 40,
-            seed: 1,
-        };
-        compare(&mut reference, &mut candidate, options).expect("agrees");
+        assert_agrees(&front, &ir, grounding, 5, 40);
     }
 }
 
@@ -320,15 +332,7 @@ fn a_projected_relation_can_be_a_word_parallel_family() {
         "{}",
         error.message
     );
-    let mut reference = Interpreter::new(&front).expect("interpreter");
-    let mut candidate = GroundGame::new(&ir, &projected);
-    let options = CompareOptions {
-        perft_depth: 2,
-        playouts: 10,
-        max_steps: 20,
-        seed: 1,
-    };
-    compare(&mut reference, &mut candidate, options).expect("agrees");
+    assert_agrees(&front, &ir, &projected, 10, 20);
 }
 
 /// Teleport (our own game): every move names a source and a target cell, so the `next`
@@ -366,15 +370,7 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
         .filter(|l| l.starts_with("        if ") && l.ends_with(" & 1 != 0 {"))
         .count();
     assert!(nested >= 98, "{nested} nested guards");
-    let mut reference = Interpreter::new(&front).expect("interpreter");
-    let mut candidate = GroundGame::new(&ir, &grounding);
-    let options = CompareOptions {
-        perft_depth: 2,
-        playouts: 10,
-        max_steps: 20,
-        seed: 1,
-    };
-    compare(&mut reference, &mut candidate, options).expect("agrees");
+    assert_agrees(&front, &ir, &grounding, 10, 20);
 }
 
 /// The team's breakthrough: `occupied` and `empty` cells are word-parallel families
