@@ -115,8 +115,17 @@ pub struct Forward<'a> {
     /// The instances: the head atom, the number of literals, the literals (as in a
     /// program).
     pub instances: &'a [u32],
-    /// Where the instances without a literal of the program (*roots*) start.
+    /// Where the instances without a literal of the program or a watched fluent
+    /// (*roots*) start.
     pub roots: &'a [u32],
+    /// The fluents of `s` with a watch list, one bit each.
+    pub fluents_watched: &'a [u64],
+    /// Where each fluent's watch list starts in `fluent_watch` (one more entry at the
+    /// end; only as many entries as fluents up to the last watched one).
+    pub fluent_watch_at: &'a [u32],
+    /// Where the instances without a literal of the program that watch one of their
+    /// positive fluents start.
+    pub fluent_watch: &'a [u32],
     /// Where each atom's watch list starts in `watch` (one more entry at the end).
     pub watch_at: &'a [u32],
     /// Where the instances whose last literal of the program is the atom, positive,
@@ -132,8 +141,9 @@ pub struct Forward<'a> {
 }
 
 /// Runs a forward program: sets the bits of `d` it computes from the state `s` and
-/// `d`. An instance is looked at once: as a root; when its last literal of the program
-/// (positive) becomes true; or, that literal negative, once its atom is final. Every
+/// `d`. An instance is looked at once: as a root; when the state holds its watched
+/// fluent; when its last literal of the program (positive) becomes true; or, that
+/// literal negative, once its atom is final. Every
 /// literal's atom comes before its head in evaluation order, so the instance's other
 /// literals are final then too. `derived`: zeroed scratch of one bit per atom (the
 /// caller's, so that nothing is allocated).
@@ -151,6 +161,18 @@ pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64], derived: &mut [u
     };
     for &at in program.roots {
         fire(at as usize, d, derived);
+    }
+    for (w, &watched) in program.fluents_watched.iter().enumerate() {
+        let mut held = s[w] & watched;
+        while held != 0 {
+            let fluent = w * 64 + held.trailing_zeros() as usize;
+            held &= held - 1;
+            let watch = &program.fluent_watch[program.fluent_watch_at[fluent] as usize
+                ..program.fluent_watch_at[fluent + 1] as usize];
+            for &at in watch {
+                fire(at as usize, d, derived);
+            }
+        }
     }
     // Heads come after their literals: a derived atom is only ever later in the scan.
     for w in 0..derived.len() {
@@ -258,7 +280,7 @@ mod tests {
         // a3 = a0 & a2 & !a1; a4 = s3 & a3.
         #[rustfmt::skip]
         let instances = [
-            0, 1, FROM_S,                                   // 0: a0 (root)
+            0, 1, FROM_S,                                   // 0: a0, watching s0
             1, 2, FROM_D | 8, FROM_S | NEGATED | 1,         // 3: a1, watched by a0
             2, 1, FROM_D | 9,                               // 7: a2, watched by a1
             2, 1, FROM_S | 2,                               // 10: a2 (root)
@@ -275,7 +297,11 @@ mod tests {
         let program = Forward {
             bits: &[8, 9, 10, 11, 12, 13, 14],
             instances: &instances,
-            roots: &[0, 10],
+            roots: &[10],
+            // a0 watches s0.
+            fluents_watched: &[0b1],
+            fluent_watch_at: &[0, 1],
+            fluent_watch: &[0],
             watch_at: &[0, 1, 2, 3, 4, 4, 4, 4],
             watch: &[3, 7, 13, 18],
             deferred_at: &[0, 0, 1, 1, 1, 2, 2, 2],

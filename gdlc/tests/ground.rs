@@ -245,7 +245,8 @@ fn backend_choice() {
 /// Marks (our own game): plainly grounded, two rules multiply by every move of the
 /// mover and the code is too large; projected, `(does ?p (mark ?ax ?ay))` becomes one
 /// auxiliary atom per role, the game compiles with the ground backend, its goals
-/// (cell-by-cell counts) as a program, and the projections of the counting rules
+/// (cell-by-cell counts) as a forward program whose instances watch the board's
+/// fluents, and the projections of the counting rules
 /// (one binding per head) are undone. Both groundings agree with the interpreter.
 #[test]
 fn projection_shrinks_rules_and_goals_become_a_program() {
@@ -285,6 +286,13 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
     assert!(grounded.projected, "the projected grounding is used");
     let module = grounded.module.expect("emits");
     assert!(module.contains("static GOAL_PROGRAM"), "goals as a program");
+    // A forward program: the cell-by-cell counts read the board's fluents, each
+    // instance looked at only when the state holds the fluent it watches.
+    let watch = module
+        .split_once("fluent_watch: &[")
+        .map(|(_, rest)| rest)
+        .expect("a forward program");
+    assert!(!watch.starts_with(']'), "instances watch fluents");
     for grounding in [&plain, &projected] {
         assert_agrees(&front, &ir, grounding, 5, 40);
     }

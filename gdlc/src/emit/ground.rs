@@ -790,51 +790,61 @@ impl<'a> Layout<'a> {
         Ok(layout)
     }
 
-    /// Whether the goals are written as a program (data) rather than straight-line
-    /// code: when all the code would not fit [`MAX_EMITTED_LITERALS`]. The code every
-    /// state and joint move runs must fit it in straight lines: as a program it is
-    /// slower than the join backend on the games measured (hex, mummymaze2p …),
-    /// while goals run once per game.
+    /// Which code is a program (data) rather than straight-line code: nothing while
+    /// all the code fits [`MAX_EMITTED_LITERALS`]. Past it, in this order until it
+    /// fits:
     ///
-    /// When the code of every state and joint move does not fit, the `next`
-    /// instances that run under one move become a keyed program (data: only the
-    /// played move's part runs, so they cost no more than straight-line arms), if
-    /// that makes it fit.
+    /// 1. the `next` instances that run under one move become a keyed program (data:
+    ///    only the played move's part runs, so they cost no more than straight-line
+    ///    arms), when the code of every state and joint move does not fit;
+    /// 2. the goals, which run once per game, become a program.
+    ///
+    /// The code every state and joint move runs must fit in straight lines, else the
+    /// join backend is used: as a program it is slower than the join backend on every
+    /// game measured, even as a forward program that looks only at the instances of
+    /// true fluents and atoms (god 0.75×, skirmish 0.71×, mummymaze2p 0.01×).
     fn choose_tabled(&self) -> Result<Tabled, String> {
         let state = self.cone_literals(&self.state_cone);
         let moves = self.cone_literals(&self.move_cone);
-        let mut per_step = state + moves;
         let goals = self.cone_literals(&self.goal_cone);
-        if per_step + goals <= MAX_EMITTED_LITERALS {
+        let fits = |literals: usize| literals <= MAX_EMITTED_LITERALS;
+        if fits(state + moves + goals) {
             return Ok(Tabled::default());
         }
-        let mut keyed = false;
+        let mut tabled = Tabled::default();
+        let mut per_step = state + moves;
         let (keyed_literals, keyed_per_move) = self.keyed_literals();
-        if per_step > MAX_EMITTED_LITERALS
-            && per_step - keyed_literals <= MAX_EMITTED_LITERALS
+        if !fits(per_step)
             && keyed_per_move <= MAX_KEYED_PER_MOVE
             && keyed_literals <= MAX_KEYED_LITERALS
         {
-            keyed = true;
+            tabled.keyed = true;
             per_step -= keyed_literals;
-            if per_step + goals <= MAX_EMITTED_LITERALS {
-                return Ok(Tabled {
-                    goals: false,
-                    keyed,
-                });
-            }
         }
-        if per_step > MAX_EMITTED_LITERALS {
+        if !fits(per_step) {
             return Err(format!(
                 "the ground code for every state and joint move would hold {per_step} literals, more than {MAX_EMITTED_LITERALS} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)"
             ));
         }
-        if goals > MAX_PROGRAM_LITERALS {
-            return Err(format!(
-                "the ground goals hold {goals} literals, more than {MAX_PROGRAM_LITERALS}"
-            ));
+        if !fits(per_step + goals) {
+            if goals > MAX_PROGRAM_LITERALS {
+                return Err(format!(
+                    "the ground goals hold {goals} literals, more than {MAX_PROGRAM_LITERALS}"
+                ));
+            }
+            tabled.goals = true;
         }
-        Ok(Tabled { goals: true, keyed })
+        Ok(tabled)
+    }
+
+    /// Whether an atom of a cone is recursive (depends on itself).
+    fn recursive_in(&self, cone: &[bool]) -> bool {
+        self.order.iter().any(|(atoms, cyclic)| {
+            *cyclic
+                && atoms
+                    .iter()
+                    .any(|&a| cone[a as usize] && self.places[a as usize] != Place::Never)
+        })
     }
 
     /// Whether the rest of a `next` instance under one move can be in a keyed
@@ -1083,13 +1093,9 @@ impl<'a> Layout<'a> {
     /// statement running it.
     fn goal_program(&self, wanted: &[bool], name: &str, tables: &mut String) -> String {
         use gdlc_runtime::program as p;
-        let recursive = self.order.iter().any(|(atoms, cyclic)| {
-            *cyclic
-                && atoms
-                    .iter()
-                    .any(|&a| wanted[a as usize] && self.places[a as usize] != Place::Never)
-        });
-        if !recursive && let Some(statement) = self.forward_program(wanted, name, tables) {
+        if !self.recursive_in(wanted)
+            && let Some(statement) = self.forward_program(wanted, name, tables)
+        {
             return statement;
         }
         let mut words: Vec<u32> = Vec::new();
@@ -1130,9 +1136,12 @@ impl<'a> Layout<'a> {
     /// [`gdlc_runtime::program::Forward`]): a static named `name` in `tables`, and the
     /// statement running it. An instance is watched by its positive literal of the
     /// program that comes last in evaluation order (the others, and its negative
-    /// literals, come before: final when that one is looked at). `None` if a literal
-    /// does not come before its head (the evaluation order guarantees it does).
+    /// literals, come before: final when that one is looked at); without a literal of
+    /// the program, by its rarest positive fluent (see [`Self::fluent_frequencies`]).
+    /// `None` if a literal does not come before its head (the evaluation order
+    /// guarantees it does).
     fn forward_program(&self, wanted: &[bool], name: &str, tables: &mut String) -> Option<String> {
+        let frequency = self.fluent_frequencies();
         let atoms: Vec<AtomId> = self
             .order
             .iter()
@@ -1146,6 +1155,7 @@ impl<'a> Layout<'a> {
         let mut bits = Vec::with_capacity(atoms.len());
         let mut instances: Vec<u32> = Vec::new();
         let mut roots = Vec::new();
+        let mut fluent_watched: Vec<Vec<u32>> = Vec::new();
         let mut watched: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
         let mut deferred: Vec<Vec<u32>> = vec![Vec::new(); atoms.len()];
         for (k, &a) in atoms.iter().enumerate() {
@@ -1184,7 +1194,25 @@ impl<'a> Layout<'a> {
                         watched[last as usize].push(at);
                     }
                     Some(last) => deferred[last as usize].push(at),
-                    None => roots.push(at),
+                    None => {
+                        let rarest = instance
+                            .body
+                            .iter()
+                            .filter_map(|&l| match (l, self.places[l.atom() as usize]) {
+                                (Literal::Pos(_), Place::State(bit)) => Some(bit),
+                                _ => None,
+                            })
+                            .min_by(|&a, &b| frequency[a].total_cmp(&frequency[b]));
+                        match rarest {
+                            Some(bit) => {
+                                if fluent_watched.len() <= bit {
+                                    fluent_watched.resize(bit + 1, Vec::new());
+                                }
+                                fluent_watched[bit].push(at);
+                            }
+                            None => roots.push(at),
+                        }
+                    }
                 }
             }
         }
@@ -1200,6 +1228,13 @@ impl<'a> Layout<'a> {
             (at, all)
         };
         let (watch_at, watch) = lists(&watched);
+        let (fluent_watch_at, fluent_watch) = lists(&fluent_watched);
+        let mut fluents_watched = vec![0u64; fluent_watched.len().div_ceil(64)];
+        for (bit, list) in fluent_watched.iter().enumerate() {
+            if !list.is_empty() {
+                fluents_watched[bit / 64] |= 1 << (bit % 64);
+            }
+        }
         let (deferred_at, deferred_all) = lists(&deferred);
         let mut deferring = vec![0u64; atoms.len().div_ceil(64)];
         for (k, list) in deferred.iter().enumerate() {
@@ -1209,10 +1244,13 @@ impl<'a> Layout<'a> {
         }
         let _ = writeln!(
             tables,
-            "/// The goals' rules as data (`gdlc_runtime::program::Forward`).\nstatic {name}: gdlc_runtime::program::Forward = gdlc_runtime::program::Forward {{ bits: &[{}], instances: &[{}], roots: &[{}], watch_at: &[{}], watch: &[{}], deferred_at: &[{}], deferred: &[{}], deferring: &[{}] }};",
+            "/// The goals' rules as data (`gdlc_runtime::program::Forward`).\nstatic {name}: gdlc_runtime::program::Forward = gdlc_runtime::program::Forward {{ bits: &[{}], instances: &[{}], roots: &[{}], fluents_watched: &[{}], fluent_watch_at: &[{}], fluent_watch: &[{}], watch_at: &[{}], watch: &[{}], deferred_at: &[{}], deferred: &[{}], deferring: &[{}] }};",
             decimal_list(&bits),
             decimal_list(&instances),
             decimal_list(&roots),
+            hex_list(&fluents_watched),
+            decimal_list(&fluent_watch_at),
+            decimal_list(&fluent_watch),
             decimal_list(&watch_at),
             decimal_list(&watch),
             decimal_list(&deferred_at),
@@ -1223,6 +1261,31 @@ impl<'a> Layout<'a> {
             "gdlc_runtime::program::run_forward(&{name}, s, d, &mut [0; {}]);\n",
             atoms.len().div_ceil(64)
         ))
+    }
+
+    /// Per fluent (bit of `s`), how often a state may hold it, estimated from the
+    /// initial state: the share of its function symbol's fluents that hold there (at
+    /// least one): a board cell's piece, one of many, is rarer than whose turn it is.
+    fn fluent_frequencies(&self) -> Vec<f64> {
+        let functor = |text: &str| {
+            let text = text.strip_prefix('(').unwrap_or(text);
+            text.split([' ', ')']).next().unwrap_or(text).to_owned()
+        };
+        let mut total: BTreeMap<String, usize> = BTreeMap::new();
+        let mut held: BTreeMap<String, usize> = BTreeMap::new();
+        for text in &self.fluents {
+            *total.entry(functor(text)).or_default() += 1;
+        }
+        for &bit in &self.init {
+            *held.entry(functor(&self.fluents[bit])).or_default() += 1;
+        }
+        self.fluents
+            .iter()
+            .map(|text| {
+                let f = functor(text);
+                held.get(&f).copied().unwrap_or(0).max(1) as f64 / total[&f] as f64
+            })
+            .collect()
     }
 
     /// Appends an instance to a program (its length, then its literals: bits of `s`,

@@ -67,6 +67,14 @@ pub enum Literal {
     Neg(AtomId),
 }
 
+impl Literal {
+    /// The literal's atom.
+    pub fn atom(self) -> AtomId {
+        let (Literal::Pos(a) | Literal::Neg(a)) = self;
+        a
+    }
+}
+
 /// One ground instance of a rule: the head holds when every literal does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instance {
