@@ -410,11 +410,19 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     };
     let grounding = &grounded.grounding;
     match &grounded.module {
-        Ok(_) if grounded.projected => {
-            let _ = writeln!(out, "backend: ground (rules projected)");
-        }
         Ok(_) => {
-            let _ = writeln!(out, "backend: ground");
+            let mut how = Vec::new();
+            if grounded.projected {
+                how.push("rules projected");
+            }
+            if grounded.grounding.shared_relations > 0 {
+                how.push("conjunctions shared");
+            }
+            if how.is_empty() {
+                let _ = writeln!(out, "backend: ground");
+            } else {
+                let _ = writeln!(out, "backend: ground ({})", how.join(", "));
+            }
         }
         Err(reason) => {
             let _ = writeln!(out, "backend: join ({reason})");
@@ -473,7 +481,8 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
         );
     }
     for k in 0..grounding.aux_phases.len() {
-        let atoms = grounding.of(crate::ir::RelationId((ir.relations.len() + k) as u32));
+        let relation = crate::ir::RelationId((ir.relations.len() + k) as u32);
+        let atoms = grounding.of(relation);
         let instances = grounding
             .instances
             .iter()
@@ -485,7 +494,8 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
         }
         let _ = writeln!(
             out,
-            "projection {k} (of a rule body): {} atoms, {} instances",
+            "{} (of rule bodies): {} atoms, {} instances",
+            grounding.relation_name(ir, relation),
             atoms.len(),
             instances
         );

@@ -229,9 +229,10 @@ pub struct Grounded {
 /// Grounds a planned game and emits its module: the plain grounding when it grounds
 /// and emits; else the projected one when that does (projection shrinks some games
 /// several times, but on games that fit without it, its auxiliary atoms cost more than
-/// they save: they replace instances that run only under one move); else the plain
-/// grounding with the reason it cannot be emitted. `Err`: the reason the game does not
-/// ground at all.
+/// they save: they replace instances that run only under one move); else the plain,
+/// then the projected grounding with shared conjunctions (see
+/// [`crate::ground::share`]) when that emits; else the plain grounding with the reason
+/// it cannot be emitted. `Err`: the reason the game does not ground at all.
 pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, String> {
     let limits = &crate::ground::LIMITS;
     let plain = crate::ground::ground(ir, plan, limits, false).map(|grounding| {
@@ -245,17 +246,37 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
     if matches!(&plain, Ok(g) if g.module.is_ok()) {
         return plain;
     }
-    let projected = ground_projected(ir, plan, source);
-    let why_not_projected = match projected {
-        Ok((grounding, module)) => {
+    let projected = crate::ground::ground(ir, plan, limits, true);
+    let why_not_projected = match &projected {
+        Ok(grounding) => match lib_rs(ir, grounding, source) {
+            Ok(module) => {
+                return Ok(Grounded {
+                    grounding: projected.expect("grounded"),
+                    projected: true,
+                    module: Ok(module),
+                });
+            }
+            Err(reason) => reason,
+        },
+        Err(reason) => reason.clone(),
+    };
+    let candidates = [
+        (plain.as_ref().ok().map(|g| &g.grounding), false),
+        (projected.as_ref().ok(), true),
+    ];
+    for (grounding, projected) in candidates {
+        let Some(shared) = grounding.and_then(|g| crate::ground::share::share_conjunctions(ir, g))
+        else {
+            continue;
+        };
+        if let Ok(module) = lib_rs(ir, &shared, source) {
             return Ok(Grounded {
-                grounding,
-                projected: true,
+                grounding: shared,
+                projected,
                 module: Ok(module),
             });
         }
-        Err(reason) => reason,
-    };
+    }
     // Neither: the plain grounding's reason, and the projected one's.
     match plain {
         Ok(mut grounded) => {
@@ -804,9 +825,20 @@ impl<'a> Layout<'a> {
     /// game measured, even as a forward program that looks only at the instances of
     /// true fluents and atoms (god 0.75×, skirmish 0.71×, mummymaze2p 0.01×).
     fn choose_tabled(&self) -> Result<Tabled, String> {
-        let state = self.cone_literals(&self.state_cone);
+        // With shared conjunctions, the straight-line code is measured as emitted:
+        // what sharing saves (the words of an OR, a guard's literal) shows only there.
+        // Other groundings keep the literal count, which keeps the projected grounding
+        // where it pays (tron_10x10: the plain one fits as emitted but runs 5× slower).
+        let size = |cone: &[bool]| {
+            if self.g.shared_relations > 0 {
+                self.emitted_reads(cone)
+            } else {
+                self.cone_literals(cone)
+            }
+        };
+        let state = size(&self.state_cone);
         let moves = self.cone_literals(&self.move_cone);
-        let goals = self.cone_literals(&self.goal_cone);
+        let goals = size(&self.goal_cone);
         let fits = |literals: usize| literals <= MAX_EMITTED_LITERALS;
         if fits(state + moves + goals) {
             return Ok(Tabled::default());
@@ -827,14 +859,27 @@ impl<'a> Layout<'a> {
             ));
         }
         if !fits(per_step + goals) {
-            if goals > MAX_PROGRAM_LITERALS {
+            let literals = self.cone_literals(&self.goal_cone);
+            if literals > MAX_PROGRAM_LITERALS {
                 return Err(format!(
-                    "the ground goals hold {goals} literals, more than {MAX_PROGRAM_LITERALS}"
+                    "the ground goals hold {literals} literals, more than {MAX_PROGRAM_LITERALS}"
                 ));
             }
             tabled.goals = true;
         }
         Ok(tabled)
+    }
+
+    /// The size of the straight-line code computing a cone of state atoms: how many
+    /// bits and words of `s` and `d` it reads. A literal is one read, but atoms under
+    /// a guard do not repeat its literal, word-parallel families and head-parallel
+    /// atoms read a word for up to 64 atoms, and an OR of atoms numbered together
+    /// reads their words.
+    fn emitted_reads(&self, cone: &[bool]) -> usize {
+        let mut code = String::new();
+        self.statements(cone, &mut code);
+        let accesses = code.matches("s[").count() + code.matches("d[").count();
+        accesses - code.matches("] |=").count()
     }
 
     /// Whether an atom of a cone is recursive (depends on itself).

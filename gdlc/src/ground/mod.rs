@@ -17,6 +17,7 @@
 //! backend then compiles the game.
 
 pub mod exec;
+pub mod share;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -102,9 +103,12 @@ pub struct Grounding {
     pub input_of: Vec<Option<AtomId>>,
     /// The initial state's fluents, as `true` atoms, sorted.
     pub init: Vec<AtomId>,
-    /// The auxiliary relations of projected rules (see [`ground`]): relation
+    /// The auxiliary relations of projected rules (see [`ground`]), then those of
+    /// shared conjunctions (see [`share::share_conjunctions`]): relation
     /// `ir.relations.len() + k` is the `k`-th, with this phase.
     pub aux_phases: Vec<Phase>,
+    /// How many of the auxiliary relations, the last ones, hold shared conjunctions.
+    pub shared_relations: usize,
 }
 
 impl Grounding {
@@ -122,10 +126,12 @@ impl Grounding {
         relation.0 as usize >= ir.relations.len()
     }
 
-    /// A relation's name for comments and messages: its key, or `projection k` for
-    /// an auxiliary one (which the IR does not hold).
+    /// A relation's name for comments and messages: its key, or `projection k` or
+    /// `shared conjunction k` for an auxiliary one (which the IR does not hold).
     pub fn relation_name(&self, ir: &Ir, relation: RelationId) -> String {
+        let projections = self.aux_phases.len() - self.shared_relations;
         match (relation.0 as usize).checked_sub(ir.relations.len()) {
+            Some(k) if k >= projections => format!("shared conjunction {}", k - projections),
             Some(k) => format!("projection {k}"),
             None => ir.relation(relation).key(),
         }
@@ -705,6 +711,7 @@ impl<'a> Grounder<'a> {
             input_of,
             init,
             aux_phases: self.aux_phases,
+            shared_relations: 0,
         })
     }
 }
