@@ -106,60 +106,110 @@ pub fn run(program: &[u32], s: &[u64], d: &mut [u64]) {
     }
 }
 
+/// A list of `u32` words as little-endian bytes: generated code writes a forward
+/// program's lists as byte strings, which rustc reads as one token each, where an
+/// array of numbers costs it type checking per element (othello-comp2007's goals:
+/// 570,000 words).
+#[derive(Clone, Copy, Debug)]
+pub struct Words<'a>(pub &'a [u8]);
+
+impl<'a> Words<'a> {
+    /// The `i`-th word.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> u32 {
+        let bytes: [u8; 4] = self.0[4 * i..4 * i + 4].try_into().expect("four bytes");
+        u32::from_le_bytes(bytes)
+    }
+
+    /// The number of words.
+    pub fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// Whether there is no word.
+    pub fn is_empty(&self) -> bool {
+        self.0.len() < 4
+    }
+
+    /// The words `from..to`.
+    #[inline(always)]
+    pub fn range(self, from: usize, to: usize) -> impl Iterator<Item = u32> + 'a {
+        self.0[4 * from..4 * to]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+    }
+
+    /// Words as little-endian bytes (what generated code writes as a byte string).
+    pub fn encode(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
 /// A forward program (see the module docs): the atoms of an acyclic program in
 /// evaluation order, as data for [`run_forward`].
 #[derive(Clone, Copy, Debug)]
 pub struct Forward<'a> {
     /// Each atom's bit of `d`.
-    pub bits: &'a [u32],
+    pub bits: Words<'a>,
     /// The instances: the head atom, the number of literals, the literals (as in a
     /// program).
-    pub instances: &'a [u32],
+    pub instances: Words<'a>,
     /// Where the instances without a literal of the program or a watched fluent
     /// (*roots*) start.
-    pub roots: &'a [u32],
+    pub roots: Words<'a>,
     /// The fluents of `s` with a watch list, one bit each.
     pub fluents_watched: &'a [u64],
     /// Where each fluent's watch list starts in `fluent_watch` (one more entry at the
     /// end; only as many entries as fluents up to the last watched one).
-    pub fluent_watch_at: &'a [u32],
+    pub fluent_watch_at: Words<'a>,
     /// Where the instances without a literal of the program that watch one of their
     /// positive fluents start.
-    pub fluent_watch: &'a [u32],
+    pub fluent_watch: Words<'a>,
     /// Where each atom's watch list starts in `watch` (one more entry at the end).
-    pub watch_at: &'a [u32],
+    pub watch_at: Words<'a>,
     /// Where the instances whose last literal of the program is the atom, positive,
     /// start.
-    pub watch: &'a [u32],
+    pub watch: Words<'a>,
     /// Where each atom's deferred list starts in `deferred` (one more entry at the end).
-    pub deferred_at: &'a [u32],
+    pub deferred_at: Words<'a>,
     /// Where the instances whose last literal of the program is the atom, negated,
     /// start.
-    pub deferred: &'a [u32],
+    pub deferred: Words<'a>,
     /// The atoms with a deferred list, one bit each.
     pub deferring: &'a [u64],
+}
+
+/// The `i`-th of the lists `lists` that start at `at`.
+#[inline(always)]
+fn list<'a>(lists: Words<'a>, at: Words<'a>, i: usize) -> impl Iterator<Item = u32> + 'a {
+    lists.range(at.get(i) as usize, at.get(i + 1) as usize)
 }
 
 /// Runs a forward program: sets the bits of `d` it computes from the state `s` and
 /// `d`. An instance is looked at once: as a root; when the state holds its watched
 /// fluent; when its last literal of the program (positive) becomes true; or, that
-/// literal negative, once its atom is final. Every
-/// literal's atom comes before its head in evaluation order, so the instance's other
-/// literals are final then too. `derived`: zeroed scratch of one bit per atom (the
-/// caller's, so that nothing is allocated).
+/// literal negative, once its atom is final. Every literal's atom comes before its head
+/// in evaluation order, so the instance's other literals are final then too.
+/// `derived`: zeroed scratch of one bit per atom (the caller's, so that nothing is
+/// allocated).
 pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64], derived: &mut [u64]) {
     let derived = &mut derived[..program.bits.len().div_ceil(64)];
+    let instances = program.instances;
     let fire = |at: usize, d: &[u64], derived: &mut [u64]| {
-        let head = program.instances[at] as usize;
+        let head = instances.get(at) as usize;
         if derived[head >> 6] >> (head & 63) & 1 != 0 {
             return;
         }
-        let end = at + 2 + program.instances[at + 1] as usize;
-        if holds(program.instances, s, d, at + 2, end) {
+        let end = at + 2 + instances.get(at + 1) as usize;
+        let holds = instances.range(at + 2, end).all(|literal| {
+            let words = if literal & FROM_D != 0 { d } else { s };
+            get(words, literal & BIT) != (literal & NEGATED != 0)
+        });
+        if holds {
             derived[head >> 6] |= 1 << (head & 63);
         }
     };
-    for &at in program.roots {
+    for at in program.roots.range(0, program.roots.len()) {
         fire(at as usize, d, derived);
     }
     for (w, &watched) in program.fluents_watched.iter().enumerate() {
@@ -167,9 +217,7 @@ pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64], derived: &mut [u
         while held != 0 {
             let fluent = w * 64 + held.trailing_zeros() as usize;
             held &= held - 1;
-            let watch = &program.fluent_watch[program.fluent_watch_at[fluent] as usize
-                ..program.fluent_watch_at[fluent + 1] as usize];
-            for &at in watch {
+            for at in list(program.fluent_watch, program.fluent_watch_at, fluent) {
                 fire(at as usize, d, derived);
             }
         }
@@ -186,18 +234,14 @@ pub fn run_forward(program: &Forward, s: &[u64], d: &mut [u64], derived: &mut [u
             done |= 1 << b;
             let atom = w * 64 + b as usize;
             if derived[w] >> b & 1 != 0 {
-                let bit = program.bits[atom];
+                let bit = program.bits.get(atom);
                 d[(bit >> 6) as usize] |= 1 << (bit & 63);
-                let watch = &program.watch
-                    [program.watch_at[atom] as usize..program.watch_at[atom + 1] as usize];
-                for &at in watch {
+                for at in list(program.watch, program.watch_at, atom) {
                     fire(at as usize, d, derived);
                 }
             }
             if program.deferring[w] >> b & 1 != 0 {
-                let deferred = &program.deferred
-                    [program.deferred_at[atom] as usize..program.deferred_at[atom + 1] as usize];
-                for &at in deferred {
+                for at in list(program.deferred, program.deferred_at, atom) {
                     fire(at as usize, d, derived);
                 }
             }
@@ -294,18 +338,32 @@ mod tests {
             &[6, 1, FROM_D | NEGATED | 12],            // 26
         ]
         .concat();
-        let program = Forward {
-            bits: &[8, 9, 10, 11, 12, 13, 14],
-            instances: &instances,
-            roots: &[10],
+        let bytes: Vec<Vec<u8>> = [
+            &[8, 9, 10, 11, 12, 13, 14][..],
+            &instances,
+            &[10],
             // a0 watches s0.
+            &[0, 1],
+            &[0],
+            &[0, 1, 2, 3, 4, 4, 4, 4],
+            &[3, 7, 13, 18],
+            &[0, 0, 1, 1, 1, 2, 2, 2],
+            &[22, 26],
+        ]
+        .iter()
+        .map(|list| Words::encode(list))
+        .collect();
+        let program = Forward {
+            bits: Words(&bytes[0]),
+            instances: Words(&bytes[1]),
+            roots: Words(&bytes[2]),
             fluents_watched: &[0b1],
-            fluent_watch_at: &[0, 1],
-            fluent_watch: &[0],
-            watch_at: &[0, 1, 2, 3, 4, 4, 4, 4],
-            watch: &[3, 7, 13, 18],
-            deferred_at: &[0, 0, 1, 1, 1, 2, 2, 2],
-            deferred: &[22, 26],
+            fluent_watch_at: Words(&bytes[3]),
+            fluent_watch: Words(&bytes[4]),
+            watch_at: Words(&bytes[5]),
+            watch: Words(&bytes[6]),
+            deferred_at: Words(&bytes[7]),
+            deferred: Words(&bytes[8]),
             deferring: &[0b10010],
         };
         let run = |s: u64| {

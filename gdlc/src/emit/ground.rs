@@ -32,11 +32,13 @@
 //! Size: straight-line code costs rustc time, so past [`MAX_EMITTED_LITERALS`] the
 //! `next` instances that run under one move become keyed programs (data for
 //! [`gdlc_runtime::program::run_keyed`], one slice per move, of which the played one
-//! runs), and then the goals a program ([`gdlc_runtime::program::run`]); the rest of
-//! the code of every state and joint move must fit in straight lines, else the join
-//! backend is used.
-//! [`ground_and_emit`] grounds plainly first and projected (see
-//! [`crate::ground::ground`]) only when the plain grounding cannot be emitted.
+//! runs), and then the goals a program ([`gdlc_runtime::program::run_forward`], or
+//! [`gdlc_runtime::program::run`] when a goal atom is recursive); the rest of the code
+//! of every state and joint move must fit in straight lines, else the join backend is
+//! used.
+//! [`ground_and_emit`] grounds plainly first, projected (see [`crate::ground::ground`])
+//! only when the plain grounding cannot be emitted, and then each of the two with
+//! shared conjunctions ([`crate::ground::share`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -179,6 +181,22 @@ fn decimal_list(words: &[u32]) -> String {
         .map(u32::to_string)
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// Words as a byte string literal of their little-endian bytes
+/// ([`gdlc_runtime::program::Words`]): printable ASCII as itself, other bytes escaped.
+fn byte_string(words: &[u32]) -> String {
+    let mut out = String::with_capacity(words.len() * 8 + 3);
+    out.push_str("b\"");
+    for byte in gdlc_runtime::program::Words::encode(words) {
+        if (0x20..=0x7e).contains(&byte) && byte != b'"' && byte != b'\\' {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Bit words as the elements of an array literal: `0x1,0x0`.
@@ -1298,8 +1316,8 @@ impl<'a> Layout<'a> {
                 deferring[k / 64] |= 1 << (k % 64);
             }
         }
-        // Each list a static array of its own: formatted many numbers to a line (a
-        // slice inside the struct would be one to a line: several times the text).
+        // Lists of words as byte strings (one token each for rustc, where an array
+        // literal costs type checking per element); bit sets as static arrays.
         let mut fields = Vec::new();
         for (field, list) in [
             ("bits", &bits),
@@ -1312,14 +1330,10 @@ impl<'a> Layout<'a> {
             ("deferred_at", &deferred_at),
             ("deferred", &deferred_all),
         ] {
-            let array = format!("{name}_{}", field.to_uppercase());
-            let _ = writeln!(
-                tables,
-                "static {array}: [u32; {}] = [{}];",
-                list.len(),
-                decimal_list(list)
-            );
-            fields.push(format!("{field}: &{array}"));
+            fields.push(format!(
+                "{field}: gdlc_runtime::program::Words({})",
+                byte_string(list)
+            ));
         }
         for (field, list) in [
             ("fluents_watched", &fluents_watched),
