@@ -785,6 +785,34 @@ impl<'a> Layout<'a> {
             &order,
             &[&state_cone, &goal_cone],
         );
+        // Shared conjunctions (see `crate::ground::share`) in the order of the bits of
+        // the atoms that read them (a role's legal move reading its conditions), so
+        // that those copy them head-parallel.
+        let shared_from = ir.relations.len() + g.aux_phases.len() - g.shared_relations;
+        let mut by_reader: Vec<(usize, AtomId)> = Vec::new();
+        for instance in &g.instances {
+            let Place::D(bit) = places[instance.head as usize] else {
+                continue;
+            };
+            for &literal in &instance.body {
+                let b = literal.atom() as usize;
+                if matches!(literal, Literal::Pos(_))
+                    && g.atoms[b].relation.0 as usize >= shared_from
+                    && places[b] == Place::Never
+                    && (state_cone[b] || goal_cone[b])
+                    && !move_cone[b]
+                {
+                    by_reader.push((bit, b as AtomId));
+                }
+            }
+        }
+        by_reader.sort_unstable();
+        for (_, b) in by_reader {
+            if places[b as usize] == Place::Never {
+                places[b as usize] = Place::D(d_bits);
+                d_bits += 1;
+            }
+        }
         // The rest, in evaluation order.
         for (atoms, _) in &order {
             for &a in atoms {
