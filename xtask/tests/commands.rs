@@ -93,6 +93,8 @@ fn verify_representative_games() {
             "checkers.kif",
             // Goals as a forward program (piece counts; a negation deferred).
             "reversi.kif",
+            // Shared conjunctions ("has a legal move" repeats `legal`), projected.
+            "pacman3p.kif",
             // `next` facts (a next state computed at compile time) and left recursion.
             "test/test_distinct_beginning_rule.kif",
             "test/test_case_5e.kif",
