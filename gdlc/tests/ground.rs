@@ -246,8 +246,9 @@ fn backend_choice() {
 /// mover and the code is too large; projected, `(does ?p (mark ?ax ?ay))` becomes one
 /// auxiliary atom per role, the game compiles with the ground backend, its goals
 /// (cell-by-cell counts) as a forward program whose instances watch the board's
-/// fluents, and the projections of the counting rules
-/// (one binding per head) are undone. Both groundings agree with the interpreter.
+/// fluents, the auxiliary atoms under one move in arms of a `match` on it, and the
+/// projections of the counting rules (one binding per head) are undone. Both
+/// groundings agree with the interpreter.
 #[test]
 fn projection_shrinks_rules_and_goals_become_a_program() {
     let file =
@@ -293,6 +294,15 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
         .map(|(_, rest)| rest)
         .expect("a forward program");
     assert!(!watch.starts_with('"'), "instances watch fluents");
+    // The projection's move-dependent atoms under one move are `match` arms on it:
+    // only the played move's run.
+    let lines: Vec<&str> = module.lines().map(str::trim).collect();
+    assert!(
+        lines
+            .windows(2)
+            .any(|pair| pair[0].ends_with("=> {") && pair[1].starts_with("m[")),
+        "move-dependent atoms in arms of a match on the move"
+    );
     for grounding in [&plain, &projected] {
         assert_agrees(&front, &ir, grounding, 5, 40);
     }

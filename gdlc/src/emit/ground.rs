@@ -1986,27 +1986,31 @@ impl<'a> Layout<'a> {
                 "let moved = &MOVED_{role}[(joint[{role}] - {base}) as usize];\nfor w in 0..M_WORDS {{ m[w] |= moved[w]; }}"
             );
         }
-        // Move-dependent atoms' instances under one move that read only the state: an
-        // early keyed program, before everything that reads them; the atoms' other
+        // Move-dependent atoms' instances under one move that read only the state,
+        // before everything that reads them: `match` arms on the move (reversi's
+        // flips: only the played move's run, not every move's test of the joint
+        // move), or with keyed programs an early keyed program; the atoms' other
         // instances are ORed in below.
         let mut early_rest: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
-        if self.tabled.keyed {
-            let mut early: BTreeMap<usize, MoveArms> = BTreeMap::new();
-            for (a, keyable) in self.early_keyed_atoms().into_iter().enumerate() {
-                let Place::M(bit) = self.places[a] else {
-                    continue;
-                };
-                if !keyable {
-                    continue;
-                }
-                early_rest[a] = Some(split_by_move(
-                    self.by_head[a].iter().copied(),
-                    bit,
-                    |instance| self.early_key(instance),
-                    &mut early,
-                ));
+        let mut early: BTreeMap<usize, MoveArms> = BTreeMap::new();
+        for (a, keyable) in self.early_keyed_atoms().into_iter().enumerate() {
+            let Place::M(bit) = self.places[a] else {
+                continue;
+            };
+            if !keyable {
+                continue;
             }
+            early_rest[a] = Some(split_by_move(
+                self.by_head[a].iter().copied(),
+                bit,
+                |instance| self.early_key(instance),
+                &mut early,
+            ));
+        }
+        if self.tabled.keyed {
             self.keyed_programs(&early, KeyedTarget::Early, out, &mut tables);
+        } else {
+            self.move_arms(&early, "m", "early", out, &mut tables);
         }
         out.push_str("for w in 0..WORDS {\nlet mut keep = COPY[w];\n");
         for role in frames.keys() {
@@ -2089,7 +2093,22 @@ impl<'a> Layout<'a> {
             }
             self.keyed_programs(&programs, KeyedTarget::Next, out, &mut tables);
         }
-        for (role, arms) in keyed.iter().filter(|(_, arms)| !arms.is_empty()) {
+        self.move_arms(&keyed, "n", "arm", out, &mut tables);
+        tables
+    }
+
+    /// Instances under one move of one role as a `match` on that role's move per role,
+    /// so only the played move's run: each sets its bit of `target` (`n` or `m`).
+    /// Long arms are functions of their own, named `{name}_{role}_{move}_{k}`.
+    fn move_arms(
+        &self,
+        arms_by_role: &BTreeMap<usize, MoveArms>,
+        target: &str,
+        name: &str,
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        for (role, arms) in arms_by_role.iter().filter(|(_, arms)| !arms.is_empty()) {
             let _ = writeln!(out, "match joint[{role}] {{");
             for (i, (mv, heads)) in arms.iter().enumerate() {
                 if i > 0 && i % 64 == 0 {
@@ -2103,27 +2122,30 @@ impl<'a> Layout<'a> {
                         arm.push_str(CHUNK_MARK);
                     }
                     if body.is_empty() {
-                        let _ = writeln!(arm, "n[{w}] |= 1 << {b}u32;");
+                        let _ = writeln!(arm, "{target}[{w}] |= 1 << {b}u32;");
                     } else {
                         let parts: Vec<String> = body.iter().map(|&l| self.literal(l)).collect();
-                        let _ = writeln!(arm, "n[{w}] |= (({}) & 1) << {b}u32;", parts.join(" & "));
+                        let _ = writeln!(
+                            arm,
+                            "{target}[{w}] |= (({}) & 1) << {b}u32;",
+                            parts.join(" & ")
+                        );
                     }
                 }
                 // A long arm (a move that moves the whole board) is functions of its
                 // own: rustc's time grows faster than a function's size.
                 let arm = chunked(
                     &arm,
-                    &format!("arm_{role}_{mv}"),
+                    &format!("{name}_{role}_{mv}"),
                     MOVES_PARAMS,
                     MOVES_ARGS,
-                    &mut tables,
+                    tables,
                 );
                 let _ = writeln!(out, "{mv} => {{\n{arm}}}");
             }
             out.push_str("_ => {}\n}\n");
             out.push_str(CHUNK_MARK);
         }
-        tables
     }
 
     /// Instances under one move as keyed programs (see
