@@ -62,6 +62,19 @@ fn agree(path: &Path, options: CompareOptions) -> Option<Result<(), String>> {
     Some(Ok(()))
 }
 
+/// One of our own games of `tests/ground/`, analysed and planned.
+fn own_game(name: &str) -> (FrontEnd, Ir, gdlc::plan::Plan) {
+    let file = common::read_source(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/ground")
+            .join(name),
+    );
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    (front, ir, plan)
+}
+
 /// Asserts that the ground evaluator of `grounding` agrees with the interpreter: perft
 /// to depth 2, then `playouts` seeded playouts of at most `max_steps` steps.
 fn assert_agrees(
@@ -251,11 +264,7 @@ fn backend_choice() {
 /// groundings agree with the interpreter.
 #[test]
 fn projection_shrinks_rules_and_goals_become_a_program() {
-    let file =
-        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/marks.kif"));
-    let front = gdlc::front_end(&file);
-    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let (front, ir, plan) = own_game("marks.kif");
     let plain = ground(&ir, &plan, &LIMITS, false).expect("grounds plainly");
     let emitted = gdlc::emit::ground::lib_rs(&ir, &plain, "marks.kif");
     assert!(
@@ -315,11 +324,7 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
 /// with the interpreter.
 #[test]
 fn a_projected_relation_can_be_a_word_parallel_family() {
-    let file =
-        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/heavy.kif"));
-    let front = gdlc::front_end(&file);
-    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let (front, ir, plan) = own_game("heavy.kif");
     let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
     let module = gdlc::emit::ground::lib_rs(&ir, &projected, "heavy.kif").expect("emits");
     assert!(
@@ -453,11 +458,7 @@ fn fluents_too_many_for_a_dense_state_compile_when_few_are_reachable() {
 /// interpreter, and the ground backend emits it.
 #[test]
 fn conjunctions_repeated_by_two_rules_are_shared() {
-    let file =
-        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/stuck.kif"));
-    let front = gdlc::front_end(&file);
-    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let (front, ir, plan) = own_game("stuck.kif");
     let plain = ground(&ir, &plan, &LIMITS, false).expect("grounds");
     let shared = gdlc::ground::share::share_conjunctions(&ir, &plain).expect("shares");
     assert_eq!(shared.shared_relations, 1, "one phase: the state's");
