@@ -10,7 +10,8 @@
 //! ground backend when they are numbered together).
 //!
 //! Only bodies that are both an instance's whole body and another's body less one
-//! literal are shared, and only where that saves literals. The shared atoms belong to
+//! literal are shared, and only where that costs no more literals (the gain is in the
+//! emitted code: a copy under a guard, an OR of words). The shared atoms belong to
 //! auxiliary relations (see [`Grounding::aux_phases`]), one per phase, named `shared
 //! conjunction` by [`Grounding::relation_name`].
 
