@@ -438,8 +438,11 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     if let Ok(size) = crate::emit::ground::code_size(ir, grounding) {
         let _ = writeln!(
             out,
-            "code: {} literals per state, {} per joint move ({}), {} for goals ({})",
+            "code: {} literals per state{}, {} per joint move ({}), {} for goals ({})",
             size.state,
+            size.state_reads
+                .map(|reads| format!(" ({reads} reads as emitted, which the budget counts)"))
+                .unwrap_or_default(),
             size.moves,
             if size.keyed_program {
                 format!(

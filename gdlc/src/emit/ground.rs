@@ -348,6 +348,9 @@ pub fn lib_rs(ir: &Ir, grounding: &Grounding, source: &str) -> Result<String, St
 pub struct CodeSize {
     /// Literals of `eval_state` (terminal, legal, what the moves read).
     pub state: usize,
+    /// With shared conjunctions, `eval_state`'s size as emitted (the bits and words
+    /// it reads), which the budget counts instead.
+    pub state_reads: Option<usize>,
     /// Literals of `eval_moves`.
     pub moves: usize,
     /// Literals of `eval_goals`.
@@ -373,6 +376,8 @@ pub fn code_size(ir: &Ir, grounding: &Grounding) -> Result<CodeSize, String> {
     let layout = Layout::new(ir, grounding)?;
     Ok(CodeSize {
         state: layout.cone_literals(&layout.state_cone),
+        state_reads: (grounding.shared_relations > 0)
+            .then(|| layout.emitted_reads(&layout.state_cone)),
         moves: layout.cone_literals(&layout.move_cone),
         goals: layout.cone_literals(&layout.goal_cone),
         goals_program: layout.tabled.goals,
