@@ -461,8 +461,8 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
         );
         let _ = writeln!(
             out,
-            "word-parallel families: {} ({} atoms); atoms computed under a guard: {}",
-            size.families, size.family_atoms, size.guarded
+            "word-parallel families: {} ({} atoms); atoms computed under a guard: {}; with a demand guard: {}",
+            size.families, size.family_atoms, size.guarded, size.demand_guarded
         );
     }
     for (r, relation) in ir.relations.iter().enumerate() {

@@ -81,6 +81,10 @@ fn verify_representative_games() {
         workspace().join("gdlc/tests/ground/marks.kif"),
         // `next` instances under one move as keyed programs: the ground backend.
         workspace().join("gdlc/tests/ground/teleport.kif"),
+        // Demand guards: atoms only the player in control reads.
+        workspace().join("gdlc/tests/ground/convert.kif"),
+        // Aliases and duplicates replaced by the grounding's simplification.
+        workspace().join("gdlc/tests/ground/lines.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -368,6 +368,9 @@ pub struct CodeSize {
     pub family_atoms: usize,
     /// Atoms computed under a guard (the player in control …).
     pub guarded: usize,
+    /// Atoms of the straight-line code with a demand guard: a fluent without which
+    /// no reader uses them (a player's "has a move" while another is in control).
+    pub demand_guarded: usize,
 }
 
 /// The code size of a grounded game (see [`CodeSize`]), or why this backend cannot
@@ -391,6 +394,7 @@ pub fn code_size(ir: &Ir, grounding: &Grounding) -> Result<CodeSize, String> {
             } else {
                 layout.guards(&layout.goal_cone).len()
             },
+        demand_guarded: layout.demand_guarded(),
     })
 }
 
@@ -424,6 +428,9 @@ struct Layout<'a> {
     m_bits: usize,
     tabled: Tabled,
     families: Vec<Family>,
+    /// Per atom, a fluent without which its value is never used (see
+    /// [`demand_guards`]): the atom is computed only when the fluent holds.
+    demand: Vec<Option<AtomId>>,
 }
 
 /// Atoms of one relation whose instances read only bits of the state or of earlier
@@ -447,6 +454,10 @@ type Shape = Vec<(&'static str, bool, isize)>;
 /// this is computed with `||`, stopping at the first that holds, rather than an OR of
 /// all of them.
 const SHORT_CIRCUIT_PAST: usize = 8;
+
+/// The fewest literals the atoms of one level and one demand guard hold between them
+/// before they are computed under it (see `demand_guards`).
+const MIN_DEMAND_GUARDED: usize = 8;
 
 /// The fewest atoms a family has.
 const MIN_FAMILY: usize = 8;
@@ -571,6 +582,153 @@ fn families(
             families.push(family);
         }
     }
+}
+
+/// Per atom, a fluent without which the atom's value is never used, if there is one:
+/// the *demand guard* it is computed under.
+///
+/// An atom's value matters only when one of its readers (the rule instances whose body
+/// holds it) can hold; a reader holds only when every fluent it *implies* holds: its
+/// positive fluent literals, the fluents every instance of its positive derived atoms
+/// implies, for `does(r, m)` the fluents `legal(r, m)` implies (a played move is
+/// legal), and its head's own demand guard. The fluents every reader implies are the
+/// atom's candidates; of those, the one that is a candidate of the most atoms is its
+/// guard, so that atoms share `if` blocks. A player's `has a legal move at (x, y)`,
+/// read only by its legal moves (under `(control ?player)`), is computed only for the
+/// player in control.
+///
+/// Entry points (`legal`, `terminal`, `goal`, `sees`, `next`) and recursive atoms get
+/// no guard: the runtime reads the former, and the latter are computed by iteration.
+fn demand_guards(
+    ir: &Ir,
+    g: &Grounding,
+    places: &[Place],
+    order: &[(Vec<AtomId>, bool)],
+) -> Vec<Option<AtomId>> {
+    let n = g.atoms.len();
+    let relation_of = |k: Keyword| ir.keyword(k);
+    let entries: Vec<RelationId> = [
+        Keyword::Legal,
+        Keyword::Terminal,
+        Keyword::Goal,
+        Keyword::Sees,
+        Keyword::Next,
+    ]
+    .into_iter()
+    .filter_map(relation_of)
+    .collect();
+    let is_fluent = |a: AtomId| matches!(places[a as usize], Place::State(_));
+    let mut by_head: Vec<Vec<&Instance>> = vec![Vec::new(); n];
+    let mut readers: Vec<Vec<&Instance>> = vec![Vec::new(); n];
+    for instance in &g.instances {
+        by_head[instance.head as usize].push(instance);
+        for &literal in &instance.body {
+            readers[literal.atom() as usize].push(instance);
+        }
+    }
+    let intersect = |a: &[AtomId], b: &[AtomId]| -> Vec<AtomId> {
+        a.iter()
+            .copied()
+            .filter(|x| b.binary_search(x).is_ok())
+            .collect()
+    };
+    let mut cyclic = vec![false; n];
+    for (atoms, is_cyclic) in order {
+        for &a in atoms {
+            cyclic[a as usize] = *is_cyclic;
+        }
+    }
+    // The fluents each derived atom implies (`None`: not computed, or recursive).
+    let mut implied: Vec<Option<Vec<AtomId>>> = vec![None; n];
+    for (atoms, is_cyclic) in order {
+        if *is_cyclic {
+            continue;
+        }
+        for &a in atoms {
+            let mut common: Option<Vec<AtomId>> = None;
+            for instance in &by_head[a as usize] {
+                let mut holds: Vec<AtomId> = Vec::new();
+                for &literal in &instance.body {
+                    if let Literal::Pos(b) = literal {
+                        if is_fluent(b) {
+                            holds.push(b);
+                        } else if let Some(more) = &implied[b as usize] {
+                            holds.extend(more);
+                        }
+                    }
+                }
+                holds.sort_unstable();
+                holds.dedup();
+                common = Some(match common {
+                    None => holds,
+                    Some(c) => intersect(&c, &holds),
+                });
+            }
+            implied[a as usize] = Some(common.unwrap_or_default());
+        }
+    }
+    // `does(r, m)` implies what `legal(r, m)` implies.
+    for a in 0..n {
+        if let Some(does) = g.input_of[a]
+            && Some(g.atoms[a].relation) == relation_of(Keyword::Legal)
+        {
+            implied[does as usize] = implied[a].clone();
+        }
+    }
+    // Candidates, readers first.
+    let mut candidates: Vec<Vec<AtomId>> = vec![Vec::new(); n];
+    for (atoms, is_cyclic) in order.iter().rev() {
+        if *is_cyclic {
+            continue;
+        }
+        for &a in atoms {
+            let i = a as usize;
+            if entries.contains(&g.atoms[i].relation) || readers[i].is_empty() {
+                continue;
+            }
+            let mut common: Option<Vec<AtomId>> = None;
+            for reader in &readers[i] {
+                let mut holds: Vec<AtomId> = candidates[reader.head as usize].clone();
+                for &literal in &reader.body {
+                    if let Literal::Pos(b) = literal {
+                        if is_fluent(b) {
+                            holds.push(b);
+                        } else if let Some(more) = &implied[b as usize] {
+                            holds.extend(more);
+                        }
+                    }
+                }
+                holds.sort_unstable();
+                holds.dedup();
+                common = Some(match common {
+                    None => holds,
+                    Some(c) => intersect(&c, &holds),
+                });
+                if common.as_ref().is_some_and(Vec::is_empty) {
+                    break;
+                }
+            }
+            candidates[i] = common.unwrap_or_default();
+        }
+    }
+    let mut counts: BTreeMap<AtomId, usize> = BTreeMap::new();
+    for list in &candidates {
+        for &c in list {
+            *counts.entry(c).or_default() += 1;
+        }
+    }
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(a, list)| {
+            if cyclic[a] {
+                return None;
+            }
+            list.iter()
+                .copied()
+                .max_by_key(|c| (counts[c], std::cmp::Reverse(*c)))
+        })
+        .collect()
 }
 
 fn words(bits: usize) -> usize {
@@ -862,8 +1020,10 @@ impl<'a> Layout<'a> {
             m_bits,
             tabled: Tabled::default(),
             families,
+            demand: Vec::new(),
         };
         let mut layout = layout;
+        layout.demand = demand_guards(ir, g, &layout.places, &layout.order);
         layout.tabled = layout.choose_tabled()?;
         Ok(layout)
     }
@@ -942,6 +1102,24 @@ impl<'a> Layout<'a> {
         self.statements(cone, &mut code);
         let accesses = code.matches("s[").count() + code.matches("d[").count();
         accesses - code.matches("] |=").count()
+    }
+
+    /// How many atoms of the straight-line state and goal code have a demand guard
+    /// (see [`demand_guards`]).
+    fn demand_guarded(&self) -> usize {
+        let in_family: Vec<AtomId> = self
+            .families
+            .iter()
+            .flat_map(|f| f.atoms.iter().map(|&(a, _)| a))
+            .collect();
+        (0..self.g.atoms.len())
+            .filter(|&a| {
+                (self.state_cone[a] || (self.goal_cone[a] && !self.tabled.goals))
+                    && self.demand[a].is_some()
+                    && matches!(self.places[a], Place::D(_))
+                    && !in_family.contains(&(a as AtomId))
+            })
+            .count()
     }
 
     /// Whether an atom of a cone is recursive (depends on itself).
@@ -1109,6 +1287,42 @@ impl<'a> Layout<'a> {
         }
         if instances.iter().any(|i| i.body.is_empty()) {
             return "1u64".to_owned();
+        }
+        // Literals every instance holds are tested once, before the rest (an occupied
+        // square has no legal move to test).
+        if instances.len() > 1 {
+            let common: Vec<Literal> = instances[0]
+                .body
+                .iter()
+                .copied()
+                .filter(|l| instances[1..].iter().all(|i| i.body.contains(l)))
+                .collect();
+            if !common.is_empty() {
+                let rest: Vec<Instance> = instances
+                    .iter()
+                    .map(|i| Instance {
+                        rule: i.rule,
+                        head: i.head,
+                        body: i
+                            .body
+                            .iter()
+                            .copied()
+                            .filter(|l| !common.contains(l))
+                            .collect(),
+                    })
+                    .collect();
+                let rest_refs: Vec<&Instance> = rest.iter().collect();
+                let factor: Vec<String> = common.iter().map(|&l| self.literal(l)).collect();
+                let factor = factor.join(" & ");
+                let inner = self.expression_of(&rest_refs);
+                if inner == "1u64" {
+                    return format!("({factor}) & 1");
+                }
+                if rest.len() > SHORT_CIRCUIT_PAST {
+                    return format!("((({factor}) & 1 != 0 && ({inner}) & 1 != 0) as u64)");
+                }
+                return format!("(({factor}) & ({inner}))");
+            }
         }
         // Shape → (first array, positions of the first literal).
         type Shape = Vec<(&'static str, bool, isize)>;
@@ -1520,19 +1734,46 @@ impl<'a> Layout<'a> {
                 self.assign(&computed, true, out);
                 out.push_str(CHUNK_MARK);
             }
-            let items: Vec<(AtomId, Vec<Instance>)> = acyclic
-                .iter()
-                .map(|&a| {
-                    let rest = self.by_head[a as usize]
-                        .iter()
-                        .map(|&i| i.clone())
-                        .collect();
-                    (a, rest)
-                })
-                .collect();
-            for statement in self.parallel_statements(items) {
+            // The level's atoms by demand guard (see `demand_guards`): those of one
+            // guard with enough literals between them are computed under an `if`.
+            let mut by_demand: BTreeMap<Option<AtomId>, Vec<(AtomId, Vec<Instance>)>> =
+                BTreeMap::new();
+            for &a in &acyclic {
+                let rest: Vec<Instance> = self.by_head[a as usize]
+                    .iter()
+                    .map(|&i| i.clone())
+                    .collect();
+                by_demand
+                    .entry(self.demand.get(a as usize).copied().flatten())
+                    .or_default()
+                    .push((a, rest));
+            }
+            let literals = |items: &[(AtomId, Vec<Instance>)]| -> usize {
+                items
+                    .iter()
+                    .flat_map(|(_, rest)| rest)
+                    .map(|i| i.body.len())
+                    .sum()
+            };
+            let mut unguarded = by_demand.remove(&None).unwrap_or_default();
+            let mut guarded = Vec::new();
+            for (guard, items) in by_demand {
+                if literals(&items) < MIN_DEMAND_GUARDED {
+                    unguarded.extend(items);
+                } else {
+                    guarded.push((guard.expect("a guard"), items));
+                }
+            }
+            for statement in self.parallel_statements(unguarded) {
                 out.push_str(&statement);
                 out.push_str(CHUNK_MARK);
+            }
+            for (guard, items) in guarded {
+                let statements = self.parallel_statements(items);
+                for block in guarded_blocks(&self.literal(Literal::Pos(guard)), &statements) {
+                    out.push_str(&block);
+                    out.push_str(CHUNK_MARK);
+                }
             }
         }
         let mut by_guard: BTreeMap<AtomId, Vec<AtomId>> = BTreeMap::new();

@@ -18,6 +18,7 @@
 
 pub mod exec;
 pub mod share;
+pub mod simplify;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -194,7 +195,20 @@ impl Grounding {
 /// relation over the component's head variables, so the rule's instances no longer
 /// multiply by the component's bindings; the projections that do not pay are undone
 /// once the instances are known. It fails at once when no rule has such a component.
+///
+/// The instances are then simplified ([`simplify::simplify`]): aliases, constants and
+/// duplicates replaced in the bodies that read them.
 pub fn ground(ir: &Ir, plan: &Plan, limits: &Limits, project: bool) -> Result<Grounding, String> {
+    ground_unsimplified(ir, plan, limits, project).map(|g| simplify::simplify(ir, g))
+}
+
+/// [`ground`] without the simplification: every instance as the rules give it.
+pub fn ground_unsimplified(
+    ir: &Ir,
+    plan: &Plan,
+    limits: &Limits,
+    project: bool,
+) -> Result<Grounding, String> {
     let mut grounder = Grounder::new(ir, plan, *limits, true, project)?;
     if project && grounder.aux_phases.is_empty() {
         return Err("no rule body has a component to project".to_owned());
