@@ -27,7 +27,9 @@
 //! instance in one shape relative to their own bit together, one masked word
 //! expression per word (*head-parallel*), the others under nested guards — the
 //! positive literal every instance of several atoms holds becomes an `if` around them
-//! (a move's source square guards every move from it), and so on inside.
+//! (a move's source square guards every move from it), and so on inside. An atom no
+//! reader uses unless some fluent holds (see `demand_guards`) is computed under an
+//! `if` on that fluent, and a literal every instance of an atom holds is tested once.
 //!
 //! Size: straight-line code costs rustc time, so past [`MAX_EMITTED_LITERALS`] the
 //! `next` instances that run under one move become keyed programs (data for
