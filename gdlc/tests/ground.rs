@@ -582,3 +582,23 @@ fn aliases_and_duplicates_are_replaced() {
     assert_agrees(&front, &ir, &raw, 30, 40);
     assert_agrees(&front, &ir, &simple, 30, 40);
 }
+
+#[test]
+fn duplicates_of_different_phases_are_not_merged() {
+    let (front, ir, plan) = own_game("phases.kif");
+    let simple = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let lit = ir
+        .relations
+        .iter()
+        .position(|r| r.key() == "lit/1")
+        .map(|r| gdlc::ir::RelationId(r as u32))
+        .expect("lit/1");
+    // `(lit 1)` … `(lit 4)` keep their instances: `(aahit ?x)`, with the same bodies,
+    // depends on the move.
+    let computed = simple
+        .of(lit)
+        .filter(|&a| simple.instances.iter().any(|i| i.head == a))
+        .count();
+    assert_eq!(computed, 4, "every `lit` atom computed");
+    assert_agrees(&front, &ir, &simple, 20, 10);
+}

@@ -8,7 +8,9 @@
 //!   positively it is dropped from a body, negatively the reading instance never holds.
 //! - **Duplicates**: atoms with the same instances (the same set of bodies) are one
 //!   atom: the first one stands for the others ("the cells from here going north" and
-//!   "from there going south" are the same two cells).
+//!   "from there going south" are the same two cells). Only atoms of one phase are
+//!   merged (a relation's phase is that of its most dependent rule, so an atom of a
+//!   move-dependent relation can have the same bodies as a state atom).
 //!
 //! Only atoms that no entry point reads directly are replaced: `legal`, `goal`,
 //! `terminal`, `sees` and `next` keep their instances (the backends read them), though
@@ -19,7 +21,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::{AtomId, Grounding, Instance, Literal, normalize_body};
-use crate::ir::{Ir, Keyword, RelationId};
+use crate::ir::{Ir, Keyword, Phase, RelationId};
 
 /// The most rounds of replacement (each round replaces every alias, constant and
 /// duplicate found; a chain of `k` aliases takes one round, as aliases are followed).
@@ -52,7 +54,7 @@ pub fn simplify(ir: &Ir, mut g: Grounding) -> Grounding {
         .map(|atom| !entries.contains(&atom.relation))
         .collect();
     for _ in 0..MAX_ROUNDS {
-        let replacements = replacements(&g, &replaceable);
+        let replacements = replacements(ir, &g, &replaceable);
         if replacements.is_empty() {
             break;
         }
@@ -62,7 +64,7 @@ pub fn simplify(ir: &Ir, mut g: Grounding) -> Grounding {
 }
 
 /// This round's replacements: aliases and constants, and duplicates among the rest.
-fn replacements(g: &Grounding, replaceable: &[bool]) -> HashMap<AtomId, Replacement> {
+fn replacements(ir: &Ir, g: &Grounding, replaceable: &[bool]) -> HashMap<AtomId, Replacement> {
     let mut by_head: Vec<&[Instance]> = vec![&[]; g.atoms.len()];
     let mut start = 0;
     while start < g.instances.len() {
@@ -76,7 +78,7 @@ fn replacements(g: &Grounding, replaceable: &[bool]) -> HashMap<AtomId, Replacem
         start = end;
     }
     let mut replacements: HashMap<AtomId, Replacement> = HashMap::default();
-    let mut first_with: HashMap<Vec<&[Literal]>, AtomId> = HashMap::default();
+    let mut first_with: HashMap<(Phase, Vec<&[Literal]>), AtomId> = HashMap::default();
     for (a, instances) in by_head.iter().enumerate() {
         let atom = a as AtomId;
         if !replaceable[a] || instances.is_empty() {
@@ -100,13 +102,16 @@ fn replacements(g: &Grounding, replaceable: &[bool]) -> HashMap<AtomId, Replacem
         {
             continue;
         }
+        // Only atoms of one phase are merged: a state atom's readers must not read a
+        // move-dependent one, which the state code does not compute.
+        let phase = g.phase(ir, g.atoms[a].relation);
         let bodies: Vec<&[Literal]> = instances.iter().map(|i| i.body.as_slice()).collect();
-        match first_with.get(&bodies) {
+        match first_with.get(&(phase, bodies.clone())) {
             Some(&first) => {
                 replacements.insert(atom, Replacement::Literal(Literal::Pos(first)));
             }
             None => {
-                first_with.insert(bodies, atom);
+                first_with.insert((phase, bodies), atom);
             }
         }
     }
