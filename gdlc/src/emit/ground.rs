@@ -1109,17 +1109,18 @@ impl<'a> Layout<'a> {
     /// How many atoms of the straight-line state and goal code have a demand guard
     /// (see [`demand_guards`]).
     fn demand_guarded(&self) -> usize {
-        let in_family: Vec<AtomId> = self
-            .families
-            .iter()
-            .flat_map(|f| f.atoms.iter().map(|&(a, _)| a))
-            .collect();
+        let mut in_family = vec![false; self.g.atoms.len()];
+        for family in &self.families {
+            for &(a, _) in &family.atoms {
+                in_family[a as usize] = true;
+            }
+        }
         (0..self.g.atoms.len())
             .filter(|&a| {
                 (self.state_cone[a] || (self.goal_cone[a] && !self.tabled.goals))
                     && self.demand[a].is_some()
                     && matches!(self.places[a], Place::D(_))
-                    && !in_family.contains(&(a as AtomId))
+                    && !in_family[a]
             })
             .count()
     }
