@@ -75,6 +75,15 @@ fn own_game(name: &str) -> (FrontEnd, Ir, gdlc::plan::Plan) {
     (front, ir, plan)
 }
 
+/// The relation of the IR with this key (`name/arity`).
+fn relation(ir: &Ir, key: &str) -> gdlc::ir::RelationId {
+    ir.relations
+        .iter()
+        .position(|r| r.key() == key)
+        .map(|r| gdlc::ir::RelationId(r as u32))
+        .unwrap_or_else(|| panic!("no relation {key}"))
+}
+
 /// Asserts that the ground evaluator of `grounding` agrees with the interpreter: perft
 /// to depth 2, then `playouts` seeded playouts of at most `max_steps` steps.
 fn assert_agrees(
@@ -524,12 +533,7 @@ fn aliases_and_duplicates_are_replaced() {
     let raw = gdlc::ground::ground_unsimplified(&ir, &plan, &LIMITS, false).expect("grounds");
     let simple = ground(&ir, &plan, &LIMITS, false).expect("grounds");
     assert_eq!(simple.atoms, raw.atoms, "atoms keep their numbers");
-    let run = ir
-        .relations
-        .iter()
-        .position(|r| r.key() == "run/4")
-        .map(|r| gdlc::ir::RelationId(r as u32))
-        .expect("run/4");
+    let run = relation(&ir, "run/4");
     let instances_of = |g: &Grounding, a: u32| -> Vec<Vec<Literal>> {
         g.instances
             .iter()
@@ -587,12 +591,7 @@ fn aliases_and_duplicates_are_replaced() {
 fn duplicates_of_different_phases_are_not_merged() {
     let (front, ir, plan) = own_game("phases.kif");
     let simple = ground(&ir, &plan, &LIMITS, false).expect("grounds");
-    let lit = ir
-        .relations
-        .iter()
-        .position(|r| r.key() == "lit/1")
-        .map(|r| gdlc::ir::RelationId(r as u32))
-        .expect("lit/1");
+    let lit = relation(&ir, "lit/1");
     // `(lit 1)` … `(lit 4)` keep their instances: `(aahit ?x)`, with the same bodies,
     // depends on the move.
     let computed = simple

@@ -640,6 +640,23 @@ fn demand_guards(
             cyclic[a as usize] = *is_cyclic;
         }
     }
+    // The fluents a body implies, with `also`, sorted: its positive fluent literals
+    // and what its positive derived literals imply.
+    let body_implies =
+        |body: &[Literal], mut also: Vec<AtomId>, implied: &[Option<Vec<AtomId>>]| -> Vec<AtomId> {
+            for &literal in body {
+                if let Literal::Pos(b) = literal {
+                    if is_fluent(b) {
+                        also.push(b);
+                    } else if let Some(more) = &implied[b as usize] {
+                        also.extend(more);
+                    }
+                }
+            }
+            also.sort_unstable();
+            also.dedup();
+            also
+        };
     // The fluents each derived atom implies (`None`: not computed, or recursive).
     let mut implied: Vec<Option<Vec<AtomId>>> = vec![None; n];
     for (atoms, is_cyclic) in order {
@@ -649,18 +666,7 @@ fn demand_guards(
         for &a in atoms {
             let mut common: Option<Vec<AtomId>> = None;
             for instance in &by_head[a as usize] {
-                let mut holds: Vec<AtomId> = Vec::new();
-                for &literal in &instance.body {
-                    if let Literal::Pos(b) = literal {
-                        if is_fluent(b) {
-                            holds.push(b);
-                        } else if let Some(more) = &implied[b as usize] {
-                            holds.extend(more);
-                        }
-                    }
-                }
-                holds.sort_unstable();
-                holds.dedup();
+                let holds = body_implies(&instance.body, Vec::new(), &implied);
                 common = Some(match common {
                     None => holds,
                     Some(c) => intersect(&c, &holds),
@@ -690,18 +696,8 @@ fn demand_guards(
             }
             let mut common: Option<Vec<AtomId>> = None;
             for reader in &readers[i] {
-                let mut holds: Vec<AtomId> = candidates[reader.head as usize].clone();
-                for &literal in &reader.body {
-                    if let Literal::Pos(b) = literal {
-                        if is_fluent(b) {
-                            holds.push(b);
-                        } else if let Some(more) = &implied[b as usize] {
-                            holds.extend(more);
-                        }
-                    }
-                }
-                holds.sort_unstable();
-                holds.dedup();
+                let head_guard = candidates[reader.head as usize].clone();
+                let holds = body_implies(&reader.body, head_guard, &implied);
                 common = Some(match common {
                     None => holds,
                     Some(c) => intersect(&c, &holds),
