@@ -601,3 +601,34 @@ fn duplicates_of_different_phases_are_not_merged() {
     assert_eq!(computed, 4, "every `lit` atom computed");
     assert_agrees(&front, &ir, &simple, 20, 10);
 }
+
+/// An instance whose body holds every literal of a shorter instance of the same head
+/// is dropped: `(lit)` needs only the light.
+#[test]
+fn subsumed_instances_are_dropped() {
+    let file = from_text(
+        "(role a) (init (light)) (init (count 0))
+         (<= lit (true (light)))
+         (<= lit (true (light)) (true (count 1)))
+         (<= (legal a flip) (true (count ?x)))
+         (<= (legal a wait) lit)
+         (<= (next (light)) (true (light)) (does a wait))
+         (<= (next (light)) (not (true (light))) (does a flip))
+         (<= (next (count ?y)) (true (count ?x)) (succ ?x ?y))
+         (succ 0 1) (succ 1 2) (succ 2 3)
+         (<= terminal (true (count 3)))
+         (goal a 100)",
+    );
+    let (ir, grounding) = grounded(&file);
+    let grounding = grounding.expect("grounds");
+    let lit = relation(&ir, "lit/0");
+    assert!(
+        grounding
+            .instances
+            .iter()
+            .all(|i| !grounding.of(lit).contains(&i.head)),
+        "`lit` has one instance left, an alias of the light: replaced"
+    );
+    let front = gdlc::front_end(&file);
+    assert_agrees(&front, &ir, &grounding, 10, 10);
+}

@@ -6,6 +6,8 @@
 //!   last cell of a line, "the line of one cell from here" is "my piece is here").
 //! - **Constants**: an atom with an instance of empty body always holds: read
 //!   positively it is dropped from a body, negatively the reading instance never holds.
+//! - **Subsumed instances**: an instance whose body holds every literal of a shorter
+//!   instance of the same head adds nothing, and is dropped.
 //! - **Duplicates**: atoms with the same instances (the same set of bodies) are one
 //!   atom: the first one stands for the others ("the cells from here going north" and
 //!   "from there going south" are the same two cells). Only atoms of one phase are
@@ -53,14 +55,57 @@ pub fn simplify(ir: &Ir, mut g: Grounding) -> Grounding {
         .iter()
         .map(|atom| !entries.contains(&atom.relation))
         .collect();
+    g.instances = drop_subsumed(std::mem::take(&mut g.instances));
     for _ in 0..MAX_ROUNDS {
         let replacements = replacements(ir, &g, &replaceable);
         if replacements.is_empty() {
             break;
         }
-        g.instances = rewrite(&g.instances, &replacements);
+        g.instances = drop_subsumed(rewrite(&g.instances, &replacements));
     }
     g
+}
+
+/// The most instances of one head compared pairwise for subsumption.
+const MAX_SUBSUMPTION: usize = 64;
+
+/// The instances (sorted by head then body) without those another instance of the same
+/// head subsumes: a body that holds every literal of a shorter one adds nothing to the
+/// OR (`h ← a` makes `h ← a ∧ b` redundant). Heads with more than
+/// [`MAX_SUBSUMPTION`] instances are left as they are.
+fn drop_subsumed(instances: Vec<Instance>) -> Vec<Instance> {
+    let mut keep = vec![true; instances.len()];
+    let mut start = 0;
+    while start < instances.len() {
+        let head = instances[start].head;
+        let end = start
+            + instances[start..]
+                .iter()
+                .take_while(|i| i.head == head)
+                .count();
+        if end - start <= MAX_SUBSUMPTION {
+            for j in start..end {
+                keep[j] = !(start..end).any(|i| {
+                    i != j
+                        && keep[i]
+                        && instances[i].body.len() < instances[j].body.len()
+                        && is_subset(&instances[i].body, &instances[j].body)
+                });
+            }
+        }
+        start = end;
+    }
+    instances
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(instance, keep)| keep.then_some(instance))
+        .collect()
+}
+
+/// Whether every literal of `small` is in `large` (both sorted).
+fn is_subset(small: &[Literal], large: &[Literal]) -> bool {
+    let mut rest = large.iter();
+    small.iter().all(|l| rest.any(|m| m == l))
 }
 
 /// This round's replacements: aliases and constants, and duplicates among the rest.
