@@ -729,6 +729,26 @@ fn demand_guards(
         .collect()
 }
 
+/// Copies of instances with some literals left out of their bodies (those a guard or
+/// a common factor tests once for all of them).
+fn without<'i>(
+    instances: impl Iterator<Item = &'i Instance>,
+    left_out: &[Literal],
+) -> Vec<Instance> {
+    instances
+        .map(|i| Instance {
+            rule: i.rule,
+            head: i.head,
+            body: i
+                .body
+                .iter()
+                .copied()
+                .filter(|l| !left_out.contains(l))
+                .collect(),
+        })
+        .collect()
+}
+
 fn words(bits: usize) -> usize {
     bits.div_ceil(64)
 }
@@ -1297,19 +1317,7 @@ impl<'a> Layout<'a> {
                 .filter(|l| instances[1..].iter().all(|i| i.body.contains(l)))
                 .collect();
             if !common.is_empty() {
-                let rest: Vec<Instance> = instances
-                    .iter()
-                    .map(|i| Instance {
-                        rule: i.rule,
-                        head: i.head,
-                        body: i
-                            .body
-                            .iter()
-                            .copied()
-                            .filter(|l| !common.contains(l))
-                            .collect(),
-                    })
-                    .collect();
+                let rest = without(instances.iter().copied(), &common);
                 let rest_refs: Vec<&Instance> = rest.iter().collect();
                 let factor: Vec<String> = common.iter().map(|&l| self.literal(l)).collect();
                 let factor = factor.join(" & ");
@@ -1797,19 +1805,10 @@ impl<'a> Layout<'a> {
         let items = atoms
             .iter()
             .map(|&a| {
-                let rest: Vec<Instance> = self.by_head[a as usize]
-                    .iter()
-                    .map(|i| Instance {
-                        rule: i.rule,
-                        head: i.head,
-                        body: i
-                            .body
-                            .iter()
-                            .copied()
-                            .filter(|&l| l != Literal::Pos(guard))
-                            .collect(),
-                    })
-                    .collect();
+                let rest = without(
+                    self.by_head[a as usize].iter().copied(),
+                    &[Literal::Pos(guard)],
+                );
                 (a, rest)
             })
             .collect();
