@@ -178,6 +178,16 @@ fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
         "measured planning: {} sample states, threshold plan {} nodes",
         tuning.samples, tuning.threshold_work
     );
+    let _ = match tuning.sized_work {
+        Some(work) => writeln!(
+            out,
+            "  join orders from the relations' sizes on the samples: {work} nodes: kept"
+        ),
+        None => writeln!(
+            out,
+            "  join orders from the relations' sizes on the samples: more nodes: not kept"
+        ),
+    };
     for trial in &tuning.trials {
         let names: Vec<String> = ir.layers[trial.layer]
             .relations
@@ -340,7 +350,7 @@ fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &
         Node::SemiNaive {
             initial, rounds, ..
         } => {
-            let _ = writeln!(out, "{indent}semi-naive: first every rule");
+            let _ = writeln!(out, "{indent}semi-naive: first the exit rules");
             node_text(ir, initial, rule, depth + 1, out);
             let _ = writeln!(
                 out,

@@ -101,3 +101,32 @@ fn static_demand_memos_are_bounded_across_states() {
         "the static memo is not bounded on a state change:\n{forget}"
     );
 }
+
+/// A lookup that binds only a later column of a large bits-only relation reads a copy
+/// of its bits with that column first (`rR_by1`), set with the main bits on each
+/// insert, rather than keeping the relation's rows with hash indexes.
+#[test]
+fn wide_lookups_read_a_copy_of_the_bits() {
+    let file = common::read_source(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/walkers.kif"),
+    );
+    let front = gdlc::front_end(&file);
+    assert!(front.is_valid(), "{:?}", front.diagnostics);
+    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let path = (0..ir.relations.len())
+        .find(|&r| ir.relations[r].key() == "path/2")
+        .expect("path/2");
+    let text = gdlc::compile::rust_with_backend(&front, &file.name, gdlc::Backend::Join)
+        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let code: String = text.split_whitespace().collect();
+    assert!(code.contains(&format!("r{path}:rt::BitSet")), "{text}");
+    assert!(code.contains(&format!("r{path}_by1:rt::BitSet")), "{text}");
+    assert!(
+        code.contains(&format!("self.r{path}_by1.insert(")),
+        "the copy is set with the main bits: {text}"
+    );
+    assert!(
+        code.contains(&format!("self.r{path}_by1.words()")),
+        "the lookup scans the copy: {text}"
+    );
+}

@@ -131,6 +131,9 @@ fn verify_the_join_backend_on_groundable_games() {
         workspace().join("gdlc/tests/plan/walk.kif"),
         // Measured planning materialises a layer the threshold plan puts on demand.
         workspace().join("gdlc/tests/plan/flips.kif"),
+        // A recursive layer from its exit rules; a wide lookup read from a copy of the
+        // bits in another column order.
+        workspace().join("gdlc/tests/plan/walkers.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -224,6 +224,17 @@ struct BitSource<'b> {
 }
 
 /// What holds the bits of a [`BitSource`].
+/// A copy of a bits-only relation's bits in another column order (see
+/// `Emitter::bit_copies`).
+struct BitCopy {
+    /// The columns of the lookup it serves (its leading columns).
+    columns: Vec<usize>,
+    /// Its field.
+    field: Ident,
+    /// Its numbered columns, in its order.
+    numbered: Vec<(usize, usize, Vec<SymbolId>)>,
+}
+
 enum Bits {
     /// The state (`input.state`).
     State,
@@ -424,11 +435,38 @@ impl<'a> Emitter<'a> {
         }
         let numbered = self.numbered_columns(r)?;
         let radices: Vec<usize> = numbered.iter().map(|(_, _, d)| d.len()).collect();
-        let wide = self.plan.relations[r.0 as usize]
-            .indexes
-            .iter()
-            .any(|columns| crate::plan::wide_lookup(&radices, columns));
-        (!wide).then_some(numbered)
+        let keeps_rows =
+            crate::plan::keeps_rows(&radices, &self.plan.relations[r.0 as usize].indexes);
+        (!keeps_rows).then_some(numbered)
+    }
+
+    /// The copies of a bits-only relation's bits in other column orders, one per wide
+    /// lookup (see [`crate::plan::copied_lookups`]): the columns the lookup binds, the
+    /// copy's field, and the numbered columns in the copy's order (those columns
+    /// first, so the lookup scans only the range they fix).
+    fn bit_copies(&self, r: RelationId) -> Vec<BitCopy> {
+        let Some(numbered) = self.bit_columns(r) else {
+            return Vec::new();
+        };
+        let radices: Vec<usize> = numbered.iter().map(|(_, _, d)| d.len()).collect();
+        crate::plan::copied_lookups(&radices, &self.plan.relations[r.0 as usize].indexes)
+            .into_iter()
+            .map(|columns| {
+                let order = crate::plan::copy_order(numbered.len(), columns);
+                let mut stride = 1;
+                let mut copy = vec![(0, 0, Vec::new()); order.len()];
+                for (k, &c) in order.iter().enumerate().rev() {
+                    copy[k] = (c, stride, numbered[c].2.clone());
+                    stride *= numbered[c].2.len();
+                }
+                let suffix: Vec<String> = columns.iter().map(usize::to_string).collect();
+                BitCopy {
+                    columns: columns.clone(),
+                    field: format_ident!("r{}_by{}", r.0, suffix.join("_")),
+                    numbered: copy,
+                }
+            })
+            .collect()
     }
 
     /// The table of each symbol's position in each state column's domain: the constant
@@ -597,6 +635,11 @@ impl<'a> Emitter<'a> {
                     .map_or(1, |(_, stride, domain)| stride * domain.len().max(1)));
                 fields.push(quote!(#name: rt::BitSet));
                 inits.push(quote!(#name: rt::BitSet::new(#bits)));
+                for copy in self.bit_copies(id) {
+                    let field = copy.field;
+                    fields.push(quote!(#field: rt::BitSet));
+                    inits.push(quote!(#field: rt::BitSet::new(#bits)));
+                }
                 continue;
             }
             fields.push(quote!(#name: rt::Store));
@@ -804,6 +847,10 @@ impl<'a> Emitter<'a> {
                 } else if self.has_store(r) {
                     let store = Self::store(r);
                     clears.push(quote!(self.#store.clear();));
+                    for copy in self.bit_copies(r) {
+                        let field = copy.field;
+                        clears.push(quote!(self.#field.clear();));
+                    }
                 }
             }
             let reset = if evaluation == LayerEvaluation::Demand {
@@ -1020,21 +1067,51 @@ impl<'a> Emitter<'a> {
         let Some(numbered) = self.numbered_columns(relation) else {
             return quote!(self.grew |= self.#store.insert(&[#(#values),*]););
         };
+        let Some(bit) = self.bit_of_args(relation, &numbered, args) else {
+            return quote!(panic!("gdlc internal error: a tuple outside the domains of its relation"););
+        };
+        if self.bit_columns(relation).is_none() {
+            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#values),*]););
+        }
+        let copies = self.bit_copies(relation);
+        if copies.is_empty() {
+            return quote!(self.grew |= self.#store.insert(#bit););
+        }
+        let mut inserts = Vec::new();
+        for copy in &copies {
+            let field = &copy.field;
+            let bit = self
+                .bit_of_args(relation, &copy.numbered, args)
+                .expect("the same domains as the relation's bits");
+            inserts.push(quote!(self.#field.insert(#bit);));
+        }
+        quote! {
+            if self.#store.insert(#bit) {
+                self.grew = true;
+                #(#inserts)*
+            }
+        }
+    }
+
+    /// The bit of an accepted tuple in bits numbered as `numbered`, from decoded
+    /// positions where the variables have them; `None` when a symbol of `args` is
+    /// outside its column's domain.
+    fn bit_of_args(
+        &self,
+        relation: RelationId,
+        numbered: &[(usize, usize, Vec<SymbolId>)],
+        args: &[Arg],
+    ) -> Option<TokenStream> {
         let table = Self::positions(relation);
         let num_symbols = self.ir.symbols.len();
         let mut terms = Vec::new();
-        for (c, stride, domain) in &numbered {
+        for (c, stride, domain) in numbered {
             let stride_lit = lit(*stride);
             match args[*c] {
-                Arg::Sym(s) => match domain.iter().position(|&d| d == s) {
-                    Some(p) => {
-                        let term = lit(p * stride);
-                        terms.push(quote!(#term));
-                    }
-                    None => {
-                        return quote!(panic!("gdlc internal error: a tuple outside the domains of its relation"););
-                    }
-                },
+                Arg::Sym(s) => {
+                    let term = lit(domain.iter().position(|&d| d == s)? * stride);
+                    terms.push(quote!(#term));
+                }
                 Arg::Var(v) => match self.known_position(v, domain) {
                     Some(p) => terms.push(quote!(#p * #stride_lit)),
                     None => {
@@ -1045,11 +1122,7 @@ impl<'a> Emitter<'a> {
                 },
             }
         }
-        if self.bit_columns(relation).is_some() {
-            quote!(self.grew |= self.#store.insert(#(#terms)+*);)
-        } else {
-            quote!(self.grew |= self.#store.insert_bit(#(#terms)+*, &[#(#values),*]);)
-        }
+        Some(quote!(#(#terms)+*))
     }
 
     /// The state block a `next` rule copies whole, if it is a frame axiom
@@ -1236,17 +1309,34 @@ impl<'a> Emitter<'a> {
                         if let Some(numbered) = self.numbered_columns(head) {
                             let table = Self::positions(head);
                             let num_symbols = self.ir.symbols.len();
-                            let terms = numbered.iter().map(|(c, stride, _)| {
-                                let offset = lit(c * num_symbols);
-                                let c = lit(*c);
-                                let stride = lit(*stride);
-                                quote!(#table[#offset + tuple[#c] as usize] as usize * #stride)
-                            });
+                            let bit_of = |numbered: &[(usize, usize, Vec<SymbolId>)]| {
+                                let terms = numbered.iter().map(|(c, stride, _)| {
+                                    let offset = lit(c * num_symbols);
+                                    let c = lit(*c);
+                                    let stride = lit(*stride);
+                                    quote!(#table[#offset + tuple[#c] as usize] as usize * #stride)
+                                });
+                                quote!(#(#terms)+*)
+                            };
+                            let bit = bit_of(&numbered);
                             let arity = lit(arity);
-                            let insert = if self.bit_columns(head).is_some() {
-                                quote!(self.#store.insert(bit))
+                            let copies = self.bit_copies(head);
+                            let insert = if self.bit_columns(head).is_none() {
+                                quote!(self.grew |= self.#store.insert_bit(bit, tuple);)
+                            } else if copies.is_empty() {
+                                quote!(self.grew |= self.#store.insert(bit);)
                             } else {
-                                quote!(self.#store.insert_bit(bit, tuple))
+                                let inserts = copies.iter().map(|copy| {
+                                    let field = &copy.field;
+                                    let bit = bit_of(&copy.numbered);
+                                    quote!(self.#field.insert(#bit);)
+                                });
+                                quote! {
+                                    if self.#store.insert(bit) {
+                                        self.grew = true;
+                                        #(#inserts)*
+                                    }
+                                }
                             };
                             return Ok(quote! {
                                 {
@@ -1255,8 +1345,8 @@ impl<'a> Emitter<'a> {
                                 {
                                     let pending = std::mem::take(&mut self.pending);
                                     for tuple in pending.chunks_exact(#arity) {
-                                        let bit = #(#terms)+*;
-                                        self.grew |= #insert;
+                                        let bit = #bit;
+                                        #insert
                                     }
                                     self.pending = pending;
                                     self.pending.clear();
@@ -1548,10 +1638,18 @@ impl<'a> Emitter<'a> {
         // Bits only (a semi-naive delta: the bits set in the last round); or a bitset
         // store with rows tested for one tuple: the bit is numbered here, as for its
         // inserts (`rt::Store::has_bit`).
-        let numbered = match self.bit_columns(r) {
-            Some(numbered) => Some(numbered),
-            None if query.access == Access::Member => self.numbered_columns(r),
-            None => None,
+        let copy = match &query.access {
+            Access::Index(columns) => self
+                .bit_copies(r)
+                .into_iter()
+                .find(|copy| copy.columns == *columns),
+            _ => None,
+        };
+        let (numbered, store) = match (copy, self.bit_columns(r)) {
+            (Some(copy), _) => (Some(copy.numbered), copy.field),
+            (None, Some(numbered)) => (Some(numbered), store),
+            (None, None) if query.access == Access::Member => (self.numbered_columns(r), store),
+            (None, None) => (None, store),
         };
         if let Some(numbered) = numbered {
             if query.access == Access::Flag {

@@ -401,10 +401,7 @@ impl<'a> Engine<'a> {
                         Storage::Hashed => true,
                         Storage::Bitset { radices } => {
                             relation.keyword.is_some()
-                                || rp
-                                    .indexes
-                                    .iter()
-                                    .any(|c| crate::plan::wide_lookup(radices, c))
+                                || crate::plan::keeps_rows(radices, &rp.indexes)
                         }
                         Storage::Flag | Storage::Memo => false,
                     };
@@ -443,6 +440,17 @@ impl<'a> Engine<'a> {
     /// incomplete.
     pub fn over_limit(&self) -> bool {
         self.over_limit
+    }
+
+    /// Whether `relation` is materialised (not static, not an input) and its layer
+    /// computed for the current input.
+    pub fn is_computed_materialised(&self, relation: RelationId) -> bool {
+        let l = self.ir.layer_of[relation.0 as usize];
+        self.computed[l]
+            && matches!(
+                self.plan.relations[relation.0 as usize].evaluation,
+                Evaluation::Materialised
+            )
     }
 
     /// The store of a relation.

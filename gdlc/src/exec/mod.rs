@@ -168,6 +168,32 @@ impl<'a> Executor<'a> {
         }
     }
 
+    /// Per relation, for the materialised relations whose layer is computed for the
+    /// current input, its tuples and the distinct values of each column (measured
+    /// planning's sizes, see [`crate::plan::tune`]).
+    pub fn computed_sizes(&self) -> Vec<Option<(usize, Vec<usize>)>> {
+        (0..self.ir.relations.len())
+            .map(|r| {
+                let relation = RelationId(r as u32);
+                if !self.engine.is_computed_materialised(relation) {
+                    return None;
+                }
+                let store = self.engine.store(relation);
+                let arity = self.ir.relation(relation).columns.len();
+                let distinct = (0..arity)
+                    .map(|c| {
+                        let mut values: Vec<SymbolId> =
+                            (0..store.len()).map(|i| store.row(i)[c]).collect();
+                        values.sort_unstable();
+                        values.dedup();
+                        values.len()
+                    })
+                    .collect();
+                Some((store.len(), distinct))
+            })
+            .collect()
+    }
+
     /// The rows of `relation` whose first argument is `role`, as (role-less) ids.
     fn of_role(&mut self, relation: RelationId, role: RoleIndex, percepts: bool) -> Vec<u32> {
         let role_symbol = self.ir.roles[role];

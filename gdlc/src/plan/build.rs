@@ -58,6 +58,19 @@ pub struct PlanOptions {
     pub static_demand_threshold: f64,
     /// Layers (IR layer indices) materialised whatever their size.
     pub materialise: BTreeSet<usize>,
+    /// Per relation (index = [`RelationId`]), its mean size on sample states where
+    /// measured (see [`super::tune`]): join orders use it for derived relations instead
+    /// of the product of their column domains. Empty: nothing measured.
+    pub sampled: Vec<Option<SampledSize>>,
+}
+
+/// The mean size of a materialised relation on sample states.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledSize {
+    /// Mean number of tuples.
+    pub rows: f64,
+    /// Mean number of distinct values per column.
+    pub distinct: Vec<f64>,
 }
 
 impl Default for PlanOptions {
@@ -66,6 +79,7 @@ impl Default for PlanOptions {
             demand_threshold: DEMAND_THRESHOLD,
             static_demand_threshold: STATIC_DEMAND_THRESHOLD,
             materialise: BTreeSet::new(),
+            sampled: Vec::new(),
         }
     }
 }
@@ -224,6 +238,15 @@ impl<'a> Planner<'a> {
                 }
             }
             return estimate.max(0.5);
+        }
+        if let Some(Some(sampled)) = self.options.sampled.get(relation.0 as usize) {
+            let mut estimate = sampled.rows.max(0.5);
+            for (c, k) in known.iter().enumerate() {
+                if k.is_some() {
+                    estimate /= sampled.distinct[c].max(1.0);
+                }
+            }
+            return estimate.max(0.1);
         }
         let columns = &self.ir.relation(relation).columns;
         let mut estimate = 1.0f64;
@@ -637,8 +660,20 @@ impl<'a> Planner<'a> {
     /// The tree of a materialised (or static) layer.
     fn layer_tree(&mut self, l: usize) -> Result<Node, Diagnostic> {
         let layer = &self.ir.layers[l];
+        let members = layer.relations.clone();
+        let semi_naive = layer.cyclic
+            && members.iter().all(|&m| {
+                let relation = self.ir.relation(m);
+                relation.keyword.is_none() && !relation.columns.is_empty()
+            });
+        // Semi-naively, the first round runs only the exit rules (no positive literal on
+        // the layer's relations): the recursive rules then see every tuple as the first
+        // delta, joined from it rather than from a scan of their other literals.
         let mut rules = Vec::with_capacity(layer.rules.len());
         for &r in &layer.rules {
+            if semi_naive && self.reads_any(r, &members) {
+                continue;
+            }
             let mut bound = vec![false; self.ir.rules[r].vars.len()];
             rules.push(self.rule_tree(r, None, &mut bound)?);
         }
@@ -646,11 +681,6 @@ impl<'a> Planner<'a> {
         if !layer.cyclic {
             return Ok(sequence);
         }
-        let members = layer.relations.clone();
-        let semi_naive = members.iter().all(|&m| {
-            let relation = self.ir.relation(m);
-            relation.keyword.is_none() && !relation.columns.is_empty()
-        });
         if !semi_naive {
             return Ok(Node::Repeat(Box::new(sequence)));
         }
@@ -678,6 +708,13 @@ impl<'a> Planner<'a> {
             rounds: Box::new(Node::Sequence(rounds)),
             relations: members,
         })
+    }
+
+    /// Whether rule `r` has a positive literal on one of `relations`.
+    fn reads_any(&self, r: usize, relations: &[RelationId]) -> bool {
+        self.ir.rules[r].body.iter().any(
+            |literal| matches!(literal, FlatLiteral::Pos(atom) if relations.contains(&atom.relation)),
+        )
     }
 
     /// The tree of a demand relation's rules for calls binding `columns`.

@@ -9,7 +9,7 @@
 //! [`Node::If`] tests a negation, `distinct` or equality once its variables are bound,
 //! [`Node::Accept`] adds the head tuple. A layer's rules form a [`Node::Sequence`]; a
 //! recursive layer is evaluated semi-naively ([`Node::SemiNaive`]: after a first
-//! round of every rule, each round joins only the previous round's new tuples), or,
+//! round of the exit rules, each round joins only the previous round's new tuples), or,
 //! when one of its relations has no columns or is a keyword, wraps the sequence in
 //! [`Node::Repeat`], evaluated until a round adds nothing.
 //!
@@ -26,8 +26,8 @@ mod fluents;
 mod tune;
 
 pub use build::{
-    DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, Statics, plan,
-    plan_seeded, plan_with,
+    DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, SampledSize, Statics,
+    plan, plan_seeded, plan_with,
 };
 pub use fluents::{LISTED_ABOVE, fluent_layouts};
 pub use tune::{GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned};
@@ -154,13 +154,14 @@ pub enum Node {
     Sequence(Vec<Node>),
     /// Runs the child until a round adds no tuple to the layer.
     Repeat(Box<Node>),
-    /// Semi-naive evaluation of a recursive layer: `initial` (every rule) once; then,
+    /// Semi-naive evaluation of a recursive layer: `initial` (the exit rules: those with
+    /// no positive literal on the layer's relations) once; then,
     /// while the last round added tuples to `relations`, `rounds` — each rule once
     /// per positive literal on the layer's relations, that literal reading only the
     /// tuples the previous round added ([`Access::Delta`]: the rows from where the
     /// previous delta ended to the count when this round began), first.
     SemiNaive {
-        /// Every rule of the layer.
+        /// The layer's exit rules.
         initial: Box<Node>,
         /// The delta variants.
         rounds: Box<Node>,
@@ -242,6 +243,35 @@ pub fn wide_lookup(radices: &[usize], columns: &[usize]) -> bool {
         .take_while(|c| columns.contains(c))
         .count();
     prefix < columns.len() && radices[prefix..].iter().product::<usize>() > MAX_LOOKUP_SCAN
+}
+
+/// The most copies of a bits-only relation's bits in other column orders: a wide
+/// lookup (see [`wide_lookup`]) reads a copy whose leading columns are the ones it
+/// binds, so it scans only the range they fix. A relation with more wide lookups keeps
+/// its rows with hash indexes instead.
+pub const MAX_BIT_COPIES: usize = 2;
+
+/// The wide lookups of a bitset relation with `radices` among `indexes`, each served
+/// by a copy of its bits with the lookup's columns first (see [`MAX_BIT_COPIES`]).
+pub fn copied_lookups<'c>(radices: &[usize], indexes: &'c [Columns]) -> Vec<&'c Columns> {
+    indexes
+        .iter()
+        .filter(|columns| wide_lookup(radices, columns))
+        .collect()
+}
+
+/// Whether a bitset relation with `radices` and lookups `indexes` keeps its rows with
+/// hash indexes (more wide lookups than [`MAX_BIT_COPIES`]) rather than bits only.
+pub fn keeps_rows(radices: &[usize], indexes: &[Columns]) -> bool {
+    copied_lookups(radices, indexes).len() > MAX_BIT_COPIES
+}
+
+/// The column order of the copy serving a lookup binding `columns` (sorted) of a
+/// relation with `arity` columns: those columns first, then the others.
+pub fn copy_order(arity: usize, columns: &[usize]) -> Vec<usize> {
+    let mut order = columns.to_vec();
+    order.extend((0..arity).filter(|c| !columns.contains(c)));
+    order
 }
 
 /// A lookup into a relation.

@@ -1,5 +1,6 @@
-//! Measured planning: whether a large layer is cheaper on demand or materialised is
-//! decided by running both on sample states of the game, not by its size alone.
+//! Measured planning: join orders from the sizes relations have on sample states of
+//! the game, and whether a large layer is cheaper on demand or materialised decided by
+//! running both on those states, not by its size alone.
 //!
 //! The threshold plan ([`super::plan`]) puts a large state-dependent layer on demand
 //! when every query of it binds a column. That is right when the calls are few
@@ -18,7 +19,13 @@
 //!    count that does not drift with the machine's load) on one playout step from
 //!    every sample: terminal, every role's legal moves and the next state after the
 //!    sampled joint move; the goals in a terminal state.
-//! 3. **Decides greedily**, from the last such layer to the first: the layer is
+//! 3. **Sizes the relations**: the mean number of tuples of every materialised
+//!    relation on the samples, and of distinct values per column
+//!    ([`PlanOptions::sampled`]), replace the product of its column domains in the
+//!    planner's join-order estimates; the plan so ordered is kept when it costs no
+//!    more than the threshold plan (a relation that holds one square in every state
+//!    goes first rather than after a static table of 420 rows).
+//! 4. **Decides greedily**, from the last demand layer to the first: the layer is
 //!    planned materialised (with the decisions kept so far; layers only it called
 //!    with their columns bound follow it), and kept so when that costs at most
 //!    [`GAIN`] of the best plan so far. A trial stops as soon as it passes that bound,
@@ -31,7 +38,7 @@
 use gdlc_runtime::Game;
 use gdlc_runtime::playout::Stepper;
 
-use super::{LayerEvaluation, Plan, PlanOptions, Statics, plan_seeded};
+use super::{LayerEvaluation, Plan, PlanOptions, SampledSize, Statics, plan_seeded};
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
 use crate::ir::{Ir, Phase};
@@ -65,6 +72,9 @@ pub struct Tuning {
     pub samples: usize,
     /// The threshold plan's work on them.
     pub threshold_work: usize,
+    /// The work of the plan whose join orders use the relations' sizes on the samples,
+    /// when it was no more than the threshold plan's (and kept).
+    pub sized_work: Option<usize>,
     /// Each trial, in the order made.
     pub trials: Vec<Trial>,
 }
@@ -106,16 +116,6 @@ pub fn tuned(ir: &Ir) -> Result<Plan, Diagnostic> {
 /// results `statics` every trial reuses (see the module documentation). A plan without
 /// state-dependent demand layers is returned as is.
 pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
-    let candidates: Vec<usize> = (0..ir.layers.len())
-        .rev()
-        .filter(|&l| {
-            threshold.layers[l].evaluation == LayerEvaluation::Demand
-                && ir.layers[l].phase != Phase::Static
-        })
-        .collect();
-    if candidates.is_empty() {
-        return threshold;
-    }
     let samples = sample(ir, &threshold);
     if samples.is_empty() {
         return threshold;
@@ -126,6 +126,27 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     let mut best = threshold;
     let mut best_work = threshold_work;
     let mut options = PlanOptions::default();
+    // Join orders from the relations' sizes on the samples, kept when cheaper.
+    let sampled = PlanOptions {
+        sampled: sizes(ir, &best, &samples),
+        ..PlanOptions::default()
+    };
+    let sized = plan_seeded(ir, &sampled, Some(statics))
+        .ok()
+        .and_then(|(plan, _)| Some((cost(ir, &plan, &samples, best_work)?, plan)));
+    let sized_work = sized.as_ref().map(|(work, _)| *work);
+    if let Some((work, plan)) = sized {
+        best = plan;
+        best_work = work;
+        options = sampled;
+    }
+    let candidates: Vec<usize> = (0..ir.layers.len())
+        .rev()
+        .filter(|&l| {
+            best.layers[l].evaluation == LayerEvaluation::Demand
+                && ir.layers[l].phase != Phase::Static
+        })
+        .collect();
     let mut trials = Vec::new();
     let mut spent = threshold_work;
     for l in candidates {
@@ -156,6 +177,7 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     best.tuning = Some(Tuning {
         samples: samples.len(),
         threshold_work,
+        sized_work,
         trials,
     });
     best
@@ -201,31 +223,74 @@ fn sample(ir: &Ir, plan: &Plan) -> Vec<Sample> {
         .collect()
 }
 
+/// The mean size of each materialised relation over one playout step from every
+/// sample (where its layer was computed), as the plan executor of `plan` finds it.
+fn sizes(ir: &Ir, plan: &Plan, samples: &[Sample]) -> Vec<Option<SampledSize>> {
+    let mut game = Executor::new(ir, plan);
+    game.set_work_limit(SAMPLE_WORK);
+    let mut sums: Vec<Option<(usize, usize, Vec<usize>)>> = vec![None; ir.relations.len()];
+    for sample in samples {
+        if !step(&mut game, sample) {
+            break;
+        }
+        for (sum, size) in sums.iter_mut().zip(game.computed_sizes()) {
+            let Some((rows, distinct)) = size else {
+                continue;
+            };
+            let (count, total, totals) = sum.get_or_insert_with(|| (0, 0, vec![0; distinct.len()]));
+            *count += 1;
+            *total += rows;
+            for (t, d) in totals.iter_mut().zip(distinct) {
+                *t += d;
+            }
+        }
+    }
+    sums.into_iter()
+        .map(|sum| {
+            sum.map(|(count, total, totals)| SampledSize {
+                rows: total as f64 / count as f64,
+                distinct: totals.iter().map(|&t| t as f64 / count as f64).collect(),
+            })
+        })
+        .collect()
+}
+
+/// One playout step from `sample` (terminal, every role's legal moves and the next
+/// state; the goals in a terminal state); false when the sampled move is not legal
+/// or the executor went past its work limit.
+fn step(game: &mut Executor, sample: &Sample) -> bool {
+    let texts: Vec<&str> = sample.state.iter().map(String::as_str).collect();
+    let Ok(state) = game.state_from_kif(&texts) else {
+        return false;
+    };
+    game.is_terminal(&state);
+    if sample.joint.is_empty() {
+        for role in 0..game.num_roles() {
+            let _ = game.goal(&state, role);
+        }
+    } else {
+        let mut legal = Vec::new();
+        let mut joint = Vec::with_capacity(sample.joint.len());
+        for (role, text) in sample.joint.iter().enumerate() {
+            game.legal_moves(&state, role, &mut legal);
+            let Some(&m) = legal.iter().find(|&&m| game.move_to_kif(m) == *text) else {
+                return false;
+            };
+            joint.push(m);
+        }
+        game.next_state(&state, &joint);
+    }
+    !game.over_limit()
+}
+
 /// The executor's work for one playout step from every sample, or `None` past
 /// `limit` (or when a sampled move is not legal under `plan`, which would be a
 /// planner bug: the trial is then not kept).
 fn cost(ir: &Ir, plan: &Plan, samples: &[Sample], limit: usize) -> Option<usize> {
     let mut game = Executor::new(ir, plan);
     game.set_work_limit(limit);
-    let mut legal = Vec::new();
     for sample in samples {
-        let texts: Vec<&str> = sample.state.iter().map(String::as_str).collect();
-        let state = game.state_from_kif(&texts).ok()?;
-        if sample.joint.is_empty() {
-            game.is_terminal(&state);
-            for role in 0..game.num_roles() {
-                let _ = game.goal(&state, role);
-            }
-        } else {
-            game.is_terminal(&state);
-            let mut joint = Vec::with_capacity(sample.joint.len());
-            for (role, text) in sample.joint.iter().enumerate() {
-                game.legal_moves(&state, role, &mut legal);
-                joint.push(*legal.iter().find(|&&m| game.move_to_kif(m) == *text)?);
-            }
-            game.next_state(&state, &joint);
-        }
-        if game.over_limit() {
+        if !step(&mut game, sample) {
             return None;
         }
     }
