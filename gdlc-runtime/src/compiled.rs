@@ -7,9 +7,10 @@
 //! - [`Bits`]: a game state — one bit per possible fluent. Fluents are numbered per
 //!   top-level function symbol ([`Layout`]): a block of bits per functor, inside
 //!   it the mixed-radix number of the positions of the arguments in their domains.
-//! - [`Store`]: the tuples of a derived relation (a hash set or a bitset over the
-//!   product of the column domains, with a tuple list and hash indexes whose rows are
-//!   chained), and [`Memo`]: the memoised answers of a demand-evaluated relation.
+//! - [`Store`]: the tuples of a derived relation (a hash set, a bitset over the
+//!   product of the column domains or one numbered by a [`Layout`] of a nested
+//!   argument, with a tuple list and hash indexes whose rows are chained), and
+//!   [`Memo`]: the memoised answers of a demand-evaluated relation.
 //! - [`Input`]: what the rules read: the state, the joint move as `does` tuples, and
 //!   the position of each symbol in each fluent column's domain.
 //! - Moves and percepts are interned tuples ([`Interner`]) numbered in order of first
@@ -166,6 +167,13 @@ impl OnesCursor {
     }
 }
 
+/// Whether two tuples are equal: compared in line (tuples are a few symbols, where a
+/// slice comparison calls `memcmp`).
+#[inline(always)]
+fn same(a: &[Sym], b: &[Sym]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Adds row `row` (about to hold `tuple`) to a hash set of rows unless an equal row is
 /// there; the existing row's number if there was one.
 fn insert_row(
@@ -177,7 +185,7 @@ fn insert_row(
 ) -> Option<u32> {
     let stored = |r: u32| &rows[r as usize * arity..(r as usize + 1) * arity];
     let hash = hash_values(tuple.iter().copied());
-    if let Some(&found) = table.find(hash, |&r| stored(r) == tuple) {
+    if let Some(&found) = table.find(hash, |&r| same(stored(r), tuple)) {
         return Some(found);
     }
     table.insert_unique(hash, row, |&r| hash_values(stored(r).iter().copied()));
@@ -188,15 +196,56 @@ fn insert_row(
 enum Dedupe {
     Flag,
     Bits {
-        /// `column * num_symbols + symbol` → position in the column's domain.
-        positions: Vec<u32>,
-        num_symbols: usize,
-        strides: Vec<usize>,
+        numbering: Numbering,
         bits: Vec<u64>,
         /// The words holding set bits.
         dirty: Vec<u32>,
     },
     Hash(HashTable<u32>),
+}
+
+/// How a bitset store numbers its tuples.
+#[derive(Clone, Debug)]
+enum Numbering {
+    /// The mixed-radix number of the columns' positions in their domains.
+    Flat {
+        /// `column * num_symbols + symbol` → position in the column's domain.
+        positions: Vec<u32>,
+        num_symbols: usize,
+        strides: Vec<usize>,
+    },
+    /// One compound argument numbered by a [`Layout`] (a block per function symbol),
+    /// plus the other columns' positions in their domains times their strides.
+    Coded {
+        coder: Coder,
+        /// The other columns: (column, stride).
+        outer: Vec<(usize, usize)>,
+    },
+}
+
+impl Numbering {
+    /// The bit of a tuple, `None` when a symbol is outside its column's domain.
+    #[inline]
+    fn bit(&self, tuple: &[Sym]) -> Option<usize> {
+        match self {
+            Numbering::Flat {
+                positions,
+                num_symbols,
+                strides,
+            } => bit_of(positions, *num_symbols, strides, tuple),
+            Numbering::Coded { coder, outer } => {
+                let mut bit = coder.code(tuple)?;
+                for &(c, stride) in outer {
+                    let p = coder.positions[c * coder.num_symbols + tuple[c] as usize];
+                    if p == NONE {
+                        return None;
+                    }
+                    bit += p as usize * stride;
+                }
+                Some(bit)
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -340,10 +389,47 @@ impl Store {
             }
         }
         store.dedupe = Dedupe::Bits {
-            positions,
-            num_symbols,
-            strides,
+            numbering: Numbering::Flat {
+                positions,
+                num_symbols,
+                strides,
+            },
             bits: vec![0; total.div_ceil(64)],
+            dirty: Vec::new(),
+        };
+        store
+    }
+
+    /// A store kept unique by a bitset numbered by `layout` over one compound argument
+    /// of the relation (a block per function symbol, see [`Layout`]) and by the
+    /// positions of the other columns in their domains (`outer`: column and domain,
+    /// most significant first). Rows and indexes are kept as in a hashed store; the
+    /// rows have bits ([`Store::row_bit`]).
+    pub fn coded(
+        arity: usize,
+        layout: &'static Layout,
+        outer: &[(usize, &[Sym])],
+        num_symbols: usize,
+        indexes: &[&[usize]],
+    ) -> Self {
+        let mut store = Store::hashed(arity, indexes);
+        let mut coder = Coder::new(layout, arity, num_symbols);
+        let mut strides = Vec::with_capacity(outer.len());
+        let mut stride = layout.bits.max(1);
+        for &(c, domain) in outer.iter().rev() {
+            strides.push((c, stride));
+            for (i, &s) in domain.iter().enumerate() {
+                coder.positions[c * num_symbols + s as usize] = i as u32;
+            }
+            stride *= domain.len().max(1);
+        }
+        strides.reverse();
+        store.dedupe = Dedupe::Bits {
+            numbering: Numbering::Coded {
+                coder,
+                outer: strides,
+            },
+            bits: vec![0; stride.div_ceil(64)],
             dirty: Vec::new(),
         };
         store
@@ -411,7 +497,7 @@ impl Store {
             Dedupe::Hash(table) => {
                 let hash = hash_values(tuple.iter().copied());
                 table
-                    .find(hash, |&r| self.row(r as usize) == tuple)
+                    .find(hash, |&r| same(self.row(r as usize), tuple))
                     .copied()
             }
         }
@@ -423,19 +509,15 @@ impl Store {
         match &self.dedupe {
             Dedupe::Flag => self.count > 0,
             Dedupe::Bits {
-                positions,
-                num_symbols,
-                strides,
-                bits,
-                ..
-            } => match bit_of(positions, *num_symbols, strides, tuple) {
+                numbering, bits, ..
+            } => match numbering.bit(tuple) {
                 Some(bit) => bits[bit / 64] & (1 << (bit % 64)) != 0,
                 None => false,
             },
             Dedupe::Hash(table) => {
                 let hash = hash_values(tuple.iter().copied());
                 table
-                    .find(hash, |&r| self.row(r as usize) == tuple)
+                    .find(hash, |&r| same(self.row(r as usize), tuple))
                     .is_some()
             }
         }
@@ -448,12 +530,7 @@ impl Store {
         let row = self.count as u32;
         let new = match &mut self.dedupe {
             Dedupe::Flag => self.count == 0,
-            Dedupe::Bits {
-                positions,
-                num_symbols,
-                strides,
-                ..
-            } => match bit_of(positions, *num_symbols, strides, tuple) {
+            Dedupe::Bits { numbering, .. } => match numbering.bit(tuple) {
                 Some(bit) => return self.insert_bit(bit, tuple),
                 None => panic!(
                     "gdlc internal error: tuple {tuple:?} outside the domains of a bitset store"
@@ -649,7 +726,7 @@ impl Memo {
         let n = self.key_len;
         self.by_key
             .find(hash, |&t| {
-                &self.keys[t as usize * n..(t as usize + 1) * n] == key
+                same(&self.keys[t as usize * n..(t as usize + 1) * n], key)
             })
             .map(|&t| t as usize)
     }
@@ -825,7 +902,8 @@ pub fn listed_from(keys: &[u64], key: usize) -> usize {
 #[derive(Clone, Debug)]
 pub struct Coder {
     layout: &'static Layout,
-    num_symbols: usize,
+    /// The number of symbols of the game.
+    pub num_symbols: usize,
     /// `column * num_symbols + symbol` → position in the column's domain, or `NONE`.
     pub positions: Vec<u32>,
     /// Symbol → index of its block in the layout, or `NONE`.
@@ -1114,8 +1192,9 @@ pub struct Interner {
     ranked: usize,
     /// Full rankings done (see [`Self::sort`]).
     rankings: usize,
-    /// Scratch of [`Self::sort`].
+    /// Scratch of [`Self::sort`]: the ranked ids as packed keys, the unranked ids.
     keys: Vec<u64>,
+    late: Vec<u32>,
     /// When the tuples have a small dense numbering: number → id (`NONE` if unseen).
     dense: Option<(Coder, Vec<u32>)>,
 }
@@ -1132,6 +1211,7 @@ impl Interner {
             ranked: 0,
             rankings: 0,
             keys: Vec::new(),
+            late: Vec::new(),
             dense: layout.filter(|(layout, _)| layout.bits <= MAX_DENSE).map(
                 |(layout, num_symbols)| {
                     (
@@ -1183,27 +1263,46 @@ impl Interner {
     /// only when the texts seen since the last one are at least as many as those it
     /// ranked: its total cost stays within a constant factor of one sort of all texts,
     /// however many calls bring new ones (amazons' moves are first seen a few at a time
-    /// over a million possible ones). Until then, a list holding an unranked id is
-    /// sorted by comparing texts.
+    /// over a million possible ones). Until then, the ranked ids of a list are sorted
+    /// by rank, the others by text, and the two merged by text.
     fn sort(&mut self, ids: &mut [u32]) {
         let unranked = self.texts.len() - self.ranked;
         if unranked > 0 && unranked >= self.ranked {
             self.rank();
         }
-        if ids.iter().any(|&id| id as usize >= self.ranked) {
-            let texts = &self.texts;
-            ids.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
-            return;
-        }
         // Sorting packed (rank, id) words is cheaper than sorting ids by a looked-up key.
         self.keys.clear();
-        self.keys.extend(
-            ids.iter()
-                .map(|&id| (u64::from(self.ranks[id as usize]) << 32) | u64::from(id)),
-        );
+        self.late.clear();
+        for &id in ids.iter() {
+            if (id as usize) < self.ranked {
+                self.keys
+                    .push((u64::from(self.ranks[id as usize]) << 32) | u64::from(id));
+            } else {
+                self.late.push(id);
+            }
+        }
         self.keys.sort_unstable();
-        for (id, key) in ids.iter_mut().zip(&self.keys) {
-            *id = *key as u32;
+        if self.late.is_empty() {
+            for (id, key) in ids.iter_mut().zip(&self.keys) {
+                *id = *key as u32;
+            }
+            return;
+        }
+        let texts = &self.texts;
+        let text = |id: u32| texts[id as usize].as_str();
+        self.late.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
+        // Texts are distinct: no ties.
+        let (mut ranked, mut late) = (
+            self.keys.iter().map(|&k| k as u32).peekable(),
+            self.late.iter().copied().peekable(),
+        );
+        for slot in ids.iter_mut() {
+            *slot = match (ranked.peek(), late.peek()) {
+                (Some(&a), Some(&b)) if text(a) < text(b) => ranked.next(),
+                (Some(_), Some(_)) | (None, _) => late.next(),
+                (Some(_), None) => ranked.next(),
+            }
+            .expect("as many ids as slots");
         }
     }
 }
@@ -1633,7 +1732,50 @@ mod tests {
             assert!(texts.is_sorted(), "call {call}: {texts:?}");
         }
         assert_eq!(interner.texts.len(), n as usize);
-        assert!(interner.rankings <= 14, "{} rankings", interner.rankings);
+        assert!(
+            interner.rankings <= 14,
+            "{} renumberings",
+            interner.rankings
+        );
+    }
+
+    /// Lists mixing ranked ids and ids seen since the last ranking sort by text (the
+    /// ranked by rank, the new by text, merged), whether new texts arrive in ascending
+    /// order, in descending order or all between the same two neighbours.
+    #[test]
+    fn interner_sorts_lists_mixing_ranked_and_new_ids() {
+        let sorted = |interner: &mut Interner, mut ids: Vec<u32>| {
+            interner.sort(&mut ids);
+            let texts: Vec<&str> = ids
+                .iter()
+                .map(|&i| interner.texts[i as usize].as_str())
+                .collect();
+            assert!(texts.is_sorted(), "{texts:?}");
+        };
+        for order in ["ascending", "descending", "between"] {
+            let mut interner = Interner::new(1, None);
+            let mut ids = Vec::new();
+            for k in 0..3000u32 {
+                let text = match order {
+                    "ascending" => format!("m{k:05}"),
+                    "descending" => format!("m{:05}", 99_999 - k),
+                    // Each new text between "a" and the one before it: "a" < "ab…b" < "b".
+                    _ if k == 0 => "a".to_owned(),
+                    _ if k == 1 => "b".to_owned(),
+                    _ => format!("a{}", "b".repeat(k as usize)),
+                };
+                ids.push(interner.intern(&[k + 1], || text));
+                if k % 97 == 0 {
+                    sorted(&mut interner, ids.clone());
+                }
+            }
+            sorted(&mut interner, ids);
+            assert!(
+                interner.rankings <= 13,
+                "{order}: {} rankings",
+                interner.rankings
+            );
+        }
     }
 
     #[test]

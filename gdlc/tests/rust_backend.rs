@@ -130,3 +130,32 @@ fn wide_lookups_read_a_copy_of_the_bits() {
         "the lookup scans the copy: {text}"
     );
 }
+
+/// Team chess's `legal` (moves are terms: `(move ?s ?t)`, `(promote ?s ?t ?p)`,
+/// `noop`; too many possible tuples for a bitset over the product of its columns) is
+/// kept unique by bits numbered per functor block of the move times the role's
+/// position (`rt::Store::coded`), and inserts compute their bit in line.
+#[test]
+fn relations_of_moves_are_numbered_by_functor_blocks() {
+    let file = team_game("chess.kif");
+    let front = gdlc::front_end(&file);
+    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let legal = (0..ir.relations.len())
+        .find(|&r| ir.relations[r].key() == "legal/2")
+        .expect("legal/2");
+    let text = gdlc::compile::rust_with_backend(&front, &file.name, gdlc::Backend::Join)
+        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let code: String = text.split_whitespace().collect();
+    assert!(
+        code.contains(&format!("r{legal}:rt::Store::coded(")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("staticLAYOUT_{legal}:rt::Layout")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("self.r{legal}.insert_bit(")),
+        "inserts number their bit in line: {text}"
+    );
+}

@@ -18,7 +18,10 @@
 //!   arguments allow; queries on `does` read the joint move's tuples; static relations
 //!   are read from constant tables through constant offset tables keyed on the known
 //!   columns (small scans unrolled); derived relations stored as bitsets are bits only
-//!   (`rt::BitSet`), read like the state; entry and hashed relations use a store.
+//!   (`rt::BitSet`), read like the state, a lookup binding later columns only from a
+//!   copy of the bits with those columns first; entry and hashed relations use a
+//!   store, kept unique by bits numbered per functor block where one argument nests
+//!   terms (`legal`'s moves: `rt::Store::coded`).
 //!
 //! Nothing is decided here that the plan did not decide, except representation: the
 //! state layout, bits-only relations, constant tables and unrolling.
@@ -224,6 +227,25 @@ struct BitSource<'b> {
 }
 
 /// What holds the bits of a [`BitSource`].
+/// The most bits of a hashed relation's store numbered by functor blocks (see
+/// `Emitter::coded_numbering`): 4 Mi bits, 512 KiB per store.
+const MAX_CODED_BITS: usize = 1 << 22;
+
+/// The most functor blocks of a coded numbering whose bit an insert computes in line
+/// when the functor is known at run time only (one `match` arm per block).
+const MAX_CODED_ARMS: usize = 8;
+
+/// A numbering of a relation's tuples by the functor blocks of one argument and the
+/// positions of its other columns (see `Emitter::coded_numbering`).
+struct CodedNumbering {
+    /// The column of the argument's root symbol.
+    top: usize,
+    /// The argument's blocks.
+    blocks: Vec<FunctorBlock>,
+    /// The other columns and their domains.
+    outer: Vec<(usize, Vec<SymbolId>)>,
+}
+
 /// A copy of a bits-only relation's bits in another column order (see
 /// `Emitter::bit_copies`).
 struct BitCopy {
@@ -391,6 +413,53 @@ impl<'a> Emitter<'a> {
             && Some(r) != self.does_rel
             && Some(r) != self.next_rel
             && !self.is_demand(r)
+    }
+
+    /// For a derived relation stored hashed whose tuples nest terms in one argument
+    /// (`legal`'s moves, a relation of moves): that argument's functor blocks and the
+    /// other columns with their domains, when the bits of that numbering are at most
+    /// [`MAX_CODED_BITS`]. Its store is then kept unique by those bits
+    /// (`rt::Store::coded`) rather than by hashing its rows, and its rows have bits
+    /// (the runtime keeps a legal move's id by its bit).
+    fn coded_numbering(&self, r: RelationId) -> Option<CodedNumbering> {
+        let relation_plan = &self.plan.relations[r.0 as usize];
+        if !matches!(relation_plan.storage, Storage::Hashed)
+            || !matches!(relation_plan.evaluation, Evaluation::Materialised)
+            || !self.has_store(r)
+        {
+            return None;
+        }
+        let columns = &self.ir.relation(r).columns;
+        let nests = |arg: u32| columns.iter().any(|d| d.path.len() > 1 && d.path[0] == arg);
+        let mut compound = Vec::new();
+        let mut outer = Vec::new();
+        for (c, column) in columns.iter().enumerate() {
+            if let [arg] = column.path.as_slice() {
+                if nests(*arg) {
+                    compound.push((*arg, c));
+                } else {
+                    outer.push((c, column.domain.clone()));
+                }
+            }
+        }
+        let [(arg, top)] = compound[..] else {
+            return None;
+        };
+        let blocks = functor_blocks(self.ir, r, arg, &[]);
+        let layout_bits = blocks
+            .iter()
+            .try_fold(0usize, |sum, b| sum.checked_add(b.size))?;
+        let total = outer.iter().try_fold(layout_bits.max(1), |t, (_, d)| {
+            t.checked_mul(d.len().max(1))
+        })?;
+        (total <= MAX_CODED_BITS).then_some(CodedNumbering { top, blocks, outer })
+    }
+
+    /// Whether a relation with a coded numbering (see [`Self::coded_numbering`]) has a
+    /// positions table (`POS_R`), so that inserts with a known functor number their
+    /// bit in line.
+    fn coded_positions(&self, r: RelationId) -> bool {
+        self.arity(r) * self.ir.symbols.len() <= MAX_POSITIONS && self.coded_numbering(r).is_some()
     }
 
     /// The numbered columns `(column, stride, domain)` of a derived relation stored in
@@ -577,11 +646,11 @@ impl<'a> Emitter<'a> {
             }
             let name = Self::store(id);
             let bit_columns = self.bit_columns(id);
-            if let Some(numbered) = &self.numbered_columns(id) {
+            if self.numbered_columns(id).is_some() || self.coded_positions(id) {
                 let table = Self::positions(id);
                 let mut positions = vec![u32::MAX; arity * ir.symbols.len()];
-                for (c, _, domain) in numbered {
-                    for (p, s) in domain.iter().enumerate() {
+                for (c, column) in relation.columns.iter().enumerate() {
+                    for (p, s) in column.domain.iter().enumerate() {
                         positions[c * ir.symbols.len() + s.0 as usize] = p as u32;
                     }
                 }
@@ -611,6 +680,22 @@ impl<'a> Emitter<'a> {
                         quote!(&[#(#d),*])
                     });
                     quote!(rt::Store::bitset(&[#(#domains),*], #num_symbols, #indexes))
+                }
+                Storage::Hashed if let Some(coded) = self.coded_numbering(id) => {
+                    let layout = format_ident!("LAYOUT_{}", id.0);
+                    let layout_value = layout_tokens(&coded.blocks, coded.top);
+                    let doc = format!(
+                        "The numbering of the tuples of `{}` by the functor blocks of one argument.",
+                        relation.key()
+                    );
+                    statics.push(quote!(#[doc = #doc] static #layout: rt::Layout = #layout_value;));
+                    let outer = coded.outer.iter().map(|(c, domain)| {
+                        let c = lit(*c);
+                        let d = domain.iter().map(|&s| sym(s));
+                        quote!((#c, &[#(#d),*][..]))
+                    });
+                    let arity = lit(arity);
+                    quote!(rt::Store::coded(#arity, &#layout, &[#(#outer),*], #num_symbols, #indexes))
                 }
                 _ => {
                     let arity = lit(arity);
@@ -1064,6 +1149,9 @@ impl<'a> Emitter<'a> {
     fn direct_insert(&self, relation: RelationId, args: &[Arg]) -> TokenStream {
         let store = Self::store(relation);
         let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
+        if let Some(bit) = self.coded_bit(relation, args) {
+            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#values),*]););
+        }
         let Some(numbered) = self.numbered_columns(relation) else {
             return quote!(self.grew |= self.#store.insert(&[#(#values),*]););
         };
@@ -1090,6 +1178,49 @@ impl<'a> Emitter<'a> {
                 self.grew = true;
                 #(#inserts)*
             }
+        }
+    }
+
+    /// The bit of an accepted tuple of a relation with a coded numbering and a
+    /// positions table (see [`Self::coded_positions`]) whose functor is a constant:
+    /// the block's base plus the mixed-radix number of the other columns.
+    fn coded_bit(&self, relation: RelationId, args: &[Arg]) -> Option<TokenStream> {
+        if !self.coded_positions(relation) {
+            return None;
+        }
+        let coded = self.coded_numbering(relation)?;
+        let layout_bits = coded.blocks.last().map_or(0, |b| b.base + b.size);
+        let mut outer: Vec<(usize, usize, Vec<SymbolId>)> = Vec::new();
+        let mut stride = layout_bits.max(1);
+        for (c, domain) in coded.outer.iter().rev() {
+            outer.push((*c, stride, domain.clone()));
+            stride *= domain.len().max(1);
+        }
+        outer.reverse();
+        let block_bit = |block: &FunctorBlock| {
+            let mut numbered = outer.clone();
+            numbered.extend(block.columns.iter().cloned());
+            let bit = self.bit_of_args(relation, &numbered, args)?;
+            let base = lit(block.base);
+            Some(quote!(#base + #bit))
+        };
+        match args[coded.top] {
+            Arg::Sym(functor) => block_bit(coded.blocks.iter().find(|b| b.symbol == functor)?),
+            // The functor is known at run time only: one arm per block.
+            Arg::Var(v) if coded.blocks.len() <= MAX_CODED_ARMS => {
+                let v = var(v);
+                let mut arms = Vec::new();
+                for block in &coded.blocks {
+                    let symbol = sym(block.symbol);
+                    let bit = block_bit(block)?;
+                    arms.push(quote!(#symbol => #bit,));
+                }
+                Some(quote!(match #v {
+                    #(#arms)*
+                    _ => panic!("gdlc internal error: a tuple outside the domains of its relation"),
+                }))
+            }
+            Arg::Var(_) => None,
         }
     }
 
@@ -1283,10 +1414,14 @@ impl<'a> Emitter<'a> {
                 self.find_decoded(body, &mut decoded);
                 let head = self.ir.rules[*rule].head.relation;
                 let arity = self.arity(head);
+                // Accepted tuples go straight to the store unless the body reads the
+                // rows being added (a recursive rule over a store with rows); bits-only
+                // stores are read through short borrows (bit tests, cursors, the delta's
+                // bit numbers), and a bit set while a round runs is seen by it or the next.
                 let direct = matches!(sink, Sink::Layer)
                     && arity > 0
                     && Some(head) != self.next_rel
-                    && !Self::reads(body, head);
+                    && (!Self::reads(body, head) || self.bit_columns(head).is_some());
                 let outer = self.decoded.replace(decoded);
                 let outer_direct = self.direct.replace(direct);
                 let body = self.node(body, sink);
