@@ -1259,6 +1259,25 @@ impl Interner {
         self.rankings += 1;
     }
 
+    /// The id that sorting `ids` by text would put at index `k` (`ids` is reordered):
+    /// a selection by rank, linear, where every id is ranked; else a sort.
+    fn nth(&mut self, ids: &mut [u32], k: usize) -> u32 {
+        let unranked = self.texts.len() - self.ranked;
+        if unranked > 0 && unranked >= self.ranked {
+            self.rank();
+        }
+        if ids.iter().any(|&id| id as usize >= self.ranked) {
+            self.sort(ids);
+            return ids[k];
+        }
+        self.keys.clear();
+        self.keys.extend(
+            ids.iter()
+                .map(|&id| (u64::from(self.ranks[id as usize]) << 32) | u64::from(id)),
+        );
+        *self.keys.select_nth_unstable(k).1 as u32
+    }
+
     /// Sorts ids by their text. Ranking is a sort of every text seen, so it is redone
     /// only when the texts seen since the last one are at least as many as those it
     /// ranked: its total cost stays within a constant factor of one sort of all texts,
@@ -1401,8 +1420,8 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         state
     }
 
-    /// The ids of the entry relation's rows of `role` (role column 0), interned and
-    /// sorted by text.
+    /// The ids of the entry relation's rows of `role` (role column 0), interned, in
+    /// row order (callers sort them by text, or select one).
     fn of_role(&mut self, entry: Entry, role: RoleIndex, out: &mut Vec<u32>) {
         out.clear();
         let meta = R::META;
@@ -1444,8 +1463,6 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             }
             out.push(id);
         }
-        // Rows are unique and so are their ids.
-        interner.sort(out);
     }
 }
 
@@ -1479,6 +1496,24 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
     fn legal_moves(&mut self, state: &Bits<W>, role: RoleIndex, out: &mut Vec<u32>) {
         self.load_state(state);
         self.of_role(Entry::Legal, role, out);
+        // Rows are unique and so are their ids.
+        self.moves.sort(out);
+    }
+
+    fn random_legal_move(
+        &mut self,
+        state: &Bits<W>,
+        role: RoleIndex,
+        scratch: &mut Vec<u32>,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<u32> {
+        self.load_state(state);
+        self.of_role(Entry::Legal, role, scratch);
+        if scratch.is_empty() {
+            return None;
+        }
+        let k = pick(scratch.len());
+        Some(self.moves.nth(scratch, k))
     }
 
     fn next_state(&mut self, state: &Bits<W>, joint: &[u32]) -> Bits<W> {
@@ -1516,6 +1551,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
         self.load_state(state);
         self.load_joint(joint);
         self.of_role(Entry::Sees, role, out);
+        self.percepts.sort(out);
     }
 
     fn move_to_kif(&self, mv: u32) -> String {
@@ -1775,6 +1811,31 @@ mod tests {
                 "{order}: {} rankings",
                 interner.rankings
             );
+        }
+    }
+
+    /// The id a random legal move picks (`Interner::nth`, a selection by rank) is the
+    /// one at the same index of the list sorted by text, ranked or not.
+    #[test]
+    fn interner_selects_the_id_sorting_would_put_at_an_index() {
+        let mut interner = Interner::new(1, None);
+        for round in 0..40u32 {
+            let ids: Vec<u32> = (0..25u32)
+                .map(|k| {
+                    let v = (round * 25 + k) * 7919 % 613;
+                    interner.intern(&[v + 1], || format!("m{v:04}"))
+                })
+                .collect();
+            let mut sorted = ids.clone();
+            interner.sort(&mut sorted);
+            for k in [0, 7, 24] {
+                let mut scratch = ids.clone();
+                assert_eq!(
+                    interner.nth(&mut scratch, k),
+                    sorted[k],
+                    "round {round}, k {k}"
+                );
+            }
         }
     }
 
