@@ -213,6 +213,8 @@ enum Numbering {
         positions: Vec<u32>,
         num_symbols: usize,
         strides: Vec<usize>,
+        /// The columns' domains.
+        domains: Vec<Vec<Sym>>,
     },
     /// One compound argument numbered by a [`Layout`] (a block per function symbol),
     /// plus the other columns' positions in their domains times their strides.
@@ -220,6 +222,8 @@ enum Numbering {
         coder: Coder,
         /// The other columns: (column, stride).
         outer: Vec<(usize, usize)>,
+        /// Their domains.
+        outer_domains: Vec<Vec<Sym>>,
     },
 }
 
@@ -232,8 +236,9 @@ impl Numbering {
                 positions,
                 num_symbols,
                 strides,
+                ..
             } => bit_of(positions, *num_symbols, strides, tuple),
-            Numbering::Coded { coder, outer } => {
+            Numbering::Coded { coder, outer, .. } => {
                 let mut bit = coder.code(tuple)?;
                 for &(c, stride) in outer {
                     let p = coder.positions[c * coder.num_symbols + tuple[c] as usize];
@@ -243,6 +248,30 @@ impl Numbering {
                     bit += p as usize * stride;
                 }
                 Some(bit)
+            }
+        }
+    }
+
+    /// The tuple of a bit, into `out` (one symbol per column).
+    fn decode(&self, bit: usize, out: &mut [Sym]) {
+        match self {
+            Numbering::Flat {
+                strides, domains, ..
+            } => {
+                for ((v, &stride), domain) in out.iter_mut().zip(strides).zip(domains) {
+                    *v = domain[(bit / stride) % domain.len()];
+                }
+            }
+            Numbering::Coded {
+                coder,
+                outer,
+                outer_domains,
+            } => {
+                let inner = coder.layout.bits.max(1);
+                coder.layout.decode(bit % inner, out);
+                for (&(c, stride), domain) in outer.iter().zip(outer_domains) {
+                    out[c] = domain[(bit / stride) % domain.len()];
+                }
             }
         }
     }
@@ -344,6 +373,8 @@ pub struct Store {
     indexes: Vec<Index>,
     /// A bitset store's bit of each row.
     row_bits: Vec<u32>,
+    /// Whether the rows' tuples are kept (see [`Store::without_rows`]).
+    keep_rows: bool,
 }
 
 impl Store {
@@ -367,6 +398,7 @@ impl Store {
                 })
                 .collect(),
             row_bits: Vec::new(),
+            keep_rows: true,
         }
     }
 
@@ -393,6 +425,7 @@ impl Store {
                 positions,
                 num_symbols,
                 strides,
+                domains: domains.iter().map(|d| d.to_vec()).collect(),
             },
             bits: vec![0; total.div_ceil(64)],
             dirty: Vec::new(),
@@ -428,11 +461,37 @@ impl Store {
             numbering: Numbering::Coded {
                 coder,
                 outer: strides,
+                outer_domains: outer.iter().map(|(_, d)| d.to_vec()).collect(),
             },
             bits: vec![0; stride.div_ceil(64)],
             dirty: Vec::new(),
         };
         store
+    }
+
+    /// A bitset store that keeps only its bits and their order, not its rows' tuples
+    /// (for an entry relation no rule reads: the runtime decodes a row's tuple from its
+    /// bit, [`Store::decode_row`]); a store that is not a bitset is returned as is.
+    pub fn without_rows(mut self) -> Self {
+        if matches!(self.dedupe, Dedupe::Bits { .. }) && self.indexes.is_empty() {
+            self.keep_rows = false;
+        }
+        self
+    }
+
+    /// Whether [`Store::row`] gives the rows' tuples (else decode them:
+    /// [`Store::decode_row`]).
+    #[inline]
+    pub fn has_rows(&self) -> bool {
+        self.keep_rows
+    }
+
+    /// The tuple of row `i` of a bitset store, decoded from its bit into `out`.
+    pub fn decode_row(&self, i: usize, out: &mut [Sym]) {
+        let Dedupe::Bits { numbering, .. } = &self.dedupe else {
+            panic!("gdlc internal error: a row decoded from a store without a bitset");
+        };
+        numbering.decode(self.row_bits[i] as usize, out);
     }
 
     /// A store holding the `count` rows of a constant table (flat, `arity` symbols per
@@ -561,7 +620,11 @@ impl Store {
         }
         *word |= mask;
         self.row_bits.push(bit as u32);
-        self.push_row(tuple);
+        if self.keep_rows {
+            self.push_row(tuple);
+        } else {
+            self.count += 1;
+        }
         true
     }
 
@@ -901,7 +964,8 @@ pub fn listed_from(keys: &[u64], key: usize) -> usize {
 /// column's domain, and per symbol its block.
 #[derive(Clone, Debug)]
 pub struct Coder {
-    layout: &'static Layout,
+    /// The layout it numbers by.
+    pub layout: &'static Layout,
     /// The number of symbols of the game.
     pub num_symbols: usize,
     /// `column * num_symbols + symbol` → position in the column's domain, or `NONE`.
@@ -1335,10 +1399,10 @@ pub struct Compiled<R, const W: usize> {
     joint_loaded: Vec<u32>,
     moves: Interner,
     percepts: Interner,
-    /// Move and percept ids by the bit of their row in the entry store (`NONE`: not
-    /// seen yet), when that store is a bitset.
-    move_of_bit: Vec<u32>,
-    percept_of_bit: Vec<u32>,
+    /// Move and percept ids, with the role symbol of their row, by the bit of their
+    /// row in the entry store (`NONE`: not seen yet), when that store is a bitset.
+    move_of_bit: Vec<(u32, Sym)>,
+    percept_of_bit: Vec<(u32, Sym)>,
     scratch: Vec<Sym>,
 }
 
@@ -1439,27 +1503,34 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             return;
         };
         for i in 0..store.len() {
-            let row = store.row(i);
-            if row[0] != role_symbol {
-                continue;
-            }
             let bit = store.row_bit(i);
-            if let Some(&id) = bit.and_then(|b| of_bit.get(b))
+            if let Some(&(id, row_role)) = bit.and_then(|b| of_bit.get(b))
                 && id != NONE
             {
-                out.push(id);
+                if row_role == role_symbol {
+                    out.push(id);
+                }
                 continue;
             }
             self.scratch.clear();
-            self.scratch.extend_from_slice(row);
+            if store.has_rows() {
+                self.scratch.extend_from_slice(store.row(i));
+            } else {
+                self.scratch.resize(paths.len(), 0);
+                store.decode_row(i, &mut self.scratch);
+            }
+            let row_role = self.scratch[0];
+            if row_role != role_symbol {
+                continue;
+            }
             self.scratch[0] = 0;
             let scratch = &self.scratch;
             let id = interner.intern(scratch, || meta.text(paths, scratch, 1));
             if let Some(b) = bit {
                 if of_bit.len() <= b {
-                    of_bit.resize(b + 1, NONE);
+                    of_bit.resize(b + 1, (NONE, 0));
                 }
-                of_bit[b] = id;
+                of_bit[b] = (id, row_role);
             }
             out.push(id);
         }
@@ -1837,6 +1908,67 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A bitset store without rows keeps its bits in the order set, and each row's
+    /// tuple decodes from its bit, over a flat numbering and over one coded by a
+    /// layout of a nested argument.
+    #[test]
+    fn stores_without_rows_decode_their_rows_from_bits() {
+        // Symbols: 1, 2 roles; 3 `noop`; 4 `mark` (arity 2); 5, 6 coordinates.
+        let mut flat = Store::bitset(&[&[1, 2], &[5, 6], &[5, 6]], 7, &[]).without_rows();
+        assert!(!flat.has_rows());
+        for tuple in [[2, 6, 5], [1, 5, 5], [2, 6, 5]] {
+            let bit =
+                (tuple[0] as usize - 1) * 4 + (tuple[1] as usize - 5) * 2 + (tuple[2] as usize - 5);
+            flat.insert_bit(bit, &tuple);
+        }
+        assert_eq!(flat.len(), 2);
+        let mut out = [0; 3];
+        flat.decode_row(0, &mut out);
+        assert_eq!(out, [2, 6, 5]);
+        flat.decode_row(1, &mut out);
+        assert_eq!(out, [1, 5, 5]);
+
+        // (legal ROLE MOVE), MOVE = noop | (mark X Y): columns role, functor, X, Y.
+        static LAYOUT: Layout = Layout {
+            top: 1,
+            bits: 5,
+            functors: &[
+                FunctorLayout {
+                    symbol: 3,
+                    base: 0,
+                    size: 1,
+                    columns: &[],
+                    strides: &[],
+                    domains: &[],
+                    keys: None,
+                },
+                FunctorLayout {
+                    symbol: 4,
+                    base: 1,
+                    size: 4,
+                    columns: &[2, 3],
+                    strides: &[2, 1],
+                    domains: &[&[5, 6], &[5, 6]],
+                    keys: None,
+                },
+            ],
+        };
+        let mut coded = Store::coded(4, &LAYOUT, &[(0, &[1, 2][..])], 7, &[]).without_rows();
+        for tuple in [[2, 4, 6, 5], [1, 3, 0, 0], [2, 4, 6, 5], [2, 3, 0, 0]] {
+            coded.insert(&tuple);
+        }
+        assert_eq!(coded.len(), 3);
+        let decoded: Vec<[Sym; 4]> = (0..coded.len())
+            .map(|i| {
+                let mut out = [9; 4];
+                coded.decode_row(i, &mut out);
+                out
+            })
+            .collect();
+        assert_eq!(decoded, [[2, 4, 6, 5], [1, 3, 0, 0], [2, 3, 0, 0]]);
+        assert!(coded.contains(&[1, 3, 0, 0]) && !coded.contains(&[1, 4, 5, 5]));
     }
 
     #[test]

@@ -134,7 +134,8 @@ fn wide_lookups_read_a_copy_of_the_bits() {
 /// Team chess's `legal` (moves are terms: `(move ?s ?t)`, `(promote ?s ?t ?p)`,
 /// `noop`; too many possible tuples for a bitset over the product of its columns) is
 /// kept unique by bits numbered per functor block of the move times the role's
-/// position (`rt::Store::coded`), and inserts compute their bit in line.
+/// position (`rt::Store::coded`), inserts compute their bit in line, and as no rule
+/// reads it, it keeps no rows.
 #[test]
 fn relations_of_moves_are_numbered_by_functor_blocks() {
     let file = team_game("chess.kif");
@@ -158,4 +159,6 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
         code.contains(&format!("self.r{legal}.insert_bit(")),
         "inserts number their bit in line: {text}"
     );
+    // No rule reads `legal`: its store keeps bits only, the runtime decodes new rows.
+    assert!(code.contains(".without_rows()"), "{text}");
 }

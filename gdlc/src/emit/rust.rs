@@ -462,6 +462,38 @@ impl<'a> Emitter<'a> {
         self.arity(r) * self.ir.symbols.len() <= MAX_POSITIONS && self.coded_numbering(r).is_some()
     }
 
+    /// Whether the store of `legal` or `sees` keeps its bits only: a bitset (over its
+    /// columns, or coded) that no rule reads, so that only the runtime lists its rows,
+    /// decoding each new one from its bit.
+    fn rows_unread(&self, r: RelationId) -> bool {
+        let keyword = self.ir.relation(r).keyword;
+        if !matches!(keyword, Some(Keyword::Legal | Keyword::Sees))
+            || !matches!(
+                self.plan.relations[r.0 as usize].evaluation,
+                Evaluation::Materialised
+            )
+            || !self.plan.relations[r.0 as usize].indexes.is_empty()
+            || (self.numbered_columns(r).is_none() && self.coded_numbering(r).is_none())
+        {
+            return false;
+        }
+        let mut read = false;
+        let mut look = |q: &Query| read |= q.relation == r;
+        for layer in &self.plan.layers {
+            if let Some(tree) = &layer.tree {
+                tree.for_each_query(&mut look);
+            }
+        }
+        for relation_plan in &self.plan.relations {
+            if let Evaluation::Demand(modes) = &relation_plan.evaluation {
+                for mode in modes {
+                    mode.tree.for_each_query(&mut look);
+                }
+            }
+        }
+        !read
+    }
+
     /// The numbered columns `(column, stride, domain)` of a derived relation stored in
     /// a bitset (bit = mixed-radix number of the columns' positions in their domains,
     /// strides as `rt::Store::bitset` computes them, a positions table emitted);
@@ -726,6 +758,9 @@ impl<'a> Emitter<'a> {
                     inits.push(quote!(#field: rt::BitSet::new(#bits)));
                 }
                 continue;
+            }
+            if self.rows_unread(id) {
+                make = quote!(#make.without_rows());
             }
             fields.push(quote!(#name: rt::Store));
             inits.push(quote!(#name: #make));
