@@ -102,6 +102,21 @@ fn static_demand_memos_are_bounded_across_states() {
     );
 }
 
+/// The join backend's code for `file` without whitespace (prettyplease breaks lines
+/// where it likes), its text, and the id of the relation `key`.
+fn join_code(file: &SourceFile, key: &str) -> (usize, String, String) {
+    let front = gdlc::front_end(file);
+    assert!(front.is_valid(), "{:?}", front.diagnostics);
+    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let relation = (0..ir.relations.len())
+        .find(|&r| ir.relations[r].key() == key)
+        .unwrap_or_else(|| panic!("no relation {key}"));
+    let text = gdlc::compile::rust_with_backend(&front, &file.name, gdlc::Backend::Join)
+        .unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let code = text.split_whitespace().collect();
+    (relation, text, code)
+}
+
 /// A lookup that binds only a later column of a large bits-only relation reads a copy
 /// of its bits with that column first (`rR_by1`), set with the main bits on each
 /// insert, rather than keeping the relation's rows with hash indexes.
@@ -110,15 +125,7 @@ fn wide_lookups_read_a_copy_of_the_bits() {
     let file = common::read_source(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/walkers.kif"),
     );
-    let front = gdlc::front_end(&file);
-    assert!(front.is_valid(), "{:?}", front.diagnostics);
-    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let path = (0..ir.relations.len())
-        .find(|&r| ir.relations[r].key() == "path/2")
-        .expect("path/2");
-    let text = gdlc::compile::rust_with_backend(&front, &file.name, gdlc::Backend::Join)
-        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let code: String = text.split_whitespace().collect();
+    let (path, text, code) = join_code(&file, "path/2");
     assert!(code.contains(&format!("r{path}:rt::BitSet")), "{text}");
     assert!(code.contains(&format!("r{path}_by1:rt::BitSet")), "{text}");
     assert!(
@@ -138,15 +145,7 @@ fn wide_lookups_read_a_copy_of_the_bits() {
 /// reads it, it keeps no rows.
 #[test]
 fn relations_of_moves_are_numbered_by_functor_blocks() {
-    let file = team_game("chess.kif");
-    let front = gdlc::front_end(&file);
-    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let legal = (0..ir.relations.len())
-        .find(|&r| ir.relations[r].key() == "legal/2")
-        .expect("legal/2");
-    let text = gdlc::compile::rust_with_backend(&front, &file.name, gdlc::Backend::Join)
-        .unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let code: String = text.split_whitespace().collect();
+    let (legal, text, code) = join_code(&team_game("chess.kif"), "legal/2");
     assert!(
         code.contains(&format!("r{legal}:rt::Store::coded(")),
         "{text}"
