@@ -113,8 +113,8 @@ pub fn tuned(ir: &Ir) -> Result<Plan, Diagnostic> {
 }
 
 /// Measured planning from `threshold`, the threshold plan of `ir`, whose static
-/// results `statics` every trial reuses (see the module documentation). A plan without
-/// state-dependent demand layers is returned as is.
+/// results `statics` every trial reuses (see the module documentation). Without sample
+/// states (a game whose sampling playout fails at once), it is returned as is.
 pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     let samples = sample(ir, &threshold);
     if samples.is_empty() {
