@@ -965,9 +965,9 @@ pub fn listed_from(keys: &[u64], key: usize) -> usize {
 #[derive(Clone, Debug)]
 pub struct Coder {
     /// The layout it numbers by.
-    pub layout: &'static Layout,
+    layout: &'static Layout,
     /// The number of symbols of the game.
-    pub num_symbols: usize,
+    num_symbols: usize,
     /// `column * num_symbols + symbol` → position in the column's domain, or `NONE`.
     pub positions: Vec<u32>,
     /// Symbol → index of its block in the layout, or `NONE`.
