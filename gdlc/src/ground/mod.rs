@@ -16,6 +16,7 @@
 //! straight-line code. Grounding gives up, with the reason, past [`Limits`]: the join
 //! backend then compiles the game.
 
+pub mod demand;
 pub mod exec;
 pub mod share;
 pub mod simplify;
@@ -26,6 +27,8 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, Phase, RelationId, SymbolId};
 use crate::plan::{Evaluation, Plan};
+
+use demand::Demand;
 
 /// How large a grounding may become before it is abandoned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,6 +308,8 @@ enum Step {
     Distinct(Vec<(Arg, Arg)>),
     /// Every pair is equal (binding an unbound side).
     Equal(Vec<(Arg, Arg)>),
+    /// A head variable's value is one of those asked for (sorted).
+    Member(u32, Vec<SymbolId>),
 }
 
 /// A positive literal of a rule body on a relation that grows, and the body ordered
@@ -403,30 +408,39 @@ impl<'a> Grounder<'a> {
                 }
             }
         }
-        let mut rules = Vec::new();
-        let mut aux_phases = Vec::new();
+        let demand = Self::demand(ir, &tables, &untabled);
+        // Static relations without a compile-time table (too large whole) that some
+        // grounded rule reads are grounded first, to the atoms asked for.
+        let reads_untabled = |spec: &RuleSpec| {
+            spec.body.iter().any(|literal| match literal {
+                FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => {
+                    untabled[atom.relation.0 as usize]
+                }
+                _ => false,
+            })
+        };
+        let mut static_specs = Vec::new();
+        let mut specs = Vec::new();
         for (index, rule) in ir.rules.iter().enumerate() {
-            if tables[rule.head.relation.0 as usize].is_static {
+            let head = rule.head.relation.0 as usize;
+            if tables[head].is_static && !untabled[head] {
                 continue;
             }
-            // A static relation evaluated on demand (too large for a table) can only
-            // be read if no rule grounded here reads it (`base`, `input` …).
-            for literal in &rule.body {
-                if let FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) = literal
-                    && untabled[atom.relation.0 as usize]
-                {
-                    return Err(format!(
-                        "the static relation `{}` has no compile-time table",
-                        ir.relation(atom.relation).key()
-                    ));
-                }
-            }
-            let spec = RuleSpec {
-                rule: index,
-                head: rule.head.clone(),
-                body: rule.body.clone(),
-                num_vars: rule.vars.len(),
+            let Some(spec) = RuleSpec::asked(ir, index, &demand) else {
+                continue;
             };
+            if untabled[head] {
+                static_specs.push(spec);
+            } else {
+                specs.push(spec);
+            }
+        }
+        if specs.iter().any(reads_untabled) {
+            tables = Self::ground_untabled(ir, limits, tables, &untabled, static_specs)?;
+        }
+        let mut rules = Vec::new();
+        let mut aux_phases = Vec::new();
+        for spec in specs {
             if project {
                 for spec in project_rule(ir, &tables, spec, &mut aux_phases) {
                     if spec.head.relation.0 as usize >= tables.len() {
@@ -474,6 +488,90 @@ impl<'a> Grounder<'a> {
             }
         }
         Ok(grounder)
+    }
+
+    /// Which atoms of each relation the grounded rules can ask for (see [`demand`]):
+    /// relations with a keyword and compile-time tables are not restricted.
+    fn demand(ir: &Ir, tables: &[Table], untabled: &[bool]) -> Demand {
+        let n = ir.relations.len();
+        let restrictable: Vec<bool> = (0..n)
+            .map(|r| ir.relations[r].keyword.is_none() && (!tables[r].is_static || untabled[r]))
+            .collect();
+        let table_columns = |r: usize, c: usize| {
+            let table = &tables[r];
+            (table.is_static && !untabled[r])
+                .then(|| table.tuples.iter().map(|tuple| tuple[c]).collect())
+        };
+        Demand::compute(ir, &restrictable, &table_columns)
+    }
+
+    /// Grounds the static relations without a compile-time table (`untabled`) from
+    /// their rules (`specs`), to the atoms asked for, and returns `tables` with theirs
+    /// filled in as compile-time tables. Their rules read only static relations; a
+    /// negation of one of them cannot be decided while it grows, so it is refused.
+    fn ground_untabled(
+        ir: &'a Ir,
+        limits: Limits,
+        mut tables: Vec<Table>,
+        untabled: &[bool],
+        specs: Vec<RuleSpec>,
+    ) -> Result<Vec<Table>, String> {
+        for spec in &specs {
+            for literal in &spec.body {
+                if let FlatLiteral::Neg(atom) = literal
+                    && untabled[atom.relation.0 as usize]
+                {
+                    return Err(format!(
+                        "the static relation `{}` has no compile-time table",
+                        ir.relation(atom.relation).key()
+                    ));
+                }
+            }
+        }
+        for (r, table) in tables.iter_mut().enumerate() {
+            if untabled[r] {
+                table.is_static = false;
+            }
+        }
+        let rules = specs
+            .iter()
+            .map(|spec| order_rule(ir, &tables, spec))
+            .collect::<Result<Vec<_>, _>>()?;
+        for rule in &rules {
+            let orders = std::iter::once(&rule.steps).chain(rule.pivots.iter().map(|p| &p.order));
+            for step in orders.flatten() {
+                if let Step::Pos {
+                    relation, bound, ..
+                } = step
+                {
+                    tables[relation.0 as usize].ensure_index(bound);
+                }
+            }
+        }
+        let mut grounder = Grounder {
+            ir,
+            limits,
+            tables,
+            rules,
+            found: Vec::new(),
+            round_start: 0,
+            steps: 0,
+            literals: 0,
+            true_rel: None,
+            does_rel: None,
+            next_rel: None,
+            legal_rel: None,
+            instances: false,
+            aux_phases: Vec::new(),
+        };
+        grounder.fixpoint()?;
+        let mut tables = grounder.tables;
+        for (r, table) in tables.iter_mut().enumerate() {
+            if untabled[r] {
+                table.is_static = true;
+            }
+        }
+        Ok(tables)
     }
 
     /// A tuple of `from` as a tuple of `to` (same terms, `to`'s columns).
@@ -881,6 +979,13 @@ impl Join<'_> {
                     Ok(())
                 }
             }
+            Step::Member(var, values) => {
+                if values.binary_search(&bindings[*var as usize]).is_ok() {
+                    self.step(i + 1, bindings)
+                } else {
+                    Ok(())
+                }
+            }
             Step::Equal(pairs) => {
                 let mut newly = Vec::new();
                 let mut holds = true;
@@ -1128,7 +1233,20 @@ fn order_body(
                 }
             }
         };
+    let mut members: Vec<&(u32, Vec<SymbolId>)> = rule.members.iter().collect();
+    let place_members =
+        |bound: &[bool], members: &mut Vec<&(u32, Vec<SymbolId>)>, steps: &mut Vec<Step>| {
+            members.retain(|&(var, values)| {
+                if bound[*var as usize] {
+                    steps.push(Step::Member(*var, values.clone()));
+                    false
+                } else {
+                    true
+                }
+            });
+        };
     place_tests(&mut bound, &mut tests, &mut steps);
+    place_members(&bound, &mut members, &mut steps);
     while !positives.is_empty() {
         let best = (0..positives.len())
             .max_by_key(|&i| {
@@ -1162,8 +1280,9 @@ fn order_body(
             bound: known,
         });
         place_tests(&mut bound, &mut tests, &mut steps);
+        place_members(&bound, &mut members, &mut steps);
     }
-    if !tests.is_empty() {
+    if !tests.is_empty() || !members.is_empty() {
         return Err(format!(
             "a test of the rule at {}..{} has a variable no positive literal binds",
             span.start, span.end
@@ -1179,6 +1298,38 @@ struct RuleSpec {
     head: FlatAtom,
     body: Vec<FlatLiteral>,
     num_vars: usize,
+    /// Variables of the head whose values are restricted to those asked for (see
+    /// [`demand`]), each with the values, sorted.
+    members: Vec<(u32, Vec<SymbolId>)>,
+}
+
+impl RuleSpec {
+    /// IR rule `index` restricted to the heads asked for, or `None` when it has none.
+    fn asked(ir: &Ir, index: usize, demand: &Demand) -> Option<RuleSpec> {
+        let rule = &ir.rules[index];
+        let r = rule.head.relation.0 as usize;
+        if demand.none_asked(r) {
+            return None;
+        }
+        let mut members: Vec<(u32, Vec<SymbolId>)> = Vec::new();
+        for (c, arg) in rule.head.args.iter().enumerate() {
+            let Some(values) = demand.column(r, c) else {
+                continue;
+            };
+            match *arg {
+                Arg::Sym(s) if !values.contains(&s) => return None,
+                Arg::Sym(_) => {}
+                Arg::Var(v) => members.push((v.0, values.iter().copied().collect())),
+            }
+        }
+        Some(RuleSpec {
+            rule: index,
+            head: rule.head.clone(),
+            body: rule.body.clone(),
+            num_vars: rule.vars.len(),
+            members,
+        })
+    }
 }
 
 /// The variables of a body literal.
@@ -1300,6 +1451,7 @@ fn project_rule(
             head: aux_atom.clone(),
             body: members.iter().map(|&i| rule.body[i].clone()).collect(),
             num_vars: rule.num_vars,
+            members: Vec::new(),
         });
         main_body.push(FlatLiteral::Pos(aux_atom));
         for &i in members {
