@@ -153,6 +153,24 @@ fn chunked(body: &str, name: &str, params: &str, args: &str, functions: &mut Str
     calls
 }
 
+/// Instances of move-dependent atoms under one move, in `match` arms not emitted yet
+/// (`eval_moves`): the arms, which atoms they set, and how many were emitted before.
+struct LateArms {
+    arms: BTreeMap<usize, MoveArms>,
+    atoms: Vec<bool>,
+    flushed: usize,
+}
+
+impl LateArms {
+    /// Whether one of `instances` reads an atom the pending arms set.
+    fn read_by(&self, instances: &[&Instance]) -> bool {
+        !self.arms.is_empty()
+            && instances
+                .iter()
+                .any(|i| i.body.iter().any(|l| self.atoms[l.atom() as usize]))
+    }
+}
+
 /// Of instances that set `bit`, those under one move (`key`: its role and move, and
 /// the rest of the body) go to that move's arm; the others are returned.
 fn split_by_move<'i>(
@@ -1151,8 +1169,8 @@ impl<'a> Layout<'a> {
         })
     }
 
-    /// Whether the rest of a `next` instance under one move can be in a keyed
-    /// program: it reads no other move.
+    /// Whether the rest of an instance under one move can be in a keyed program: it
+    /// reads no other move.
     fn programmable(&self, body: &[Literal]) -> bool {
         !body.iter().any(|&l| {
             let (Literal::Pos(b) | Literal::Neg(b)) = l;
@@ -1174,7 +1192,9 @@ impl<'a> Layout<'a> {
             }
             if early {
                 for instance in &self.by_head[a] {
-                    if let Some((role, _, _)) = self.early_key(instance) {
+                    if let Some((role, _, body)) = self.early_key(instance)
+                        && self.programmable(&body)
+                    {
                         per_role[role] += instance.body.len();
                     }
                 }
@@ -2252,10 +2272,11 @@ impl<'a> Layout<'a> {
             ));
         }
         if self.tabled.keyed {
-            self.keyed_programs(&early, KeyedTarget::Early, out, &mut tables);
-        } else {
-            self.move_arms(&early, "m", "early", out, &mut tables);
+            // Instances that also read another move stay in `match` arms.
+            let programs = self.take_programmable(&mut early);
+            self.keyed_programs(&programs, KeyedTarget::Early, out, &mut tables);
         }
+        self.move_arms(&early, "m", "early", out, &mut tables);
         out.push_str("for w in 0..WORDS {\nlet mut keep = COPY[w];\n");
         for role in frames.keys() {
             let base = self.role_moves[*role];
@@ -2279,12 +2300,25 @@ impl<'a> Layout<'a> {
         // Everything else in evaluation order; `next` heads only with the instances
         // that are not copies, those under one move in a `match` on it at the end.
         let mut keyed: BTreeMap<usize, MoveArms> = BTreeMap::new();
+        // Other move-dependent atoms' instances under one move: `match` arms too, run
+        // before the first statement that reads one of their atoms.
+        let mut late = LateArms {
+            arms: BTreeMap::new(),
+            atoms: vec![false; self.g.atoms.len()],
+            flushed: 0,
+        };
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
                 .copied()
                 .filter(|&a| rest[a as usize] && self.places[a as usize] != Place::Never)
                 .collect();
+            if atoms
+                .iter()
+                .any(|&a| late.read_by(&self.by_head[a as usize]))
+            {
+                self.flush_late(&mut late, out, &mut tables);
+            }
             let mut computed = Vec::new();
             for &a in &atoms {
                 rest[a as usize] = false;
@@ -2306,11 +2340,31 @@ impl<'a> Layout<'a> {
                         }
                         self.expression_of(&unkeyed)
                     }
-                    None => match &early_rest[a as usize] {
-                        Some(others) if others.is_empty() => continue,
-                        Some(others) => self.expression_of(others),
-                        None => self.expression(a),
-                    },
+                    None => {
+                        let all: &[&Instance] = match &early_rest[a as usize] {
+                            Some(others) => others,
+                            None => &self.by_head[a as usize],
+                        };
+                        let unkeyed = match self.places[a as usize] {
+                            Place::M(bit) if !*cyclic => {
+                                let unkeyed = split_by_move(
+                                    all.iter().copied(),
+                                    bit,
+                                    |instance| self.key_of(instance),
+                                    &mut late.arms,
+                                );
+                                late.atoms[a as usize] |= unkeyed.len() < all.len();
+                                unkeyed
+                            }
+                            _ => all.to_vec(),
+                        };
+                        if unkeyed.is_empty()
+                            && (early_rest[a as usize].is_some() || !all.is_empty())
+                        {
+                            continue;
+                        }
+                        self.expression_of(&unkeyed)
+                    }
                 };
                 computed.push((a, expression));
             }
@@ -2320,25 +2374,48 @@ impl<'a> Layout<'a> {
             self.assign(&computed, *cyclic, out);
             out.push_str(CHUNK_MARK);
         }
+        self.flush_late(&mut late, out, &mut tables);
         if self.tabled.keyed {
             // Instances that also read another move stay in `match` arms.
-            let mut programs: BTreeMap<usize, MoveArms> = BTreeMap::new();
-            for (role, arms) in &mut keyed {
-                for (mv, heads) in arms.iter_mut() {
-                    let (programmed, kept): (Vec<_>, Vec<_>) = std::mem::take(heads)
-                        .into_iter()
-                        .partition(|(_, body)| self.programmable(body));
-                    *heads = kept;
-                    if !programmed.is_empty() {
-                        programs.entry(*role).or_default().insert(*mv, programmed);
-                    }
-                }
-                arms.retain(|_, heads| !heads.is_empty());
-            }
+            let programs = self.take_programmable(&mut keyed);
             self.keyed_programs(&programs, KeyedTarget::Next, out, &mut tables);
         }
         self.move_arms(&keyed, "n", "arm", out, &mut tables);
         tables
+    }
+
+    /// Emits the pending late arms (see [`LateArms`]) and clears them.
+    fn flush_late(&self, late: &mut LateArms, out: &mut String, tables: &mut String) {
+        if late.arms.is_empty() {
+            return;
+        }
+        let name = format!("late{}", late.flushed);
+        self.move_arms(&late.arms, "m", &name, out, tables);
+        late.arms.clear();
+        late.atoms.fill(false);
+        late.flushed += 1;
+    }
+
+    /// Takes out of `arms` the instances a keyed program can hold (their rest reads
+    /// no other move, [`Self::programmable`]); the others stay for `match` arms.
+    fn take_programmable(
+        &self,
+        arms_by_role: &mut BTreeMap<usize, MoveArms>,
+    ) -> BTreeMap<usize, MoveArms> {
+        let mut programs: BTreeMap<usize, MoveArms> = BTreeMap::new();
+        for (role, arms) in arms_by_role.iter_mut() {
+            for (mv, heads) in arms.iter_mut() {
+                let (programmed, kept): (Vec<_>, Vec<_>) = std::mem::take(heads)
+                    .into_iter()
+                    .partition(|(_, body)| self.programmable(body));
+                *heads = kept;
+                if !programmed.is_empty() {
+                    programs.entry(*role).or_default().insert(*mv, programmed);
+                }
+            }
+            arms.retain(|_, heads| !heads.is_empty());
+        }
+        programs
     }
 
     /// Instances under one move of one role as a `match` on that role's move per role,
@@ -2528,8 +2605,11 @@ impl<'a> Layout<'a> {
         early
     }
 
-    /// An instance under one move (its role and move) whose rest reads only the state
-    /// and its atoms `d`, and that rest: what an early keyed program holds.
+    /// An instance under one move (its role and move) whose rest reads only the state,
+    /// its atoms `d` and other moves of the joint move, and that rest: what runs early,
+    /// in the played move's `match` arm — in its keyed program when the rest reads no
+    /// other move ([`Self::programmable`]). battle's "a capture happened" instances
+    /// each read two moves: keyed by the first, one test of the other each.
     fn early_key(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
         let (role, mv, body) = self.key_of(instance)?;
         body.iter()
@@ -2537,7 +2617,7 @@ impl<'a> Layout<'a> {
                 let (Literal::Pos(b) | Literal::Neg(b)) = l;
                 matches!(
                     self.places[b as usize],
-                    Place::State(_) | Place::D(_) | Place::Never
+                    Place::State(_) | Place::D(_) | Place::Never | Place::Move(..)
                 )
             })
             .then_some((role, mv, body))

@@ -14,6 +14,10 @@
 //!   merged (a relation's phase is that of its most dependent rule, so an atom of a
 //!   move-dependent relation can have the same bodies as a state atom).
 //!
+//! - **One move per role**: a body that reads two different moves of one role never
+//!   holds, and is dropped; beside a move of its role, "not that other move" always
+//!   holds, and is dropped from the body.
+//!
 //! Only atoms that no entry point reads directly are replaced: `legal`, `goal`,
 //! `terminal`, `sees` and `next` keep their instances (the backends read them), though
 //! their bodies are simplified too. A replaced atom keeps its number and loses its
@@ -55,7 +59,7 @@ pub fn simplify(ir: &Ir, mut g: Grounding) -> Grounding {
         .iter()
         .map(|atom| !entries.contains(&atom.relation))
         .collect();
-    g.instances = drop_subsumed(std::mem::take(&mut g.instances));
+    g.instances = drop_subsumed(one_move_per_role(ir, std::mem::take(&mut g.instances), &g));
     for _ in 0..MAX_ROUNDS {
         let replacements = replacements(ir, &g, &replaceable);
         if replacements.is_empty() {
@@ -64,6 +68,49 @@ pub fn simplify(ir: &Ir, mut g: Grounding) -> Grounding {
         g.instances = drop_subsumed(rewrite(&g.instances, &replacements));
     }
     g
+}
+
+/// The instances without those that read two different moves of one role, and without
+/// the negated moves of a role whose move the body reads (see the module docs).
+fn one_move_per_role(ir: &Ir, instances: Vec<Instance>, g: &Grounding) -> Vec<Instance> {
+    let Some(does) = ir.keyword(Keyword::Does) else {
+        return instances;
+    };
+    // The role of each `does` atom (its first column).
+    let role_of = |a: AtomId| {
+        let atom = &g.atoms[a as usize];
+        (atom.relation == does).then(|| atom.tuple[0])
+    };
+    instances
+        .into_iter()
+        .filter_map(|mut instance| {
+            let played: Vec<(crate::ir::SymbolId, AtomId)> = instance
+                .body
+                .iter()
+                .filter_map(|&l| match l {
+                    Literal::Pos(a) => role_of(a).map(|role| (role, a)),
+                    Literal::Neg(_) => None,
+                })
+                .collect();
+            if played.is_empty() {
+                return Some(instance);
+            }
+            let exclusive = played
+                .iter()
+                .any(|&(role, a)| played.iter().any(|&(r, b)| r == role && b != a));
+            if exclusive {
+                return None;
+            }
+            instance.body.retain(|&l| match l {
+                Literal::Neg(a) => match role_of(a) {
+                    Some(role) => !played.iter().any(|&(r, b)| r == role && b != a),
+                    None => true,
+                },
+                Literal::Pos(_) => true,
+            });
+            Some(instance)
+        })
+        .collect()
 }
 
 /// The most instances of one head compared pairwise for subsumption.
