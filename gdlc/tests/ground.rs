@@ -670,3 +670,57 @@ fn only_the_atoms_asked_for_are_grounded() {
             .expect("compiles");
     assert!(code.contains("A ground reasoner"), "the ground backend");
 }
+
+/// A body reading two different moves of one role never holds (each role plays one
+/// move), so it is dropped; the instances of move-dependent atoms under one move run
+/// in `match` arms on that move, also when they test another role's move (early arms)
+/// or read other move-dependent atoms (late arms, after those are computed).
+#[test]
+fn instances_under_one_move_run_in_match_arms() {
+    let (front, ir, plan) = own_game("bump.kif");
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let clash = relation(&ir, "clash/0");
+    let does = ir.keyword(Keyword::Does).expect("does");
+    let instances: Vec<_> = grounding
+        .instances
+        .iter()
+        .filter(|i| grounding.of(clash).contains(&i.head))
+        .collect();
+    assert_eq!(
+        instances.len(),
+        8,
+        "red and blue on neighbouring cells, 4 × 2"
+    );
+    for instance in &instances {
+        let roles: Vec<_> = instance
+            .body
+            .iter()
+            .map(|l| &grounding.atoms[l.atom() as usize])
+            .filter(|atom| atom.relation == does)
+            .map(|atom| atom.tuple[0])
+            .collect();
+        assert_eq!(roles.len(), 2);
+        assert_ne!(roles[0], roles[1], "two moves of two roles");
+    }
+    assert_agrees(&front, &ir, &grounding, 20, 20);
+
+    let file =
+        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/bump.kif"));
+    let code =
+        gdlc::compile::rust_with_backend(&gdlc::front_end(&file), "bump.kif", Backend::Ground)
+            .expect("compiles");
+    let arms: Vec<&str> = code
+        .split("match joint[")
+        .skip(1)
+        .map(|rest| rest.split("_ => {}").next().unwrap_or(rest))
+        .collect();
+    assert!(
+        arms.iter()
+            .any(|arms| arms.starts_with("1]") && arms.contains("joint[0] ==")),
+        "an early arm of blue's move tests red's move:\n{code}"
+    );
+    assert!(
+        arms.iter().any(|arms| arms.contains("m[0] |= (((m[0] >>")),
+        "a late arm reads a move-dependent atom:\n{code}"
+    );
+}
