@@ -1122,6 +1122,13 @@ impl Join<'_> {
         }
         if !self.instances {
             if !self.tables[relation.0 as usize].ids.contains_key(&tuple) {
+                // A round can find millions of new atoms: the limit holds within it.
+                if self.found.len() >= self.limits.atoms {
+                    return Err(format!(
+                        "more than {} reachable atoms (found in one round, the last in the rule for `{}`)",
+                        self.limits.atoms, self.rule.head_key
+                    ));
+                }
                 self.found.push(Found {
                     rule: self.rule.rule,
                     head: (*relation, tuple),
