@@ -194,16 +194,21 @@ fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
             .iter()
             .map(|&r| ir.relation(r).key())
             .collect();
+        let (tried, other) = if trial.on_demand {
+            ("on demand", "materialised")
+        } else {
+            ("materialised", "on demand")
+        };
         let outcome = match trial.work {
-            Some(work) => format!("{work} nodes: materialised"),
+            Some(work) => format!("{work} nodes: {tried}"),
             None => format!(
-                "over {} nodes: stays on demand",
+                "over {} nodes: stays {other}",
                 (trial.before as f64 * crate::plan::GAIN) as usize
             ),
         };
         let _ = writeln!(
             out,
-            "  layer {} [{}] materialised, against {} nodes: {outcome}",
+            "  layer {} [{}] {tried}, against {} nodes: {outcome}",
             trial.layer,
             names.join(" "),
             trial.before

@@ -393,6 +393,61 @@ fn join_orders_use_the_sizes_of_relations_on_sample_states() {
     compare(&mut reference, &mut executor, options).expect("agree");
 }
 
+/// Measured planning tries on demand a small layer that reads a layer on demand: in
+/// `ladder.kif` the legal move asks for one tuple of `reach1`, and the threshold plan
+/// materialises every tuple of the small `reachK`, each asking the large ones on
+/// demand. The tuned plan has them on demand, its work on the samples is a fraction of
+/// the threshold plan's, and it agrees with the interpreter.
+#[test]
+fn small_layers_that_read_demand_layers_are_tried_on_demand() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/ladder.kif");
+    let file = common::read_source(&path);
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let reach12 = (0..ir.relations.len())
+        .find(|&r| ir.relations[r].key() == "reach12/12")
+        .expect("reach12/12");
+    let layer = ir.layer_of[reach12];
+    assert_eq!(
+        threshold.layers[layer].evaluation,
+        gdlc::plan::LayerEvaluation::Once
+    );
+    assert_eq!(
+        tuned.layers[layer].evaluation,
+        gdlc::plan::LayerEvaluation::Demand
+    );
+    let tuning = tuned.tuning.as_ref().expect("tuning ran");
+    let kept = tuning
+        .trials
+        .iter()
+        .filter(|t| t.on_demand && t.kept())
+        .count();
+    assert!(kept >= 5, "{tuning:?}");
+    let last = tuning
+        .trials
+        .iter()
+        .rev()
+        .find(|t| t.kept())
+        .expect("a kept trial");
+    assert!(
+        last.work.expect("kept") * 10 < tuning.threshold_work,
+        "{tuning:?}"
+    );
+    let text = gdlc::explain::plan(&ir, &tuned);
+    assert!(text.contains("[reach12/12] on demand, against"), "{text}");
+    let options = CompareOptions {
+        perft_depth: 3,
+        playouts: 10,
+        max_steps: 20,
+        seed: 3,
+    };
+    let mut reference = Interpreter::new(&front).expect("valid");
+    let mut executor = Executor::new(&ir, &tuned);
+    compare(&mut reference, &mut executor, options).expect("agree");
+}
+
 /// A recursive layer is evaluated semi-naively: the exit rules once, then each rule once
 /// per recursive literal read from the previous round's new tuples only. Two mutually
 /// recursive relations along a chain need a round per link, and the executor must

@@ -58,6 +58,9 @@ pub struct PlanOptions {
     pub static_demand_threshold: f64,
     /// Layers (IR layer indices) materialised whatever their size.
     pub materialise: BTreeSet<usize>,
+    /// Layers (IR layer indices) on demand whatever their size, when every query of
+    /// them binds a column.
+    pub on_demand: BTreeSet<usize>,
     /// Per relation (index = [`RelationId`]), its mean size on sample states where
     /// measured (see [`super::tune`]): join orders use it for derived relations instead
     /// of the product of their column domains. Empty: nothing measured.
@@ -79,6 +82,7 @@ impl Default for PlanOptions {
             demand_threshold: DEMAND_THRESHOLD,
             static_demand_threshold: STATIC_DEMAND_THRESHOLD,
             materialise: BTreeSet::new(),
+            on_demand: BTreeSet::new(),
             sampled: Vec::new(),
         }
     }
@@ -823,7 +827,10 @@ impl<'a> Planner<'a> {
             let unbound = members
                 .iter()
                 .any(|r| patterns[r.0 as usize].contains(&Vec::new()));
-            let mut demand = !entry && large && !unbound && !self.options.materialise.contains(&l);
+            let mut demand = !entry
+                && (large || self.options.on_demand.contains(&l))
+                && !unbound
+                && !self.options.materialise.contains(&l);
             let mut found: Vec<(RelationId, Columns)> = Vec::new();
             if demand {
                 // The layer's own modes, closed under its recursive calls.
@@ -1161,8 +1168,13 @@ impl<'a> Planner<'a> {
                 (Evaluation::Static(tuples), why)
             } else if self.is_demand(id) {
                 let modes = self.demand_modes(r);
+                let measured = if self.options.on_demand.contains(&ir.layer_of[r]) {
+                    ", cheaper than materialised on sample states (measured planning),"
+                } else {
+                    ""
+                };
                 let why = format!(
-                    "on demand: {} and every query binds a column",
+                    "on demand: {}{measured} and every query binds a column",
                     counted(space, "possible tuple")
                 );
                 (Evaluation::Demand(modes), why)

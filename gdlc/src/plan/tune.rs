@@ -41,7 +41,7 @@ use gdlc_runtime::playout::Stepper;
 use super::{LayerEvaluation, Plan, PlanOptions, SampledSize, Statics, plan_seeded};
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
-use crate::ir::{Ir, Phase};
+use crate::ir::{FlatLiteral, Ir, Phase};
 
 /// The most steps of the sampling playout.
 pub const SAMPLE_STEPS: usize = 300;
@@ -79,11 +79,13 @@ pub struct Tuning {
     pub trials: Vec<Trial>,
 }
 
-/// One trial of measured planning: layer `layer` materialised.
+/// One trial of measured planning: layer `layer` materialised, or on demand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trial {
     /// The IR layer.
     pub layer: usize,
+    /// Whether the trial put the layer on demand (otherwise it materialised it).
+    pub on_demand: bool,
     /// The best work before the trial.
     pub before: usize,
     /// The trial's work, `None` when it passed `before × GAIN` (or could not be
@@ -92,7 +94,7 @@ pub struct Trial {
 }
 
 impl Trial {
-    /// Whether the layer stayed materialised.
+    /// Whether the trial's plan was kept.
     pub fn kept(&self) -> bool {
         self.work.is_some()
     }
@@ -165,10 +167,44 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
             .and_then(|(plan, _)| Some((cost(ir, &plan, &samples, limit)?, plan)));
         trials.push(Trial {
             layer: l,
+            on_demand: false,
             before: best_work,
             work: trial.as_ref().map(|(work, _)| *work),
         });
         if let Some((work, plan)) = trial {
+            best = plan;
+            best_work = work;
+            options = trial_options;
+        }
+    }
+    // Then, from the first layer to the last, a materialised layer that reads one on
+    // demand is tried on demand: each of its tuples can cost a whole demand
+    // evaluation, and the queries may ask for a few of them.
+    for l in 0..ir.layers.len() {
+        if !reads_demand(ir, &best, l) {
+            continue;
+        }
+        let limit = (best_work as f64 * GAIN) as usize;
+        if spent + limit > TRIALS_WORK {
+            break;
+        }
+        let mut trial_options = options.clone();
+        trial_options.on_demand.insert(l);
+        let Some((plan, _)) = plan_seeded(ir, &trial_options, Some(statics))
+            .ok()
+            .filter(|(plan, _)| plan.layers[l].evaluation == LayerEvaluation::Demand)
+        else {
+            continue;
+        };
+        spent += limit;
+        let work = cost(ir, &plan, &samples, limit);
+        trials.push(Trial {
+            layer: l,
+            on_demand: true,
+            before: best_work,
+            work,
+        });
+        if let Some(work) = work {
             best = plan;
             best_work = work;
             options = trial_options;
@@ -181,6 +217,29 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
         trials,
     });
     best
+}
+
+/// Whether layer `l` is materialised once per state (not static, not an input) in
+/// `plan` and one of its rules reads a relation evaluated on demand.
+fn reads_demand(ir: &Ir, plan: &Plan, l: usize) -> bool {
+    let layer = &ir.layers[l];
+    matches!(
+        plan.layers[l].evaluation,
+        LayerEvaluation::Once | LayerEvaluation::Fixpoint
+    ) && layer.phase != Phase::Static
+        && layer
+            .relations
+            .iter()
+            .all(|&r| ir.relation(r).keyword.is_none())
+        && layer.rules.iter().any(|&rule| {
+            ir.rules[rule].body.iter().any(|literal| match literal {
+                FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => {
+                    let k = ir.layer_of[atom.relation.0 as usize];
+                    k != l && plan.layers[k].evaluation == LayerEvaluation::Demand
+                }
+                _ => false,
+            })
+        })
 }
 
 /// States of one seeded random playout of the threshold plan, spread evenly.
