@@ -203,7 +203,12 @@ fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
             Some(work) => format!("{work} nodes: {tried}"),
             None => format!(
                 "over {} nodes: stays {other}",
-                (trial.before as f64 * crate::plan::GAIN) as usize
+                (trial.before as f64
+                    * if trial.on_demand {
+                        crate::plan::DEMAND_GAIN
+                    } else {
+                        crate::plan::GAIN
+                    }) as usize
             ),
         };
         let _ = writeln!(

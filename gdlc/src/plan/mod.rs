@@ -30,7 +30,9 @@ pub use build::{
     plan, plan_seeded, plan_with,
 };
 pub use fluents::{LISTED_ABOVE, fluent_layouts};
-pub use tune::{GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned};
+pub use tune::{
+    DEMAND_GAIN, GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned,
+};
 
 use crate::ir::{Arg, RelationId, SymbolId, VarId};
 

@@ -30,6 +30,13 @@
 //!    with their columns bound follow it), and kept so when that costs at most
 //!    [`GAIN`] of the best plan so far. A trial stops as soon as it passes that bound,
 //!    and no trial starts once the trials could pass [`TRIALS_WORK`] nodes in all.
+//! 5. **Tries materialised layers on demand**, from the first layer to the last: a
+//!    materialised state-dependent layer is planned on demand
+//!    ([`PlanOptions::on_demand`]; only when every query of it binds a column) and
+//!    kept so when that costs at most [`DEMAND_GAIN`] of the best plan so far. Its queries may ask for a few of its tuples
+//!    (pacman2p's steps, asked at the pieces' squares, not the whole board's), and
+//!    each tuple can cost a whole demand evaluation (a legal move that asks for one
+//!    tuple of a chain of relations whose every tuple asks for two of the next).
 //!
 //! Everything is deterministic (a fixed seed, node counts), so the same game gives
 //! the same plan. The trials are recorded in [`Plan::tuning`] and printed by
@@ -41,7 +48,7 @@ use gdlc_runtime::playout::Stepper;
 use super::{LayerEvaluation, Plan, PlanOptions, SampledSize, Statics, plan_seeded};
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
-use crate::ir::{FlatLiteral, Ir, Phase};
+use crate::ir::{Ir, Phase};
 
 /// The most steps of the sampling playout.
 pub const SAMPLE_STEPS: usize = 300;
@@ -61,6 +68,12 @@ pub const SAMPLES: usize = 24;
 /// instructions (it counts neither hash lookups nor bit scans): a layer moves only on
 /// a clear gain.
 pub const GAIN: f64 = 0.8;
+
+/// A layer tried on demand is kept so when that costs at most this fraction of the best
+/// plan: lower than [`GAIN`], because a call's memo table costs the generated code a
+/// hash lookup and often an allocation that the executor's node count does not see
+/// (atarigo_7x7's liberties at 0.75 of the nodes ran 32 % slower on demand).
+pub const DEMAND_GAIN: f64 = 0.6;
 
 /// The seed of the sampling playout.
 const SEED: u64 = 0x5eed;
@@ -177,14 +190,14 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
             options = trial_options;
         }
     }
-    // Then, from the first layer to the last, a materialised layer that reads one on
-    // demand is tried on demand: each of its tuples can cost a whole demand
-    // evaluation, and the queries may ask for a few of them.
+    // Then, from the first layer to the last, a materialised layer is tried on
+    // demand: its queries may ask for a few of its tuples (a step rule asked at the
+    // pieces' squares only), and each tuple can cost a whole demand evaluation.
     for l in 0..ir.layers.len() {
-        if !reads_demand(ir, &best, l) {
+        if !demand_candidate(ir, &best, l) {
             continue;
         }
-        let limit = (best_work as f64 * GAIN) as usize;
+        let limit = (best_work as f64 * DEMAND_GAIN) as usize;
         if spent + limit > TRIALS_WORK {
             break;
         }
@@ -219,26 +232,17 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     best
 }
 
-/// Whether layer `l` is materialised once per state (not static, not an input) in
-/// `plan` and one of its rules reads a relation evaluated on demand.
-fn reads_demand(ir: &Ir, plan: &Plan, l: usize) -> bool {
+/// Whether layer `l` can be tried on demand: materialised once per state (not static,
+/// not an input) in `plan`, of relations with columns and without keywords.
+fn demand_candidate(ir: &Ir, plan: &Plan, l: usize) -> bool {
     let layer = &ir.layers[l];
     matches!(
         plan.layers[l].evaluation,
         LayerEvaluation::Once | LayerEvaluation::Fixpoint
     ) && layer.phase != Phase::Static
-        && layer
-            .relations
-            .iter()
-            .all(|&r| ir.relation(r).keyword.is_none())
-        && layer.rules.iter().any(|&rule| {
-            ir.rules[rule].body.iter().any(|literal| match literal {
-                FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => {
-                    let k = ir.layer_of[atom.relation.0 as usize];
-                    k != l && plan.layers[k].evaluation == LayerEvaluation::Demand
-                }
-                _ => false,
-            })
+        && layer.relations.iter().all(|&r| {
+            let relation = ir.relation(r);
+            relation.keyword.is_none() && !relation.columns.is_empty()
         })
 }
 
