@@ -276,9 +276,14 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
         gdlc::plan::Evaluation::Materialised
     );
     let tuning = tuned.tuning.as_ref().expect("tuning ran");
-    let [trial] = tuning.trials.as_slice() else {
-        panic!("one trial: {tuning:?}");
+    let materialising: Vec<_> = tuning.trials.iter().filter(|t| !t.on_demand).collect();
+    let [trial] = materialising.as_slice() else {
+        panic!("one trial materialising: {tuning:?}");
     };
+    assert!(
+        tuning.trials.iter().all(|t| !t.on_demand || !t.kept()),
+        "no layer goes on demand: {tuning:?}"
+    );
     let work = trial.work.expect("kept");
     assert!(
         (work as f64) < tuning.threshold_work as f64 * gdlc::plan::GAIN,
