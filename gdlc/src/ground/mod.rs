@@ -289,6 +289,21 @@ impl Table {
     }
 }
 
+/// Builds the hash indexes the join orders of `rules` look tuples up by.
+fn ensure_indexes(rules: &[RulePlan], tables: &mut [Table]) {
+    for rule in rules {
+        let orders = std::iter::once(&rule.steps).chain(rule.pivots.iter().map(|p| &p.order));
+        for step in orders.flatten() {
+            if let Step::Pos {
+                relation, bound, ..
+            } = step
+            {
+                tables[relation.0 as usize].ensure_index(bound);
+            }
+        }
+    }
+}
+
 /// A body step of a rule, in the order the grounder joins it.
 #[derive(Clone, Debug)]
 enum Step {
@@ -452,18 +467,29 @@ impl<'a> Grounder<'a> {
                 rules.push(order_rule(ir, &tables, &spec)?);
             }
         }
-        for rule in &rules {
-            let orders = std::iter::once(&rule.steps).chain(rule.pivots.iter().map(|p| &p.order));
-            for step in orders.flatten() {
-                if let Step::Pos {
-                    relation, bound, ..
-                } = step
-                {
-                    tables[relation.0 as usize].ensure_index(bound);
-                }
+        ensure_indexes(&rules, &mut tables);
+        let mut grounder = Grounder::with(ir, limits, tables, rules, instances, aux_phases);
+        // The initial state's fluents are the first `true` atoms.
+        if let (Some(init), Some(true_rel)) = (ir.keyword(Keyword::Init), grounder.true_rel) {
+            let fluents: Vec<Vec<SymbolId>> = grounder.tables[init.0 as usize].tuples.clone();
+            for tuple in fluents {
+                let converted = grounder.convert(init, true_rel, &tuple)?;
+                grounder.tables[true_rel.0 as usize].insert(converted);
             }
         }
-        let mut grounder = Grounder {
+        Ok(grounder)
+    }
+
+    /// A grounder of `rules` over `tables`, before its first round.
+    fn with(
+        ir: &'a Ir,
+        limits: Limits,
+        tables: Vec<Table>,
+        rules: Vec<RulePlan>,
+        instances: bool,
+        aux_phases: Vec<Phase>,
+    ) -> Self {
+        Grounder {
             ir,
             limits,
             tables,
@@ -478,16 +504,7 @@ impl<'a> Grounder<'a> {
             legal_rel: ir.keyword(Keyword::Legal),
             instances,
             aux_phases,
-        };
-        // The initial state's fluents are the first `true` atoms.
-        if let (Some(init), Some(true_rel)) = (ir.keyword(Keyword::Init), grounder.true_rel) {
-            let fluents: Vec<Vec<SymbolId>> = grounder.tables[init.0 as usize].tuples.clone();
-            for tuple in fluents {
-                let converted = grounder.convert(init, true_rel, &tuple)?;
-                grounder.tables[true_rel.0 as usize].insert(converted);
-            }
         }
-        Ok(grounder)
     }
 
     /// Which atoms of each relation the grounded rules can ask for (see [`demand`]):
@@ -537,33 +554,9 @@ impl<'a> Grounder<'a> {
             .iter()
             .map(|spec| order_rule(ir, &tables, spec))
             .collect::<Result<Vec<_>, _>>()?;
-        for rule in &rules {
-            let orders = std::iter::once(&rule.steps).chain(rule.pivots.iter().map(|p| &p.order));
-            for step in orders.flatten() {
-                if let Step::Pos {
-                    relation, bound, ..
-                } = step
-                {
-                    tables[relation.0 as usize].ensure_index(bound);
-                }
-            }
-        }
-        let mut grounder = Grounder {
-            ir,
-            limits,
-            tables,
-            rules,
-            found: Vec::new(),
-            round_start: 0,
-            steps: 0,
-            literals: 0,
-            true_rel: None,
-            does_rel: None,
-            next_rel: None,
-            legal_rel: None,
-            instances: false,
-            aux_phases: Vec::new(),
-        };
+        ensure_indexes(&rules, &mut tables);
+        // Static rules read neither `true` nor `does`: the keyword relations play no part.
+        let mut grounder = Grounder::with(ir, limits, tables, rules, false, Vec::new());
         grounder.fixpoint()?;
         let mut tables = grounder.tables;
         for (r, table) in tables.iter_mut().enumerate() {
