@@ -663,11 +663,8 @@ fn only_the_atoms_asked_for_are_grounded() {
     assert!(grounding.of(pair).is_empty(), "pair/4 stays static");
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("the game grounds");
     assert_agrees(&front, &ir, &grounding, 10, 40);
-    let file =
-        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/asked.kif"));
     let code =
-        gdlc::compile::rust_with_backend(&gdlc::front_end(&file), "asked.kif", Backend::Auto)
-            .expect("compiles");
+        gdlc::compile::rust_with_backend(&front, "asked.kif", Backend::Auto).expect("compiles");
     assert!(code.contains("A ground reasoner"), "the ground backend");
 }
 
@@ -703,12 +700,8 @@ fn instances_under_one_move_run_in_match_arms() {
         assert_ne!(roles[0], roles[1], "two moves of two roles");
     }
     assert_agrees(&front, &ir, &grounding, 20, 20);
-
-    let file =
-        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/bump.kif"));
     let code =
-        gdlc::compile::rust_with_backend(&gdlc::front_end(&file), "bump.kif", Backend::Ground)
-            .expect("compiles");
+        gdlc::compile::rust_with_backend(&front, "bump.kif", Backend::Ground).expect("compiles");
     let arms: Vec<&str> = code
         .split("match joint[")
         .skip(1)

@@ -398,13 +398,12 @@ fn join_orders_use_the_sizes_of_relations_on_sample_states() {
     compare(&mut reference, &mut executor, options).expect("agree");
 }
 
-/// Measured planning tries on demand a small layer that reads a layer on demand: in
-/// `ladder.kif` the legal move asks for one tuple of `reach1`, and the threshold plan
-/// materialises every tuple of the small `reachK`, each asking the large ones on
-/// demand. The tuned plan has them on demand, its work on the samples is a fraction of
+/// Measured planning tries materialised layers on demand: in `ladder.kif` the legal
+/// move asks for one tuple of `reach1`, and the threshold plan materialises every
+/// tuple of the small `reachK`, each asking the large ones on demand. The tuned plan has them on demand, its work on the samples is a fraction of
 /// the threshold plan's, and it agrees with the interpreter.
 #[test]
-fn small_layers_that_read_demand_layers_are_tried_on_demand() {
+fn materialised_layers_are_tried_on_demand() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/ladder.kif");
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);

@@ -8,8 +8,10 @@
 //! derivations), so the rule instances found on the way — each head with the ground
 //! body literals that still depend on the state or the move — compute every relation
 //! exactly once a state is given: static literals are decided here (static relations
-//! come from the plan's compile-time tables), and a negated atom that is never
-//! reachable always holds.
+//! come from the plan's compile-time tables, or, too large for one, are grounded first
+//! to the tuples asked for), and a negated atom that is never reachable always holds.
+//! Only the atoms some rule can ask for are derived ([`demand`]): each rule's head
+//! variables are restricted to the values its callers can pass.
 //!
 //! The result ([`Grounding`]) numbers every reachable atom of every non-static relation
 //! and lists the instances; the ground backend ([`crate::emit::ground`]) turns it into

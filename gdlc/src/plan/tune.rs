@@ -33,10 +33,11 @@
 //! 5. **Tries materialised layers on demand**, from the first layer to the last: a
 //!    materialised state-dependent layer is planned on demand
 //!    ([`PlanOptions::on_demand`]; only when every query of it binds a column) and
-//!    kept so when that costs at most [`DEMAND_GAIN`] of the best plan so far. Its queries may ask for a few of its tuples
-//!    (pacman2p's steps, asked at the pieces' squares, not the whole board's), and
-//!    each tuple can cost a whole demand evaluation (a legal move that asks for one
-//!    tuple of a chain of relations whose every tuple asks for two of the next).
+//!    kept so when that costs at most [`DEMAND_GAIN`] of the best plan so far. Its
+//!    queries may ask for a few of its tuples (pacman2p's steps, asked at the pieces'
+//!    squares, not the whole board's), and each tuple can cost a whole demand
+//!    evaluation (a legal move that asks for one tuple of a chain of relations whose
+//!    every tuple asks for two of the next).
 //!
 //! Everything is deterministic (a fixed seed, node counts), so the same game gives
 //! the same plan. The trials are recorded in [`Plan::tuning`] and printed by
@@ -155,81 +156,105 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
         best_work = work;
         options = sampled;
     }
-    let candidates: Vec<usize> = (0..ir.layers.len())
+    let mut search = Search {
+        best,
+        best_work,
+        options,
+        spent: threshold_work,
+        trials: Vec::new(),
+    };
+    // From the last demand layer back, each is tried materialised.
+    let demand_layers: Vec<usize> = (0..ir.layers.len())
         .rev()
         .filter(|&l| {
-            best.layers[l].evaluation == LayerEvaluation::Demand
+            search.best.layers[l].evaluation == LayerEvaluation::Demand
                 && ir.layers[l].phase != Phase::Static
         })
         .collect();
-    let mut trials = Vec::new();
-    let mut spent = threshold_work;
-    for l in candidates {
-        if best.layers[l].evaluation != LayerEvaluation::Demand {
-            continue;
-        }
-        let limit = (best_work as f64 * GAIN) as usize;
-        if spent + limit > TRIALS_WORK {
+    for l in demand_layers {
+        if search.best.layers[l].evaluation == LayerEvaluation::Demand
+            && !search.try_layer(ir, statics, &samples, l, false)
+        {
             break;
-        }
-        spent += limit;
-        let mut trial_options = options.clone();
-        trial_options.materialise.insert(l);
-        let trial = plan_seeded(ir, &trial_options, Some(statics))
-            .ok()
-            .and_then(|(plan, _)| Some((cost(ir, &plan, &samples, limit)?, plan)));
-        trials.push(Trial {
-            layer: l,
-            on_demand: false,
-            before: best_work,
-            work: trial.as_ref().map(|(work, _)| *work),
-        });
-        if let Some((work, plan)) = trial {
-            best = plan;
-            best_work = work;
-            options = trial_options;
         }
     }
     // Then, from the first layer to the last, a materialised layer is tried on
     // demand: its queries may ask for a few of its tuples (a step rule asked at the
     // pieces' squares only), and each tuple can cost a whole demand evaluation.
     for l in 0..ir.layers.len() {
-        if !demand_candidate(ir, &best, l) {
-            continue;
-        }
-        let limit = (best_work as f64 * DEMAND_GAIN) as usize;
-        if spent + limit > TRIALS_WORK {
+        if demand_candidate(ir, &search.best, l)
+            && !search.try_layer(ir, statics, &samples, l, true)
+        {
             break;
         }
-        let mut trial_options = options.clone();
-        trial_options.on_demand.insert(l);
-        let Some((plan, _)) = plan_seeded(ir, &trial_options, Some(statics))
-            .ok()
-            .filter(|(plan, _)| plan.layers[l].evaluation == LayerEvaluation::Demand)
-        else {
-            continue;
-        };
-        spent += limit;
-        let work = cost(ir, &plan, &samples, limit);
-        trials.push(Trial {
-            layer: l,
-            on_demand: true,
-            before: best_work,
-            work,
-        });
-        if let Some(work) = work {
-            best = plan;
-            best_work = work;
-            options = trial_options;
-        }
     }
+    let mut best = search.best;
     best.tuning = Some(Tuning {
         samples: samples.len(),
         threshold_work,
         sized_work,
-        trials,
+        trials: search.trials,
     });
     best
+}
+
+/// The greedy search of measured planning: the best plan so far, its work and options,
+/// the work the trials may have spent, and the trials made.
+struct Search {
+    best: Plan,
+    best_work: usize,
+    options: PlanOptions,
+    spent: usize,
+    trials: Vec<Trial>,
+}
+
+impl Search {
+    /// Tries layer `l` on demand (`on_demand`) or materialised, and keeps that plan
+    /// when it costs at most [`DEMAND_GAIN`] or [`GAIN`] of the best. A trial whose
+    /// plan leaves the layer as it was is not made. `false` when the trials' budget
+    /// ([`TRIALS_WORK`]) is spent.
+    fn try_layer(
+        &mut self,
+        ir: &Ir,
+        statics: &Statics,
+        samples: &[Sample],
+        l: usize,
+        on_demand: bool,
+    ) -> bool {
+        let gain = if on_demand { DEMAND_GAIN } else { GAIN };
+        let limit = (self.best_work as f64 * gain) as usize;
+        if self.spent + limit > TRIALS_WORK {
+            return false;
+        }
+        let mut options = self.options.clone();
+        if on_demand {
+            options.on_demand.insert(l);
+        } else {
+            options.materialise.insert(l);
+        }
+        let Some((plan, _)) = plan_seeded(ir, &options, Some(statics))
+            .ok()
+            .filter(|(plan, _)| {
+                (plan.layers[l].evaluation == LayerEvaluation::Demand) == on_demand
+            })
+        else {
+            return true;
+        };
+        self.spent += limit;
+        let work = cost(ir, &plan, samples, limit);
+        self.trials.push(Trial {
+            layer: l,
+            on_demand,
+            before: self.best_work,
+            work,
+        });
+        if let Some(work) = work {
+            self.best = plan;
+            self.best_work = work;
+            self.options = options;
+        }
+        true
+    }
 }
 
 /// Whether layer `l` can be tried on demand: materialised once per state (not static,
