@@ -1,0 +1,235 @@
+//! The `gdlc-player` command: `serve` (a GGP player over HTTP), `match` (local matches
+//! through the same protocol over loopback) and `perf` (gdl-perf's perf-test process).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use gdlc_player::matches::{Contestant, MatchSettings, play_match};
+use gdlc_player::server::{Player, Server};
+use gdlc_player::session::Strategy;
+
+#[derive(Parser)]
+#[command(
+    name = "gdlc-player",
+    version,
+    about = "A general game player on gdlc's reasoners"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play matches for a game manager over HTTP (the GGP protocol).
+    Serve {
+        /// The port to listen on.
+        #[arg(long, default_value_t = 9147)]
+        port: u16,
+        /// The address to listen on (0.0.0.0: every interface).
+        #[arg(long, default_value = "0.0.0.0")]
+        host: String,
+        /// Play uniformly random legal moves instead of searching.
+        #[arg(long)]
+        random: bool,
+        /// Seed of the player's random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Play local matches between players of this binary or players at HOST:PORT.
+    Match {
+        /// The game (KIF).
+        game: PathBuf,
+        /// One player per role, in role order: mcts, random or HOST:PORT.
+        #[arg(long, value_delimiter = ',', default_value = "mcts,random")]
+        players: Vec<String>,
+        /// Seconds per move.
+        #[arg(long, default_value_t = 1.0)]
+        playclock: f64,
+        /// Seconds to get ready.
+        #[arg(long, default_value_t = 10.0)]
+        startclock: f64,
+        /// Number of matches.
+        #[arg(long, default_value_t = 1)]
+        count: usize,
+        /// Rotate the players by one role after each match (so each plays every role).
+        #[arg(long)]
+        rotate: bool,
+        /// Seed of the players' and the manager's random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// gdl-perf's perf test: random playouts for SECONDS, counts in RESULT_FILE.
+    Perf {
+        /// The game (KIF).
+        game_file: PathBuf,
+        /// Where the `key=value` results go.
+        result_file: PathBuf,
+        /// Length of the test in seconds.
+        seconds: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Serve {
+            port,
+            host,
+            random,
+            seed,
+        } => {
+            let server = match Server::bind((host.as_str(), port)) {
+                Ok(server) => server,
+                Err(why) => {
+                    eprintln!("error: {why}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let strategy = if random {
+                Strategy::Random
+            } else {
+                Strategy::Mcts
+            };
+            eprintln!("gdlc-player: listening on {host}:{}", server.port());
+            server.run(
+                Player::new(strategy, seed, Some("gdlc-player".to_owned())),
+                false,
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Match {
+            game,
+            players,
+            playclock,
+            startclock,
+            count,
+            rotate,
+            seed,
+        } => run_matches(&game, &players, playclock, startclock, count, rotate, seed),
+        Command::Perf {
+            game_file,
+            result_file,
+            seconds,
+        } => {
+            let outcome = gdlc_player::perf::run(&game_file, seconds);
+            if let Err(why) = &outcome {
+                eprintln!("error: {why}");
+            }
+            let text = gdlc_player::perf::result_text(&outcome);
+            if let Err(e) = std::fs::write(&result_file, text) {
+                eprintln!("error: cannot write {}: {e}", result_file.display());
+                return ExitCode::FAILURE;
+            }
+            match outcome {
+                Ok(counts) => {
+                    eprintln!(
+                        "{} rollouts, {} state changes in {} ms on {}",
+                        counts.rollouts,
+                        counts.state_changes,
+                        counts.elapsed.as_millis(),
+                        counts.reasoner
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+    }
+}
+
+fn run_matches(
+    game: &PathBuf,
+    players: &[String],
+    playclock: f64,
+    startclock: f64,
+    count: usize,
+    rotate: bool,
+    seed: u64,
+) -> ExitCode {
+    let fail = |why: String| {
+        eprintln!("error: {why}");
+        ExitCode::FAILURE
+    };
+    let rules = match std::fs::read_to_string(game) {
+        Ok(text) => text,
+        Err(e) => return fail(format!("cannot read {}: {e}", game.display())),
+    };
+    let contestants: Vec<Contestant> = match players.iter().map(|p| Contestant::parse(p)).collect()
+    {
+        Ok(c) => c,
+        Err(why) => return fail(why),
+    };
+    let clock = |s: f64, what: &str| {
+        (s.is_finite() && s > 0.0)
+            .then(|| Duration::from_secs_f64(s))
+            .ok_or(format!("the {what} must be a positive number of seconds"))
+    };
+    let (play_clock, start_clock) = match (
+        clock(playclock, "play clock"),
+        clock(startclock, "start clock"),
+    ) {
+        (Ok(p), Ok(s)) => (p, s),
+        (Err(why), _) | (_, Err(why)) => return fail(why),
+    };
+    let stem = game
+        .file_stem()
+        .map_or("game".into(), |s| s.to_string_lossy());
+    // Per player label: matches, summed scores.
+    let mut totals: Vec<(String, usize, u64)> = Vec::new();
+    let mut faults = 0;
+    for index in 0..count {
+        let mut seated = contestants.clone();
+        if rotate && !seated.is_empty() {
+            let k = index % seated.len();
+            seated.rotate_right(k);
+        }
+        let settings = MatchSettings {
+            rules: rules.clone(),
+            players: seated.clone(),
+            start_clock,
+            play_clock,
+            seed: seed.wrapping_add(index as u64),
+        };
+        let outcome = match play_match(&settings, &format!("{stem}.{}", index + 1)) {
+            Ok(outcome) => outcome,
+            Err(why) => return fail(why),
+        };
+        let seats: Vec<String> = outcome
+            .roles
+            .iter()
+            .zip(&seated)
+            .zip(&outcome.goals)
+            .map(|((role, player), goal)| format!("{role}={} {goal}", player.label()))
+            .collect();
+        println!(
+            "match {}: {} ({} steps)",
+            index + 1,
+            seats.join(", "),
+            outcome.steps
+        );
+        for fault in &outcome.faults {
+            println!("  fault: {fault}");
+        }
+        faults += outcome.faults.len();
+        for (player, goal) in seated.iter().zip(&outcome.goals) {
+            let label = player.label();
+            match totals.iter_mut().find(|(l, _, _)| *l == label) {
+                Some(entry) => {
+                    entry.1 += 1;
+                    entry.2 += u64::from(*goal);
+                }
+                None => totals.push((label, 1, u64::from(*goal))),
+            }
+        }
+    }
+    for (label, seats, sum) in &totals {
+        println!(
+            "{label}: mean goal {:.1} over {seats} seat(s)",
+            *sum as f64 / *seats as f64
+        );
+    }
+    println!("faults: {faults}");
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,259 @@
+//! Local matches: a game manager that speaks the protocol over loopback HTTP to players
+//! it starts itself (`mcts`, `random`) or that already run elsewhere (`HOST:PORT`).
+//!
+//! Like ggp-base's server, the manager sends `start` to every player, then `play` to
+//! all of them at once each turn (with the last joint move, `nil` on the first), checks
+//! each reply against the rules, replaces a move that is late, missing or illegal by a
+//! random legal one (and records the fault), and ends with `stop`.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gdlc_runtime::game::Game;
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::client;
+use crate::protocol::Request;
+use crate::reasoner::{ReasonerKind, Rules, Visitor};
+use crate::server::{Player, Server};
+use crate::session::Strategy;
+
+/// Time a reply may take beyond its clock before it counts as missing.
+const GRACE: Duration = Duration::from_millis(500);
+
+/// Who plays a role.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Contestant {
+    /// A player of this binary, started for the match on a free loopback port.
+    Local(Strategy),
+    /// A player already listening at `HOST:PORT`.
+    Remote(String),
+}
+
+impl Contestant {
+    /// Reads `mcts`, `random` or `HOST:PORT`.
+    pub fn parse(text: &str) -> Result<Contestant, String> {
+        match text {
+            "mcts" => Ok(Contestant::Local(Strategy::Mcts)),
+            "random" => Ok(Contestant::Local(Strategy::Random)),
+            other if other.contains(':') => Ok(Contestant::Remote(other.to_owned())),
+            other => Err(format!(
+                "unknown player `{other}` (expected mcts, random or HOST:PORT)"
+            )),
+        }
+    }
+
+    /// A short name for reports.
+    pub fn label(&self) -> String {
+        match self {
+            Contestant::Local(Strategy::Mcts) => "mcts".to_owned(),
+            Contestant::Local(Strategy::Random) => "random".to_owned(),
+            Contestant::Remote(address) => address.clone(),
+        }
+    }
+}
+
+/// The settings of one match.
+#[derive(Clone, Debug)]
+pub struct MatchSettings {
+    /// The rules' KIF text, as sent to the players.
+    pub rules: String,
+    /// One player per role, in role order.
+    pub players: Vec<Contestant>,
+    /// The start clock.
+    pub start_clock: Duration,
+    /// The play clock.
+    pub play_clock: Duration,
+    /// Seeds the local players and the manager's replacement moves.
+    pub seed: u64,
+}
+
+/// How one match went.
+#[derive(Clone, Debug)]
+pub struct MatchOutcome {
+    /// The roles' names, in role order.
+    pub roles: Vec<String>,
+    /// The final goal values, in role order.
+    pub goals: Vec<u8>,
+    /// Joint moves played.
+    pub steps: usize,
+    /// Faults, each naming the role: late, missing or illegal moves, refused messages.
+    pub faults: Vec<String>,
+    /// The reasoner the manager checked the moves with.
+    pub reasoner: ReasonerKind,
+}
+
+/// Plays one match.
+pub fn play_match(settings: &MatchSettings, match_id: &str) -> Result<MatchOutcome, String> {
+    let rules = Rules::parse(match_id, &settings.rules)?;
+    rules.with_reasoner(Manager { settings, match_id })?
+}
+
+struct Manager<'a> {
+    settings: &'a MatchSettings,
+    match_id: &'a str,
+}
+
+impl Visitor for Manager<'_> {
+    type Output = Result<MatchOutcome, String>;
+
+    fn visit<G: Game + Clone + Send>(self, reasoner: ReasonerKind, mut game: G) -> Self::Output {
+        let settings = self.settings;
+        let roles: Vec<String> = (0..game.num_roles())
+            .map(|r| game.role_name(r).to_owned())
+            .collect();
+        if settings.players.len() != roles.len() {
+            return Err(format!(
+                "the game has {} roles ({}) but {} players were given",
+                roles.len(),
+                roles.join(", "),
+                settings.players.len()
+            ));
+        }
+        let mut servers = Vec::new();
+        let mut addresses = Vec::new();
+        for (i, contestant) in settings.players.iter().enumerate() {
+            match contestant {
+                Contestant::Local(strategy) => {
+                    let server = Server::bind("127.0.0.1:0")?;
+                    addresses.push(format!("127.0.0.1:{}", server.port()));
+                    let player =
+                        Player::new(*strategy, settings.seed.wrapping_add(i as u64 * 7919), None);
+                    servers.push(thread::spawn(move || server.run(player, true)));
+                }
+                Contestant::Remote(address) => addresses.push(address.clone()),
+            }
+        }
+        let mut faults = Vec::new();
+        let start = Request::Start {
+            match_id: self.match_id.to_owned(),
+            role: String::new(),
+            rules: without_comments(&settings.rules),
+            start_clock: settings.start_clock,
+            play_clock: settings.play_clock,
+        };
+        let replies = broadcast(&addresses, settings.start_clock + GRACE, |role| {
+            let mut start = start.clone();
+            if let Request::Start { role: r, .. } = &mut start {
+                r.clone_from(&roles[role]);
+            }
+            start.to_kif()
+        });
+        for (role, reply) in replies.iter().enumerate() {
+            match reply {
+                Ok(text) if text.eq_ignore_ascii_case("ready") => {}
+                Ok(text) => faults.push(format!("{}: replied `{text}` to start", roles[role])),
+                Err(why) => faults.push(format!("{}: {why}", roles[role])),
+            }
+        }
+        let mut rng = Pcg64Mcg::seed_from_u64(settings.seed);
+        let mut state = game.initial_state();
+        let mut last: Option<Vec<String>> = None;
+        let mut steps = 0;
+        let mut legal = Vec::new();
+        while !game.is_terminal(&state) {
+            let message = Request::Play {
+                match_id: self.match_id.to_owned(),
+                moves: last.clone(),
+            }
+            .to_kif();
+            let asked = Instant::now();
+            let replies = broadcast(&addresses, settings.play_clock + GRACE, |_| message.clone());
+            let mut joint = Vec::new();
+            for (role, reply) in replies.into_iter().enumerate() {
+                let chosen = match reply {
+                    Ok(text) => game
+                        .legal_move_from_kif(&state, role, &text)
+                        .map_err(|e| e.to_string()),
+                    Err(why) => Err(why),
+                };
+                let late = asked.elapsed() > settings.play_clock + GRACE;
+                let mv = match chosen {
+                    Ok(mv) if !late => mv,
+                    outcome => {
+                        let why = match outcome {
+                            Err(why) => why,
+                            Ok(_) => "late".to_owned(),
+                        };
+                        faults.push(format!("{} at step {steps}: {why}", roles[role]));
+                        game.legal_moves(&state, role, &mut legal);
+                        if legal.is_empty() {
+                            return Err(format!(
+                                "{} has no legal move at step {steps}",
+                                roles[role]
+                            ));
+                        }
+                        legal[rng.random_range(0..legal.len())]
+                    }
+                };
+                joint.push(mv);
+            }
+            last = Some(joint.iter().map(|&m| game.move_to_kif(m)).collect());
+            state = game.next_state(&state, &joint);
+            steps += 1;
+        }
+        let stop = Request::Stop {
+            match_id: self.match_id.to_owned(),
+            moves: last,
+        }
+        .to_kif();
+        for (role, reply) in broadcast(&addresses, settings.play_clock + GRACE, |_| stop.clone())
+            .into_iter()
+            .enumerate()
+        {
+            if let Err(why) = reply {
+                faults.push(format!("{}: stop: {why}", roles[role]));
+            }
+        }
+        for server in servers {
+            let _ = server.join();
+        }
+        let goals = (0..roles.len())
+            .map(|role| game.goal(&state, role).unwrap_or(0))
+            .collect();
+        Ok(MatchOutcome {
+            roles,
+            goals,
+            steps,
+            faults,
+            reasoner,
+        })
+    }
+}
+
+/// Sends one message per address at once (`message(i)` for the i-th) and gathers the
+/// replies in order.
+fn broadcast(
+    addresses: &[String],
+    timeout: Duration,
+    message: impl Fn(usize) -> String,
+) -> Vec<Result<String, String>> {
+    thread::scope(|scope| {
+        let handles: Vec<_> = addresses
+            .iter()
+            .enumerate()
+            .map(|(i, address)| {
+                let text = message(i);
+                scope.spawn(move || client::post(address, &text, timeout))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("the sender panicked".to_owned()))
+            })
+            .collect()
+    })
+}
+
+/// The rules without `;` comments, one line each as written (as ggp-base sends them).
+fn without_comments(rules: &str) -> String {
+    rules
+        .lines()
+        .map(|line| line.split(';').next().unwrap_or("").trim_end())
+        .filter(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
