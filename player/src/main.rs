@@ -37,6 +37,9 @@ enum Command {
         /// Seed of the player's random choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Search threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Play local matches between players of this binary or players at HOST:PORT.
     Match {
@@ -60,6 +63,20 @@ enum Command {
         /// Seed of the players' and the manager's random choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Search threads of each local MCTS player.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+    /// Random playouts per second on 1, 2, … N threads.
+    Bench {
+        /// The game (KIF).
+        game: PathBuf,
+        /// The most threads to measure (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
     },
     /// gdl-perf's perf test: random playouts for SECONDS, counts in RESULT_FILE.
     Perf {
@@ -72,6 +89,11 @@ enum Command {
     },
 }
 
+/// The number of cores (1 when it cannot be told).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve {
@@ -79,7 +101,9 @@ fn main() -> ExitCode {
             host,
             random,
             seed,
+            threads,
         } => {
+            let threads = threads.unwrap_or_else(cores);
             let server = match Server::bind((host.as_str(), port)) {
                 Ok(server) => server,
                 Err(why) => {
@@ -94,7 +118,7 @@ fn main() -> ExitCode {
             };
             eprintln!("gdlc-player: listening on {host}:{}", server.port());
             server.run(
-                Player::new(strategy, seed, Some("gdlc-player".to_owned())),
+                Player::new(strategy, seed, Some("gdlc-player".to_owned())).with_threads(threads),
                 false,
             );
             ExitCode::SUCCESS
@@ -107,7 +131,51 @@ fn main() -> ExitCode {
             count,
             rotate,
             seed,
-        } => run_matches(&game, &players, playclock, startclock, count, rotate, seed),
+            threads,
+        } => run_matches(
+            &game,
+            &players,
+            MatchOptions {
+                playclock,
+                startclock,
+                count,
+                rotate,
+                seed,
+                threads,
+            },
+        ),
+        Command::Bench {
+            game,
+            threads,
+            seconds,
+        } => {
+            let threads = threads.unwrap_or_else(cores);
+            if !(seconds.is_finite() && seconds > 0.0) {
+                eprintln!("error: --seconds must be a positive number");
+                return ExitCode::FAILURE;
+            }
+            match gdlc_player::perf::thread_rates(&game, threads, Duration::from_secs_f64(seconds))
+            {
+                Ok((reasoner, rates)) => {
+                    println!("# {} on {reasoner}", game.display());
+                    println!("threads\tplayouts/s\tspeed-up");
+                    let one = rates.first().map_or(1.0, |r| r.playouts_per_second);
+                    for rate in rates {
+                        println!(
+                            "{}\t{:.0}\t{:.2}",
+                            rate.threads,
+                            rate.playouts_per_second,
+                            rate.playouts_per_second / one
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    eprintln!("error: {why}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Perf {
             game_file,
             result_file,
@@ -139,15 +207,25 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_matches(
-    game: &PathBuf,
-    players: &[String],
+/// The `match` command's numbers.
+struct MatchOptions {
     playclock: f64,
     startclock: f64,
     count: usize,
     rotate: bool,
     seed: u64,
-) -> ExitCode {
+    threads: usize,
+}
+
+fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> ExitCode {
+    let MatchOptions {
+        playclock,
+        startclock,
+        count,
+        rotate,
+        seed,
+        threads,
+    } = options;
     let fail = |why: String| {
         eprintln!("error: {why}");
         ExitCode::FAILURE
@@ -191,6 +269,7 @@ fn run_matches(
             start_clock,
             play_clock,
             seed: seed.wrapping_add(index as u64),
+            threads,
         };
         let outcome = match play_match(&settings, &format!("{stem}.{}", index + 1)) {
             Ok(outcome) => outcome,

@@ -67,6 +67,8 @@ pub struct MatchSettings {
     pub play_clock: Duration,
     /// Seeds the local players and the manager's replacement moves.
     pub seed: u64,
+    /// Search threads of each local MCTS player.
+    pub threads: usize,
 }
 
 /// How one match went.
@@ -98,7 +100,11 @@ struct Manager<'a> {
 impl Visitor for Manager<'_> {
     type Output = Result<MatchOutcome, String>;
 
-    fn visit<G: Game + Clone + Send>(self, reasoner: ReasonerKind, mut game: G) -> Self::Output {
+    fn visit<G>(self, reasoner: ReasonerKind, mut game: G) -> Self::Output
+    where
+        G: Game + Clone + Send,
+        G::Move: Send,
+    {
         let settings = self.settings;
         let roles: Vec<String> = (0..game.num_roles())
             .map(|r| game.role_name(r).to_owned())
@@ -119,7 +125,8 @@ impl Visitor for Manager<'_> {
                     let server = Server::bind("127.0.0.1:0")?;
                     addresses.push(format!("127.0.0.1:{}", server.port()));
                     let player =
-                        Player::new(*strategy, settings.seed.wrapping_add(i as u64 * 7919), None);
+                        Player::new(*strategy, settings.seed.wrapping_add(i as u64 * 7919), None)
+                            .with_threads(settings.threads);
                     servers.push(thread::spawn(move || server.run(player, true)));
                 }
                 Contestant::Remote(address) => addresses.push(address.clone()),

@@ -137,6 +137,15 @@ impl<G: Game> Mcts<G> {
             .map(|i| moves[i])
     }
 
+    /// Visits of each of `role`'s legal moves at the root (in [`Mcts::legal_moves`]'
+    /// order): what root-parallel searches add up.
+    pub fn root_visits(&self, role: RoleIndex) -> Vec<u32> {
+        self.nodes[self.root].stats[role]
+            .iter()
+            .map(|s| s.visits)
+            .collect()
+    }
+
     /// Average score (0..=1) of `role`'s best move at the root, for logs.
     pub fn expected_score(&self, role: RoleIndex) -> Option<f64> {
         let node = &self.nodes[self.root];

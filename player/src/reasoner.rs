@@ -71,7 +71,10 @@ pub trait Visitor {
     /// What the visit gives back.
     type Output;
     /// Called once with the reasoner and its kind.
-    fn visit<G: Game + Clone + Send>(self, kind: ReasonerKind, game: G) -> Self::Output;
+    fn visit<G>(self, kind: ReasonerKind, game: G) -> Self::Output
+    where
+        G: Game + Clone + Send,
+        G::Move: Send;
 }
 
 /// Valid rules, read and checked.

@@ -22,6 +22,7 @@ pub fn safety_margin(clock: Duration) -> Duration {
 /// A player: the protocol's state machine over one match at a time.
 pub struct Player {
     strategy: Strategy,
+    threads: usize,
     seed: u64,
     current: Option<(String, Session, Duration)>,
     /// Where progress lines go (`None`: nowhere).
@@ -34,10 +35,17 @@ impl Player {
     pub fn new(strategy: Strategy, seed: u64, log: Option<String>) -> Player {
         Player {
             strategy,
+            threads: 1,
             seed,
             current: None,
             log,
         }
+    }
+
+    /// Searches on `threads` threads (one tree each; at least one).
+    pub fn with_threads(mut self, threads: usize) -> Player {
+        self.threads = threads.max(1);
+        self
     }
 
     fn say(&self, line: &str) {
@@ -66,10 +74,17 @@ impl Player {
                 let rules = Rules::parse(&match_id, &rules)?;
                 let ready_by = received + start_clock.saturating_sub(safety_margin(start_clock));
                 self.seed = self.seed.wrapping_add(1);
-                let session = Session::start(rules, &role, self.strategy, self.seed, ready_by)?;
+                let session = Session::start(
+                    rules,
+                    &role,
+                    self.strategy,
+                    self.threads,
+                    self.seed,
+                    ready_by,
+                )?;
                 self.say(&format!(
-                    "match {match_id}: playing `{role}` on {}",
-                    session.reasoner
+                    "match {match_id}: playing `{role}` on {}, {} thread(s)",
+                    session.reasoner, self.threads
                 ));
                 self.current = Some((match_id, session, play_clock));
                 Ok("ready".to_owned())

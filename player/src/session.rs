@@ -16,6 +16,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::mcts::Mcts;
+use crate::parallel::ParallelSearch;
 use crate::reasoner::{ReasonerKind, Rules, Visitor};
 
 /// How a player picks its moves.
@@ -51,13 +52,15 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts a match thread for `role` in `rules` and waits until its reasoner is
+    /// Starts a match thread for `role` in `rules`, searching on `threads` threads
+    /// (with [`Strategy::Mcts`]), and waits until its reasoner is
     /// built (at most until `ready_by`; a reasoner still building then is waited for by
     /// the first move instead).
     pub fn start(
         rules: Rules,
         role: &str,
         strategy: Strategy,
+        threads: usize,
         seed: u64,
         ready_by: Instant,
     ) -> Result<Session, String> {
@@ -71,6 +74,7 @@ impl Session {
                 let visitor = Play {
                     role,
                     strategy,
+                    threads,
                     seed,
                     inbox,
                     ready: ready_tx.clone(),
@@ -129,6 +133,7 @@ impl Drop for Session {
 struct Play {
     role: String,
     strategy: Strategy,
+    threads: usize,
     seed: u64,
     inbox: Receiver<Command>,
     ready: Sender<Result<ReasonerKind, String>>,
@@ -140,7 +145,11 @@ const PONDER_SLICE: Duration = Duration::from_millis(20);
 impl Visitor for Play {
     type Output = ();
 
-    fn visit<G: Game + Clone + Send>(self, kind: ReasonerKind, mut game: G) {
+    fn visit<G>(self, kind: ReasonerKind, game: G)
+    where
+        G: Game + Clone + Send,
+        G::Move: Send,
+    {
         let Some(role) = game.role_index(&self.role) else {
             let _ = self
                 .ready
@@ -148,69 +157,79 @@ impl Visitor for Play {
             return;
         };
         let _ = self.ready.send(Ok(kind));
-        let initial = game.initial_state();
-        let mut search = Mcts::new(game, initial, self.seed);
-        let mut rng = Pcg64Mcg::seed_from_u64(self.seed);
-        loop {
-            let command = if self.strategy == Strategy::Mcts && !search.is_over() {
-                match self.inbox.try_recv() {
-                    Ok(command) => command,
-                    Err(mpsc::TryRecvError::Empty) => {
-                        search.search_until(Instant::now() + PONDER_SLICE, u64::MAX);
-                        continue;
+        let threads = match self.strategy {
+            Strategy::Mcts => self.threads,
+            Strategy::Random => 1,
+        };
+        std::thread::scope(|scope| {
+            let mut search = ParallelSearch::new(scope, game, threads, self.seed);
+            let mut rng = Pcg64Mcg::seed_from_u64(self.seed);
+            loop {
+                let command = if self.strategy == Strategy::Mcts && !search.main().is_over() {
+                    match self.inbox.try_recv() {
+                        Ok(command) => command,
+                        Err(mpsc::TryRecvError::Empty) => {
+                            search.search_until(Instant::now() + PONDER_SLICE);
+                            continue;
+                        }
+                        Err(mpsc::TryRecvError::Disconnected) => break,
                     }
-                    Err(mpsc::TryRecvError::Disconnected) => return,
-                }
-            } else {
-                match self.inbox.recv() {
-                    Ok(command) => command,
-                    Err(_) => return,
-                }
-            };
-            match command {
-                Command::Stop => return,
-                Command::Play {
-                    moves,
-                    deadline,
-                    reply,
-                } => {
-                    let answer =
-                        respond(&mut search, role, self.strategy, moves, deadline, &mut rng);
-                    let _ = reply.send(answer);
+                } else {
+                    match self.inbox.recv() {
+                        Ok(command) => command,
+                        Err(_) => break,
+                    }
+                };
+                match command {
+                    Command::Stop => break,
+                    Command::Play {
+                        moves,
+                        deadline,
+                        reply,
+                    } => {
+                        let answer =
+                            respond(&mut search, role, self.strategy, moves, deadline, &mut rng);
+                        let _ = reply.send(answer);
+                    }
                 }
             }
-        }
+            search.finish();
+        });
     }
 }
 
 /// Applies the joint move, then finds this role's move.
-fn respond<G: Game>(
-    search: &mut Mcts<G>,
+fn respond<'scope, G>(
+    search: &mut ParallelSearch<'scope, G>,
     role: RoleIndex,
     strategy: Strategy,
     moves: Option<Vec<String>>,
     deadline: Instant,
     rng: &mut Pcg64Mcg,
-) -> Result<String, String> {
+) -> Result<String, String>
+where
+    G: Game + Clone + Send + 'scope,
+    G::Move: Send,
+{
     if let Some(texts) = moves {
-        let joint = read_joint(search, &texts)?;
+        let joint = read_joint(search.main(), &texts)?;
         search.advance(&joint);
     }
-    if search.is_over() {
+    if search.main().is_over() {
         return Err("the game is over".to_owned());
     }
     let chosen = match strategy {
         Strategy::Mcts => {
-            search.search_until(deadline, u64::MAX);
+            search.search_until(deadline);
             search.best_move(role)
         }
         Strategy::Random => {
-            let moves = search.legal_moves(role);
+            let moves = search.main().legal_moves(role);
             (!moves.is_empty()).then(|| moves[rng.random_range(0..moves.len())])
         }
     };
     let chosen = chosen.ok_or("this role has no legal move")?;
-    Ok(search.game().move_to_kif(chosen))
+    Ok(search.main().game().move_to_kif(chosen))
 }
 
 /// The joint move named by `texts`, checked legal in the root's state.
