@@ -405,6 +405,38 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
     assert_agrees(&front, &ir, &grounding, 10, 20);
 }
 
+/// Frames (our own game): chess-endgame frame rules, one instance per move and cell,
+/// pass 400,000 instances while grounding (the limit before, which sent the game, the
+/// corpus endgame and its obfuscated copies to the join backend at a twentieth of the
+/// speed) and simplify to a few thousand literals per state: the game grounds within
+/// the compiler's limits, and the grounding agrees with the interpreter.
+#[test]
+fn frame_rules_with_an_instance_per_move_and_cell_ground() {
+    let file =
+        common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/frames.kif"));
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let old = gdlc::ground::Limits {
+        instances: 400_000,
+        literals: 1_500_000,
+        ..LIMITS
+    };
+    assert!(
+        ground(&ir, &plan, &old, false).is_err(),
+        "past the old limits"
+    );
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    assert!(
+        size.state < 10_000 && size.moves < 10_000,
+        "small code: {size:?}"
+    );
+    let code = gdlc::compile::rust_with_backend(&front, "frames.kif", Backend::Auto).expect("auto");
+    assert!(code.contains("A ground reasoner"), "the ground backend");
+    assert_agrees(&front, &ir, &grounding, 5, 20);
+}
+
 /// The team's breakthrough: `occupied` and `empty` cells are word-parallel families
 /// (placed where their fluents are: a few word operations for 64 atoms each), and
 /// each role's legal moves are computed under the test of its control fluent.

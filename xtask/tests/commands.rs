@@ -87,6 +87,8 @@ fn verify_representative_games() {
         // across phases.
         workspace().join("gdlc/tests/ground/lines.kif"),
         workspace().join("gdlc/tests/ground/phases.kif"),
+        // Frame rules with an instance per move and cell: ground past 400,000 instances.
+        workspace().join("gdlc/tests/ground/frames.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [
