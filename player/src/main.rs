@@ -40,6 +40,10 @@ enum Command {
         /// Search threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Never compile rules natively on the fly (by default, rules that are not built
+        /// in are compiled with gdlc and cargo while the plan executor plays).
+        #[arg(long)]
+        no_compile: bool,
     },
     /// Play local matches between players of this binary or players at HOST:PORT.
     Match {
@@ -66,6 +70,9 @@ enum Command {
         /// Search threads of each local MCTS player.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Let local MCTS players compile rules that are not built in on the fly.
+        #[arg(long)]
+        compile: bool,
     },
     /// Random playouts per second on 1, 2, … N threads.
     Bench {
@@ -102,6 +109,7 @@ fn main() -> ExitCode {
             random,
             seed,
             threads,
+            no_compile,
         } => {
             let threads = threads.unwrap_or_else(cores);
             let server = match Server::bind((host.as_str(), port)) {
@@ -118,7 +126,15 @@ fn main() -> ExitCode {
             };
             eprintln!("gdlc-player: listening on {host}:{}", server.port());
             server.run(
-                Player::new(strategy, seed, Some("gdlc-player".to_owned())).with_threads(threads),
+                {
+                    let player = Player::new(strategy, seed, Some("gdlc-player".to_owned()))
+                        .with_threads(threads);
+                    if no_compile {
+                        player
+                    } else {
+                        player.with_native_cache(gdlc_player::native::cache_dir())
+                    }
+                },
                 false,
             );
             ExitCode::SUCCESS
@@ -132,6 +148,7 @@ fn main() -> ExitCode {
             rotate,
             seed,
             threads,
+            compile,
         } => run_matches(
             &game,
             &players,
@@ -142,6 +159,7 @@ fn main() -> ExitCode {
                 rotate,
                 seed,
                 threads,
+                compile,
             },
         ),
         Command::Bench {
@@ -215,6 +233,7 @@ struct MatchOptions {
     rotate: bool,
     seed: u64,
     threads: usize,
+    compile: bool,
 }
 
 fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> ExitCode {
@@ -225,6 +244,7 @@ fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> Exi
         rotate,
         seed,
         threads,
+        compile,
     } = options;
     let fail = |why: String| {
         eprintln!("error: {why}");
@@ -270,6 +290,7 @@ fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> Exi
             play_clock,
             seed: seed.wrapping_add(index as u64),
             threads,
+            native_cache: compile.then(gdlc_player::native::cache_dir),
         };
         let outcome = match play_match(&settings, &format!("{stem}.{}", index + 1)) {
             Ok(outcome) => outcome,

@@ -69,6 +69,8 @@ pub struct MatchSettings {
     pub seed: u64,
     /// Search threads of each local MCTS player.
     pub threads: usize,
+    /// Where local MCTS players compile rules on the fly (`None`: they do not).
+    pub native_cache: Option<std::path::PathBuf>,
 }
 
 /// How one match went.
@@ -124,9 +126,12 @@ impl Visitor for Manager<'_> {
                 Contestant::Local(strategy) => {
                     let server = Server::bind("127.0.0.1:0")?;
                     addresses.push(format!("127.0.0.1:{}", server.port()));
-                    let player =
+                    let mut player =
                         Player::new(*strategy, settings.seed.wrapping_add(i as u64 * 7919), None)
                             .with_threads(settings.threads);
+                    if let Some(cache) = &settings.native_cache {
+                        player = player.with_native_cache(cache.clone());
+                    }
                     servers.push(thread::spawn(move || server.run(player, true)));
                 }
                 Contestant::Remote(address) => addresses.push(address.clone()),

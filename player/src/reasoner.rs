@@ -107,6 +107,16 @@ impl Rules {
         })
     }
 
+    /// The rules' text, as received.
+    pub fn text(&self) -> &str {
+        &self.file.text
+    }
+
+    /// A hash of the normalised rules (what built-in games are matched by).
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
     /// The name of the built-in game these rules are, if any.
     pub fn builtin(&self) -> Option<&'static str> {
         builtin_fingerprints()

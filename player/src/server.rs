@@ -4,11 +4,12 @@
 //! URL's path; CORS headers; `text/acl` replies).
 
 use std::net::ToSocketAddrs;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::protocol::{self, Request};
 use crate::reasoner::Rules;
-use crate::session::{Session, Strategy};
+use crate::session::{Session, SessionOptions, Strategy};
 
 /// The name the player gives in `(info)` replies.
 pub const NAME: &str = "gdlc";
@@ -23,6 +24,7 @@ pub fn safety_margin(clock: Duration) -> Duration {
 pub struct Player {
     strategy: Strategy,
     threads: usize,
+    native_cache: Option<PathBuf>,
     seed: u64,
     current: Option<(String, Session, Duration)>,
     /// Where progress lines go (`None`: nowhere).
@@ -36,6 +38,7 @@ impl Player {
         Player {
             strategy,
             threads: 1,
+            native_cache: None,
             seed,
             current: None,
             log,
@@ -45,6 +48,13 @@ impl Player {
     /// Searches on `threads` threads (one tree each; at least one).
     pub fn with_threads(mut self, threads: usize) -> Player {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Compiles rules that are not built in on the fly, under `cache` (see
+    /// [`crate::native`]), and searches in the native worker once it is ready.
+    pub fn with_native_cache(mut self, cache: PathBuf) -> Player {
+        self.native_cache = Some(cache);
         self
     }
 
@@ -74,14 +84,17 @@ impl Player {
                 let rules = Rules::parse(&match_id, &rules)?;
                 let ready_by = received + start_clock.saturating_sub(safety_margin(start_clock));
                 self.seed = self.seed.wrapping_add(1);
-                let session = Session::start(
-                    rules,
-                    &role,
-                    self.strategy,
-                    self.threads,
-                    self.seed,
-                    ready_by,
-                )?;
+                let options = SessionOptions {
+                    strategy: self.strategy,
+                    threads: self.threads,
+                    seed: self.seed,
+                    native_cache: self.native_cache.clone(),
+                    log: self
+                        .log
+                        .as_ref()
+                        .map(|name| format!("{name}: match {match_id}")),
+                };
+                let session = Session::start(rules, &role, options, ready_by)?;
                 self.say(&format!(
                     "match {match_id}: playing `{role}` on {}, {} thread(s)",
                     session.reasoner, self.threads

@@ -7,6 +7,7 @@
 //! by which the answer is due; the thread searches until then and replies with the
 //! move's KIF text.
 
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -16,6 +17,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::mcts::Mcts;
+use crate::native::{self, Built, Worker};
 use crate::parallel::ParallelSearch;
 use crate::reasoner::{ReasonerKind, Rules, Visitor};
 
@@ -26,6 +28,22 @@ pub enum Strategy {
     Mcts,
     /// A uniformly random legal move, at once.
     Random,
+}
+
+/// How a match thread plays.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// How moves are picked.
+    pub strategy: Strategy,
+    /// Search threads.
+    pub threads: usize,
+    /// Seeds the search.
+    pub seed: u64,
+    /// Compile rules that are not built in on the fly, under this cache directory
+    /// (see [`crate::native`]); `None`: never.
+    pub native_cache: Option<PathBuf>,
+    /// Name for progress lines on standard error (`None`: silent).
+    pub log: Option<String>,
 }
 
 /// A request to the match thread.
@@ -52,30 +70,34 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts a match thread for `role` in `rules`, searching on `threads` threads
-    /// (with [`Strategy::Mcts`]), and waits until its reasoner is
-    /// built (at most until `ready_by`; a reasoner still building then is waited for by
-    /// the first move instead).
+    /// Starts a match thread for `role` in `rules` and waits until its reasoner is built
+    /// (at most until `ready_by`; a reasoner still building then is waited for by the
+    /// first move instead). With a native cache and rules that are not built in, a
+    /// native reasoner is compiled meanwhile, and the search moves to it (between two
+    /// moves) once it is ready.
     pub fn start(
         rules: Rules,
         role: &str,
-        strategy: Strategy,
-        threads: usize,
-        seed: u64,
+        options: SessionOptions,
         ready_by: Instant,
     ) -> Result<Session, String> {
         let (commands, inbox) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let role = role.to_owned();
         let preferred = rules.preferred();
+        let native = match (&options.native_cache, preferred, options.strategy) {
+            (Some(cache), ReasonerKind::PlanExecutor, Strategy::Mcts) => Some(
+                compile_in_background(&rules, cache.clone(), options.threads),
+            ),
+            _ => None,
+        };
         let thread = std::thread::Builder::new()
             .name(format!("match {role}"))
             .spawn(move || {
                 let visitor = Play {
                     role,
-                    strategy,
-                    threads,
-                    seed,
+                    options,
+                    native,
                     inbox,
                     ready: ready_tx.clone(),
                 };
@@ -129,14 +151,64 @@ impl Drop for Session {
     }
 }
 
+/// A native worker once it is built and started, with its build times.
+type NativeWorker = Result<(Worker, Built), String>;
+
+/// Compiles `rules` to a native worker on a thread of its own.
+fn compile_in_background(rules: &Rules, cache: PathBuf, threads: usize) -> Receiver<NativeWorker> {
+    let (send, receive) = mpsc::channel();
+    let text = rules.text().to_owned();
+    let fingerprint = rules.fingerprint();
+    std::thread::spawn(move || {
+        let worker = native::build(&text, fingerprint, &cache)
+            .and_then(|built| Worker::spawn(&built.binary, threads).map(|w| (w, built)));
+        let _ = send.send(worker);
+    });
+    receive
+}
+
 /// The match thread's body, generic over the reasoner.
 struct Play {
     role: String,
-    strategy: Strategy,
-    threads: usize,
-    seed: u64,
+    options: SessionOptions,
+    native: Option<Receiver<NativeWorker>>,
     inbox: Receiver<Command>,
     ready: Sender<Result<ReasonerKind, String>>,
+}
+
+impl Play {
+    fn say(&self, line: &str) {
+        if let Some(name) = &self.options.log {
+            eprintln!("{name}: {line}");
+        }
+    }
+
+    /// Takes the native worker if it has just become ready, bringing it to the current
+    /// state by replaying the joint moves played so far.
+    fn poll_native(&mut self, history: &[Vec<String>]) -> Option<Worker> {
+        let outcome = self.native.as_ref()?.try_recv().ok()?;
+        self.native = None;
+        let replayed = outcome.and_then(|(mut worker, built)| {
+            for joint in history {
+                worker.advance(joint)?;
+            }
+            Ok((worker, built))
+        });
+        match replayed {
+            Ok((worker, built)) => {
+                self.say(&format!(
+                    "compiled natively (gdlc {:.1} s, cargo {:.1} s): searching in the worker",
+                    built.gdlc.as_secs_f64(),
+                    built.cargo.as_secs_f64()
+                ));
+                Some(worker)
+            }
+            Err(why) => {
+                self.say(&format!("no native reasoner: {why}"));
+                None
+            }
+        }
+    }
 }
 
 /// How long one slice of thinking between two looks at the inbox lasts.
@@ -145,7 +217,7 @@ const PONDER_SLICE: Duration = Duration::from_millis(20);
 impl Visitor for Play {
     type Output = ();
 
-    fn visit<G>(self, kind: ReasonerKind, game: G)
+    fn visit<G>(mut self, kind: ReasonerKind, game: G)
     where
         G: Game + Clone + Send,
         G::Move: Send,
@@ -157,15 +229,23 @@ impl Visitor for Play {
             return;
         };
         let _ = self.ready.send(Ok(kind));
-        let threads = match self.strategy {
-            Strategy::Mcts => self.threads,
+        let strategy = self.options.strategy;
+        let threads = match strategy {
+            Strategy::Mcts => self.options.threads,
             Strategy::Random => 1,
         };
+        let seed = self.options.seed;
         std::thread::scope(|scope| {
-            let mut search = ParallelSearch::new(scope, game, threads, self.seed);
-            let mut rng = Pcg64Mcg::seed_from_u64(self.seed);
+            let mut search = ParallelSearch::new(scope, game, threads, seed);
+            let mut rng = Pcg64Mcg::seed_from_u64(seed);
+            let mut worker: Option<Worker> = None;
+            let mut history: Vec<Vec<String>> = Vec::new();
             loop {
-                let command = if self.strategy == Strategy::Mcts && !search.main().is_over() {
+                if worker.is_none() {
+                    worker = self.poll_native(&history);
+                }
+                let ponder = strategy == Strategy::Mcts && !search.main().is_over();
+                let command = if ponder && worker.is_none() {
                     match self.inbox.try_recv() {
                         Ok(command) => command,
                         Err(mpsc::TryRecvError::Empty) => {
@@ -175,9 +255,10 @@ impl Visitor for Play {
                         Err(mpsc::TryRecvError::Disconnected) => break,
                     }
                 } else {
-                    match self.inbox.recv() {
+                    match self.inbox.recv_timeout(PONDER_SLICE) {
                         Ok(command) => command,
-                        Err(_) => break,
+                        Err(RecvTimeoutError::Timeout) => continue,
+                        Err(RecvTimeoutError::Disconnected) => break,
                     }
                 };
                 match command {
@@ -187,9 +268,17 @@ impl Visitor for Play {
                         deadline,
                         reply,
                     } => {
-                        let answer =
-                            respond(&mut search, role, self.strategy, moves, deadline, &mut rng);
-                        let _ = reply.send(answer);
+                        let mut turn = Turn {
+                            search: &mut search,
+                            worker: &mut worker,
+                            history: &mut history,
+                            rng: &mut rng,
+                        };
+                        let answer = turn.respond(role, strategy, moves, deadline);
+                        if let Some(why) = turn.worker_failure(&answer) {
+                            self.say(&why);
+                        }
+                        let _ = reply.send(answer.map(|(text, _)| text));
                     }
                 }
             }
@@ -198,38 +287,77 @@ impl Visitor for Play {
     }
 }
 
-/// Applies the joint move, then finds this role's move.
-fn respond<'scope, G>(
-    search: &mut ParallelSearch<'scope, G>,
-    role: RoleIndex,
-    strategy: Strategy,
-    moves: Option<Vec<String>>,
-    deadline: Instant,
-    rng: &mut Pcg64Mcg,
-) -> Result<String, String>
+/// What one `play` command works on.
+struct Turn<'a, 'scope, G: Game> {
+    search: &'a mut ParallelSearch<'scope, G>,
+    worker: &'a mut Option<Worker>,
+    history: &'a mut Vec<Vec<String>>,
+    rng: &'a mut Pcg64Mcg,
+}
+
+impl<'scope, G> Turn<'_, 'scope, G>
 where
     G: Game + Clone + Send + 'scope,
     G::Move: Send,
 {
-    if let Some(texts) = moves {
-        let joint = read_joint(search.main(), &texts)?;
-        search.advance(&joint);
-    }
-    if search.main().is_over() {
-        return Err("the game is over".to_owned());
-    }
-    let chosen = match strategy {
-        Strategy::Mcts => {
-            search.search_until(deadline);
-            search.best_move(role)
+    /// Applies the joint move, then finds this role's move: in the native worker when
+    /// there is one (dropping it if it fails), else in the local search. The second
+    /// element says why the worker was dropped.
+    fn respond(
+        &mut self,
+        role: RoleIndex,
+        strategy: Strategy,
+        moves: Option<Vec<String>>,
+        deadline: Instant,
+    ) -> Result<(String, Option<String>), String> {
+        let mut dropped = None;
+        if let Some(texts) = moves {
+            let joint = read_joint(self.search.main(), &texts)?;
+            self.search.advance(&joint);
+            if let Some(worker) = self.worker.as_mut() {
+                if let Err(why) = worker.advance(&texts) {
+                    dropped = Some(why);
+                    *self.worker = None;
+                }
+            }
+            self.history.push(texts);
         }
-        Strategy::Random => {
-            let moves = search.main().legal_moves(role);
-            (!moves.is_empty()).then(|| moves[rng.random_range(0..moves.len())])
+        if self.search.main().is_over() {
+            return Err("the game is over".to_owned());
         }
-    };
-    let chosen = chosen.ok_or("this role has no legal move")?;
-    Ok(search.main().game().move_to_kif(chosen))
+        if strategy == Strategy::Mcts {
+            if let Some(worker) = self.worker.as_mut() {
+                let budget = deadline.saturating_duration_since(Instant::now());
+                match worker.think(budget, role) {
+                    Ok(text) => return Ok((text, dropped)),
+                    Err(why) => {
+                        dropped = Some(why);
+                        *self.worker = None;
+                    }
+                }
+            }
+        }
+        let chosen = match strategy {
+            Strategy::Mcts => {
+                self.search.search_until(deadline);
+                self.search.best_move(role)
+            }
+            Strategy::Random => {
+                let moves = self.search.main().legal_moves(role);
+                (!moves.is_empty()).then(|| moves[self.rng.random_range(0..moves.len())])
+            }
+        };
+        let chosen = chosen.ok_or("this role has no legal move")?;
+        Ok((self.search.main().game().move_to_kif(chosen), dropped))
+    }
+
+    /// The line to log when the worker was dropped during the turn.
+    fn worker_failure(&self, answer: &Result<(String, Option<String>), String>) -> Option<String> {
+        match answer {
+            Ok((_, Some(why))) => Some(format!("native worker dropped: {why}")),
+            _ => None,
+        }
+    }
 }
 
 /// The joint move named by `texts`, checked legal in the root's state.

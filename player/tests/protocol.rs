@@ -145,6 +145,7 @@ fn settings(rules: String, players: &[&str], play_clock: Duration) -> MatchSetti
         play_clock,
         seed: 3,
         threads: 1,
+        native_cache: None,
     }
 }
 

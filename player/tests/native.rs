@@ -1,0 +1,44 @@
+//! Compilation on the fly: rules that are not built in become a native worker process
+//! (gdlc, then cargo), which answers the line protocol of `gdlc_search::worker`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use gdlc_player::native::{Worker, build};
+use gdlc_player::reasoner::Rules;
+
+#[test]
+fn rules_not_built_in_are_compiled_to_a_worker_that_searches() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/games/pennies.kif");
+    let text = std::fs::read_to_string(&path).expect("the test game");
+    let rules = Rules::parse("pennies", &text).expect("valid");
+    assert_eq!(rules.builtin(), None);
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gdlc-player-cache");
+    let built = build(rules.text(), rules.fingerprint(), &cache).expect("builds");
+    assert!(built.binary.is_file(), "{}", built.binary.display());
+    // Built before: cargo has nothing to do.
+    let again = build(rules.text(), rules.fingerprint(), &cache).expect("builds");
+    assert_eq!(again.binary, built.binary);
+
+    let mut worker = Worker::spawn(&built.binary, 2).expect("starts");
+    assert_eq!(worker.roles, ["left", "right"]);
+    let first = worker.think(Duration::from_millis(100), 0).expect("a move");
+    assert!(
+        first == "(show heads)" || first == "(show tails)",
+        "{first}"
+    );
+    worker
+        .advance(&["(show heads)".to_owned(), "(show tails)".to_owned()])
+        .expect("legal");
+    let error = worker
+        .advance(&["(show edge)".to_owned(), "(show tails)".to_owned()])
+        .expect_err("not legal");
+    assert!(error.contains("not a legal move"), "{error}");
+    let error = worker
+        .advance(&["(show heads)".to_owned()])
+        .expect_err("one move short");
+    assert!(error.contains("expected 2 moves"), "{error}");
+    // The worker goes on after refusing.
+    let second = worker.think(Duration::from_millis(50), 1).expect("a move");
+    assert!(second.starts_with("(show "), "{second}");
+}
