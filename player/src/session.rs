@@ -314,26 +314,26 @@ where
         if let Some(texts) = moves {
             let joint = read_joint(self.search.main(), &texts)?;
             self.search.advance(&joint);
-            if let Some(worker) = self.worker.as_mut() {
-                if let Err(why) = worker.advance(&texts) {
-                    dropped = Some(why);
-                    *self.worker = None;
-                }
+            if let Some(worker) = self.worker.as_mut()
+                && let Err(why) = worker.advance(&texts)
+            {
+                dropped = Some(why);
+                *self.worker = None;
             }
             self.history.push(texts);
         }
         if self.search.main().is_over() {
             return Err("the game is over".to_owned());
         }
-        if strategy == Strategy::Mcts {
-            if let Some(worker) = self.worker.as_mut() {
-                let budget = deadline.saturating_duration_since(Instant::now());
-                match worker.think(budget, role) {
-                    Ok(text) => return Ok((text, dropped)),
-                    Err(why) => {
-                        dropped = Some(why);
-                        *self.worker = None;
-                    }
+        if strategy == Strategy::Mcts
+            && let Some(worker) = self.worker.as_mut()
+        {
+            let budget = deadline.saturating_duration_since(Instant::now());
+            match worker.think(budget, role) {
+                Ok(text) => return Ok((text, dropped)),
+                Err(why) => {
+                    dropped = Some(why);
+                    *self.worker = None;
                 }
             }
         }

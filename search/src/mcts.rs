@@ -189,8 +189,8 @@ impl<G: Game> Mcts<G> {
                 self.nodes[order[at]].children.values().copied().collect();
             children.sort_unstable();
             for child in children {
-                if !new_index.contains_key(&child) {
-                    new_index.insert(child, order.len());
+                if let std::collections::hash_map::Entry::Vacant(slot) = new_index.entry(child) {
+                    slot.insert(order.len());
                     order.push(child);
                 }
             }

@@ -96,11 +96,11 @@ where
                 continue;
             }
             // A helper's tree lists the root's moves in the same order (the reasoner's).
-            if let Ok(counts) = answer.recv_timeout(Duration::from_millis(200)) {
-                if counts.len() == visits.len() {
-                    for (total, n) in visits.iter_mut().zip(counts) {
-                        *total += u64::from(n);
-                    }
+            if let Ok(counts) = answer.recv_timeout(Duration::from_millis(200))
+                && counts.len() == visits.len()
+            {
+                for (total, n) in visits.iter_mut().zip(counts) {
+                    *total += u64::from(n);
                 }
             }
         }
