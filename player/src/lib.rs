@@ -8,7 +8,7 @@
 //!   worker process.
 //! - [`session`]: one match on its own thread, searching until each deadline.
 //! - [`protocol`], [`server`]: the GGP protocol's messages and the HTTP player.
-//! - [`client`], [`matches`]: a game manager for local matches over loopback HTTP.
+//! - [`client`], [`mod@matches`]: a game manager for local matches over loopback HTTP.
 //! - [`perf`]: gdl-perf's perf-test process protocol.
 
 pub use gdlc_search::{mcts, parallel};

@@ -1,5 +1,5 @@
 //! The player's side of the GGP protocol: [`Player`] answers requests (one match at a
-//! time) and [`serve`] puts it behind HTTP, as ggp-base's game server and the
+//! time) and [`Server`] puts it behind HTTP, as ggp-base's game server and the
 //! browser-based ones expect (POST with the message as body, or GET with it as the
 //! URL's path; CORS headers; `text/acl` replies).
 
