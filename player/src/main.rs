@@ -74,6 +74,12 @@ enum Command {
         #[arg(long)]
         compile: bool,
     },
+    /// Compile a game's reasoner natively into the cache now (what `serve` does on the
+    /// fly for rules that are not built in), and print how long it took.
+    Compile {
+        /// The game (KIF).
+        game: PathBuf,
+    },
     /// Random playouts per second on 1, 2, … N threads.
     Bench {
         /// The game (KIF).
@@ -162,6 +168,32 @@ fn main() -> ExitCode {
                 compile,
             },
         ),
+        Command::Compile { game } => {
+            let built = std::fs::read_to_string(&game)
+                .map_err(|e| format!("cannot read {}: {e}", game.display()))
+                .and_then(|text| {
+                    gdlc_player::reasoner::Rules::parse(&game.display().to_string(), &text)
+                })
+                .and_then(|rules| {
+                    let cache = gdlc_player::native::cache_dir();
+                    gdlc_player::native::build(rules.text(), rules.fingerprint(), &cache)
+                });
+            match built {
+                Ok(built) => {
+                    println!(
+                        "{}: gdlc {:.2} s, cargo {:.2} s",
+                        built.binary.display(),
+                        built.gdlc.as_secs_f64(),
+                        built.cargo.as_secs_f64()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    eprintln!("error: {why}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Bench {
             game,
             threads,
