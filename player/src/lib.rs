@@ -7,12 +7,14 @@
 //! - [`native`]: a reasoner compiled on the fly (gdlc, then rustc), searched in a
 //!   worker process.
 //! - [`session`]: one match on its own thread, searching until each deadline.
+//! - [`belief`]: playing from percepts (GDL-II): sampled consistent states.
 //! - [`protocol`], [`server`]: the GGP protocol's messages and the HTTP player.
 //! - [`client`], [`mod@matches`]: a game manager for local matches over loopback HTTP.
 //! - [`perf`]: gdl-perf's perf-test process protocol.
 
 pub use gdlc_search::{mcts, parallel};
 
+pub mod belief;
 pub mod client;
 pub mod matches;
 pub mod native;

@@ -73,6 +73,9 @@ enum Command {
         /// Let local MCTS players compile rules that are not built in on the fly.
         #[arg(long)]
         compile: bool,
+        /// Speak GDL-II: tell each player only its own last move and its percepts.
+        #[arg(long)]
+        percepts: bool,
     },
     /// Compile a game's reasoner natively into the cache now (what `serve` does on the
     /// fly for rules that are not built in), and print how long it took.
@@ -155,6 +158,7 @@ fn main() -> ExitCode {
             seed,
             threads,
             compile,
+            percepts,
         } => run_matches(
             &game,
             &players,
@@ -166,6 +170,7 @@ fn main() -> ExitCode {
                 seed,
                 threads,
                 compile,
+                percepts,
             },
         ),
         Command::Compile { game } => {
@@ -266,6 +271,7 @@ struct MatchOptions {
     seed: u64,
     threads: usize,
     compile: bool,
+    percepts: bool,
 }
 
 fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> ExitCode {
@@ -277,6 +283,7 @@ fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> Exi
         seed,
         threads,
         compile,
+        percepts,
     } = options;
     let fail = |why: String| {
         eprintln!("error: {why}");
@@ -323,6 +330,7 @@ fn run_matches(game: &PathBuf, players: &[String], options: MatchOptions) -> Exi
             seed: seed.wrapping_add(index as u64),
             threads,
             native_cache: compile.then(gdlc_player::native::cache_dir),
+            percepts,
         };
         let outcome = match play_match(&settings, &format!("{stem}.{}", index + 1)) {
             Ok(outcome) => outcome,

@@ -4,7 +4,9 @@
 //! Like ggp-base's server, the manager sends `start` to every player, then `play` to
 //! all of them at once each turn (with the last joint move, `nil` on the first), checks
 //! each reply against the rules, replaces a move that is late, missing or illegal by a
-//! random legal one (and records the fault), and ends with `stop`.
+//! random legal one (and records the fault), and ends with `stop`. With
+//! [`MatchSettings::percepts`] it speaks GDL-II instead: each player is told only its
+//! own last move and what it saw.
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -69,6 +71,9 @@ pub struct MatchSettings {
     pub seed: u64,
     /// Search threads of each local MCTS player.
     pub threads: usize,
+    /// Send GDL-II messages: each player learns only its own last move and its
+    /// percepts (`(play M TURN MOVE PERCEPTS)`), not the joint move.
+    pub percepts: bool,
     /// Where local MCTS players compile rules on the fly (`None`: they do not).
     pub native_cache: Option<std::path::PathBuf>,
 }
@@ -120,12 +125,24 @@ impl Visitor for Manager<'_> {
             ));
         }
         let mut servers = Vec::new();
-        let mut addresses = Vec::new();
+        // `None`: the role `random` of GDL-II, which the manager plays itself (uniformly
+        // random legal moves), as ggp-base's server does.
+        let mut addresses: Vec<Option<String>> = Vec::new();
         for (i, contestant) in settings.players.iter().enumerate() {
+            if roles[i] == "random" {
+                if *contestant != Contestant::Local(Strategy::Random) {
+                    return Err(
+                        "the role `random` is played by the manager: give `random` for it"
+                            .to_owned(),
+                    );
+                }
+                addresses.push(None);
+                continue;
+            }
             match contestant {
                 Contestant::Local(strategy) => {
                     let server = Server::bind("127.0.0.1:0")?;
-                    addresses.push(format!("127.0.0.1:{}", server.port()));
+                    addresses.push(Some(format!("127.0.0.1:{}", server.port())));
                     let mut player =
                         Player::new(*strategy, settings.seed.wrapping_add(i as u64 * 7919), None)
                             .with_threads(settings.threads);
@@ -134,7 +151,7 @@ impl Visitor for Manager<'_> {
                     }
                     servers.push(thread::spawn(move || server.run(player, true)));
                 }
-                Contestant::Remote(address) => addresses.push(address.clone()),
+                Contestant::Remote(address) => addresses.push(Some(address.clone())),
             }
         }
         let mut faults = Vec::new();
@@ -154,6 +171,7 @@ impl Visitor for Manager<'_> {
         });
         for (role, reply) in replies.iter().enumerate() {
             match reply {
+                _ if addresses[role].is_none() => {}
                 Ok(text) if text.eq_ignore_ascii_case("ready") => {}
                 Ok(text) => faults.push(format!("{}: replied `{text}` to start", roles[role])),
                 Err(why) => faults.push(format!("{}: {why}", roles[role])),
@@ -162,18 +180,49 @@ impl Visitor for Manager<'_> {
         let mut rng = Pcg64Mcg::seed_from_u64(settings.seed);
         let mut state = game.initial_state();
         let mut last: Option<Vec<String>> = None;
+        let mut seen: Vec<Vec<String>> = vec![Vec::new(); roles.len()];
         let mut steps = 0;
         let mut legal = Vec::new();
+        let mut percepts = Vec::new();
         while !game.is_terminal(&state) {
-            let message = Request::Play {
-                match_id: self.match_id.to_owned(),
-                moves: last.clone(),
-            }
-            .to_kif();
+            let message = |role: usize, stop: bool| {
+                if settings.percepts {
+                    Request::Percepts {
+                        match_id: self.match_id.to_owned(),
+                        stop,
+                        turn: steps as u64,
+                        own_move: last.as_ref().map(|joint| joint[role].clone()),
+                        percepts: seen[role].clone(),
+                    }
+                    .to_kif()
+                } else if stop {
+                    Request::Stop {
+                        match_id: self.match_id.to_owned(),
+                        moves: last.clone(),
+                    }
+                    .to_kif()
+                } else {
+                    Request::Play {
+                        match_id: self.match_id.to_owned(),
+                        moves: last.clone(),
+                    }
+                    .to_kif()
+                }
+            };
             let asked = Instant::now();
-            let replies = broadcast(&addresses, settings.play_clock + GRACE, |_| message.clone());
+            let replies = broadcast(&addresses, settings.play_clock + GRACE, |role| {
+                message(role, false)
+            });
             let mut joint = Vec::new();
             for (role, reply) in replies.into_iter().enumerate() {
+                if addresses[role].is_none() {
+                    game.legal_moves(&state, role, &mut legal);
+                    if legal.is_empty() {
+                        return Err(format!("{} has no legal move at step {steps}", roles[role]));
+                    }
+                    joint.push(legal[rng.random_range(0..legal.len())]);
+                    continue;
+                }
                 let chosen = match reply {
                     Ok(text) => game
                         .legal_move_from_kif(&state, role, &text)
@@ -202,15 +251,32 @@ impl Visitor for Manager<'_> {
                 joint.push(mv);
             }
             last = Some(joint.iter().map(|&m| game.move_to_kif(m)).collect());
+            for (role, texts) in seen.iter_mut().enumerate() {
+                game.sees(&state, &joint, role, &mut percepts);
+                *texts = percepts.iter().map(|&p| game.percept_to_kif(p)).collect();
+            }
             state = game.next_state(&state, &joint);
             steps += 1;
         }
-        let stop = Request::Stop {
-            match_id: self.match_id.to_owned(),
-            moves: last,
-        }
-        .to_kif();
-        for (role, reply) in broadcast(&addresses, settings.play_clock + GRACE, |_| stop.clone())
+        let stop = |role: usize| {
+            if settings.percepts {
+                Request::Percepts {
+                    match_id: self.match_id.to_owned(),
+                    stop: true,
+                    turn: steps as u64,
+                    own_move: last.as_ref().map(|joint| joint[role].clone()),
+                    percepts: seen[role].clone(),
+                }
+                .to_kif()
+            } else {
+                Request::Stop {
+                    match_id: self.match_id.to_owned(),
+                    moves: last.clone(),
+                }
+                .to_kif()
+            }
+        };
+        for (role, reply) in broadcast(&addresses, settings.play_clock + GRACE, stop)
             .into_iter()
             .enumerate()
         {
@@ -235,9 +301,9 @@ impl Visitor for Manager<'_> {
 }
 
 /// Sends one message per address at once (`message(i)` for the i-th) and gathers the
-/// replies in order.
+/// replies in order (an empty reply for a role without an address).
 fn broadcast(
-    addresses: &[String],
+    addresses: &[Option<String>],
     timeout: Duration,
     message: impl Fn(usize) -> String,
 ) -> Vec<Result<String, String>> {
@@ -247,7 +313,10 @@ fn broadcast(
             .enumerate()
             .map(|(i, address)| {
                 let text = message(i);
-                scope.spawn(move || client::post(address, &text, timeout))
+                scope.spawn(move || match address {
+                    Some(address) => client::post(address, &text, timeout),
+                    None => Ok(String::new()),
+                })
             })
             .collect();
         handles

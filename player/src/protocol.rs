@@ -43,6 +43,20 @@ pub enum Request {
         /// The last joint move; `None` for `nil`.
         moves: Option<Vec<String>>,
     },
+    /// GDL-II's `(play MATCHID TURN MOVE PERCEPTS)` (and `stop` alike): the player is
+    /// told only its own last move (`nil` on the first turn) and what it saw.
+    Percepts {
+        /// The match identifier (lowercase).
+        match_id: String,
+        /// Whether this is `stop` (the match is over).
+        stop: bool,
+        /// The turn number.
+        turn: u64,
+        /// This role's last move, canonical KIF text; `None` for `nil`.
+        own_move: Option<String>,
+        /// What the role saw, canonical KIF text (empty for `nil`).
+        percepts: Vec<String>,
+    },
     /// `(abort MATCHID)`: the match ends early.
     Abort {
         /// The match identifier (lowercase).
@@ -63,6 +77,7 @@ impl Request {
             Request::Start { match_id, .. }
             | Request::Play { match_id, .. }
             | Request::Stop { match_id, .. }
+            | Request::Percepts { match_id, .. }
             | Request::Abort { match_id } => Some(match_id),
         }
     }
@@ -89,6 +104,22 @@ impl Request {
             ),
             Request::Play { match_id, moves: m } => format!("(play {match_id} {})", moves(m)),
             Request::Stop { match_id, moves: m } => format!("(stop {match_id} {})", moves(m)),
+            Request::Percepts {
+                match_id,
+                stop,
+                turn,
+                own_move,
+                percepts,
+            } => format!(
+                "({} {match_id} {turn} {} {})",
+                if *stop { "stop" } else { "play" },
+                own_move.as_deref().unwrap_or("nil"),
+                if percepts.is_empty() {
+                    "nil".to_owned()
+                } else {
+                    format!("({})", percepts.join(" "))
+                }
+            ),
             Request::Abort { match_id } => format!("(abort {match_id})"),
         }
     }
@@ -141,6 +172,31 @@ pub fn parse(text: &str) -> Result<Request, ProtocolError> {
                 rules: text[span.0 + 1..span.1 - 1].to_owned(),
                 start_clock: clock(&args[3])?,
                 play_clock: clock(&args[4])?,
+            })
+        }
+        "play" | "stop" if args.len() == 4 => {
+            let match_id = atom(&args[0], "match id")?;
+            let turn = atom(&args[1], "turn")?;
+            let turn = turn
+                .parse::<u64>()
+                .map_err(|_| ProtocolError(format!("a turn is a number, found `{turn}`")))?;
+            let own_move = match &args[2] {
+                Sexpr::Atom(a, _) if a == "nil" => None,
+                other => {
+                    let (from, to) = other.span();
+                    Some(
+                        gdlc_runtime::kif::canonical(&text[from..to])
+                            .map_err(|e| ProtocolError(format!("bad move: {e}")))?,
+                    )
+                }
+            };
+            let percepts = moves(text, &args[3])?.unwrap_or_default();
+            Ok(Request::Percepts {
+                match_id,
+                stop: kind == "stop",
+                turn,
+                own_move,
+                percepts,
             })
         }
         "play" | "stop" => {
@@ -382,6 +438,20 @@ mod tests {
             Request::Abort {
                 match_id: "m.1".to_owned(),
             },
+            Request::Percepts {
+                match_id: "m.1".to_owned(),
+                stop: false,
+                turn: 0,
+                own_move: None,
+                percepts: Vec::new(),
+            },
+            Request::Percepts {
+                match_id: "m.1".to_owned(),
+                stop: true,
+                turn: 3,
+                own_move: Some("(guess 2)".to_owned()),
+                percepts: vec!["right".to_owned(), "(told 2)".to_owned()],
+            },
         ];
         for request in requests {
             assert_eq!(parse(&request.to_kif()), Ok(request.clone()));
@@ -398,6 +468,8 @@ mod tests {
             ("(dance m)", "unknown request `dance`"),
             ("(play m)", "takes 2 argument(s)"),
             ("(play m move)", "expected `nil` or a list"),
+            ("(play m soon nil nil)", "a turn is a number"),
+            ("(play m 1 (mark 1 1) x)", "expected `nil` or a list"),
             ("(start m r rules 10 10)", "rules must be a list"),
             ("(start m r () soon 10)", "a clock is a number"),
             ("(start m r () -1 10)", "a clock is a number"),

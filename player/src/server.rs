@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::protocol::{self, Request};
 use crate::reasoner::Rules;
-use crate::session::{Session, SessionOptions, Strategy};
+use crate::session::{Session, SessionOptions, Strategy, View};
 
 /// The name the player gives in `(info)` replies.
 pub const NAME: &str = "gdlc";
@@ -105,7 +105,28 @@ impl Player {
             Request::Play { match_id, moves } => {
                 let (session, clock) = self.session(&match_id)?;
                 let deadline = received + clock.saturating_sub(safety_margin(clock));
-                session.play(moves, deadline)
+                session.play(View::Moves(moves), deadline)
+            }
+            Request::Percepts {
+                match_id,
+                stop: false,
+                own_move,
+                percepts,
+                ..
+            } => {
+                let (session, clock) = self.session(&match_id)?;
+                let deadline = received + clock.saturating_sub(safety_margin(clock));
+                session.play(View::Percepts { own_move, percepts }, deadline)
+            }
+            Request::Percepts {
+                match_id,
+                stop: true,
+                ..
+            } => {
+                self.session(&match_id)?;
+                self.current = None;
+                self.say(&format!("match {match_id}: over"));
+                Ok("done".to_owned())
             }
             Request::Stop { match_id, .. } => {
                 self.session(&match_id)?;
@@ -197,7 +218,9 @@ impl Server {
             let ends = message.as_deref().is_ok_and(|text| {
                 matches!(
                     protocol::parse(text),
-                    Ok(Request::Stop { .. } | Request::Abort { .. })
+                    Ok(Request::Stop { .. }
+                        | Request::Abort { .. }
+                        | Request::Percepts { stop: true, .. })
                 )
             });
             let reply = message.and_then(|text| player.handle(&text, received));

@@ -16,6 +16,7 @@ use gdlc_runtime::game::{Game, RoleIndex};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use crate::belief::Belief;
 use crate::mcts::Mcts;
 use crate::native::{self, Built, Worker};
 use crate::parallel::ParallelSearch;
@@ -46,12 +47,27 @@ pub struct SessionOptions {
     pub log: Option<String>,
 }
 
+/// What a `play` message tells the player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The joint move just played, canonical KIF text per role (GDL); `None` at the
+    /// start.
+    Moves(Option<Vec<String>>),
+    /// GDL-II: only this role's own last move (`None` at the start) and what it saw.
+    Percepts {
+        /// This role's last move.
+        own_move: Option<String>,
+        /// Its percepts, canonical KIF text.
+        percepts: Vec<String>,
+    },
+}
+
 /// A request to the match thread.
 pub enum Command {
     /// Apply the joint move (if any) and answer with a move by `deadline`.
     Play {
-        /// The joint move just played, canonical KIF text per role; `None` at the start.
-        moves: Option<Vec<String>>,
+        /// What the player learns.
+        view: View,
         /// When the reply must be sent.
         deadline: Instant,
         /// Where the reply goes: the move's KIF text, or why there is none.
@@ -124,11 +140,11 @@ impl Session {
 
     /// Sends the joint move and waits for the thread's move, at most until `deadline`
     /// plus a little (the thread itself stops searching before it).
-    pub fn play(&self, moves: Option<Vec<String>>, deadline: Instant) -> Result<String, String> {
+    pub fn play(&self, view: View, deadline: Instant) -> Result<String, String> {
         let (reply, answer) = mpsc::channel();
         self.commands
             .send(Command::Play {
-                moves,
+                view,
                 deadline,
                 reply,
             })
@@ -240,11 +256,15 @@ impl Visitor for Play {
             let mut rng = Pcg64Mcg::seed_from_u64(seed);
             let mut worker: Option<Worker> = None;
             let mut history: Vec<Vec<String>> = Vec::new();
+            // GDL-II: the reasoner the belief works on, and the belief.
+            let mut percept_game: Option<G> = None;
+            let mut belief: Option<Belief<G>> = None;
             loop {
                 if worker.is_none() {
                     worker = self.poll_native(&history);
                 }
-                let ponder = strategy == Strategy::Mcts && !search.main().is_over();
+                let ponder =
+                    strategy == Strategy::Mcts && !search.main().is_over() && belief.is_none();
                 let command = if ponder && worker.is_none() {
                     match self.inbox.try_recv() {
                         Ok(command) => command,
@@ -264,7 +284,28 @@ impl Visitor for Play {
                 match command {
                     Command::Stop => break,
                     Command::Play {
-                        moves,
+                        view: View::Percepts { own_move, percepts },
+                        deadline,
+                        reply,
+                    } => {
+                        let game = percept_game.get_or_insert_with(|| search.main().game().clone());
+                        let belief = belief.get_or_insert_with(|| Belief::new(game, role, seed));
+                        if let Some(own) = own_move
+                            && let Err(why) = belief.update(game, &own, &percepts)
+                        {
+                            self.say(&why);
+                        }
+                        let chosen = match strategy {
+                            Strategy::Mcts => belief.choose(game, deadline),
+                            Strategy::Random => belief.choose(game, Instant::now()),
+                        };
+                        let answer = chosen
+                            .map(|m| game.move_to_kif(m))
+                            .ok_or_else(|| "this role has no legal move".to_owned());
+                        let _ = reply.send(answer);
+                    }
+                    Command::Play {
+                        view: View::Moves(moves),
                         deadline,
                         reply,
                     } => {

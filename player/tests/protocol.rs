@@ -146,6 +146,7 @@ fn settings(rules: String, players: &[&str], play_clock: Duration) -> MatchSetti
         seed: 3,
         threads: 1,
         native_cache: None,
+        percepts: false,
     }
 }
 
