@@ -94,7 +94,8 @@ enum Command {
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
     },
-    /// gdl-perf's perf test: random playouts for SECONDS, counts in RESULT_FILE.
+    /// gdl-perf's perf test: random playouts for SECONDS, counts in RESULT_FILE (rules
+    /// that are not built in are compiled natively first, unless --no-compile).
     Perf {
         /// The game (KIF).
         game_file: PathBuf,
@@ -102,6 +103,9 @@ enum Command {
         result_file: PathBuf,
         /// Length of the test in seconds.
         seconds: u64,
+        /// Run on the plan executor rather than compiling natively.
+        #[arg(long)]
+        no_compile: bool,
     },
 }
 
@@ -235,8 +239,10 @@ fn main() -> ExitCode {
             game_file,
             result_file,
             seconds,
+            no_compile,
         } => {
-            let outcome = gdlc_player::perf::run(&game_file, seconds);
+            let cache = (!no_compile).then(gdlc_player::native::cache_dir);
+            let outcome = gdlc_player::perf::run(&game_file, seconds, cache.as_deref());
             if let Err(why) = &outcome {
                 eprintln!("error: {why}");
             }
@@ -246,13 +252,13 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
             match outcome {
-                Ok(counts) => {
+                Ok(outcome) => {
                     eprintln!(
                         "{} rollouts, {} state changes in {} ms on {}",
-                        counts.rollouts,
-                        counts.state_changes,
-                        counts.elapsed.as_millis(),
-                        counts.reasoner
+                        outcome.counts.rollouts,
+                        outcome.counts.state_changes,
+                        outcome.counts.elapsed.as_millis(),
+                        outcome.reasoner
                     );
                     ExitCode::SUCCESS
                 }

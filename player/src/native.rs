@@ -209,6 +209,26 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// gdl-perf's perf test in the worker, for `seconds`.
+    pub fn perf(&mut self, seconds: u64) -> Result<gdlc_search::perf::PerfCounts, String> {
+        self.send(&format!("perf\t{seconds}"))?;
+        let line = self.reply(Duration::from_secs(seconds + 10))?;
+        let fields: Vec<&str> = line.split('\t').collect();
+        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+        match (fields.first(), number(1), number(2), number(3)) {
+            (Some(&"perf"), Some(millis), Some(state_changes), Some(rollouts)) => {
+                Ok(gdlc_search::perf::PerfCounts {
+                    elapsed: Duration::from_millis(millis),
+                    state_changes,
+                    rollouts,
+                })
+            }
+            _ => Err(format!("the worker said `{line}` to perf")),
+        }
+    }
+}
+
 impl Drop for Worker {
     fn drop(&mut self) {
         let _ = self.send("quit");

@@ -1,6 +1,7 @@
 //! `gdlc-player perf GAME_FILE RESULT_FILE SECONDS`: gdl-perf's perf-test process
-//! protocol. Random playouts from the initial state for SECONDS (whole seconds, as
-//! gdl-perf's own runners check the clock), counting state changes and rollouts, then
+//! protocol. Random playouts from the initial state for SECONDS, counting state changes
+//! and rollouts (`gdlc_search::perf`), on the fastest reasoner the player can make —
+//! compiled natively before the timed part when the rules are not built in — then
 //! `key=value` lines in RESULT_FILE: `version`, `millisecondsTaken`, `numStateChanges`,
 //! `numRollouts`, or `version` and `errorMessage` when the test cannot run.
 //!
@@ -8,41 +9,59 @@
 //! N threads, each on its own clone of the reasoner.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gdlc_runtime::game::Game;
-use gdlc_runtime::playout::Stepper;
+pub use gdlc_search::perf::PerfCounts;
 
+use crate::native::{self, Worker};
 use crate::reasoner::{ReasonerKind, Rules, Visitor};
 
-/// What a perf run counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PerfCounts {
-    /// Length of the timed part.
-    pub elapsed: Duration,
-    /// Joint moves applied (an unfinished rollout's included).
-    pub state_changes: u64,
-    /// Terminal states reached.
-    pub rollouts: u64,
-    /// The reasoner used.
-    pub reasoner: ReasonerKind,
+/// A perf test's counts and the reasoner that ran it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerfOutcome {
+    /// What was counted.
+    pub counts: PerfCounts,
+    /// The reasoner, in words.
+    pub reasoner: String,
 }
 
-/// Runs the test on the rules in `game_file` for `seconds`.
-pub fn run(game_file: &Path, seconds: u64) -> Result<PerfCounts, String> {
+/// Runs the test on the rules in `game_file` for `seconds`: on the built-in compiled
+/// reasoner, else (with a native cache) on a reasoner compiled now, outside the timed
+/// part, else on the plan executor.
+pub fn run(
+    game_file: &Path,
+    seconds: u64,
+    native_cache: Option<&Path>,
+) -> Result<PerfOutcome, String> {
     let text = std::fs::read_to_string(game_file)
         .map_err(|e| format!("cannot read {}: {e}", game_file.display()))?;
     let rules = Rules::parse(&game_file.display().to_string(), &text)?;
+    if let (Some(cache), ReasonerKind::PlanExecutor) = (native_cache, rules.preferred()) {
+        let native = native::build(rules.text(), rules.fingerprint(), cache).and_then(|built| {
+            let mut worker = Worker::spawn(&built.binary, 1)?;
+            worker.perf(seconds)
+        });
+        match native {
+            Ok(counts) => {
+                return Ok(PerfOutcome {
+                    counts,
+                    reasoner: "a reasoner compiled natively on the fly".to_owned(),
+                });
+            }
+            Err(why) => eprintln!("no native reasoner ({why}); using the plan executor"),
+        }
+    }
     rules.with_reasoner(Timed {
         budget: Duration::from_secs(seconds),
     })?
 }
 
 /// The result file's text for an outcome.
-pub fn result_text(outcome: &Result<PerfCounts, String>) -> String {
+pub fn result_text(outcome: &Result<PerfOutcome, String>) -> String {
     let version = format!("version=gdlc-player {}\n", env!("CARGO_PKG_VERSION"));
     match outcome {
-        Ok(counts) => format!(
+        Ok(PerfOutcome { counts, .. }) => format!(
             "{version}millisecondsTaken={}\nnumStateChanges={}\nnumRollouts={}\n",
             counts.elapsed.as_millis(),
             counts.state_changes,
@@ -60,45 +79,18 @@ struct Timed {
 }
 
 impl Visitor for Timed {
-    type Output = Result<PerfCounts, String>;
+    type Output = Result<PerfOutcome, String>;
 
     fn visit<G>(self, reasoner: ReasonerKind, mut game: G) -> Self::Output
     where
         G: Game + Clone + Send,
         G::Move: Send,
     {
-        let mut stepper = Stepper::new(&game, 1);
-        let initial = game.initial_state();
-        let roles = game.num_roles();
-        let start = Instant::now();
-        let mut counts = PerfCounts {
-            elapsed: Duration::ZERO,
-            state_changes: 0,
-            rollouts: 0,
-            reasoner,
-        };
-        let mut state = initial.clone();
-        let mut goal_sum = 0u64;
-        while start.elapsed() < self.budget {
-            if game.is_terminal(&state) {
-                for role in 0..roles {
-                    goal_sum += u64::from(game.goal(&state, role).unwrap_or(0));
-                }
-                counts.rollouts += 1;
-                state = initial.clone();
-                continue;
-            }
-            state = stepper.step(&mut game, &state).map_err(|role| {
-                format!(
-                    "role `{}` has no legal move in a non-terminal state",
-                    game.role_name(role)
-                )
-            })?;
-            counts.state_changes += 1;
-        }
-        counts.elapsed = start.elapsed();
-        std::hint::black_box(goal_sum);
-        Ok(counts)
+        let counts = gdlc_search::perf::run(&mut game, self.budget)?;
+        Ok(PerfOutcome {
+            counts,
+            reasoner: reasoner.to_string(),
+        })
     }
 }
 

@@ -42,3 +42,38 @@ fn rules_not_built_in_are_compiled_to_a_worker_that_searches() {
     let second = worker.think(Duration::from_millis(50), 1).expect("a move");
     assert!(second.starts_with("(show "), "{second}");
 }
+
+#[test]
+fn perf_tests_run_natively_and_on_the_plan_executor_and_write_gdl_perf_results() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/games/pennies.kif");
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gdlc-player-cache");
+    for native in [Some(cache.as_path()), None] {
+        let outcome = gdlc_player::perf::run(&path, 1, native);
+        let done = outcome.as_ref().expect("runs");
+        // Pennies always lasts three steps.
+        assert!(done.counts.rollouts > 0, "{done:?}");
+        assert!(
+            done.counts.state_changes >= 3 * done.counts.rollouts,
+            "{done:?}"
+        );
+        assert_eq!(
+            done.reasoner.contains("natively"),
+            native.is_some(),
+            "{}",
+            done.reasoner
+        );
+        let text = gdlc_player::perf::result_text(&outcome);
+        let keys: Vec<&str> = text.lines().filter_map(|l| l.split('=').next()).collect();
+        assert_eq!(
+            keys,
+            [
+                "version",
+                "millisecondsTaken",
+                "numStateChanges",
+                "numRollouts"
+            ]
+        );
+    }
+    let missing = gdlc_player::perf::run(&PathBuf::from("/nonexistent.kif"), 1, None);
+    assert!(gdlc_player::perf::result_text(&missing).contains("errorMessage=cannot read"));
+}

@@ -8,6 +8,8 @@
 //!   `ok`, or `error<TAB>WHY` when the moves are not legal.
 //! - `think<TAB>MILLIS<TAB>ROLE`: search for MILLIS milliseconds, reply `move<TAB>MOVE`
 //!   (the role's best move at the root), or `error<TAB>WHY`.
+//! - `perf<TAB>SECONDS`: gdl-perf's perf test on this reasoner, from the initial state
+//!   (see [`crate::perf`]); reply `perf<TAB>MILLIS<TAB>STATE_CHANGES<TAB>ROLLOUTS`.
 //! - `quit`, or the end of the input: exit.
 //!
 //! Between messages the worker searches on (pondering). Its first argument, when
@@ -75,6 +77,21 @@ where
                 ["advance", ref moves @ ..] => say(match advance(&mut search, moves) {
                     Ok(()) => "ok".to_owned(),
                     Err(why) => format!("error\t{why}"),
+                }),
+                ["perf", seconds] => say(match seconds.parse::<u64>() {
+                    Ok(seconds) => {
+                        let mut game = search.main().game().clone();
+                        match crate::perf::run(&mut game, Duration::from_secs(seconds)) {
+                            Ok(c) => format!(
+                                "perf\t{}\t{}\t{}",
+                                c.elapsed.as_millis(),
+                                c.state_changes,
+                                c.rollouts
+                            ),
+                            Err(why) => format!("error\t{why}"),
+                        }
+                    }
+                    Err(_) => format!("error\tbad time `{seconds}`"),
                 }),
                 ["think", millis, role] => say(match think(&mut search, millis, role) {
                     Ok(text) => format!("move\t{text}"),
