@@ -23,8 +23,11 @@ use rustc_hash::FxHashMap;
 const EXPLORATION: f64 = 1.0;
 /// Steps a playout may take before it is cut off and scored as a draw for everyone.
 const MAX_PLAYOUT_STEPS: usize = 10_000;
-/// Nodes beyond which the tree stops growing (playouts go on from its leaves).
-const MAX_NODES: usize = 2_000_000;
+/// Nodes beyond which the tree stops growing (playouts go on from its leaves). A node
+/// takes from about a hundred bytes to a few kilobytes (its state, every role's legal
+/// moves and their statistics, its children), so a tree stays within about 1 GB at
+/// worst, per search thread.
+const MAX_NODES: usize = 400_000;
 
 /// A move's statistics at one node, for the role that makes it.
 #[derive(Clone, Copy, Debug, Default)]
