@@ -133,9 +133,6 @@ pub struct Worker {
     pub roles: Vec<String>,
 }
 
-/// Time allowed beyond a reply's own budget.
-const REPLY_GRACE: Duration = Duration::from_millis(300);
-
 impl Worker {
     /// Starts `binary` with `threads` search threads and waits for its `ready` line.
     pub fn spawn(binary: &Path, threads: usize) -> Result<Worker, String> {
@@ -199,10 +196,16 @@ impl Worker {
         }
     }
 
-    /// The best move of `role` after searching for `budget`.
-    pub fn think(&mut self, budget: Duration, role: usize) -> Result<String, String> {
+    /// The best move of `role` after searching for `budget`, waiting for it at most
+    /// `wait` (at least `budget`).
+    pub fn think(
+        &mut self,
+        budget: Duration,
+        wait: Duration,
+        role: usize,
+    ) -> Result<String, String> {
         self.send(&format!("think\t{}\t{role}", budget.as_millis()))?;
-        let line = self.reply(budget + REPLY_GRACE)?;
+        let line = self.reply(wait.max(budget))?;
         line.strip_prefix("move\t")
             .map(str::to_owned)
             .ok_or_else(|| format!("the worker said `{line}` to think"))

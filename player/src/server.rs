@@ -20,6 +20,16 @@ pub fn safety_margin(clock: Duration) -> Duration {
     margin.min(clock / 2)
 }
 
+/// When a move is due from the search (the clock less the margin), and when the
+/// protocol handler stops waiting for it (two thirds of the margin later).
+fn deadlines(received: Instant, clock: Duration) -> (Instant, Instant) {
+    let margin = safety_margin(clock);
+    (
+        received + clock.saturating_sub(margin),
+        received + clock.saturating_sub(margin / 3),
+    )
+}
+
 /// A player: the protocol's state machine over one match at a time.
 pub struct Player {
     strategy: Strategy,
@@ -66,8 +76,18 @@ impl Player {
 
     /// The reply to one message received at `received`: `Err` for a message that is
     /// not a request, or one about a match this player does not play.
+    ///
+    /// A `play`, `stop` or `abort` about a match this player does not play gets `busy`,
+    /// as ggp-base's player answers.
     pub fn handle(&mut self, text: &str, received: Instant) -> Result<String, String> {
         let request = protocol::parse(text).map_err(|e| e.to_string())?;
+        if let Some(id) = request.match_id()
+            && !matches!(request, Request::Start { .. })
+            && self.session(id).is_none()
+        {
+            self.say(&format!("busy: no match `{id}` is being played here"));
+            return Ok("busy".to_owned());
+        }
         match request {
             Request::Info => Ok(protocol::info_reply(NAME, self.current.is_some())),
             Request::Preview => Ok("ready".to_owned()),
@@ -103,9 +123,9 @@ impl Player {
                 Ok("ready".to_owned())
             }
             Request::Play { match_id, moves } => {
-                let (session, clock) = self.session(&match_id)?;
-                let deadline = received + clock.saturating_sub(safety_margin(clock));
-                session.play(View::Moves(moves), deadline)
+                let (session, clock) = self.session(&match_id).ok_or("no such match")?;
+                let (deadline, hard_limit) = deadlines(received, clock);
+                session.play(View::Moves(moves), deadline, hard_limit)
             }
             Request::Percepts {
                 match_id,
@@ -114,28 +134,25 @@ impl Player {
                 percepts,
                 ..
             } => {
-                let (session, clock) = self.session(&match_id)?;
-                let deadline = received + clock.saturating_sub(safety_margin(clock));
-                session.play(View::Percepts { own_move, percepts }, deadline)
+                let (session, clock) = self.session(&match_id).ok_or("no such match")?;
+                let (deadline, hard_limit) = deadlines(received, clock);
+                session.play(View::Percepts { own_move, percepts }, deadline, hard_limit)
             }
             Request::Percepts {
                 match_id,
                 stop: true,
                 ..
             } => {
-                self.session(&match_id)?;
                 self.current = None;
                 self.say(&format!("match {match_id}: over"));
                 Ok("done".to_owned())
             }
             Request::Stop { match_id, .. } => {
-                self.session(&match_id)?;
                 self.current = None;
                 self.say(&format!("match {match_id}: over"));
                 Ok("done".to_owned())
             }
             Request::Abort { match_id } => {
-                self.session(&match_id)?;
                 self.current = None;
                 self.say(&format!("match {match_id}: aborted"));
                 Ok("aborted".to_owned())
@@ -143,10 +160,10 @@ impl Player {
         }
     }
 
-    fn session(&self, match_id: &str) -> Result<(&Session, Duration), String> {
+    fn session(&self, match_id: &str) -> Option<(&Session, Duration)> {
         match &self.current {
-            Some((id, session, clock)) if id == match_id => Ok((session, *clock)),
-            _ => Err(format!("no match `{match_id}` is being played here")),
+            Some((id, session, clock)) if id == match_id => Some((session, *clock)),
+            _ => None,
         }
     }
 }

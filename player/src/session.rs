@@ -138,9 +138,14 @@ impl Session {
         })
     }
 
-    /// Sends the joint move and waits for the thread's move, at most until `deadline`
-    /// plus a little (the thread itself stops searching before it).
-    pub fn play(&self, view: View, deadline: Instant) -> Result<String, String> {
+    /// Sends what the player learnt and waits for the thread's move, which is due by
+    /// `deadline`; gives up at `hard_limit` (after `deadline`, before the clock ends).
+    pub fn play(
+        &self,
+        view: View,
+        deadline: Instant,
+        hard_limit: Instant,
+    ) -> Result<String, String> {
         let (reply, answer) = mpsc::channel();
         self.commands
             .send(Command::Play {
@@ -149,7 +154,9 @@ impl Session {
                 reply,
             })
             .map_err(|_| "the match thread has stopped".to_owned())?;
-        let wait = deadline.saturating_duration_since(Instant::now()) + Duration::from_millis(500);
+        let wait = hard_limit
+            .max(deadline)
+            .saturating_duration_since(Instant::now());
         match answer.recv_timeout(wait) {
             Ok(result) => result,
             Err(RecvTimeoutError::Timeout) => Err("no move in time".to_owned()),
@@ -369,8 +376,11 @@ where
         if strategy == Strategy::Mcts
             && let Some(worker) = self.worker.as_mut()
         {
-            let budget = deadline.saturating_duration_since(Instant::now());
-            match worker.think(budget, role) {
+            // The worker searches for most of the time left and must answer by the
+            // deadline; if it does not, the local search answers at once.
+            let left = deadline.saturating_duration_since(Instant::now());
+            let budget = left.mul_f64(0.85).saturating_sub(Duration::from_millis(10));
+            match worker.think(budget, left, role) {
                 Ok(text) => return Ok((text, dropped)),
                 Err(why) => {
                     dropped = Some(why);

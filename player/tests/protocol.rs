@@ -86,8 +86,18 @@ fn bad_messages_are_refused_and_the_player_goes_on() {
         assert!(error.contains(expected), "{message}: {error}");
     };
     refused("garbage(", "bad request");
-    refused("(play nowhere nil)", "no match `nowhere`");
-    refused("(stop nowhere nil)", "no match `nowhere`");
+    // About a match it does not play: busy, as ggp-base's player says.
+    for message in [
+        "(play nowhere nil)",
+        "(stop nowhere nil)",
+        "(abort nowhere)",
+    ] {
+        assert_eq!(
+            post(&player, message, LONG).as_deref(),
+            Ok("busy"),
+            "{message}"
+        );
+    }
     refused(
         "(start m1 xplayer ((role xplayer) (<= (legal ?p ?m))) 10 1)",
         "not valid GDL",

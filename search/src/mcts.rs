@@ -109,14 +109,14 @@ impl<G: Game> Mcts<G> {
 
     /// Runs iterations until `deadline` (read every few iterations) or until `max`
     /// iterations were run.
+    /// The clock is read before every iteration and every 4 playout steps, so a slow
+    /// reasoner cannot carry the search past the deadline by more than a few steps: an
+    /// iteration the deadline interrupts is dropped.
     pub fn search_until(&mut self, deadline: Instant, max: u64) -> SearchReport {
         let mut done = 0;
-        while done < max && self.nodes[self.root].terminal.is_none() {
-            self.iterate();
+        while done < max && self.nodes[self.root].terminal.is_none() && Instant::now() < deadline {
+            self.iterate(deadline);
             done += 1;
-            if done % 8 == 0 && Instant::now() >= deadline {
-                break;
-            }
         }
         SearchReport {
             iterations: self.iterations,
@@ -220,7 +220,7 @@ impl<G: Game> Mcts<G> {
     }
 
     /// One iteration: select down the tree, expand one child, play out, back up.
-    fn iterate(&mut self) {
+    fn iterate(&mut self, deadline: Instant) {
         self.iterations += 1;
         let mut path: Vec<(usize, Box<[u32]>)> = Vec::new();
         let mut at = self.root;
@@ -241,12 +241,18 @@ impl<G: Game> Mcts<G> {
                 .collect();
             let state = self.game.next_state(&self.nodes[at].state, &moves);
             if self.nodes.len() >= MAX_NODES {
-                break self.playout(state);
+                match self.playout(state, deadline) {
+                    Some(scores) => break scores,
+                    None => return,
+                }
             }
             let child = make_node(&mut self.game, state);
             let scores = match &child.terminal {
                 Some(goals) => goals.clone(),
-                None => self.playout(child.state.clone()),
+                None => match self.playout(child.state.clone(), deadline) {
+                    Some(scores) => scores,
+                    None => return,
+                },
             };
             self.nodes.push(child);
             let index = self.nodes.len() - 1;
@@ -298,16 +304,24 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Scores of a random playout from `state` (a draw, ½ each, if it runs too long or a
-    /// role has no move).
-    fn playout(&mut self, state: G::State) -> Vec<f64> {
+    /// role has no move); `None` when the deadline passes first (read every 4 steps).
+    fn playout(&mut self, mut state: G::State, deadline: Instant) -> Option<Vec<f64>> {
         let roles = self.game.num_roles();
-        match self
-            .stepper
-            .play_to_end(&mut self.game, state, MAX_PLAYOUT_STEPS, |_| {})
-        {
-            Ok(end) => goals(&mut self.game, &end),
-            Err(_) => vec![0.5; roles],
+        let mut steps = 0;
+        while !self.game.is_terminal(&state) {
+            if steps == MAX_PLAYOUT_STEPS {
+                return Some(vec![0.5; roles]);
+            }
+            if steps % 4 == 3 && Instant::now() >= deadline {
+                return None;
+            }
+            match self.stepper.step(&mut self.game, &state) {
+                Ok(next) => state = next,
+                Err(_) => return Some(vec![0.5; roles]),
+            }
+            steps += 1;
         }
+        Some(goals(&mut self.game, &state))
     }
 }
 
