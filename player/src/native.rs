@@ -31,12 +31,17 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
+/// The workspace this player was built from.
+fn workspace_root() -> Result<PathBuf, String> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "the player's sources have no parent directory".to_owned())
+}
+
 /// The sources of `gdlc-runtime` and `gdlc-search` this player was built from.
 fn sources() -> Result<(PathBuf, PathBuf), String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
+    let root = workspace_root()?;
     let runtime = root.join("gdlc-runtime");
     let search = root.join("search");
     if runtime.join("Cargo.toml").is_file() && search.join("Cargo.toml").is_file() {
@@ -90,6 +95,14 @@ pub fn build(rules: &str, fingerprint: u64, cache: &Path) -> Result<Built, Strin
          [workspace]\n"
     );
     write(dir.join("Cargo.toml"), &manifest)?;
+    // The workspace's lock file: the same dependency versions as the player's, already
+    // downloaded, so that cargo needs no registry to resolve them.
+    let lock = dir.join("Cargo.lock");
+    if !lock.exists()
+        && let Ok(text) = std::fs::read_to_string(workspace_root()?.join("Cargo.lock"))
+    {
+        write(lock, &text)?;
+    }
     write(dir.join("src/game.rs"), &code)?;
     write(
         dir.join("src/main.rs"),
