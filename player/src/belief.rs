@@ -168,20 +168,7 @@ impl<G: Game + Clone> Belief<G> {
     /// The role's move: legal in every believed state, the most visited over searches
     /// of a few believed states until `deadline`. `None` when the role has no move.
     pub fn choose(&mut self, game: &mut G, deadline: Instant) -> Option<G::Move> {
-        let mut common: Option<Vec<G::Move>> = None;
-        let mut legal = Vec::new();
-        for (state, _) in &self.states {
-            game.legal_moves(state, self.role, &mut legal);
-            common = Some(match common {
-                None => legal.clone(),
-                Some(c) => c.into_iter().filter(|m| legal.contains(m)).collect(),
-            });
-        }
-        let mut candidates = common.unwrap_or_default();
-        if candidates.is_empty() {
-            // Believed states disagree on every move: play one legal in the first.
-            game.legal_moves(&self.states.first()?.0, self.role, &mut candidates);
-        }
+        let candidates = self.legal_everywhere(game);
         if candidates.len() <= 1 {
             return candidates.first().copied();
         }
@@ -208,6 +195,33 @@ impl<G: Game + Clone> Belief<G> {
             let vb = visits.get(b).copied().unwrap_or(0.0);
             va.total_cmp(&vb).then(b.cmp(a))
         })
+    }
+
+    /// A uniformly random move among those legal in every believed state.
+    pub fn random_move(&mut self, game: &mut G) -> Option<G::Move> {
+        let candidates = self.legal_everywhere(game);
+        (!candidates.is_empty()).then(|| candidates[self.rng.random_range(0..candidates.len())])
+    }
+
+    /// The role's moves legal in every believed state (those of the heaviest state when
+    /// the states agree on none).
+    fn legal_everywhere(&mut self, game: &mut G) -> Vec<G::Move> {
+        let mut common: Option<Vec<G::Move>> = None;
+        let mut legal = Vec::new();
+        for (state, _) in &self.states {
+            game.legal_moves(state, self.role, &mut legal);
+            common = Some(match common {
+                None => legal.clone(),
+                Some(c) => c.into_iter().filter(|m| legal.contains(m)).collect(),
+            });
+        }
+        let mut candidates = common.unwrap_or_default();
+        if candidates.is_empty()
+            && let Some((state, _)) = self.states.first()
+        {
+            game.legal_moves(state, self.role, &mut candidates);
+        }
+        candidates
     }
 
     /// Up to `n` distinct believed states drawn by weight (indices).

@@ -304,7 +304,7 @@ impl Visitor for Play {
                         }
                         let chosen = match strategy {
                             Strategy::Mcts => belief.choose(game, deadline),
-                            Strategy::Random => belief.choose(game, Instant::now()),
+                            Strategy::Random => belief.random_move(game),
                         };
                         let answer = chosen
                             .map(|m| game.move_to_kif(m))
