@@ -322,8 +322,12 @@ pub fn write_if_changed(path: &Path, contents: &str) -> io::Result<bool> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
+    // Unique per process and per call, so that threads writing the same file at once
+    // each rename their own complete copy.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".{}.tmp", std::process::id()));
+    temporary.push(format!(".{}.{call}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
     std::fs::write(&temporary, contents)?;
     std::fs::rename(&temporary, path).inspect_err(|_| {
@@ -369,6 +373,31 @@ mod tests {
             .filter(|e| e.file_name() != "out.rs")
             .collect();
         assert!(leftovers.is_empty(), "no temporary file is left behind");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Threads of one process writing the same file at once (two builds of one crate)
+    /// each succeed, and the file ends whole.
+    #[test]
+    fn threads_writing_one_file_at_once_all_succeed() {
+        let dir = scratch("threads");
+        let path = dir.join("out.rs");
+        std::thread::scope(|scope| {
+            for i in 0..8 {
+                let path = &path;
+                scope.spawn(move || {
+                    for round in 0..50 {
+                        let text = format!("thread {i} round {round}");
+                        write_if_changed(path, &text).expect("each write succeeds");
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            text.starts_with("thread ") && text.contains(" round 49"),
+            "{text}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
