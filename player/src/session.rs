@@ -269,6 +269,10 @@ impl Visitor for Play {
             loop {
                 if worker.is_none() {
                     worker = self.poll_native(&history);
+                    if worker.is_some() {
+                        // The worker searches on every core now.
+                        search.stop_helpers();
+                    }
                 }
                 let ponder =
                     strategy == Strategy::Mcts && !search.main().is_over() && belief.is_none();
@@ -295,6 +299,11 @@ impl Visitor for Play {
                         deadline,
                         reply,
                     } => {
+                        if percept_game.is_none() {
+                            // The belief searches on this thread; the trees of the
+                            // initial state are of no use.
+                            search.stop_helpers();
+                        }
                         let game = percept_game.get_or_insert_with(|| search.main().game().clone());
                         let belief = belief.get_or_insert_with(|| Belief::new(game, role, seed));
                         if let Some(own) = own_move

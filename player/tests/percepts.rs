@@ -78,7 +78,8 @@ fn settings(rules: String, players: &[&str]) -> MatchSettings {
         start_clock: Duration::from_secs(10),
         play_clock: Duration::from_millis(300),
         seed: 5,
-        threads: 1,
+        // Two search threads: the belief stops the helpers it does not use.
+        threads: 2,
         native_cache: None,
         percepts: true,
     }

@@ -112,13 +112,18 @@ where
         Some(moves[best])
     }
 
-    /// Stops the helpers and waits for them.
-    pub fn finish(self) {
-        let ParallelSearch { helpers, .. } = self;
-        for helper in helpers {
+    /// Stops the helpers and waits for them; the search goes on on the calling thread
+    /// alone (for when the cores are better used elsewhere).
+    pub fn stop_helpers(&mut self) {
+        for helper in self.helpers.drain(..) {
             drop(helper.requests);
             let _ = helper.thread.join();
         }
+    }
+
+    /// Stops the helpers and waits for them.
+    pub fn finish(mut self) {
+        self.stop_helpers();
     }
 }
 
