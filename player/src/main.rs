@@ -52,30 +52,8 @@ enum Command {
         /// One player per role, in role order: mcts, random or HOST:PORT.
         #[arg(long, value_delimiter = ',', default_value = "mcts,random")]
         players: Vec<String>,
-        /// Seconds per move.
-        #[arg(long, default_value_t = 1.0)]
-        playclock: f64,
-        /// Seconds to get ready.
-        #[arg(long, default_value_t = 10.0)]
-        startclock: f64,
-        /// Number of matches.
-        #[arg(long, default_value_t = 1)]
-        count: usize,
-        /// Rotate the players by one role after each match (so each plays every role).
-        #[arg(long)]
-        rotate: bool,
-        /// Seed of the players' and the manager's random choices.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Search threads of each local MCTS player.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Let local MCTS players compile rules that are not built in on the fly.
-        #[arg(long)]
-        compile: bool,
-        /// Speak GDL-II: tell each player only its own last move and its percepts.
-        #[arg(long)]
-        percepts: bool,
+        #[command(flatten)]
+        options: MatchOptions,
     },
     /// Compile a game's reasoner natively into the cache now (what `serve` does on the
     /// fly for rules that are not built in), and print how long it took.
@@ -155,28 +133,8 @@ fn main() -> ExitCode {
         Command::Match {
             game,
             players,
-            playclock,
-            startclock,
-            count,
-            rotate,
-            seed,
-            threads,
-            compile,
-            percepts,
-        } => run_matches(
-            &game,
-            &players,
-            MatchOptions {
-                playclock,
-                startclock,
-                count,
-                rotate,
-                seed,
-                threads,
-                compile,
-                percepts,
-            },
-        ),
+            options,
+        } => run_matches(&game, &players, options),
         Command::Compile { game } => {
             let built = std::fs::read_to_string(&game)
                 .map_err(|e| format!("cannot read {}: {e}", game.display()))
@@ -268,15 +226,32 @@ fn main() -> ExitCode {
     }
 }
 
-/// The `match` command's numbers.
+/// The `match` command's settings.
+#[derive(clap::Args)]
 struct MatchOptions {
+    /// Seconds per move.
+    #[arg(long, default_value_t = 1.0)]
     playclock: f64,
+    /// Seconds to get ready.
+    #[arg(long, default_value_t = 10.0)]
     startclock: f64,
+    /// Number of matches.
+    #[arg(long, default_value_t = 1)]
     count: usize,
+    /// Rotate the players by one role after each match (so each plays every role).
+    #[arg(long)]
     rotate: bool,
+    /// Seed of the players' and the manager's random choices.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Search threads of each local MCTS player.
+    #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Let local MCTS players compile rules that are not built in on the fly.
+    #[arg(long)]
     compile: bool,
+    /// Speak GDL-II: tell each player only its own last move and its percepts.
+    #[arg(long)]
     percepts: bool,
 }
 

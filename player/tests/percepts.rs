@@ -2,37 +2,23 @@
 //! what the role saw, and matches spoken in GDL-II (each player told only its own move
 //! and percepts; `random` played by the manager) end without a fault.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gdlc_player::belief::Belief;
-use gdlc_player::matches::{Contestant, MatchSettings, play_match};
+use gdlc_player::matches::{MatchSettings, play_match};
 use gdlc_runtime::game::Game;
 
-fn test_game(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/games/{name}.kif"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+mod common;
+use common::{corpus_game, test_game};
 
-/// The corpus directory (`GDLC_GAMES`, else `../shared/games`), or `None` with a note;
-/// with `GDLC_REQUIRE_CORPUS=1` its absence fails the test.
-fn corpus_game(name: &str) -> Option<String> {
-    let dir = std::env::var_os("GDLC_GAMES").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/games"),
-        PathBuf::from,
-    );
-    let path = dir.join(format!("{name}.kif"));
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) => {
-            assert!(
-                std::env::var("GDLC_REQUIRE_CORPUS").as_deref() != Ok("1"),
-                "{}: {e} (GDLC_REQUIRE_CORPUS=1)",
-                path.display()
-            );
-            eprintln!("skipped: {} not found (set GDLC_GAMES)", path.display());
-            None
-        }
+/// GDL-II settings: percepts only, and two search threads (the belief stops the helpers
+/// it does not use).
+fn settings(rules: String, players: &[&str]) -> MatchSettings {
+    MatchSettings {
+        seed: 5,
+        threads: 2,
+        percepts: true,
+        ..common::settings(rules, players, Duration::from_millis(300))
     }
 }
 
@@ -66,23 +52,6 @@ fn the_belief_weighs_states_by_their_chance_and_the_search_switches() {
             .is_err()
     );
     assert!(!lost.is_empty());
-}
-
-fn settings(rules: String, players: &[&str]) -> MatchSettings {
-    MatchSettings {
-        rules,
-        players: players
-            .iter()
-            .map(|p| Contestant::parse(p).expect("a player"))
-            .collect(),
-        start_clock: Duration::from_secs(10),
-        play_clock: Duration::from_millis(300),
-        seed: 5,
-        // Two search threads: the belief stops the helpers it does not use.
-        threads: 2,
-        native_cache: None,
-        percepts: true,
-    }
 }
 
 #[test]

@@ -2,24 +2,16 @@
 //! match, a move the rules reject, invalid rules) answered without a crash, and whole
 //! matches through the same protocol.
 
-use std::path::PathBuf;
 use std::thread;
 use std::time::Duration;
 
 use gdlc_player::client::post;
-use gdlc_player::matches::{Contestant, MatchSettings, play_match};
+use gdlc_player::matches::play_match;
 use gdlc_player::server::{Player, Server};
 use gdlc_player::session::Strategy;
 
-fn team_game(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../games/{name}.kif"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn test_game(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/games/{name}.kif"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+mod common;
+use common::{settings, team_game, test_game};
 
 /// A player serving on a free loopback port, on its own thread; its address.
 fn spawn_player(strategy: Strategy) -> String {
@@ -142,22 +134,6 @@ fn get_requests_and_cors_preflight_are_answered() {
         "{reply}"
     );
     assert!(reply.contains("Access-Control-Allow-Origin: *"), "{reply}");
-}
-
-fn settings(rules: String, players: &[&str], play_clock: Duration) -> MatchSettings {
-    MatchSettings {
-        rules,
-        players: players
-            .iter()
-            .map(|p| Contestant::parse(p).expect("a player"))
-            .collect(),
-        start_clock: Duration::from_secs(10),
-        play_clock,
-        seed: 3,
-        threads: 1,
-        native_cache: None,
-        percepts: false,
-    }
 }
 
 #[test]
