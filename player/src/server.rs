@@ -75,10 +75,9 @@ impl Player {
     }
 
     /// The reply to one message received at `received`: `Err` for a message that is
-    /// not a request, or one about a match this player does not play.
-    ///
-    /// A `play`, `stop` or `abort` about a match this player does not play gets `busy`,
-    /// as ggp-base's player answers.
+    /// not a request or that the player cannot take (invalid rules, an unknown role, a
+    /// move the rules reject). A `play`, `stop` or `abort` about a match this player
+    /// does not play gets `busy`, as ggp-base's player answers.
     pub fn handle(&mut self, text: &str, received: Instant) -> Result<String, String> {
         let request = protocol::parse(text).map_err(|e| e.to_string())?;
         if let Some(id) = request.match_id()
@@ -138,16 +137,12 @@ impl Player {
                 let (deadline, hard_limit) = deadlines(received, clock);
                 session.play(View::Percepts { own_move, percepts }, deadline, hard_limit)
             }
-            Request::Percepts {
+            Request::Stop { match_id, .. }
+            | Request::Percepts {
                 match_id,
                 stop: true,
                 ..
             } => {
-                self.current = None;
-                self.say(&format!("match {match_id}: over"));
-                Ok("done".to_owned())
-            }
-            Request::Stop { match_id, .. } => {
                 self.current = None;
                 self.say(&format!("match {match_id}: over"));
                 Ok("done".to_owned())
