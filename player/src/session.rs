@@ -332,8 +332,8 @@ impl Visitor for Play {
                             rng: &mut rng,
                         };
                         let answer = turn.respond(role, strategy, moves, deadline);
-                        if let Some(why) = turn.worker_failure(&answer) {
-                            self.say(&why);
+                        if let Ok((_, Some(why))) = &answer {
+                            self.say(&format!("native worker dropped: {why}"));
                         }
                         let _ = reply.send(answer.map(|(text, _)| text));
                     }
@@ -409,14 +409,6 @@ where
         };
         let chosen = chosen.ok_or("this role has no legal move")?;
         Ok((self.search.main().game().move_to_kif(chosen), dropped))
-    }
-
-    /// The line to log when the worker was dropped during the turn.
-    fn worker_failure(&self, answer: &Result<(String, Option<String>), String>) -> Option<String> {
-        match answer {
-            Ok((_, Some(why))) => Some(format!("native worker dropped: {why}")),
-            _ => None,
-        }
     }
 }
 

@@ -149,16 +149,6 @@ impl<G: Game> Mcts<G> {
             .collect()
     }
 
-    /// Average score (0..=1) of `role`'s best move at the root, for logs.
-    pub fn expected_score(&self, role: RoleIndex) -> Option<f64> {
-        let node = &self.nodes[self.root];
-        node.stats[role]
-            .iter()
-            .filter(|s| s.visits > 0)
-            .map(|s| s.score / f64::from(s.visits))
-            .max_by(f64::total_cmp)
-    }
-
     /// Moves the root along the joint move that was played, keeping its subtree. The
     /// moves must be legal at the root.
     pub fn advance(&mut self, joint: &[G::Move]) {
