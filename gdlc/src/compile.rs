@@ -40,7 +40,10 @@ pub fn rust_from_front_end(front: &FrontEnd, source: &str) -> Result<String, Dia
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
     /// The ground backend when the game grounds within
-    /// [`ground::LIMITS`](crate::ground::LIMITS), else the join backend.
+    /// [`ground::LIMITS`](crate::ground::LIMITS) and its code fits the default budget,
+    /// or the budget measured against the join backend's work
+    /// ([`ground_and_emit_auto`](crate::emit::ground::ground_and_emit_auto)); else the
+    /// join backend.
     #[default]
     Auto,
     /// The ground backend ([`crate::emit::ground`]), or an error saying why not.
@@ -72,10 +75,14 @@ pub fn rust_with_backend(
             },
         );
     }
+    let mut tuned = None;
     if backend != Backend::Join {
-        let ground = crate::emit::ground::ground_and_emit(&ir, &plan, source)
-            .and_then(|grounded| grounded.module);
-        match (ground, backend) {
+        let (grounded, join_plan) =
+            crate::emit::ground::ground_and_emit_auto(&ir, &plan, source, || {
+                crate::plan::tune(&ir, plan.clone(), &statics)
+            });
+        tuned = join_plan;
+        match (grounded.and_then(|grounded| grounded.module), backend) {
             (Ok(code), _) => return Ok(code),
             (Err(reason), Backend::Ground) => {
                 return Err(crate::emit::ground::backend_error(format!(
@@ -85,7 +92,7 @@ pub fn rust_with_backend(
             (Err(_), _) => {}
         }
     }
-    let plan = crate::plan::tune(&ir, plan, &statics);
+    let plan = tuned.unwrap_or_else(|| crate::plan::tune(&ir, plan, &statics));
     crate::emit::rust::lib_rs(&ir, &plan, source)
 }
 

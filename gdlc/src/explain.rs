@@ -421,7 +421,10 @@ fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &
 /// it and why, the reachable atoms of every non-static relation, and the instances.
 pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     let mut out = String::new();
-    let grounded = match crate::emit::ground::ground_and_emit(ir, plan, source) {
+    let (grounded, _) = crate::emit::ground::ground_and_emit_auto(ir, plan, source, || {
+        crate::plan::tuned(ir).unwrap_or_else(|_| plan.clone())
+    });
+    let grounded = match grounded {
         Ok(grounded) => grounded,
         Err(reason) => {
             let _ = writeln!(out, "backend: join (the grounding stopped: {reason})");
@@ -433,10 +436,16 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
         Ok(_) => {
             let mut how = Vec::new();
             if grounded.projected {
-                how.push("rules projected");
+                how.push("rules projected".to_owned());
             }
             if grounded.grounding.shared_relations > 0 {
-                how.push("conjunctions shared");
+                how.push("conjunctions shared".to_owned());
+            }
+            if let Some(work) = grounded.budget.join_work {
+                how.push(format!(
+                    "code budget {} literals: the join backend's work is {work} per step",
+                    grounded.budget.literals
+                ));
             }
             if how.is_empty() {
                 let _ = writeln!(out, "backend: ground");
@@ -455,7 +464,7 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
         grounding.instances.len(),
         grounding.literal_count()
     );
-    if let Ok(size) = crate::emit::ground::code_size(ir, grounding) {
+    if let Ok(size) = crate::emit::ground::code_size(ir, grounding, grounded.budget) {
         let _ = writeln!(
             out,
             "code: {} literals per state{}, {} per joint move ({}), {} for goals ({})",

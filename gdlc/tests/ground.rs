@@ -11,6 +11,7 @@ mod common;
 use std::path::Path;
 
 use gdlc::analysis::analyze;
+use gdlc::emit::ground::Budget;
 use gdlc::ground::exec::GroundGame;
 use gdlc::ground::{Grounding, LIMITS, Literal, ground};
 use gdlc::interp::Interpreter;
@@ -275,7 +276,7 @@ fn backend_choice() {
 fn projection_shrinks_rules_and_goals_become_a_program() {
     let (front, ir, plan) = own_game("marks.kif");
     let plain = ground(&ir, &plan, &LIMITS, false).expect("grounds plainly");
-    let emitted = gdlc::emit::ground::lib_rs(&ir, &plain, "marks.kif");
+    let emitted = gdlc::emit::ground::lib_rs(&ir, &plain, "marks.kif", Budget::DEFAULT);
     assert!(
         emitted
             .as_ref()
@@ -301,7 +302,8 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
         "{kept} of {} projections kept",
         projected.aux_phases.len()
     );
-    let grounded = gdlc::emit::ground::ground_and_emit(&ir, &plan, "marks.kif").expect("grounds");
+    let grounded = gdlc::emit::ground::ground_and_emit(&ir, &plan, "marks.kif", Budget::DEFAULT)
+        .expect("grounds");
     assert!(grounded.projected, "the projected grounding is used");
     let module = grounded.module.expect("emits");
     assert!(module.contains("static GOAL_PROGRAM"), "goals as a program");
@@ -335,7 +337,8 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
 fn a_projected_relation_can_be_a_word_parallel_family() {
     let (front, ir, plan) = own_game("heavy.kif");
     let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
-    let module = gdlc::emit::ground::lib_rs(&ir, &projected, "heavy.kif").expect("emits");
+    let module =
+        gdlc::emit::ground::lib_rs(&ir, &projected, "heavy.kif", Budget::DEFAULT).expect("emits");
     assert!(
         module
             .lines()
@@ -383,13 +386,14 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
-    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
     assert!(size.keyed_program, "keyed: {size:?}");
     assert!(
         size.state + size.moves > gdlc::emit::ground::MAX_EMITTED_LITERALS,
         "needs it: {size:?}"
     );
-    let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "teleport.kif").expect("emits");
+    let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "teleport.kif", Budget::DEFAULT)
+        .expect("emits");
     assert!(module.contains("static KEYED_0"), "a keyed program");
     assert!(module.contains("static KEYED_1"), "a keyed program");
     // "The mover captured", under each move, before the counters that read it.
@@ -427,7 +431,7 @@ fn frame_rules_with_an_instance_per_move_and_cell_ground() {
         "past the old limits"
     );
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
-    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
     assert!(
         size.state < 10_000 && size.moves < 10_000,
         "small code: {size:?}"
@@ -449,7 +453,7 @@ fn families_and_guards_in_breakthrough() {
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
-    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
     // `(occupied ?x ?y)` from the two colours' cells (`empty`, its negation, is an
     // alias the grounding replaces).
     assert!(
@@ -532,7 +536,7 @@ fn conjunctions_repeated_by_two_rules_are_shared() {
         "each such legal move reads its atom and the control"
     );
     assert_eq!(shared.atoms[..plain.atoms.len()], plain.atoms[..]);
-    gdlc::emit::ground::lib_rs(&ir, &shared, "stuck.kif").expect("emits");
+    gdlc::emit::ground::lib_rs(&ir, &shared, "stuck.kif", Budget::DEFAULT).expect("emits");
     assert_agrees(&front, &ir, &plain, 20, 40);
     assert_agrees(&front, &ir, &shared, 20, 40);
 }
@@ -541,13 +545,14 @@ fn conjunctions_repeated_by_two_rules_are_shared() {
 fn atoms_only_a_mover_reads_have_demand_guards() {
     let (front, ir, plan) = own_game("convert.kif");
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
-    let size = gdlc::emit::ground::code_size(&ir, &grounding).expect("emits");
+    let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
     // `anymove` of each player: read only by its `pass`, under its control.
     assert!(
         size.demand_guarded >= 2,
         "anymove of both players under a demand guard: {size:?}"
     );
-    let code = gdlc::emit::ground::lib_rs(&ir, &grounding, "convert.kif").expect("emits");
+    let code =
+        gdlc::emit::ground::lib_rs(&ir, &grounding, "convert.kif", Budget::DEFAULT).expect("emits");
     let eval_state = &code[code.find("fn eval_state").expect("eval_state")..];
     let eval_state = &eval_state[..eval_state.find("fn eval_goals").expect("eval_goals")];
     // Each control fluent guards its player's legal moves (they hold it) and, apart,
@@ -748,4 +753,52 @@ fn instances_under_one_move_run_in_match_arms() {
         arms.iter().any(|arms| arms.contains("m[0] |= (((m[0] >>")),
         "a late arm reads a move-dependent atom:\n{code}"
     );
+}
+
+/// Code past the default budget is ground when the join backend's measured work per
+/// step is large against the code run for every state, and left to the join backend
+/// when it is small. god's board of counters: 51,000 literals per state against the
+/// join plan's 3,300 nodes per step, and the ground code ran 6× faster than the join
+/// backend's.
+#[test]
+fn code_past_the_default_budget_is_ground_when_the_join_backend_works_more() {
+    use gdlc::emit::ground::{
+        LITERALS_PER_JOIN_NODE, MAX_MEASURED_LITERALS, ground_and_emit, ground_and_emit_auto,
+    };
+    let Some(file) = common::game_source("god.kif") else {
+        return;
+    };
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).expect("analyses");
+    let plan = gdlc::plan::plan(&ir).expect("plans");
+    let default = ground_and_emit(&ir, &plan, "god.kif", Budget::DEFAULT).expect("grounds");
+    let why = default.module.expect_err("past the default budget");
+    assert!(why.contains("literals, more than 30000"), "{why}");
+
+    let (grounded, tuned) = ground_and_emit_auto(&ir, &plan, "god.kif", || {
+        gdlc::plan::tuned(&ir).expect("tunes")
+    });
+    let grounded = grounded.expect("grounds");
+    let work = tuned
+        .and_then(|plan| plan.tuning)
+        .and_then(|tuning| tuning.work_per_sample())
+        .expect("the join plan was measured");
+    assert!(grounded.module.is_ok(), "{:?}", grounded.module);
+    assert_eq!(grounded.budget, Budget::measured(work));
+    assert_eq!(grounded.budget.literals, MAX_MEASURED_LITERALS);
+
+    // A join backend that worked 1/40 as much would not be beaten.
+    let small = Budget::measured(work / 40);
+    let grounded = ground_and_emit(&ir, &plan, "god.kif", small).expect("grounds");
+    let why = grounded.module.expect_err("the state's code is too large");
+    assert!(
+        why.contains(&format!(
+            "more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {}",
+            work / 40
+        )),
+        "{why}"
+    );
+    // The compiler makes the same choice: god's reasoner is the ground one.
+    let code = gdlc::compile::rust_from_front_end(&front, "god.kif").expect("compiles");
+    assert!(code.contains("rt::Ground::new()"), "the ground backend");
 }

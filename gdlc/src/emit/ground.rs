@@ -58,6 +58,57 @@ use crate::plan::Plan;
 /// [`gdlc_runtime::program`], and if the rest is still larger, the join backend is used.
 pub const MAX_EMITTED_LITERALS: usize = 30_000;
 
+/// The most ground literals the straight-line code may hold when the join backend's
+/// measured work says the ground code pays for its rustc time (see [`Budget::measured`]):
+/// rustc takes 5–13 s at this size (god's 52,600: 5 s; four_way_battle's 43,700: 13 s).
+pub const MAX_MEASURED_LITERALS: usize = 80_000;
+
+/// How many literals of the code run for every state one node of the join backend's
+/// work is worth (see [`Budget::measured`]). A ground literal is a bit test; a join node
+/// a loop step, a lookup or an insert. Measured, per state literals against the join
+/// plan's work per sampled step, and the ground code's playouts/s against the join
+/// backend's: a 4-player othello 0.04 and 60× faster, god 9.7 and 6×, four_way_battle
+/// 7 and 3×, a 4-player chinese checkers 43 and 0.65× (slower).
+pub const LITERALS_PER_JOIN_NODE: usize = 20;
+
+/// How much straight-line code the ground backend may emit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// The most literals of straight-line code for every state and joint move, and
+    /// goals (see [`MAX_EMITTED_LITERALS`]).
+    pub literals: usize,
+    /// The most of them computed for every state.
+    pub state_literals: usize,
+    /// The join backend's work per sampled step the state bound was measured against,
+    /// when it was (for the reason given when the code does not fit).
+    pub join_work: Option<usize>,
+}
+
+impl Budget {
+    /// The budget of every game: [`MAX_EMITTED_LITERALS`].
+    pub const DEFAULT: Budget = Budget {
+        literals: MAX_EMITTED_LITERALS,
+        state_literals: usize::MAX,
+        join_work: None,
+    };
+
+    /// The budget of a game whose code does not fit [`Budget::DEFAULT`], given the
+    /// join backend's measured work per step (its tuned plan's executor nodes per sample
+    /// state, see [`crate::plan::Tuning::work_per_sample`]): up to
+    /// [`MAX_MEASURED_LITERALS`], when the code run for every state is at most
+    /// [`LITERALS_PER_JOIN_NODE`] literals per node of that work. Large straight-line
+    /// code pays where the join backend does much work per state (othello's lines from
+    /// every square), not where it touches little of the board (chinese checkers'
+    /// jumps from the few pieces that move).
+    pub fn measured(join_work: usize) -> Budget {
+        Budget {
+            literals: MAX_MEASURED_LITERALS,
+            state_literals: join_work.saturating_mul(LITERALS_PER_JOIN_NODE),
+            join_work: Some(join_work),
+        }
+    }
+}
+
 /// The most ground literals of the goals as a program evaluated bottom-up (when a goal
 /// atom is recursive): goals are evaluated once per game, but a program this large
 /// costs more than the join backend's goals on short games.
@@ -268,6 +319,8 @@ pub struct Grounded {
     pub projected: bool,
     /// The module ([`lib_rs`]), or why this backend cannot emit it.
     pub module: Result<String, String>,
+    /// The budget the module was emitted under.
+    pub budget: Budget,
 }
 
 /// Grounds a planned game and emits its module: the plain grounding when it grounds
@@ -276,15 +329,22 @@ pub struct Grounded {
 /// they save: they replace instances that run only under one move); else the plain,
 /// then the projected grounding with shared conjunctions (see
 /// [`crate::ground::share`]) when that emits; else the plain grounding with the reason
-/// it cannot be emitted. `Err`: the reason the game does not ground at all.
-pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, String> {
+/// it cannot be emitted, under `budget`. `Err`: the reason the game does not ground at
+/// all.
+pub fn ground_and_emit(
+    ir: &Ir,
+    plan: &Plan,
+    source: &str,
+    budget: Budget,
+) -> Result<Grounded, String> {
     let limits = &crate::ground::LIMITS;
     let plain = crate::ground::ground(ir, plan, limits, false).map(|grounding| {
-        let module = lib_rs(ir, &grounding, source);
+        let module = lib_rs(ir, &grounding, source, budget);
         Grounded {
             grounding,
             projected: false,
             module,
+            budget,
         }
     });
     if matches!(&plain, Ok(g) if g.module.is_ok()) {
@@ -292,12 +352,13 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
     }
     let projected = crate::ground::ground(ir, plan, limits, true);
     let why_not_projected = match &projected {
-        Ok(grounding) => match lib_rs(ir, grounding, source) {
+        Ok(grounding) => match lib_rs(ir, grounding, source, budget) {
             Ok(module) => {
                 return Ok(Grounded {
                     grounding: projected.expect("grounded"),
                     projected: true,
                     module: Ok(module),
+                    budget,
                 });
             }
             Err(reason) => reason,
@@ -313,11 +374,12 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
         else {
             continue;
         };
-        if let Ok(module) = lib_rs(ir, &shared, source) {
+        if let Ok(module) = lib_rs(ir, &shared, source, budget) {
             return Ok(Grounded {
                 grounding: shared,
                 projected,
                 module: Ok(module),
+                budget,
             });
         }
     }
@@ -333,10 +395,51 @@ pub fn ground_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<Grounded, S
     }
 }
 
+/// The ground backend's choice for [`crate::Backend::Auto`]: [`ground_and_emit`] under
+/// [`Budget::DEFAULT`], and when the game grounds but its code does not fit, again under
+/// [`Budget::measured`] against the join backend's work per step on its tuned plan
+/// (`join_plan`, made only then). Also returns that plan when it was made, for the join
+/// backend. A module that does not fit either budget gives both reasons.
+pub fn ground_and_emit_auto(
+    ir: &Ir,
+    plan: &Plan,
+    source: &str,
+    join_plan: impl FnOnce() -> Plan,
+) -> (Result<Grounded, String>, Option<Plan>) {
+    let grounded = ground_and_emit(ir, plan, source, Budget::DEFAULT);
+    if !matches!(&grounded, Ok(g) if g.module.is_err()) {
+        return (grounded, None);
+    }
+    let tuned = join_plan();
+    let Some(work) = tuned.tuning.as_ref().and_then(|t| t.work_per_sample()) else {
+        return (grounded, Some(tuned));
+    };
+    let measured = ground_and_emit(ir, plan, source, Budget::measured(work));
+    let grounded = match (grounded, measured) {
+        (_, Ok(measured)) if measured.module.is_ok() => Ok(measured),
+        (Ok(mut grounded), measured) => {
+            let why = match measured {
+                Ok(Grounded {
+                    module: Err(why), ..
+                })
+                | Err(why) => why,
+                Ok(_) => unreachable!("a module that fits is returned above"),
+            };
+            if let Err(reason) = &mut grounded.module {
+                *reason =
+                    format!("{reason}; under the budget measured against the join backend: {why}");
+            }
+            Ok(grounded)
+        }
+        (Err(reason), _) => Err(reason),
+    };
+    (grounded, Some(tuned))
+}
+
 /// The projected grounding of a planned game and its module, or why there is none.
 fn ground_projected(ir: &Ir, plan: &Plan, source: &str) -> Result<(Grounding, String), String> {
     let grounding = crate::ground::ground(ir, plan, &crate::ground::LIMITS, true)?;
-    let module = lib_rs(ir, &grounding, source)?;
+    let module = lib_rs(ir, &grounding, source, Budget::DEFAULT)?;
     Ok((grounding, module))
 }
 
@@ -346,10 +449,15 @@ pub fn ground_projected_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<S
     ground_projected(ir, plan, source).map(|(_, module)| module)
 }
 
-/// The ground reasoner module for a grounded game, or why this backend cannot emit
-/// it (the caller then uses the join backend).
-pub fn lib_rs(ir: &Ir, grounding: &Grounding, source: &str) -> Result<String, String> {
-    let layout = Layout::new(ir, grounding)?;
+/// The ground reasoner module for a grounded game under `budget`, or why this backend
+/// cannot emit it (the caller then uses the join backend).
+pub fn lib_rs(
+    ir: &Ir,
+    grounding: &Grounding,
+    source: &str,
+    budget: Budget,
+) -> Result<String, String> {
+    let layout = Layout::new(ir, grounding, budget)?;
     let text = layout.module();
     let file = syn::parse_file(&text)
         .map_err(|e| format!("internal error: the generated code does not parse: {e}"))?;
@@ -393,10 +501,10 @@ pub struct CodeSize {
     pub demand_guarded: usize,
 }
 
-/// The code size of a grounded game (see [`CodeSize`]), or why this backend cannot
-/// emit it.
-pub fn code_size(ir: &Ir, grounding: &Grounding) -> Result<CodeSize, String> {
-    let layout = Layout::new(ir, grounding)?;
+/// The code size of a grounded game under `budget` (see [`CodeSize`]), or why this
+/// backend cannot emit it.
+pub fn code_size(ir: &Ir, grounding: &Grounding, budget: Budget) -> Result<CodeSize, String> {
+    let layout = Layout::new(ir, grounding, budget)?;
     Ok(CodeSize {
         state: layout.cone_literals(&layout.state_cone),
         state_reads: (grounding.shared_relations > 0)
@@ -447,6 +555,8 @@ struct Layout<'a> {
     d_bits: usize,
     m_bits: usize,
     tabled: Tabled,
+    /// The code's budget.
+    budget: Budget,
     families: Vec<Family>,
     /// Per atom, a fluent without which its value is never used (see
     /// [`demand_guards`]): the atom is computed only when the fluent holds.
@@ -772,7 +882,7 @@ fn words(bits: usize) -> usize {
 }
 
 impl<'a> Layout<'a> {
-    fn new(ir: &'a Ir, g: &'a Grounding) -> Result<Self, String> {
+    fn new(ir: &'a Ir, g: &'a Grounding, budget: Budget) -> Result<Self, String> {
         let relation_of = |k: Keyword| ir.keyword(k);
         let true_rel = relation_of(Keyword::True);
         let does_rel = relation_of(Keyword::Does);
@@ -1055,6 +1165,7 @@ impl<'a> Layout<'a> {
             d_bits,
             m_bits,
             tabled: Tabled::default(),
+            budget,
             families,
             demand: Vec::new(),
         };
@@ -1092,7 +1203,14 @@ impl<'a> Layout<'a> {
         let state = size(&self.state_cone);
         let moves = self.cone_literals(&self.move_cone);
         let goals = size(&self.goal_cone);
-        let fits = |literals: usize| literals <= MAX_EMITTED_LITERALS;
+        let budget = self.budget;
+        if state > budget.state_literals {
+            let work = budget.join_work.unwrap_or_default();
+            return Err(format!(
+                "the ground code for every state would hold {state} literals, more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {work} per step"
+            ));
+        }
+        let fits = |literals: usize| literals <= budget.literals;
         if fits(state + moves + goals) {
             return Ok(Tabled::default());
         }
@@ -1108,7 +1226,8 @@ impl<'a> Layout<'a> {
         }
         if !fits(per_step) {
             return Err(format!(
-                "the ground code for every state and joint move would hold {per_step} literals, more than {MAX_EMITTED_LITERALS} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)"
+                "the ground code for every state and joint move would hold {per_step} literals, more than {} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)",
+                budget.literals
             ));
         }
         if !fits(per_step + goals) {

@@ -91,6 +91,16 @@ pub struct Tuning {
     pub sized_work: Option<usize>,
     /// Each trial, in the order made.
     pub trials: Vec<Trial>,
+    /// The kept plan's work on them.
+    pub best_work: usize,
+}
+
+impl Tuning {
+    /// The kept plan's work per sample state (one playout step: terminal, legal moves,
+    /// next state), rounded up; `None` without samples.
+    pub fn work_per_sample(&self) -> Option<usize> {
+        (self.samples > 0).then(|| self.best_work.div_ceil(self.samples))
+    }
 }
 
 /// One trial of measured planning: layer `layer` materialised, or on demand.
@@ -194,6 +204,7 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
         threshold_work,
         sized_work,
         trials: search.trials,
+        best_work: search.best_work,
     });
     best
 }
