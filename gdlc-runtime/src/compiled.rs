@@ -832,6 +832,72 @@ impl Memo {
     }
 }
 
+/// The answers of a demand relation called with every column bound, outside a
+/// recursive layer: per key, whether it holds. A whole table per key (a [`Memo`]) would
+/// cost a hashed store and a scan of its rows for one bit, and its evaluation would
+/// find every derivation where the first is enough (chess's "the king is attacked" from
+/// any piece).
+#[derive(Clone, Debug)]
+pub struct Known {
+    key_len: usize,
+    by_key: HashTable<u32>,
+    keys: Vec<Sym>,
+    holds: Vec<bool>,
+}
+
+impl Known {
+    /// Known answers for keys of `key_len` values.
+    pub fn new(key_len: usize) -> Self {
+        Known {
+            key_len,
+            by_key: HashTable::new(),
+            keys: Vec::new(),
+            holds: Vec::new(),
+        }
+    }
+
+    /// Whether a key holds, if known.
+    #[inline]
+    pub fn find(&self, key: &[Sym]) -> Option<bool> {
+        let hash = hash_values(key.iter().copied());
+        let n = self.key_len;
+        self.by_key
+            .find(hash, |&k| {
+                same(&self.keys[k as usize * n..(k as usize + 1) * n], key)
+            })
+            .map(|&k| self.holds[k as usize])
+    }
+
+    /// Records whether a key that is not known yet holds.
+    pub fn insert(&mut self, key: &[Sym], holds: bool) {
+        debug_assert_eq!(key.len(), self.key_len);
+        let k = self.holds.len() as u32;
+        self.holds.push(holds);
+        self.keys.extend_from_slice(key);
+        let n = self.key_len;
+        let keys = &self.keys;
+        self.by_key
+            .insert_unique(hash_values(key.iter().copied()), k, |&k| {
+                hash_values(keys[k as usize * n..(k as usize + 1) * n].iter().copied())
+            });
+    }
+
+    /// Forgets every key.
+    pub fn clear(&mut self) {
+        self.by_key.clear();
+        self.keys.clear();
+        self.holds.clear();
+    }
+
+    /// Forgets every key when more than `max_keys` are known (see [`Memo::bound`]; the
+    /// second bound, on answers, is the same here).
+    pub fn bound(&mut self, max_keys: usize, _max_answers: usize) {
+        if self.holds.len() > max_keys {
+            self.clear();
+        }
+    }
+}
+
 /// A memo table of a demand relation: relation, mode, table.
 pub type Table = (u32, u32, usize);
 

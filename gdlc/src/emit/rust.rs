@@ -274,6 +274,9 @@ enum Sink {
     Layer,
     /// The current memo table of a demand relation in a mode.
     Memo(usize, usize),
+    /// The evaluation of a known mode (see `Emitter::known_mode`): an answer returns
+    /// `true`.
+    Known(usize, usize),
 }
 
 struct Emitter<'a> {
@@ -605,6 +608,83 @@ impl<'a> Emitter<'a> {
         format_ident!("delta{}", r.0)
     }
 
+    /// Whether mode `m` of demand relation `r` binds every column outside a recursive
+    /// layer: its calls then ask whether the key holds (`rt::Known`, `ask_r_m`), and its
+    /// evaluation (`holds_r_m`) stops at the first answer.
+    fn known_mode(&self, r: RelationId, m: usize) -> bool {
+        let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation else {
+            return false;
+        };
+        modes[m].bound.len() == self.arity(r)
+            && !self.ir.layers[self.ir.layer_of[r.0 as usize]].cyclic
+    }
+
+    /// Whether a known mode remembers its answers per key (`rt::Known`): when its
+    /// evaluation does work worth a hash lookup — a loop over a relation computed per
+    /// state, a call that fills a memo table, or asks of two or more known modes (which
+    /// could meet the same keys again below). Otherwise (a few static lookups, state
+    /// bits and at most one ask) it is evaluated at every ask: a hash lookup and insert
+    /// cost more (a chess variant's "a piece of this side stands on a line to that
+    /// square": 85 and 150 instructions, asked 1.6 million times in 1,163 states).
+    fn known_memoised(&self, r: RelationId, m: usize) -> bool {
+        let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation else {
+            return false;
+        };
+        let mut work = false;
+        let mut asks = 0;
+        self.known_work(&modes[m].tree, &mut work, &mut asks);
+        work || asks >= 2
+    }
+
+    /// Walks a known mode's tree for [`Self::known_memoised`].
+    fn known_work(&self, node: &Node, work: &mut bool, asks: &mut usize) {
+        let mut query = |query: &Query| match query.access {
+            Access::Call(m) if self.known_mode(query.relation, m) => *asks += 1,
+            Access::Call(_) => *work = true,
+            Access::Index(_) | Access::Scan | Access::Delta => {
+                if !matches!(
+                    self.plan.relations[query.relation.0 as usize].evaluation,
+                    Evaluation::Static(_)
+                ) {
+                    *work = true;
+                }
+            }
+            Access::Flag | Access::Member | Access::Input => {}
+        };
+        match node {
+            Node::Sequence(children) => {
+                for child in children {
+                    self.known_work(child, work, asks);
+                }
+            }
+            Node::Repeat(body) => self.known_work(body, work, asks),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => {
+                self.known_work(initial, work, asks);
+                self.known_work(rounds, work, asks);
+            }
+            Node::Rule { body, .. } => self.known_work(body, work, asks),
+            Node::Query { query: q, then } => {
+                query(q);
+                self.known_work(then, work, asks);
+            }
+            Node::If { test, then } => {
+                if let Test::Absent(q) = test {
+                    query(q);
+                }
+                self.known_work(then, work, asks);
+            }
+            Node::Accept { .. } => {}
+        }
+    }
+
+    /// Whether mode `m` of demand relation `r` has a memo field: every mode but the
+    /// known ones evaluated at every ask.
+    fn has_memo(&self, r: RelationId, m: usize) -> bool {
+        !self.known_mode(r, m) || self.known_memoised(r, m)
+    }
+
     fn memo(r: RelationId, mode: usize) -> Ident {
         format_ident!("m{}_{}", r.0, mode)
     }
@@ -668,8 +748,16 @@ impl<'a> Emitter<'a> {
                     let name = Self::memo(id, m);
                     let key_len = lit(mode.bound.len());
                     let arity = lit(arity);
-                    fields.push(quote!(#name: rt::Memo));
-                    inits.push(quote!(#name: rt::Memo::new(#arity, #key_len)));
+                    if !self.has_memo(id, m) {
+                        continue;
+                    }
+                    if self.known_mode(id, m) {
+                        fields.push(quote!(#name: rt::Known));
+                        inits.push(quote!(#name: rt::Known::new(#key_len)));
+                    } else {
+                        fields.push(quote!(#name: rt::Memo));
+                        inits.push(quote!(#name: rt::Memo::new(#arity, #key_len)));
+                    }
                 }
                 continue;
             }
@@ -847,6 +935,10 @@ impl<'a> Emitter<'a> {
             let cyclic = ir.layers[layer].cyclic;
             for (m, mode) in modes.iter().enumerate() {
                 let memo = Self::memo(id, m);
+                if self.known_mode(id, m) {
+                    methods.extend(self.known_methods(id, m, &mode.tree)?);
+                    continue;
+                }
                 let eval = format_ident!("eval{}_{}", r, m);
                 let call = format_ident!("call{}_{}", r, m);
                 let key_len = lit(mode.bound.len());
@@ -938,7 +1030,7 @@ impl<'a> Emitter<'a> {
                 for &r in &layer.relations {
                     if let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation
                     {
-                        for m in 0..modes.len() {
+                        for m in (0..modes.len()).filter(|&m| self.has_memo(r, m)) {
                             let memo = Self::memo(r, m);
                             forget_state.push(quote!(self.#memo.bound(
                                 rt::MAX_STATIC_MEMO_TABLES,
@@ -958,7 +1050,7 @@ impl<'a> Emitter<'a> {
             let mut clears = Vec::new();
             for &r in &layer.relations {
                 if let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation {
-                    for m in 0..modes.len() {
+                    for m in (0..modes.len()).filter(|&m| self.has_memo(r, m)) {
                         let memo = Self::memo(r, m);
                         clears.push(quote!(self.#memo.clear();));
                     }
@@ -1161,6 +1253,57 @@ impl<'a> Emitter<'a> {
     }
 
     /// Whether a rule body reads `relation` (a query or a negated query on it).
+    /// The methods of a known mode (see [`Self::known_mode`]): `holds_r_m` evaluates
+    /// the rules for a key and returns at the first answer; `ask_r_m` remembers it.
+    fn known_methods(
+        &self,
+        r: RelationId,
+        m: usize,
+        tree: &Node,
+    ) -> Result<Vec<TokenStream>, Diagnostic> {
+        let memo = Self::memo(r, m);
+        let holds = format_ident!("holds{}_{}", r.0, m);
+        let ask = format_ident!("ask{}_{}", r.0, m);
+        let body = self.node(tree, Sink::Known(r.0 as usize, m))?;
+        let doc = format!(
+            "Whether `{}` holds for `key` (every column bound).",
+            self.ir.relation(r).key()
+        );
+        let holds_fn = quote! {
+            #[doc = #doc]
+            fn #holds(&mut self, input: &Input, key: &[Sym]) -> bool {
+                #body
+                false
+            }
+        };
+        if !self.known_memoised(r, m) {
+            return Ok(vec![
+                holds_fn,
+                quote! {
+                    /// Whether a call's key holds (cheap enough to evaluate at every ask).
+                    #[inline]
+                    fn #ask(&mut self, input: &Input, key: &[Sym]) -> bool {
+                        self.#holds(input, key)
+                    }
+                },
+            ]);
+        }
+        Ok(vec![
+            holds_fn,
+            quote! {
+                /// Whether a call's key holds, evaluated if not known.
+                fn #ask(&mut self, input: &Input, key: &[Sym]) -> bool {
+                    if let Some(holds) = self.#memo.find(key) {
+                        return holds;
+                    }
+                    let holds = self.#holds(input, key);
+                    self.#memo.insert(key, holds);
+                    holds
+                }
+            },
+        ])
+    }
+
     fn reads(node: &Node, relation: RelationId) -> bool {
         match node {
             Node::Sequence(children) => children.iter().any(|c| Self::reads(c, relation)),
@@ -1561,6 +1704,8 @@ impl<'a> Emitter<'a> {
                         let memo = Self::memo(RelationId(r as u32), m);
                         quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
                     }
+                    // Every column is bound: the answer is the key.
+                    Sink::Known(..) => quote!(return true;),
                 }
             }
             Node::If { test, then } => {
@@ -1754,6 +1899,14 @@ impl<'a> Emitter<'a> {
                 )));
             };
             let key = modes[m].bound.iter().map(|&c| known(c));
+            if self.known_mode(r, m) {
+                let ask = format_ident!("ask{}_{}", r.0, m);
+                return Ok(quote! {
+                    if self.#ask(input, &[#(#key),*]) {
+                        #then
+                    }
+                });
+            }
             let call = format_ident!("call{}_{}", r.0, m);
             let memo = Self::memo(r, m);
             let t = self.fresh("t");
@@ -1773,7 +1926,7 @@ impl<'a> Emitter<'a> {
             });
         }
         if let Access::Input = query.access {
-            let Sink::Memo(rel, m) = sink else {
+            let (Sink::Memo(rel, m) | Sink::Known(rel, m)) = sink else {
                 return Err(backend_error(
                     "internal error: a demand call's input outside a demand rule",
                 ));
