@@ -77,22 +77,28 @@ fn a_state_too_large_is_a_named_error() {
     assert!(error.contains("big.kif:"), "not located: {error}");
 }
 
-/// A static relation too large to compute at compile time is evaluated on demand and
-/// memoised from state to state; its memo is bounded whenever the state changes (quad's
-/// `square`, tested with eight bound columns, exhausted memory without it).
-#[test]
-fn static_demand_memos_are_bounded_across_states() {
-    // (big ?a ?b ?c ?d ?e) over 20 numbers: 3.2 million possible tuples.
-    let mut text = String::from(
+/// The rules of a game whose legal moves call `(big …)`, a static relation of 3.2
+/// million possible tuples (too large to compute at compile time), as `call`.
+fn big_static_relation(call: &str) -> SourceFile {
+    let mut text = format!(
         "(role p) (init (at n0)) (<= (next (at ?b)) (does p (go ?b)))
          (<= (big ?a ?b ?c ?d ?e) (num ?a) (num ?b) (num ?c) (num ?d) (num ?e))
-         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) (big ?a ?b ?a ?b ?a))
+         (<= (legal p (go ?b)) (true (at ?a)) (num ?b) {call})
          (<= terminal (true (at n1))) (goal p 0)\n",
     );
     for i in 0..20 {
         text.push_str(&format!("(num n{i})\n"));
     }
-    let file = SourceFile::new("membership.kif", text);
+    SourceFile::new("membership.kif", text)
+}
+
+/// A static relation too large to compute at compile time is evaluated on demand and
+/// memoised from state to state; its memo is bounded whenever the state changes (quad's
+/// `square`, tested with eight bound columns, exhausted memory without it).
+#[test]
+fn static_demand_memos_are_bounded_across_states() {
+    // Four columns bound, the fifth asked for: a memo table per key.
+    let file = big_static_relation("(big ?a ?b ?a ?b ?c)");
     let code = emit(&file).unwrap_or_else(|e| panic!("{e}"));
     let forget = &code[code.find("fn forget").expect("a forget method")..];
     let forget = &forget[..forget.find("fn entry").expect("then entry")];
@@ -100,6 +106,17 @@ fn static_demand_memos_are_bounded_across_states() {
         forget.contains(".bound(") && forget.contains("rt::MAX_STATIC_MEMO_TABLES"),
         "the static memo is not bounded on a state change:\n{forget}"
     );
+}
+
+/// A demand call binding every column asks whether its key holds (`ask…`), stopping at
+/// the first derivation; one whose evaluation is a few static lookups keeps no memo at
+/// all (nothing to bound), so it costs no hashing.
+#[test]
+fn fully_bound_demand_calls_ask_whether_a_key_holds() {
+    let file = big_static_relation("(big ?a ?b ?a ?b ?a)");
+    let code = emit(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(code.contains("fn holds") && code.contains("fn ask"), "{code}");
+    assert!(!code.contains("rt::Memo") && !code.contains("rt::Known"), "{code}");
 }
 
 /// The join backend's code for `file` without whitespace (prettyplease breaks lines

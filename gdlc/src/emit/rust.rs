@@ -1252,7 +1252,6 @@ impl<'a> Emitter<'a> {
         })
     }
 
-    /// Whether a rule body reads `relation` (a query or a negated query on it).
     /// The methods of a known mode (see [`Self::known_mode`]): `holds_r_m` evaluates
     /// the rules for a key and returns at the first answer; `ask_r_m` remembers it.
     fn known_methods(
@@ -1304,6 +1303,7 @@ impl<'a> Emitter<'a> {
         ])
     }
 
+    /// Whether a rule body reads `relation` (a query or a negated query on it).
     fn reads(node: &Node, relation: RelationId) -> bool {
         match node {
             Node::Sequence(children) => children.iter().any(|c| Self::reads(c, relation)),
