@@ -725,6 +725,9 @@ pub struct Memo {
     by_key: HashTable<u32>,
     keys: Vec<Sym>,
     answers: Vec<Store>,
+    /// Per table of a recursive demand layer, the evaluation of the layer that made it
+    /// ([`Fixpoints::epoch`]); 0 for tables made outside one.
+    epochs: Vec<u32>,
     used: usize,
     /// Answers in the tables in use.
     rows: usize,
@@ -746,6 +749,7 @@ impl Memo {
             by_key: HashTable::new(),
             keys: Vec::new(),
             answers: Vec::new(),
+            epochs: Vec::new(),
             used: 0,
             rows: 0,
         }
@@ -780,6 +784,7 @@ impl Memo {
         // that needs more tables than that will need them again.
         self.clear();
         self.answers.truncate(max_tables);
+        self.epochs.truncate(max_tables);
     }
 
     /// The table of a key, if made.
@@ -800,7 +805,9 @@ impl Memo {
         self.used += 1;
         if self.answers.len() < self.used {
             self.answers.push(Store::hashed(self.arity, &[]));
+            self.epochs.push(0);
         }
+        self.epochs[t] = 0;
         self.keys.extend_from_slice(key);
         let n = self.key_len;
         let keys = &self.keys;
@@ -809,6 +816,20 @@ impl Memo {
                 hash_values(keys[t as usize * n..(t as usize + 1) * n].iter().copied())
             });
         t
+    }
+
+    /// Records that table `t` belongs to the evaluation `epoch` of its recursive layer
+    /// ([`Fixpoints::epoch`]).
+    #[inline]
+    pub fn set_epoch(&mut self, t: usize, epoch: u32) {
+        self.epochs[t] = epoch;
+    }
+
+    /// The evaluation of its recursive layer that made table `t` (see
+    /// [`Fixpoints::reread_table`]).
+    #[inline]
+    pub fn epoch(&self, t: usize) -> u32 {
+        self.epochs[t]
     }
 
     /// The key of table `t`.
@@ -910,6 +931,10 @@ pub struct Fixpoints {
     /// Per depth: the layer, its tables, and whether a call found a table of the
     /// layer while it was evaluated (see [`Fixpoints::reread`]).
     layers: Vec<(u32, Vec<Table>, bool)>,
+    /// Per depth: the number of its evaluation (see [`Fixpoints::epoch`]).
+    epochs: Vec<u32>,
+    /// The number the next evaluation gets (from 1: 0 is no evaluation).
+    next_epoch: u32,
     active: usize,
 }
 
@@ -933,6 +958,29 @@ impl Fixpoints {
         }
     }
 
+    /// Notes that a call found an existing table of `layer` made by evaluation `epoch`:
+    /// only a table of the evaluation still open can be incomplete. A table of an
+    /// evaluation that has ended is a fixpoint's, final, and reading it needs no other
+    /// pass (amazons' lines: a line from a square meets the lines from the squares
+    /// after it, made before; rereading them made every new line evaluated twice).
+    /// Epochs wrap after 2^32 evaluations: a stale table taken for an open one only
+    /// costs a pass, never an answer.
+    #[inline]
+    pub fn reread_table(&mut self, layer: u32, epoch: u32) {
+        if let Some(depth) = self.find(layer)
+            && self.epochs[depth] == epoch
+        {
+            self.layers[depth].2 = true;
+        }
+    }
+
+    /// The number of the evaluation at `depth`: tables made in it are marked with it
+    /// ([`Memo::set_epoch`]), so that [`Self::reread_table`] tells them from final ones.
+    #[inline]
+    pub fn epoch(&self, depth: usize) -> u32 {
+        self.epochs[depth]
+    }
+
     /// Whether a call found an existing table of the layer at `depth` since it was
     /// opened.
     #[inline]
@@ -946,7 +994,10 @@ impl Fixpoints {
         self.active += 1;
         if self.layers.len() == depth {
             self.layers.push((layer, Vec::new(), false));
+            self.epochs.push(0);
         }
+        self.next_epoch = self.next_epoch.wrapping_add(1).max(1);
+        self.epochs[depth] = self.next_epoch;
         let entry = &mut self.layers[depth];
         entry.0 = layer;
         entry.1.clear();
@@ -1876,6 +1927,36 @@ mod tests {
         stack.close(outer);
         let again = stack.open(3, (1, 0, 1));
         assert!(!stack.was_reread(again), "a new evaluation starts afresh");
+    }
+
+    /// Only a table of the evaluation still open can be incomplete: finding a table an
+    /// ended evaluation made (final) needs no second pass; finding one of the open
+    /// evaluation does, also after other evaluations of the layer came and went.
+    #[test]
+    fn only_a_table_of_the_open_evaluation_asks_for_another_pass() {
+        let mut stack = Fixpoints::default();
+        let mut memo = Memo::new(2, 1);
+        let first = stack.open(3, (1, 0, 0));
+        let old = memo.create(&[1]);
+        memo.set_epoch(old, stack.epoch(first));
+        stack.close(first);
+        let second = stack.open(3, (1, 0, 1));
+        let new = memo.create(&[2]);
+        memo.set_epoch(new, stack.epoch(second));
+        stack.reread_table(3, memo.epoch(old));
+        assert!(
+            !stack.was_reread(second),
+            "a final table was taken for an open one"
+        );
+        let inner = stack.open(5, (2, 0, 0));
+        stack.reread_table(3, memo.epoch(new));
+        assert!(stack.was_reread(second) && !stack.was_reread(inner));
+        stack.close(second);
+        // A table made outside every evaluation (epoch 0) is never taken for an open one.
+        let third = stack.open(3, (1, 0, 2));
+        let outside = memo.create(&[3]);
+        stack.reread_table(3, memo.epoch(outside));
+        assert!(!stack.was_reread(third));
     }
 
     #[test]

@@ -115,8 +115,14 @@ fn static_demand_memos_are_bounded_across_states() {
 fn fully_bound_demand_calls_ask_whether_a_key_holds() {
     let file = big_static_relation("(big ?a ?b ?a ?b ?a)");
     let code = emit(&file).unwrap_or_else(|e| panic!("{e}"));
-    assert!(code.contains("fn holds") && code.contains("fn ask"), "{code}");
-    assert!(!code.contains("rt::Memo") && !code.contains("rt::Known"), "{code}");
+    assert!(
+        code.contains("fn holds") && code.contains("fn ask"),
+        "{code}"
+    );
+    assert!(
+        !code.contains("rt::Memo") && !code.contains("rt::Known"),
+        "{code}"
+    );
 }
 
 /// The join backend's code for `file` without whitespace (prettyplease breaks lines

@@ -962,7 +962,7 @@ impl<'a> Emitter<'a> {
                     }
                 });
                 let reread = if cyclic {
-                    quote!(self.fixpoints.reread(#layer_lit);)
+                    quote!(self.fixpoints.reread_table(#layer_lit, self.#memo.epoch(t));)
                 } else {
                     quote!()
                 };
@@ -971,11 +971,13 @@ impl<'a> Emitter<'a> {
                     quote! {
                         if let Some(depth) = self.fixpoints.find(#layer_lit) {
                             self.fixpoints.push(depth, (#r_lit, #m_lit, t));
+                            self.#memo.set_epoch(t, self.fixpoints.epoch(depth));
                             self.#eval(input, t);
                         } else {
                             let depth = self.fixpoints.open(#layer_lit, (#r_lit, #m_lit, t));
+                            self.#memo.set_epoch(t, self.fixpoints.epoch(depth));
                             // The first pass makes every table it calls; it is the
-                            // fixpoint unless a call found a table made before.
+                            // fixpoint unless a call found a table of this pass.
                             self.#eval(input, t);
                             while self.fixpoints.was_reread(depth) {
                                 let before = self.fixpoints.len(depth);
