@@ -28,6 +28,7 @@ use rustc_hash::FxHasher;
 
 use crate::game::{Game, GoalError, RoleIndex, StateError};
 use crate::kif;
+use crate::text_order::TextOrder;
 
 /// A symbol id of the generated game (index into [`Meta::symbols`]); 0 is `#nil`, the
 /// padding of columns a term does not reach.
@@ -1378,6 +1379,13 @@ pub struct Interner {
     late: Vec<u32>,
     /// When the tuples have a small dense numbering: number → id (`NONE` if unseen).
     dense: Option<(Coder, Vec<u32>)>,
+    /// When the tuples' text order follows from their columns ([`TextOrder`]): each
+    /// id's key in that order, so lists sort and select by key and no text is ranked.
+    /// Dropped for good if a tuple has no key.
+    order: Option<TextOrder>,
+    order_keys: Vec<u64>,
+    /// Scratch of the keyed sort and selection: (key, id).
+    keyed: Vec<(u64, u32)>,
 }
 
 /// The largest dense numbering an [`Interner`] keeps a direct table for.
@@ -1401,7 +1409,17 @@ impl Interner {
                     )
                 },
             ),
+            order: None,
+            order_keys: Vec::new(),
+            keyed: Vec::new(),
         }
+    }
+
+    /// Sorts and selects ids by `order`'s keys instead of ranking texts.
+    fn ordered_by(mut self, order: Option<TextOrder>) -> Self {
+        debug_assert!(self.texts.is_empty());
+        self.order = order;
+        self
     }
 
     #[inline]
@@ -1421,6 +1439,15 @@ impl Interner {
         }
         self.tuples.insert(tuple);
         self.texts.push(text());
+        if let Some(order) = &self.order {
+            match order.key(tuple) {
+                Some(key) => self.order_keys.push(key),
+                None => {
+                    self.order = None;
+                    self.order_keys = Vec::new();
+                }
+            }
+        }
         let id = (self.texts.len() - 1) as u32;
         if let (Some((code, _)), Some((_, ids))) = (code, self.dense.as_mut()) {
             ids[code] = id;
@@ -1443,6 +1470,13 @@ impl Interner {
     /// The id that sorting `ids` by text would put at index `k` (`ids` is reordered):
     /// a selection by rank, linear, where every id is ranked; else a sort.
     fn nth(&mut self, ids: &mut [u32], k: usize) -> u32 {
+        if self.order.is_some() {
+            self.keyed.clear();
+            let keys = &self.order_keys;
+            self.keyed
+                .extend(ids.iter().map(|&id| (keys[id as usize], id)));
+            return self.keyed.select_nth_unstable(k).1.1;
+        }
         let unranked = self.texts.len() - self.ranked;
         if unranked > 0 && unranked >= self.ranked {
             self.rank();
@@ -1466,6 +1500,18 @@ impl Interner {
     /// over a million possible ones). Until then, the ranked ids of a list are sorted
     /// by rank, the others by text, and the two merged by text.
     fn sort(&mut self, ids: &mut [u32]) {
+        if self.order.is_some() {
+            self.keyed.clear();
+            let keys = &self.order_keys;
+            self.keyed
+                .extend(ids.iter().map(|&id| (keys[id as usize], id)));
+            // Keys are distinct for distinct tuples.
+            self.keyed.sort_unstable();
+            for (id, &(_, keyed)) in ids.iter_mut().zip(&self.keyed) {
+                *id = keyed;
+            }
+            return;
+        }
         let unranked = self.texts.len() - self.ranked;
         if unranked > 0 && unranked >= self.ranked {
             self.rank();
@@ -1544,7 +1590,8 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             },
             state_loaded: false,
             joint_loaded: Vec::new(),
-            moves: Interner::new(legal_arity, Some((&meta.moves, meta.symbols.len()))),
+            moves: Interner::new(legal_arity, Some((&meta.moves, meta.symbols.len())))
+                .ordered_by(TextOrder::of_moves(meta)),
             percepts: Interner::new(meta.sees_paths.len(), None),
             move_of_bit: Vec::new(),
             percept_of_bit: Vec::new(),

@@ -20,6 +20,7 @@ pub mod perft;
 pub mod playout;
 pub mod program;
 pub mod simulate;
+pub mod text_order;
 pub mod verify;
 
 pub use game::{Game, GoalError, HeldGoals, MoveError, RoleIndex, StateError};
