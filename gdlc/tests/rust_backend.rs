@@ -161,6 +161,23 @@ fn wide_lookups_read_a_copy_of_the_bits() {
     );
 }
 
+/// A value decoded from a bit reads its symbol from a static table of its domain,
+/// never from an array literal indexed in place (which the compiled code builds on the
+/// stack at every use).
+#[test]
+fn decoded_values_read_static_domain_tables() {
+    let file = common::read_source(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/walkers.kif"),
+    );
+    let (_, text, code) = join_code(&file, "path/2");
+    assert!(code.contains("staticSYMS_"), "{text}");
+    assert!(code.contains(":Sym=SYMS_"), "{text}");
+    assert!(
+        !code.contains("][(offset"),
+        "an array literal indexed in place: {text}"
+    );
+}
+
 /// Team chess's `legal` (moves are terms: `(move ?s ?t)`, `(promote ?s ?t ?p)`,
 /// `noop`; too many possible tuples for a bitset over the product of its columns) is
 /// kept unique by bits numbered per functor block of the move times the role's
