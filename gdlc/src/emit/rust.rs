@@ -1516,13 +1516,22 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The position of bound variable `v` in `domain` when it was decoded from it.
+    /// The position of bound variable `v` in `domain` when it was decoded from that
+    /// domain, or from one that is a run of it (the squares within the squares and
+    /// nil: its position plus where the run starts), so no lookup is needed.
     fn known_position(&self, v: VarId, domain: &[SymbolId]) -> Option<TokenStream> {
         let decoded = self.decoded.borrow();
         let from = decoded.get(&v)?;
-        (from.as_slice() == domain).then(|| {
-            let p = var_position(v);
-            quote!(#p)
+        let p = var_position(v);
+        if from.as_slice() == domain {
+            return Some(quote!(#p));
+        }
+        // Domains are sorted: a run starts where its first symbol sits.
+        let start = domain.binary_search(from.first()?).ok()?;
+        let run = domain.get(start..start + from.len())?;
+        (run == from.as_slice()).then(|| {
+            let start = lit(start);
+            quote!((#p + #start))
         })
     }
 

@@ -11726,45 +11726,44 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo45 = 0;
-                for bit46 in input.state.ones(1374 + lo45, 1374 + lo45 + 3) {
-                    let offset47 = bit46 - 1374;
+                let lo44 = 0;
+                for bit45 in input.state.ones(1374 + lo44, 1374 + lo44 + 3) {
+                    let offset46 = bit45 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset47 / 1) % 3];
-                        let v2_pos: usize = (offset47 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset46 / 1) % 3];
+                        let v2_pos: usize = (offset46 / 1) % 3;
                         {
-                            let k42 = TABLE_38_P0[v2 as usize] as usize;
-                            if k42 != NONE as usize {
-                                let key44 = k42 * 1;
-                                for i43 in TABLE_38_AT0[key44]
-                                    as usize..TABLE_38_AT0[key44 + 1] as usize
+                            let k41 = TABLE_38_P0[v2 as usize] as usize;
+                            if k41 != NONE as usize {
+                                let key43 = k41 * 1;
+                                for i42 in TABLE_38_AT0[key43]
+                                    as usize..TABLE_38_AT0[key43 + 1] as usize
                                 {
-                                    let row41 = &TABLE_38_BY0[i43];
-                                    let v3: Sym = row41[1];
+                                    let row40 = &TABLE_38_BY0[i42];
+                                    let v3: Sym = row40[1];
                                     {
-                                        let lo37 = 0 + 0;
-                                        let mut cursor40 = rt::OnesCursor::new(
+                                        let lo36 = 0 + 0;
+                                        let mut cursor39 = rt::OnesCursor::new(
                                             self.r29.words(),
-                                            lo37,
-                                            lo37 + 512,
+                                            lo36,
+                                            lo36 + 512,
                                         );
-                                        while let Some(bit38) = cursor40.next(self.r29.words()) {
-                                            let offset39 = bit38 - 0;
-                                            let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset39 / 64) % 8];
-                                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset39 / 1) % 64];
-                                            let v0_pos: usize = (offset39 / 64) % 8;
-                                            let v1_pos: usize = (offset39 / 1) % 64;
+                                        while let Some(bit37) = cursor39.next(self.r29.words()) {
+                                            let offset38 = bit37 - 0;
+                                            let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset38 / 64) % 8];
+                                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset38 / 1) % 64];
+                                            let v0_pos: usize = (offset38 / 64) % 8;
+                                            let v1_pos: usize = (offset38 / 1) % 64;
                                             {
-                                                let p32 = FLUENT_POSITIONS[299 + v1 as usize] as usize;
-                                                let p33 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                                if p32 != NONE as usize && p33 != NONE as usize {
-                                                    let lo34 = 0 + p32 * 21 + p33 * 7;
-                                                    for bit35 in input.state.ones(0 + lo34, 0 + lo34 + 7) {
-                                                        let offset36 = bit35 - 0;
+                                                let p32 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                                if p32 != NONE as usize {
+                                                    let lo33 = 0 + (v1_pos + 1) * 21 + p32 * 7;
+                                                    for bit34 in input.state.ones(0 + lo33, 0 + lo33 + 7) {
+                                                        let offset35 = bit34 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v4: Sym = SYMS_5cdbf3528cd4f29c_7[(offset36 / 1) % 7];
-                                                            let v4_pos: usize = (offset36 / 1) % 7;
+                                                            let v4: Sym = SYMS_5cdbf3528cd4f29c_7[(offset35 / 1) % 7];
+                                                            let v4_pos: usize = (offset35 / 1) % 7;
                                                             {
                                                                 let k28 = TABLE_53_P0[v4 as usize] as usize;
                                                                 let k29 = TABLE_53_P1[v0 as usize] as usize;
@@ -11796,48 +11795,48 @@ impl Rules {
     fn layer12(&mut self, input: &Input) {
         {
             {
-                let lo61 = 0 + 0;
-                let mut cursor64 = rt::OnesCursor::new(
+                let lo60 = 0 + 0;
+                let mut cursor63 = rt::OnesCursor::new(
                     self.r52.words(),
-                    lo61,
-                    lo61 + 512,
+                    lo60,
+                    lo60 + 512,
                 );
-                while let Some(bit62) = cursor64.next(self.r52.words()) {
-                    let offset63 = bit62 - 0;
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset63 / 64) % 8];
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset63 / 1) % 64];
-                    let v1_pos: usize = (offset63 / 64) % 8;
-                    let v2_pos: usize = (offset63 / 1) % 64;
+                while let Some(bit61) = cursor63.next(self.r52.words()) {
+                    let offset62 = bit61 - 0;
+                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset62 / 64) % 8];
+                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset62 / 1) % 64];
+                    let v1_pos: usize = (offset62 / 64) % 8;
+                    let v2_pos: usize = (offset62 / 1) % 64;
                     {
-                        let k58 = TABLE_39_P0[v1 as usize] as usize;
-                        if k58 != NONE as usize {
-                            let key60 = k58 * 1;
-                            for i59 in TABLE_39_AT0[key60]
-                                as usize..TABLE_39_AT0[key60 + 1] as usize
+                        let k57 = TABLE_39_P0[v1 as usize] as usize;
+                        if k57 != NONE as usize {
+                            let key59 = k57 * 1;
+                            for i58 in TABLE_39_AT0[key59]
+                                as usize..TABLE_39_AT0[key59 + 1] as usize
                             {
-                                let row57 = &TABLE_39_BY0[i59];
-                                let v3: Sym = row57[1];
+                                let row56 = &TABLE_39_BY0[i58];
+                                let v3: Sym = row56[1];
                                 {
-                                    let lo53 = 0 + 0;
-                                    let mut cursor56 = rt::OnesCursor::new(
+                                    let lo52 = 0 + 0;
+                                    let mut cursor55 = rt::OnesCursor::new(
                                         self.r26.words(),
-                                        lo53,
-                                        lo53 + 64,
+                                        lo52,
+                                        lo52 + 64,
                                     );
-                                    while let Some(bit54) = cursor56.next(self.r26.words()) {
-                                        let offset55 = bit54 - 0;
-                                        let v4: Sym = SYMS_5972dedf60d1561d_64[(offset55 / 1) % 64];
-                                        let v4_pos: usize = (offset55 / 1) % 64;
+                                    while let Some(bit53) = cursor55.next(self.r26.words()) {
+                                        let offset54 = bit53 - 0;
+                                        let v4: Sym = SYMS_5972dedf60d1561d_64[(offset54 / 1) % 64];
+                                        let v4_pos: usize = (offset54 / 1) % 64;
                                         {
-                                            let k49 = TABLE_0_P0[v4 as usize] as usize;
-                                            let k50 = TABLE_0_P1[v3 as usize] as usize;
-                                            if k49 != NONE as usize && k50 != NONE as usize {
-                                                let key52 = k49 * 8 + k50 * 1;
-                                                for i51 in TABLE_0_AT0_1[key52]
-                                                    as usize..TABLE_0_AT0_1[key52 + 1] as usize
+                                            let k48 = TABLE_0_P0[v4 as usize] as usize;
+                                            let k49 = TABLE_0_P1[v3 as usize] as usize;
+                                            if k48 != NONE as usize && k49 != NONE as usize {
+                                                let key51 = k48 * 8 + k49 * 1;
+                                                for i50 in TABLE_0_AT0_1[key51]
+                                                    as usize..TABLE_0_AT0_1[key51 + 1] as usize
                                                 {
-                                                    let row48 = &TABLE_0_BY0_1[i51];
-                                                    let v0: Sym = row48[2];
+                                                    let row47 = &TABLE_0_BY0_1[i50];
+                                                    let v0: Sym = row47[2];
                                                     self.grew
                                                         |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                                 }
@@ -11856,36 +11855,36 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo73 = 0;
-                for bit74 in input.state.ones(1374 + lo73, 1374 + lo73 + 3) {
-                    let offset75 = bit74 - 1374;
+                let lo72 = 0;
+                for bit73 in input.state.ones(1374 + lo72, 1374 + lo72 + 3) {
+                    let offset74 = bit73 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset75 / 1) % 3];
-                        let v2_pos: usize = (offset75 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset74 / 1) % 3];
+                        let v2_pos: usize = (offset74 / 1) % 3;
                         {
-                            let k70 = TABLE_38_P0[v2 as usize] as usize;
-                            if k70 != NONE as usize {
-                                let key72 = k70 * 1;
-                                for i71 in TABLE_38_AT0[key72]
-                                    as usize..TABLE_38_AT0[key72 + 1] as usize
+                            let k69 = TABLE_38_P0[v2 as usize] as usize;
+                            if k69 != NONE as usize {
+                                let key71 = k69 * 1;
+                                for i70 in TABLE_38_AT0[key71]
+                                    as usize..TABLE_38_AT0[key71 + 1] as usize
                                 {
-                                    let row69 = &TABLE_38_BY0[i71];
-                                    let v3: Sym = row69[1];
+                                    let row68 = &TABLE_38_BY0[i70];
+                                    let v3: Sym = row68[1];
                                     {
-                                        let p65 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                        if p65 != NONE as usize {
-                                            let lo66 = 0;
-                                            for bit67 in input.state.ones(0 + lo66, 0 + lo66 + 1365) {
-                                                let offset68 = bit67 - 0;
+                                        let p64 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                        if p64 != NONE as usize {
+                                            let lo65 = 0;
+                                            for bit66 in input.state.ones(0 + lo65, 0 + lo65 + 1365) {
+                                                let offset67 = bit66 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset68 / 7) % 3 == p65
+                                                    && (offset67 / 7) % 3 == p64
                                                 {
-                                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset68 / 21)
+                                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset67 / 21)
                                                         % 65];
-                                                    let v1: Sym = SYMS_5cdbf3528cd4f29c_7[(offset68 / 1) % 7];
-                                                    let v0_pos: usize = (offset68 / 21) % 65;
-                                                    let v1_pos: usize = (offset68 / 1) % 7;
+                                                    let v1: Sym = SYMS_5cdbf3528cd4f29c_7[(offset67 / 1) % 7];
+                                                    let v0_pos: usize = (offset67 / 21) % 65;
+                                                    let v1_pos: usize = (offset67 / 1) % 7;
                                                     if self
                                                         .r16
                                                         .insert(
@@ -11915,22 +11914,22 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for row81 in TABLE_53.iter() {
-                let v2: Sym = row81[0];
-                let v1: Sym = row81[1];
+            for row80 in TABLE_53.iter() {
+                let v2: Sym = row80[0];
+                let v1: Sym = row80[1];
                 {
-                    let p76 = POS_16[299 + v2 as usize] as usize;
-                    if p76 != NONE as usize {
-                        let lo77 = 0 + 0 + p76 * 64;
-                        let mut cursor80 = rt::OnesCursor::new(
+                    let p75 = POS_16[299 + v2 as usize] as usize;
+                    if p75 != NONE as usize {
+                        let lo76 = 0 + 0 + p75 * 64;
+                        let mut cursor79 = rt::OnesCursor::new(
                             self.r16_by1.words(),
-                            lo77,
-                            lo77 + 64,
+                            lo76,
+                            lo76 + 64,
                         );
-                        while let Some(bit78) = cursor80.next(self.r16_by1.words()) {
-                            let offset79 = bit78 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset79 / 1) % 64];
-                            let v0_pos: usize = (offset79 / 1) % 64;
+                        while let Some(bit77) = cursor79.next(self.r16_by1.words()) {
+                            let offset78 = bit77 - 0;
+                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset78 / 1) % 64];
+                            let v0_pos: usize = (offset78 / 1) % 64;
                             self.grew
                                 |= self
                                     .r17
@@ -11947,35 +11946,35 @@ impl Rules {
     fn layer18(&mut self, input: &Input) {
         {
             {
-                let lo91 = 0;
-                for bit92 in input.state.ones(0 + lo91, 0 + lo91 + 1365) {
-                    let offset93 = bit92 - 0;
+                let lo90 = 0;
+                for bit91 in input.state.ones(0 + lo90, 0 + lo90 + 1365) {
+                    let offset92 = bit91 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset93 / 21) % 65];
-                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset93 / 7) % 3];
-                        let v4: Sym = SYMS_5cdbf3528cd4f29c_7[(offset93 / 1) % 7];
-                        let v0_pos: usize = (offset93 / 21) % 65;
-                        let v3_pos: usize = (offset93 / 7) % 3;
-                        let v4_pos: usize = (offset93 / 1) % 7;
+                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset92 / 21) % 65];
+                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset92 / 7) % 3];
+                        let v4: Sym = SYMS_5cdbf3528cd4f29c_7[(offset92 / 1) % 7];
+                        let v0_pos: usize = (offset92 / 21) % 65;
+                        let v3_pos: usize = (offset92 / 7) % 3;
+                        let v4_pos: usize = (offset92 / 1) % 7;
                         {
-                            let k88 = TABLE_53_P0[v4 as usize] as usize;
-                            if k88 != NONE as usize {
-                                let key90 = k88 * 1;
-                                for i89 in TABLE_53_AT0[key90]
-                                    as usize..TABLE_53_AT0[key90 + 1] as usize
+                            let k87 = TABLE_53_P0[v4 as usize] as usize;
+                            if k87 != NONE as usize {
+                                let key89 = k87 * 1;
+                                for i88 in TABLE_53_AT0[key89]
+                                    as usize..TABLE_53_AT0[key89 + 1] as usize
                                 {
-                                    let row87 = &TABLE_53_BY0[i89];
-                                    let v1: Sym = row87[1];
+                                    let row86 = &TABLE_53_BY0[i88];
+                                    let v1: Sym = row86[1];
                                     {
-                                        let k83 = TABLE_0_P0[v0 as usize] as usize;
-                                        let k84 = TABLE_0_P1[v1 as usize] as usize;
-                                        if k83 != NONE as usize && k84 != NONE as usize {
-                                            let key86 = k83 * 8 + k84 * 1;
-                                            for i85 in TABLE_0_AT0_1[key86]
-                                                as usize..TABLE_0_AT0_1[key86 + 1] as usize
+                                        let k82 = TABLE_0_P0[v0 as usize] as usize;
+                                        let k83 = TABLE_0_P1[v1 as usize] as usize;
+                                        if k82 != NONE as usize && k83 != NONE as usize {
+                                            let key85 = k82 * 8 + k83 * 1;
+                                            for i84 in TABLE_0_AT0_1[key85]
+                                                as usize..TABLE_0_AT0_1[key85 + 1] as usize
                                             {
-                                                let row82 = &TABLE_0_BY0_1[i85];
-                                                let v2: Sym = row82[2];
+                                                let row81 = &TABLE_0_BY0_1[i84];
+                                                let v2: Sym = row81[2];
                                                 self.grew
                                                     |= self
                                                         .r55
@@ -12005,38 +12004,38 @@ impl Rules {
             }
             {
                 {
-                    let lo100 = 0 + 0;
-                    for i103 in delta55.0..delta55.1 {
-                        let bit101 = self.r55.added(i103);
-                        if bit101 < lo100 || bit101 >= lo100 + 32768 {
+                    let lo99 = 0 + 0;
+                    for i102 in delta55.0..delta55.1 {
+                        let bit100 = self.r55.added(i102);
+                        if bit100 < lo99 || bit100 >= lo99 + 32768 {
                             continue;
                         }
-                        let offset102 = bit101 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset102 / 512) % 64];
-                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset102 / 64) % 8];
-                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset102 / 1) % 64];
-                        let v0_pos: usize = (offset102 / 512) % 64;
-                        let v1_pos: usize = (offset102 / 64) % 8;
-                        let v3_pos: usize = (offset102 / 1) % 64;
-                        let exists = 'found99: {
+                        let offset101 = bit100 - 0;
+                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset101 / 512) % 64];
+                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset101 / 64) % 8];
+                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset101 / 1) % 64];
+                        let v0_pos: usize = (offset101 / 512) % 64;
+                        let v1_pos: usize = (offset101 / 64) % 8;
+                        let v3_pos: usize = (offset101 / 1) % 64;
+                        let exists = 'found98: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found99 true;
+                                    break 'found98 true;
                                 }
                             }
                             false
                         };
                         if !exists {
                             {
-                                let k95 = TABLE_0_P0[v3 as usize] as usize;
-                                let k96 = TABLE_0_P1[v1 as usize] as usize;
-                                if k95 != NONE as usize && k96 != NONE as usize {
-                                    let key98 = k95 * 8 + k96 * 1;
-                                    for i97 in TABLE_0_AT0_1[key98]
-                                        as usize..TABLE_0_AT0_1[key98 + 1] as usize
+                                let k94 = TABLE_0_P0[v3 as usize] as usize;
+                                let k95 = TABLE_0_P1[v1 as usize] as usize;
+                                if k94 != NONE as usize && k95 != NONE as usize {
+                                    let key97 = k94 * 8 + k95 * 1;
+                                    for i96 in TABLE_0_AT0_1[key97]
+                                        as usize..TABLE_0_AT0_1[key97 + 1] as usize
                                     {
-                                        let row94 = &TABLE_0_BY0_1[i97];
-                                        let v2: Sym = row94[2];
+                                        let row93 = &TABLE_0_BY0_1[i96];
+                                        let v2: Sym = row93[2];
                                         self.grew
                                             |= self
                                                 .r55
@@ -12057,29 +12056,29 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                let lo108 = 0 + 0;
-                let mut cursor111 = rt::OnesCursor::new(
+                let lo107 = 0 + 0;
+                let mut cursor110 = rt::OnesCursor::new(
                     self.r17.words(),
-                    lo108,
-                    lo108 + 512,
+                    lo107,
+                    lo107 + 512,
                 );
-                while let Some(bit109) = cursor111.next(self.r17.words()) {
-                    let offset110 = bit109 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset110 / 8) % 64];
-                    let v2: Sym = SYMS_a9b0bcbb99f71710_8[(offset110 / 1) % 8];
-                    let v1_pos: usize = (offset110 / 8) % 64;
-                    let v2_pos: usize = (offset110 / 1) % 8;
+                while let Some(bit108) = cursor110.next(self.r17.words()) {
+                    let offset109 = bit108 - 0;
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset109 / 8) % 64];
+                    let v2: Sym = SYMS_a9b0bcbb99f71710_8[(offset109 / 1) % 8];
+                    let v1_pos: usize = (offset109 / 8) % 64;
+                    let v2_pos: usize = (offset109 / 1) % 8;
                     {
-                        let lo104 = 0 + 0 + v1_pos * 512 + v2_pos * 64;
-                        let mut cursor107 = rt::OnesCursor::new(
+                        let lo103 = 0 + 0 + v1_pos * 512 + v2_pos * 64;
+                        let mut cursor106 = rt::OnesCursor::new(
                             self.r55.words(),
-                            lo104,
-                            lo104 + 64,
+                            lo103,
+                            lo103 + 64,
                         );
-                        while let Some(bit105) = cursor107.next(self.r55.words()) {
-                            let offset106 = bit105 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset106 / 1) % 64];
-                            let v0_pos: usize = (offset106 / 1) % 64;
+                        while let Some(bit104) = cursor106.next(self.r55.words()) {
+                            let offset105 = bit104 - 0;
+                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset105 / 1) % 64];
+                            let v0_pos: usize = (offset105 / 1) % 64;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -12088,25 +12087,25 @@ impl Rules {
         }
         {
             {
-                let lo116 = 0 + 0 + 3 * 64;
-                let mut cursor119 = rt::OnesCursor::new(
+                let lo115 = 0 + 0 + 3 * 64;
+                let mut cursor118 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo116,
-                    lo116 + 64,
+                    lo115,
+                    lo115 + 64,
                 );
-                while let Some(bit117) = cursor119.next(self.r16_by1.words()) {
-                    let offset118 = bit117 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset118 / 1) % 64];
-                    let v1_pos: usize = (offset118 / 1) % 64;
+                while let Some(bit116) = cursor118.next(self.r16_by1.words()) {
+                    let offset117 = bit116 - 0;
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset117 / 1) % 64];
+                    let v1_pos: usize = (offset117 / 1) % 64;
                     {
-                        let k113 = TABLE_28_P0[v1 as usize] as usize;
-                        if k113 != NONE as usize {
-                            let key115 = k113 * 1;
-                            for i114 in TABLE_28_AT0[key115]
-                                as usize..TABLE_28_AT0[key115 + 1] as usize
+                        let k112 = TABLE_28_P0[v1 as usize] as usize;
+                        if k112 != NONE as usize {
+                            let key114 = k112 * 1;
+                            for i113 in TABLE_28_AT0[key114]
+                                as usize..TABLE_28_AT0[key114 + 1] as usize
                             {
-                                let row112 = &TABLE_28_BY0[i114];
-                                let v0: Sym = row112[1];
+                                let row111 = &TABLE_28_BY0[i113];
+                                let v0: Sym = row111[1];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -12117,54 +12116,54 @@ impl Rules {
         }
         {
             {
-                let lo137 = 0;
-                for bit138 in input.state.ones(1374 + lo137, 1374 + lo137 + 3) {
-                    let offset139 = bit138 - 1374;
+                let lo136 = 0;
+                for bit137 in input.state.ones(1374 + lo136, 1374 + lo136 + 3) {
+                    let offset138 = bit137 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset139 / 1) % 3];
-                        let v1_pos: usize = (offset139 / 1) % 3;
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset138 / 1) % 3];
+                        let v1_pos: usize = (offset138 / 1) % 3;
                         {
-                            let k134 = TABLE_38_P0[v1 as usize] as usize;
-                            if k134 != NONE as usize {
-                                let key136 = k134 * 1;
-                                for i135 in TABLE_38_AT0[key136]
-                                    as usize..TABLE_38_AT0[key136 + 1] as usize
+                            let k133 = TABLE_38_P0[v1 as usize] as usize;
+                            if k133 != NONE as usize {
+                                let key135 = k133 * 1;
+                                for i134 in TABLE_38_AT0[key135]
+                                    as usize..TABLE_38_AT0[key135 + 1] as usize
                                 {
-                                    let row133 = &TABLE_38_BY0[i135];
-                                    let v2: Sym = row133[1];
+                                    let row132 = &TABLE_38_BY0[i134];
+                                    let v2: Sym = row132[1];
                                     {
-                                        let p129 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
-                                        if p129 != NONE as usize {
-                                            let lo130 = 0;
-                                            for bit131 in input.state.ones(0 + lo130, 0 + lo130 + 1365)
+                                        let p128 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
+                                        if p128 != NONE as usize {
+                                            let lo129 = 0;
+                                            for bit130 in input.state.ones(0 + lo129, 0 + lo129 + 1365)
                                             {
-                                                let offset132 = bit131 - 0;
+                                                let offset131 = bit130 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset132 / 7) % 3 == p129 && (offset132 / 1) % 7 == 6
+                                                    && (offset131 / 7) % 3 == p128 && (offset131 / 1) % 7 == 6
                                                 {
-                                                    let v3: Sym = SYMS_189867025abfaa0d_65[(offset132 / 21)
+                                                    let v3: Sym = SYMS_189867025abfaa0d_65[(offset131 / 21)
                                                         % 65];
-                                                    let v3_pos: usize = (offset132 / 21) % 65;
+                                                    let v3_pos: usize = (offset131 / 21) % 65;
                                                     {
-                                                        let k126 = TABLE_40_P0[v2 as usize] as usize;
-                                                        if k126 != NONE as usize {
-                                                            let key128 = k126 * 1;
-                                                            for i127 in TABLE_40_AT0[key128]
-                                                                as usize..TABLE_40_AT0[key128 + 1] as usize
+                                                        let k125 = TABLE_40_P0[v2 as usize] as usize;
+                                                        if k125 != NONE as usize {
+                                                            let key127 = k125 * 1;
+                                                            for i126 in TABLE_40_AT0[key127]
+                                                                as usize..TABLE_40_AT0[key127 + 1] as usize
                                                             {
-                                                                let row125 = &TABLE_40_BY0[i127];
-                                                                let v4: Sym = row125[1];
+                                                                let row124 = &TABLE_40_BY0[i126];
+                                                                let v4: Sym = row124[1];
                                                                 {
-                                                                    let k121 = TABLE_0_P0[v3 as usize] as usize;
-                                                                    let k122 = TABLE_0_P1[v4 as usize] as usize;
-                                                                    if k121 != NONE as usize && k122 != NONE as usize {
-                                                                        let key124 = k121 * 8 + k122 * 1;
-                                                                        for i123 in TABLE_0_AT0_1[key124]
-                                                                            as usize..TABLE_0_AT0_1[key124 + 1] as usize
+                                                                    let k120 = TABLE_0_P0[v3 as usize] as usize;
+                                                                    let k121 = TABLE_0_P1[v4 as usize] as usize;
+                                                                    if k120 != NONE as usize && k121 != NONE as usize {
+                                                                        let key123 = k120 * 8 + k121 * 1;
+                                                                        for i122 in TABLE_0_AT0_1[key123]
+                                                                            as usize..TABLE_0_AT0_1[key123 + 1] as usize
                                                                         {
-                                                                            let row120 = &TABLE_0_BY0_1[i123];
-                                                                            let v0: Sym = row120[2];
+                                                                            let row119 = &TABLE_0_BY0_1[i122];
+                                                                            let v0: Sym = row119[2];
                                                                             self.grew
                                                                                 |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                                                                         }
@@ -12186,26 +12185,26 @@ impl Rules {
         }
         {
             {
-                let lo144 = 0 + 0 + 4 * 64;
-                let mut cursor147 = rt::OnesCursor::new(
+                let lo143 = 0 + 0 + 4 * 64;
+                let mut cursor146 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo144,
-                    lo144 + 64,
+                    lo143,
+                    lo143 + 64,
                 );
-                while let Some(bit145) = cursor147.next(self.r16_by1.words()) {
-                    let offset146 = bit145 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset146 / 1) % 64];
-                    let v1_pos: usize = (offset146 / 1) % 64;
+                while let Some(bit144) = cursor146.next(self.r16_by1.words()) {
+                    let offset145 = bit144 - 0;
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset145 / 1) % 64];
+                    let v1_pos: usize = (offset145 / 1) % 64;
                     {
-                        let k141 = TABLE_0_P0[v1 as usize] as usize;
-                        if k141 != NONE as usize {
-                            let key143 = k141 * 1;
-                            for i142 in TABLE_0_AT0[key143]
-                                as usize..TABLE_0_AT0[key143 + 1] as usize
+                        let k140 = TABLE_0_P0[v1 as usize] as usize;
+                        if k140 != NONE as usize {
+                            let key142 = k140 * 1;
+                            for i141 in TABLE_0_AT0[key142]
+                                as usize..TABLE_0_AT0[key142 + 1] as usize
                             {
-                                let row140 = &TABLE_0_BY0[i142];
-                                let v2: Sym = row140[1];
-                                let v0: Sym = row140[2];
+                                let row139 = &TABLE_0_BY0[i141];
+                                let v2: Sym = row139[1];
+                                let v0: Sym = row139[2];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -12219,27 +12218,27 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo153 = 0;
-                for bit154 in input.state.ones(1374 + lo153, 1374 + lo153 + 3) {
-                    let offset155 = bit154 - 1374;
+                let lo152 = 0;
+                for bit153 in input.state.ones(1374 + lo152, 1374 + lo152 + 3) {
+                    let offset154 = bit153 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset155 / 1) % 3];
-                        let v0_pos: usize = (offset155 / 1) % 3;
+                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset154 / 1) % 3];
+                        let v0_pos: usize = (offset154 / 1) % 3;
                         {
-                            let k150 = TABLE_7_P0[v0 as usize] as usize;
-                            if k150 != NONE as usize {
-                                let key152 = k150 * 1;
-                                for i151 in TABLE_7_AT0[key152]
-                                    as usize..TABLE_7_AT0[key152 + 1] as usize
+                            let k149 = TABLE_7_P0[v0 as usize] as usize;
+                            if k149 != NONE as usize {
+                                let key151 = k149 * 1;
+                                for i150 in TABLE_7_AT0[key151]
+                                    as usize..TABLE_7_AT0[key151 + 1] as usize
                                 {
-                                    let row149 = &TABLE_7_BY0[i151];
-                                    let v1: Sym = row149[1];
-                                    let v2: Sym = row149[2];
+                                    let row148 = &TABLE_7_BY0[i150];
+                                    let v1: Sym = row148[1];
+                                    let v2: Sym = row148[2];
                                     {
-                                        let p148 = POS_57[0 + v2 as usize] as usize;
-                                        if p148 != NONE as usize
-                                            && self.r57.has_bit(0 + 0 + p148 * 1)
+                                        let p147 = POS_57[0 + v2 as usize] as usize;
+                                        if p147 != NONE as usize
+                                            && self.r57.has_bit(0 + 0 + p147 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -12262,27 +12261,27 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo161 = 0;
-                for bit162 in input.state.ones(1374 + lo161, 1374 + lo161 + 3) {
-                    let offset163 = bit162 - 1374;
+                let lo160 = 0;
+                for bit161 in input.state.ones(1374 + lo160, 1374 + lo160 + 3) {
+                    let offset162 = bit161 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset163 / 1) % 3];
-                        let v0_pos: usize = (offset163 / 1) % 3;
+                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset162 / 1) % 3];
+                        let v0_pos: usize = (offset162 / 1) % 3;
                         {
-                            let k158 = TABLE_6_P0[v0 as usize] as usize;
-                            if k158 != NONE as usize {
-                                let key160 = k158 * 1;
-                                for i159 in TABLE_6_AT0[key160]
-                                    as usize..TABLE_6_AT0[key160 + 1] as usize
+                            let k157 = TABLE_6_P0[v0 as usize] as usize;
+                            if k157 != NONE as usize {
+                                let key159 = k157 * 1;
+                                for i158 in TABLE_6_AT0[key159]
+                                    as usize..TABLE_6_AT0[key159 + 1] as usize
                                 {
-                                    let row157 = &TABLE_6_BY0[i159];
-                                    let v1: Sym = row157[1];
-                                    let v2: Sym = row157[2];
+                                    let row156 = &TABLE_6_BY0[i158];
+                                    let v1: Sym = row156[1];
+                                    let v2: Sym = row156[2];
                                     {
-                                        let p156 = POS_37[0 + v2 as usize] as usize;
-                                        if p156 != NONE as usize
-                                            && self.r37.has_bit(0 + 0 + p156 * 1)
+                                        let p155 = POS_37[0 + v2 as usize] as usize;
+                                        if p155 != NONE as usize
+                                            && self.r37.has_bit(0 + 0 + p155 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -12304,35 +12303,35 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role173 in 0..2 {
-                let row172 = &input.joint[role173 * 7..(role173 + 1) * 7];
-                if row172[1] == 297 && row172[4] == 0 && row172[5] == 0 && row172[6] == 0
+            for role172 in 0..2 {
+                let row171 = &input.joint[role172 * 7..(role172 + 1) * 7];
+                if row171[1] == 297 && row171[4] == 0 && row171[5] == 0 && row171[6] == 0
                 {
-                    let v0: Sym = row172[0];
-                    let v2: Sym = row172[2];
-                    let v3: Sym = row172[3];
+                    let v0: Sym = row171[0];
+                    let v2: Sym = row171[2];
+                    let v3: Sym = row171[3];
                     {
-                        let p170 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p171 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        if p170 != NONE as usize && p171 != NONE as usize && 0 == 0
+                        let p169 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p170 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        if p169 != NONE as usize && p170 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p170 * 21 + p171 * 7 + 5 * 1)
+                            && input.state.get(0 + 0 + p169 * 21 + p170 * 7 + 5 * 1)
                         {
                             {
-                                let k165 = TABLE_9_P0[v0 as usize] as usize;
-                                let k166 = TABLE_9_P2[v2 as usize] as usize;
-                                let k167 = TABLE_9_P3[v3 as usize] as usize;
-                                if k165 != NONE as usize && k166 != NONE as usize
-                                    && k167 != NONE as usize
+                                let k164 = TABLE_9_P0[v0 as usize] as usize;
+                                let k165 = TABLE_9_P2[v2 as usize] as usize;
+                                let k166 = TABLE_9_P3[v3 as usize] as usize;
+                                if k164 != NONE as usize && k165 != NONE as usize
+                                    && k166 != NONE as usize
                                 {
-                                    let key169 = k165 * 8 + k166 * 4 + k167 * 1;
-                                    for i168 in TABLE_9_AT0_2_3[key169]
-                                        as usize..TABLE_9_AT0_2_3[key169 + 1] as usize
+                                    let key168 = k164 * 8 + k165 * 4 + k166 * 1;
+                                    for i167 in TABLE_9_AT0_2_3[key168]
+                                        as usize..TABLE_9_AT0_2_3[key168 + 1] as usize
                                     {
-                                        let row164 = &TABLE_9_BY0_2_3[i168];
-                                        let v1: Sym = row164[1];
-                                        let v4: Sym = row164[4];
-                                        let v5: Sym = row164[5];
+                                        let row163 = &TABLE_9_BY0_2_3[i167];
+                                        let v1: Sym = row163[1];
+                                        let v4: Sym = row163[4];
+                                        let v5: Sym = row163[5];
                                         self.grew
                                             |= self
                                                 .r8
@@ -12352,80 +12351,80 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role175 in 0..2 {
-                let row174 = &input.joint[role175 * 7..(role175 + 1) * 7];
-                if row174[1] == 297 && row174[4] == 0 && row174[5] == 0 && row174[6] == 0
+            for role174 in 0..2 {
+                let row173 = &input.joint[role174 * 7..(role174 + 1) * 7];
+                if row173[1] == 297 && row173[4] == 0 && row173[5] == 0 && row173[6] == 0
                 {
-                    let v1: Sym = row174[0];
-                    let v0: Sym = row174[2];
-                    let v2: Sym = row174[3];
+                    let v1: Sym = row173[0];
+                    let v0: Sym = row173[2];
+                    let v2: Sym = row173[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role177 in 0..2 {
-                let row176 = &input.joint[role177 * 7..(role177 + 1) * 7];
-                if row176[1] == 297 && row176[4] == 0 && row176[5] == 0 && row176[6] == 0
+            for role176 in 0..2 {
+                let row175 = &input.joint[role176 * 7..(role176 + 1) * 7];
+                if row175[1] == 297 && row175[4] == 0 && row175[5] == 0 && row175[6] == 0
                 {
-                    let v1: Sym = row176[0];
-                    let v2: Sym = row176[2];
-                    let v0: Sym = row176[3];
+                    let v1: Sym = row175[0];
+                    let v2: Sym = row175[2];
+                    let v0: Sym = row175[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role179 in 0..2 {
-                let row178 = &input.joint[role179 * 7..(role179 + 1) * 7];
-                if row178[1] == 298 && row178[2] == 0 && row178[3] == 0 {
-                    let v1: Sym = row178[0];
-                    let v0: Sym = row178[4];
-                    let v2: Sym = row178[5];
-                    let v3: Sym = row178[6];
+            for role178 in 0..2 {
+                let row177 = &input.joint[role178 * 7..(role178 + 1) * 7];
+                if row177[1] == 298 && row177[2] == 0 && row177[3] == 0 {
+                    let v1: Sym = row177[0];
+                    let v0: Sym = row177[4];
+                    let v2: Sym = row177[5];
+                    let v3: Sym = row177[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role181 in 0..2 {
-                let row180 = &input.joint[role181 * 7..(role181 + 1) * 7];
-                if row180[1] == 298 && row180[2] == 0 && row180[3] == 0 {
-                    let v1: Sym = row180[0];
-                    let v2: Sym = row180[4];
-                    let v0: Sym = row180[5];
-                    let v3: Sym = row180[6];
+            for role180 in 0..2 {
+                let row179 = &input.joint[role180 * 7..(role180 + 1) * 7];
+                if row179[1] == 298 && row179[2] == 0 && row179[3] == 0 {
+                    let v1: Sym = row179[0];
+                    let v2: Sym = row179[4];
+                    let v0: Sym = row179[5];
+                    let v3: Sym = row179[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo187 = 0 + 0;
-                let mut cursor190 = rt::OnesCursor::new(
+                let lo186 = 0 + 0;
+                let mut cursor189 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo187,
-                    lo187 + 4,
+                    lo186,
+                    lo186 + 4,
                 );
-                while let Some(bit188) = cursor190.next(self.r8.words()) {
-                    let offset189 = bit188 - 0;
-                    let v1: Sym = SYMS_c9c28939c99668c6_2[(offset189 / 2) % 2];
-                    let v2: Sym = SYMS_ef58cd85215eb4ca_2[(offset189 / 1) % 2];
-                    let v1_pos: usize = (offset189 / 2) % 2;
-                    let v2_pos: usize = (offset189 / 1) % 2;
+                while let Some(bit187) = cursor189.next(self.r8.words()) {
+                    let offset188 = bit187 - 0;
+                    let v1: Sym = SYMS_c9c28939c99668c6_2[(offset188 / 2) % 2];
+                    let v2: Sym = SYMS_ef58cd85215eb4ca_2[(offset188 / 1) % 2];
+                    let v1_pos: usize = (offset188 / 2) % 2;
+                    let v2_pos: usize = (offset188 / 1) % 2;
                     {
-                        let k183 = TABLE_9_P0[v1 as usize] as usize;
-                        let k184 = TABLE_9_P1[v2 as usize] as usize;
-                        if k183 != NONE as usize && k184 != NONE as usize {
-                            let key186 = k183 * 2 + k184 * 1;
-                            for i185 in TABLE_9_AT0_1[key186]
-                                as usize..TABLE_9_AT0_1[key186 + 1] as usize
+                        let k182 = TABLE_9_P0[v1 as usize] as usize;
+                        let k183 = TABLE_9_P1[v2 as usize] as usize;
+                        if k182 != NONE as usize && k183 != NONE as usize {
+                            let key185 = k182 * 2 + k183 * 1;
+                            for i184 in TABLE_9_AT0_1[key185]
+                                as usize..TABLE_9_AT0_1[key185 + 1] as usize
                             {
-                                let row182 = &TABLE_9_BY0_1[i185];
-                                let v3: Sym = row182[2];
-                                let v4: Sym = row182[3];
-                                let v0: Sym = row182[4];
-                                let v5: Sym = row182[5];
+                                let row181 = &TABLE_9_BY0_1[i184];
+                                let v3: Sym = row181[2];
+                                let v4: Sym = row181[3];
+                                let v0: Sym = row181[4];
+                                let v5: Sym = row181[5];
                                 self.grew
                                     |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                             }
@@ -12435,45 +12434,45 @@ impl Rules {
             }
         }
         {
-            for role204 in 0..2 {
-                let row203 = &input.joint[role204 * 7..(role204 + 1) * 7];
-                if row203[1] == 297 && row203[4] == 0 && row203[5] == 0 && row203[6] == 0
+            for role203 in 0..2 {
+                let row202 = &input.joint[role203 * 7..(role203 + 1) * 7];
+                if row202[1] == 297 && row202[4] == 0 && row202[5] == 0 && row202[6] == 0
                 {
-                    let v1: Sym = row203[0];
-                    let v2: Sym = row203[2];
-                    let v3: Sym = row203[3];
+                    let v1: Sym = row202[0];
+                    let v2: Sym = row202[2];
+                    let v3: Sym = row202[3];
                     {
-                        let p202 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                        if p202 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                        let p201 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
+                        if p201 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(1579 + 0 + p202 * 1)
+                            && input.state.get(1579 + 0 + p201 * 1)
                         {
                             {
-                                let p200 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                let p201 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                if p200 != NONE as usize && p201 != NONE as usize && 0 == 0
+                                let p199 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                let p200 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                if p199 != NONE as usize && p200 != NONE as usize && 0 == 0
                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && input.state.get(0 + 0 + p200 * 21 + p201 * 7 + 6 * 1)
+                                    && input.state.get(0 + 0 + p199 * 21 + p200 * 7 + 6 * 1)
                                 {
                                     {
-                                        let k197 = TABLE_41_P0[v1 as usize] as usize;
-                                        if k197 != NONE as usize {
-                                            let key199 = k197 * 1;
-                                            for i198 in TABLE_41_AT0[key199]
-                                                as usize..TABLE_41_AT0[key199 + 1] as usize
+                                        let k196 = TABLE_41_P0[v1 as usize] as usize;
+                                        if k196 != NONE as usize {
+                                            let key198 = k196 * 1;
+                                            for i197 in TABLE_41_AT0[key198]
+                                                as usize..TABLE_41_AT0[key198 + 1] as usize
                                             {
-                                                let row196 = &TABLE_41_BY0[i198];
-                                                let v4: Sym = row196[1];
+                                                let row195 = &TABLE_41_BY0[i197];
+                                                let v4: Sym = row195[1];
                                                 {
-                                                    let k192 = TABLE_0_P1[v4 as usize] as usize;
-                                                    let k193 = TABLE_0_P2[v3 as usize] as usize;
-                                                    if k192 != NONE as usize && k193 != NONE as usize {
-                                                        let key195 = k192 * 64 + k193 * 1;
-                                                        for i194 in TABLE_0_AT1_2[key195]
-                                                            as usize..TABLE_0_AT1_2[key195 + 1] as usize
+                                                    let k191 = TABLE_0_P1[v4 as usize] as usize;
+                                                    let k192 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k191 != NONE as usize && k192 != NONE as usize {
+                                                        let key194 = k191 * 64 + k192 * 1;
+                                                        for i193 in TABLE_0_AT1_2[key194]
+                                                            as usize..TABLE_0_AT1_2[key194 + 1] as usize
                                                         {
-                                                            let row191 = &TABLE_0_BY1_2[i194];
-                                                            let v0: Sym = row191[0];
+                                                            let row190 = &TABLE_0_BY1_2[i193];
+                                                            let v0: Sym = row190[0];
                                                             self.grew
                                                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                                                         }
@@ -12494,26 +12493,26 @@ impl Rules {
     fn layer30(&mut self, input: &Input) {
         {
             {
-                let lo209 = 0 + 0;
-                let mut cursor212 = rt::OnesCursor::new(
+                let lo208 = 0 + 0;
+                let mut cursor211 = rt::OnesCursor::new(
                     self.r10.words(),
-                    lo209,
-                    lo209 + 64,
+                    lo208,
+                    lo208 + 64,
                 );
-                while let Some(bit210) = cursor212.next(self.r10.words()) {
-                    let offset211 = bit210 - 0;
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset211 / 1) % 64];
-                    let v2_pos: usize = (offset211 / 1) % 64;
+                while let Some(bit209) = cursor211.next(self.r10.words()) {
+                    let offset210 = bit209 - 0;
+                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset210 / 1) % 64];
+                    let v2_pos: usize = (offset210 / 1) % 64;
                     {
-                        let k206 = TABLE_4_P2[v2 as usize] as usize;
-                        if k206 != NONE as usize {
-                            let key208 = k206 * 1;
-                            for i207 in TABLE_4_AT2[key208]
-                                as usize..TABLE_4_AT2[key208 + 1] as usize
+                        let k205 = TABLE_4_P2[v2 as usize] as usize;
+                        if k205 != NONE as usize {
+                            let key207 = k205 * 1;
+                            for i206 in TABLE_4_AT2[key207]
+                                as usize..TABLE_4_AT2[key207 + 1] as usize
                             {
-                                let row205 = &TABLE_4_BY2[i207];
-                                let v0: Sym = row205[0];
-                                let v1: Sym = row205[1];
+                                let row204 = &TABLE_4_BY2[i206];
+                                let v0: Sym = row204[0];
+                                let v1: Sym = row204[1];
                                 self.grew
                                     |= self
                                         .r5
@@ -12532,48 +12531,48 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo226 = 0;
-                for bit227 in input.state.ones(1374 + lo226, 1374 + lo226 + 3) {
-                    let offset228 = bit227 - 1374;
+                let lo225 = 0;
+                for bit226 in input.state.ones(1374 + lo225, 1374 + lo225 + 3) {
+                    let offset227 = bit226 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset228 / 1) % 3];
-                        let v1_pos: usize = (offset228 / 1) % 3;
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset227 / 1) % 3];
+                        let v1_pos: usize = (offset227 / 1) % 3;
                         {
-                            let k223 = TABLE_38_P0[v1 as usize] as usize;
-                            if k223 != NONE as usize {
-                                let key225 = k223 * 1;
-                                for i224 in TABLE_38_AT0[key225]
-                                    as usize..TABLE_38_AT0[key225 + 1] as usize
+                            let k222 = TABLE_38_P0[v1 as usize] as usize;
+                            if k222 != NONE as usize {
+                                let key224 = k222 * 1;
+                                for i223 in TABLE_38_AT0[key224]
+                                    as usize..TABLE_38_AT0[key224 + 1] as usize
                                 {
-                                    let row222 = &TABLE_38_BY0[i224];
-                                    let v3: Sym = row222[1];
+                                    let row221 = &TABLE_38_BY0[i223];
+                                    let v3: Sym = row221[1];
                                     {
-                                        let lo219 = 0;
-                                        for bit220 in input.state.ones(0 + lo219, 0 + lo219 + 1365)
+                                        let lo218 = 0;
+                                        for bit219 in input.state.ones(0 + lo218, 0 + lo218 + 1365)
                                         {
-                                            let offset221 = bit220 - 0;
+                                            let offset220 = bit219 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset221 / 7) % 3 == v1_pos && (offset221 / 1) % 7 == 5
+                                                && (offset220 / 7) % 3 == v1_pos && (offset220 / 1) % 7 == 5
                                             {
-                                                let v2: Sym = SYMS_189867025abfaa0d_65[(offset221 / 21)
+                                                let v2: Sym = SYMS_189867025abfaa0d_65[(offset220 / 21)
                                                     % 65];
-                                                let v2_pos: usize = (offset221 / 21) % 65;
+                                                let v2_pos: usize = (offset220 / 21) % 65;
                                                 {
-                                                    let k216 = TABLE_28_P0[v2 as usize] as usize;
-                                                    if k216 != NONE as usize {
-                                                        let key218 = k216 * 1;
-                                                        for i217 in TABLE_28_AT0[key218]
-                                                            as usize..TABLE_28_AT0[key218 + 1] as usize
+                                                    let k215 = TABLE_28_P0[v2 as usize] as usize;
+                                                    if k215 != NONE as usize {
+                                                        let key217 = k215 * 1;
+                                                        for i216 in TABLE_28_AT0[key217]
+                                                            as usize..TABLE_28_AT0[key217 + 1] as usize
                                                         {
-                                                            let row215 = &TABLE_28_BY0[i217];
-                                                            let v0: Sym = row215[1];
+                                                            let row214 = &TABLE_28_BY0[i216];
+                                                            let v0: Sym = row214[1];
                                                             {
-                                                                let p213 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                let p214 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                                                if p213 != NONE as usize && p214 != NONE as usize && 0 == 0
+                                                                let p212 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                let p213 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                                                if p212 != NONE as usize && p213 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p213 * 21 + p214 * 7 + 4 * 1)
+                                                                    && input.state.get(0 + 0 + p212 * 21 + p213 * 7 + 4 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12594,58 +12593,58 @@ impl Rules {
         }
         {
             {
-                let lo247 = 0;
-                for bit248 in input.state.ones(1374 + lo247, 1374 + lo247 + 3) {
-                    let offset249 = bit248 - 1374;
+                let lo246 = 0;
+                for bit247 in input.state.ones(1374 + lo246, 1374 + lo246 + 3) {
+                    let offset248 = bit247 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset249 / 1) % 3];
-                        let v1_pos: usize = (offset249 / 1) % 3;
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset248 / 1) % 3];
+                        let v1_pos: usize = (offset248 / 1) % 3;
                         {
-                            let k244 = TABLE_38_P0[v1 as usize] as usize;
-                            if k244 != NONE as usize {
-                                let key246 = k244 * 1;
-                                for i245 in TABLE_38_AT0[key246]
-                                    as usize..TABLE_38_AT0[key246 + 1] as usize
+                            let k243 = TABLE_38_P0[v1 as usize] as usize;
+                            if k243 != NONE as usize {
+                                let key245 = k243 * 1;
+                                for i244 in TABLE_38_AT0[key245]
+                                    as usize..TABLE_38_AT0[key245 + 1] as usize
                                 {
-                                    let row243 = &TABLE_38_BY0[i245];
-                                    let v4: Sym = row243[1];
+                                    let row242 = &TABLE_38_BY0[i244];
+                                    let v4: Sym = row242[1];
                                     {
-                                        let lo240 = 0;
-                                        for bit241 in input.state.ones(0 + lo240, 0 + lo240 + 1365)
+                                        let lo239 = 0;
+                                        for bit240 in input.state.ones(0 + lo239, 0 + lo239 + 1365)
                                         {
-                                            let offset242 = bit241 - 0;
+                                            let offset241 = bit240 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset242 / 7) % 3 == v1_pos && (offset242 / 1) % 7 == 5
+                                                && (offset241 / 7) % 3 == v1_pos && (offset241 / 1) % 7 == 5
                                             {
-                                                let v2: Sym = SYMS_189867025abfaa0d_65[(offset242 / 21)
+                                                let v2: Sym = SYMS_189867025abfaa0d_65[(offset241 / 21)
                                                     % 65];
-                                                let v2_pos: usize = (offset242 / 21) % 65;
+                                                let v2_pos: usize = (offset241 / 21) % 65;
                                                 {
-                                                    let k237 = TABLE_40_P0[v1 as usize] as usize;
-                                                    if k237 != NONE as usize {
-                                                        let key239 = k237 * 1;
-                                                        for i238 in TABLE_40_AT0[key239]
-                                                            as usize..TABLE_40_AT0[key239 + 1] as usize
+                                                    let k236 = TABLE_40_P0[v1 as usize] as usize;
+                                                    if k236 != NONE as usize {
+                                                        let key238 = k236 * 1;
+                                                        for i237 in TABLE_40_AT0[key238]
+                                                            as usize..TABLE_40_AT0[key238 + 1] as usize
                                                         {
-                                                            let row236 = &TABLE_40_BY0[i238];
-                                                            let v3: Sym = row236[1];
+                                                            let row235 = &TABLE_40_BY0[i237];
+                                                            let v3: Sym = row235[1];
                                                             {
-                                                                let k232 = TABLE_0_P0[v2 as usize] as usize;
-                                                                let k233 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k232 != NONE as usize && k233 != NONE as usize {
-                                                                    let key235 = k232 * 8 + k233 * 1;
-                                                                    for i234 in TABLE_0_AT0_1[key235]
-                                                                        as usize..TABLE_0_AT0_1[key235 + 1] as usize
+                                                                let k231 = TABLE_0_P0[v2 as usize] as usize;
+                                                                let k232 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k231 != NONE as usize && k232 != NONE as usize {
+                                                                    let key234 = k231 * 8 + k232 * 1;
+                                                                    for i233 in TABLE_0_AT0_1[key234]
+                                                                        as usize..TABLE_0_AT0_1[key234 + 1] as usize
                                                                     {
-                                                                        let row231 = &TABLE_0_BY0_1[i234];
-                                                                        let v0: Sym = row231[2];
+                                                                        let row230 = &TABLE_0_BY0_1[i233];
+                                                                        let v0: Sym = row230[2];
                                                                         {
-                                                                            let p229 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p230 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p229 != NONE as usize && p230 != NONE as usize && 0 == 0
+                                                                            let p228 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p229 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p228 != NONE as usize && p229 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p229 * 21 + p230 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p228 * 21 + p229 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12672,34 +12671,34 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             {
-                let lo250 = 0 + 0;
-                let mut cursor253 = rt::OnesCursor::new(
+                let lo249 = 0 + 0;
+                let mut cursor252 = rt::OnesCursor::new(
                     self.r52.words(),
-                    lo250,
-                    lo250 + 512,
+                    lo249,
+                    lo249 + 512,
                 );
-                while let Some(bit251) = cursor253.next(self.r52.words()) {
-                    let offset252 = bit251 - 0;
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset252 / 64) % 8];
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset252 / 1) % 64];
-                    let v1_pos: usize = (offset252 / 64) % 8;
-                    let v0_pos: usize = (offset252 / 1) % 64;
+                while let Some(bit250) = cursor252.next(self.r52.words()) {
+                    let offset251 = bit250 - 0;
+                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset251 / 64) % 8];
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset251 / 1) % 64];
+                    let v1_pos: usize = (offset251 / 64) % 8;
+                    let v0_pos: usize = (offset251 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                let lo254 = 0 + 0;
-                let mut cursor257 = rt::OnesCursor::new(
+                let lo253 = 0 + 0;
+                let mut cursor256 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo254,
-                    lo254 + 64,
+                    lo253,
+                    lo253 + 64,
                 );
-                while let Some(bit255) = cursor257.next(self.r31.words()) {
-                    let offset256 = bit255 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset256 / 1) % 64];
-                    let v0_pos: usize = (offset256 / 1) % 64;
+                while let Some(bit254) = cursor256.next(self.r31.words()) {
+                    let offset255 = bit254 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset255 / 1) % 64];
+                    let v0_pos: usize = (offset255 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
@@ -12709,16 +12708,16 @@ impl Rules {
     fn layer33(&mut self, input: &Input) {
         {
             {
-                let lo258 = 0 + 0;
-                let mut cursor261 = rt::OnesCursor::new(
+                let lo257 = 0 + 0;
+                let mut cursor260 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo258,
-                    lo258 + 64,
+                    lo257,
+                    lo257 + 64,
                 );
-                while let Some(bit259) = cursor261.next(self.r12.words()) {
-                    let offset260 = bit259 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset260 / 1) % 64];
-                    let v0_pos: usize = (offset260 / 1) % 64;
+                while let Some(bit258) = cursor260.next(self.r12.words()) {
+                    let offset259 = bit258 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset259 / 1) % 64];
+                    let v0_pos: usize = (offset259 / 1) % 64;
                     self.grew |= self.r11.insert(&[]);
                 }
             }
@@ -12728,16 +12727,16 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo262 = 0;
-                for bit263 in input.state.ones(0 + lo262, 0 + lo262 + 1365) {
-                    let offset264 = bit263 - 0;
+                let lo261 = 0;
+                for bit262 in input.state.ones(0 + lo261, 0 + lo261 + 1365) {
+                    let offset263 = bit262 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset264 / 21) % 65];
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset264 / 7) % 3];
-                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset264 / 1) % 7];
-                        let v0_pos: usize = (offset264 / 21) % 65;
-                        let v1_pos: usize = (offset264 / 7) % 3;
-                        let v2_pos: usize = (offset264 / 1) % 7;
+                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset263 / 21) % 65];
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset263 / 7) % 3];
+                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset263 / 1) % 7];
+                        let v0_pos: usize = (offset263 / 21) % 65;
+                        let v1_pos: usize = (offset263 / 7) % 3;
+                        let v2_pos: usize = (offset263 / 1) % 7;
                         self.grew
                             |= self
                                 .r13
@@ -12754,27 +12753,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo269 = 0 + 0;
-                let mut cursor272 = rt::OnesCursor::new(
+                let lo268 = 0 + 0;
+                let mut cursor271 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo269,
-                    lo269 + 64,
+                    lo268,
+                    lo268 + 64,
                 );
-                while let Some(bit270) = cursor272.next(self.r12.words()) {
-                    let offset271 = bit270 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset271 / 1) % 64];
-                    let v0_pos: usize = (offset271 / 1) % 64;
+                while let Some(bit269) = cursor271.next(self.r12.words()) {
+                    let offset270 = bit269 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset270 / 1) % 64];
+                    let v0_pos: usize = (offset270 / 1) % 64;
                     {
-                        let lo265 = 0 + 0;
-                        let mut cursor268 = rt::OnesCursor::new(
+                        let lo264 = 0 + 0;
+                        let mut cursor267 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo265,
-                            lo265 + 64,
+                            lo264,
+                            lo264 + 64,
                         );
-                        while let Some(bit266) = cursor268.next(self.r12.words()) {
-                            let offset267 = bit266 - 0;
-                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset267 / 1) % 64];
-                            let v1_pos: usize = (offset267 / 1) % 64;
+                        while let Some(bit265) = cursor267.next(self.r12.words()) {
+                            let offset266 = bit265 - 0;
+                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset266 / 1) % 64];
+                            let v1_pos: usize = (offset266 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -12788,50 +12787,50 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo286 = 0;
-                for bit287 in input.state.ones(1374 + lo286, 1374 + lo286 + 3) {
-                    let offset288 = bit287 - 1374;
+                let lo285 = 0;
+                for bit286 in input.state.ones(1374 + lo285, 1374 + lo285 + 3) {
+                    let offset287 = bit286 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset288 / 1) % 3];
-                        let v2_pos: usize = (offset288 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset287 / 1) % 3];
+                        let v2_pos: usize = (offset287 / 1) % 3;
                         {
-                            let k283 = TABLE_40_P0[v2 as usize] as usize;
-                            if k283 != NONE as usize {
-                                let key285 = k283 * 1;
-                                for i284 in TABLE_40_AT0[key285]
-                                    as usize..TABLE_40_AT0[key285 + 1] as usize
+                            let k282 = TABLE_40_P0[v2 as usize] as usize;
+                            if k282 != NONE as usize {
+                                let key284 = k282 * 1;
+                                for i283 in TABLE_40_AT0[key284]
+                                    as usize..TABLE_40_AT0[key284 + 1] as usize
                                 {
-                                    let row282 = &TABLE_40_BY0[i284];
-                                    let v3: Sym = row282[1];
+                                    let row281 = &TABLE_40_BY0[i283];
+                                    let v3: Sym = row281[1];
                                     {
-                                        let lo279 = 0;
-                                        for bit280 in input
+                                        let lo278 = 0;
+                                        for bit279 in input
                                             .state
-                                            .ones(1579 + lo279, 1579 + lo279 + 65)
+                                            .ones(1579 + lo278, 1579 + lo278 + 65)
                                         {
-                                            let offset281 = bit280 - 1579;
+                                            let offset280 = bit279 - 1579;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
                                             {
-                                                let v1: Sym = SYMS_189867025abfaa0d_65[(offset281 / 1)
+                                                let v1: Sym = SYMS_189867025abfaa0d_65[(offset280 / 1)
                                                     % 65];
-                                                let v1_pos: usize = (offset281 / 1) % 65;
+                                                let v1_pos: usize = (offset280 / 1) % 65;
                                                 {
-                                                    let k275 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k276 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k275 != NONE as usize && k276 != NONE as usize {
-                                                        let key278 = k275 * 64 + k276 * 1;
-                                                        for i277 in TABLE_0_AT1_2[key278]
-                                                            as usize..TABLE_0_AT1_2[key278 + 1] as usize
+                                                    let k274 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k275 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k274 != NONE as usize && k275 != NONE as usize {
+                                                        let key277 = k274 * 64 + k275 * 1;
+                                                        for i276 in TABLE_0_AT1_2[key277]
+                                                            as usize..TABLE_0_AT1_2[key277 + 1] as usize
                                                         {
-                                                            let row274 = &TABLE_0_BY1_2[i277];
-                                                            let v0: Sym = row274[0];
+                                                            let row273 = &TABLE_0_BY1_2[i276];
+                                                            let v0: Sym = row273[0];
                                                             {
-                                                                let p273 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p273 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                let p272 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p272 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p273 * 21 + v2_pos * 7 + 6 * 1)
+                                                                    && input.state.get(0 + 0 + p272 * 21 + v2_pos * 7 + 6 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r18.insert(POS_18[0 + v0 as usize] as usize * 1);
@@ -12855,60 +12854,60 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo307 = 0;
-                for bit308 in input.state.ones(1374 + lo307, 1374 + lo307 + 3) {
-                    let offset309 = bit308 - 1374;
+                let lo306 = 0;
+                for bit307 in input.state.ones(1374 + lo306, 1374 + lo306 + 3) {
+                    let offset308 = bit307 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset309 / 1) % 3];
-                        let v2_pos: usize = (offset309 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset308 / 1) % 3];
+                        let v2_pos: usize = (offset308 / 1) % 3;
                         {
-                            let k304 = TABLE_41_P0[v2 as usize] as usize;
-                            if k304 != NONE as usize {
-                                let key306 = k304 * 1;
-                                for i305 in TABLE_41_AT0[key306]
-                                    as usize..TABLE_41_AT0[key306 + 1] as usize
+                            let k303 = TABLE_41_P0[v2 as usize] as usize;
+                            if k303 != NONE as usize {
+                                let key305 = k303 * 1;
+                                for i304 in TABLE_41_AT0[key305]
+                                    as usize..TABLE_41_AT0[key305 + 1] as usize
                                 {
-                                    let row303 = &TABLE_41_BY0[i305];
-                                    let v3: Sym = row303[1];
+                                    let row302 = &TABLE_41_BY0[i304];
+                                    let v3: Sym = row302[1];
                                     {
-                                        let k300 = TABLE_38_P0[v2 as usize] as usize;
-                                        if k300 != NONE as usize {
-                                            let key302 = k300 * 1;
-                                            for i301 in TABLE_38_AT0[key302]
-                                                as usize..TABLE_38_AT0[key302 + 1] as usize
+                                        let k299 = TABLE_38_P0[v2 as usize] as usize;
+                                        if k299 != NONE as usize {
+                                            let key301 = k299 * 1;
+                                            for i300 in TABLE_38_AT0[key301]
+                                                as usize..TABLE_38_AT0[key301 + 1] as usize
                                             {
-                                                let row299 = &TABLE_38_BY0[i301];
-                                                let v4: Sym = row299[1];
+                                                let row298 = &TABLE_38_BY0[i300];
+                                                let v4: Sym = row298[1];
                                                 {
-                                                    let lo296 = 0;
-                                                    for bit297 in input
+                                                    let lo295 = 0;
+                                                    for bit296 in input
                                                         .state
-                                                        .ones(1579 + lo296, 1579 + lo296 + 65)
+                                                        .ones(1579 + lo295, 1579 + lo295 + 65)
                                                     {
-                                                        let offset298 = bit297 - 1579;
+                                                        let offset297 = bit296 - 1579;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
                                                         {
-                                                            let v1: Sym = SYMS_189867025abfaa0d_65[(offset298 / 1)
+                                                            let v1: Sym = SYMS_189867025abfaa0d_65[(offset297 / 1)
                                                                 % 65];
-                                                            let v1_pos: usize = (offset298 / 1) % 65;
+                                                            let v1_pos: usize = (offset297 / 1) % 65;
                                                             {
-                                                                let k292 = TABLE_0_P1[v3 as usize] as usize;
-                                                                let k293 = TABLE_0_P2[v1 as usize] as usize;
-                                                                if k292 != NONE as usize && k293 != NONE as usize {
-                                                                    let key295 = k292 * 64 + k293 * 1;
-                                                                    for i294 in TABLE_0_AT1_2[key295]
-                                                                        as usize..TABLE_0_AT1_2[key295 + 1] as usize
+                                                                let k291 = TABLE_0_P1[v3 as usize] as usize;
+                                                                let k292 = TABLE_0_P2[v1 as usize] as usize;
+                                                                if k291 != NONE as usize && k292 != NONE as usize {
+                                                                    let key294 = k291 * 64 + k292 * 1;
+                                                                    for i293 in TABLE_0_AT1_2[key294]
+                                                                        as usize..TABLE_0_AT1_2[key294 + 1] as usize
                                                                     {
-                                                                        let row291 = &TABLE_0_BY1_2[i294];
-                                                                        let v0: Sym = row291[0];
+                                                                        let row290 = &TABLE_0_BY1_2[i293];
+                                                                        let v0: Sym = row290[0];
                                                                         {
-                                                                            let p289 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p290 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p289 != NONE as usize && p290 != NONE as usize && 0 == 0
+                                                                            let p288 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p289 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p288 != NONE as usize && p289 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p289 * 21 + p290 * 7 + 6 * 1)
+                                                                                && input.state.get(0 + 0 + p288 * 21 + p289 * 7 + 6 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r21.insert(POS_21[0 + v0 as usize] as usize * 1);
@@ -12935,37 +12934,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo318 = 0 + 0;
-                let mut cursor321 = rt::OnesCursor::new(
+                let lo317 = 0 + 0;
+                let mut cursor320 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo318,
-                    lo318 + 64,
+                    lo317,
+                    lo317 + 64,
                 );
-                while let Some(bit319) = cursor321.next(self.r18.words()) {
-                    let offset320 = bit319 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset320 / 1) % 64];
-                    let v0_pos: usize = (offset320 / 1) % 64;
+                while let Some(bit318) = cursor320.next(self.r18.words()) {
+                    let offset319 = bit318 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset319 / 1) % 64];
+                    let v0_pos: usize = (offset319 / 1) % 64;
                     {
-                        let lo314 = 0 + 0;
-                        let mut cursor317 = rt::OnesCursor::new(
+                        let lo313 = 0 + 0;
+                        let mut cursor316 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo314,
-                            lo314 + 64,
+                            lo313,
+                            lo313 + 64,
                         );
-                        while let Some(bit315) = cursor317.next(self.r26.words()) {
-                            let offset316 = bit315 - 0;
-                            let v3: Sym = SYMS_5972dedf60d1561d_64[(offset316 / 1) % 64];
-                            let v3_pos: usize = (offset316 / 1) % 64;
+                        while let Some(bit314) = cursor316.next(self.r26.words()) {
+                            let offset315 = bit314 - 0;
+                            let v3: Sym = SYMS_5972dedf60d1561d_64[(offset315 / 1) % 64];
+                            let v3_pos: usize = (offset315 / 1) % 64;
                             {
-                                let k311 = TABLE_0_P0[v3 as usize] as usize;
-                                if k311 != NONE as usize {
-                                    let key313 = k311 * 1;
-                                    for i312 in TABLE_0_AT0[key313]
-                                        as usize..TABLE_0_AT0[key313 + 1] as usize
+                                let k310 = TABLE_0_P0[v3 as usize] as usize;
+                                if k310 != NONE as usize {
+                                    let key312 = k310 * 1;
+                                    for i311 in TABLE_0_AT0[key312]
+                                        as usize..TABLE_0_AT0[key312 + 1] as usize
                                     {
-                                        let row310 = &TABLE_0_BY0[i312];
-                                        let v1: Sym = row310[1];
-                                        let v2: Sym = row310[2];
+                                        let row309 = &TABLE_0_BY0[i311];
+                                        let v1: Sym = row309[1];
+                                        let v2: Sym = row309[2];
                                         if self
                                             .r20
                                             .insert(
@@ -12999,51 +12998,49 @@ impl Rules {
             }
             {
                 {
-                    let lo330 = 0 + 0;
-                    for i333 in delta20.0..delta20.1 {
-                        let bit331 = self.r20.added(i333);
-                        if bit331 < lo330 || bit331 >= lo330 + 32768 {
+                    let lo328 = 0 + 0;
+                    for i331 in delta20.0..delta20.1 {
+                        let bit329 = self.r20.added(i331);
+                        if bit329 < lo328 || bit329 >= lo328 + 32768 {
                             continue;
                         }
-                        let offset332 = bit331 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset332 / 512) % 64];
-                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset332 / 64) % 8];
-                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset332 / 1) % 64];
-                        let v0_pos: usize = (offset332 / 512) % 64;
-                        let v1_pos: usize = (offset332 / 64) % 8;
-                        let v3_pos: usize = (offset332 / 1) % 64;
-                        let exists = 'found329: {
+                        let offset330 = bit329 - 0;
+                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset330 / 512) % 64];
+                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset330 / 64) % 8];
+                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset330 / 1) % 64];
+                        let v0_pos: usize = (offset330 / 512) % 64;
+                        let v1_pos: usize = (offset330 / 64) % 8;
+                        let v3_pos: usize = (offset330 / 1) % 64;
+                        let exists = 'found327: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found329 true;
+                                    break 'found327 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found327: {
+                            let exists = 'found326: {
                                 {
-                                    let p328 = FLUENT_POSITIONS[2392 + v3 as usize] as usize;
-                                    if p328 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                        && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(1579 + 0 + p328 * 1)
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                        && 0 == 0 && input.state.get(1579 + 0 + (v3_pos + 1) * 1)
                                     {
-                                        break 'found327 true;
+                                        break 'found326 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
                                 {
-                                    let k323 = TABLE_0_P0[v3 as usize] as usize;
-                                    let k324 = TABLE_0_P1[v1 as usize] as usize;
-                                    if k323 != NONE as usize && k324 != NONE as usize {
-                                        let key326 = k323 * 8 + k324 * 1;
-                                        for i325 in TABLE_0_AT0_1[key326]
-                                            as usize..TABLE_0_AT0_1[key326 + 1] as usize
+                                    let k322 = TABLE_0_P0[v3 as usize] as usize;
+                                    let k323 = TABLE_0_P1[v1 as usize] as usize;
+                                    if k322 != NONE as usize && k323 != NONE as usize {
+                                        let key325 = k322 * 8 + k323 * 1;
+                                        for i324 in TABLE_0_AT0_1[key325]
+                                            as usize..TABLE_0_AT0_1[key325 + 1] as usize
                                         {
-                                            let row322 = &TABLE_0_BY0_1[i325];
-                                            let v2: Sym = row322[2];
+                                            let row321 = &TABLE_0_BY0_1[i324];
+                                            let v2: Sym = row321[2];
                                             if self
                                                 .r20
                                                 .insert(
@@ -13068,31 +13065,31 @@ impl Rules {
             }
             {
                 {
-                    let lo339 = 0 + 0;
-                    for i342 in delta20.0..delta20.1 {
-                        let bit340 = self.r20.added(i342);
-                        if bit340 < lo339 || bit340 >= lo339 + 32768 {
+                    let lo337 = 0 + 0;
+                    for i340 in delta20.0..delta20.1 {
+                        let bit338 = self.r20.added(i340);
+                        if bit338 < lo337 || bit338 >= lo337 + 32768 {
                             continue;
                         }
-                        let offset341 = bit340 - 0;
-                        if SYMS_5972dedf60d1561d_64[(offset341 / 1) % 64]
-                            == SYMS_5972dedf60d1561d_64[(offset341 / 512) % 64]
+                        let offset339 = bit338 - 0;
+                        if SYMS_5972dedf60d1561d_64[(offset339 / 1) % 64]
+                            == SYMS_5972dedf60d1561d_64[(offset339 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset341 / 512)
+                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset339 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset341 / 64) % 8];
-                            let v0_pos: usize = (offset341 / 512) % 64;
-                            let v1_pos: usize = (offset341 / 64) % 8;
+                            let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset339 / 64) % 8];
+                            let v0_pos: usize = (offset339 / 512) % 64;
+                            let v1_pos: usize = (offset339 / 64) % 8;
                             {
-                                let k335 = TABLE_0_P0[v0 as usize] as usize;
-                                let k336 = TABLE_0_P1[v1 as usize] as usize;
-                                if k335 != NONE as usize && k336 != NONE as usize {
-                                    let key338 = k335 * 8 + k336 * 1;
-                                    for i337 in TABLE_0_AT0_1[key338]
-                                        as usize..TABLE_0_AT0_1[key338 + 1] as usize
+                                let k333 = TABLE_0_P0[v0 as usize] as usize;
+                                let k334 = TABLE_0_P1[v1 as usize] as usize;
+                                if k333 != NONE as usize && k334 != NONE as usize {
+                                    let key336 = k333 * 8 + k334 * 1;
+                                    for i335 in TABLE_0_AT0_1[key336]
+                                        as usize..TABLE_0_AT0_1[key336 + 1] as usize
                                     {
-                                        let row334 = &TABLE_0_BY0_1[i337];
-                                        let v2: Sym = row334[2];
+                                        let row332 = &TABLE_0_BY0_1[i335];
+                                        let v2: Sym = row332[2];
                                         if self
                                             .r20
                                             .insert(
@@ -13116,31 +13113,31 @@ impl Rules {
             }
             {
                 {
-                    let lo348 = 0 + 0;
-                    for i351 in delta20.0..delta20.1 {
-                        let bit349 = self.r20.added(i351);
-                        if bit349 < lo348 || bit349 >= lo348 + 32768 {
+                    let lo346 = 0 + 0;
+                    for i349 in delta20.0..delta20.1 {
+                        let bit347 = self.r20.added(i349);
+                        if bit347 < lo346 || bit347 >= lo346 + 32768 {
                             continue;
                         }
-                        let offset350 = bit349 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset350 / 512) % 64];
-                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset350 / 64) % 8];
-                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset350 / 1) % 64];
-                        let v0_pos: usize = (offset350 / 512) % 64;
-                        let v1_pos: usize = (offset350 / 64) % 8;
-                        let v3_pos: usize = (offset350 / 1) % 64;
+                        let offset348 = bit347 - 0;
+                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset348 / 512) % 64];
+                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset348 / 64) % 8];
+                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset348 / 1) % 64];
+                        let v0_pos: usize = (offset348 / 512) % 64;
+                        let v1_pos: usize = (offset348 / 64) % 8;
+                        let v3_pos: usize = (offset348 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
-                                    let k344 = TABLE_0_P0[v3 as usize] as usize;
-                                    let k345 = TABLE_0_P1[v1 as usize] as usize;
-                                    if k344 != NONE as usize && k345 != NONE as usize {
-                                        let key347 = k344 * 8 + k345 * 1;
-                                        for i346 in TABLE_0_AT0_1[key347]
-                                            as usize..TABLE_0_AT0_1[key347 + 1] as usize
+                                    let k342 = TABLE_0_P0[v3 as usize] as usize;
+                                    let k343 = TABLE_0_P1[v1 as usize] as usize;
+                                    if k342 != NONE as usize && k343 != NONE as usize {
+                                        let key345 = k342 * 8 + k343 * 1;
+                                        for i344 in TABLE_0_AT0_1[key345]
+                                            as usize..TABLE_0_AT0_1[key345 + 1] as usize
                                         {
-                                            let row343 = &TABLE_0_BY0_1[i346];
-                                            let v2: Sym = row343[2];
+                                            let row341 = &TABLE_0_BY0_1[i344];
+                                            let v2: Sym = row341[2];
                                             if self
                                                 .r20
                                                 .insert(
@@ -13169,29 +13166,29 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                let lo356 = 0 + 0;
-                let mut cursor359 = rt::OnesCursor::new(
+                let lo354 = 0 + 0;
+                let mut cursor357 = rt::OnesCursor::new(
                     self.r17.words(),
-                    lo356,
-                    lo356 + 512,
+                    lo354,
+                    lo354 + 512,
                 );
-                while let Some(bit357) = cursor359.next(self.r17.words()) {
-                    let offset358 = bit357 - 0;
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset358 / 8) % 64];
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset358 / 1) % 8];
-                    let v2_pos: usize = (offset358 / 8) % 64;
-                    let v1_pos: usize = (offset358 / 1) % 8;
+                while let Some(bit355) = cursor357.next(self.r17.words()) {
+                    let offset356 = bit355 - 0;
+                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset356 / 8) % 64];
+                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset356 / 1) % 8];
+                    let v2_pos: usize = (offset356 / 8) % 64;
+                    let v1_pos: usize = (offset356 / 1) % 8;
                     {
-                        let lo352 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
-                        let mut cursor355 = rt::OnesCursor::new(
+                        let lo350 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
+                        let mut cursor353 = rt::OnesCursor::new(
                             self.r20_by1_2.words(),
-                            lo352,
-                            lo352 + 64,
+                            lo350,
+                            lo350 + 64,
                         );
-                        while let Some(bit353) = cursor355.next(self.r20_by1_2.words()) {
-                            let offset354 = bit353 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset354 / 1) % 64];
-                            let v0_pos: usize = (offset354 / 1) % 64;
+                        while let Some(bit351) = cursor353.next(self.r20_by1_2.words()) {
+                            let offset352 = bit351 - 0;
+                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset352 / 1) % 64];
+                            let v0_pos: usize = (offset352 / 1) % 64;
                             self.grew |= self.r19.insert(v0_pos * 1);
                         }
                     }
@@ -13200,37 +13197,37 @@ impl Rules {
         }
         {
             {
-                let lo365 = 0 + 0;
-                let mut cursor368 = rt::OnesCursor::new(
+                let lo363 = 0 + 0;
+                let mut cursor366 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo365,
-                    lo365 + 64,
+                    lo363,
+                    lo363 + 64,
                 );
-                while let Some(bit366) = cursor368.next(self.r31.words()) {
-                    let offset367 = bit366 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset367 / 1) % 64];
-                    let v1_pos: usize = (offset367 / 1) % 64;
-                    let exists = 'found364: {
+                while let Some(bit364) = cursor366.next(self.r31.words()) {
+                    let offset365 = bit364 - 0;
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset365 / 1) % 64];
+                    let v1_pos: usize = (offset365 / 1) % 64;
+                    let exists = 'found362: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found364 true;
+                                break 'found362 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo360 = 0 + 0;
-                            let mut cursor363 = rt::OnesCursor::new(
+                            let lo358 = 0 + 0;
+                            let mut cursor361 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo360,
-                                lo360 + 64,
+                                lo358,
+                                lo358 + 64,
                             );
-                            while let Some(bit361) = cursor363.next(self.r18.words()) {
-                                let offset362 = bit361 - 0;
-                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset362 / 1)
+                            while let Some(bit359) = cursor361.next(self.r18.words()) {
+                                let offset360 = bit359 - 0;
+                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset360 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset362 / 1) % 64;
+                                let v0_pos: usize = (offset360 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -13243,45 +13240,45 @@ impl Rules {
     fn layer40(&mut self, input: &Input) {
         {
             {
-                let lo369 = 0 + 0;
-                let mut cursor372 = rt::OnesCursor::new(
+                let lo367 = 0 + 0;
+                let mut cursor370 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo369,
-                    lo369 + 64,
+                    lo367,
+                    lo367 + 64,
                 );
-                while let Some(bit370) = cursor372.next(self.r31.words()) {
-                    let offset371 = bit370 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset371 / 1) % 64];
-                    let v0_pos: usize = (offset371 / 1) % 64;
+                while let Some(bit368) = cursor370.next(self.r31.words()) {
+                    let offset369 = bit368 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset369 / 1) % 64];
+                    let v0_pos: usize = (offset369 / 1) % 64;
                     self.grew |= self.r22.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                let lo377 = 0 + 0;
-                let mut cursor380 = rt::OnesCursor::new(
+                let lo375 = 0 + 0;
+                let mut cursor378 = rt::OnesCursor::new(
                     self.r52.words(),
-                    lo377,
-                    lo377 + 512,
+                    lo375,
+                    lo375 + 512,
                 );
-                while let Some(bit378) = cursor380.next(self.r52.words()) {
-                    let offset379 = bit378 - 0;
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset379 / 64) % 8];
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset379 / 1) % 64];
-                    let v1_pos: usize = (offset379 / 64) % 8;
-                    let v2_pos: usize = (offset379 / 1) % 64;
+                while let Some(bit376) = cursor378.next(self.r52.words()) {
+                    let offset377 = bit376 - 0;
+                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset377 / 64) % 8];
+                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset377 / 1) % 64];
+                    let v1_pos: usize = (offset377 / 64) % 8;
+                    let v2_pos: usize = (offset377 / 1) % 64;
                     {
-                        let lo373 = 0 + 0 + v1_pos * 64;
-                        let mut cursor376 = rt::OnesCursor::new(
+                        let lo371 = 0 + 0 + v1_pos * 64;
+                        let mut cursor374 = rt::OnesCursor::new(
                             self.r29.words(),
-                            lo373,
-                            lo373 + 64,
+                            lo371,
+                            lo371 + 64,
                         );
-                        while let Some(bit374) = cursor376.next(self.r29.words()) {
-                            let offset375 = bit374 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset375 / 1) % 64];
-                            let v0_pos: usize = (offset375 / 1) % 64;
+                        while let Some(bit372) = cursor374.next(self.r29.words()) {
+                            let offset373 = bit372 - 0;
+                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset373 / 1) % 64];
+                            let v0_pos: usize = (offset373 / 1) % 64;
                             self.grew |= self.r22.insert(v0_pos * 1);
                         }
                     }
@@ -13293,51 +13290,51 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo395 = 0;
-                for bit396 in input.state.ones(1374 + lo395, 1374 + lo395 + 3) {
-                    let offset397 = bit396 - 1374;
+                let lo393 = 0;
+                for bit394 in input.state.ones(1374 + lo393, 1374 + lo393 + 3) {
+                    let offset395 = bit394 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset397 / 1) % 3];
-                        let v3_pos: usize = (offset397 / 1) % 3;
+                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset395 / 1) % 3];
+                        let v3_pos: usize = (offset395 / 1) % 3;
                         {
-                            let p390 = POS_13[299 + v3 as usize] as usize;
-                            if p390 != NONE as usize {
-                                let lo391 = 0 + 0;
-                                let mut cursor394 = rt::OnesCursor::new(
+                            let p388 = POS_13[299 + v3 as usize] as usize;
+                            if p388 != NONE as usize {
+                                let lo389 = 0 + 0;
+                                let mut cursor392 = rt::OnesCursor::new(
                                     self.r13.words(),
-                                    lo391,
-                                    lo391 + 128,
+                                    lo389,
+                                    lo389 + 128,
                                 );
-                                while let Some(bit392) = cursor394.next(self.r13.words()) {
-                                    let offset393 = bit392 - 0;
-                                    if (offset393 / 1) % 2 == p390 {
-                                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset393 / 2)
+                                while let Some(bit390) = cursor392.next(self.r13.words()) {
+                                    let offset391 = bit390 - 0;
+                                    if (offset391 / 1) % 2 == p388 {
+                                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset391 / 2)
                                             % 64];
-                                        let v2_pos: usize = (offset393 / 2) % 64;
+                                        let v2_pos: usize = (offset391 / 2) % 64;
                                         {
-                                            let lo386 = 0 + 0 + v2_pos * 8;
-                                            let mut cursor389 = rt::OnesCursor::new(
+                                            let lo384 = 0 + 0 + v2_pos * 8;
+                                            let mut cursor387 = rt::OnesCursor::new(
                                                 self.r29_by1.words(),
-                                                lo386,
-                                                lo386 + 8,
+                                                lo384,
+                                                lo384 + 8,
                                             );
-                                            while let Some(bit387) = cursor389
+                                            while let Some(bit385) = cursor387
                                                 .next(self.r29_by1.words())
                                             {
-                                                let offset388 = bit387 - 0;
-                                                let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset388 / 1) % 8];
-                                                let v0_pos: usize = (offset388 / 1) % 8;
+                                                let offset386 = bit385 - 0;
+                                                let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset386 / 1) % 8];
+                                                let v0_pos: usize = (offset386 / 1) % 8;
                                                 {
-                                                    let k382 = TABLE_0_P0[v2 as usize] as usize;
-                                                    let k383 = TABLE_0_P1[v0 as usize] as usize;
-                                                    if k382 != NONE as usize && k383 != NONE as usize {
-                                                        let key385 = k382 * 8 + k383 * 1;
-                                                        for i384 in TABLE_0_AT0_1[key385]
-                                                            as usize..TABLE_0_AT0_1[key385 + 1] as usize
+                                                    let k380 = TABLE_0_P0[v2 as usize] as usize;
+                                                    let k381 = TABLE_0_P1[v0 as usize] as usize;
+                                                    if k380 != NONE as usize && k381 != NONE as usize {
+                                                        let key383 = k380 * 8 + k381 * 1;
+                                                        for i382 in TABLE_0_AT0_1[key383]
+                                                            as usize..TABLE_0_AT0_1[key383 + 1] as usize
                                                         {
-                                                            let row381 = &TABLE_0_BY0_1[i384];
-                                                            let v1: Sym = row381[2];
+                                                            let row379 = &TABLE_0_BY0_1[i382];
+                                                            let v1: Sym = row379[2];
                                                             self.grew
                                                                 |= self
                                                                     .r60
@@ -13368,36 +13365,36 @@ impl Rules {
             }
             {
                 {
-                    let lo404 = 0 + 0;
-                    for i407 in delta60.0..delta60.1 {
-                        let bit405 = self.r60.added(i407);
-                        if bit405 < lo404 || bit405 >= lo404 + 512 {
+                    let lo402 = 0 + 0;
+                    for i405 in delta60.0..delta60.1 {
+                        let bit403 = self.r60.added(i405);
+                        if bit403 < lo402 || bit403 >= lo402 + 512 {
                             continue;
                         }
-                        let offset406 = bit405 - 0;
-                        let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset406 / 64) % 8];
-                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset406 / 1) % 64];
-                        let v0_pos: usize = (offset406 / 64) % 8;
-                        let v2_pos: usize = (offset406 / 1) % 64;
-                        let exists = 'found403: {
+                        let offset404 = bit403 - 0;
+                        let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset404 / 64) % 8];
+                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset404 / 1) % 64];
+                        let v0_pos: usize = (offset404 / 64) % 8;
+                        let v2_pos: usize = (offset404 / 1) % 64;
+                        let exists = 'found401: {
                             {
                                 if self.r37.has_bit(0 + 0 + v2_pos * 1) {
-                                    break 'found403 true;
+                                    break 'found401 true;
                                 }
                             }
                             false
                         };
                         if !exists {
                             {
-                                let k399 = TABLE_0_P0[v2 as usize] as usize;
-                                let k400 = TABLE_0_P1[v0 as usize] as usize;
-                                if k399 != NONE as usize && k400 != NONE as usize {
-                                    let key402 = k399 * 8 + k400 * 1;
-                                    for i401 in TABLE_0_AT0_1[key402]
-                                        as usize..TABLE_0_AT0_1[key402 + 1] as usize
+                                let k397 = TABLE_0_P0[v2 as usize] as usize;
+                                let k398 = TABLE_0_P1[v0 as usize] as usize;
+                                if k397 != NONE as usize && k398 != NONE as usize {
+                                    let key400 = k397 * 8 + k398 * 1;
+                                    for i399 in TABLE_0_AT0_1[key400]
+                                        as usize..TABLE_0_AT0_1[key400 + 1] as usize
                                     {
-                                        let row398 = &TABLE_0_BY0_1[i401];
-                                        let v1: Sym = row398[2];
+                                        let row396 = &TABLE_0_BY0_1[i399];
+                                        let v1: Sym = row396[2];
                                         self.grew
                                             |= self
                                                 .r60
@@ -13417,36 +13414,36 @@ impl Rules {
     fn layer45(&mut self, input: &Input) {
         {
             {
-                let lo408 = 0 + 0;
-                let mut cursor411 = rt::OnesCursor::new(
+                let lo406 = 0 + 0;
+                let mut cursor409 = rt::OnesCursor::new(
                     self.r29.words(),
-                    lo408,
-                    lo408 + 512,
+                    lo406,
+                    lo406 + 512,
                 );
-                while let Some(bit409) = cursor411.next(self.r29.words()) {
-                    let offset410 = bit409 - 0;
-                    let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset410 / 64) % 8];
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset410 / 1) % 64];
-                    let v0_pos: usize = (offset410 / 64) % 8;
-                    let v1_pos: usize = (offset410 / 1) % 64;
+                while let Some(bit407) = cursor409.next(self.r29.words()) {
+                    let offset408 = bit407 - 0;
+                    let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset408 / 64) % 8];
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset408 / 1) % 64];
+                    let v0_pos: usize = (offset408 / 64) % 8;
+                    let v1_pos: usize = (offset408 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
                 }
             }
         }
         {
             {
-                let lo412 = 0 + 0;
-                let mut cursor415 = rt::OnesCursor::new(
+                let lo410 = 0 + 0;
+                let mut cursor413 = rt::OnesCursor::new(
                     self.r60.words(),
-                    lo412,
-                    lo412 + 512,
+                    lo410,
+                    lo410 + 512,
                 );
-                while let Some(bit413) = cursor415.next(self.r60.words()) {
-                    let offset414 = bit413 - 0;
-                    let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset414 / 64) % 8];
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset414 / 1) % 64];
-                    let v0_pos: usize = (offset414 / 64) % 8;
-                    let v1_pos: usize = (offset414 / 1) % 64;
+                while let Some(bit411) = cursor413.next(self.r60.words()) {
+                    let offset412 = bit411 - 0;
+                    let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset412 / 64) % 8];
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset412 / 1) % 64];
+                    let v0_pos: usize = (offset412 / 64) % 8;
+                    let v1_pos: usize = (offset412 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
                 }
             }
@@ -13456,71 +13453,70 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo439 = 0;
-                for bit440 in input.state.ones(1374 + lo439, 1374 + lo439 + 3) {
-                    let offset441 = bit440 - 1374;
+                let lo436 = 0;
+                for bit437 in input.state.ones(1374 + lo436, 1374 + lo436 + 3) {
+                    let offset438 = bit437 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset441 / 1) % 3];
-                        let v2_pos: usize = (offset441 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset438 / 1) % 3];
+                        let v2_pos: usize = (offset438 / 1) % 3;
                         {
-                            let k436 = TABLE_38_P0[v2 as usize] as usize;
-                            if k436 != NONE as usize {
-                                let key438 = k436 * 1;
-                                for i437 in TABLE_38_AT0[key438]
-                                    as usize..TABLE_38_AT0[key438 + 1] as usize
+                            let k433 = TABLE_38_P0[v2 as usize] as usize;
+                            if k433 != NONE as usize {
+                                let key435 = k433 * 1;
+                                for i434 in TABLE_38_AT0[key435]
+                                    as usize..TABLE_38_AT0[key435 + 1] as usize
                                 {
-                                    let row435 = &TABLE_38_BY0[i437];
-                                    let v4: Sym = row435[1];
+                                    let row432 = &TABLE_38_BY0[i434];
+                                    let v4: Sym = row432[1];
                                     {
-                                        let lo431 = 0 + 0;
-                                        let mut cursor434 = rt::OnesCursor::new(
+                                        let lo428 = 0 + 0;
+                                        let mut cursor431 = rt::OnesCursor::new(
                                             self.r60.words(),
-                                            lo431,
-                                            lo431 + 512,
+                                            lo428,
+                                            lo428 + 512,
                                         );
-                                        while let Some(bit432) = cursor434.next(self.r60.words()) {
-                                            let offset433 = bit432 - 0;
-                                            let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset433 / 64) % 8];
-                                            let v3: Sym = SYMS_5972dedf60d1561d_64[(offset433 / 1)
+                                        while let Some(bit429) = cursor431.next(self.r60.words()) {
+                                            let offset430 = bit429 - 0;
+                                            let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset430 / 64) % 8];
+                                            let v3: Sym = SYMS_5972dedf60d1561d_64[(offset430 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset433 / 64) % 8;
-                                            let v3_pos: usize = (offset433 / 1) % 64;
+                                            let v1_pos: usize = (offset430 / 64) % 8;
+                                            let v3_pos: usize = (offset430 / 1) % 64;
                                             {
-                                                let p426 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                                                let p427 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                if p426 != NONE as usize && p427 != NONE as usize {
-                                                    let lo428 = 0 + p426 * 21 + p427 * 7;
-                                                    for bit429 in input.state.ones(0 + lo428, 0 + lo428 + 7) {
-                                                        let offset430 = bit429 - 0;
+                                                let p424 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                if p424 != NONE as usize {
+                                                    let lo425 = 0 + (v3_pos + 1) * 21 + p424 * 7;
+                                                    for bit426 in input.state.ones(0 + lo425, 0 + lo425 + 7) {
+                                                        let offset427 = bit426 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v5: Sym = SYMS_5cdbf3528cd4f29c_7[(offset430 / 1) % 7];
-                                                            let v5_pos: usize = (offset430 / 1) % 7;
+                                                            let v5: Sym = SYMS_5cdbf3528cd4f29c_7[(offset427 / 1) % 7];
+                                                            let v5_pos: usize = (offset427 / 1) % 7;
                                                             {
-                                                                let k422 = TABLE_53_P0[v5 as usize] as usize;
-                                                                let k423 = TABLE_53_P1[v1 as usize] as usize;
-                                                                if k422 != NONE as usize && k423 != NONE as usize {
-                                                                    let key425 = k422 * 8 + k423 * 1;
-                                                                    for i424 in TABLE_53_AT0_1[key425]
-                                                                        as usize..TABLE_53_AT0_1[key425 + 1] as usize
+                                                                let k420 = TABLE_53_P0[v5 as usize] as usize;
+                                                                let k421 = TABLE_53_P1[v1 as usize] as usize;
+                                                                if k420 != NONE as usize && k421 != NONE as usize {
+                                                                    let key423 = k420 * 8 + k421 * 1;
+                                                                    for i422 in TABLE_53_AT0_1[key423]
+                                                                        as usize..TABLE_53_AT0_1[key423 + 1] as usize
                                                                     {
-                                                                        let row421 = &TABLE_53_BY0_1[i424];
+                                                                        let row419 = &TABLE_53_BY0_1[i422];
                                                                         {
-                                                                            let lo417 = 0 + 0 + v1_pos * 64;
-                                                                            let mut cursor420 = rt::OnesCursor::new(
+                                                                            let lo415 = 0 + 0 + v1_pos * 64;
+                                                                            let mut cursor418 = rt::OnesCursor::new(
                                                                                 self.r29.words(),
-                                                                                lo417,
-                                                                                lo417 + 64,
+                                                                                lo415,
+                                                                                lo415 + 64,
                                                                             );
-                                                                            while let Some(bit418) = cursor420.next(self.r29.words()) {
-                                                                                let offset419 = bit418 - 0;
-                                                                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset419 / 1)
+                                                                            while let Some(bit416) = cursor418.next(self.r29.words()) {
+                                                                                let offset417 = bit416 - 0;
+                                                                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset417 / 1)
                                                                                     % 64];
-                                                                                let v0_pos: usize = (offset419 / 1) % 64;
+                                                                                let v0_pos: usize = (offset417 / 1) % 64;
                                                                                 {
-                                                                                    let p416 = POS_13[299 + v2 as usize] as usize;
-                                                                                    if p416 != NONE as usize
-                                                                                        && self.r13.has_bit(0 + 0 + v0_pos * 2 + p416 * 1)
+                                                                                    let p414 = POS_13[299 + v2 as usize] as usize;
+                                                                                    if p414 != NONE as usize
+                                                                                        && self.r13.has_bit(0 + 0 + v0_pos * 2 + p414 * 1)
                                                                                     {
                                                                                         self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
                                                                                     }
@@ -13548,18 +13544,18 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                let lo442 = 0 + 0;
-                let mut cursor445 = rt::OnesCursor::new(
+                let lo439 = 0 + 0;
+                let mut cursor442 = rt::OnesCursor::new(
                     self.r44.words(),
-                    lo442,
-                    lo442 + 512,
+                    lo439,
+                    lo439 + 512,
                 );
-                while let Some(bit443) = cursor445.next(self.r44.words()) {
-                    let offset444 = bit443 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset444 / 8) % 64];
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset444 / 1) % 8];
-                    let v0_pos: usize = (offset444 / 8) % 64;
-                    let v1_pos: usize = (offset444 / 1) % 8;
+                while let Some(bit440) = cursor442.next(self.r44.words()) {
+                    let offset441 = bit440 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset441 / 8) % 64];
+                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset441 / 1) % 8];
+                    let v0_pos: usize = (offset441 / 8) % 64;
+                    let v1_pos: usize = (offset441 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -13569,56 +13565,56 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo461 = 0;
-                for bit462 in input.state.ones(1374 + lo461, 1374 + lo461 + 3) {
-                    let offset463 = bit462 - 1374;
+                let lo458 = 0;
+                for bit459 in input.state.ones(1374 + lo458, 1374 + lo458 + 3) {
+                    let offset460 = bit459 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset463 / 1) % 3];
-                        let v2_pos: usize = (offset463 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset460 / 1) % 3];
+                        let v2_pos: usize = (offset460 / 1) % 3;
                         {
-                            let lo458 = 0;
-                            for bit459 in input.state.ones(0 + lo458, 0 + lo458 + 1365) {
-                                let offset460 = bit459 - 0;
+                            let lo455 = 0;
+                            for bit456 in input.state.ones(0 + lo455, 0 + lo455 + 1365) {
+                                let offset457 = bit456 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset460 / 7) % 3 == v2_pos
+                                    && (offset457 / 7) % 3 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset460 / 21)
+                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset457 / 21)
                                         % 65];
-                                    let v3: Sym = SYMS_5cdbf3528cd4f29c_7[(offset460 / 1) % 7];
-                                    let v0_pos: usize = (offset460 / 21) % 65;
-                                    let v3_pos: usize = (offset460 / 1) % 7;
+                                    let v3: Sym = SYMS_5cdbf3528cd4f29c_7[(offset457 / 1) % 7];
+                                    let v0_pos: usize = (offset457 / 21) % 65;
+                                    let v3_pos: usize = (offset457 / 1) % 7;
                                     {
-                                        let k455 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k455 != NONE as usize {
-                                            let key457 = k455 * 1;
-                                            for i456 in TABLE_53_AT0[key457]
-                                                as usize..TABLE_53_AT0[key457 + 1] as usize
+                                        let k452 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k452 != NONE as usize {
+                                            let key454 = k452 * 1;
+                                            for i453 in TABLE_53_AT0[key454]
+                                                as usize..TABLE_53_AT0[key454 + 1] as usize
                                             {
-                                                let row454 = &TABLE_53_BY0[i456];
-                                                let v4: Sym = row454[1];
+                                                let row451 = &TABLE_53_BY0[i453];
+                                                let v4: Sym = row451[1];
                                                 {
-                                                    let p448 = POS_55[0 + v0 as usize] as usize;
-                                                    let p449 = POS_55[299 + v4 as usize] as usize;
-                                                    if p448 != NONE as usize && p449 != NONE as usize {
-                                                        let lo450 = 0 + 0 + p448 * 512 + p449 * 64;
-                                                        let mut cursor453 = rt::OnesCursor::new(
+                                                    let p445 = POS_55[0 + v0 as usize] as usize;
+                                                    let p446 = POS_55[299 + v4 as usize] as usize;
+                                                    if p445 != NONE as usize && p446 != NONE as usize {
+                                                        let lo447 = 0 + 0 + p445 * 512 + p446 * 64;
+                                                        let mut cursor450 = rt::OnesCursor::new(
                                                             self.r55.words(),
-                                                            lo450,
-                                                            lo450 + 64,
+                                                            lo447,
+                                                            lo447 + 64,
                                                         );
-                                                        while let Some(bit451) = cursor453.next(self.r55.words()) {
-                                                            let offset452 = bit451 - 0;
-                                                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset452 / 1)
+                                                        while let Some(bit448) = cursor450.next(self.r55.words()) {
+                                                            let offset449 = bit448 - 0;
+                                                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset449 / 1)
                                                                 % 64];
-                                                            let v1_pos: usize = (offset452 / 1) % 64;
-                                                            let exists = 'found446: {
+                                                            let v1_pos: usize = (offset449 / 1) % 64;
+                                                            let exists = 'found443: {
                                                                 {
-                                                                    let p447 = POS_13[299 + v2 as usize] as usize;
-                                                                    if p447 != NONE as usize
-                                                                        && self.r13.has_bit(0 + 0 + v1_pos * 2 + p447 * 1)
+                                                                    let p444 = POS_13[299 + v2 as usize] as usize;
+                                                                    if p444 != NONE as usize
+                                                                        && self.r13.has_bit(0 + 0 + v1_pos * 2 + p444 * 1)
                                                                     {
-                                                                        break 'found446 true;
+                                                                        break 'found443 true;
                                                                     }
                                                                 }
                                                                 false
@@ -13644,40 +13640,40 @@ impl Rules {
         }
         {
             {
-                let lo474 = 0;
-                for bit475 in input.state.ones(1374 + lo474, 1374 + lo474 + 3) {
-                    let offset476 = bit475 - 1374;
+                let lo471 = 0;
+                for bit472 in input.state.ones(1374 + lo471, 1374 + lo471 + 3) {
+                    let offset473 = bit472 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset476 / 1) % 3];
-                        let v2_pos: usize = (offset476 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset473 / 1) % 3];
+                        let v2_pos: usize = (offset473 / 1) % 3;
                         {
-                            let lo471 = 0;
-                            for bit472 in input.state.ones(0 + lo471, 0 + lo471 + 1365) {
-                                let offset473 = bit472 - 0;
+                            let lo468 = 0;
+                            for bit469 in input.state.ones(0 + lo468, 0 + lo468 + 1365) {
+                                let offset470 = bit469 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset473 / 7) % 3 == v2_pos && (offset473 / 1) % 7 == 4
+                                    && (offset470 / 7) % 3 == v2_pos && (offset470 / 1) % 7 == 4
                                 {
-                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset473 / 21)
+                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset470 / 21)
                                         % 65];
-                                    let v0_pos: usize = (offset473 / 21) % 65;
+                                    let v0_pos: usize = (offset470 / 21) % 65;
                                     {
-                                        let k468 = TABLE_28_P0[v0 as usize] as usize;
-                                        if k468 != NONE as usize {
-                                            let key470 = k468 * 1;
-                                            for i469 in TABLE_28_AT0[key470]
-                                                as usize..TABLE_28_AT0[key470 + 1] as usize
+                                        let k465 = TABLE_28_P0[v0 as usize] as usize;
+                                        if k465 != NONE as usize {
+                                            let key467 = k465 * 1;
+                                            for i466 in TABLE_28_AT0[key467]
+                                                as usize..TABLE_28_AT0[key467 + 1] as usize
                                             {
-                                                let row467 = &TABLE_28_BY0[i469];
-                                                let v1: Sym = row467[1];
-                                                let exists = 'found464: {
+                                                let row464 = &TABLE_28_BY0[i466];
+                                                let v1: Sym = row464[1];
+                                                let exists = 'found461: {
                                                     {
-                                                        let p465 = POS_13[0 + v1 as usize] as usize;
-                                                        let p466 = POS_13[299 + v2 as usize] as usize;
-                                                        if p465 != NONE as usize && p466 != NONE as usize
-                                                            && self.r13.has_bit(0 + 0 + p465 * 2 + p466 * 1)
+                                                        let p462 = POS_13[0 + v1 as usize] as usize;
+                                                        let p463 = POS_13[299 + v2 as usize] as usize;
+                                                        if p462 != NONE as usize && p463 != NONE as usize
+                                                            && self.r13.has_bit(0 + 0 + p462 * 2 + p463 * 1)
                                                         {
-                                                            break 'found464 true;
+                                                            break 'found461 true;
                                                         }
                                                     }
                                                     false
@@ -13703,49 +13699,49 @@ impl Rules {
         }
         {
             {
-                let lo488 = 0;
-                for bit489 in input.state.ones(1374 + lo488, 1374 + lo488 + 3) {
-                    let offset490 = bit489 - 1374;
+                let lo485 = 0;
+                for bit486 in input.state.ones(1374 + lo485, 1374 + lo485 + 3) {
+                    let offset487 = bit486 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset490 / 1) % 3];
-                        let v2_pos: usize = (offset490 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset487 / 1) % 3];
+                        let v2_pos: usize = (offset487 / 1) % 3;
                         {
-                            let k485 = TABLE_41_P0[v2 as usize] as usize;
-                            if k485 != NONE as usize {
-                                let key487 = k485 * 1;
-                                for i486 in TABLE_41_AT0[key487]
-                                    as usize..TABLE_41_AT0[key487 + 1] as usize
+                            let k482 = TABLE_41_P0[v2 as usize] as usize;
+                            if k482 != NONE as usize {
+                                let key484 = k482 * 1;
+                                for i483 in TABLE_41_AT0[key484]
+                                    as usize..TABLE_41_AT0[key484 + 1] as usize
                                 {
-                                    let row484 = &TABLE_41_BY0[i486];
-                                    let v3: Sym = row484[1];
+                                    let row481 = &TABLE_41_BY0[i483];
+                                    let v3: Sym = row481[1];
                                     {
-                                        let k481 = TABLE_0_P1[v3 as usize] as usize;
-                                        if k481 != NONE as usize {
-                                            let key483 = k481 * 1;
-                                            for i482 in TABLE_0_AT1[key483]
-                                                as usize..TABLE_0_AT1[key483 + 1] as usize
+                                        let k478 = TABLE_0_P1[v3 as usize] as usize;
+                                        if k478 != NONE as usize {
+                                            let key480 = k478 * 1;
+                                            for i479 in TABLE_0_AT1[key480]
+                                                as usize..TABLE_0_AT1[key480 + 1] as usize
                                             {
-                                                let row480 = &TABLE_0_BY1[i482];
-                                                let v0: Sym = row480[0];
-                                                let v1: Sym = row480[2];
-                                                let exists = 'found478: {
+                                                let row477 = &TABLE_0_BY1[i479];
+                                                let v0: Sym = row477[0];
+                                                let v1: Sym = row477[2];
+                                                let exists = 'found475: {
                                                     {
-                                                        let p479 = POS_37[0 + v1 as usize] as usize;
-                                                        if p479 != NONE as usize
-                                                            && self.r37.has_bit(0 + 0 + p479 * 1)
+                                                        let p476 = POS_37[0 + v1 as usize] as usize;
+                                                        if p476 != NONE as usize
+                                                            && self.r37.has_bit(0 + 0 + p476 * 1)
                                                         {
-                                                            break 'found478 true;
+                                                            break 'found475 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
                                                     {
-                                                        let p477 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                        if p477 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p474 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                        if p474 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p477 * 21 + v2_pos * 7 + 6 * 1)
+                                                            && input.state.get(0 + 0 + p474 * 21 + v2_pos * 7 + 6 * 1)
                                                         {
                                                             self.grew
                                                                 |= self
@@ -13769,76 +13765,76 @@ impl Rules {
         }
         {
             {
-                let lo514 = 0;
-                for bit515 in input.state.ones(1374 + lo514, 1374 + lo514 + 3) {
-                    let offset516 = bit515 - 1374;
+                let lo511 = 0;
+                for bit512 in input.state.ones(1374 + lo511, 1374 + lo511 + 3) {
+                    let offset513 = bit512 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset516 / 1) % 3];
-                        let v2_pos: usize = (offset516 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset513 / 1) % 3];
+                        let v2_pos: usize = (offset513 / 1) % 3;
                         {
-                            let k511 = TABLE_42_P0[v2 as usize] as usize;
-                            if k511 != NONE as usize {
-                                let key513 = k511 * 1;
-                                for i512 in TABLE_42_AT0[key513]
-                                    as usize..TABLE_42_AT0[key513 + 1] as usize
+                            let k508 = TABLE_42_P0[v2 as usize] as usize;
+                            if k508 != NONE as usize {
+                                let key510 = k508 * 1;
+                                for i509 in TABLE_42_AT0[key510]
+                                    as usize..TABLE_42_AT0[key510 + 1] as usize
                                 {
-                                    let row510 = &TABLE_42_BY0[i512];
-                                    let v0: Sym = row510[1];
+                                    let row507 = &TABLE_42_BY0[i509];
+                                    let v0: Sym = row507[1];
                                     {
-                                        let p509 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p509 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p506 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p506 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p509 * 21 + v2_pos * 7 + 6 * 1)
+                                            && input.state.get(0 + 0 + p506 * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             {
-                                                let k506 = TABLE_41_P0[v2 as usize] as usize;
-                                                if k506 != NONE as usize {
-                                                    let key508 = k506 * 1;
-                                                    for i507 in TABLE_41_AT0[key508]
-                                                        as usize..TABLE_41_AT0[key508 + 1] as usize
+                                                let k503 = TABLE_41_P0[v2 as usize] as usize;
+                                                if k503 != NONE as usize {
+                                                    let key505 = k503 * 1;
+                                                    for i504 in TABLE_41_AT0[key505]
+                                                        as usize..TABLE_41_AT0[key505 + 1] as usize
                                                     {
-                                                        let row505 = &TABLE_41_BY0[i507];
-                                                        let v3: Sym = row505[1];
+                                                        let row502 = &TABLE_41_BY0[i504];
+                                                        let v3: Sym = row502[1];
                                                         {
-                                                            let k501 = TABLE_0_P0[v0 as usize] as usize;
-                                                            let k502 = TABLE_0_P1[v3 as usize] as usize;
-                                                            if k501 != NONE as usize && k502 != NONE as usize {
-                                                                let key504 = k501 * 8 + k502 * 1;
-                                                                for i503 in TABLE_0_AT0_1[key504]
-                                                                    as usize..TABLE_0_AT0_1[key504 + 1] as usize
+                                                            let k498 = TABLE_0_P0[v0 as usize] as usize;
+                                                            let k499 = TABLE_0_P1[v3 as usize] as usize;
+                                                            if k498 != NONE as usize && k499 != NONE as usize {
+                                                                let key501 = k498 * 8 + k499 * 1;
+                                                                for i500 in TABLE_0_AT0_1[key501]
+                                                                    as usize..TABLE_0_AT0_1[key501 + 1] as usize
                                                                 {
-                                                                    let row500 = &TABLE_0_BY0_1[i503];
-                                                                    let v4: Sym = row500[2];
-                                                                    let exists = 'found498: {
+                                                                    let row497 = &TABLE_0_BY0_1[i500];
+                                                                    let v4: Sym = row497[2];
+                                                                    let exists = 'found495: {
                                                                         {
-                                                                            let p499 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p499 != NONE as usize
-                                                                                && self.r37.has_bit(0 + 0 + p499 * 1)
+                                                                            let p496 = POS_37[0 + v4 as usize] as usize;
+                                                                            if p496 != NONE as usize
+                                                                                && self.r37.has_bit(0 + 0 + p496 * 1)
                                                                             {
-                                                                                break 'found498 true;
+                                                                                break 'found495 true;
                                                                             }
                                                                         }
                                                                         false
                                                                     };
                                                                     if !exists {
                                                                         {
-                                                                            let k494 = TABLE_0_P0[v4 as usize] as usize;
-                                                                            let k495 = TABLE_0_P1[v3 as usize] as usize;
-                                                                            if k494 != NONE as usize && k495 != NONE as usize {
-                                                                                let key497 = k494 * 8 + k495 * 1;
-                                                                                for i496 in TABLE_0_AT0_1[key497]
-                                                                                    as usize..TABLE_0_AT0_1[key497 + 1] as usize
+                                                                            let k491 = TABLE_0_P0[v4 as usize] as usize;
+                                                                            let k492 = TABLE_0_P1[v3 as usize] as usize;
+                                                                            if k491 != NONE as usize && k492 != NONE as usize {
+                                                                                let key494 = k491 * 8 + k492 * 1;
+                                                                                for i493 in TABLE_0_AT0_1[key494]
+                                                                                    as usize..TABLE_0_AT0_1[key494 + 1] as usize
                                                                                 {
-                                                                                    let row493 = &TABLE_0_BY0_1[i496];
-                                                                                    let v1: Sym = row493[2];
-                                                                                    let exists = 'found491: {
+                                                                                    let row490 = &TABLE_0_BY0_1[i493];
+                                                                                    let v1: Sym = row490[2];
+                                                                                    let exists = 'found488: {
                                                                                         {
-                                                                                            let p492 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p492 != NONE as usize
-                                                                                                && self.r37.has_bit(0 + 0 + p492 * 1)
+                                                                                            let p489 = POS_37[0 + v1 as usize] as usize;
+                                                                                            if p489 != NONE as usize
+                                                                                                && self.r37.has_bit(0 + 0 + p489 * 1)
                                                                                             {
-                                                                                                break 'found491 true;
+                                                                                                break 'found488 true;
                                                                                             }
                                                                                         }
                                                                                         false
@@ -13873,61 +13869,61 @@ impl Rules {
         }
         {
             {
-                let lo536 = 0;
-                for bit537 in input.state.ones(1374 + lo536, 1374 + lo536 + 3) {
-                    let offset538 = bit537 - 1374;
+                let lo533 = 0;
+                for bit534 in input.state.ones(1374 + lo533, 1374 + lo533 + 3) {
+                    let offset535 = bit534 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset538 / 1) % 3];
-                        let v2_pos: usize = (offset538 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset535 / 1) % 3];
+                        let v2_pos: usize = (offset535 / 1) % 3;
                         {
-                            let k533 = TABLE_38_P0[v2 as usize] as usize;
-                            if k533 != NONE as usize {
-                                let key535 = k533 * 1;
-                                for i534 in TABLE_38_AT0[key535]
-                                    as usize..TABLE_38_AT0[key535 + 1] as usize
+                            let k530 = TABLE_38_P0[v2 as usize] as usize;
+                            if k530 != NONE as usize {
+                                let key532 = k530 * 1;
+                                for i531 in TABLE_38_AT0[key532]
+                                    as usize..TABLE_38_AT0[key532 + 1] as usize
                                 {
-                                    let row532 = &TABLE_38_BY0[i534];
-                                    let v4: Sym = row532[1];
+                                    let row529 = &TABLE_38_BY0[i531];
+                                    let v4: Sym = row529[1];
                                     {
-                                        let k529 = TABLE_40_P0[v2 as usize] as usize;
-                                        if k529 != NONE as usize {
-                                            let key531 = k529 * 1;
-                                            for i530 in TABLE_40_AT0[key531]
-                                                as usize..TABLE_40_AT0[key531 + 1] as usize
+                                        let k526 = TABLE_40_P0[v2 as usize] as usize;
+                                        if k526 != NONE as usize {
+                                            let key528 = k526 * 1;
+                                            for i527 in TABLE_40_AT0[key528]
+                                                as usize..TABLE_40_AT0[key528 + 1] as usize
                                             {
-                                                let row528 = &TABLE_40_BY0[i530];
-                                                let v3: Sym = row528[1];
+                                                let row525 = &TABLE_40_BY0[i527];
+                                                let v3: Sym = row525[1];
                                                 {
-                                                    let p523 = POS_13[299 + v4 as usize] as usize;
-                                                    if p523 != NONE as usize {
-                                                        let lo524 = 0 + 0;
-                                                        let mut cursor527 = rt::OnesCursor::new(
+                                                    let p520 = POS_13[299 + v4 as usize] as usize;
+                                                    if p520 != NONE as usize {
+                                                        let lo521 = 0 + 0;
+                                                        let mut cursor524 = rt::OnesCursor::new(
                                                             self.r13.words(),
-                                                            lo524,
-                                                            lo524 + 128,
+                                                            lo521,
+                                                            lo521 + 128,
                                                         );
-                                                        while let Some(bit525) = cursor527.next(self.r13.words()) {
-                                                            let offset526 = bit525 - 0;
-                                                            if (offset526 / 1) % 2 == p523 {
-                                                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset526 / 2)
+                                                        while let Some(bit522) = cursor524.next(self.r13.words()) {
+                                                            let offset523 = bit522 - 0;
+                                                            if (offset523 / 1) % 2 == p520 {
+                                                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset523 / 2)
                                                                     % 64];
-                                                                let v1_pos: usize = (offset526 / 2) % 64;
+                                                                let v1_pos: usize = (offset523 / 2) % 64;
                                                                 {
-                                                                    let k519 = TABLE_0_P1[v3 as usize] as usize;
-                                                                    let k520 = TABLE_0_P2[v1 as usize] as usize;
-                                                                    if k519 != NONE as usize && k520 != NONE as usize {
-                                                                        let key522 = k519 * 64 + k520 * 1;
-                                                                        for i521 in TABLE_0_AT1_2[key522]
-                                                                            as usize..TABLE_0_AT1_2[key522 + 1] as usize
+                                                                    let k516 = TABLE_0_P1[v3 as usize] as usize;
+                                                                    let k517 = TABLE_0_P2[v1 as usize] as usize;
+                                                                    if k516 != NONE as usize && k517 != NONE as usize {
+                                                                        let key519 = k516 * 64 + k517 * 1;
+                                                                        for i518 in TABLE_0_AT1_2[key519]
+                                                                            as usize..TABLE_0_AT1_2[key519 + 1] as usize
                                                                         {
-                                                                            let row518 = &TABLE_0_BY1_2[i521];
-                                                                            let v0: Sym = row518[0];
+                                                                            let row515 = &TABLE_0_BY1_2[i518];
+                                                                            let v0: Sym = row515[0];
                                                                             {
-                                                                                let p517 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                                if p517 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                                let p514 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                                if p514 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                                     && 0 == 0 && 0 == 0
-                                                                                    && input.state.get(0 + 0 + p517 * 21 + v2_pos * 7 + 6 * 1)
+                                                                                    && input.state.get(0 + 0 + p514 * 21 + v2_pos * 7 + 6 * 1)
                                                                                 {
                                                                                     self.grew
                                                                                         |= self
@@ -13957,22 +13953,22 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                let lo540 = 0 + 0;
-                let mut cursor543 = rt::OnesCursor::new(
+                let lo537 = 0 + 0;
+                let mut cursor540 = rt::OnesCursor::new(
                     self.r49.words(),
-                    lo540,
-                    lo540 + 4096,
+                    lo537,
+                    lo537 + 4096,
                 );
-                while let Some(bit541) = cursor543.next(self.r49.words()) {
-                    let offset542 = bit541 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset542 / 64) % 64];
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset542 / 1) % 64];
-                    let v0_pos: usize = (offset542 / 64) % 64;
-                    let v1_pos: usize = (offset542 / 1) % 64;
-                    let exists = 'found539: {
+                while let Some(bit538) = cursor540.next(self.r49.words()) {
+                    let offset539 = bit538 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset539 / 64) % 64];
+                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset539 / 1) % 64];
+                    let v0_pos: usize = (offset539 / 64) % 64;
+                    let v1_pos: usize = (offset539 / 1) % 64;
+                    let exists = 'found536: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found539 true;
+                                break 'found536 true;
                             }
                         }
                         false
@@ -13988,29 +13984,29 @@ impl Rules {
         }
         {
             {
-                let lo548 = 0 + 0;
-                let mut cursor551 = rt::OnesCursor::new(
+                let lo545 = 0 + 0;
+                let mut cursor548 = rt::OnesCursor::new(
                     self.r44.words(),
-                    lo548,
-                    lo548 + 512,
+                    lo545,
+                    lo545 + 512,
                 );
-                while let Some(bit549) = cursor551.next(self.r44.words()) {
-                    let offset550 = bit549 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset550 / 8) % 64];
-                    let v2: Sym = SYMS_a9b0bcbb99f71710_8[(offset550 / 1) % 8];
-                    let v0_pos: usize = (offset550 / 8) % 64;
-                    let v2_pos: usize = (offset550 / 1) % 8;
+                while let Some(bit546) = cursor548.next(self.r44.words()) {
+                    let offset547 = bit546 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset547 / 8) % 64];
+                    let v2: Sym = SYMS_a9b0bcbb99f71710_8[(offset547 / 1) % 8];
+                    let v0_pos: usize = (offset547 / 8) % 64;
+                    let v2_pos: usize = (offset547 / 1) % 8;
                     {
-                        let lo544 = 0 + 0 + v2_pos * 64;
-                        let mut cursor547 = rt::OnesCursor::new(
+                        let lo541 = 0 + 0 + v2_pos * 64;
+                        let mut cursor544 = rt::OnesCursor::new(
                             self.r43.words(),
-                            lo544,
-                            lo544 + 64,
+                            lo541,
+                            lo541 + 64,
                         );
-                        while let Some(bit545) = cursor547.next(self.r43.words()) {
-                            let offset546 = bit545 - 0;
-                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset546 / 1) % 64];
-                            let v1_pos: usize = (offset546 / 1) % 64;
+                        while let Some(bit542) = cursor544.next(self.r43.words()) {
+                            let offset543 = bit542 - 0;
+                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset543 / 1) % 64];
+                            let v1_pos: usize = (offset543 / 1) % 64;
                             {
                                 if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
                                     if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
@@ -14028,26 +14024,26 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found556: {
+            let exists = 'found553: {
                 if !self.r11.is_empty() {
-                    break 'found556 true;
+                    break 'found553 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo552 = 0 + 0;
-                    let mut cursor555 = rt::OnesCursor::new(
+                    let lo549 = 0 + 0;
+                    let mut cursor552 = rt::OnesCursor::new(
                         self.r59.words(),
-                        lo552,
-                        lo552 + 4096,
+                        lo549,
+                        lo549 + 4096,
                     );
-                    while let Some(bit553) = cursor555.next(self.r59.words()) {
-                        let offset554 = bit553 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset554 / 64) % 64];
-                        let v1: Sym = SYMS_5972dedf60d1561d_64[(offset554 / 1) % 64];
-                        let v0_pos: usize = (offset554 / 64) % 64;
-                        let v1_pos: usize = (offset554 / 1) % 64;
+                    while let Some(bit550) = cursor552.next(self.r59.words()) {
+                        let offset551 = bit550 - 0;
+                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset551 / 64) % 64];
+                        let v1: Sym = SYMS_5972dedf60d1561d_64[(offset551 / 1) % 64];
+                        let v0_pos: usize = (offset551 / 64) % 64;
+                        let v1_pos: usize = (offset551 / 1) % 64;
                         if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                             self.grew = true;
                             self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14057,39 +14053,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found565: {
+            let exists = 'found562: {
                 if !self.r15.is_empty() {
-                    break 'found565 true;
+                    break 'found562 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo561 = 0 + 0;
-                        let mut cursor564 = rt::OnesCursor::new(
+                        let lo558 = 0 + 0;
+                        let mut cursor561 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo561,
-                            lo561 + 64,
+                            lo558,
+                            lo558 + 64,
                         );
-                        while let Some(bit562) = cursor564.next(self.r22.words()) {
-                            let offset563 = bit562 - 0;
-                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset563 / 1) % 64];
-                            let v1_pos: usize = (offset563 / 1) % 64;
+                        while let Some(bit559) = cursor561.next(self.r22.words()) {
+                            let offset560 = bit559 - 0;
+                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset560 / 1) % 64];
+                            let v1_pos: usize = (offset560 / 1) % 64;
                             {
-                                let lo557 = 0 + 0 + v1_pos * 64;
-                                let mut cursor560 = rt::OnesCursor::new(
+                                let lo554 = 0 + 0 + v1_pos * 64;
+                                let mut cursor557 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo557,
-                                    lo557 + 64,
+                                    lo554,
+                                    lo554 + 64,
                                 );
-                                while let Some(bit558) = cursor560
+                                while let Some(bit555) = cursor557
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset559 = bit558 - 0;
-                                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset559 / 1)
+                                    let offset556 = bit555 - 0;
+                                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset556 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset559 / 1) % 64;
+                                    let v0_pos: usize = (offset556 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14106,36 +14102,36 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo572 = 0;
-                for bit573 in input.state.ones(1374 + lo572, 1374 + lo572 + 3) {
-                    let offset574 = bit573 - 1374;
+                let lo568 = 0;
+                for bit569 in input.state.ones(1374 + lo568, 1374 + lo568 + 3) {
+                    let offset570 = bit569 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset574 / 1) % 3];
-                        let v2_pos: usize = (offset574 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset570 / 1) % 3];
+                        let v2_pos: usize = (offset570 / 1) % 3;
                         {
-                            let lo568 = 0 + 0;
-                            let mut cursor571 = rt::OnesCursor::new(
+                            let lo564 = 0 + 0;
+                            let mut cursor567 = rt::OnesCursor::new(
                                 self.r51.words(),
-                                lo568,
-                                lo568 + 4096,
+                                lo564,
+                                lo564 + 4096,
                             );
-                            while let Some(bit569) = cursor571.next(self.r51.words()) {
-                                let offset570 = bit569 - 0;
-                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset570 / 64)
+                            while let Some(bit565) = cursor567.next(self.r51.words()) {
+                                let offset566 = bit565 - 0;
+                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset566 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset570 / 1)
+                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset566 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset570 / 64) % 64;
-                                let v1_pos: usize = (offset570 / 1) % 64;
-                                let exists = 'found566: {
+                                let v0_pos: usize = (offset566 / 64) % 64;
+                                let v1_pos: usize = (offset566 / 1) % 64;
+                                let exists = 'found563: {
                                     {
-                                        let p567 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p567 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                            && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p567 * 21 + v2_pos * 7 + 6 * 1)
+                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                            && input
+                                                .state
+                                                .get(0 + 0 + (v0_pos + 1) * 21 + v2_pos * 7 + 6 * 1)
                                         {
-                                            break 'found566 true;
+                                            break 'found563 true;
                                         }
                                     }
                                     false
@@ -14145,8 +14141,7 @@ impl Rules {
                                         |= self
                                             .r35
                                             .insert_bit(
-                                                0 + POS_35[299 + v0 as usize] as usize * 65
-                                                    + POS_35[598 + v1 as usize] as usize * 1,
+                                                0 + (v0_pos + 1) * 65 + (v1_pos + 1) * 1,
                                                 &[297, v0, v1, 0, 0, 0],
                                             );
                                 }
@@ -14158,39 +14153,39 @@ impl Rules {
         }
         {
             {
-                let lo586 = 0;
-                for bit587 in input.state.ones(1374 + lo586, 1374 + lo586 + 3) {
-                    let offset588 = bit587 - 1374;
+                let lo581 = 0;
+                for bit582 in input.state.ones(1374 + lo581, 1374 + lo581 + 3) {
+                    let offset583 = bit582 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset588 / 1) % 3];
-                        let v2_pos: usize = (offset588 / 1) % 3;
+                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset583 / 1) % 3];
+                        let v2_pos: usize = (offset583 / 1) % 3;
                         {
-                            let lo582 = 0 + 0;
-                            let mut cursor585 = rt::OnesCursor::new(
+                            let lo577 = 0 + 0;
+                            let mut cursor580 = rt::OnesCursor::new(
                                 self.r51.words(),
-                                lo582,
-                                lo582 + 4096,
+                                lo577,
+                                lo577 + 4096,
                             );
-                            while let Some(bit583) = cursor585.next(self.r51.words()) {
-                                let offset584 = bit583 - 0;
-                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset584 / 64)
+                            while let Some(bit578) = cursor580.next(self.r51.words()) {
+                                let offset579 = bit578 - 0;
+                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset579 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset584 / 1)
+                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset579 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset584 / 64) % 64;
-                                let v1_pos: usize = (offset584 / 1) % 64;
-                                let exists = 'found576: {
+                                let v0_pos: usize = (offset579 / 64) % 64;
+                                let v1_pos: usize = (offset579 / 1) % 64;
+                                let exists = 'found571: {
                                     {
-                                        let k578 = TABLE_30_P0[v2 as usize] as usize;
-                                        let k579 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k578 != NONE as usize && k579 != NONE as usize {
-                                            let key581 = k578 * 16 + k579 * 1;
-                                            for i580 in TABLE_30_AT0_1[key581]
-                                                as usize..TABLE_30_AT0_1[key581 + 1] as usize
+                                        let k573 = TABLE_30_P0[v2 as usize] as usize;
+                                        let k574 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k573 != NONE as usize && k574 != NONE as usize {
+                                            let key576 = k573 * 16 + k574 * 1;
+                                            for i575 in TABLE_30_AT0_1[key576]
+                                                as usize..TABLE_30_AT0_1[key576 + 1] as usize
                                             {
-                                                let row577 = &TABLE_30_BY0_1[i580];
-                                                break 'found576 true;
+                                                let row572 = &TABLE_30_BY0_1[i575];
+                                                break 'found571 true;
                                             }
                                         }
                                     }
@@ -14198,17 +14193,16 @@ impl Rules {
                                 };
                                 if !exists {
                                     {
-                                        let p575 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p575 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                            && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p575 * 21 + v2_pos * 7 + 6 * 1)
+                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                            && input
+                                                .state
+                                                .get(0 + 0 + (v0_pos + 1) * 21 + v2_pos * 7 + 6 * 1)
                                         {
                                             self.grew
                                                 |= self
                                                     .r35
                                                     .insert_bit(
-                                                        0 + POS_35[299 + v0 as usize] as usize * 65
-                                                            + POS_35[598 + v1 as usize] as usize * 1,
+                                                        0 + (v0_pos + 1) * 65 + (v1_pos + 1) * 1,
                                                         &[297, v0, v1, 0, 0, 0],
                                                     );
                                         }
@@ -14222,43 +14216,43 @@ impl Rules {
         }
         {
             {
-                let lo600 = 0;
-                for bit601 in input.state.ones(1374 + lo600, 1374 + lo600 + 3) {
-                    let offset602 = bit601 - 1374;
+                let lo594 = 0;
+                for bit595 in input.state.ones(1374 + lo594, 1374 + lo594 + 3) {
+                    let offset596 = bit595 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset602 / 1) % 3];
-                        let v3_pos: usize = (offset602 / 1) % 3;
+                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset596 / 1) % 3];
+                        let v3_pos: usize = (offset596 / 1) % 3;
                         {
-                            let k597 = TABLE_30_P0[v3 as usize] as usize;
-                            if k597 != NONE as usize {
-                                let key599 = k597 * 1;
-                                for i598 in TABLE_30_AT0[key599]
-                                    as usize..TABLE_30_AT0[key599 + 1] as usize
+                            let k591 = TABLE_30_P0[v3 as usize] as usize;
+                            if k591 != NONE as usize {
+                                let key593 = k591 * 1;
+                                for i592 in TABLE_30_AT0[key593]
+                                    as usize..TABLE_30_AT0[key593 + 1] as usize
                                 {
-                                    let row596 = &TABLE_30_BY0[i598];
-                                    let v1: Sym = row596[1];
+                                    let row590 = &TABLE_30_BY0[i592];
+                                    let v1: Sym = row590[1];
                                     {
-                                        let p591 = POS_51[299 + v1 as usize] as usize;
-                                        if p591 != NONE as usize {
-                                            let lo592 = 0 + 0 + p591 * 64;
-                                            let mut cursor595 = rt::OnesCursor::new(
+                                        let p585 = POS_51[299 + v1 as usize] as usize;
+                                        if p585 != NONE as usize {
+                                            let lo586 = 0 + 0 + p585 * 64;
+                                            let mut cursor589 = rt::OnesCursor::new(
                                                 self.r51_by1.words(),
-                                                lo592,
-                                                lo592 + 64,
+                                                lo586,
+                                                lo586 + 64,
                                             );
-                                            while let Some(bit593) = cursor595
+                                            while let Some(bit587) = cursor589
                                                 .next(self.r51_by1.words())
                                             {
-                                                let offset594 = bit593 - 0;
-                                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset594 / 1)
+                                                let offset588 = bit587 - 0;
+                                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset588 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset594 / 1) % 64;
+                                                let v0_pos: usize = (offset588 / 1) % 64;
                                                 {
-                                                    let p590 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                    if p590 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                                        && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + p590 * 21 + v3_pos * 7 + 6 * 1)
+                                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                        && input
+                                                            .state
+                                                            .get(0 + 0 + (v0_pos + 1) * 21 + v3_pos * 7 + 6 * 1)
                                                     {
                                                         {
                                                             let v2: Sym = 283;
@@ -14266,7 +14260,7 @@ impl Rules {
                                                                 |= self
                                                                     .r35
                                                                     .insert_bit(
-                                                                        4225 + POS_35[897 + v0 as usize] as usize * 325
+                                                                        4225 + (v0_pos + 1) * 325
                                                                             + POS_35[1196 + v1 as usize] as usize * 5
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
                                                                         &[298, 0, 0, v0, v1, v2],
@@ -14278,7 +14272,7 @@ impl Rules {
                                                                 |= self
                                                                     .r35
                                                                     .insert_bit(
-                                                                        4225 + POS_35[897 + v0 as usize] as usize * 325
+                                                                        4225 + (v0_pos + 1) * 325
                                                                             + POS_35[1196 + v1 as usize] as usize * 5
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
                                                                         &[298, 0, 0, v0, v1, v2],
@@ -14290,7 +14284,7 @@ impl Rules {
                                                                 |= self
                                                                     .r35
                                                                     .insert_bit(
-                                                                        4225 + POS_35[897 + v0 as usize] as usize * 325
+                                                                        4225 + (v0_pos + 1) * 325
                                                                             + POS_35[1196 + v1 as usize] as usize * 5
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
                                                                         &[298, 0, 0, v0, v1, v2],
@@ -14302,7 +14296,7 @@ impl Rules {
                                                                 |= self
                                                                     .r35
                                                                     .insert_bit(
-                                                                        4225 + POS_35[897 + v0 as usize] as usize * 325
+                                                                        4225 + (v0_pos + 1) * 325
                                                                             + POS_35[1196 + v1 as usize] as usize * 5
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
                                                                         &[298, 0, 0, v0, v1, v2],
@@ -14322,67 +14316,67 @@ impl Rules {
         }
         {
             {
-                let lo617 = 0 + 0;
-                let mut cursor620 = rt::OnesCursor::new(
+                let lo611 = 0 + 0;
+                let mut cursor614 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo617,
-                    lo617 + 64,
+                    lo611,
+                    lo611 + 64,
                 );
-                while let Some(bit618) = cursor620.next(self.r26.words()) {
-                    let offset619 = bit618 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset619 / 1) % 64];
-                    let v0_pos: usize = (offset619 / 1) % 64;
+                while let Some(bit612) = cursor614.next(self.r26.words()) {
+                    let offset613 = bit612 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset613 / 1) % 64];
+                    let v0_pos: usize = (offset613 / 1) % 64;
                     {
-                        let lo614 = 0;
-                        for bit615 in input.state.ones(1374 + lo614, 1374 + lo614 + 3) {
-                            let offset616 = bit615 - 1374;
+                        let lo608 = 0;
+                        for bit609 in input.state.ones(1374 + lo608, 1374 + lo608 + 3) {
+                            let offset610 = bit609 - 1374;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_756241e1be8c9396_3[(offset616 / 1) % 3];
-                                let v3_pos: usize = (offset616 / 1) % 3;
+                                let v3: Sym = SYMS_756241e1be8c9396_3[(offset610 / 1) % 3];
+                                let v3_pos: usize = (offset610 / 1) % 3;
                                 {
-                                    let k611 = TABLE_0_P0[v0 as usize] as usize;
-                                    if k611 != NONE as usize {
-                                        let key613 = k611 * 1;
-                                        for i612 in TABLE_0_AT0[key613]
-                                            as usize..TABLE_0_AT0[key613 + 1] as usize
+                                    let k605 = TABLE_0_P0[v0 as usize] as usize;
+                                    if k605 != NONE as usize {
+                                        let key607 = k605 * 1;
+                                        for i606 in TABLE_0_AT0[key607]
+                                            as usize..TABLE_0_AT0[key607 + 1] as usize
                                         {
-                                            let row610 = &TABLE_0_BY0[i612];
-                                            let v2: Sym = row610[1];
-                                            let v1: Sym = row610[2];
-                                            let exists = 'found608: {
+                                            let row604 = &TABLE_0_BY0[i606];
+                                            let v2: Sym = row604[1];
+                                            let v1: Sym = row604[2];
+                                            let exists = 'found602: {
                                                 {
-                                                    let p609 = POS_57[0 + v1 as usize] as usize;
-                                                    if p609 != NONE as usize
-                                                        && self.r57.has_bit(0 + 0 + p609 * 1)
+                                                    let p603 = POS_57[0 + v1 as usize] as usize;
+                                                    if p603 != NONE as usize
+                                                        && self.r57.has_bit(0 + 0 + p603 * 1)
                                                     {
-                                                        break 'found608 true;
+                                                        break 'found602 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found606: {
+                                                let exists = 'found600: {
                                                     {
-                                                        let p607 = POS_1[0 + v1 as usize] as usize;
-                                                        if p607 != NONE as usize
-                                                            && self.r1.has_bit(0 + 0 + p607 * 1)
+                                                        let p601 = POS_1[0 + v1 as usize] as usize;
+                                                        if p601 != NONE as usize
+                                                            && self.r1.has_bit(0 + 0 + p601 * 1)
                                                         {
-                                                            break 'found606 true;
+                                                            break 'found600 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
-                                                    let exists = 'found603: {
+                                                    let exists = 'found597: {
                                                         {
-                                                            let p604 = POS_13[0 + v1 as usize] as usize;
-                                                            let p605 = POS_13[299 + v3 as usize] as usize;
-                                                            if p604 != NONE as usize && p605 != NONE as usize
-                                                                && self.r13.has_bit(0 + 0 + p604 * 2 + p605 * 1)
+                                                            let p598 = POS_13[0 + v1 as usize] as usize;
+                                                            let p599 = POS_13[299 + v3 as usize] as usize;
+                                                            if p598 != NONE as usize && p599 != NONE as usize
+                                                                && self.r13.has_bit(0 + 0 + p598 * 2 + p599 * 1)
                                                             {
-                                                                break 'found603 true;
+                                                                break 'found597 true;
                                                             }
                                                         }
                                                         false
@@ -14392,7 +14386,7 @@ impl Rules {
                                                             |= self
                                                                 .r35
                                                                 .insert_bit(
-                                                                    0 + POS_35[299 + v0 as usize] as usize * 65
+                                                                    0 + (v0_pos + 1) * 65
                                                                         + POS_35[598 + v1 as usize] as usize * 1,
                                                                     &[297, v0, v1, 0, 0, 0],
                                                                 );
@@ -14409,78 +14403,78 @@ impl Rules {
             }
         }
         {
-            let exists = 'found637: {
+            let exists = 'found631: {
                 if !self.r11.is_empty() {
-                    break 'found637 true;
+                    break 'found631 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo634 = 0;
-                    for bit635 in input.state.ones(1374 + lo634, 1374 + lo634 + 3) {
-                        let offset636 = bit635 - 1374;
+                    let lo628 = 0;
+                    for bit629 in input.state.ones(1374 + lo628, 1374 + lo628 + 3) {
+                        let offset630 = bit629 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v2: Sym = SYMS_756241e1be8c9396_3[(offset636 / 1) % 3];
-                            let v2_pos: usize = (offset636 / 1) % 3;
+                            let v2: Sym = SYMS_756241e1be8c9396_3[(offset630 / 1) % 3];
+                            let v2_pos: usize = (offset630 / 1) % 3;
                             {
-                                let k631 = TABLE_9_P0[v2 as usize] as usize;
-                                if k631 != NONE as usize {
-                                    let key633 = k631 * 1;
-                                    for i632 in TABLE_9_AT0[key633]
-                                        as usize..TABLE_9_AT0[key633 + 1] as usize
+                                let k625 = TABLE_9_P0[v2 as usize] as usize;
+                                if k625 != NONE as usize {
+                                    let key627 = k625 * 1;
+                                    for i626 in TABLE_9_AT0[key627]
+                                        as usize..TABLE_9_AT0[key627 + 1] as usize
                                     {
-                                        let row630 = &TABLE_9_BY0[i632];
-                                        let v3: Sym = row630[1];
-                                        let v0: Sym = row630[2];
-                                        let v1: Sym = row630[3];
-                                        let v4: Sym = row630[4];
-                                        let v5: Sym = row630[5];
-                                        let exists = 'found627: {
+                                        let row624 = &TABLE_9_BY0[i626];
+                                        let v3: Sym = row624[1];
+                                        let v0: Sym = row624[2];
+                                        let v1: Sym = row624[3];
+                                        let v4: Sym = row624[4];
+                                        let v5: Sym = row624[5];
+                                        let exists = 'found621: {
                                             {
-                                                let p628 = POS_3[0 + v2 as usize] as usize;
-                                                let p629 = POS_3[299 + v3 as usize] as usize;
-                                                if p628 != NONE as usize && p629 != NONE as usize
-                                                    && self.r3.has_bit(0 + 0 + p628 * 2 + p629 * 1)
+                                                let p622 = POS_3[0 + v2 as usize] as usize;
+                                                let p623 = POS_3[299 + v3 as usize] as usize;
+                                                if p622 != NONE as usize && p623 != NONE as usize
+                                                    && self.r3.has_bit(0 + 0 + p622 * 2 + p623 * 1)
                                                 {
-                                                    break 'found627 true;
+                                                    break 'found621 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found624: {
+                                            let exists = 'found618: {
                                                 {
-                                                    let p625 = POS_2[0 + v2 as usize] as usize;
-                                                    let p626 = POS_2[299 + v3 as usize] as usize;
-                                                    if p625 != NONE as usize && p626 != NONE as usize
-                                                        && self.r2.has_bit(0 + 0 + p625 * 2 + p626 * 1)
+                                                    let p619 = POS_2[0 + v2 as usize] as usize;
+                                                    let p620 = POS_2[299 + v3 as usize] as usize;
+                                                    if p619 != NONE as usize && p620 != NONE as usize
+                                                        && self.r2.has_bit(0 + 0 + p619 * 2 + p620 * 1)
                                                     {
-                                                        break 'found624 true;
+                                                        break 'found618 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
                                                 {
-                                                    let p623 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                    if p623 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p617 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                    if p617 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + p623 * 21 + v2_pos * 7 + 5 * 1)
+                                                        && input.state.get(0 + 0 + p617 * 21 + v2_pos * 7 + 5 * 1)
                                                     {
                                                         {
-                                                            let p622 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                            if p622 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                            let p616 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                            if p616 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + 0 + p622 * 21 + v2_pos * 7 + 1 * 1)
+                                                                && input.state.get(0 + 0 + p616 * 21 + v2_pos * 7 + 1 * 1)
                                                             {
                                                                 {
-                                                                    let p621 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
-                                                                    if p621 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    let p615 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
+                                                                    if p615 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0
-                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p621 * 1)
+                                                                        && input.state.get(1365 + 0 + v2_pos * 3 + p615 * 1)
                                                                     {
                                                                         self.grew
                                                                             |= self
@@ -14508,43 +14502,43 @@ impl Rules {
         }
         {
             {
-                let lo642 = 0 + 0;
-                let mut cursor645 = rt::OnesCursor::new(
+                let lo636 = 0 + 0;
+                let mut cursor639 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo642,
-                    lo642 + 64,
+                    lo636,
+                    lo636 + 64,
                 );
-                while let Some(bit643) = cursor645.next(self.r18.words()) {
-                    let offset644 = bit643 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset644 / 1) % 64];
-                    let v0_pos: usize = (offset644 / 1) % 64;
-                    let exists = 'found641: {
+                while let Some(bit637) = cursor639.next(self.r18.words()) {
+                    let offset638 = bit637 - 0;
+                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset638 / 1) % 64];
+                    let v0_pos: usize = (offset638 / 1) % 64;
+                    let exists = 'found635: {
                         {
                             if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found641 true;
+                                break 'found635 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo638 = 0;
-                            for bit639 in input
+                            let lo632 = 0;
+                            for bit633 in input
                                 .state
-                                .ones(1579 + lo638, 1579 + lo638 + 65)
+                                .ones(1579 + lo632, 1579 + lo632 + 65)
                             {
-                                let offset640 = bit639 - 1579;
+                                let offset634 = bit633 - 1579;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v1: Sym = SYMS_189867025abfaa0d_65[(offset640 / 1)
+                                    let v1: Sym = SYMS_189867025abfaa0d_65[(offset634 / 1)
                                         % 65];
-                                    let v1_pos: usize = (offset640 / 1) % 65;
+                                    let v1_pos: usize = (offset634 / 1) % 65;
                                     self.grew
                                         |= self
                                             .r35
                                             .insert_bit(
-                                                0 + POS_35[299 + v0 as usize] as usize * 65 + v1_pos * 1,
+                                                0 + (v0_pos + 1) * 65 + v1_pos * 1,
                                                 &[297, v0, v1, 0, 0, 0],
                                             );
                                 }
@@ -14558,14 +14552,14 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            for i647 in 0..self.r35.len() {
-                let row646 = self.r35.row(i647);
-                let v0: Sym = row646[0];
-                let v1: Sym = row646[1];
-                let v2: Sym = row646[2];
-                let v3: Sym = row646[3];
-                let v4: Sym = row646[4];
-                let v5: Sym = row646[5];
+            for i641 in 0..self.r35.len() {
+                let row640 = self.r35.row(i641);
+                let v0: Sym = row640[0];
+                let v1: Sym = row640[1];
+                let v2: Sym = row640[2];
+                let v3: Sym = row640[3];
+                let v4: Sym = row640[4];
+                let v5: Sym = row640[5];
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -14573,9 +14567,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found648: {
+            let exists = 'found642: {
                 if !self.r34.is_empty() {
-                    break 'found648 true;
+                    break 'found642 true;
                 }
                 false
             };
@@ -14591,14 +14585,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo649 = 0;
-                    for bit650 in input.state.ones(1374 + lo649, 1374 + lo649 + 3) {
-                        let offset651 = bit650 - 1374;
+                    let lo643 = 0;
+                    for bit644 in input.state.ones(1374 + lo643, 1374 + lo643 + 3) {
+                        let offset645 = bit644 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_756241e1be8c9396_3[(offset651 / 1) % 3];
-                            let v0_pos: usize = (offset651 / 1) % 3;
+                            let v0: Sym = SYMS_756241e1be8c9396_3[(offset645 / 1) % 3];
+                            let v0_pos: usize = (offset645 / 1) % 3;
                             self.grew
                                 |= self
                                     .r24
@@ -14614,23 +14608,23 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo656 = 0;
-                    for bit657 in input.state.ones(1374 + lo656, 1374 + lo656 + 3) {
-                        let offset658 = bit657 - 1374;
+                    let lo650 = 0;
+                    for bit651 in input.state.ones(1374 + lo650, 1374 + lo650 + 3) {
+                        let offset652 = bit651 - 1374;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_756241e1be8c9396_3[(offset658 / 1) % 3];
-                            let v1_pos: usize = (offset658 / 1) % 3;
+                            let v1: Sym = SYMS_756241e1be8c9396_3[(offset652 / 1) % 3];
+                            let v1_pos: usize = (offset652 / 1) % 3;
                             {
-                                let k653 = TABLE_38_P0[v1 as usize] as usize;
-                                if k653 != NONE as usize {
-                                    let key655 = k653 * 1;
-                                    for i654 in TABLE_38_AT0[key655]
-                                        as usize..TABLE_38_AT0[key655 + 1] as usize
+                                let k647 = TABLE_38_P0[v1 as usize] as usize;
+                                if k647 != NONE as usize {
+                                    let key649 = k647 * 1;
+                                    for i648 in TABLE_38_AT0[key649]
+                                        as usize..TABLE_38_AT0[key649 + 1] as usize
                                     {
-                                        let row652 = &TABLE_38_BY0[i654];
-                                        let v0: Sym = row652[1];
+                                        let row646 = &TABLE_38_BY0[i648];
+                                        let v0: Sym = row646[1];
                                         self.grew
                                             |= self
                                                 .r24
@@ -14647,9 +14641,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found660: {
+            let exists = 'found654: {
                 if !self.r33.is_empty() {
-                    break 'found660 true;
+                    break 'found654 true;
                 }
                 false
             };
@@ -14681,21 +14675,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo663 = 0;
-                for bit664 in input.state.ones(1374 + lo663, 1374 + lo663 + 3) {
-                    let offset665 = bit664 - 1374;
+                let lo657 = 0;
+                for bit658 in input.state.ones(1374 + lo657, 1374 + lo657 + 3) {
+                    let offset659 = bit658 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset665 / 1) % 3];
-                        let v0_pos: usize = (offset665 / 1) % 3;
-                        for i662 in 0..self.r35.len() {
-                            let row661 = self.r35.row(i662);
-                            let v1: Sym = row661[0];
-                            let v2: Sym = row661[1];
-                            let v3: Sym = row661[2];
-                            let v4: Sym = row661[3];
-                            let v5: Sym = row661[4];
-                            let v6: Sym = row661[5];
+                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset659 / 1) % 3];
+                        let v0_pos: usize = (offset659 / 1) % 3;
+                        for i656 in 0..self.r35.len() {
+                            let row655 = self.r35.row(i656);
+                            let v1: Sym = row655[0];
+                            let v2: Sym = row655[1];
+                            let v3: Sym = row655[2];
+                            let v4: Sym = row655[3];
+                            let v5: Sym = row655[4];
+                            let v6: Sym = row655[5];
                             self.grew
                                 |= self
                                     .r32
@@ -14728,22 +14722,22 @@ impl Rules {
         }
         {
             {
-                let lo670 = 0;
-                for bit671 in input.state.ones(1374 + lo670, 1374 + lo670 + 3) {
-                    let offset672 = bit671 - 1374;
+                let lo664 = 0;
+                for bit665 in input.state.ones(1374 + lo664, 1374 + lo664 + 3) {
+                    let offset666 = bit665 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset672 / 1) % 3];
-                        let v1_pos: usize = (offset672 / 1) % 3;
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset666 / 1) % 3];
+                        let v1_pos: usize = (offset666 / 1) % 3;
                         {
-                            let k667 = TABLE_38_P0[v1 as usize] as usize;
-                            if k667 != NONE as usize {
-                                let key669 = k667 * 1;
-                                for i668 in TABLE_38_AT0[key669]
-                                    as usize..TABLE_38_AT0[key669 + 1] as usize
+                            let k661 = TABLE_38_P0[v1 as usize] as usize;
+                            if k661 != NONE as usize {
+                                let key663 = k661 * 1;
+                                for i662 in TABLE_38_AT0[key663]
+                                    as usize..TABLE_38_AT0[key663 + 1] as usize
                                 {
-                                    let row666 = &TABLE_38_BY0[i668];
-                                    let v0: Sym = row666[1];
+                                    let row660 = &TABLE_38_BY0[i662];
+                                    let v0: Sym = row660[1];
                                     self.grew
                                         |= self
                                             .r32
@@ -14762,23 +14756,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role679 in 0..2 {
-                let row678 = &input.joint[role679 * 7..(role679 + 1) * 7];
-                if row678[1] == 297 && row678[4] == 0 && row678[5] == 0 && row678[6] == 0
+            for role673 in 0..2 {
+                let row672 = &input.joint[role673 * 7..(role673 + 1) * 7];
+                if row672[1] == 297 && row672[4] == 0 && row672[5] == 0 && row672[6] == 0
                 {
-                    let v1: Sym = row678[0];
-                    let v3: Sym = row678[2];
-                    let v0: Sym = row678[3];
+                    let v1: Sym = row672[0];
+                    let v3: Sym = row672[2];
+                    let v0: Sym = row672[3];
                     {
-                        let p673 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p674 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p673 != NONE as usize && p674 != NONE as usize {
-                            let lo675 = 0 + p673 * 21 + p674 * 7;
-                            for bit676 in input.state.ones(0 + lo675, 0 + lo675 + 7) {
-                                let offset677 = bit676 - 0;
+                        let p667 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p668 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p667 != NONE as usize && p668 != NONE as usize {
+                            let lo669 = 0 + p667 * 21 + p668 * 7;
+                            for bit670 in input.state.ones(0 + lo669, 0 + lo669 + 7) {
+                                let offset671 = bit670 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset677 / 1) % 7];
-                                    let v2_pos: usize = (offset677 / 1) % 7;
+                                    let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset671 / 1) % 7];
+                                    let v2_pos: usize = (offset671 / 1) % 7;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -14811,13 +14805,13 @@ impl Rules {
             }
         }
         {
-            for role681 in 0..2 {
-                let row680 = &input.joint[role681 * 7..(role681 + 1) * 7];
-                if row680[1] == 298 && row680[2] == 0 && row680[3] == 0 {
-                    let v1: Sym = row680[0];
-                    let v3: Sym = row680[4];
-                    let v0: Sym = row680[5];
-                    let v2: Sym = row680[6];
+            for role675 in 0..2 {
+                let row674 = &input.joint[role675 * 7..(role675 + 1) * 7];
+                if row674[1] == 298 && row674[2] == 0 && row674[3] == 0 {
+                    let v1: Sym = row674[0];
+                    let v3: Sym = row674[4];
+                    let v0: Sym = row674[5];
+                    let v2: Sym = row674[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -14857,31 +14851,31 @@ impl Rules {
         }
         {
             {
-                let lo687 = 0 + 0;
-                let mut cursor690 = rt::OnesCursor::new(
+                let lo681 = 0 + 0;
+                let mut cursor684 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo687,
-                    lo687 + 4,
+                    lo681,
+                    lo681 + 4,
                 );
-                while let Some(bit688) = cursor690.next(self.r8.words()) {
-                    let offset689 = bit688 - 0;
-                    let v1: Sym = SYMS_c9c28939c99668c6_2[(offset689 / 2) % 2];
-                    let v2: Sym = SYMS_ef58cd85215eb4ca_2[(offset689 / 1) % 2];
-                    let v1_pos: usize = (offset689 / 2) % 2;
-                    let v2_pos: usize = (offset689 / 1) % 2;
+                while let Some(bit682) = cursor684.next(self.r8.words()) {
+                    let offset683 = bit682 - 0;
+                    let v1: Sym = SYMS_c9c28939c99668c6_2[(offset683 / 2) % 2];
+                    let v2: Sym = SYMS_ef58cd85215eb4ca_2[(offset683 / 1) % 2];
+                    let v1_pos: usize = (offset683 / 2) % 2;
+                    let v2_pos: usize = (offset683 / 1) % 2;
                     {
-                        let k683 = TABLE_9_P0[v1 as usize] as usize;
-                        let k684 = TABLE_9_P1[v2 as usize] as usize;
-                        if k683 != NONE as usize && k684 != NONE as usize {
-                            let key686 = k683 * 2 + k684 * 1;
-                            for i685 in TABLE_9_AT0_1[key686]
-                                as usize..TABLE_9_AT0_1[key686 + 1] as usize
+                        let k677 = TABLE_9_P0[v1 as usize] as usize;
+                        let k678 = TABLE_9_P1[v2 as usize] as usize;
+                        if k677 != NONE as usize && k678 != NONE as usize {
+                            let key680 = k677 * 2 + k678 * 1;
+                            for i679 in TABLE_9_AT0_1[key680]
+                                as usize..TABLE_9_AT0_1[key680 + 1] as usize
                             {
-                                let row682 = &TABLE_9_BY0_1[i685];
-                                let v3: Sym = row682[2];
-                                let v4: Sym = row682[3];
-                                let v5: Sym = row682[4];
-                                let v0: Sym = row682[5];
+                                let row676 = &TABLE_9_BY0_1[i679];
+                                let v3: Sym = row676[2];
+                                let v4: Sym = row676[3];
+                                let v5: Sym = row676[4];
+                                let v0: Sym = row676[5];
                                 self.next_bits
                                     .set(
                                         0 + 0
@@ -14894,17 +14888,7 @@ impl Rules {
                                                     );
                                                 }
                                                 p as usize
-                                            } * 21
-                                            + {
-                                                let p = FLUENT_POSITIONS[598 + v1 as usize];
-                                                if p == NONE {
-                                                    rt::outside_layout(
-                                                        &META,
-                                                        &[289, v0, v1, 283, 0, 0, 0, 0, 0],
-                                                    );
-                                                }
-                                                p as usize
-                                            } * 7 + 1 * 1,
+                                            } * 21 + (v1_pos + 1) * 7 + 1 * 1,
                                     );
                             }
                         }
@@ -14914,23 +14898,23 @@ impl Rules {
         }
         {
             {
-                let lo693 = 0;
-                for bit694 in input.state.ones(0 + lo693, 0 + lo693 + 1365) {
-                    let offset695 = bit694 - 0;
+                let lo687 = 0;
+                for bit688 in input.state.ones(0 + lo687, 0 + lo687 + 1365) {
+                    let offset689 = bit688 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset695 / 21) % 65];
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset695 / 7) % 3];
-                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset695 / 1) % 7];
-                        let v0_pos: usize = (offset695 / 21) % 65;
-                        let v1_pos: usize = (offset695 / 7) % 3;
-                        let v2_pos: usize = (offset695 / 1) % 7;
-                        let exists = 'found691: {
+                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset689 / 21) % 65];
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset689 / 7) % 3];
+                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset689 / 1) % 7];
+                        let v0_pos: usize = (offset689 / 21) % 65;
+                        let v1_pos: usize = (offset689 / 7) % 3;
+                        let v2_pos: usize = (offset689 / 1) % 7;
+                        let exists = 'found685: {
                             {
-                                let p692 = POS_10[0 + v0 as usize] as usize;
-                                if p692 != NONE as usize
-                                    && self.r10.has_bit(0 + 0 + p692 * 1)
+                                let p686 = POS_10[0 + v0 as usize] as usize;
+                                if p686 != NONE as usize
+                                    && self.r10.has_bit(0 + 0 + p686 * 1)
                                 {
-                                    break 'found691 true;
+                                    break 'found685 true;
                                 }
                             }
                             false
@@ -14944,51 +14928,51 @@ impl Rules {
             }
         }
         {
-            for role714 in 0..2 {
-                let row713 = &input.joint[role714 * 7..(role714 + 1) * 7];
-                if row713[1] == 297 && row713[4] == 0 && row713[5] == 0 && row713[6] == 0
+            for role708 in 0..2 {
+                let row707 = &input.joint[role708 * 7..(role708 + 1) * 7];
+                if row707[1] == 297 && row707[4] == 0 && row707[5] == 0 && row707[6] == 0
                 {
-                    let v1: Sym = row713[0];
-                    let v2: Sym = row713[2];
-                    let v3: Sym = row713[3];
+                    let v1: Sym = row707[0];
+                    let v2: Sym = row707[2];
+                    let v3: Sym = row707[3];
                     {
-                        let p711 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p712 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p711 != NONE as usize && p712 != NONE as usize && 0 == 0
+                        let p705 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p706 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p705 != NONE as usize && p706 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p711 * 21 + p712 * 7 + 6 * 1)
+                            && input.state.get(0 + 0 + p705 * 21 + p706 * 7 + 6 * 1)
                         {
                             {
-                                let k708 = TABLE_41_P0[v1 as usize] as usize;
-                                if k708 != NONE as usize {
-                                    let key710 = k708 * 1;
-                                    for i709 in TABLE_41_AT0[key710]
-                                        as usize..TABLE_41_AT0[key710 + 1] as usize
+                                let k702 = TABLE_41_P0[v1 as usize] as usize;
+                                if k702 != NONE as usize {
+                                    let key704 = k702 * 1;
+                                    for i703 in TABLE_41_AT0[key704]
+                                        as usize..TABLE_41_AT0[key704 + 1] as usize
                                     {
-                                        let row707 = &TABLE_41_BY0[i709];
-                                        let v4: Sym = row707[1];
+                                        let row701 = &TABLE_41_BY0[i703];
+                                        let v4: Sym = row701[1];
                                         {
-                                            let k703 = TABLE_0_P0[v2 as usize] as usize;
-                                            let k704 = TABLE_0_P1[v4 as usize] as usize;
-                                            if k703 != NONE as usize && k704 != NONE as usize {
-                                                let key706 = k703 * 8 + k704 * 1;
-                                                for i705 in TABLE_0_AT0_1[key706]
-                                                    as usize..TABLE_0_AT0_1[key706 + 1] as usize
+                                            let k697 = TABLE_0_P0[v2 as usize] as usize;
+                                            let k698 = TABLE_0_P1[v4 as usize] as usize;
+                                            if k697 != NONE as usize && k698 != NONE as usize {
+                                                let key700 = k697 * 8 + k698 * 1;
+                                                for i699 in TABLE_0_AT0_1[key700]
+                                                    as usize..TABLE_0_AT0_1[key700 + 1] as usize
                                                 {
-                                                    let row702 = &TABLE_0_BY0_1[i705];
-                                                    let v0: Sym = row702[2];
+                                                    let row696 = &TABLE_0_BY0_1[i699];
+                                                    let v0: Sym = row696[2];
                                                     {
-                                                        let k697 = TABLE_0_P0[v0 as usize] as usize;
-                                                        let k698 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k699 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k697 != NONE as usize && k698 != NONE as usize
-                                                            && k699 != NONE as usize
+                                                        let k691 = TABLE_0_P0[v0 as usize] as usize;
+                                                        let k692 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k693 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k691 != NONE as usize && k692 != NONE as usize
+                                                            && k693 != NONE as usize
                                                         {
-                                                            let key701 = k697 * 512 + k698 * 64 + k699 * 1;
-                                                            for i700 in TABLE_0_AT0_1_2[key701]
-                                                                as usize..TABLE_0_AT0_1_2[key701 + 1] as usize
+                                                            let key695 = k691 * 512 + k692 * 64 + k693 * 1;
+                                                            for i694 in TABLE_0_AT0_1_2[key695]
+                                                                as usize..TABLE_0_AT0_1_2[key695 + 1] as usize
                                                             {
-                                                                let row696 = &TABLE_0_BY0_1_2[i700];
+                                                                let row690 = &TABLE_0_BY0_1_2[i694];
                                                                 self.next_bits
                                                                     .set(
                                                                         1579 + 0
@@ -15016,22 +15000,22 @@ impl Rules {
         }
         {
             {
-                let lo718 = 0;
-                for bit719 in input.state.ones(1365 + lo718, 1365 + lo718 + 9) {
-                    let offset720 = bit719 - 1365;
+                let lo712 = 0;
+                for bit713 in input.state.ones(1365 + lo712, 1365 + lo712 + 9) {
+                    let offset714 = bit713 - 1365;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset720 / 3) % 3];
-                        let v1: Sym = SYMS_bcf4a2f62afc773a_3[(offset720 / 1) % 3];
-                        let v0_pos: usize = (offset720 / 3) % 3;
-                        let v1_pos: usize = (offset720 / 1) % 3;
-                        let exists = 'found715: {
+                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset714 / 3) % 3];
+                        let v1: Sym = SYMS_bcf4a2f62afc773a_3[(offset714 / 1) % 3];
+                        let v0_pos: usize = (offset714 / 3) % 3;
+                        let v1_pos: usize = (offset714 / 1) % 3;
+                        let exists = 'found709: {
                             {
-                                let p716 = POS_5[0 + v0 as usize] as usize;
-                                let p717 = POS_5[299 + v1 as usize] as usize;
-                                if p716 != NONE as usize && p717 != NONE as usize
-                                    && self.r5.has_bit(0 + 0 + p716 * 2 + p717 * 1)
+                                let p710 = POS_5[0 + v0 as usize] as usize;
+                                let p711 = POS_5[299 + v1 as usize] as usize;
+                                if p710 != NONE as usize && p711 != NONE as usize
+                                    && self.r5.has_bit(0 + 0 + p710 * 2 + p711 * 1)
                                 {
-                                    break 'found715 true;
+                                    break 'found709 true;
                                 }
                             }
                             false
@@ -15045,22 +15029,22 @@ impl Rules {
         }
         {
             {
-                let lo725 = 0;
-                for bit726 in input.state.ones(1374 + lo725, 1374 + lo725 + 3) {
-                    let offset727 = bit726 - 1374;
+                let lo719 = 0;
+                for bit720 in input.state.ones(1374 + lo719, 1374 + lo719 + 3) {
+                    let offset721 = bit720 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset727 / 1) % 3];
-                        let v1_pos: usize = (offset727 / 1) % 3;
+                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset721 / 1) % 3];
+                        let v1_pos: usize = (offset721 / 1) % 3;
                         {
-                            let k722 = TABLE_38_P0[v1 as usize] as usize;
-                            if k722 != NONE as usize {
-                                let key724 = k722 * 1;
-                                for i723 in TABLE_38_AT0[key724]
-                                    as usize..TABLE_38_AT0[key724 + 1] as usize
+                            let k716 = TABLE_38_P0[v1 as usize] as usize;
+                            if k716 != NONE as usize {
+                                let key718 = k716 * 1;
+                                for i717 in TABLE_38_AT0[key718]
+                                    as usize..TABLE_38_AT0[key718 + 1] as usize
                                 {
-                                    let row721 = &TABLE_38_BY0[i723];
-                                    let v0: Sym = row721[1];
+                                    let row715 = &TABLE_38_BY0[i717];
+                                    let v0: Sym = row715[1];
                                     self.next_bits
                                         .set(
                                             1374 + 0
@@ -15081,22 +15065,22 @@ impl Rules {
         }
         {
             {
-                let lo732 = 0;
-                for bit733 in input.state.ones(1377 + lo732, 1377 + lo732 + 202) {
-                    let offset734 = bit733 - 1377;
+                let lo726 = 0;
+                for bit727 in input.state.ones(1377 + lo726, 1377 + lo726 + 202) {
+                    let offset728 = bit727 - 1377;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_6f1330d944ae1d8b_202[(offset734 / 1) % 202];
-                        let v1_pos: usize = (offset734 / 1) % 202;
+                        let v1: Sym = SYMS_6f1330d944ae1d8b_202[(offset728 / 1) % 202];
+                        let v1_pos: usize = (offset728 / 1) % 202;
                         {
-                            let k729 = TABLE_46_P0[v1 as usize] as usize;
-                            if k729 != NONE as usize {
-                                let key731 = k729 * 1;
-                                for i730 in TABLE_46_AT0[key731]
-                                    as usize..TABLE_46_AT0[key731 + 1] as usize
+                            let k723 = TABLE_46_P0[v1 as usize] as usize;
+                            if k723 != NONE as usize {
+                                let key725 = k723 * 1;
+                                for i724 in TABLE_46_AT0[key725]
+                                    as usize..TABLE_46_AT0[key725 + 1] as usize
                                 {
-                                    let row728 = &TABLE_46_BY0[i730];
-                                    let v0: Sym = row728[1];
+                                    let row722 = &TABLE_46_BY0[i724];
+                                    let v0: Sym = row722[1];
                                     self.next_bits
                                         .set(
                                             1377 + 0
@@ -15119,9 +15103,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found735: {
+            let exists = 'found729: {
                 if !self.r34.is_empty() {
-                    break 'found735 true;
+                    break 'found729 true;
                 }
                 false
             };
