@@ -337,61 +337,97 @@ pub fn ground_and_emit(
     source: &str,
     budget: Budget,
 ) -> Result<Grounded, String> {
-    let limits = &crate::ground::LIMITS;
-    let plain = crate::ground::ground(ir, plan, limits, false).map(|grounding| {
-        let module = lib_rs(ir, &grounding, source, budget);
-        Grounded {
-            grounding,
-            projected: false,
-            module,
+    Groundings::new(ir, plan).emit(ir, plan, source, budget)
+}
+
+/// The groundings [`ground_and_emit`] tries, each made at most once, so that the
+/// automatic choice can try a second budget without grounding again (grounding is most
+/// of the compiler's time on a game whose code does not fit: team chess 3.0 → 5.5 s
+/// when it grounded twice).
+struct Groundings {
+    plain: Result<Grounding, String>,
+    /// Made when first needed.
+    projected: Option<Result<Grounding, String>>,
+    /// With shared conjunctions, of the plain and of the projected grounding: made when
+    /// first needed (`None` inside: nothing to share, or no grounding).
+    shared: [Option<Option<Grounding>>; 2],
+}
+
+impl Groundings {
+    fn new(ir: &Ir, plan: &Plan) -> Self {
+        Groundings {
+            plain: crate::ground::ground(ir, plan, &crate::ground::LIMITS, false),
+            projected: None,
+            shared: [None, None],
+        }
+    }
+
+    fn projected(&mut self, ir: &Ir, plan: &Plan) -> &Result<Grounding, String> {
+        self.projected
+            .get_or_insert_with(|| crate::ground::ground(ir, plan, &crate::ground::LIMITS, true))
+    }
+
+    /// The plain (`0`) or projected (`1`) grounding with shared conjunctions.
+    fn shared(&mut self, ir: &Ir, plan: &Plan, which: usize) -> Option<&Grounding> {
+        if self.shared[which].is_none() {
+            let base = if which == 0 {
+                self.plain.as_ref().ok()
+            } else {
+                self.projected(ir, plan).as_ref().ok()
+            };
+            let shared = base.and_then(|g| crate::ground::share::share_conjunctions(ir, g));
+            self.shared[which] = Some(shared);
+        }
+        self.shared[which].as_ref().and_then(Option::as_ref)
+    }
+
+    /// See [`ground_and_emit`].
+    fn emit(
+        &mut self,
+        ir: &Ir,
+        plan: &Plan,
+        source: &str,
+        budget: Budget,
+    ) -> Result<Grounded, String> {
+        let found = |grounding: &Grounding, projected: bool, module: String| Grounded {
+            grounding: grounding.clone(),
+            projected,
+            module: Ok(module),
             budget,
-        }
-    });
-    if matches!(&plain, Ok(g) if g.module.is_ok()) {
-        return plain;
-    }
-    let projected = crate::ground::ground(ir, plan, limits, true);
-    let why_not_projected = match &projected {
-        Ok(grounding) => match lib_rs(ir, grounding, source, budget) {
-            Ok(module) => {
-                return Ok(Grounded {
-                    grounding: projected.expect("grounded"),
-                    projected: true,
-                    module: Ok(module),
-                    budget,
-                });
-            }
-            Err(reason) => reason,
-        },
-        Err(reason) => reason.clone(),
-    };
-    let candidates = [
-        (plain.as_ref().ok().map(|g| &g.grounding), false),
-        (projected.as_ref().ok(), true),
-    ];
-    for (grounding, projected) in candidates {
-        let Some(shared) = grounding.and_then(|g| crate::ground::share::share_conjunctions(ir, g))
-        else {
-            continue;
         };
-        if let Ok(module) = lib_rs(ir, &shared, source, budget) {
-            return Ok(Grounded {
-                grounding: shared,
-                projected,
-                module: Ok(module),
-                budget,
-            });
+        let plain_module = self
+            .plain
+            .as_ref()
+            .ok()
+            .map(|grounding| lib_rs(ir, grounding, source, budget));
+        if let (Ok(grounding), Some(Ok(module))) = (&self.plain, &plain_module) {
+            return Ok(found(grounding, false, module.clone()));
         }
-    }
-    // Neither: the plain grounding's reason, and the projected one's.
-    match plain {
-        Ok(mut grounded) => {
-            if let Err(reason) = &mut grounded.module {
-                *reason = format!("{reason}; projected: {why_not_projected}");
+        let why_not_projected = match self.projected(ir, plan) {
+            Ok(grounding) => match lib_rs(ir, grounding, source, budget) {
+                Ok(module) => return Ok(found(grounding, true, module)),
+                Err(reason) => reason,
+            },
+            Err(reason) => reason.clone(),
+        };
+        for (which, projected) in [(0, false), (1, true)] {
+            if let Some(shared) = self.shared(ir, plan, which)
+                && let Ok(module) = lib_rs(ir, shared, source, budget)
+            {
+                return Ok(found(shared, projected, module));
             }
-            Ok(grounded)
         }
-        Err(reason) => Err(format!("{reason}; projected: {why_not_projected}")),
+        // Neither: the plain grounding's reason, and the projected one's.
+        match (&self.plain, plain_module) {
+            (Ok(grounding), Some(Err(reason))) => Ok(Grounded {
+                grounding: grounding.clone(),
+                projected: false,
+                module: Err(format!("{reason}; projected: {why_not_projected}")),
+                budget,
+            }),
+            (Err(reason), _) => Err(format!("{reason}; projected: {why_not_projected}")),
+            (Ok(_), _) => unreachable!("a plain grounding has a module or a reason"),
+        }
     }
 }
 
@@ -406,7 +442,8 @@ pub fn ground_and_emit_auto(
     source: &str,
     join_plan: impl FnOnce() -> Plan,
 ) -> (Result<Grounded, String>, Option<Plan>) {
-    let grounded = ground_and_emit(ir, plan, source, Budget::DEFAULT);
+    let mut groundings = Groundings::new(ir, plan);
+    let grounded = groundings.emit(ir, plan, source, Budget::DEFAULT);
     if !matches!(&grounded, Ok(g) if g.module.is_err()) {
         return (grounded, None);
     }
@@ -414,7 +451,7 @@ pub fn ground_and_emit_auto(
     let Some(work) = tuned.tuning.as_ref().and_then(|t| t.work_per_sample()) else {
         return (grounded, Some(tuned));
     };
-    let measured = ground_and_emit(ir, plan, source, Budget::measured(work));
+    let measured = groundings.emit(ir, plan, source, Budget::measured(work));
     let grounded = match (grounded, measured) {
         (_, Ok(measured)) if measured.module.is_ok() => Ok(measured),
         (Ok(mut grounded), measured) => {
