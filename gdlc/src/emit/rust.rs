@@ -292,6 +292,8 @@ struct Emitter<'a> {
     names: std::cell::Cell<usize>,
     /// Constant tables that queries asked for (by name, so emitted once and in order).
     tables: std::cell::RefCell<BTreeMap<String, TokenStream>>,
+    /// The domain of each `SYMS_…` table in `tables` (see `Emitter::domain_table`).
+    domain_tables: std::cell::RefCell<BTreeMap<String, Vec<SymbolId>>>,
     /// In the rule being emitted: the variables bound by decoding a bit, with the
     /// domain they were decoded from (their position in it is a local too).
     decoded: std::cell::RefCell<BTreeMap<VarId, Vec<SymbolId>>>,
@@ -391,6 +393,7 @@ impl<'a> Emitter<'a> {
             names: std::cell::Cell::new(0),
             tables: std::cell::RefCell::new(BTreeMap::new()),
             decoded: std::cell::RefCell::new(BTreeMap::new()),
+            domain_tables: std::cell::RefCell::new(BTreeMap::new()),
             direct: std::cell::Cell::new(false),
         })
     }
@@ -1832,9 +1835,21 @@ impl<'a> Emitter<'a> {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
             }
         }
-        let name = format_ident!("SYMS_{:016x}_{}", hash, domain.len());
+        // A name another domain took (a collision of the hash) gets a suffix.
+        let mut domains = self.domain_tables.borrow_mut();
+        let mut name = format_ident!("SYMS_{:016x}_{}", hash, domain.len());
+        for k in 1usize.. {
+            match domains.get(&name.to_string()) {
+                Some(taken) if taken.as_slice() != domain => {
+                    name = format_ident!("SYMS_{:016x}_{}_{}", hash, domain.len(), k);
+                }
+                Some(_) => return name,
+                None => break,
+            }
+        }
+        domains.insert(name.to_string(), domain.to_vec());
         let mut tables = self.tables.borrow_mut();
-        if !tables.contains_key(&name.to_string()) {
+        {
             let len = lit(domain.len());
             let values = domain.iter().map(|&s| sym(s));
             let names: Vec<String> = domain
