@@ -1837,11 +1837,11 @@ impl<'a> Emitter<'a> {
         }
         // A name another domain took (a collision of the hash) gets a suffix.
         let mut domains = self.domain_tables.borrow_mut();
-        let mut name = format_ident!("SYMS_{:016x}_{}", hash, domain.len());
+        let mut name = format_ident!("SYMS_{:016X}_{}", hash, domain.len());
         for k in 1usize.. {
             match domains.get(&name.to_string()) {
                 Some(taken) if taken.as_slice() != domain => {
-                    name = format_ident!("SYMS_{:016x}_{}_{}", hash, domain.len(), k);
+                    name = format_ident!("SYMS_{:016X}_{}_{}", hash, domain.len(), k);
                 }
                 Some(_) => return name,
                 None => break,

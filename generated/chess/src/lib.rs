@@ -4805,7 +4805,7 @@ static FLUENT_POSITIONS: [u32; 2691] = [
 ];
 #[allow(dead_code)]
 ///A domain's symbols by position (#nil, a1, b1, c1, d1, e1, f1, g1, …).
-static SYMS_189867025abfaa0d_65: [Sym; 65] = [
+static SYMS_189867025ABFAA0D_65: [Sym; 65] = [
     0, 3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29, 31, 32, 33, 34,
     35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58,
     59, 60, 61, 62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81,
@@ -4813,17 +4813,17 @@ static SYMS_189867025abfaa0d_65: [Sym; 65] = [
 ];
 #[allow(dead_code)]
 ///A domain's symbols by position (a1, b1, c1, d1, e1, f1, g1, h1, …).
-static SYMS_5972dedf60d1561d_64: [Sym; 64] = [
+static SYMS_5972DEDF60D1561D_64: [Sym; 64] = [
     3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29, 31, 32, 33, 34, 35,
     36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47, 49, 50, 51, 52, 53, 54, 55, 56, 58, 59,
     60, 61, 62, 63, 64, 65, 67, 68, 69, 70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
 ];
 #[allow(dead_code)]
 ///A domain's symbols by position (#nil, rook, bishop, queen, knight, king, pawn).
-static SYMS_5cdbf3528cd4f29c_7: [Sym; 7] = [0, 283, 284, 285, 286, 290, 291];
+static SYMS_5CDBF3528CD4F29C_7: [Sym; 7] = [0, 283, 284, 285, 286, 290, 291];
 #[allow(dead_code)]
 ///A domain's symbols by position (#nil, 1, 2, 3, 4, 5, 6, 7, …).
-static SYMS_6f1330d944ae1d8b_202: [Sym; 202] = [
+static SYMS_6F1330D944AE1D8B_202: [Sym; 202] = [
     0, 5, 21, 30, 39, 48, 57, 66, 75, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95,
     96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113,
     114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130,
@@ -4839,19 +4839,19 @@ static SYMS_6f1330d944ae1d8b_202: [Sym; 202] = [
 ];
 #[allow(dead_code)]
 ///A domain's symbols by position (#nil, white, black).
-static SYMS_756241e1be8c9396_3: [Sym; 3] = [0, 1, 2];
+static SYMS_756241E1BE8C9396_3: [Sym; 3] = [0, 1, 2];
 #[allow(dead_code)]
 ///A domain's symbols by position (e, n, s, w, ne, nw, se, sw).
-static SYMS_a9b0bcbb99f71710_8: [Sym; 8] = [13, 276, 277, 278, 279, 280, 281, 282];
+static SYMS_A9B0BCBB99F71710_8: [Sym; 8] = [13, 276, 277, 278, 279, 280, 281, 282];
 #[allow(dead_code)]
 ///A domain's symbols by position (#nil, kingside, queenside).
-static SYMS_bcf4a2f62afc773a_3: [Sym; 3] = [0, 287, 288];
+static SYMS_BCF4A2F62AFC773A_3: [Sym; 3] = [0, 287, 288];
 #[allow(dead_code)]
 ///A domain's symbols by position (white, black).
-static SYMS_c9c28939c99668c6_2: [Sym; 2] = [1, 2];
+static SYMS_C9C28939C99668C6_2: [Sym; 2] = [1, 2];
 #[allow(dead_code)]
 ///A domain's symbols by position (kingside, queenside).
-static SYMS_ef58cd85215eb4ca_2: [Sym; 2] = [287, 288];
+static SYMS_EF58CD85215EB4CA_2: [Sym; 2] = [287, 288];
 #[allow(dead_code)]
 static TABLE_0_AT0: [u32; 65] = [
     0, 3, 8, 13, 18, 23, 28, 33, 36, 41, 49, 57, 65, 73, 81, 89, 94, 99, 107, 115, 123,
@@ -11574,7 +11574,7 @@ impl Rules {
                     let offset5 = bit4 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset5 / 1) % 3];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset5 / 1) % 3];
                         let v1_pos: usize = (offset5 / 1) % 3;
                         {
                             let lo0 = 0;
@@ -11583,7 +11583,7 @@ impl Rules {
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset2 / 7) % 3 == v1_pos && (offset2 / 1) % 7 == 5
                                 {
-                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset2 / 21) % 65];
+                                    let v0: Sym = SYMS_189867025ABFAA0D_65[(offset2 / 21) % 65];
                                     let v0_pos: usize = (offset2 / 21) % 65;
                                     self.grew
                                         |= self.r26.insert(POS_26[0 + v0 as usize] as usize * 1);
@@ -11603,9 +11603,9 @@ impl Rules {
                 for bit7 in input.state.ones(0 + lo6, 0 + lo6 + 1365) {
                     let offset8 = bit7 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset8 / 21) % 65];
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset8 / 7) % 3];
-                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset8 / 1) % 7];
+                        let v0: Sym = SYMS_189867025ABFAA0D_65[(offset8 / 21) % 65];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset8 / 7) % 3];
+                        let v2: Sym = SYMS_5CDBF3528CD4F29C_7[(offset8 / 1) % 7];
                         let v0_pos: usize = (offset8 / 21) % 65;
                         let v1_pos: usize = (offset8 / 7) % 3;
                         let v2_pos: usize = (offset8 / 1) % 7;
@@ -11628,7 +11628,7 @@ impl Rules {
                 );
                 while let Some(bit14) = cursor16.next(self.r26.words()) {
                     let offset15 = bit14 - 0;
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset15 / 1) % 64];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset15 / 1) % 64];
                     let v2_pos: usize = (offset15 / 1) % 64;
                     {
                         let k10 = TABLE_0_P0[v2 as usize] as usize;
@@ -11678,8 +11678,8 @@ impl Rules {
                             continue;
                         }
                         let offset25 = bit24 - 0;
-                        let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset25 / 64) % 8];
-                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset25 / 1) % 64];
+                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset25 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset25 / 1) % 64];
                         let v0_pos: usize = (offset25 / 64) % 8;
                         let v2_pos: usize = (offset25 / 1) % 64;
                         let exists = 'found22: {
@@ -11731,7 +11731,7 @@ impl Rules {
                     let offset46 = bit45 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset46 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset46 / 1) % 3];
                         let v2_pos: usize = (offset46 / 1) % 3;
                         {
                             let k41 = TABLE_38_P0[v2 as usize] as usize;
@@ -11751,8 +11751,8 @@ impl Rules {
                                         );
                                         while let Some(bit37) = cursor39.next(self.r29.words()) {
                                             let offset38 = bit37 - 0;
-                                            let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset38 / 64) % 8];
-                                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset38 / 1) % 64];
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset38 / 64) % 8];
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset38 / 1) % 64];
                                             let v0_pos: usize = (offset38 / 64) % 8;
                                             let v1_pos: usize = (offset38 / 1) % 64;
                                             {
@@ -11762,7 +11762,7 @@ impl Rules {
                                                     for bit34 in input.state.ones(0 + lo33, 0 + lo33 + 7) {
                                                         let offset35 = bit34 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v4: Sym = SYMS_5cdbf3528cd4f29c_7[(offset35 / 1) % 7];
+                                                            let v4: Sym = SYMS_5CDBF3528CD4F29C_7[(offset35 / 1) % 7];
                                                             let v4_pos: usize = (offset35 / 1) % 7;
                                                             {
                                                                 let k28 = TABLE_53_P0[v4 as usize] as usize;
@@ -11803,8 +11803,8 @@ impl Rules {
                 );
                 while let Some(bit61) = cursor63.next(self.r52.words()) {
                     let offset62 = bit61 - 0;
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset62 / 64) % 8];
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset62 / 1) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset62 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset62 / 1) % 64];
                     let v1_pos: usize = (offset62 / 64) % 8;
                     let v2_pos: usize = (offset62 / 1) % 64;
                     {
@@ -11825,7 +11825,7 @@ impl Rules {
                                     );
                                     while let Some(bit53) = cursor55.next(self.r26.words()) {
                                         let offset54 = bit53 - 0;
-                                        let v4: Sym = SYMS_5972dedf60d1561d_64[(offset54 / 1) % 64];
+                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset54 / 1) % 64];
                                         let v4_pos: usize = (offset54 / 1) % 64;
                                         {
                                             let k48 = TABLE_0_P0[v4 as usize] as usize;
@@ -11860,7 +11860,7 @@ impl Rules {
                     let offset74 = bit73 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset74 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset74 / 1) % 3];
                         let v2_pos: usize = (offset74 / 1) % 3;
                         {
                             let k69 = TABLE_38_P0[v2 as usize] as usize;
@@ -11880,9 +11880,9 @@ impl Rules {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && (offset67 / 7) % 3 == p64
                                                 {
-                                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset67 / 21)
+                                                    let v0: Sym = SYMS_189867025ABFAA0D_65[(offset67 / 21)
                                                         % 65];
-                                                    let v1: Sym = SYMS_5cdbf3528cd4f29c_7[(offset67 / 1) % 7];
+                                                    let v1: Sym = SYMS_5CDBF3528CD4F29C_7[(offset67 / 1) % 7];
                                                     let v0_pos: usize = (offset67 / 21) % 65;
                                                     let v1_pos: usize = (offset67 / 1) % 7;
                                                     if self
@@ -11928,7 +11928,7 @@ impl Rules {
                         );
                         while let Some(bit77) = cursor79.next(self.r16_by1.words()) {
                             let offset78 = bit77 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset78 / 1) % 64];
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset78 / 1) % 64];
                             let v0_pos: usize = (offset78 / 1) % 64;
                             self.grew
                                 |= self
@@ -11950,9 +11950,9 @@ impl Rules {
                 for bit91 in input.state.ones(0 + lo90, 0 + lo90 + 1365) {
                     let offset92 = bit91 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset92 / 21) % 65];
-                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset92 / 7) % 3];
-                        let v4: Sym = SYMS_5cdbf3528cd4f29c_7[(offset92 / 1) % 7];
+                        let v0: Sym = SYMS_189867025ABFAA0D_65[(offset92 / 21) % 65];
+                        let v3: Sym = SYMS_756241E1BE8C9396_3[(offset92 / 7) % 3];
+                        let v4: Sym = SYMS_5CDBF3528CD4F29C_7[(offset92 / 1) % 7];
                         let v0_pos: usize = (offset92 / 21) % 65;
                         let v3_pos: usize = (offset92 / 7) % 3;
                         let v4_pos: usize = (offset92 / 1) % 7;
@@ -12011,9 +12011,9 @@ impl Rules {
                             continue;
                         }
                         let offset101 = bit100 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset101 / 512) % 64];
-                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset101 / 64) % 8];
-                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset101 / 1) % 64];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset101 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset101 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset101 / 1) % 64];
                         let v0_pos: usize = (offset101 / 512) % 64;
                         let v1_pos: usize = (offset101 / 64) % 8;
                         let v3_pos: usize = (offset101 / 1) % 64;
@@ -12064,8 +12064,8 @@ impl Rules {
                 );
                 while let Some(bit108) = cursor110.next(self.r17.words()) {
                     let offset109 = bit108 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset109 / 8) % 64];
-                    let v2: Sym = SYMS_a9b0bcbb99f71710_8[(offset109 / 1) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset109 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset109 / 1) % 8];
                     let v1_pos: usize = (offset109 / 8) % 64;
                     let v2_pos: usize = (offset109 / 1) % 8;
                     {
@@ -12077,7 +12077,7 @@ impl Rules {
                         );
                         while let Some(bit104) = cursor106.next(self.r55.words()) {
                             let offset105 = bit104 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset105 / 1) % 64];
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset105 / 1) % 64];
                             let v0_pos: usize = (offset105 / 1) % 64;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
@@ -12095,7 +12095,7 @@ impl Rules {
                 );
                 while let Some(bit116) = cursor118.next(self.r16_by1.words()) {
                     let offset117 = bit116 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset117 / 1) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset117 / 1) % 64];
                     let v1_pos: usize = (offset117 / 1) % 64;
                     {
                         let k112 = TABLE_28_P0[v1 as usize] as usize;
@@ -12121,7 +12121,7 @@ impl Rules {
                     let offset138 = bit137 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset138 / 1) % 3];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset138 / 1) % 3];
                         let v1_pos: usize = (offset138 / 1) % 3;
                         {
                             let k133 = TABLE_38_P0[v1 as usize] as usize;
@@ -12142,7 +12142,7 @@ impl Rules {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && (offset131 / 7) % 3 == p128 && (offset131 / 1) % 7 == 6
                                                 {
-                                                    let v3: Sym = SYMS_189867025abfaa0d_65[(offset131 / 21)
+                                                    let v3: Sym = SYMS_189867025ABFAA0D_65[(offset131 / 21)
                                                         % 65];
                                                     let v3_pos: usize = (offset131 / 21) % 65;
                                                     {
@@ -12193,7 +12193,7 @@ impl Rules {
                 );
                 while let Some(bit144) = cursor146.next(self.r16_by1.words()) {
                     let offset145 = bit144 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset145 / 1) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset145 / 1) % 64];
                     let v1_pos: usize = (offset145 / 1) % 64;
                     {
                         let k140 = TABLE_0_P0[v1 as usize] as usize;
@@ -12223,7 +12223,7 @@ impl Rules {
                     let offset154 = bit153 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset154 / 1) % 3];
+                        let v0: Sym = SYMS_756241E1BE8C9396_3[(offset154 / 1) % 3];
                         let v0_pos: usize = (offset154 / 1) % 3;
                         {
                             let k149 = TABLE_7_P0[v0 as usize] as usize;
@@ -12266,7 +12266,7 @@ impl Rules {
                     let offset162 = bit161 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset162 / 1) % 3];
+                        let v0: Sym = SYMS_756241E1BE8C9396_3[(offset162 / 1) % 3];
                         let v0_pos: usize = (offset162 / 1) % 3;
                         {
                             let k157 = TABLE_6_P0[v0 as usize] as usize;
@@ -12408,8 +12408,8 @@ impl Rules {
                 );
                 while let Some(bit187) = cursor189.next(self.r8.words()) {
                     let offset188 = bit187 - 0;
-                    let v1: Sym = SYMS_c9c28939c99668c6_2[(offset188 / 2) % 2];
-                    let v2: Sym = SYMS_ef58cd85215eb4ca_2[(offset188 / 1) % 2];
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset188 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset188 / 1) % 2];
                     let v1_pos: usize = (offset188 / 2) % 2;
                     let v2_pos: usize = (offset188 / 1) % 2;
                     {
@@ -12501,7 +12501,7 @@ impl Rules {
                 );
                 while let Some(bit209) = cursor211.next(self.r10.words()) {
                     let offset210 = bit209 - 0;
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset210 / 1) % 64];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset210 / 1) % 64];
                     let v2_pos: usize = (offset210 / 1) % 64;
                     {
                         let k205 = TABLE_4_P2[v2 as usize] as usize;
@@ -12536,7 +12536,7 @@ impl Rules {
                     let offset227 = bit226 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset227 / 1) % 3];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset227 / 1) % 3];
                         let v1_pos: usize = (offset227 / 1) % 3;
                         {
                             let k222 = TABLE_38_P0[v1 as usize] as usize;
@@ -12555,7 +12555,7 @@ impl Rules {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && (offset220 / 7) % 3 == v1_pos && (offset220 / 1) % 7 == 5
                                             {
-                                                let v2: Sym = SYMS_189867025abfaa0d_65[(offset220 / 21)
+                                                let v2: Sym = SYMS_189867025ABFAA0D_65[(offset220 / 21)
                                                     % 65];
                                                 let v2_pos: usize = (offset220 / 21) % 65;
                                                 {
@@ -12598,7 +12598,7 @@ impl Rules {
                     let offset248 = bit247 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset248 / 1) % 3];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset248 / 1) % 3];
                         let v1_pos: usize = (offset248 / 1) % 3;
                         {
                             let k243 = TABLE_38_P0[v1 as usize] as usize;
@@ -12617,7 +12617,7 @@ impl Rules {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && (offset241 / 7) % 3 == v1_pos && (offset241 / 1) % 7 == 5
                                             {
-                                                let v2: Sym = SYMS_189867025abfaa0d_65[(offset241 / 21)
+                                                let v2: Sym = SYMS_189867025ABFAA0D_65[(offset241 / 21)
                                                     % 65];
                                                 let v2_pos: usize = (offset241 / 21) % 65;
                                                 {
@@ -12679,8 +12679,8 @@ impl Rules {
                 );
                 while let Some(bit250) = cursor252.next(self.r52.words()) {
                     let offset251 = bit250 - 0;
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset251 / 64) % 8];
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset251 / 1) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset251 / 64) % 8];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset251 / 1) % 64];
                     let v1_pos: usize = (offset251 / 64) % 8;
                     let v0_pos: usize = (offset251 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
@@ -12697,7 +12697,7 @@ impl Rules {
                 );
                 while let Some(bit254) = cursor256.next(self.r31.words()) {
                     let offset255 = bit254 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset255 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset255 / 1) % 64];
                     let v0_pos: usize = (offset255 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
@@ -12716,7 +12716,7 @@ impl Rules {
                 );
                 while let Some(bit258) = cursor260.next(self.r12.words()) {
                     let offset259 = bit258 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset259 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset259 / 1) % 64];
                     let v0_pos: usize = (offset259 / 1) % 64;
                     self.grew |= self.r11.insert(&[]);
                 }
@@ -12731,9 +12731,9 @@ impl Rules {
                 for bit262 in input.state.ones(0 + lo261, 0 + lo261 + 1365) {
                     let offset263 = bit262 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset263 / 21) % 65];
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset263 / 7) % 3];
-                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset263 / 1) % 7];
+                        let v0: Sym = SYMS_189867025ABFAA0D_65[(offset263 / 21) % 65];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset263 / 7) % 3];
+                        let v2: Sym = SYMS_5CDBF3528CD4F29C_7[(offset263 / 1) % 7];
                         let v0_pos: usize = (offset263 / 21) % 65;
                         let v1_pos: usize = (offset263 / 7) % 3;
                         let v2_pos: usize = (offset263 / 1) % 7;
@@ -12761,7 +12761,7 @@ impl Rules {
                 );
                 while let Some(bit269) = cursor271.next(self.r12.words()) {
                     let offset270 = bit269 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset270 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset270 / 1) % 64];
                     let v0_pos: usize = (offset270 / 1) % 64;
                     {
                         let lo264 = 0 + 0;
@@ -12772,7 +12772,7 @@ impl Rules {
                         );
                         while let Some(bit265) = cursor267.next(self.r12.words()) {
                             let offset266 = bit265 - 0;
-                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset266 / 1) % 64];
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset266 / 1) % 64];
                             let v1_pos: usize = (offset266 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
@@ -12792,7 +12792,7 @@ impl Rules {
                     let offset287 = bit286 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset287 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset287 / 1) % 3];
                         let v2_pos: usize = (offset287 / 1) % 3;
                         {
                             let k282 = TABLE_40_P0[v2 as usize] as usize;
@@ -12813,7 +12813,7 @@ impl Rules {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
                                             {
-                                                let v1: Sym = SYMS_189867025abfaa0d_65[(offset280 / 1)
+                                                let v1: Sym = SYMS_189867025ABFAA0D_65[(offset280 / 1)
                                                     % 65];
                                                 let v1_pos: usize = (offset280 / 1) % 65;
                                                 {
@@ -12859,7 +12859,7 @@ impl Rules {
                     let offset308 = bit307 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset308 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset308 / 1) % 3];
                         let v2_pos: usize = (offset308 / 1) % 3;
                         {
                             let k303 = TABLE_41_P0[v2 as usize] as usize;
@@ -12889,7 +12889,7 @@ impl Rules {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
                                                         {
-                                                            let v1: Sym = SYMS_189867025abfaa0d_65[(offset297 / 1)
+                                                            let v1: Sym = SYMS_189867025ABFAA0D_65[(offset297 / 1)
                                                                 % 65];
                                                             let v1_pos: usize = (offset297 / 1) % 65;
                                                             {
@@ -12942,7 +12942,7 @@ impl Rules {
                 );
                 while let Some(bit318) = cursor320.next(self.r18.words()) {
                     let offset319 = bit318 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset319 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset319 / 1) % 64];
                     let v0_pos: usize = (offset319 / 1) % 64;
                     {
                         let lo313 = 0 + 0;
@@ -12953,7 +12953,7 @@ impl Rules {
                         );
                         while let Some(bit314) = cursor316.next(self.r26.words()) {
                             let offset315 = bit314 - 0;
-                            let v3: Sym = SYMS_5972dedf60d1561d_64[(offset315 / 1) % 64];
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset315 / 1) % 64];
                             let v3_pos: usize = (offset315 / 1) % 64;
                             {
                                 let k310 = TABLE_0_P0[v3 as usize] as usize;
@@ -13005,9 +13005,9 @@ impl Rules {
                             continue;
                         }
                         let offset330 = bit329 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset330 / 512) % 64];
-                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset330 / 64) % 8];
-                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset330 / 1) % 64];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset330 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1) % 64];
                         let v0_pos: usize = (offset330 / 512) % 64;
                         let v1_pos: usize = (offset330 / 64) % 8;
                         let v3_pos: usize = (offset330 / 1) % 64;
@@ -13072,12 +13072,12 @@ impl Rules {
                             continue;
                         }
                         let offset339 = bit338 - 0;
-                        if SYMS_5972dedf60d1561d_64[(offset339 / 1) % 64]
-                            == SYMS_5972dedf60d1561d_64[(offset339 / 512) % 64]
+                        if SYMS_5972DEDF60D1561D_64[(offset339 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset339 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset339 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset339 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset339 / 64) % 8];
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset339 / 64) % 8];
                             let v0_pos: usize = (offset339 / 512) % 64;
                             let v1_pos: usize = (offset339 / 64) % 8;
                             {
@@ -13120,9 +13120,9 @@ impl Rules {
                             continue;
                         }
                         let offset348 = bit347 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset348 / 512) % 64];
-                        let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset348 / 64) % 8];
-                        let v3: Sym = SYMS_5972dedf60d1561d_64[(offset348 / 1) % 64];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset348 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset348 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset348 / 1) % 64];
                         let v0_pos: usize = (offset348 / 512) % 64;
                         let v1_pos: usize = (offset348 / 64) % 8;
                         let v3_pos: usize = (offset348 / 1) % 64;
@@ -13174,8 +13174,8 @@ impl Rules {
                 );
                 while let Some(bit355) = cursor357.next(self.r17.words()) {
                     let offset356 = bit355 - 0;
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset356 / 8) % 64];
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset356 / 1) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset356 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset356 / 1) % 8];
                     let v2_pos: usize = (offset356 / 8) % 64;
                     let v1_pos: usize = (offset356 / 1) % 8;
                     {
@@ -13187,7 +13187,7 @@ impl Rules {
                         );
                         while let Some(bit351) = cursor353.next(self.r20_by1_2.words()) {
                             let offset352 = bit351 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset352 / 1) % 64];
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset352 / 1) % 64];
                             let v0_pos: usize = (offset352 / 1) % 64;
                             self.grew |= self.r19.insert(v0_pos * 1);
                         }
@@ -13205,7 +13205,7 @@ impl Rules {
                 );
                 while let Some(bit364) = cursor366.next(self.r31.words()) {
                     let offset365 = bit364 - 0;
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset365 / 1) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset365 / 1) % 64];
                     let v1_pos: usize = (offset365 / 1) % 64;
                     let exists = 'found362: {
                         {
@@ -13225,7 +13225,7 @@ impl Rules {
                             );
                             while let Some(bit359) = cursor361.next(self.r18.words()) {
                                 let offset360 = bit359 - 0;
-                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset360 / 1)
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset360 / 1)
                                     % 64];
                                 let v0_pos: usize = (offset360 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
@@ -13248,7 +13248,7 @@ impl Rules {
                 );
                 while let Some(bit368) = cursor370.next(self.r31.words()) {
                     let offset369 = bit368 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset369 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset369 / 1) % 64];
                     let v0_pos: usize = (offset369 / 1) % 64;
                     self.grew |= self.r22.insert(v0_pos * 1);
                 }
@@ -13264,8 +13264,8 @@ impl Rules {
                 );
                 while let Some(bit376) = cursor378.next(self.r52.words()) {
                     let offset377 = bit376 - 0;
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset377 / 64) % 8];
-                    let v2: Sym = SYMS_5972dedf60d1561d_64[(offset377 / 1) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset377 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset377 / 1) % 64];
                     let v1_pos: usize = (offset377 / 64) % 8;
                     let v2_pos: usize = (offset377 / 1) % 64;
                     {
@@ -13277,7 +13277,7 @@ impl Rules {
                         );
                         while let Some(bit372) = cursor374.next(self.r29.words()) {
                             let offset373 = bit372 - 0;
-                            let v0: Sym = SYMS_5972dedf60d1561d_64[(offset373 / 1) % 64];
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset373 / 1) % 64];
                             let v0_pos: usize = (offset373 / 1) % 64;
                             self.grew |= self.r22.insert(v0_pos * 1);
                         }
@@ -13295,7 +13295,7 @@ impl Rules {
                     let offset395 = bit394 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset395 / 1) % 3];
+                        let v3: Sym = SYMS_756241E1BE8C9396_3[(offset395 / 1) % 3];
                         let v3_pos: usize = (offset395 / 1) % 3;
                         {
                             let p388 = POS_13[299 + v3 as usize] as usize;
@@ -13309,7 +13309,7 @@ impl Rules {
                                 while let Some(bit390) = cursor392.next(self.r13.words()) {
                                     let offset391 = bit390 - 0;
                                     if (offset391 / 1) % 2 == p388 {
-                                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset391 / 2)
+                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 2)
                                             % 64];
                                         let v2_pos: usize = (offset391 / 2) % 64;
                                         {
@@ -13323,7 +13323,7 @@ impl Rules {
                                                 .next(self.r29_by1.words())
                                             {
                                                 let offset386 = bit385 - 0;
-                                                let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset386 / 1) % 8];
+                                                let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset386 / 1) % 8];
                                                 let v0_pos: usize = (offset386 / 1) % 8;
                                                 {
                                                     let k380 = TABLE_0_P0[v2 as usize] as usize;
@@ -13372,8 +13372,8 @@ impl Rules {
                             continue;
                         }
                         let offset404 = bit403 - 0;
-                        let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset404 / 64) % 8];
-                        let v2: Sym = SYMS_5972dedf60d1561d_64[(offset404 / 1) % 64];
+                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset404 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset404 / 1) % 64];
                         let v0_pos: usize = (offset404 / 64) % 8;
                         let v2_pos: usize = (offset404 / 1) % 64;
                         let exists = 'found401: {
@@ -13422,8 +13422,8 @@ impl Rules {
                 );
                 while let Some(bit407) = cursor409.next(self.r29.words()) {
                     let offset408 = bit407 - 0;
-                    let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset408 / 64) % 8];
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset408 / 1) % 64];
+                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset408 / 64) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset408 / 1) % 64];
                     let v0_pos: usize = (offset408 / 64) % 8;
                     let v1_pos: usize = (offset408 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
@@ -13440,8 +13440,8 @@ impl Rules {
                 );
                 while let Some(bit411) = cursor413.next(self.r60.words()) {
                     let offset412 = bit411 - 0;
-                    let v0: Sym = SYMS_a9b0bcbb99f71710_8[(offset412 / 64) % 8];
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset412 / 1) % 64];
+                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset412 / 64) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset412 / 1) % 64];
                     let v0_pos: usize = (offset412 / 64) % 8;
                     let v1_pos: usize = (offset412 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
@@ -13458,7 +13458,7 @@ impl Rules {
                     let offset438 = bit437 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset438 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset438 / 1) % 3];
                         let v2_pos: usize = (offset438 / 1) % 3;
                         {
                             let k433 = TABLE_38_P0[v2 as usize] as usize;
@@ -13478,8 +13478,8 @@ impl Rules {
                                         );
                                         while let Some(bit429) = cursor431.next(self.r60.words()) {
                                             let offset430 = bit429 - 0;
-                                            let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset430 / 64) % 8];
-                                            let v3: Sym = SYMS_5972dedf60d1561d_64[(offset430 / 1)
+                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset430 / 64) % 8];
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset430 / 1)
                                                 % 64];
                                             let v1_pos: usize = (offset430 / 64) % 8;
                                             let v3_pos: usize = (offset430 / 1) % 64;
@@ -13490,7 +13490,7 @@ impl Rules {
                                                     for bit426 in input.state.ones(0 + lo425, 0 + lo425 + 7) {
                                                         let offset427 = bit426 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v5: Sym = SYMS_5cdbf3528cd4f29c_7[(offset427 / 1) % 7];
+                                                            let v5: Sym = SYMS_5CDBF3528CD4F29C_7[(offset427 / 1) % 7];
                                                             let v5_pos: usize = (offset427 / 1) % 7;
                                                             {
                                                                 let k420 = TABLE_53_P0[v5 as usize] as usize;
@@ -13510,7 +13510,7 @@ impl Rules {
                                                                             );
                                                                             while let Some(bit416) = cursor418.next(self.r29.words()) {
                                                                                 let offset417 = bit416 - 0;
-                                                                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset417 / 1)
+                                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset417 / 1)
                                                                                     % 64];
                                                                                 let v0_pos: usize = (offset417 / 1) % 64;
                                                                                 {
@@ -13552,8 +13552,8 @@ impl Rules {
                 );
                 while let Some(bit440) = cursor442.next(self.r44.words()) {
                     let offset441 = bit440 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset441 / 8) % 64];
-                    let v1: Sym = SYMS_a9b0bcbb99f71710_8[(offset441 / 1) % 8];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset441 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset441 / 1) % 8];
                     let v0_pos: usize = (offset441 / 8) % 64;
                     let v1_pos: usize = (offset441 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
@@ -13570,7 +13570,7 @@ impl Rules {
                     let offset460 = bit459 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset460 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset460 / 1) % 3];
                         let v2_pos: usize = (offset460 / 1) % 3;
                         {
                             let lo455 = 0;
@@ -13579,9 +13579,9 @@ impl Rules {
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset457 / 7) % 3 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset457 / 21)
+                                    let v0: Sym = SYMS_189867025ABFAA0D_65[(offset457 / 21)
                                         % 65];
-                                    let v3: Sym = SYMS_5cdbf3528cd4f29c_7[(offset457 / 1) % 7];
+                                    let v3: Sym = SYMS_5CDBF3528CD4F29C_7[(offset457 / 1) % 7];
                                     let v0_pos: usize = (offset457 / 21) % 65;
                                     let v3_pos: usize = (offset457 / 1) % 7;
                                     {
@@ -13605,7 +13605,7 @@ impl Rules {
                                                         );
                                                         while let Some(bit448) = cursor450.next(self.r55.words()) {
                                                             let offset449 = bit448 - 0;
-                                                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset449 / 1)
+                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset449 / 1)
                                                                 % 64];
                                                             let v1_pos: usize = (offset449 / 1) % 64;
                                                             let exists = 'found443: {
@@ -13645,7 +13645,7 @@ impl Rules {
                     let offset473 = bit472 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset473 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset473 / 1) % 3];
                         let v2_pos: usize = (offset473 / 1) % 3;
                         {
                             let lo468 = 0;
@@ -13654,7 +13654,7 @@ impl Rules {
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && (offset470 / 7) % 3 == v2_pos && (offset470 / 1) % 7 == 4
                                 {
-                                    let v0: Sym = SYMS_189867025abfaa0d_65[(offset470 / 21)
+                                    let v0: Sym = SYMS_189867025ABFAA0D_65[(offset470 / 21)
                                         % 65];
                                     let v0_pos: usize = (offset470 / 21) % 65;
                                     {
@@ -13704,7 +13704,7 @@ impl Rules {
                     let offset487 = bit486 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset487 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset487 / 1) % 3];
                         let v2_pos: usize = (offset487 / 1) % 3;
                         {
                             let k482 = TABLE_41_P0[v2 as usize] as usize;
@@ -13770,7 +13770,7 @@ impl Rules {
                     let offset513 = bit512 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset513 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset513 / 1) % 3];
                         let v2_pos: usize = (offset513 / 1) % 3;
                         {
                             let k508 = TABLE_42_P0[v2 as usize] as usize;
@@ -13874,7 +13874,7 @@ impl Rules {
                     let offset535 = bit534 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset535 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset535 / 1) % 3];
                         let v2_pos: usize = (offset535 / 1) % 3;
                         {
                             let k530 = TABLE_38_P0[v2 as usize] as usize;
@@ -13906,7 +13906,7 @@ impl Rules {
                                                         while let Some(bit522) = cursor524.next(self.r13.words()) {
                                                             let offset523 = bit522 - 0;
                                                             if (offset523 / 1) % 2 == p520 {
-                                                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset523 / 2)
+                                                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset523 / 2)
                                                                     % 64];
                                                                 let v1_pos: usize = (offset523 / 2) % 64;
                                                                 {
@@ -13961,8 +13961,8 @@ impl Rules {
                 );
                 while let Some(bit538) = cursor540.next(self.r49.words()) {
                     let offset539 = bit538 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset539 / 64) % 64];
-                    let v1: Sym = SYMS_5972dedf60d1561d_64[(offset539 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset539 / 64) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset539 / 1) % 64];
                     let v0_pos: usize = (offset539 / 64) % 64;
                     let v1_pos: usize = (offset539 / 1) % 64;
                     let exists = 'found536: {
@@ -13992,8 +13992,8 @@ impl Rules {
                 );
                 while let Some(bit546) = cursor548.next(self.r44.words()) {
                     let offset547 = bit546 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset547 / 8) % 64];
-                    let v2: Sym = SYMS_a9b0bcbb99f71710_8[(offset547 / 1) % 8];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset547 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset547 / 1) % 8];
                     let v0_pos: usize = (offset547 / 8) % 64;
                     let v2_pos: usize = (offset547 / 1) % 8;
                     {
@@ -14005,7 +14005,7 @@ impl Rules {
                         );
                         while let Some(bit542) = cursor544.next(self.r43.words()) {
                             let offset543 = bit542 - 0;
-                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset543 / 1) % 64];
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset543 / 1) % 64];
                             let v1_pos: usize = (offset543 / 1) % 64;
                             {
                                 if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
@@ -14040,8 +14040,8 @@ impl Rules {
                     );
                     while let Some(bit550) = cursor552.next(self.r59.words()) {
                         let offset551 = bit550 - 0;
-                        let v0: Sym = SYMS_5972dedf60d1561d_64[(offset551 / 64) % 64];
-                        let v1: Sym = SYMS_5972dedf60d1561d_64[(offset551 / 1) % 64];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset551 / 64) % 64];
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset551 / 1) % 64];
                         let v0_pos: usize = (offset551 / 64) % 64;
                         let v1_pos: usize = (offset551 / 1) % 64;
                         if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
@@ -14070,7 +14070,7 @@ impl Rules {
                         );
                         while let Some(bit559) = cursor561.next(self.r22.words()) {
                             let offset560 = bit559 - 0;
-                            let v1: Sym = SYMS_5972dedf60d1561d_64[(offset560 / 1) % 64];
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset560 / 1) % 64];
                             let v1_pos: usize = (offset560 / 1) % 64;
                             {
                                 let lo554 = 0 + 0 + v1_pos * 64;
@@ -14083,7 +14083,7 @@ impl Rules {
                                     .next(self.r59_by1.words())
                                 {
                                     let offset556 = bit555 - 0;
-                                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset556 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset556 / 1)
                                         % 64];
                                     let v0_pos: usize = (offset556 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
@@ -14107,7 +14107,7 @@ impl Rules {
                     let offset570 = bit569 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset570 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset570 / 1) % 3];
                         let v2_pos: usize = (offset570 / 1) % 3;
                         {
                             let lo564 = 0 + 0;
@@ -14118,9 +14118,9 @@ impl Rules {
                             );
                             while let Some(bit565) = cursor567.next(self.r51.words()) {
                                 let offset566 = bit565 - 0;
-                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset566 / 64)
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset566 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset566 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset566 / 1)
                                     % 64];
                                 let v0_pos: usize = (offset566 / 64) % 64;
                                 let v1_pos: usize = (offset566 / 1) % 64;
@@ -14158,7 +14158,7 @@ impl Rules {
                     let offset583 = bit582 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_756241e1be8c9396_3[(offset583 / 1) % 3];
+                        let v2: Sym = SYMS_756241E1BE8C9396_3[(offset583 / 1) % 3];
                         let v2_pos: usize = (offset583 / 1) % 3;
                         {
                             let lo577 = 0 + 0;
@@ -14169,9 +14169,9 @@ impl Rules {
                             );
                             while let Some(bit578) = cursor580.next(self.r51.words()) {
                                 let offset579 = bit578 - 0;
-                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset579 / 64)
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset579 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972dedf60d1561d_64[(offset579 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset579 / 1)
                                     % 64];
                                 let v0_pos: usize = (offset579 / 64) % 64;
                                 let v1_pos: usize = (offset579 / 1) % 64;
@@ -14221,7 +14221,7 @@ impl Rules {
                     let offset596 = bit595 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_756241e1be8c9396_3[(offset596 / 1) % 3];
+                        let v3: Sym = SYMS_756241E1BE8C9396_3[(offset596 / 1) % 3];
                         let v3_pos: usize = (offset596 / 1) % 3;
                         {
                             let k591 = TABLE_30_P0[v3 as usize] as usize;
@@ -14245,7 +14245,7 @@ impl Rules {
                                                 .next(self.r51_by1.words())
                                             {
                                                 let offset588 = bit587 - 0;
-                                                let v0: Sym = SYMS_5972dedf60d1561d_64[(offset588 / 1)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset588 / 1)
                                                     % 64];
                                                 let v0_pos: usize = (offset588 / 1) % 64;
                                                 {
@@ -14324,7 +14324,7 @@ impl Rules {
                 );
                 while let Some(bit612) = cursor614.next(self.r26.words()) {
                     let offset613 = bit612 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset613 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset613 / 1) % 64];
                     let v0_pos: usize = (offset613 / 1) % 64;
                     {
                         let lo608 = 0;
@@ -14333,7 +14333,7 @@ impl Rules {
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_756241e1be8c9396_3[(offset610 / 1) % 3];
+                                let v3: Sym = SYMS_756241E1BE8C9396_3[(offset610 / 1) % 3];
                                 let v3_pos: usize = (offset610 / 1) % 3;
                                 {
                                     let k605 = TABLE_0_P0[v0 as usize] as usize;
@@ -14417,7 +14417,7 @@ impl Rules {
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v2: Sym = SYMS_756241e1be8c9396_3[(offset630 / 1) % 3];
+                            let v2: Sym = SYMS_756241E1BE8C9396_3[(offset630 / 1) % 3];
                             let v2_pos: usize = (offset630 / 1) % 3;
                             {
                                 let k625 = TABLE_9_P0[v2 as usize] as usize;
@@ -14510,7 +14510,7 @@ impl Rules {
                 );
                 while let Some(bit637) = cursor639.next(self.r18.words()) {
                     let offset638 = bit637 - 0;
-                    let v0: Sym = SYMS_5972dedf60d1561d_64[(offset638 / 1) % 64];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset638 / 1) % 64];
                     let v0_pos: usize = (offset638 / 1) % 64;
                     let exists = 'found635: {
                         {
@@ -14531,7 +14531,7 @@ impl Rules {
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v1: Sym = SYMS_189867025abfaa0d_65[(offset634 / 1)
+                                    let v1: Sym = SYMS_189867025ABFAA0D_65[(offset634 / 1)
                                         % 65];
                                     let v1_pos: usize = (offset634 / 1) % 65;
                                     self.grew
@@ -14591,7 +14591,7 @@ impl Rules {
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_756241e1be8c9396_3[(offset645 / 1) % 3];
+                            let v0: Sym = SYMS_756241E1BE8C9396_3[(offset645 / 1) % 3];
                             let v0_pos: usize = (offset645 / 1) % 3;
                             self.grew
                                 |= self
@@ -14614,7 +14614,7 @@ impl Rules {
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_756241e1be8c9396_3[(offset652 / 1) % 3];
+                            let v1: Sym = SYMS_756241E1BE8C9396_3[(offset652 / 1) % 3];
                             let v1_pos: usize = (offset652 / 1) % 3;
                             {
                                 let k647 = TABLE_38_P0[v1 as usize] as usize;
@@ -14680,7 +14680,7 @@ impl Rules {
                     let offset659 = bit658 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset659 / 1) % 3];
+                        let v0: Sym = SYMS_756241E1BE8C9396_3[(offset659 / 1) % 3];
                         let v0_pos: usize = (offset659 / 1) % 3;
                         for i656 in 0..self.r35.len() {
                             let row655 = self.r35.row(i656);
@@ -14727,7 +14727,7 @@ impl Rules {
                     let offset666 = bit665 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset666 / 1) % 3];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset666 / 1) % 3];
                         let v1_pos: usize = (offset666 / 1) % 3;
                         {
                             let k661 = TABLE_38_P0[v1 as usize] as usize;
@@ -14771,7 +14771,7 @@ impl Rules {
                             for bit670 in input.state.ones(0 + lo669, 0 + lo669 + 7) {
                                 let offset671 = bit670 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset671 / 1) % 7];
+                                    let v2: Sym = SYMS_5CDBF3528CD4F29C_7[(offset671 / 1) % 7];
                                     let v2_pos: usize = (offset671 / 1) % 7;
                                     self.next_bits
                                         .set(
@@ -14859,8 +14859,8 @@ impl Rules {
                 );
                 while let Some(bit682) = cursor684.next(self.r8.words()) {
                     let offset683 = bit682 - 0;
-                    let v1: Sym = SYMS_c9c28939c99668c6_2[(offset683 / 2) % 2];
-                    let v2: Sym = SYMS_ef58cd85215eb4ca_2[(offset683 / 1) % 2];
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset683 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset683 / 1) % 2];
                     let v1_pos: usize = (offset683 / 2) % 2;
                     let v2_pos: usize = (offset683 / 1) % 2;
                     {
@@ -14902,9 +14902,9 @@ impl Rules {
                 for bit688 in input.state.ones(0 + lo687, 0 + lo687 + 1365) {
                     let offset689 = bit688 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_189867025abfaa0d_65[(offset689 / 21) % 65];
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset689 / 7) % 3];
-                        let v2: Sym = SYMS_5cdbf3528cd4f29c_7[(offset689 / 1) % 7];
+                        let v0: Sym = SYMS_189867025ABFAA0D_65[(offset689 / 21) % 65];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset689 / 7) % 3];
+                        let v2: Sym = SYMS_5CDBF3528CD4F29C_7[(offset689 / 1) % 7];
                         let v0_pos: usize = (offset689 / 21) % 65;
                         let v1_pos: usize = (offset689 / 7) % 3;
                         let v2_pos: usize = (offset689 / 1) % 7;
@@ -15004,8 +15004,8 @@ impl Rules {
                 for bit713 in input.state.ones(1365 + lo712, 1365 + lo712 + 9) {
                     let offset714 = bit713 - 1365;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_756241e1be8c9396_3[(offset714 / 3) % 3];
-                        let v1: Sym = SYMS_bcf4a2f62afc773a_3[(offset714 / 1) % 3];
+                        let v0: Sym = SYMS_756241E1BE8C9396_3[(offset714 / 3) % 3];
+                        let v1: Sym = SYMS_BCF4A2F62AFC773A_3[(offset714 / 1) % 3];
                         let v0_pos: usize = (offset714 / 3) % 3;
                         let v1_pos: usize = (offset714 / 1) % 3;
                         let exists = 'found709: {
@@ -15034,7 +15034,7 @@ impl Rules {
                     let offset721 = bit720 - 1374;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_756241e1be8c9396_3[(offset721 / 1) % 3];
+                        let v1: Sym = SYMS_756241E1BE8C9396_3[(offset721 / 1) % 3];
                         let v1_pos: usize = (offset721 / 1) % 3;
                         {
                             let k716 = TABLE_38_P0[v1 as usize] as usize;
@@ -15070,7 +15070,7 @@ impl Rules {
                     let offset728 = bit727 - 1377;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_6f1330d944ae1d8b_202[(offset728 / 1) % 202];
+                        let v1: Sym = SYMS_6F1330D944AE1D8B_202[(offset728 / 1) % 202];
                         let v1_pos: usize = (offset728 / 1) % 202;
                         {
                             let k723 = TABLE_46_P0[v1 as usize] as usize;
