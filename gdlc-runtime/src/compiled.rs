@@ -1415,6 +1415,14 @@ impl Interner {
         }
     }
 
+    /// Fills `keyed` with the (key in text order, id) of each id (see `order`).
+    fn key_ids(&mut self, ids: &[u32]) {
+        self.keyed.clear();
+        let keys = &self.order_keys;
+        self.keyed
+            .extend(ids.iter().map(|&id| (keys[id as usize], id)));
+    }
+
     /// Sorts and selects ids by `order`'s keys instead of ranking texts.
     fn ordered_by(mut self, order: Option<TextOrder>) -> Self {
         debug_assert!(self.texts.is_empty());
@@ -1471,10 +1479,7 @@ impl Interner {
     /// a selection by rank, linear, where every id is ranked; else a sort.
     fn nth(&mut self, ids: &mut [u32], k: usize) -> u32 {
         if self.order.is_some() {
-            self.keyed.clear();
-            let keys = &self.order_keys;
-            self.keyed
-                .extend(ids.iter().map(|&id| (keys[id as usize], id)));
+            self.key_ids(ids);
             return self.keyed.select_nth_unstable(k).1.1;
         }
         let unranked = self.texts.len() - self.ranked;
@@ -1501,10 +1506,7 @@ impl Interner {
     /// by rank, the others by text, and the two merged by text.
     fn sort(&mut self, ids: &mut [u32]) {
         if self.order.is_some() {
-            self.keyed.clear();
-            let keys = &self.order_keys;
-            self.keyed
-                .extend(ids.iter().map(|&id| (keys[id as usize], id)));
+            self.key_ids(ids);
             // Keys are distinct for distinct tuples.
             self.keyed.sort_unstable();
             for (id, &(_, keyed)) in ids.iter_mut().zip(&self.keyed) {
