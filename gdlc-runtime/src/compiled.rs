@@ -930,7 +930,7 @@ pub type Table = (u32, u32, usize);
 #[derive(Clone, Debug, Default)]
 pub struct Fixpoints {
     /// Per depth: the layer, its tables, and whether a call found a table of the
-    /// layer while it was evaluated (see [`Fixpoints::reread`]).
+    /// layer while it was evaluated (see [`Fixpoints::reread_table`]).
     layers: Vec<(u32, Vec<Table>, bool)>,
     /// Per depth: the number of its evaluation (see [`Fixpoints::epoch`]).
     epochs: Vec<u32>,
@@ -946,17 +946,6 @@ impl Fixpoints {
         self.layers[..self.active]
             .iter()
             .position(|(l, _, _)| *l == layer)
-    }
-
-    /// Notes that a call found an existing table of `layer`: if the layer is being
-    /// evaluated, that table may still be incomplete, so the evaluation must repeat
-    /// until nothing new. An evaluation in which no call found one made each table
-    /// once from complete tables: one pass is its fixpoint.
-    #[inline]
-    pub fn reread(&mut self, layer: u32) {
-        if let Some(depth) = self.find(layer) {
-            self.layers[depth].2 = true;
-        }
     }
 
     /// Notes that a call found an existing table of `layer` made by evaluation `epoch`:
@@ -1964,14 +1953,14 @@ mod tests {
     #[test]
     fn a_table_found_again_while_its_layer_is_evaluated_is_remembered() {
         let mut stack = Fixpoints::default();
-        stack.reread(3);
+        stack.reread_table(3, 0);
         let outer = stack.open(3, (1, 0, 0));
         assert!(
             !stack.was_reread(outer),
             "found before the layer opened: complete"
         );
         let inner = stack.open(5, (2, 0, 0));
-        stack.reread(3);
+        stack.reread_table(3, stack.epoch(outer));
         assert!(stack.was_reread(outer) && !stack.was_reread(inner));
         stack.close(outer);
         let again = stack.open(3, (1, 0, 1));

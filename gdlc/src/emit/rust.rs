@@ -1849,24 +1849,22 @@ impl<'a> Emitter<'a> {
         }
         domains.insert(name.to_string(), domain.to_vec());
         let mut tables = self.tables.borrow_mut();
-        {
-            let len = lit(domain.len());
-            let values = domain.iter().map(|&s| sym(s));
-            let names: Vec<String> = domain
-                .iter()
-                .take(8)
-                .map(|&s| self.ir.symbols.display(s))
-                .collect();
-            let doc = format!(
-                "A domain's symbols by position ({}{}).",
-                names.join(", "),
-                if domain.len() > 8 { ", …" } else { "" }
-            );
-            tables.insert(
-                name.to_string(),
-                quote!(#[doc = #doc] static #name: [Sym; #len] = [#(#values),*];),
-            );
-        }
+        let len = lit(domain.len());
+        let values = domain.iter().map(|&s| sym(s));
+        let names: Vec<String> = domain
+            .iter()
+            .take(8)
+            .map(|&s| self.ir.symbols.display(s))
+            .collect();
+        let doc = format!(
+            "A domain's symbols by position ({}{}).",
+            names.join(", "),
+            if domain.len() > 8 { ", …" } else { "" }
+        );
+        tables.insert(
+            name.to_string(),
+            quote!(#[doc = #doc] static #name: [Sym; #len] = [#(#values),*];),
+        );
         name
     }
 
