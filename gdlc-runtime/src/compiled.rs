@@ -1357,6 +1357,9 @@ pub trait Rules<const W: usize>: Clone {
 #[derive(Clone, Debug)]
 pub struct Interner {
     tuples: Store,
+    /// The texts of the first ids, made only when ranking needs them: while `order`
+    /// holds, none (a playout never needs a move's text); once it is dropped, every
+    /// id's ([`Self::text`] makes the others from their tuples).
     texts: Vec<String>,
     ranks: Vec<u32>,
     /// Ids below this are ranked.
@@ -1419,8 +1422,10 @@ impl Interner {
         self
     }
 
+    /// The id of `tuple`, numbered now if new. `text` makes a tuple's text, when ranking
+    /// needs it (not while `order` holds).
     #[inline]
-    fn intern(&mut self, tuple: &[Sym], text: impl FnOnce() -> String) -> u32 {
+    fn intern(&mut self, tuple: &[Sym], text: impl Fn(&[Sym]) -> String) -> u32 {
         let code = self
             .dense
             .as_ref()
@@ -1435,21 +1440,31 @@ impl Interner {
             Some(_) => {}
         }
         self.tuples.insert(tuple);
-        self.texts.push(text());
-        if let Some(order) = &self.order {
-            match order.key(tuple) {
-                Some(key) => self.order_keys.push(key),
-                None => {
-                    self.order = None;
-                    self.order_keys = Vec::new();
+        let id = (self.tuples.len() - 1) as u32;
+        let key = self.order.as_ref().map(|order| order.key(tuple));
+        match key {
+            Some(Some(key)) => self.order_keys.push(key),
+            Some(None) => {
+                self.order = None;
+                self.order_keys = Vec::new();
+                for old in self.texts.len()..self.tuples.len() {
+                    self.texts.push(text(self.tuples.row(old)));
                 }
             }
+            None => self.texts.push(text(tuple)),
         }
-        let id = (self.texts.len() - 1) as u32;
         if let (Some((code, _)), Some((_, ids))) = (code, self.dense.as_mut()) {
             ids[code] = id;
         }
         id
+    }
+
+    /// The text of an id.
+    fn text(&self, id: u32, text: impl Fn(&[Sym]) -> String) -> String {
+        match self.texts.get(id as usize) {
+            Some(made) => made.clone(),
+            None => text(self.tuples.row(id as usize)),
+        }
     }
 
     /// Ranks every text seen so far (a full sort).
@@ -1680,7 +1695,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             }
             self.scratch[0] = 0;
             let scratch = &self.scratch;
-            let id = interner.intern(scratch, || meta.text(paths, scratch, 1));
+            let id = interner.intern(scratch, |tuple| meta.text(paths, tuple, 1));
             if let Some(b) = bit {
                 if of_bit.len() <= b {
                     of_bit.resize(b + 1, (NONE, 0));
@@ -1781,11 +1796,15 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
     }
 
     fn move_to_kif(&self, mv: u32) -> String {
-        self.moves.texts[mv as usize].clone()
+        let meta = R::META;
+        self.moves
+            .text(mv, |tuple| meta.text(meta.legal_paths, tuple, 1))
     }
 
     fn percept_to_kif(&self, percept: u32) -> String {
-        self.percepts.texts[percept as usize].clone()
+        let meta = R::META;
+        self.percepts
+            .text(percept, |tuple| meta.text(meta.sees_paths, tuple, 1))
     }
 
     fn state_to_kif(&self, state: &Bits<W>) -> Vec<String> {
@@ -2009,12 +2028,12 @@ mod tests {
             for k in 0..5 {
                 // Texts in an order unrelated to first sight.
                 let v = (call * 5 + k) * 7919 % n;
-                ids.push(interner.intern(&[v + 1], || format!("m{v:05}")));
+                ids.push(interner.intern(&[v + 1], |t| format!("m{:05}", t[0] - 1)));
             }
             // And some already seen.
             for k in 0..call.min(20) {
                 let v = k * 7919 % n;
-                ids.push(interner.intern(&[v + 1], || format!("m{v:05}")));
+                ids.push(interner.intern(&[v + 1], |t| format!("m{:05}", t[0] - 1)));
             }
             interner.sort(&mut ids);
             let texts: Vec<&str> = ids
@@ -2029,6 +2048,44 @@ mod tests {
             "{} renumberings",
             interner.rankings
         );
+    }
+
+    /// While moves' texts follow from their columns, interning makes no text (amazons
+    /// met thousands of new moves a state, each once written out); a tuple without a
+    /// key drops the order and makes every text seen, so sorting by text goes on.
+    #[test]
+    fn a_keyed_interner_makes_texts_only_when_its_order_is_dropped() {
+        let meta = crate::text_order::tests::meta(&["x", "xa", "y"]);
+        let made = std::cell::Cell::new(0);
+        let text = |tuple: &[Sym]| {
+            made.set(made.get() + 1);
+            meta.text(meta.legal_paths, tuple, 1)
+        };
+        let mut interner = Interner::new(5, None).ordered_by(TextOrder::of_moves(&meta));
+        let keyed = [
+            [0, 3, 7, 9, 0],
+            [0, 4, 0, 0, 6],
+            [0, 2, 0, 0, 0],
+            [0, 3, 5, 10, 0],
+        ];
+        let mut ids: Vec<u32> = keyed.iter().map(|t| interner.intern(t, text)).collect();
+        assert_eq!(made.get(), 0, "no text while the order holds");
+        assert_eq!(interner.text(1, text), "(m2 10)");
+        interner.sort(&mut ids);
+        let texts: Vec<String> = ids.iter().map(|&id| interner.text(id, text)).collect();
+        assert_eq!(texts, ["(m2 10)", "(mark 1 xa)", "(mark 2 x)", "noop"]);
+        // `r` is outside the domain of `mark`'s last argument: no key.
+        made.set(0);
+        ids.push(interner.intern(&[0, 3, 5, 1, 0], text));
+        assert_eq!(made.get(), 5, "every text once the order is dropped");
+        interner.sort(&mut ids);
+        made.set(0);
+        let texts: Vec<String> = ids.iter().map(|&id| interner.text(id, text)).collect();
+        assert_eq!(
+            texts,
+            ["(m2 10)", "(mark 1 r)", "(mark 1 xa)", "(mark 2 x)", "noop"]
+        );
+        assert_eq!(made.get(), 0, "texts made once");
     }
 
     /// Lists mixing ranked ids and ids seen since the last ranking sort by text (the
@@ -2056,7 +2113,7 @@ mod tests {
                     _ if k == 1 => "b".to_owned(),
                     _ => format!("a{}", "b".repeat(k as usize)),
                 };
-                ids.push(interner.intern(&[k + 1], || text));
+                ids.push(interner.intern(&[k + 1], |_| text.clone()));
                 if k % 97 == 0 {
                     sorted(&mut interner, ids.clone());
                 }
@@ -2079,7 +2136,7 @@ mod tests {
             let ids: Vec<u32> = (0..25u32)
                 .map(|k| {
                     let v = (round * 25 + k) * 7919 % 613;
-                    interner.intern(&[v + 1], || format!("m{v:04}"))
+                    interner.intern(&[v + 1], |t| format!("m{:04}", t[0] - 1))
                 })
                 .collect();
             let mut sorted = ids.clone();

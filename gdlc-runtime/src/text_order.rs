@@ -183,12 +183,12 @@ fn argument_ranks(meta: &Meta, domain: &[Sym], last: bool, num_symbols: usize) -
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::compiled::{FunctorLayout, Layout};
 
     /// The layout of `noop`, `(mark X Y)` and `(m2 X)` over the symbols below.
-    fn meta(last_names: &'static [&'static str]) -> Meta {
+    pub(crate) fn meta(last_names: &'static [&'static str]) -> Meta {
         let symbols: Vec<(&'static str, u32)> =
             [("#nil", 0), ("r", 0), ("noop", 0), ("mark", 2), ("m2", 1)]
                 .into_iter()
