@@ -201,3 +201,47 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
     // No rule reads `legal`: its store keeps bits only, the runtime decodes new rows.
     assert!(code.contains(".without_rows()"), "{text}");
 }
+
+/// Recursive demand modes that complete a call's table on their own skip the layer's
+/// shared fixpoint (`rays.kif`): `east`, right-linear, walks the keys of its line as a
+/// work list (`chainR_M`) and keeps one memo table per call, not one per square;
+/// `south`, left-linear, repeats passes over its own table; `hop`, non-linear, still
+/// opens the layer's fixpoint.
+#[test]
+fn linear_recursive_demand_modes_complete_their_own_tables() {
+    let file = common::read_source(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/rays.kif"),
+    );
+    let (east, text, code) = join_code(&file, "east/4");
+    let (south, _, _) = join_code(&file, "south/4");
+    let (hop, _, _) = join_code(&file, "hop/4");
+    let method = |name: &str| {
+        let start = code
+            .find(&format!("fn{name}("))
+            .unwrap_or_else(|| panic!("no method {name}: {text}"));
+        let rest = &code[start + 2..];
+        &rest[..rest.find("fn").unwrap_or(rest.len())]
+    };
+    assert!(code.contains(&format!("chain{east}_2:rt::Store")), "{text}");
+    assert!(
+        method(&format!("eval{east}_2")).contains("chain.insert(&link_key)"),
+        "a call back adds its key to the work list: {text}"
+    );
+    // `south` called with its first two columns bound calls itself with the first three.
+    assert!(
+        method(&format!("eval{south}_1")).contains("letpass="),
+        "{text}"
+    );
+    for call in [
+        format!("call{east}_0"),
+        format!("call{east}_2"),
+        format!("call{south}_0"),
+        format!("call{south}_1"),
+    ] {
+        assert!(!method(&call).contains("fixpoints"), "{call}: {text}");
+    }
+    assert!(
+        method(&format!("call{hop}_0")).contains("self.fixpoints.open("),
+        "{text}"
+    );
+}

@@ -132,8 +132,11 @@ fn verify_the_join_backend_on_groundable_games() {
         workspace().join("games/tictactoe.kif"),
         // Listed fluents (a fluent too large for a dense state).
         workspace().join("gdlc/tests/ground/rotation.kif"),
-        // Tabled recursion over a cyclic graph: evaluations that must repeat.
+        // Right-linear recursion over a cyclic graph: a work list that meets its start.
         workspace().join("gdlc/tests/plan/walk.kif"),
+        // Recursive demand modes: right-linear over cycles, left-linear, every column
+        // bound, and non-linear (tabled, evaluations that must repeat).
+        workspace().join("gdlc/tests/plan/rays.kif"),
         // Measured planning materialises a layer the threshold plan puts on demand.
         workspace().join("gdlc/tests/plan/flips.kif"),
         // A recursive layer from its exit rules; a wide lookup read from a copy of the

@@ -38,6 +38,9 @@ use crate::diagnostic::Code;
 use crate::ir::{Arg, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
+mod closure;
+use closure::Closure;
+
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
 const MAX_POSITIONS: usize = 1 << 18;
 
@@ -268,7 +271,7 @@ enum Bits {
 }
 
 /// Where accepted tuples go.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sink {
     /// The layer's store, buffered until the rule is done.
     Layer,
@@ -277,6 +280,9 @@ enum Sink {
     /// The evaluation of a known mode (see `Emitter::known_mode`): an answer returns
     /// `true`.
     Known(usize, usize),
+    /// After a call back into a [`Closure::Chain`] mode (relation, mode): an accept
+    /// adds the call's key (`link_key`) to the work list.
+    Push(usize, usize),
 }
 
 struct Emitter<'a> {
@@ -300,6 +306,8 @@ struct Emitter<'a> {
     /// In the rule being emitted: whether accepted tuples go straight into the head's
     /// store (the body does not read the head relation), not through `pending`.
     direct: std::cell::Cell<bool>,
+    /// The modes of recursive demand layers that complete a call's table on their own.
+    closures: BTreeMap<(usize, usize), Closure>,
 }
 
 impl<'a> Emitter<'a> {
@@ -395,6 +403,7 @@ impl<'a> Emitter<'a> {
             decoded: std::cell::RefCell::new(BTreeMap::new()),
             domain_tables: std::cell::RefCell::new(BTreeMap::new()),
             direct: std::cell::Cell::new(false),
+            closures: closure::closures(ir, plan),
         })
     }
 
@@ -761,6 +770,11 @@ impl<'a> Emitter<'a> {
                         fields.push(quote!(#name: rt::Memo));
                         inits.push(quote!(#name: rt::Memo::new(#arity, #key_len)));
                     }
+                    if self.closure(id.0 as usize, m) == Some(Closure::Chain) {
+                        let chain = Self::chain(id.0 as usize, m);
+                        fields.push(quote!(#chain: rt::Store));
+                        inits.push(quote!(#chain: rt::Store::hashed(#key_len, &[])));
+                    }
                 }
                 continue;
             }
@@ -954,16 +968,56 @@ impl<'a> Emitter<'a> {
                     ir.relation(id).key(),
                     mode.bound
                 );
+                let closure = self.closure(r, m);
+                let evaluation = match closure {
+                    None | Some(Closure::Once) => quote! {
+                        let mut key = [0 as Sym; #key_len];
+                        key.copy_from_slice(self.#memo.key(memo_table));
+                        #body
+                    },
+                    Some(Closure::Own) => quote! {
+                        let mut key = [0 as Sym; #key_len];
+                        key.copy_from_slice(self.#memo.key(memo_table));
+                        loop {
+                            let pass = self.#memo.table(memo_table).len();
+                            #body
+                            if self.#memo.table(memo_table).len() == pass {
+                                break;
+                            }
+                        }
+                    },
+                    Some(Closure::Chain) => {
+                        let chain = Self::chain(r, m);
+                        quote! {
+                            let mut origin = [0 as Sym; #key_len];
+                            origin.copy_from_slice(self.#memo.key(memo_table));
+                            // Taken out of `self` for the evaluation (a store without
+                            // columns allocates nothing).
+                            let mut chain =
+                                std::mem::replace(&mut self.#chain, rt::Store::hashed(0, &[]));
+                            chain.clear();
+                            chain.insert(&origin);
+                            let mut link = 0;
+                            while link < chain.len() {
+                                let mut key = [0 as Sym; #key_len];
+                                key.copy_from_slice(chain.row(link));
+                                link += 1;
+                                #body
+                            }
+                            self.#chain = chain;
+                        }
+                    }
+                };
                 methods.push(quote! {
                     #[doc = #doc]
                     fn #eval(&mut self, input: &Input, memo_table: usize) -> bool {
-                        let mut key = [0 as Sym; #key_len];
-                        key.copy_from_slice(self.#memo.key(memo_table));
                         let before = self.#memo.table(memo_table).len();
-                        #body
+                        #evaluation
                         self.#memo.table(memo_table).len() > before
                     }
                 });
+                // A closed mode's tables are complete when its evaluation returns.
+                let cyclic = cyclic && closure.is_none();
                 let reread = if cyclic {
                     quote!(self.fixpoints.reread_table(#layer_lit, self.#memo.epoch(t));)
                 } else {
@@ -1714,10 +1768,27 @@ impl<'a> Emitter<'a> {
                         quote!(self.grew |= self.#store.insert(&[]);)
                     }
                     Sink::Layer => quote!(self.pending.extend_from_slice(&[#(#values),*]);),
+                    Sink::Memo(r, m) if self.closure(r, m) == Some(Closure::Chain) => {
+                        // An answer of a key down the chain, with the first key's bound
+                        // columns.
+                        let memo = Self::memo(RelationId(r as u32), m);
+                        let bound = self.bound(r, m);
+                        let values = args.iter().enumerate().map(|(c, &a)| {
+                            match bound.iter().position(|&b| b == c) {
+                                Some(j) => {
+                                    let j = lit(j);
+                                    quote!(origin[#j])
+                                }
+                                None => Self::value(a),
+                            }
+                        });
+                        quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
+                    }
                     Sink::Memo(r, m) => {
                         let memo = Self::memo(RelationId(r as u32), m);
                         quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
                     }
+                    Sink::Push(..) => quote!(chain.insert(&link_key);),
                     // Every column is bound: the answer is the key.
                     Sink::Known(..) => quote!(return true;),
                 }
@@ -1756,10 +1827,67 @@ impl<'a> Emitter<'a> {
                 }
             }
             Node::Query { query, then } => {
+                if let Some(push) = self.chain_link(query, then, sink)? {
+                    return Ok(push);
+                }
                 let then = self.node(then, sink)?;
                 self.query(query, then, sink)?
             }
         })
+    }
+
+    /// A call back into a [`Closure::Chain`] mode: the rest of the rule adds the call's
+    /// key to the work list instead of reading the call's answers.
+    fn chain_link(
+        &self,
+        query: &Query,
+        then: &Node,
+        sink: Sink,
+    ) -> Result<Option<TokenStream>, Diagnostic> {
+        let (&Access::Call(m), Sink::Memo(r, sink_mode)) = (&query.access, sink) else {
+            return Ok(None);
+        };
+        if (query.relation.0 as usize, m) != (r, sink_mode)
+            || self.closure(r, m) != Some(Closure::Chain)
+        {
+            return Ok(None);
+        }
+        let key = self.bound(r, m).iter().map(|&c| match query.slots[c] {
+            Slot::Sym(s) => {
+                let s = sym(s);
+                quote!(#s)
+            }
+            Slot::Bound(v) => {
+                let v = var(v);
+                quote!(#v)
+            }
+            _ => quote!(0),
+        });
+        let then = self.node(then, Sink::Push(r, m))?;
+        Ok(Some(quote! {
+            {
+                let link_key = [#(#key),*];
+                #then
+            }
+        }))
+    }
+
+    /// How mode `m` of relation `r` completes a call's table on its own, if it does.
+    fn closure(&self, r: usize, m: usize) -> Option<Closure> {
+        self.closures.get(&(r, m)).copied()
+    }
+
+    /// The columns mode `m` of demand relation `r` binds.
+    fn bound(&self, r: usize, m: usize) -> &[usize] {
+        match &self.plan.relations[r].evaluation {
+            Evaluation::Demand(modes) => &modes[m].bound,
+            _ => &[],
+        }
+    }
+
+    /// The work list of a [`Closure::Chain`] mode.
+    fn chain(r: usize, m: usize) -> Ident {
+        format_ident!("chain{}_{}", r, m)
     }
 
     /// Sets the state bit of a `next` head.
@@ -1970,13 +2098,22 @@ impl<'a> Emitter<'a> {
             let call = format_ident!("call{}_{}", r.0, m);
             let memo = Self::memo(r, m);
             let t = self.fresh("t");
+            // A call back into an `Own` mode has the call's key: its table is the one
+            // being filled.
+            let own = sink == Sink::Memo(r.0 as usize, m)
+                && self.closure(r.0 as usize, m) == Some(Closure::Own);
+            let call = if own {
+                quote!(memo_table)
+            } else {
+                quote!(self.#call(input, &[#(#key),*]))
+            };
             let i = self.fresh("i");
             let row = self.fresh("row");
             let columns = Self::read_from(&row, slots);
             let (conds, binds) = Self::matcher(&columns);
             let body = Self::guarded(&conds, quote!(#(#binds)* #then));
             return Ok(quote! {
-                let #t = self.#call(input, &[#(#key),*]);
+                let #t = #call;
                 let mut #i = 0;
                 while #i < self.#memo.table(#t).len() {
                     let #row = self.#memo.table(#t).row(#i);
