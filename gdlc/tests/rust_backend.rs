@@ -245,3 +245,31 @@ fn linear_recursive_demand_modes_complete_their_own_tables() {
         "{text}"
     );
 }
+
+/// A call to a view (a demand mode whose every rule renames one call: `line` in
+/// `rays.kif`, `east` forwards and backwards) becomes the calls the view makes: the
+/// legal rule calls `east` in both modes and never `line`.
+#[test]
+fn calls_to_views_become_the_calls_the_view_makes() {
+    let file = common::read_source(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/rays.kif"),
+    );
+    let (east, text, code) = join_code(&file, "east/4");
+    let (line, _, _) = join_code(&file, "line/4");
+    let legal_layer = code
+        .split("fn layer")
+        .find(|layer| layer.contains("slide"))
+        .unwrap_or_else(|| panic!("no layer making `slide` moves: {text}"));
+    assert!(
+        !legal_layer.contains(&format!("self.call{line}_")),
+        "{text}"
+    );
+    assert!(
+        legal_layer.contains(&format!("self.call{east}_0(")),
+        "{text}"
+    );
+    assert!(
+        legal_layer.contains(&format!("self.call{east}_3(")),
+        "{text}"
+    );
+}

@@ -39,6 +39,7 @@ use crate::ir::{Arg, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
 mod closure;
+mod views;
 use closure::Closure;
 
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
@@ -2080,6 +2081,13 @@ impl<'a> Emitter<'a> {
             return Ok(self.static_query(r, tuples, query, then));
         }
         if let Access::Call(m) = query.access {
+            if let Some(calls) = self.inlined_view(query, then.to_string().len()) {
+                let mut each = Vec::new();
+                for call in &calls {
+                    each.push(self.query(call, then.clone(), sink)?);
+                }
+                return Ok(quote!(#({ #each })*));
+            }
             let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation else {
                 return Err(backend_error(format!(
                     "internal error: a call to `{}`, which is not demand-evaluated",
