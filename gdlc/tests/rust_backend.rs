@@ -246,30 +246,28 @@ fn linear_recursive_demand_modes_complete_their_own_tables() {
     );
 }
 
-/// A call to a view (a demand mode whose every rule renames one call: `line` in
-/// `rays.kif`, `east` forwards and backwards) becomes the calls the view makes: the
-/// legal rule calls `east` in both modes and never `line`.
+/// A call to a cheap demand mode no recursion runs through is inlined: the mode's rules
+/// run in place (`rays.kif`: the legal rule's call to `line`, a union of `east` forwards
+/// and backwards; `east` from a bound start, which calls its right-linear mode once),
+/// so the legal layer calls only what is tabled: `east`'s work lists and its left-linear
+/// mode.
 #[test]
-fn calls_to_views_become_the_calls_the_view_makes() {
+fn calls_to_cheap_demand_modes_are_inlined() {
     let file = common::read_source(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/rays.kif"),
     );
     let (east, text, code) = join_code(&file, "east/4");
     let (line, _, _) = join_code(&file, "line/4");
+    // Each layer method, up to the next method.
     let legal_layer = code
-        .split("fn layer")
-        .find(|layer| layer.contains("slide"))
-        .unwrap_or_else(|| panic!("no layer making `slide` moves: {text}"));
-    assert!(
-        !legal_layer.contains(&format!("self.call{line}_")),
-        "{text}"
-    );
-    assert!(
-        legal_layer.contains(&format!("self.call{east}_0(")),
-        "{text}"
-    );
-    assert!(
-        legal_layer.contains(&format!("self.call{east}_3(")),
-        "{text}"
-    );
+        .split("fnlayer")
+        .skip(1)
+        .map(|layer| &layer[..layer.find("fn").unwrap_or(layer.len())])
+        .find(|layer| layer.contains(&format!("call{east}_")) && layer.contains("insert_bit"))
+        .unwrap_or_else(|| panic!("no layer calling `east`: {text}"));
+    assert!(!legal_layer.contains(&format!("call{line}_")), "{text}");
+    assert!(!legal_layer.contains(&format!("call{east}_0(")), "{text}");
+    assert!(legal_layer.contains(&format!("call{east}_2(")), "{text}");
+    // Variables of inlined rules are named apart from the caller's.
+    assert!(legal_layer.contains("letkey:[Sym;2]"), "{text}");
 }

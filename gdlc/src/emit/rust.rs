@@ -39,7 +39,7 @@ use crate::ir::{Arg, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
 mod closure;
-mod views;
+mod inline;
 use closure::Closure;
 
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
@@ -94,13 +94,22 @@ fn sym(s: SymbolId) -> Literal {
     Literal::u32_unsuffixed(s.0)
 }
 
+thread_local! {
+    /// How many inlined calls (see `inline.rs`) enclose the code being emitted: the
+    /// variables of an inlined rule are named apart from its caller's.
+    static INLINE_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn var(v: VarId) -> Ident {
-    format_ident!("v{}", v.0)
+    match INLINE_DEPTH.get() {
+        0 => format_ident!("v{}", v.0),
+        depth => format_ident!("v{}_{}", v.0, depth),
+    }
 }
 
 /// The local holding the position of variable `v` in the domain it was decoded from.
 fn var_position(v: VarId) -> Ident {
-    format_ident!("v{}_pos", v.0)
+    format_ident!("{}_pos", var(v))
 }
 
 /// The block of state bits of one functor of `true`.
@@ -284,6 +293,9 @@ enum Sink {
     /// After a call back into a [`Closure::Chain`] mode (relation, mode): an accept
     /// adds the call's key (`link_key`) to the work list.
     Push(usize, usize),
+    /// A mode's rules inlined at a call site (see `inline.rs`): an accept runs the
+    /// caller's continuation on the head's values.
+    Inline,
 }
 
 struct Emitter<'a> {
@@ -309,6 +321,8 @@ struct Emitter<'a> {
     direct: std::cell::Cell<bool>,
     /// The modes of recursive demand layers that complete a call's table on their own.
     closures: BTreeMap<(usize, usize), Closure>,
+    /// The continuations of the calls being inlined, innermost last (see `inline.rs`).
+    continuations: std::cell::RefCell<Vec<inline::Continuation>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -405,6 +419,7 @@ impl<'a> Emitter<'a> {
             domain_tables: std::cell::RefCell::new(BTreeMap::new()),
             direct: std::cell::Cell::new(false),
             closures: closure::closures(ir, plan),
+            continuations: std::cell::RefCell::new(Vec::new()),
         })
     }
 
@@ -1790,6 +1805,7 @@ impl<'a> Emitter<'a> {
                         quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
                     }
                     Sink::Push(..) => quote!(chain.insert(&link_key);),
+                    Sink::Inline => self.continue_inlined(args),
                     // Every column is bound: the answer is the key.
                     Sink::Known(..) => quote!(return true;),
                 }
@@ -2081,12 +2097,8 @@ impl<'a> Emitter<'a> {
             return Ok(self.static_query(r, tuples, query, then));
         }
         if let Access::Call(m) = query.access {
-            if let Some(calls) = self.inlined_view(query, then.to_string().len()) {
-                let mut each = Vec::new();
-                for call in &calls {
-                    each.push(self.query(call, then.clone(), sink)?);
-                }
-                return Ok(quote!(#({ #each })*));
+            if let Some(inlined) = self.inlined_call(query, &then)? {
+                return Ok(inlined);
             }
             let Evaluation::Demand(modes) = &self.plan.relations[r.0 as usize].evaluation else {
                 return Err(backend_error(format!(
@@ -2131,10 +2143,14 @@ impl<'a> Emitter<'a> {
             });
         }
         if let Access::Input = query.access {
-            let (Sink::Memo(rel, m) | Sink::Known(rel, m)) = sink else {
-                return Err(backend_error(
-                    "internal error: a demand call's input outside a demand rule",
-                ));
+            let (rel, m) = match sink {
+                Sink::Memo(rel, m) | Sink::Known(rel, m) => (rel, m),
+                Sink::Inline => self.inlined_mode(),
+                _ => {
+                    return Err(backend_error(
+                        "internal error: a demand call's input outside a demand rule",
+                    ));
+                }
             };
             let Evaluation::Demand(modes) = &self.plan.relations[rel].evaluation else {
                 return Err(backend_error(
