@@ -22,6 +22,7 @@
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 use rustc_hash::FxHasher;
@@ -210,12 +211,14 @@ enum Dedupe {
 enum Numbering {
     /// The mixed-radix number of the columns' positions in their domains.
     Flat {
-        /// `column * num_symbols + symbol` → position in the column's domain.
-        positions: Vec<u32>,
+        /// `column * num_symbols + symbol` → position in the column's domain (shared
+        /// by the copies of a memo table's template).
+        positions: Arc<[u32]>,
         num_symbols: usize,
+        /// 0 for a memo table's bound columns ([`Store::memo_bitset`]).
         strides: Vec<usize>,
         /// The columns' domains.
-        domains: Vec<Vec<Sym>>,
+        domains: Arc<[Vec<Sym>]>,
     },
     /// One compound argument numbered by a [`Layout`] (a block per function symbol),
     /// plus the other columns' positions in their domains times their strides.
@@ -259,7 +262,11 @@ impl Numbering {
             Numbering::Flat {
                 strides, domains, ..
             } => {
-                for ((v, &stride), domain) in out.iter_mut().zip(strides).zip(domains) {
+                for ((v, &stride), domain) in out.iter_mut().zip(strides).zip(domains.iter()) {
+                    // A memo table's bound columns (stride 0) are its key, not numbered.
+                    if stride == 0 {
+                        continue;
+                    }
                     *v = domain[(bit / stride) % domain.len()];
                 }
             }
@@ -423,7 +430,38 @@ impl Store {
         }
         store.dedupe = Dedupe::Bits {
             numbering: Numbering::Flat {
-                positions,
+                positions: positions.into(),
+                num_symbols,
+                strides,
+                domains: domains.iter().map(|d| d.to_vec()).collect(),
+            },
+            bits: vec![0; total.div_ceil(64)],
+            dirty: Vec::new(),
+        };
+        store
+    }
+
+    /// The template of a memo table kept unique by a bitset over its free columns: a
+    /// table's bound columns hold its key, the same in every row, so their stride is 0
+    /// and the bitset numbers only the other columns' positions in their `domains`
+    /// (one per column). See [`Memo::with_bits`].
+    pub fn memo_bitset(domains: &[&[Sym]], bound: &[usize], num_symbols: usize) -> Self {
+        let mut store = Store::hashed(domains.len(), &[]);
+        let mut strides = vec![0; domains.len()];
+        let mut total = 1;
+        for c in (0..domains.len()).rev().filter(|c| !bound.contains(c)) {
+            strides[c] = total;
+            total *= domains[c].len().max(1);
+        }
+        let mut positions = vec![NONE; domains.len() * num_symbols];
+        for (c, domain) in domains.iter().enumerate() {
+            for (i, &s) in domain.iter().enumerate() {
+                positions[c * num_symbols + s as usize] = i as u32;
+            }
+        }
+        store.dedupe = Dedupe::Bits {
+            numbering: Numbering::Flat {
+                positions: positions.into(),
                 num_symbols,
                 strides,
                 domains: domains.iter().map(|d| d.to_vec()).collect(),
@@ -726,6 +764,9 @@ pub struct Memo {
     by_key: HashTable<u32>,
     keys: Vec<Sym>,
     answers: Vec<Store>,
+    /// What a new table starts as, when tables are kept unique by bits
+    /// ([`Memo::with_bits`]); otherwise a hashed store.
+    template: Option<Store>,
     /// Per table of a recursive demand layer, the evaluation of the layer that made it
     /// ([`Fixpoints::epoch`]); 0 for tables made outside one.
     epochs: Vec<u32>,
@@ -750,9 +791,20 @@ impl Memo {
             by_key: HashTable::new(),
             keys: Vec::new(),
             answers: Vec::new(),
+            template: None,
             epochs: Vec::new(),
             used: 0,
             rows: 0,
+        }
+    }
+
+    /// Memo tables kept unique by a bitset over their free columns rather than by
+    /// hashing whole rows: each new table is a copy of `template`
+    /// ([`Store::memo_bitset`]), made once and reused like the others.
+    pub fn with_bits(arity: usize, key_len: usize, template: Store) -> Self {
+        Memo {
+            template: Some(template),
+            ..Memo::new(arity, key_len)
         }
     }
 
@@ -805,7 +857,11 @@ impl Memo {
         let t = self.used;
         self.used += 1;
         if self.answers.len() < self.used {
-            self.answers.push(Store::hashed(self.arity, &[]));
+            let table = match &self.template {
+                Some(template) => template.clone(),
+                None => Store::hashed(self.arity, &[]),
+            };
+            self.answers.push(table);
             self.epochs.push(0);
         }
         self.epochs[t] = 0;
@@ -1984,6 +2040,28 @@ mod tests {
         stack.close(outer);
         let again = stack.open(3, (1, 0, 1));
         assert!(!stack.was_reread(again), "a new evaluation starts afresh");
+    }
+
+    /// Memo tables kept unique by bits over their free columns: each table dedupes its
+    /// own answers whatever its key, tables made again after a clear start empty, and
+    /// the rows are the whole tuples.
+    #[test]
+    fn memo_tables_with_bits_dedupe_answers_per_key() {
+        // p(K, X, Y): column 0 bound, X in {5, 6}, Y in {7, 8, 9}.
+        let template = Store::memo_bitset(&[&[1, 2], &[5, 6], &[7, 8, 9]], &[0], 10);
+        let mut memo = Memo::with_bits(3, 1, template);
+        for round in 0..2 {
+            let a = memo.create(&[1]);
+            let b = memo.create(&[2]);
+            assert!(memo.insert(a, &[1, 5, 7]));
+            assert!(memo.insert(a, &[1, 6, 9]));
+            assert!(!memo.insert(a, &[1, 5, 7]), "round {round}");
+            assert!(memo.insert(b, &[2, 5, 7]), "another key, its own table");
+            assert_eq!(memo.table(a).len(), 2);
+            assert_eq!(memo.table(a).row(1), &[1, 6, 9]);
+            assert_eq!(memo.table(b).len(), 1);
+            memo.clear();
+        }
     }
 
     /// Only a table of the evaluation still open can be incomplete: finding a table an

@@ -224,7 +224,7 @@ fn linear_recursive_demand_modes_complete_their_own_tables() {
     };
     assert!(code.contains(&format!("chain{east}_2:rt::Store")), "{text}");
     assert!(
-        method(&format!("eval{east}_2")).contains("chain.insert(&link_key)"),
+        method(&format!("eval{east}_2")).contains(&format!("self.chain{east}_2.insert(&link_key)")),
         "a call back adds its key to the work list: {text}"
     );
     // `south` called with its first two columns bound calls itself with the first three.
@@ -242,6 +242,11 @@ fn linear_recursive_demand_modes_complete_their_own_tables() {
     }
     assert!(
         method(&format!("call{hop}_0")).contains("self.fixpoints.open("),
+        "{text}"
+    );
+    // A table's free columns span at most 81 values: it dedupes by bits, not hashing.
+    assert!(
+        code.contains(&format!("m{east}_2:rt::Memo::with_bits(")),
         "{text}"
     );
 }

@@ -50,6 +50,10 @@ const MAX_POSITIONS: usize = 1 << 18;
 const MAX_UNROLLED_ROWS: usize = 8;
 const MAX_UNROLLED_TEXT: usize = 16_000;
 
+/// The most bits of a memo table kept unique by a bitset over its free columns (see
+/// `Emitter::memo_init`): every table of the mode holds that many bits.
+const MAX_MEMO_TABLE_BITS: usize = 1024;
+
 /// The most state bits a generated reasoner may use (32 KiB per state).
 pub const MAX_STATE_BITS: usize = 1 << 18;
 
@@ -291,7 +295,7 @@ enum Sink {
     /// `true`.
     Known(usize, usize),
     /// After a call back into a [`Closure::Chain`] mode (relation, mode): an accept
-    /// adds the call's key (`link_key`) to the work list.
+    /// adds the call's key (`link_key`) to the work list (`chainR_M`).
     Push(usize, usize),
     /// A mode's rules inlined at a call site (see `inline.rs`): an accept runs the
     /// caller's continuation on the head's values.
@@ -323,6 +327,8 @@ struct Emitter<'a> {
     closures: BTreeMap<(usize, usize), Closure>,
     /// The continuations of the calls being inlined, innermost last (see `inline.rs`).
     continuations: std::cell::RefCell<Vec<inline::Continuation>>,
+    /// The source text of the calls inlined so far.
+    inlined_text: std::cell::Cell<usize>,
 }
 
 impl<'a> Emitter<'a> {
@@ -420,6 +426,7 @@ impl<'a> Emitter<'a> {
             direct: std::cell::Cell::new(false),
             closures: closure::closures(ir, plan),
             continuations: std::cell::RefCell::new(Vec::new()),
+            inlined_text: std::cell::Cell::new(0),
         })
     }
 
@@ -775,7 +782,6 @@ impl<'a> Emitter<'a> {
                 for (m, mode) in modes.iter().enumerate() {
                     let name = Self::memo(id, m);
                     let key_len = lit(mode.bound.len());
-                    let arity = lit(arity);
                     if !self.has_memo(id, m) {
                         continue;
                     }
@@ -784,7 +790,8 @@ impl<'a> Emitter<'a> {
                         inits.push(quote!(#name: rt::Known::new(#key_len)));
                     } else {
                         fields.push(quote!(#name: rt::Memo));
-                        inits.push(quote!(#name: rt::Memo::new(#arity, #key_len)));
+                        let init = self.memo_init(id, &mode.bound);
+                        inits.push(quote!(#name: #init));
                     }
                     if self.closure(id.0 as usize, m) == Some(Closure::Chain) {
                         let chain = Self::chain(id.0 as usize, m);
@@ -1007,20 +1014,17 @@ impl<'a> Emitter<'a> {
                         quote! {
                             let mut origin = [0 as Sym; #key_len];
                             origin.copy_from_slice(self.#memo.key(memo_table));
-                            // Taken out of `self` for the evaluation (a store without
-                            // columns allocates nothing).
-                            let mut chain =
-                                std::mem::replace(&mut self.#chain, rt::Store::hashed(0, &[]));
-                            chain.clear();
-                            chain.insert(&origin);
+                            // The mode is not evaluated again before this evaluation
+                            // ends (its calls go to modes closed before it).
+                            self.#chain.clear();
+                            self.#chain.insert(&origin);
                             let mut link = 0;
-                            while link < chain.len() {
+                            while link < self.#chain.len() {
                                 let mut key = [0 as Sym; #key_len];
-                                key.copy_from_slice(chain.row(link));
+                                key.copy_from_slice(self.#chain.row(link));
                                 link += 1;
                                 #body
                             }
-                            self.#chain = chain;
                         }
                     }
                 };
@@ -1804,7 +1808,10 @@ impl<'a> Emitter<'a> {
                         let memo = Self::memo(RelationId(r as u32), m);
                         quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
                     }
-                    Sink::Push(..) => quote!(chain.insert(&link_key);),
+                    Sink::Push(r, m) => {
+                        let chain = Self::chain(r, m);
+                        quote!(self.#chain.insert(&link_key);)
+                    }
                     Sink::Inline => self.continue_inlined(args),
                     // Every column is bound: the answer is the key.
                     Sink::Known(..) => quote!(return true;),
@@ -1887,6 +1894,36 @@ impl<'a> Emitter<'a> {
                 #then
             }
         }))
+    }
+
+    /// A memo's constructor: tables kept unique by a bitset over the free columns when
+    /// their domains' product is at most [`MAX_MEMO_TABLE_BITS`] (a bit test per answer
+    /// instead of hashing the row), else by hashing.
+    fn memo_init(&self, r: RelationId, bound: &[usize]) -> TokenStream {
+        let columns = &self.ir.relation(r).columns;
+        let arity = lit(columns.len());
+        let key_len = lit(bound.len());
+        let bits = (0..columns.len())
+            .filter(|c| !bound.contains(c))
+            .try_fold(1usize, |bits, c| {
+                bits.checked_mul(columns[c].domain.len().max(1))
+            });
+        match bits {
+            Some(bits) if bits <= MAX_MEMO_TABLE_BITS && bound.len() < columns.len() => {
+                let domains = columns.iter().map(|c| {
+                    let d = c.domain.iter().map(|&s| sym(s));
+                    quote!(&[#(#d),*])
+                });
+                let bound = bound.iter().map(|&c| lit(c));
+                let num_symbols = lit(self.ir.symbols.len());
+                quote!(rt::Memo::with_bits(
+                    #arity,
+                    #key_len,
+                    rt::Store::memo_bitset(&[#(#domains),*], &[#(#bound),*], #num_symbols)
+                ))
+            }
+            _ => quote!(rt::Memo::new(#arity, #key_len)),
+        }
     }
 
     /// How mode `m` of relation `r` completes a call's table on its own, if it does.

@@ -8,6 +8,10 @@
 //! queen lines, a union over rook and bishop lines, a union over the four directions,
 //! each a memo table holding copies of the answers below (2 of every 3 memo inserts).
 //!
+//! Cheap means: every query a static lookup, a single tuple test or the input, and at
+//! most one call on any path through a rule, to a mode that remembers its answers —
+//! so a key called again costs a lookup, as the memo table did.
+//!
 //! At the call site the emitter instead emits the mode's rules, their input reading the
 //! caller's key (`let key = […]`), their variables named apart from the caller's
 //! (`vN_D`, `INLINE_DEPTH`), and each head becomes the caller's continuation: the
@@ -17,8 +21,11 @@
 //! memo table and state bit it ends in absorbs (sets, not lists).
 //!
 //! The continuation is copied once per head reached ([`MAX_INLINED_HEADS`], counted
-//! through nested inlining before emitting), and the inlined code must stay under
-//! [`MAX_INLINED_TEXT`] bytes of source; otherwise the call stays a call.
+//! through nested inlining before emitting), the inlined code of one call must stay
+//! under [`MAX_INLINED_TEXT`] bytes of source, and the inlined code of the whole game
+//! under [`MAX_GAME_INLINED_TEXT`] (call sites in emission order, so deterministic);
+//! otherwise the call stays a call. Code size is compile time: a game's crate is built
+//! when a match starts.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -34,6 +41,9 @@ const MAX_INLINED_HEADS: usize = 32;
 
 /// The most source text of one inlined call.
 const MAX_INLINED_TEXT: usize = 48_000;
+
+/// The most source text of all inlined calls of a game.
+const MAX_GAME_INLINED_TEXT: usize = 200_000;
 
 /// What an inlined call's heads continue with.
 pub(super) struct Continuation {
@@ -94,7 +104,13 @@ impl Emitter<'_> {
                 #body
             }
         };
-        Ok((code.to_string().len() <= MAX_INLINED_TEXT).then_some(code))
+        let len = code.to_string().len();
+        let total = self.inlined_text.get() + len;
+        if len > MAX_INLINED_TEXT || total > MAX_GAME_INLINED_TEXT {
+            return Ok(None);
+        }
+        self.inlined_text.set(total);
+        Ok(Some(code))
     }
 
     /// The relation and mode of the innermost call being inlined.
@@ -149,29 +165,43 @@ impl Emitter<'_> {
         })
     }
 
-    /// Whether every query of the tree is a static lookup, a single tuple test, a
-    /// call or the input.
+    /// Whether every query of the tree is a static lookup, a single tuple test or the
+    /// input, and every path through it makes at most one call, to a mode that
+    /// remembers its answers (a memo table, or a question whose answers are kept:
+    /// `Emitter::known_memoised`). The inlined rules run at every call where the memo
+    /// table ran them once per key; a call to the same key again then costs what the
+    /// memo lookup did, not the evaluation of a question asked afresh each time.
     fn cheap(&self, node: &Node) -> bool {
-        let cheap_query = |query: &Query| {
-            matches!(
-                query.access,
-                Access::Input | Access::Call(_) | Access::Member | Access::Flag
-            ) || matches!(
-                self.plan.relations[query.relation.0 as usize].evaluation,
-                Evaluation::Static(_)
-            )
+        self.cheap_path(node, 0)
+    }
+
+    /// [`Self::cheap`] on the rest of a path that made `calls` calls so far.
+    fn cheap_path(&self, node: &Node, calls: usize) -> bool {
+        let query_calls = |query: &Query| -> Option<usize> {
+            if let Access::Call(m) = query.access {
+                let relation = query.relation;
+                let remembered = !self.known_mode(relation, m) || self.known_memoised(relation, m);
+                return remembered.then_some(1);
+            }
+            let fixed = matches!(query.access, Access::Input | Access::Member | Access::Flag)
+                || matches!(
+                    self.plan.relations[query.relation.0 as usize].evaluation,
+                    Evaluation::Static(_)
+                );
+            fixed.then_some(0)
+        };
+        let step = |query: &Query, then: &Node| match query_calls(query) {
+            Some(more) if calls + more <= 1 => self.cheap_path(then, calls + more),
+            _ => false,
         };
         match node {
-            Node::Sequence(children) => children.iter().all(|c| self.cheap(c)),
-            Node::Rule { body, .. } => self.cheap(body),
-            Node::Query { query, then } => cheap_query(query) && self.cheap(then),
-            Node::If { test, then } => {
-                let test_cheap = match test {
-                    Test::Absent(query) => cheap_query(query),
-                    Test::Distinct(_) | Test::Equal(_) => true,
-                };
-                test_cheap && self.cheap(then)
-            }
+            Node::Sequence(children) => children.iter().all(|c| self.cheap_path(c, calls)),
+            Node::Rule { body, .. } => self.cheap_path(body, calls),
+            Node::Query { query, then } => step(query, then),
+            Node::If { test, then } => match test {
+                Test::Absent(query) => step(query, then),
+                Test::Distinct(_) | Test::Equal(_) => self.cheap_path(then, calls),
+            },
             Node::Accept { .. } => true,
             Node::Repeat(_) | Node::SemiNaive { .. } => false,
         }
