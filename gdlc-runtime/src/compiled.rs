@@ -1417,6 +1417,9 @@ pub struct Interner {
     /// holds, none (a playout never needs a move's text); once it is dropped, every
     /// id's ([`Self::text`] makes the others from their tuples).
     texts: Vec<String>,
+    /// Texts made for [`Self::text`] while `texts` lacks them (a playout printed move by
+    /// move asks for the same ones again and again).
+    shown: std::cell::RefCell<Vec<Option<String>>>,
     ranks: Vec<u32>,
     /// Ids below this are ranked.
     ranked: usize,
@@ -1444,6 +1447,7 @@ impl Interner {
         Interner {
             tuples: Store::hashed(arity, &[]),
             texts: Vec::new(),
+            shown: std::cell::RefCell::new(Vec::new()),
             ranks: Vec::new(),
             ranked: 0,
             rankings: 0,
@@ -1517,10 +1521,17 @@ impl Interner {
 
     /// The text of an id.
     fn text(&self, id: u32, text: impl Fn(&[Sym]) -> String) -> String {
-        match self.texts.get(id as usize) {
-            Some(made) => made.clone(),
-            None => text(self.tuples.row(id as usize)),
+        if let Some(made) = self.texts.get(id as usize) {
+            return made.clone();
         }
+        let mut shown = self.shown.borrow_mut();
+        let i = id as usize;
+        if shown.len() <= i {
+            shown.resize(i + 1, None);
+        }
+        shown[i]
+            .get_or_insert_with(|| text(self.tuples.row(i)))
+            .clone()
     }
 
     /// Ranks every text seen so far (a full sort).
@@ -2149,6 +2160,8 @@ mod tests {
         let mut ids: Vec<u32> = keyed.iter().map(|t| interner.intern(t, text)).collect();
         assert_eq!(made.get(), 0, "no text while the order holds");
         assert_eq!(interner.text(1, text), "(m2 10)");
+        assert_eq!(interner.text(1, text), "(m2 10)");
+        assert_eq!(made.get(), 1, "a text asked twice is made once");
         interner.sort(&mut ids);
         let texts: Vec<String> = ids.iter().map(|&id| interner.text(id, text)).collect();
         assert_eq!(texts, ["(m2 10)", "(mark 1 xa)", "(mark 2 x)", "noop"]);

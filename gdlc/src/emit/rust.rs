@@ -1898,7 +1898,8 @@ impl<'a> Emitter<'a> {
 
     /// A memo's constructor: tables kept unique by a bitset over the free columns when
     /// their domains' product is at most [`MAX_MEMO_TABLE_BITS`] (a bit test per answer
-    /// instead of hashing the row), else by hashing.
+    /// instead of hashing the row) and the relation depends on the state, else by
+    /// hashing.
     fn memo_init(&self, r: RelationId, bound: &[usize]) -> TokenStream {
         let columns = &self.ir.relation(r).columns;
         let arity = lit(columns.len());
@@ -1908,8 +1909,12 @@ impl<'a> Emitter<'a> {
             .try_fold(1usize, |bits, c| {
                 bits.checked_mul(columns[c].domain.len().max(1))
             });
+        // A static relation's memo is bounded from state to state, dropping and making
+        // tables again; a table with bits costs allocations to make (gt_two_thirds:
+        // +16 % instructions), a hashed one none until its first answer.
+        let kept = self.ir.layers[self.ir.layer_of[r.0 as usize]].phase == Phase::Static;
         match bits {
-            Some(bits) if bits <= MAX_MEMO_TABLE_BITS && bound.len() < columns.len() => {
+            Some(bits) if bits <= MAX_MEMO_TABLE_BITS && bound.len() < columns.len() && !kept => {
                 let domains = columns.iter().map(|c| {
                     let d = c.domain.iter().map(|&s| sym(s));
                     quote!(&[#(#d),*])
