@@ -22,9 +22,13 @@
 //!   copy of the bits with those columns first; entry and hashed relations use a
 //!   store, kept unique by bits numbered per functor block where one argument nests
 //!   terms (`legal`'s moves: `rt::Store::coded`).
+//! - **Demand relations**: a memo table per call key (`callR_M`/`evalR_M`), recursive
+//!   layers tabled with a shared fixpoint, except the modes `closure.rs` finds complete
+//!   their tables on their own (a work list for right-linear recursion); calls to
+//!   cheap modes are inlined at the call site (`inline.rs`).
 //!
 //! Nothing is decided here that the plan did not decide, except representation: the
-//! state layout, bits-only relations, constant tables and unrolling.
+//! state layout, bits-only relations, constant tables, unrolling and inlining.
 //! The output is deterministic: everything is emitted in id order and formatted with
 //! prettyplease.
 
