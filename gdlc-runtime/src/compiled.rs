@@ -413,7 +413,7 @@ impl Store {
     /// A store kept unique by a bitset over the product of the column domains (symbols
     /// outside them are refused: the compiler's analysis guarantees there are none).
     pub fn bitset(domains: &[&[Sym]], num_symbols: usize, indexes: &[&[usize]]) -> Self {
-        let mut store = Store::hashed(domains.len(), indexes);
+        let store = Store::hashed(domains.len(), indexes);
         if domains.is_empty() {
             return store;
         }
@@ -422,23 +422,7 @@ impl Store {
             strides[c] = strides[c + 1] * domains[c + 1].len().max(1);
         }
         let total = strides[0] * domains[0].len().max(1);
-        let mut positions = vec![NONE; domains.len() * num_symbols];
-        for (c, domain) in domains.iter().enumerate() {
-            for (i, &s) in domain.iter().enumerate() {
-                positions[c * num_symbols + s as usize] = i as u32;
-            }
-        }
-        store.dedupe = Dedupe::Bits {
-            numbering: Numbering::Flat {
-                positions: positions.into(),
-                num_symbols,
-                strides,
-                domains: domains.iter().map(|d| d.to_vec()).collect(),
-            },
-            bits: vec![0; total.div_ceil(64)],
-            dirty: Vec::new(),
-        };
-        store
+        store.with_flat_bits(domains, strides, total, num_symbols)
     }
 
     /// The template of a memo table kept unique by a bitset over its free columns: a
@@ -446,20 +430,31 @@ impl Store {
     /// and the bitset numbers only the other columns' positions in their `domains`
     /// (one per column). See [`Memo::with_bits`].
     pub fn memo_bitset(domains: &[&[Sym]], bound: &[usize], num_symbols: usize) -> Self {
-        let mut store = Store::hashed(domains.len(), &[]);
         let mut strides = vec![0; domains.len()];
         let mut total = 1;
         for c in (0..domains.len()).rev().filter(|c| !bound.contains(c)) {
             strides[c] = total;
             total *= domains[c].len().max(1);
         }
+        Store::hashed(domains.len(), &[]).with_flat_bits(domains, strides, total, num_symbols)
+    }
+
+    /// The store kept unique by `total` bits, each tuple's the sum of its columns'
+    /// positions in their `domains` times their `strides`.
+    fn with_flat_bits(
+        mut self,
+        domains: &[&[Sym]],
+        strides: Vec<usize>,
+        total: usize,
+        num_symbols: usize,
+    ) -> Self {
         let mut positions = vec![NONE; domains.len() * num_symbols];
         for (c, domain) in domains.iter().enumerate() {
             for (i, &s) in domain.iter().enumerate() {
                 positions[c * num_symbols + s as usize] = i as u32;
             }
         }
-        store.dedupe = Dedupe::Bits {
+        self.dedupe = Dedupe::Bits {
             numbering: Numbering::Flat {
                 positions: positions.into(),
                 num_symbols,
@@ -469,7 +464,7 @@ impl Store {
             bits: vec![0; total.div_ceil(64)],
             dirty: Vec::new(),
         };
-        store
+        self
     }
 
     /// A store kept unique by a bitset numbered by `layout` over one compound argument

@@ -115,6 +115,21 @@ fn var(v: VarId) -> Ident {
     }
 }
 
+/// The value a slot of a call's key passes: its symbol or its bound variable.
+fn key_value(slot: Slot) -> TokenStream {
+    match slot {
+        Slot::Sym(s) => {
+            let s = sym(s);
+            quote!(#s)
+        }
+        Slot::Bound(v) => {
+            let v = var(v);
+            quote!(#v)
+        }
+        _ => quote!(0),
+    }
+}
+
 /// The local holding the position of variable `v` in the domain it was decoded from.
 fn var_position(v: VarId) -> Ident {
     format_ident!("{}_pos", var(v))
@@ -1880,17 +1895,7 @@ impl<'a> Emitter<'a> {
         {
             return Ok(None);
         }
-        let key = self.bound(r, m).iter().map(|&c| match query.slots[c] {
-            Slot::Sym(s) => {
-                let s = sym(s);
-                quote!(#s)
-            }
-            Slot::Bound(v) => {
-                let v = var(v);
-                quote!(#v)
-            }
-            _ => quote!(0),
-        });
+        let key = self.bound(r, m).iter().map(|&c| key_value(query.slots[c]));
         let then = self.node(then, Sink::Push(r, m))?;
         Ok(Some(quote! {
             {
@@ -2128,17 +2133,7 @@ impl<'a> Emitter<'a> {
             return Ok(self.does_query(query, then));
         }
         let slots = &query.slots;
-        let known = |c: usize| match slots[c] {
-            Slot::Sym(s) => {
-                let s = sym(s);
-                quote!(#s)
-            }
-            Slot::Bound(v) => {
-                let v = var(v);
-                quote!(#v)
-            }
-            _ => quote!(0),
-        };
+        let known = |c: usize| key_value(slots[c]);
         if let Evaluation::Static(tuples) = &self.plan.relations[r.0 as usize].evaluation {
             return Ok(self.static_query(r, tuples, query, then));
         }

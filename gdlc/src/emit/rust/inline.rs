@@ -73,17 +73,10 @@ impl Emitter<'_> {
         let Evaluation::Demand(modes) = &self.plan.relations[r].evaluation else {
             return Ok(None);
         };
-        let key = modes[m].bound.iter().map(|&c| match query.slots[c] {
-            Slot::Sym(s) => {
-                let s = super::sym(s);
-                quote!(#s)
-            }
-            Slot::Bound(v) => {
-                let v = super::var(v);
-                quote!(#v)
-            }
-            _ => quote!(0),
-        });
+        let key = modes[m]
+            .bound
+            .iter()
+            .map(|&c| super::key_value(query.slots[c]));
         let key_len = super::lit(modes[m].bound.len());
         let key = quote!([#(#key),*]);
         self.continuations.borrow_mut().push(Continuation {
