@@ -23,6 +23,15 @@ fn team_game(name: &str) -> SourceFile {
     )
 }
 
+/// A game of `gdlc/tests/plan/`.
+fn plan_fixture(name: &str) -> SourceFile {
+    common::read_source(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/plan")
+            .join(name),
+    )
+}
+
 #[test]
 fn output_is_deterministic_and_parses() {
     for name in ["tictactoe.kif", "nim.kif", "chess.kif"] {
@@ -145,9 +154,7 @@ fn join_code(file: &SourceFile, key: &str) -> (usize, String, String) {
 /// insert, rather than keeping the relation's rows with hash indexes.
 #[test]
 fn wide_lookups_read_a_copy_of_the_bits() {
-    let file = common::read_source(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/walkers.kif"),
-    );
+    let file = plan_fixture("walkers.kif");
     let (path, text, code) = join_code(&file, "path/2");
     assert!(code.contains(&format!("r{path}:rt::BitSet")), "{text}");
     assert!(code.contains(&format!("r{path}_by1:rt::BitSet")), "{text}");
@@ -166,9 +173,7 @@ fn wide_lookups_read_a_copy_of_the_bits() {
 /// stack at every use).
 #[test]
 fn decoded_values_read_static_domain_tables() {
-    let file = common::read_source(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/walkers.kif"),
-    );
+    let file = plan_fixture("walkers.kif");
     let (_, text, code) = join_code(&file, "path/2");
     assert!(code.contains("staticSYMS_"), "{text}");
     assert!(code.contains(":Sym=SYMS_"), "{text}");
@@ -209,9 +214,7 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
 /// opens the layer's fixpoint.
 #[test]
 fn linear_recursive_demand_modes_complete_their_own_tables() {
-    let file = common::read_source(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/rays.kif"),
-    );
+    let file = plan_fixture("rays.kif");
     let (east, text, code) = join_code(&file, "east/4");
     let (south, _, _) = join_code(&file, "south/4");
     let (hop, _, _) = join_code(&file, "hop/4");
@@ -258,9 +261,7 @@ fn linear_recursive_demand_modes_complete_their_own_tables() {
 /// mode.
 #[test]
 fn calls_to_cheap_demand_modes_are_inlined() {
-    let file = common::read_source(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/rays.kif"),
-    );
+    let file = plan_fixture("rays.kif");
     let (east, text, code) = join_code(&file, "east/4");
     let (line, _, _) = join_code(&file, "line/4");
     // Each layer method, up to the next method.

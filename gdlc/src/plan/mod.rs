@@ -205,28 +205,34 @@ pub enum Node {
 impl Node {
     /// Calls `f` on every query of the tree, those of negated tests included.
     pub fn for_each_query(&self, f: &mut impl FnMut(&Query)) {
+        self.for_each_query_negated(&mut |query, _| f(query));
+    }
+
+    /// Calls `f` on every query of the tree with whether it is negated (the query of a
+    /// [`Test::Absent`]).
+    pub fn for_each_query_negated<'n>(&'n self, f: &mut impl FnMut(&'n Query, bool)) {
         match self {
             Node::Sequence(children) => {
                 for child in children {
-                    child.for_each_query(f);
+                    child.for_each_query_negated(f);
                 }
             }
-            Node::Repeat(body) | Node::Rule { body, .. } => body.for_each_query(f),
+            Node::Repeat(body) | Node::Rule { body, .. } => body.for_each_query_negated(f),
             Node::SemiNaive {
                 initial, rounds, ..
             } => {
-                initial.for_each_query(f);
-                rounds.for_each_query(f);
+                initial.for_each_query_negated(f);
+                rounds.for_each_query_negated(f);
             }
             Node::Query { query, then } => {
-                f(query);
-                then.for_each_query(f);
+                f(query, false);
+                then.for_each_query_negated(f);
             }
             Node::If { test, then } => {
                 if let Test::Absent(query) = test {
-                    f(query);
+                    f(query, true);
                 }
-                then.for_each_query(f);
+                then.for_each_query_negated(f);
             }
             Node::Accept { .. } => {}
         }

@@ -99,7 +99,7 @@ fn classify(
         }
         let mut calls = Vec::new();
         let mut negated = false;
-        walk_queries(rule, &mut |query, under_not| {
+        rule.for_each_query_negated(&mut |query, under_not| {
             if in_layer(query) && query.access != Access::Input {
                 negated |= under_not;
                 calls.push(query);
@@ -152,35 +152,6 @@ fn collect_rules<'n>(node: &'n Node, out: &mut Vec<&'n Node>) -> Option<()> {
             Some(())
         }
         _ => None,
-    }
-}
-
-/// Calls `f` on every query of the tree, with whether it is negated.
-fn walk_queries<'n>(node: &'n Node, f: &mut impl FnMut(&'n Query, bool)) {
-    match node {
-        Node::Sequence(children) => {
-            for child in children {
-                walk_queries(child, f);
-            }
-        }
-        Node::Repeat(body) | Node::Rule { body, .. } => walk_queries(body, f),
-        Node::SemiNaive {
-            initial, rounds, ..
-        } => {
-            walk_queries(initial, f);
-            walk_queries(rounds, f);
-        }
-        Node::Query { query, then } => {
-            f(query, false);
-            walk_queries(then, f);
-        }
-        Node::If { test, then } => {
-            if let Test::Absent(query) = test {
-                f(query, true);
-            }
-            walk_queries(then, f);
-        }
-        Node::Accept { .. } => {}
     }
 }
 
