@@ -7,7 +7,8 @@
 //! [`Game`]:
 //!
 //! - **The state** is [`Bits<W>`]: bit `i` is the `i`-th reachable fluent of
-//!   [`GroundRules::FLUENTS`] (sorted by canonical KIF text).
+//!   [`GroundRules::FLUENTS`], in the compiler's layout order (numbers by value, so a
+//!   board's neighbours lie at one distance; `state_to_kif` sorts the texts).
 //! - **A move** is a `u32`, its index in [`GroundRules::MOVES`]: every role's legal
 //!   moves in one range (`ROLE_MOVES[r]..ROLE_MOVES[r + 1]`), sorted by text inside
 //!   it, so the numeric order of one role's moves is their text order and a legal-move
@@ -27,8 +28,8 @@ use crate::kif;
 pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     /// Role names in description order.
     const ROLES: &'static [&'static str];
-    /// Reachable fluents as canonical KIF text, sorted; bit `i` of the state is
-    /// `FLUENTS[i]`.
+    /// Reachable fluents as canonical KIF text, in layout order (not text order:
+    /// integers by value); bit `i` of the state is `FLUENTS[i]`.
     const FLUENTS: &'static [&'static str];
     /// Every role's possible moves as canonical KIF text; role `r`'s are
     /// `ROLE_MOVES[r]..ROLE_MOVES[r + 1]`, sorted.
@@ -309,9 +310,12 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
     fn state_to_kif(&self, state: &Bits<W>) -> Vec<String> {
         let mut ones = Vec::new();
         push_ones(&state.0, 0, W * 64, 0, &mut ones);
-        ones.into_iter()
+        let mut texts: Vec<String> = ones
+            .into_iter()
             .map(|i| R::FLUENTS[i as usize].to_owned())
-            .collect()
+            .collect();
+        texts.sort_unstable();
+        texts
     }
 
     fn state_from_kif(&mut self, fluents: &[&str]) -> Result<Bits<W>, StateError> {
@@ -319,8 +323,9 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
         for text in fluents {
             let canonical = kif::canonical(text).map_err(StateError::Syntax)?;
             let i = R::FLUENTS
-                .binary_search(&canonical.as_str())
-                .map_err(|_| StateError::UnknownFluent(canonical.clone()))?;
+                .iter()
+                .position(|&f| f == canonical)
+                .ok_or_else(|| StateError::UnknownFluent(canonical.clone()))?;
             state.0[i >> 6] |= 1 << (i & 63);
         }
         Ok(state)

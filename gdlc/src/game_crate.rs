@@ -26,8 +26,8 @@ use crate::builder::write_if_changed;
 use crate::{Diagnostic, SourceFile};
 
 /// `name` made a valid crate name: lowercase ASCII letters, digits, `_` and `-` (any
-/// other character becomes `-`), starting with a letter or `_` (`g` is put before a
-/// leading digit or `-`); `game` if nothing is left.
+/// other character becomes `-`, a run of `_` and `-` its first), starting with a letter
+/// or `_` (`g` is put before a leading digit or `-`); `game` if nothing is left.
 pub fn sanitize_crate_name(name: &str) -> String {
     let mut out: String = name
         .chars()
@@ -40,6 +40,15 @@ pub fn sanitize_crate_name(name: &str) -> String {
             }
         })
         .collect();
+    // Runs of separators as one: rustc warns on a crate name whose identifier has
+    // `__` (not snake case), e.g. from a file named `games__chess__chess.kif`.
+    let mut previous_separator = false;
+    out.retain(|c| {
+        let separator = c == '_' || c == '-';
+        let keep = !(separator && previous_separator);
+        previous_separator = separator;
+        keep
+    });
     if out.is_empty() {
         out.push_str("game");
     }
@@ -364,7 +373,11 @@ mod tests {
         assert_eq!(crate_name("tictactoe"), "gdlc-game-tictactoe");
         assert_eq!(crate_name("TicTacToe_3D"), "gdlc-game-tictactoe_3d");
         assert_eq!(crate_name("connect four.v2"), "gdlc-game-connect-four-v2");
-        assert_eq!(crate_name("échecs"), "gdlc-game--checs");
+        assert_eq!(crate_name("échecs"), "gdlc-game-checs");
+        assert_eq!(
+            crate_name("games__chess__chess"),
+            "gdlc-game-games_chess_chess"
+        );
         assert_eq!(sanitize_crate_name("3pffa"), "g3pffa");
         assert_eq!(sanitize_crate_name("-x"), "g-x");
         assert_eq!(sanitize_crate_name(""), "game");

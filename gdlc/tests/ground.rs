@@ -802,3 +802,56 @@ fn code_past_the_default_budget_is_ground_when_the_join_backend_works_more() {
     let code = gdlc::compile::rust_from_front_end(&front, "god.kif").expect("compiles");
     assert!(code.contains("rt::Ground::new()"), "the ground backend");
 }
+
+/// Wide (our own game): noughts and crosses on 12 columns. The state's fluents are
+/// laid out with integers by value (`(cell 10 1 o)` right after `(cell 9 3 x)`, every
+/// cell two bits after the one before), so all the lines across lie at one distance
+/// and each role's `line` is two word-parallel classes (across, down) — in text order
+/// `10`–`12` came between `1` and `2` and the lines through them were three more
+/// classes of their own. The ply counter's `next` heads are one shape relative to
+/// their bits, so they are computed head-parallel.
+#[test]
+fn boards_past_nine_columns_keep_their_neighbours_at_one_distance() {
+    let (front, ir, plan) = own_game("wide.kif");
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let module =
+        gdlc::emit::ground::lib_rs(&ir, &grounding, "wide.kif", Budget::DEFAULT).expect("emits");
+    let fluents: Vec<&str> = module
+        .split_once("const FLUENTS: &'static [&'static str] = &[")
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .expect("the fluent table")
+        .0
+        .split(',')
+        .map(|f| f.trim().trim_matches('"'))
+        .filter(|f| !f.is_empty())
+        .collect();
+    let cells: Vec<&str> = fluents
+        .iter()
+        .copied()
+        .filter(|f| f.starts_with("(cell "))
+        .collect();
+    let expected: Vec<String> = (1..=12)
+        .flat_map(|c| (1..=3).flat_map(move |r| ["o", "x"].map(|p| format!("(cell {c} {r} {p})"))))
+        .collect();
+    assert_eq!(
+        cells, expected,
+        "cells by column, row and mark, numbers by value"
+    );
+    // One `!= 0` per word-parallel class: `open` one, each role's `line` two.
+    assert_eq!(module.matches("!= 0)").count(), 5, "{module}");
+    // The ply counter's successor: the state shifted by one bit under a mask, one
+    // statement for the 36 counts (a masked `n` word; each head alone ends `<< b`).
+    let shifted_next = module
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("n[") && l.contains("|= (") && l.contains(") & 0x"))
+        .count();
+    assert!(shifted_next >= 1, "{module}");
+    let single_next = module
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("n[") && l.contains(") & 1) << "))
+        .count();
+    assert!(single_next < 4, "{single_next} heads computed alone");
+    assert_agrees(&front, &ir, &grounding, 10, 40);
+}

@@ -89,6 +89,8 @@ fn verify_representative_games() {
         workspace().join("gdlc/tests/ground/phases.kif"),
         // Frame rules with an instance per move and cell: ground past 400,000 instances.
         workspace().join("gdlc/tests/ground/frames.kif"),
+        // A state laid out with numbers by value (not text order): states as text sorted.
+        workspace().join("gdlc/tests/ground/wide.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -3,7 +3,9 @@
 //!
 //! Layout (one bit per reachable ground atom):
 //!
-//! - **the state** `s`: one bit per reachable fluent, in canonical KIF text order;
+//! - **the state** `s`: one bit per reachable fluent, in layout order (KIF text order
+//!   but integers by value: `layout_order`, so a board's rows past the ninth keep
+//!   their neighbours at one distance);
 //! - **moves**: every role's possible moves numbered in one range per role, in text
 //!   order, so a legal-move list is the set bits of one range of `d`;
 //! - **`d`**: the state-dependent atoms — each role's legal moves first (in move
@@ -17,6 +19,8 @@
 //! other (recursion that the grounding did not unfold) are repeated until none
 //! changes. Frame axioms that copy a fluent unchanged — always, or under one move of
 //! one role — become masks: the next state starts as `s & (COPY | FRAME_r[move])`.
+//! `next` heads of one instance in one shape relative to their own bit (a step
+//! counter's successor) are computed together, one masked word expression per word.
 //!
 //! `eval_state` computes what `terminal`, `legal`, `next` and `sees` need; `eval_goals`
 //! adds what only goals need; `eval_moves` computes the move-dependent atoms and the
@@ -167,6 +171,13 @@ fn guarded_blocks(condition: &str, statements: &[String]) -> Vec<String> {
 
 /// Separates statements that may go to different functions (see [`chunked`]).
 const CHUNK_MARK: &str = "/*chunk*/\n";
+
+/// The shape of a ground instance relative to its head's bit: per literal, its array
+/// (`s`, `d`, `m`), polarity and distance, sorted.
+type NextShape = Vec<(&'static str, bool, isize)>;
+
+/// A `next` head of one instance: its bit, atom and instance.
+type NextMember<'g> = (usize, AtomId, Vec<&'g Instance>);
 
 /// The most source text of one generated function: rustc's optimiser is superlinear in
 /// a function's size, so larger bodies are split into functions of about this size.
@@ -914,6 +925,37 @@ fn without<'i>(
         .collect()
 }
 
+/// The order of the state's fluent bits: terms compared symbol by symbol, argument by
+/// argument, where two integers compare by value and an integer comes before any other
+/// name (which compare as text). Text order would put `10` between `1` and `2`, so a
+/// board's neighbours past the ninth row or column would lie at irregular distances
+/// and fall out of word-parallel families and classes; by value they lie at one
+/// distance.
+fn layout_order(
+    symbols: &crate::ir::Symbols,
+    a: &crate::ir::Term,
+    b: &crate::ir::Term,
+) -> std::cmp::Ordering {
+    let key = |t: &crate::ir::Term| {
+        let name = symbols.symbol(t.symbol).name.as_str();
+        match name.parse::<i64>() {
+            Ok(value) => (0, value, ""),
+            Err(_) => (1, 0, name),
+        }
+    };
+    key(a)
+        .cmp(&key(b))
+        .then_with(|| a.args.len().cmp(&b.args.len()))
+        .then_with(|| {
+            a.args
+                .iter()
+                .zip(&b.args)
+                .map(|(x, y)| layout_order(symbols, x, y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+}
+
 fn words(bits: usize) -> usize {
     bits.div_ceil(64)
 }
@@ -945,16 +987,18 @@ impl<'a> Layout<'a> {
                 .position(|&r| r == term.symbol && term.args.is_empty())
         };
 
-        // Fluents in text order.
-        let mut fluents: Vec<(String, AtomId)> = Vec::new();
+        // Fluents in layout order (numbers by value), ties by text.
+        let mut fluents: Vec<(crate::ir::Term, String, AtomId)> = Vec::new();
         if let Some(t) = true_rel {
             for a in g.of(t) {
-                let args = args_of(a)?;
-                fluents.push((term_text(&ir.symbols, &args[0]), a));
+                let mut args = args_of(a)?;
+                let term = args.swap_remove(0);
+                let text = term_text(&ir.symbols, &term);
+                fluents.push((term, text, a));
             }
         }
-        fluents.sort();
-        for (bit, &(_, a)) in fluents.iter().enumerate() {
+        fluents.sort_by(|a, b| layout_order(&ir.symbols, &a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+        for (bit, &(_, _, a)) in fluents.iter().enumerate() {
             places[a as usize] = Place::State(bit);
         }
         let init: Vec<usize> = g
@@ -1185,7 +1229,7 @@ impl<'a> Layout<'a> {
             ir,
             g,
             places,
-            fluents: fluents.into_iter().map(|f| f.0).collect(),
+            fluents: fluents.into_iter().map(|f| f.1).collect(),
             init,
             moves,
             role_moves,
@@ -2463,6 +2507,9 @@ impl<'a> Layout<'a> {
             atoms: vec![false; self.g.atoms.len()],
             flushed: 0,
         };
+        // `next` heads of one instance, by shape relative to their bit: computed
+        // head-parallel at the end (nothing reads `n`, so their order is free).
+        let mut next_classes: BTreeMap<NextShape, Vec<NextMember<'_>>> = BTreeMap::new();
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
@@ -2494,6 +2541,13 @@ impl<'a> Layout<'a> {
                         if unkeyed.is_empty() {
                             continue;
                         }
+                        if let Some(shape) = self.next_shape(bit, &unkeyed) {
+                            next_classes
+                                .entry(shape)
+                                .or_default()
+                                .push((bit, a, unkeyed));
+                            continue;
+                        }
                         self.expression_of(&unkeyed)
                     }
                     None => {
@@ -2519,6 +2573,16 @@ impl<'a> Layout<'a> {
                         {
                             continue;
                         }
+                        if let Place::Next(bit) = self.places[a as usize]
+                            && !*cyclic
+                            && let Some(shape) = self.next_shape(bit, &unkeyed)
+                        {
+                            next_classes
+                                .entry(shape)
+                                .or_default()
+                                .push((bit, a, unkeyed));
+                            continue;
+                        }
                         self.expression_of(&unkeyed)
                     }
                 };
@@ -2531,6 +2595,7 @@ impl<'a> Layout<'a> {
             out.push_str(CHUNK_MARK);
         }
         self.flush_late(&mut late, out, &mut tables);
+        self.next_classes(next_classes, out);
         if self.tabled.keyed {
             // Instances that also read another move stay in `match` arms.
             let programs = self.take_programmable(&mut keyed);
@@ -2538,6 +2603,64 @@ impl<'a> Layout<'a> {
         }
         self.move_arms(&keyed, "n", "arm", out, &mut tables);
         tables
+    }
+
+    /// The shape of a `next` head's one instance relative to the head's bit `bit`
+    /// (each literal's array, polarity and distance, sorted), when every literal is a
+    /// bit of `s`, `d` or `m`.
+    fn next_shape(&self, bit: usize, instances: &[&Instance]) -> Option<NextShape> {
+        let [instance] = instances else {
+            return None;
+        };
+        if instance.body.is_empty() {
+            return None;
+        }
+        let mut shape = instance
+            .body
+            .iter()
+            .map(|&l| {
+                self.bit_of(l)
+                    .map(|(array, at, positive)| (array, positive, at as isize - bit as isize))
+            })
+            .collect::<Option<NextShape>>()?;
+        shape.sort_unstable();
+        Some(shape)
+    }
+
+    /// The `next` heads collected by shape (see [`Self::next_shape`]): per word of
+    /// `n`, the heads of one shape there as one masked word expression — a step
+    /// counter's successor is the state shifted by one — and a head alone in its word
+    /// as its own statement.
+    fn next_classes(&self, classes: BTreeMap<NextShape, Vec<NextMember<'_>>>, out: &mut String) {
+        let mut single: Vec<(AtomId, String)> = Vec::new();
+        for (shape, members) in classes {
+            let mut by_word: BTreeMap<usize, Vec<NextMember<'_>>> = BTreeMap::new();
+            for member in members {
+                by_word.entry(member.0 / 64).or_default().push(member);
+            }
+            for (w, members) in by_word {
+                if let [(_, a, instances)] = &members[..] {
+                    single.push((*a, self.expression_of(instances)));
+                    continue;
+                }
+                let mask = members
+                    .iter()
+                    .fold(0u64, |m, &(head, ..)| m | 1 << (head % 64));
+                let parts: Vec<String> = shape
+                    .iter()
+                    .map(|&(array, positive, delta)| {
+                        let read = self.shifted_word(array, w, delta);
+                        if positive { read } else { format!("!{read}") }
+                    })
+                    .collect();
+                let _ = writeln!(out, "n[{w}] |= ({}) & {mask:#x};", parts.join(" & "));
+                out.push_str(CHUNK_MARK);
+            }
+        }
+        if !single.is_empty() {
+            self.assign(&single, false, out);
+            out.push_str(CHUNK_MARK);
+        }
     }
 
     /// Emits the pending late arms (see [`LateArms`]) and clears them.

@@ -210,8 +210,8 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
             keep |= kept;
             n[w] = s[w] & keep;
         }
-        n[0] |= (((s[0] >> 1u32)) & 1) << 0u32;
         n[0] |= ((s[0]) & 1) << 1u32;
+        n[0] |= (((s[0] >> 1u32)) & 1) << 0u32;
         match joint[0] {
             0 => {
                 n[0] |= 1 << 2u32;
