@@ -443,7 +443,8 @@ fn frame_rules_with_an_instance_per_move_and_cell_ground() {
 
 /// The team's breakthrough: `occupied` and `empty` cells are word-parallel families
 /// (placed where their fluents are: a few word operations for 64 atoms each), and
-/// each role's legal moves are computed under the test of its control fluent.
+/// each role's legal moves are computed under the test of its control fluent. The
+/// words a family owns are assigned whole, so `eval_state` does not clear them.
 #[test]
 fn families_and_guards_in_breakthrough() {
     let file = common::read_source(
@@ -466,6 +467,34 @@ fn families_and_guards_in_breakthrough() {
         explained.contains("word-parallel families: "),
         "{explained}"
     );
+    // A word of `d` that `occupied` owns is assigned whole, and `eval_state` clears
+    // only the other words: every state cleared all of `d` before (skirmish: 3,200
+    // words for its 318 families).
+    let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "breakthrough.kif", Budget::DEFAULT)
+        .expect("emits");
+    assert!(!module.contains("*d = [0; D_WORDS]"), "d cleared whole");
+    let owned: Vec<usize> = module
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("d[")?.split_once("] = (")?.0.parse().ok())
+        .collect();
+    assert!(!owned.is_empty(), "a family word assigned whole");
+    let cleared: Vec<(usize, usize)> = module
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| {
+            let range = l.strip_prefix("d[")?.strip_suffix("].fill(0);")?;
+            let (lo, hi) = range.split_once("..")?;
+            Some((lo.parse().ok()?, hi.parse().ok()?))
+        })
+        .collect();
+    assert!(!cleared.is_empty(), "the other words cleared");
+    for w in owned {
+        assert!(
+            cleared.iter().all(|&(lo, hi)| !(lo..hi).contains(&w)),
+            "word {w} is assigned whole and cleared"
+        );
+    }
 }
 
 /// A fluent whose analysis domains multiply past a dense state (8 positions × 8

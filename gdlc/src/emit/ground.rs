@@ -21,6 +21,8 @@
 //! one role — become masks: the next state starts as `s & (COPY | FRAME_r[move])`.
 //! `next` heads of one instance in one shape relative to their own bit (a step
 //! counter's successor) are computed together, one masked word expression per word.
+//! A word of `d` that one family owns is assigned whole, so `eval_state` clears
+//! only the other words that hold atoms.
 //!
 //! `eval_state` computes what `terminal`, `legal`, `next` and `sees` need; `eval_goals`
 //! adds what only goals need; `eval_moves` computes the move-dependent atoms and the
@@ -46,7 +48,7 @@
 //! only when the plain grounding cannot be emitted, and then each of the two with
 //! shared conjunctions ([`crate::ground::share`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::Diagnostic;
@@ -636,6 +638,10 @@ const SHORT_CIRCUIT_PAST: usize = 8;
 /// The fewest literals the atoms of one level and one demand guard hold between them
 /// before they are computed under it (see `demand_guards`).
 const MIN_DEMAND_GUARDED: usize = 8;
+
+/// The most ranges of `d` cleared one by one before `eval_state` (see
+/// `Layout::clear_d`); past it, the whole array is cleared.
+const MAX_CLEARED_RANGES: usize = 64;
 
 /// The fewest atoms a family has.
 const MIN_FAMILY: usize = 8;
@@ -1337,7 +1343,7 @@ impl<'a> Layout<'a> {
         let mut code = String::new();
         self.statements(cone, &mut code);
         let accesses = code.matches("s[").count() + code.matches("d[").count();
-        accesses - code.matches("] |=").count()
+        accesses - code.matches("] |=").count() - code.matches("] = (").count()
     }
 
     /// How many atoms of the straight-line state and goal code have a demand guard
@@ -2190,6 +2196,7 @@ impl<'a> Layout<'a> {
             self.g.relation_name(self.ir, family.relation),
             family.atoms.len()
         );
+        let owned = self.owned_words();
         for (w, mask) in masks {
             let alternatives: Vec<String> = family
                 .shapes
@@ -2205,8 +2212,88 @@ impl<'a> Layout<'a> {
                     format!("({})", parts.join(" & "))
                 })
                 .collect();
-            let _ = writeln!(out, "d[{w}] |= ({}) & {mask:#x};", alternatives.join(" | "));
+            // A word the family owns is assigned whole: `eval_state` does not clear it.
+            let op = if owned.contains(&w) { "=" } else { "|=" };
+            let _ = writeln!(
+                out,
+                "d[{w}] {op} ({}) & {mask:#x};",
+                alternatives.join(" | ")
+            );
         }
+    }
+
+    /// The words of `d` that one family of the state's cone owns — every atom placed
+    /// there is that family's — which its statement assigns whole, so `eval_state`
+    /// need not clear them (skirmish: 3,000 of its 3,200 words, cleared every state).
+    fn owned_words(&self) -> BTreeSet<usize> {
+        let mut owner: BTreeMap<usize, Option<usize>> = BTreeMap::new();
+        let mut family_of: Vec<Option<usize>> = vec![None; self.g.atoms.len()];
+        for (f, family) in self.families.iter().enumerate() {
+            if family
+                .atoms
+                .iter()
+                .any(|&(a, _)| self.state_cone[a as usize])
+            {
+                for &(a, _) in &family.atoms {
+                    family_of[a as usize] = Some(f);
+                }
+            }
+        }
+        for (a, place) in self.places.iter().enumerate() {
+            if let Place::D(bit) = *place {
+                let f = family_of[a];
+                owner
+                    .entry(bit / 64)
+                    .and_modify(|o| {
+                        if *o != f {
+                            *o = None;
+                        }
+                    })
+                    .or_insert(f);
+            }
+        }
+        owner
+            .into_iter()
+            .filter_map(|(w, f)| f.map(|_| w))
+            .collect()
+    }
+
+    /// The code that clears `d` before `eval_state`: every word but those a family
+    /// owns (see [`Self::owned_words`]) and those no atom is placed in (nothing writes
+    /// them), as ranges, or the whole array when no word is skipped.
+    fn clear_d(&self) -> String {
+        let owned = self.owned_words();
+        if owned.is_empty() {
+            return "*d = [0; D_WORDS];\n".to_owned();
+        }
+        let mut used = vec![false; words(self.d_bits)];
+        for place in &self.places {
+            if let Place::D(bit) = *place {
+                used[bit / 64] = true;
+            }
+        }
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for (w, &is_used) in used.iter().enumerate() {
+            if !is_used || owned.contains(&w) {
+                continue;
+            }
+            match ranges.last_mut() {
+                Some((_, hi)) if *hi == w => *hi = w + 1,
+                _ => ranges.push((w, w + 1)),
+            }
+        }
+        if ranges.len() > MAX_CLEARED_RANGES {
+            return "*d = [0; D_WORDS];\n".to_owned();
+        }
+        let mut code = String::new();
+        for (lo, hi) in ranges {
+            if hi == lo + 1 {
+                let _ = writeln!(code, "d[{lo}] = 0;");
+            } else {
+                let _ = writeln!(code, "d[{lo}..{hi}].fill(0);");
+            }
+        }
+        code
     }
 
     /// The guarded atoms of a function (see [`Self::statements`]) and their guards.
@@ -2976,7 +3063,7 @@ impl<'a> Layout<'a> {
         );
         out.push_str(&tables);
         let mut programs = String::new();
-        let mut state_body = String::from("*d = [0; D_WORDS];\n");
+        let mut state_body = self.clear_d();
         self.statements(&self.state_cone, &mut state_body);
         let state_body = chunked(
             &state_body,

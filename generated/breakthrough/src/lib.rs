@@ -1635,10 +1635,11 @@ fn moves_1(
 #[inline(never)]
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
 fn state_0(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-    *d = [0; D_WORDS];
+    d[0..5].fill(0);
+    d[6..8].fill(0);
     /// `occupied/2`: 64 atoms, word-parallel.
     const _: () = ();
-    d[5] |= ((s[0]) | (((s[0] >> 1u32) | (s[1] << 63u32)))) & 0x5555555555555555;
+    d[5] = ((s[0]) | (((s[0] >> 1u32) | (s[1] << 63u32)))) & 0x5555555555555555;
     d[6] |= ((s[1]) | (((s[1] >> 1u32) | (s[2] << 63u32)))) & 0x5555555555555555;
     d[6]
         |= ((((((s[0] & 0x5555555555555555) | (s[1] & 0x5555555555555555)) != 0) as u64))
