@@ -174,6 +174,11 @@ fn guarded_blocks(condition: &str, statements: &[String]) -> Vec<String> {
 /// Separates statements that may go to different functions (see [`chunked`]).
 const CHUNK_MARK: &str = "/*chunk*/\n";
 
+/// The mask of some atoms' bits within their word.
+fn head_mask(bits: impl Iterator<Item = usize>) -> u64 {
+    bits.fold(0, |mask, bit| mask | 1 << (bit % 64))
+}
+
 /// The shape of a ground instance relative to its head's bit: per literal, its array
 /// (`s`, `d`, `m`), polarity and distance, sorted.
 type NextShape = Vec<(&'static str, bool, isize)>;
@@ -1521,6 +1526,19 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// Word `w` of an instance shape's AND (see [`Shape`]): each literal's array read
+    /// `distance - offset` bits further on, negated where the literal is negative.
+    fn shape_word(&self, shape: &[(&'static str, bool, isize)], w: usize, offset: isize) -> String {
+        let parts: Vec<String> = shape
+            .iter()
+            .map(|&(array, positive, delta)| {
+                let read = self.shifted_word(array, w, delta - offset);
+                if positive { read } else { format!("!{read}") }
+            })
+            .collect();
+        parts.join(" & ")
+    }
+
     /// The OR over some instances of the AND of their literals (bit 0). Instances of
     /// the same shape — literals from the same arrays with the same polarities at the
     /// same distances from the first — are computed together, word-parallel: the
@@ -2089,17 +2107,9 @@ impl<'a> Layout<'a> {
                     single.push((a, rest));
                     continue;
                 }
-                let mask = members
-                    .iter()
-                    .fold(0u64, |m, &(head, ..)| m | 1 << (head % 64));
-                let parts: Vec<String> = shape
-                    .iter()
-                    .map(|&(array, positive, delta)| {
-                        let read = self.shifted_word(array, w, delta);
-                        if positive { read } else { format!("!{read}") }
-                    })
-                    .collect();
-                statements.push(format!("d[{w}] |= ({}) & {mask:#x};\n", parts.join(" & ")));
+                let mask = head_mask(members.iter().map(|&(head, ..)| head));
+                let and = self.shape_word(&shape, w, 0);
+                statements.push(format!("d[{w}] |= ({and}) & {mask:#x};\n"));
             }
         }
         self.guard_tree(single, &mut statements);
@@ -2201,16 +2211,7 @@ impl<'a> Layout<'a> {
             let alternatives: Vec<String> = family
                 .shapes
                 .iter()
-                .map(|shape| {
-                    let parts: Vec<String> = shape
-                        .iter()
-                        .map(|&(array, positive, delta)| {
-                            let read = self.shifted_word(array, w, delta - offset);
-                            if positive { read } else { format!("!{read}") }
-                        })
-                        .collect();
-                    format!("({})", parts.join(" & "))
-                })
+                .map(|shape| format!("({})", self.shape_word(shape, w, offset)))
                 .collect();
             // A word the family owns is assigned whole: `eval_state` does not clear it.
             let op = if owned.contains(&w) { "=" } else { "|=" };
@@ -2730,17 +2731,9 @@ impl<'a> Layout<'a> {
                     single.push((*a, self.expression_of(instances)));
                     continue;
                 }
-                let mask = members
-                    .iter()
-                    .fold(0u64, |m, &(head, ..)| m | 1 << (head % 64));
-                let parts: Vec<String> = shape
-                    .iter()
-                    .map(|&(array, positive, delta)| {
-                        let read = self.shifted_word(array, w, delta);
-                        if positive { read } else { format!("!{read}") }
-                    })
-                    .collect();
-                let _ = writeln!(out, "n[{w}] |= ({}) & {mask:#x};", parts.join(" & "));
+                let mask = head_mask(members.iter().map(|&(head, ..)| head));
+                let and = self.shape_word(&shape, w, 0);
+                let _ = writeln!(out, "n[{w}] |= ({and}) & {mask:#x};");
                 out.push_str(CHUNK_MARK);
             }
         }
