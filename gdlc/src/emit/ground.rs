@@ -613,6 +613,8 @@ struct Layout<'a> {
     /// The code's budget.
     budget: Budget,
     families: Vec<Family>,
+    /// The words of `d` a family owns (see [`Layout::owned_words`]).
+    owned: BTreeSet<usize>,
     /// Per atom, a fluent without which its value is never used (see
     /// [`demand_guards`]): the atom is computed only when the fluent holds.
     demand: Vec<Option<AtomId>>,
@@ -1259,9 +1261,11 @@ impl<'a> Layout<'a> {
             tabled: Tabled::default(),
             budget,
             families,
+            owned: BTreeSet::new(),
             demand: Vec::new(),
         };
         let mut layout = layout;
+        layout.owned = layout.owned_words();
         layout.demand = demand_guards(ir, g, &layout.places, &layout.order);
         layout.tabled = layout.choose_tabled()?;
         Ok(layout)
@@ -2206,7 +2210,6 @@ impl<'a> Layout<'a> {
             self.g.relation_name(self.ir, family.relation),
             family.atoms.len()
         );
-        let owned = self.owned_words();
         for (w, mask) in masks {
             let alternatives: Vec<String> = family
                 .shapes
@@ -2214,7 +2217,7 @@ impl<'a> Layout<'a> {
                 .map(|shape| format!("({})", self.shape_word(shape, w, offset)))
                 .collect();
             // A word the family owns is assigned whole: `eval_state` does not clear it.
-            let op = if owned.contains(&w) { "=" } else { "|=" };
+            let op = if self.owned.contains(&w) { "=" } else { "|=" };
             let _ = writeln!(
                 out,
                 "d[{w}] {op} ({}) & {mask:#x};",
@@ -2263,7 +2266,7 @@ impl<'a> Layout<'a> {
     /// owns (see [`Self::owned_words`]) and those no atom is placed in (nothing writes
     /// them), as ranges, or the whole array when no word is skipped.
     fn clear_d(&self) -> String {
-        let owned = self.owned_words();
+        let owned = &self.owned;
         if owned.is_empty() {
             return "*d = [0; D_WORDS];\n".to_owned();
         }
