@@ -1354,11 +1354,37 @@ pub fn outside_layout(meta: &Meta, tuple: &[Sym]) -> ! {
 pub struct Input<const W: usize> {
     /// The state.
     pub state: Bits<W>,
+    /// The set bits of `state`, ascending: a scan of a wide, sparse block of the state
+    /// reads these rather than every word of the block (see [`Input::ones_from`]).
+    pub ones: Vec<u32>,
     /// The joint move: one `does` tuple per role, flat.
     pub joint: Vec<Sym>,
     /// The state numbering: `fluents.positions` holds, per `true` column, the position
     /// of each symbol in the column's domain (`column * symbols + symbol`).
     pub fluents: Coder,
+}
+
+impl<const W: usize> Input<W> {
+    /// The set bits of the state from bit `lo` on, ascending (the caller stops at the
+    /// end of its range).
+    #[inline]
+    pub fn ones_from(&self, lo: usize) -> &[u32] {
+        let start = self.ones.partition_point(|&b| (b as usize) < lo);
+        &self.ones[start..]
+    }
+
+    /// Sets the state and its list of set bits.
+    pub fn set_state(&mut self, state: &Bits<W>) {
+        self.state.clone_from(state);
+        self.ones.clear();
+        for (w, &word) in self.state.0.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                self.ones.push((w * 64) as u32 + word.trailing_zeros());
+                word &= word - 1;
+            }
+        }
+    }
 }
 
 /// The phase of the input that changed (see [`Rules::forget`]).
@@ -1653,6 +1679,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
             rules: R::new(),
             input: Input {
                 state: Bits::default(),
+                ones: Vec::new(),
                 joint: vec![0; legal_arity * meta.roles.len()],
                 fluents,
             },
@@ -1676,7 +1703,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         if self.state_loaded && self.input.state == *state {
             return;
         }
-        self.input.state.clone_from(state);
+        self.input.set_state(state);
         self.state_loaded = true;
         self.joint_loaded.clear();
         self.rules.forget(Changed::State);
@@ -1918,6 +1945,32 @@ mod tests {
         assert_eq!(bits.ones(6, 63).count(), 0);
         assert_eq!(bits.ones(64, 64).count(), 0);
     }
+
+    #[test]
+    fn input_lists_the_state_bits_in_order() {
+        let mut input = Input::<3> {
+            state: Bits::default(),
+            ones: vec![7],
+            joint: Vec::new(),
+            fluents: Coder::new(&EMPTY_LAYOUT, 0, 1),
+        };
+        let mut state = Bits::<3>::default();
+        for i in [191, 0, 64, 5, 130] {
+            state.set(i);
+        }
+        input.set_state(&state);
+        assert_eq!(input.ones, [0, 5, 64, 130, 191]);
+        assert_eq!(input.ones_from(0), [0, 5, 64, 130, 191]);
+        assert_eq!(input.ones_from(6), [64, 130, 191]);
+        assert_eq!(input.ones_from(64), [64, 130, 191]);
+        assert!(input.ones_from(192).is_empty());
+    }
+
+    static EMPTY_LAYOUT: Layout = Layout {
+        top: 0,
+        bits: 0,
+        functors: &[],
+    };
 
     #[test]
     fn or_range_copies_only_the_range() {

@@ -207,6 +207,33 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
     assert!(code.contains(".without_rows()"), "{text}");
 }
 
+/// A functor's block of the state numbers its own arguments without nil, which their
+/// columns' domains hold for the fluents of other functors: team chess's
+/// `(cell ?square ?colour ?piece)` has 64 × 2 × 6 bits, not 65 × 3 × 7, and the moves'
+/// blocks `(move ?s ?t)` 64 × 64. A scan of a range wider than a few words reads the
+/// state's list of set bits (`input.ones_from`), and a scan of a whole bits-only
+/// relation the bits in the order set (`added`), rather than every word.
+#[test]
+fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
+    let (_, text, code) = join_code(&team_game("chess.kif"), "safe/2");
+    assert!(
+        code.contains("size:768,columns:&[1,2,3],strides:&[12,6,1]"),
+        "{text}"
+    );
+    assert!(!code.contains("size:1365,"), "{text}");
+    assert!(
+        code.contains("size:4096,columns:&[2,3],strides:&[64,1]"),
+        "{text}"
+    );
+    assert!(code.contains("input.ones_from("), "{text}");
+    assert!(
+        code.contains(".added(") && code.contains("..self.r"),
+        "{text}"
+    );
+    // Narrow ranges (a colour, a ply counter of a few words) still read words.
+    assert!(code.contains("input.state.ones("), "{text}");
+}
+
 /// Recursive demand modes that complete a call's table on their own skip the layer's
 /// shared fixpoint (`rays.kif`): `east`, right-linear, walks the keys of its line as a
 /// work list (`chainR_M`) and keeps one memo table per call, not one per square;

@@ -54,6 +54,10 @@ const MAX_POSITIONS: usize = 1 << 18;
 const MAX_UNROLLED_ROWS: usize = 8;
 const MAX_UNROLLED_TEXT: usize = 16_000;
 
+/// A scan of a bit range wider than this reads the list of set bits (the state's, or a
+/// bits-only store's) instead of the range's words.
+const WORD_SCAN_BITS: usize = 256;
+
 /// The most bits of a memo table kept unique by a bitset over its free columns (see
 /// `Emitter::memo_init`): every table of the mode holds that many bits.
 const MAX_MEMO_TABLE_BITS: usize = 1024;
@@ -174,8 +178,10 @@ fn functor_blocks(
         let mut size: usize = 1;
         let mut with_strides = vec![(0, 0, Vec::new()); under.len()];
         for (k, &c) in under.iter().enumerate().rev() {
-            with_strides[k] = (c, size, columns[c].domain.clone());
-            size = size.saturating_mul(columns[c].domain.len());
+            let domain = own_domain(&columns[c]);
+            let stride = size;
+            size = size.saturating_mul(domain.len());
+            with_strides[k] = (c, stride, domain);
         }
         let keys = listed
             .iter()
@@ -208,6 +214,24 @@ fn functor_blocks(
         base = base.saturating_add(size);
     }
     blocks
+}
+
+/// The domain of a column under a function symbol as the symbol's block numbers it: an
+/// argument of the symbol itself (path `[arg, f, i]`) is never [`NIL`] where the
+/// symbol is the root (symbols carry their arity), so `NIL`, which the column's
+/// domain holds for the terms under other symbols, gets no position; a deeper
+/// column keeps it (its parent argument may be a constant).
+fn own_domain(column: &crate::ir::Column) -> Vec<SymbolId> {
+    if column.path.len() == 3 {
+        column
+            .domain
+            .iter()
+            .copied()
+            .filter(|&s| s != NIL)
+            .collect()
+    } else {
+        column.domain.clone()
+    }
 }
 
 /// The `rt::Layout` of blocks whose argument root is column `top`.
@@ -828,8 +852,15 @@ impl<'a> Emitter<'a> {
             if self.numbered_columns(id).is_some() || self.coded_positions(id) {
                 let table = Self::positions(id);
                 let mut positions = vec![u32::MAX; arity * ir.symbols.len()];
+                // A coded relation numbers its nested columns as its functor blocks do.
+                let coded = self.coded_positions(id);
                 for (c, column) in relation.columns.iter().enumerate() {
-                    for (p, s) in column.domain.iter().enumerate() {
+                    let domain = if coded {
+                        own_domain(column)
+                    } else {
+                        column.domain.clone()
+                    };
+                    for (p, s) in domain.iter().enumerate() {
                         positions[c * ir.symbols.len() + s.0 as usize] = p as u32;
                     }
                 }
@@ -2718,6 +2749,11 @@ impl<'a> Emitter<'a> {
         } else {
             source.columns[prefix - 1].1
         };
+        let width_bits = if source.keys.is_some() && prefix == 0 {
+            source.size
+        } else {
+            width
+        };
         let width = lit(width);
         let lo_key = quote!(#(#lo_terms)+*);
         // A listed block: its table and the bits of the keys in the range.
@@ -2762,10 +2798,43 @@ impl<'a> Emitter<'a> {
             &conds,
             quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then),
         );
+        // A range wider than a few words is read from the list of set bits (the
+        // state's, ascending, or a bits-only store's, in the order set) rather than
+        // word by word: states and derived relations are sparse.
+        let wide = width_bits > WORD_SCAN_BITS;
+        let hi = self.fresh("hi");
         let scan = match &source.bits {
-            Bits::State if let Some((keys, lo_bit, hi_bit)) = listed => quote! {
-                for #bit in input.state.ones(#lo_bit, #hi_bit) {
-                    let #offset = #keys[#bit - #base_lit] as usize;
+            Bits::State if let Some((keys, lo_bit, hi_bit)) = listed => {
+                if wide {
+                    quote! {
+                        let #hi = #hi_bit;
+                        for &#bit in input.ones_from(#lo_bit) {
+                            let #bit = #bit as usize;
+                            if #bit >= #hi {
+                                break;
+                            }
+                            let #offset = #keys[#bit - #base_lit] as usize;
+                            #body
+                        }
+                    }
+                } else {
+                    quote! {
+                        for #bit in input.state.ones(#lo_bit, #hi_bit) {
+                            let #offset = #keys[#bit - #base_lit] as usize;
+                            #body
+                        }
+                    }
+                }
+            }
+            Bits::State if wide => quote! {
+                let #lo = #base_lit + #lo_key;
+                let #hi = #lo + #width;
+                for &#bit in input.ones_from(#lo) {
+                    let #bit = #bit as usize;
+                    if #bit >= #hi {
+                        break;
+                    }
+                    let #offset = #bit - #base_lit;
                     #body
                 }
             },
@@ -2776,6 +2845,18 @@ impl<'a> Emitter<'a> {
                     #body
                 }
             },
+            Bits::Store(store) if wide && prefix == 0 => {
+                // The whole store: its set bits in the order set (those set by this
+                // scan's own body are left to the next round, as for a delta).
+                let i = self.fresh("i");
+                quote! {
+                    for #i in 0..self.#store.len() {
+                        let #bit = self.#store.added(#i);
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            }
             Bits::Delta(store, delta) => {
                 let i = self.fresh("i");
                 quote! {
