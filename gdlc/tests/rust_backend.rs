@@ -234,6 +234,24 @@ fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
     assert!(code.contains("input.state.ones("), "{text}");
 }
 
+/// A query whose bindings nothing after it reads stops at its first match: team
+/// chess's `(<= mobile (mover-move ?m))` tests whether a move exists rather than
+/// reading every move.
+#[test]
+fn queries_whose_bindings_are_unread_stop_at_the_first_match() {
+    let (_, _, code) = join_code(&team_game("chess.kif"), "mobile/0");
+    let head = "`mobile/0`.fnlayer";
+    let start = code.find(head).expect("a layer computes mobile") + head.len();
+    let end = code[start..]
+        .find("fnlayer")
+        .map_or(code.len(), |e| start + e);
+    let layer = &code[start..end];
+    assert!(
+        layer.contains("break'found") && layer.contains("false};ifexists{"),
+        "{layer}"
+    );
+}
+
 /// Recursive demand modes that complete a call's table on their own skip the layer's
 /// shared fixpoint (`rays.kif`): `east`, right-linear, walks the keys of its line as a
 /// work list (`chainR_M`) and keeps one memo table per call, not one per square;

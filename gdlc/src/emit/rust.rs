@@ -1904,10 +1904,73 @@ impl<'a> Emitter<'a> {
                 if let Some(push) = self.chain_link(query, then, sink)? {
                     return Ok(push);
                 }
+                if Self::existential(query, then) {
+                    // Nothing after reads what the query binds: one match is enough.
+                    let label = syn::Lifetime::new(
+                        &format!("'{}", self.fresh("found")),
+                        MacroSpan::call_site(),
+                    );
+                    let found = self.query(query, quote!(break #label true;), sink)?;
+                    let then = self.node(then, sink)?;
+                    return Ok(quote! {
+                        let exists = #label: {
+                            #found
+                            false
+                        };
+                        if exists { #then }
+                    });
+                }
                 let then = self.node(then, sink)?;
                 self.query(query, then, sink)?
             }
         })
+    }
+
+    /// Whether `query` binds variables that nothing in `then` reads (the rule's head
+    /// included): its matches then differ only in values no one looks at, and `then`
+    /// runs the same for each (`(<= mobile (mover-move ?m))`, `(<= (occupied ?s)
+    /// (true (cell ?s ?c ?p)))` once `?s` is bound).
+    fn existential(query: &Query, then: &Node) -> bool {
+        if matches!(query.access, Access::Input | Access::Flag | Access::Member) {
+            return false;
+        }
+        let bound: Vec<VarId> = query
+            .slots
+            .iter()
+            .filter_map(|slot| match slot {
+                Slot::Bind(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        !bound.is_empty() && !bound.iter().any(|&v| Self::reads_var(then, v))
+    }
+
+    /// Whether a node reads variable `v`.
+    fn reads_var(node: &Node, v: VarId) -> bool {
+        let in_slots = |slots: &[Slot]| {
+            slots
+                .iter()
+                .any(|s| matches!(s, Slot::Bound(x) | Slot::Same(x) | Slot::Bind(x) if *x == v))
+        };
+        let in_args = |args: &[Arg]| args.contains(&Arg::Var(v));
+        match node {
+            Node::Sequence(children) => children.iter().any(|c| Self::reads_var(c, v)),
+            Node::Repeat(body) | Node::Rule { body, .. } => Self::reads_var(body, v),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => Self::reads_var(initial, v) || Self::reads_var(rounds, v),
+            Node::Query { query, then } => in_slots(&query.slots) || Self::reads_var(then, v),
+            Node::If { test, then } => {
+                let in_test = match test {
+                    Test::Absent(query) => in_slots(&query.slots),
+                    Test::Distinct(pairs) | Test::Equal(pairs) => {
+                        pairs.iter().any(|(a, b)| in_args(&[*a, *b]))
+                    }
+                };
+                in_test || Self::reads_var(then, v)
+            }
+            Node::Accept { args, .. } => in_args(args),
+        }
     }
 
     /// A call back into a [`Closure::Chain`] mode: the rest of the rule adds the call's

@@ -12687,19 +12687,25 @@ impl Rules {
     ///Layer 33: `check/0`.
     fn layer33(&mut self, input: &Input) {
         {
-            {
-                let lo288 = 0 + 0;
-                let mut cursor292 = rt::OnesCursor::new(
-                    self.r12.words(),
-                    lo288,
-                    lo288 + 64,
-                );
-                while let Some(bit289) = cursor292.next(self.r12.words()) {
-                    let offset290 = bit289 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset290 / 1) % 64];
-                    let v0_pos: usize = (offset290 / 1) % 64;
-                    self.grew |= self.r11.insert(&[]);
+            let exists = 'found288: {
+                {
+                    let lo289 = 0 + 0;
+                    let mut cursor293 = rt::OnesCursor::new(
+                        self.r12.words(),
+                        lo289,
+                        lo289 + 64,
+                    );
+                    while let Some(bit290) = cursor293.next(self.r12.words()) {
+                        let offset291 = bit290 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset291 / 1) % 64];
+                        let v0_pos: usize = (offset291 / 1) % 64;
+                        break 'found288 true;
+                    }
                 }
+                false
+            };
+            if exists {
+                self.grew |= self.r11.insert(&[]);
             }
         }
     }
@@ -12707,21 +12713,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo293 = 0 + 0;
-                let hi296 = lo293 + 768;
-                for &bit294 in input.ones_from(lo293) {
-                    let bit294 = bit294 as usize;
-                    if bit294 >= hi296 {
+                let lo294 = 0 + 0;
+                let hi297 = lo294 + 768;
+                for &bit295 in input.ones_from(lo294) {
+                    let bit295 = bit295 as usize;
+                    if bit295 >= hi297 {
                         break;
                     }
-                    let offset295 = bit294 - 0;
+                    let offset296 = bit295 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset295 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset295 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset295 / 1) % 6];
-                        let v0_pos: usize = (offset295 / 12) % 64;
-                        let v1_pos: usize = (offset295 / 6) % 2;
-                        let v2_pos: usize = (offset295 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset296 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset296 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset296 / 1) % 6];
+                        let v0_pos: usize = (offset296 / 12) % 64;
+                        let v1_pos: usize = (offset296 / 6) % 2;
+                        let v2_pos: usize = (offset296 / 1) % 6;
                         self.grew |= self.r13.insert(v0_pos * 2 + v1_pos * 1);
                     }
                 }
@@ -12732,27 +12738,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo302 = 0 + 0;
-                let mut cursor306 = rt::OnesCursor::new(
+                let lo303 = 0 + 0;
+                let mut cursor307 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo302,
-                    lo302 + 64,
+                    lo303,
+                    lo303 + 64,
                 );
-                while let Some(bit303) = cursor306.next(self.r12.words()) {
-                    let offset304 = bit303 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset304 / 1) % 64];
-                    let v0_pos: usize = (offset304 / 1) % 64;
+                while let Some(bit304) = cursor307.next(self.r12.words()) {
+                    let offset305 = bit304 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset305 / 1) % 64];
+                    let v0_pos: usize = (offset305 / 1) % 64;
                     {
-                        let lo297 = 0 + 0;
-                        let mut cursor301 = rt::OnesCursor::new(
+                        let lo298 = 0 + 0;
+                        let mut cursor302 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo297,
-                            lo297 + 64,
+                            lo298,
+                            lo298 + 64,
                         );
-                        while let Some(bit298) = cursor301.next(self.r12.words()) {
-                            let offset299 = bit298 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset299 / 1) % 64];
-                            let v1_pos: usize = (offset299 / 1) % 64;
+                        while let Some(bit299) = cursor302.next(self.r12.words()) {
+                            let offset300 = bit299 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset300 / 1) % 64];
+                            let v1_pos: usize = (offset300 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -12766,50 +12772,50 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo321 = 0;
-                for bit322 in input.state.ones(772 + lo321, 772 + lo321 + 2) {
-                    let offset323 = bit322 - 772;
+                let lo322 = 0;
+                for bit323 in input.state.ones(772 + lo322, 772 + lo322 + 2) {
+                    let offset324 = bit323 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset323 / 1) % 2];
-                        let v2_pos: usize = (offset323 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset324 / 1) % 2];
+                        let v2_pos: usize = (offset324 / 1) % 2;
                         {
-                            let k318 = TABLE_40_P0[v2 as usize] as usize;
-                            if k318 != NONE as usize {
-                                let key320 = k318 * 1;
-                                for i319 in TABLE_40_AT0[key320]
-                                    as usize..TABLE_40_AT0[key320 + 1] as usize
+                            let k319 = TABLE_40_P0[v2 as usize] as usize;
+                            if k319 != NONE as usize {
+                                let key321 = k319 * 1;
+                                for i320 in TABLE_40_AT0[key321]
+                                    as usize..TABLE_40_AT0[key321 + 1] as usize
                                 {
-                                    let row317 = &TABLE_40_BY0[i319];
-                                    let v3: Sym = row317[1];
+                                    let row318 = &TABLE_40_BY0[i320];
+                                    let v3: Sym = row318[1];
                                     {
-                                        let lo313 = 0;
-                                        for bit314 in input
+                                        let lo314 = 0;
+                                        for bit315 in input
                                             .state
-                                            .ones(975 + lo313, 975 + lo313 + 64)
+                                            .ones(975 + lo314, 975 + lo314 + 64)
                                         {
-                                            let offset315 = bit314 - 975;
+                                            let offset316 = bit315 - 975;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0
                                             {
-                                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset315 / 1)
+                                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset316 / 1)
                                                     % 64];
-                                                let v1_pos: usize = (offset315 / 1) % 64;
+                                                let v1_pos: usize = (offset316 / 1) % 64;
                                                 {
-                                                    let k309 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k310 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k309 != NONE as usize && k310 != NONE as usize {
-                                                        let key312 = k309 * 64 + k310 * 1;
-                                                        for i311 in TABLE_0_AT1_2[key312]
-                                                            as usize..TABLE_0_AT1_2[key312 + 1] as usize
+                                                    let k310 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k311 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k310 != NONE as usize && k311 != NONE as usize {
+                                                        let key313 = k310 * 64 + k311 * 1;
+                                                        for i312 in TABLE_0_AT1_2[key313]
+                                                            as usize..TABLE_0_AT1_2[key313 + 1] as usize
                                                         {
-                                                            let row308 = &TABLE_0_BY1_2[i311];
-                                                            let v0: Sym = row308[0];
+                                                            let row309 = &TABLE_0_BY1_2[i312];
+                                                            let v0: Sym = row309[0];
                                                             {
-                                                                let p307 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p307 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                let p308 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p308 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p307 * 12 + v2_pos * 6 + 5 * 1)
+                                                                    && input.state.get(0 + 0 + p308 * 12 + v2_pos * 6 + 5 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r18.insert(POS_18[0 + v0 as usize] as usize * 1);
@@ -12833,60 +12839,60 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo344 = 0;
-                for bit345 in input.state.ones(772 + lo344, 772 + lo344 + 2) {
-                    let offset346 = bit345 - 772;
+                let lo345 = 0;
+                for bit346 in input.state.ones(772 + lo345, 772 + lo345 + 2) {
+                    let offset347 = bit346 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset346 / 1) % 2];
-                        let v2_pos: usize = (offset346 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset347 / 1) % 2];
+                        let v2_pos: usize = (offset347 / 1) % 2;
                         {
-                            let k341 = TABLE_41_P0[v2 as usize] as usize;
-                            if k341 != NONE as usize {
-                                let key343 = k341 * 1;
-                                for i342 in TABLE_41_AT0[key343]
-                                    as usize..TABLE_41_AT0[key343 + 1] as usize
+                            let k342 = TABLE_41_P0[v2 as usize] as usize;
+                            if k342 != NONE as usize {
+                                let key344 = k342 * 1;
+                                for i343 in TABLE_41_AT0[key344]
+                                    as usize..TABLE_41_AT0[key344 + 1] as usize
                                 {
-                                    let row340 = &TABLE_41_BY0[i342];
-                                    let v3: Sym = row340[1];
+                                    let row341 = &TABLE_41_BY0[i343];
+                                    let v3: Sym = row341[1];
                                     {
-                                        let k337 = TABLE_38_P0[v2 as usize] as usize;
-                                        if k337 != NONE as usize {
-                                            let key339 = k337 * 1;
-                                            for i338 in TABLE_38_AT0[key339]
-                                                as usize..TABLE_38_AT0[key339 + 1] as usize
+                                        let k338 = TABLE_38_P0[v2 as usize] as usize;
+                                        if k338 != NONE as usize {
+                                            let key340 = k338 * 1;
+                                            for i339 in TABLE_38_AT0[key340]
+                                                as usize..TABLE_38_AT0[key340 + 1] as usize
                                             {
-                                                let row336 = &TABLE_38_BY0[i338];
-                                                let v4: Sym = row336[1];
+                                                let row337 = &TABLE_38_BY0[i339];
+                                                let v4: Sym = row337[1];
                                                 {
-                                                    let lo332 = 0;
-                                                    for bit333 in input
+                                                    let lo333 = 0;
+                                                    for bit334 in input
                                                         .state
-                                                        .ones(975 + lo332, 975 + lo332 + 64)
+                                                        .ones(975 + lo333, 975 + lo333 + 64)
                                                     {
-                                                        let offset334 = bit333 - 975;
+                                                        let offset335 = bit334 - 975;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0
                                                         {
-                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset334 / 1)
+                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset335 / 1)
                                                                 % 64];
-                                                            let v1_pos: usize = (offset334 / 1) % 64;
+                                                            let v1_pos: usize = (offset335 / 1) % 64;
                                                             {
-                                                                let k328 = TABLE_0_P1[v3 as usize] as usize;
-                                                                let k329 = TABLE_0_P2[v1 as usize] as usize;
-                                                                if k328 != NONE as usize && k329 != NONE as usize {
-                                                                    let key331 = k328 * 64 + k329 * 1;
-                                                                    for i330 in TABLE_0_AT1_2[key331]
-                                                                        as usize..TABLE_0_AT1_2[key331 + 1] as usize
+                                                                let k329 = TABLE_0_P1[v3 as usize] as usize;
+                                                                let k330 = TABLE_0_P2[v1 as usize] as usize;
+                                                                if k329 != NONE as usize && k330 != NONE as usize {
+                                                                    let key332 = k329 * 64 + k330 * 1;
+                                                                    for i331 in TABLE_0_AT1_2[key332]
+                                                                        as usize..TABLE_0_AT1_2[key332 + 1] as usize
                                                                     {
-                                                                        let row327 = &TABLE_0_BY1_2[i330];
-                                                                        let v0: Sym = row327[0];
+                                                                        let row328 = &TABLE_0_BY1_2[i331];
+                                                                        let v0: Sym = row328[0];
                                                                         {
-                                                                            let p325 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                            let p326 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                                            if p325 != NONE as usize && p326 != NONE as usize && 0 == 0
+                                                                            let p326 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                            let p327 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                                            if p326 != NONE as usize && p327 != NONE as usize && 0 == 0
                                                                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                                && input.state.get(0 + 0 + p325 * 12 + p326 * 6 + 5 * 1)
+                                                                                && input.state.get(0 + 0 + p326 * 12 + p327 * 6 + 5 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self.r21.insert(POS_21[0 + v0 as usize] as usize * 1);
@@ -12913,37 +12919,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo357 = 0 + 0;
-                let mut cursor361 = rt::OnesCursor::new(
+                let lo358 = 0 + 0;
+                let mut cursor362 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo357,
-                    lo357 + 64,
+                    lo358,
+                    lo358 + 64,
                 );
-                while let Some(bit358) = cursor361.next(self.r18.words()) {
-                    let offset359 = bit358 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset359 / 1) % 64];
-                    let v0_pos: usize = (offset359 / 1) % 64;
+                while let Some(bit359) = cursor362.next(self.r18.words()) {
+                    let offset360 = bit359 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset360 / 1) % 64];
+                    let v0_pos: usize = (offset360 / 1) % 64;
                     {
-                        let lo352 = 0 + 0;
-                        let mut cursor356 = rt::OnesCursor::new(
+                        let lo353 = 0 + 0;
+                        let mut cursor357 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo352,
-                            lo352 + 64,
+                            lo353,
+                            lo353 + 64,
                         );
-                        while let Some(bit353) = cursor356.next(self.r26.words()) {
-                            let offset354 = bit353 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset354 / 1) % 64];
-                            let v3_pos: usize = (offset354 / 1) % 64;
+                        while let Some(bit354) = cursor357.next(self.r26.words()) {
+                            let offset355 = bit354 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset355 / 1) % 64];
+                            let v3_pos: usize = (offset355 / 1) % 64;
                             {
-                                let k349 = TABLE_0_P0[v3 as usize] as usize;
-                                if k349 != NONE as usize {
-                                    let key351 = k349 * 1;
-                                    for i350 in TABLE_0_AT0[key351]
-                                        as usize..TABLE_0_AT0[key351 + 1] as usize
+                                let k350 = TABLE_0_P0[v3 as usize] as usize;
+                                if k350 != NONE as usize {
+                                    let key352 = k350 * 1;
+                                    for i351 in TABLE_0_AT0[key352]
+                                        as usize..TABLE_0_AT0[key352 + 1] as usize
                                     {
-                                        let row348 = &TABLE_0_BY0[i350];
-                                        let v1: Sym = row348[1];
-                                        let v2: Sym = row348[2];
+                                        let row349 = &TABLE_0_BY0[i351];
+                                        let v1: Sym = row349[1];
+                                        let v2: Sym = row349[2];
                                         if self
                                             .r20
                                             .insert(
@@ -12977,49 +12983,49 @@ impl Rules {
             }
             {
                 {
-                    let lo369 = 0 + 0;
-                    for i373 in delta20.0..delta20.1 {
-                        let bit370 = self.r20.added(i373);
-                        if bit370 < lo369 || bit370 >= lo369 + 32768 {
+                    let lo370 = 0 + 0;
+                    for i374 in delta20.0..delta20.1 {
+                        let bit371 = self.r20.added(i374);
+                        if bit371 < lo370 || bit371 >= lo370 + 32768 {
                             continue;
                         }
-                        let offset371 = bit370 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset371 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset371 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset371 / 1) % 64];
-                        let v0_pos: usize = (offset371 / 512) % 64;
-                        let v1_pos: usize = (offset371 / 64) % 8;
-                        let v3_pos: usize = (offset371 / 1) % 64;
-                        let exists = 'found368: {
+                        let offset372 = bit371 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset372 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 1) % 64];
+                        let v0_pos: usize = (offset372 / 512) % 64;
+                        let v1_pos: usize = (offset372 / 64) % 8;
+                        let v3_pos: usize = (offset372 / 1) % 64;
+                        let exists = 'found369: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found368 true;
+                                    break 'found369 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found367: {
+                            let exists = 'found368: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found367 true;
+                                        break 'found368 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
                                 {
-                                    let k363 = TABLE_0_P0[v3 as usize] as usize;
-                                    let k364 = TABLE_0_P1[v1 as usize] as usize;
-                                    if k363 != NONE as usize && k364 != NONE as usize {
-                                        let key366 = k363 * 8 + k364 * 1;
-                                        for i365 in TABLE_0_AT0_1[key366]
-                                            as usize..TABLE_0_AT0_1[key366 + 1] as usize
+                                    let k364 = TABLE_0_P0[v3 as usize] as usize;
+                                    let k365 = TABLE_0_P1[v1 as usize] as usize;
+                                    if k364 != NONE as usize && k365 != NONE as usize {
+                                        let key367 = k364 * 8 + k365 * 1;
+                                        for i366 in TABLE_0_AT0_1[key367]
+                                            as usize..TABLE_0_AT0_1[key367 + 1] as usize
                                         {
-                                            let row362 = &TABLE_0_BY0_1[i365];
-                                            let v2: Sym = row362[2];
+                                            let row363 = &TABLE_0_BY0_1[i366];
+                                            let v2: Sym = row363[2];
                                             if self
                                                 .r20
                                                 .insert(
@@ -13044,31 +13050,31 @@ impl Rules {
             }
             {
                 {
-                    let lo379 = 0 + 0;
-                    for i383 in delta20.0..delta20.1 {
-                        let bit380 = self.r20.added(i383);
-                        if bit380 < lo379 || bit380 >= lo379 + 32768 {
+                    let lo380 = 0 + 0;
+                    for i384 in delta20.0..delta20.1 {
+                        let bit381 = self.r20.added(i384);
+                        if bit381 < lo380 || bit381 >= lo380 + 32768 {
                             continue;
                         }
-                        let offset381 = bit380 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset381 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset381 / 512) % 64]
+                        let offset382 = bit381 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset382 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset382 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset382 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset381 / 64) % 8];
-                            let v0_pos: usize = (offset381 / 512) % 64;
-                            let v1_pos: usize = (offset381 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset382 / 64) % 8];
+                            let v0_pos: usize = (offset382 / 512) % 64;
+                            let v1_pos: usize = (offset382 / 64) % 8;
                             {
-                                let k375 = TABLE_0_P0[v0 as usize] as usize;
-                                let k376 = TABLE_0_P1[v1 as usize] as usize;
-                                if k375 != NONE as usize && k376 != NONE as usize {
-                                    let key378 = k375 * 8 + k376 * 1;
-                                    for i377 in TABLE_0_AT0_1[key378]
-                                        as usize..TABLE_0_AT0_1[key378 + 1] as usize
+                                let k376 = TABLE_0_P0[v0 as usize] as usize;
+                                let k377 = TABLE_0_P1[v1 as usize] as usize;
+                                if k376 != NONE as usize && k377 != NONE as usize {
+                                    let key379 = k376 * 8 + k377 * 1;
+                                    for i378 in TABLE_0_AT0_1[key379]
+                                        as usize..TABLE_0_AT0_1[key379 + 1] as usize
                                     {
-                                        let row374 = &TABLE_0_BY0_1[i377];
-                                        let v2: Sym = row374[2];
+                                        let row375 = &TABLE_0_BY0_1[i378];
+                                        let v2: Sym = row375[2];
                                         if self
                                             .r20
                                             .insert(
@@ -13092,31 +13098,31 @@ impl Rules {
             }
             {
                 {
-                    let lo389 = 0 + 0;
-                    for i393 in delta20.0..delta20.1 {
-                        let bit390 = self.r20.added(i393);
-                        if bit390 < lo389 || bit390 >= lo389 + 32768 {
+                    let lo390 = 0 + 0;
+                    for i394 in delta20.0..delta20.1 {
+                        let bit391 = self.r20.added(i394);
+                        if bit391 < lo390 || bit391 >= lo390 + 32768 {
                             continue;
                         }
-                        let offset391 = bit390 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset391 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 1) % 64];
-                        let v0_pos: usize = (offset391 / 512) % 64;
-                        let v1_pos: usize = (offset391 / 64) % 8;
-                        let v3_pos: usize = (offset391 / 1) % 64;
+                        let offset392 = bit391 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset392 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset392 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset392 / 1) % 64];
+                        let v0_pos: usize = (offset392 / 512) % 64;
+                        let v1_pos: usize = (offset392 / 64) % 8;
+                        let v3_pos: usize = (offset392 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
-                                    let k385 = TABLE_0_P0[v3 as usize] as usize;
-                                    let k386 = TABLE_0_P1[v1 as usize] as usize;
-                                    if k385 != NONE as usize && k386 != NONE as usize {
-                                        let key388 = k385 * 8 + k386 * 1;
-                                        for i387 in TABLE_0_AT0_1[key388]
-                                            as usize..TABLE_0_AT0_1[key388 + 1] as usize
+                                    let k386 = TABLE_0_P0[v3 as usize] as usize;
+                                    let k387 = TABLE_0_P1[v1 as usize] as usize;
+                                    if k386 != NONE as usize && k387 != NONE as usize {
+                                        let key389 = k386 * 8 + k387 * 1;
+                                        for i388 in TABLE_0_AT0_1[key389]
+                                            as usize..TABLE_0_AT0_1[key389 + 1] as usize
                                         {
-                                            let row384 = &TABLE_0_BY0_1[i387];
-                                            let v2: Sym = row384[2];
+                                            let row385 = &TABLE_0_BY0_1[i388];
+                                            let v2: Sym = row385[2];
                                             if self
                                                 .r20
                                                 .insert(
@@ -13145,24 +13151,24 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i403 in 0..self.r17.len() {
-                    let bit400 = self.r17.added(i403);
-                    let offset401 = bit400 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset401 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset401 / 1) % 8];
-                    let v2_pos: usize = (offset401 / 8) % 64;
-                    let v1_pos: usize = (offset401 / 1) % 8;
+                for i404 in 0..self.r17.len() {
+                    let bit401 = self.r17.added(i404);
+                    let offset402 = bit401 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset402 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset402 / 1) % 8];
+                    let v2_pos: usize = (offset402 / 8) % 64;
+                    let v1_pos: usize = (offset402 / 1) % 8;
                     {
-                        let lo394 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
-                        let mut cursor398 = rt::OnesCursor::new(
+                        let lo395 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
+                        let mut cursor399 = rt::OnesCursor::new(
                             self.r20_by1_2.words(),
-                            lo394,
-                            lo394 + 64,
+                            lo395,
+                            lo395 + 64,
                         );
-                        while let Some(bit395) = cursor398.next(self.r20_by1_2.words()) {
-                            let offset396 = bit395 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset396 / 1) % 64];
-                            let v0_pos: usize = (offset396 / 1) % 64;
+                        while let Some(bit396) = cursor399.next(self.r20_by1_2.words()) {
+                            let offset397 = bit396 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset397 / 1) % 64];
+                            let v0_pos: usize = (offset397 / 1) % 64;
                             self.grew |= self.r19.insert(v0_pos * 1);
                         }
                     }
@@ -13171,37 +13177,37 @@ impl Rules {
         }
         {
             {
-                let lo410 = 0 + 0;
-                let mut cursor414 = rt::OnesCursor::new(
+                let lo411 = 0 + 0;
+                let mut cursor415 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo410,
-                    lo410 + 64,
+                    lo411,
+                    lo411 + 64,
                 );
-                while let Some(bit411) = cursor414.next(self.r31.words()) {
-                    let offset412 = bit411 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset412 / 1) % 64];
-                    let v1_pos: usize = (offset412 / 1) % 64;
-                    let exists = 'found409: {
+                while let Some(bit412) = cursor415.next(self.r31.words()) {
+                    let offset413 = bit412 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 1) % 64];
+                    let v1_pos: usize = (offset413 / 1) % 64;
+                    let exists = 'found410: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found409 true;
+                                break 'found410 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo404 = 0 + 0;
-                            let mut cursor408 = rt::OnesCursor::new(
+                            let lo405 = 0 + 0;
+                            let mut cursor409 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo404,
-                                lo404 + 64,
+                                lo405,
+                                lo405 + 64,
                             );
-                            while let Some(bit405) = cursor408.next(self.r18.words()) {
-                                let offset406 = bit405 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset406 / 1)
+                            while let Some(bit406) = cursor409.next(self.r18.words()) {
+                                let offset407 = bit406 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset407 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset406 / 1) % 64;
+                                let v0_pos: usize = (offset407 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -13214,40 +13220,40 @@ impl Rules {
     fn layer40(&mut self, input: &Input) {
         {
             {
-                let lo415 = 0 + 0;
-                let mut cursor419 = rt::OnesCursor::new(
+                let lo416 = 0 + 0;
+                let mut cursor420 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo415,
-                    lo415 + 64,
+                    lo416,
+                    lo416 + 64,
                 );
-                while let Some(bit416) = cursor419.next(self.r31.words()) {
-                    let offset417 = bit416 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset417 / 1) % 64];
-                    let v0_pos: usize = (offset417 / 1) % 64;
+                while let Some(bit417) = cursor420.next(self.r31.words()) {
+                    let offset418 = bit417 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset418 / 1) % 64];
+                    let v0_pos: usize = (offset418 / 1) % 64;
                     self.grew |= self.r22.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                for i429 in 0..self.r52.len() {
-                    let bit426 = self.r52.added(i429);
-                    let offset427 = bit426 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset427 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset427 / 1) % 64];
-                    let v1_pos: usize = (offset427 / 64) % 8;
-                    let v2_pos: usize = (offset427 / 1) % 64;
+                for i430 in 0..self.r52.len() {
+                    let bit427 = self.r52.added(i430);
+                    let offset428 = bit427 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset428 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset428 / 1) % 64];
+                    let v1_pos: usize = (offset428 / 64) % 8;
+                    let v2_pos: usize = (offset428 / 1) % 64;
                     {
-                        let lo420 = 0 + 0 + v1_pos * 64;
-                        let mut cursor424 = rt::OnesCursor::new(
+                        let lo421 = 0 + 0 + v1_pos * 64;
+                        let mut cursor425 = rt::OnesCursor::new(
                             self.r29.words(),
-                            lo420,
-                            lo420 + 64,
+                            lo421,
+                            lo421 + 64,
                         );
-                        while let Some(bit421) = cursor424.next(self.r29.words()) {
-                            let offset422 = bit421 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset422 / 1) % 64];
-                            let v0_pos: usize = (offset422 / 1) % 64;
+                        while let Some(bit422) = cursor425.next(self.r29.words()) {
+                            let offset423 = bit422 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset423 / 1) % 64];
+                            let v0_pos: usize = (offset423 / 1) % 64;
                             self.grew |= self.r22.insert(v0_pos * 1);
                         }
                     }
@@ -13259,49 +13265,49 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo445 = 0;
-                for bit446 in input.state.ones(772 + lo445, 772 + lo445 + 2) {
-                    let offset447 = bit446 - 772;
+                let lo446 = 0;
+                for bit447 in input.state.ones(772 + lo446, 772 + lo446 + 2) {
+                    let offset448 = bit447 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset447 / 1) % 2];
-                        let v3_pos: usize = (offset447 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset448 / 1) % 2];
+                        let v3_pos: usize = (offset448 / 1) % 2;
                         {
-                            let lo440 = 0 + 0;
-                            let mut cursor444 = rt::OnesCursor::new(
+                            let lo441 = 0 + 0;
+                            let mut cursor445 = rt::OnesCursor::new(
                                 self.r13.words(),
-                                lo440,
-                                lo440 + 128,
+                                lo441,
+                                lo441 + 128,
                             );
-                            while let Some(bit441) = cursor444.next(self.r13.words()) {
-                                let offset442 = bit441 - 0;
-                                if (offset442 / 1) % 2 == v3_pos {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 2)
+                            while let Some(bit442) = cursor445.next(self.r13.words()) {
+                                let offset443 = bit442 - 0;
+                                if (offset443 / 1) % 2 == v3_pos {
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset443 / 2)
                                         % 64];
-                                    let v2_pos: usize = (offset442 / 2) % 64;
+                                    let v2_pos: usize = (offset443 / 2) % 64;
                                     {
-                                        let lo435 = 0 + 0 + v2_pos * 8;
-                                        let mut cursor439 = rt::OnesCursor::new(
+                                        let lo436 = 0 + 0 + v2_pos * 8;
+                                        let mut cursor440 = rt::OnesCursor::new(
                                             self.r29_by1.words(),
-                                            lo435,
-                                            lo435 + 8,
+                                            lo436,
+                                            lo436 + 8,
                                         );
-                                        while let Some(bit436) = cursor439
+                                        while let Some(bit437) = cursor440
                                             .next(self.r29_by1.words())
                                         {
-                                            let offset437 = bit436 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset437 / 1) % 8];
-                                            let v0_pos: usize = (offset437 / 1) % 8;
+                                            let offset438 = bit437 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset438 / 1) % 8];
+                                            let v0_pos: usize = (offset438 / 1) % 8;
                                             {
-                                                let k431 = TABLE_0_P0[v2 as usize] as usize;
-                                                let k432 = TABLE_0_P1[v0 as usize] as usize;
-                                                if k431 != NONE as usize && k432 != NONE as usize {
-                                                    let key434 = k431 * 8 + k432 * 1;
-                                                    for i433 in TABLE_0_AT0_1[key434]
-                                                        as usize..TABLE_0_AT0_1[key434 + 1] as usize
+                                                let k432 = TABLE_0_P0[v2 as usize] as usize;
+                                                let k433 = TABLE_0_P1[v0 as usize] as usize;
+                                                if k432 != NONE as usize && k433 != NONE as usize {
+                                                    let key435 = k432 * 8 + k433 * 1;
+                                                    for i434 in TABLE_0_AT0_1[key435]
+                                                        as usize..TABLE_0_AT0_1[key435 + 1] as usize
                                                     {
-                                                        let row430 = &TABLE_0_BY0_1[i433];
-                                                        let v1: Sym = row430[2];
+                                                        let row431 = &TABLE_0_BY0_1[i434];
+                                                        let v1: Sym = row431[2];
                                                         self.grew
                                                             |= self
                                                                 .r60
@@ -13331,36 +13337,36 @@ impl Rules {
             }
             {
                 {
-                    let lo455 = 0 + 0;
-                    for i459 in delta60.0..delta60.1 {
-                        let bit456 = self.r60.added(i459);
-                        if bit456 < lo455 || bit456 >= lo455 + 512 {
+                    let lo456 = 0 + 0;
+                    for i460 in delta60.0..delta60.1 {
+                        let bit457 = self.r60.added(i460);
+                        if bit457 < lo456 || bit457 >= lo456 + 512 {
                             continue;
                         }
-                        let offset457 = bit456 - 0;
-                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset457 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset457 / 1) % 64];
-                        let v0_pos: usize = (offset457 / 64) % 8;
-                        let v2_pos: usize = (offset457 / 1) % 64;
-                        let exists = 'found454: {
+                        let offset458 = bit457 - 0;
+                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset458 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset458 / 1) % 64];
+                        let v0_pos: usize = (offset458 / 64) % 8;
+                        let v2_pos: usize = (offset458 / 1) % 64;
+                        let exists = 'found455: {
                             {
                                 if self.r37.has_bit(0 + 0 + v2_pos * 1) {
-                                    break 'found454 true;
+                                    break 'found455 true;
                                 }
                             }
                             false
                         };
                         if !exists {
                             {
-                                let k450 = TABLE_0_P0[v2 as usize] as usize;
-                                let k451 = TABLE_0_P1[v0 as usize] as usize;
-                                if k450 != NONE as usize && k451 != NONE as usize {
-                                    let key453 = k450 * 8 + k451 * 1;
-                                    for i452 in TABLE_0_AT0_1[key453]
-                                        as usize..TABLE_0_AT0_1[key453 + 1] as usize
+                                let k451 = TABLE_0_P0[v2 as usize] as usize;
+                                let k452 = TABLE_0_P1[v0 as usize] as usize;
+                                if k451 != NONE as usize && k452 != NONE as usize {
+                                    let key454 = k451 * 8 + k452 * 1;
+                                    for i453 in TABLE_0_AT0_1[key454]
+                                        as usize..TABLE_0_AT0_1[key454 + 1] as usize
                                     {
-                                        let row449 = &TABLE_0_BY0_1[i452];
-                                        let v1: Sym = row449[2];
+                                        let row450 = &TABLE_0_BY0_1[i453];
+                                        let v1: Sym = row450[2];
                                         self.grew
                                             |= self
                                                 .r60
@@ -13380,26 +13386,26 @@ impl Rules {
     fn layer45(&mut self, input: &Input) {
         {
             {
-                for i464 in 0..self.r29.len() {
-                    let bit461 = self.r29.added(i464);
-                    let offset462 = bit461 - 0;
-                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset462 / 64) % 8];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset462 / 1) % 64];
-                    let v0_pos: usize = (offset462 / 64) % 8;
-                    let v1_pos: usize = (offset462 / 1) % 64;
+                for i465 in 0..self.r29.len() {
+                    let bit462 = self.r29.added(i465);
+                    let offset463 = bit462 - 0;
+                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset463 / 64) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset463 / 1) % 64];
+                    let v0_pos: usize = (offset463 / 64) % 8;
+                    let v1_pos: usize = (offset463 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
                 }
             }
         }
         {
             {
-                for i469 in 0..self.r60.len() {
-                    let bit466 = self.r60.added(i469);
-                    let offset467 = bit466 - 0;
-                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset467 / 64) % 8];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset467 / 1) % 64];
-                    let v0_pos: usize = (offset467 / 64) % 8;
-                    let v1_pos: usize = (offset467 / 1) % 64;
+                for i470 in 0..self.r60.len() {
+                    let bit467 = self.r60.added(i470);
+                    let offset468 = bit467 - 0;
+                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset468 / 64) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset468 / 1) % 64];
+                    let v0_pos: usize = (offset468 / 64) % 8;
+                    let v1_pos: usize = (offset468 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
                 }
             }
@@ -13409,61 +13415,61 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo494 = 0;
-                for bit495 in input.state.ones(772 + lo494, 772 + lo494 + 2) {
-                    let offset496 = bit495 - 772;
+                let lo495 = 0;
+                for bit496 in input.state.ones(772 + lo495, 772 + lo495 + 2) {
+                    let offset497 = bit496 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset496 / 1) % 2];
-                        let v2_pos: usize = (offset496 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset497 / 1) % 2];
+                        let v2_pos: usize = (offset497 / 1) % 2;
                         {
-                            let k491 = TABLE_38_P0[v2 as usize] as usize;
-                            if k491 != NONE as usize {
-                                let key493 = k491 * 1;
-                                for i492 in TABLE_38_AT0[key493]
-                                    as usize..TABLE_38_AT0[key493 + 1] as usize
+                            let k492 = TABLE_38_P0[v2 as usize] as usize;
+                            if k492 != NONE as usize {
+                                let key494 = k492 * 1;
+                                for i493 in TABLE_38_AT0[key494]
+                                    as usize..TABLE_38_AT0[key494 + 1] as usize
                                 {
-                                    let row490 = &TABLE_38_BY0[i492];
-                                    let v4: Sym = row490[1];
+                                    let row491 = &TABLE_38_BY0[i493];
+                                    let v4: Sym = row491[1];
                                     {
-                                        for i489 in 0..self.r60.len() {
-                                            let bit486 = self.r60.added(i489);
-                                            let offset487 = bit486 - 0;
-                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset487 / 64) % 8];
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset487 / 1)
+                                        for i490 in 0..self.r60.len() {
+                                            let bit487 = self.r60.added(i490);
+                                            let offset488 = bit487 - 0;
+                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset488 / 64) % 8];
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset488 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset487 / 64) % 8;
-                                            let v3_pos: usize = (offset487 / 1) % 64;
+                                            let v1_pos: usize = (offset488 / 64) % 8;
+                                            let v3_pos: usize = (offset488 / 1) % 64;
                                             {
-                                                let p480 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                if p480 != NONE as usize {
-                                                    let lo481 = 0 + v3_pos * 12 + p480 * 6;
-                                                    for bit482 in input.state.ones(0 + lo481, 0 + lo481 + 6) {
-                                                        let offset483 = bit482 - 0;
+                                                let p481 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                if p481 != NONE as usize {
+                                                    let lo482 = 0 + v3_pos * 12 + p481 * 6;
+                                                    for bit483 in input.state.ones(0 + lo482, 0 + lo482 + 6) {
+                                                        let offset484 = bit483 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset483 / 1) % 6];
-                                                            let v5_pos: usize = (offset483 / 1) % 6;
+                                                            let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset484 / 1) % 6];
+                                                            let v5_pos: usize = (offset484 / 1) % 6;
                                                             {
-                                                                let k476 = TABLE_53_P0[v5 as usize] as usize;
-                                                                let k477 = TABLE_53_P1[v1 as usize] as usize;
-                                                                if k476 != NONE as usize && k477 != NONE as usize {
-                                                                    let key479 = k476 * 8 + k477 * 1;
-                                                                    for i478 in TABLE_53_AT0_1[key479]
-                                                                        as usize..TABLE_53_AT0_1[key479 + 1] as usize
+                                                                let k477 = TABLE_53_P0[v5 as usize] as usize;
+                                                                let k478 = TABLE_53_P1[v1 as usize] as usize;
+                                                                if k477 != NONE as usize && k478 != NONE as usize {
+                                                                    let key480 = k477 * 8 + k478 * 1;
+                                                                    for i479 in TABLE_53_AT0_1[key480]
+                                                                        as usize..TABLE_53_AT0_1[key480 + 1] as usize
                                                                     {
-                                                                        let row475 = &TABLE_53_BY0_1[i478];
+                                                                        let row476 = &TABLE_53_BY0_1[i479];
                                                                         {
-                                                                            let lo470 = 0 + 0 + v1_pos * 64;
-                                                                            let mut cursor474 = rt::OnesCursor::new(
+                                                                            let lo471 = 0 + 0 + v1_pos * 64;
+                                                                            let mut cursor475 = rt::OnesCursor::new(
                                                                                 self.r29.words(),
-                                                                                lo470,
-                                                                                lo470 + 64,
+                                                                                lo471,
+                                                                                lo471 + 64,
                                                                             );
-                                                                            while let Some(bit471) = cursor474.next(self.r29.words()) {
-                                                                                let offset472 = bit471 - 0;
-                                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset472 / 1)
+                                                                            while let Some(bit472) = cursor475.next(self.r29.words()) {
+                                                                                let offset473 = bit472 - 0;
+                                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset473 / 1)
                                                                                     % 64];
-                                                                                let v0_pos: usize = (offset472 / 1) % 64;
+                                                                                let v0_pos: usize = (offset473 / 1) % 64;
                                                                                 {
                                                                                     if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                                         self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -13492,13 +13498,13 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i502 in 0..self.r44.len() {
-                    let bit499 = self.r44.added(i502);
-                    let offset500 = bit499 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset500 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset500 / 1) % 8];
-                    let v0_pos: usize = (offset500 / 8) % 64;
-                    let v1_pos: usize = (offset500 / 1) % 8;
+                for i503 in 0..self.r44.len() {
+                    let bit500 = self.r44.added(i503);
+                    let offset501 = bit500 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset501 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset501 / 1) % 8];
+                    let v0_pos: usize = (offset501 / 8) % 64;
+                    let v1_pos: usize = (offset501 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -13508,57 +13514,57 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo518 = 0;
-                for bit519 in input.state.ones(772 + lo518, 772 + lo518 + 2) {
-                    let offset520 = bit519 - 772;
+                let lo519 = 0;
+                for bit520 in input.state.ones(772 + lo519, 772 + lo519 + 2) {
+                    let offset521 = bit520 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset520 / 1) % 2];
-                        let v2_pos: usize = (offset520 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset521 / 1) % 2];
+                        let v2_pos: usize = (offset521 / 1) % 2;
                         {
-                            let lo514 = 0 + 0;
-                            let hi517 = lo514 + 768;
-                            for &bit515 in input.ones_from(lo514) {
-                                let bit515 = bit515 as usize;
-                                if bit515 >= hi517 {
+                            let lo515 = 0 + 0;
+                            let hi518 = lo515 + 768;
+                            for &bit516 in input.ones_from(lo515) {
+                                let bit516 = bit516 as usize;
+                                if bit516 >= hi518 {
                                     break;
                                 }
-                                let offset516 = bit515 - 0;
+                                let offset517 = bit516 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset516 / 6) % 2 == v2_pos
+                                    && (offset517 / 6) % 2 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset516 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset517 / 12)
                                         % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset516 / 1) % 6];
-                                    let v0_pos: usize = (offset516 / 12) % 64;
-                                    let v3_pos: usize = (offset516 / 1) % 6;
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset517 / 1) % 6];
+                                    let v0_pos: usize = (offset517 / 12) % 64;
+                                    let v3_pos: usize = (offset517 / 1) % 6;
                                     {
-                                        let k511 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k511 != NONE as usize {
-                                            let key513 = k511 * 1;
-                                            for i512 in TABLE_53_AT0[key513]
-                                                as usize..TABLE_53_AT0[key513 + 1] as usize
+                                        let k512 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k512 != NONE as usize {
+                                            let key514 = k512 * 1;
+                                            for i513 in TABLE_53_AT0[key514]
+                                                as usize..TABLE_53_AT0[key514 + 1] as usize
                                             {
-                                                let row510 = &TABLE_53_BY0[i512];
-                                                let v4: Sym = row510[1];
+                                                let row511 = &TABLE_53_BY0[i513];
+                                                let v4: Sym = row511[1];
                                                 {
-                                                    let p504 = POS_55[299 + v4 as usize] as usize;
-                                                    if p504 != NONE as usize {
-                                                        let lo505 = 0 + 0 + v0_pos * 512 + p504 * 64;
-                                                        let mut cursor509 = rt::OnesCursor::new(
+                                                    let p505 = POS_55[299 + v4 as usize] as usize;
+                                                    if p505 != NONE as usize {
+                                                        let lo506 = 0 + 0 + v0_pos * 512 + p505 * 64;
+                                                        let mut cursor510 = rt::OnesCursor::new(
                                                             self.r55.words(),
-                                                            lo505,
-                                                            lo505 + 64,
+                                                            lo506,
+                                                            lo506 + 64,
                                                         );
-                                                        while let Some(bit506) = cursor509.next(self.r55.words()) {
-                                                            let offset507 = bit506 - 0;
-                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset507 / 1)
+                                                        while let Some(bit507) = cursor510.next(self.r55.words()) {
+                                                            let offset508 = bit507 - 0;
+                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset508 / 1)
                                                                 % 64];
-                                                            let v1_pos: usize = (offset507 / 1) % 64;
-                                                            let exists = 'found503: {
+                                                            let v1_pos: usize = (offset508 / 1) % 64;
+                                                            let exists = 'found504: {
                                                                 {
                                                                     if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                                        break 'found503 true;
+                                                                        break 'found504 true;
                                                                     }
                                                                 }
                                                                 false
@@ -13581,44 +13587,44 @@ impl Rules {
         }
         {
             {
-                let lo532 = 0;
-                for bit533 in input.state.ones(772 + lo532, 772 + lo532 + 2) {
-                    let offset534 = bit533 - 772;
+                let lo533 = 0;
+                for bit534 in input.state.ones(772 + lo533, 772 + lo533 + 2) {
+                    let offset535 = bit534 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset534 / 1) % 2];
-                        let v2_pos: usize = (offset534 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset535 / 1) % 2];
+                        let v2_pos: usize = (offset535 / 1) % 2;
                         {
-                            let lo528 = 0 + 0;
-                            let hi531 = lo528 + 768;
-                            for &bit529 in input.ones_from(lo528) {
-                                let bit529 = bit529 as usize;
-                                if bit529 >= hi531 {
+                            let lo529 = 0 + 0;
+                            let hi532 = lo529 + 768;
+                            for &bit530 in input.ones_from(lo529) {
+                                let bit530 = bit530 as usize;
+                                if bit530 >= hi532 {
                                     break;
                                 }
-                                let offset530 = bit529 - 0;
+                                let offset531 = bit530 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset530 / 6) % 2 == v2_pos && (offset530 / 1) % 6 == 3
+                                    && (offset531 / 6) % 2 == v2_pos && (offset531 / 1) % 6 == 3
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset530 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset531 / 12)
                                         % 64];
-                                    let v0_pos: usize = (offset530 / 12) % 64;
+                                    let v0_pos: usize = (offset531 / 12) % 64;
                                     {
-                                        let k525 = TABLE_28_P0[v0 as usize] as usize;
-                                        if k525 != NONE as usize {
-                                            let key527 = k525 * 1;
-                                            for i526 in TABLE_28_AT0[key527]
-                                                as usize..TABLE_28_AT0[key527 + 1] as usize
+                                        let k526 = TABLE_28_P0[v0 as usize] as usize;
+                                        if k526 != NONE as usize {
+                                            let key528 = k526 * 1;
+                                            for i527 in TABLE_28_AT0[key528]
+                                                as usize..TABLE_28_AT0[key528 + 1] as usize
                                             {
-                                                let row524 = &TABLE_28_BY0[i526];
-                                                let v1: Sym = row524[1];
-                                                let exists = 'found522: {
+                                                let row525 = &TABLE_28_BY0[i527];
+                                                let v1: Sym = row525[1];
+                                                let exists = 'found523: {
                                                     {
-                                                        let p523 = POS_13[0 + v1 as usize] as usize;
-                                                        if p523 != NONE as usize
-                                                            && self.r13.has_bit(0 + 0 + p523 * 2 + v2_pos * 1)
+                                                        let p524 = POS_13[0 + v1 as usize] as usize;
+                                                        if p524 != NONE as usize
+                                                            && self.r13.has_bit(0 + 0 + p524 * 2 + v2_pos * 1)
                                                         {
-                                                            break 'found522 true;
+                                                            break 'found523 true;
                                                         }
                                                     }
                                                     false
@@ -13643,49 +13649,49 @@ impl Rules {
         }
         {
             {
-                let lo547 = 0;
-                for bit548 in input.state.ones(772 + lo547, 772 + lo547 + 2) {
-                    let offset549 = bit548 - 772;
+                let lo548 = 0;
+                for bit549 in input.state.ones(772 + lo548, 772 + lo548 + 2) {
+                    let offset550 = bit549 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset549 / 1) % 2];
-                        let v2_pos: usize = (offset549 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset550 / 1) % 2];
+                        let v2_pos: usize = (offset550 / 1) % 2;
                         {
-                            let k544 = TABLE_41_P0[v2 as usize] as usize;
-                            if k544 != NONE as usize {
-                                let key546 = k544 * 1;
-                                for i545 in TABLE_41_AT0[key546]
-                                    as usize..TABLE_41_AT0[key546 + 1] as usize
+                            let k545 = TABLE_41_P0[v2 as usize] as usize;
+                            if k545 != NONE as usize {
+                                let key547 = k545 * 1;
+                                for i546 in TABLE_41_AT0[key547]
+                                    as usize..TABLE_41_AT0[key547 + 1] as usize
                                 {
-                                    let row543 = &TABLE_41_BY0[i545];
-                                    let v3: Sym = row543[1];
+                                    let row544 = &TABLE_41_BY0[i546];
+                                    let v3: Sym = row544[1];
                                     {
-                                        let k540 = TABLE_0_P1[v3 as usize] as usize;
-                                        if k540 != NONE as usize {
-                                            let key542 = k540 * 1;
-                                            for i541 in TABLE_0_AT1[key542]
-                                                as usize..TABLE_0_AT1[key542 + 1] as usize
+                                        let k541 = TABLE_0_P1[v3 as usize] as usize;
+                                        if k541 != NONE as usize {
+                                            let key543 = k541 * 1;
+                                            for i542 in TABLE_0_AT1[key543]
+                                                as usize..TABLE_0_AT1[key543 + 1] as usize
                                             {
-                                                let row539 = &TABLE_0_BY1[i541];
-                                                let v0: Sym = row539[0];
-                                                let v1: Sym = row539[2];
-                                                let exists = 'found537: {
+                                                let row540 = &TABLE_0_BY1[i542];
+                                                let v0: Sym = row540[0];
+                                                let v1: Sym = row540[2];
+                                                let exists = 'found538: {
                                                     {
-                                                        let p538 = POS_37[0 + v1 as usize] as usize;
-                                                        if p538 != NONE as usize
-                                                            && self.r37.has_bit(0 + 0 + p538 * 1)
+                                                        let p539 = POS_37[0 + v1 as usize] as usize;
+                                                        if p539 != NONE as usize
+                                                            && self.r37.has_bit(0 + 0 + p539 * 1)
                                                         {
-                                                            break 'found537 true;
+                                                            break 'found538 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
                                                     {
-                                                        let p536 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                        if p536 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p537 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                        if p537 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p536 * 12 + v2_pos * 6 + 5 * 1)
+                                                            && input.state.get(0 + 0 + p537 * 12 + v2_pos * 6 + 5 * 1)
                                                         {
                                                             self.grew
                                                                 |= self
@@ -13709,76 +13715,76 @@ impl Rules {
         }
         {
             {
-                let lo574 = 0;
-                for bit575 in input.state.ones(772 + lo574, 772 + lo574 + 2) {
-                    let offset576 = bit575 - 772;
+                let lo575 = 0;
+                for bit576 in input.state.ones(772 + lo575, 772 + lo575 + 2) {
+                    let offset577 = bit576 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset576 / 1) % 2];
-                        let v2_pos: usize = (offset576 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset577 / 1) % 2];
+                        let v2_pos: usize = (offset577 / 1) % 2;
                         {
-                            let k571 = TABLE_42_P0[v2 as usize] as usize;
-                            if k571 != NONE as usize {
-                                let key573 = k571 * 1;
-                                for i572 in TABLE_42_AT0[key573]
-                                    as usize..TABLE_42_AT0[key573 + 1] as usize
+                            let k572 = TABLE_42_P0[v2 as usize] as usize;
+                            if k572 != NONE as usize {
+                                let key574 = k572 * 1;
+                                for i573 in TABLE_42_AT0[key574]
+                                    as usize..TABLE_42_AT0[key574 + 1] as usize
                                 {
-                                    let row570 = &TABLE_42_BY0[i572];
-                                    let v0: Sym = row570[1];
+                                    let row571 = &TABLE_42_BY0[i573];
+                                    let v0: Sym = row571[1];
                                     {
-                                        let p569 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p569 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p570 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p570 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p569 * 12 + v2_pos * 6 + 5 * 1)
+                                            && input.state.get(0 + 0 + p570 * 12 + v2_pos * 6 + 5 * 1)
                                         {
                                             {
-                                                let k566 = TABLE_41_P0[v2 as usize] as usize;
-                                                if k566 != NONE as usize {
-                                                    let key568 = k566 * 1;
-                                                    for i567 in TABLE_41_AT0[key568]
-                                                        as usize..TABLE_41_AT0[key568 + 1] as usize
+                                                let k567 = TABLE_41_P0[v2 as usize] as usize;
+                                                if k567 != NONE as usize {
+                                                    let key569 = k567 * 1;
+                                                    for i568 in TABLE_41_AT0[key569]
+                                                        as usize..TABLE_41_AT0[key569 + 1] as usize
                                                     {
-                                                        let row565 = &TABLE_41_BY0[i567];
-                                                        let v3: Sym = row565[1];
+                                                        let row566 = &TABLE_41_BY0[i568];
+                                                        let v3: Sym = row566[1];
                                                         {
-                                                            let k561 = TABLE_0_P0[v0 as usize] as usize;
-                                                            let k562 = TABLE_0_P1[v3 as usize] as usize;
-                                                            if k561 != NONE as usize && k562 != NONE as usize {
-                                                                let key564 = k561 * 8 + k562 * 1;
-                                                                for i563 in TABLE_0_AT0_1[key564]
-                                                                    as usize..TABLE_0_AT0_1[key564 + 1] as usize
+                                                            let k562 = TABLE_0_P0[v0 as usize] as usize;
+                                                            let k563 = TABLE_0_P1[v3 as usize] as usize;
+                                                            if k562 != NONE as usize && k563 != NONE as usize {
+                                                                let key565 = k562 * 8 + k563 * 1;
+                                                                for i564 in TABLE_0_AT0_1[key565]
+                                                                    as usize..TABLE_0_AT0_1[key565 + 1] as usize
                                                                 {
-                                                                    let row560 = &TABLE_0_BY0_1[i563];
-                                                                    let v4: Sym = row560[2];
-                                                                    let exists = 'found558: {
+                                                                    let row561 = &TABLE_0_BY0_1[i564];
+                                                                    let v4: Sym = row561[2];
+                                                                    let exists = 'found559: {
                                                                         {
-                                                                            let p559 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p559 != NONE as usize
-                                                                                && self.r37.has_bit(0 + 0 + p559 * 1)
+                                                                            let p560 = POS_37[0 + v4 as usize] as usize;
+                                                                            if p560 != NONE as usize
+                                                                                && self.r37.has_bit(0 + 0 + p560 * 1)
                                                                             {
-                                                                                break 'found558 true;
+                                                                                break 'found559 true;
                                                                             }
                                                                         }
                                                                         false
                                                                     };
                                                                     if !exists {
                                                                         {
-                                                                            let k554 = TABLE_0_P0[v4 as usize] as usize;
-                                                                            let k555 = TABLE_0_P1[v3 as usize] as usize;
-                                                                            if k554 != NONE as usize && k555 != NONE as usize {
-                                                                                let key557 = k554 * 8 + k555 * 1;
-                                                                                for i556 in TABLE_0_AT0_1[key557]
-                                                                                    as usize..TABLE_0_AT0_1[key557 + 1] as usize
+                                                                            let k555 = TABLE_0_P0[v4 as usize] as usize;
+                                                                            let k556 = TABLE_0_P1[v3 as usize] as usize;
+                                                                            if k555 != NONE as usize && k556 != NONE as usize {
+                                                                                let key558 = k555 * 8 + k556 * 1;
+                                                                                for i557 in TABLE_0_AT0_1[key558]
+                                                                                    as usize..TABLE_0_AT0_1[key558 + 1] as usize
                                                                                 {
-                                                                                    let row553 = &TABLE_0_BY0_1[i556];
-                                                                                    let v1: Sym = row553[2];
-                                                                                    let exists = 'found551: {
+                                                                                    let row554 = &TABLE_0_BY0_1[i557];
+                                                                                    let v1: Sym = row554[2];
+                                                                                    let exists = 'found552: {
                                                                                         {
-                                                                                            let p552 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p552 != NONE as usize
-                                                                                                && self.r37.has_bit(0 + 0 + p552 * 1)
+                                                                                            let p553 = POS_37[0 + v1 as usize] as usize;
+                                                                                            if p553 != NONE as usize
+                                                                                                && self.r37.has_bit(0 + 0 + p553 * 1)
                                                                                             {
-                                                                                                break 'found551 true;
+                                                                                                break 'found552 true;
                                                                                             }
                                                                                         }
                                                                                         false
@@ -13813,61 +13819,61 @@ impl Rules {
         }
         {
             {
-                let lo598 = 0;
-                for bit599 in input.state.ones(772 + lo598, 772 + lo598 + 2) {
-                    let offset600 = bit599 - 772;
+                let lo599 = 0;
+                for bit600 in input.state.ones(772 + lo599, 772 + lo599 + 2) {
+                    let offset601 = bit600 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset600 / 1) % 2];
-                        let v2_pos: usize = (offset600 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset601 / 1) % 2];
+                        let v2_pos: usize = (offset601 / 1) % 2;
                         {
-                            let k595 = TABLE_38_P0[v2 as usize] as usize;
-                            if k595 != NONE as usize {
-                                let key597 = k595 * 1;
-                                for i596 in TABLE_38_AT0[key597]
-                                    as usize..TABLE_38_AT0[key597 + 1] as usize
+                            let k596 = TABLE_38_P0[v2 as usize] as usize;
+                            if k596 != NONE as usize {
+                                let key598 = k596 * 1;
+                                for i597 in TABLE_38_AT0[key598]
+                                    as usize..TABLE_38_AT0[key598 + 1] as usize
                                 {
-                                    let row594 = &TABLE_38_BY0[i596];
-                                    let v4: Sym = row594[1];
+                                    let row595 = &TABLE_38_BY0[i597];
+                                    let v4: Sym = row595[1];
                                     {
-                                        let k591 = TABLE_40_P0[v2 as usize] as usize;
-                                        if k591 != NONE as usize {
-                                            let key593 = k591 * 1;
-                                            for i592 in TABLE_40_AT0[key593]
-                                                as usize..TABLE_40_AT0[key593 + 1] as usize
+                                        let k592 = TABLE_40_P0[v2 as usize] as usize;
+                                        if k592 != NONE as usize {
+                                            let key594 = k592 * 1;
+                                            for i593 in TABLE_40_AT0[key594]
+                                                as usize..TABLE_40_AT0[key594 + 1] as usize
                                             {
-                                                let row590 = &TABLE_40_BY0[i592];
-                                                let v3: Sym = row590[1];
+                                                let row591 = &TABLE_40_BY0[i593];
+                                                let v3: Sym = row591[1];
                                                 {
-                                                    let p584 = POS_13[299 + v4 as usize] as usize;
-                                                    if p584 != NONE as usize {
-                                                        let lo585 = 0 + 0;
-                                                        let mut cursor589 = rt::OnesCursor::new(
+                                                    let p585 = POS_13[299 + v4 as usize] as usize;
+                                                    if p585 != NONE as usize {
+                                                        let lo586 = 0 + 0;
+                                                        let mut cursor590 = rt::OnesCursor::new(
                                                             self.r13.words(),
-                                                            lo585,
-                                                            lo585 + 128,
+                                                            lo586,
+                                                            lo586 + 128,
                                                         );
-                                                        while let Some(bit586) = cursor589.next(self.r13.words()) {
-                                                            let offset587 = bit586 - 0;
-                                                            if (offset587 / 1) % 2 == p584 {
-                                                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset587 / 2)
+                                                        while let Some(bit587) = cursor590.next(self.r13.words()) {
+                                                            let offset588 = bit587 - 0;
+                                                            if (offset588 / 1) % 2 == p585 {
+                                                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset588 / 2)
                                                                     % 64];
-                                                                let v1_pos: usize = (offset587 / 2) % 64;
+                                                                let v1_pos: usize = (offset588 / 2) % 64;
                                                                 {
-                                                                    let k580 = TABLE_0_P1[v3 as usize] as usize;
-                                                                    let k581 = TABLE_0_P2[v1 as usize] as usize;
-                                                                    if k580 != NONE as usize && k581 != NONE as usize {
-                                                                        let key583 = k580 * 64 + k581 * 1;
-                                                                        for i582 in TABLE_0_AT1_2[key583]
-                                                                            as usize..TABLE_0_AT1_2[key583 + 1] as usize
+                                                                    let k581 = TABLE_0_P1[v3 as usize] as usize;
+                                                                    let k582 = TABLE_0_P2[v1 as usize] as usize;
+                                                                    if k581 != NONE as usize && k582 != NONE as usize {
+                                                                        let key584 = k581 * 64 + k582 * 1;
+                                                                        for i583 in TABLE_0_AT1_2[key584]
+                                                                            as usize..TABLE_0_AT1_2[key584 + 1] as usize
                                                                         {
-                                                                            let row579 = &TABLE_0_BY1_2[i582];
-                                                                            let v0: Sym = row579[0];
+                                                                            let row580 = &TABLE_0_BY1_2[i583];
+                                                                            let v0: Sym = row580[0];
                                                                             {
-                                                                                let p578 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                                if p578 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                                let p579 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                                if p579 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                                     && 0 == 0 && 0 == 0
-                                                                                    && input.state.get(0 + 0 + p578 * 12 + v2_pos * 6 + 5 * 1)
+                                                                                    && input.state.get(0 + 0 + p579 * 12 + v2_pos * 6 + 5 * 1)
                                                                                 {
                                                                                     self.grew
                                                                                         |= self
@@ -13897,17 +13903,17 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                for i607 in 0..self.r49.len() {
-                    let bit604 = self.r49.added(i607);
-                    let offset605 = bit604 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset605 / 64) % 64];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset605 / 1) % 64];
-                    let v0_pos: usize = (offset605 / 64) % 64;
-                    let v1_pos: usize = (offset605 / 1) % 64;
-                    let exists = 'found602: {
+                for i608 in 0..self.r49.len() {
+                    let bit605 = self.r49.added(i608);
+                    let offset606 = bit605 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset606 / 64) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset606 / 1) % 64];
+                    let v0_pos: usize = (offset606 / 64) % 64;
+                    let v1_pos: usize = (offset606 / 1) % 64;
+                    let exists = 'found603: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found602 true;
+                                break 'found603 true;
                             }
                         }
                         false
@@ -13923,24 +13929,24 @@ impl Rules {
         }
         {
             {
-                for i617 in 0..self.r44.len() {
-                    let bit614 = self.r44.added(i617);
-                    let offset615 = bit614 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset615 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset615 / 1) % 8];
-                    let v0_pos: usize = (offset615 / 8) % 64;
-                    let v2_pos: usize = (offset615 / 1) % 8;
+                for i618 in 0..self.r44.len() {
+                    let bit615 = self.r44.added(i618);
+                    let offset616 = bit615 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset616 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset616 / 1) % 8];
+                    let v0_pos: usize = (offset616 / 8) % 64;
+                    let v2_pos: usize = (offset616 / 1) % 8;
                     {
-                        let lo608 = 0 + 0 + v2_pos * 64;
-                        let mut cursor612 = rt::OnesCursor::new(
+                        let lo609 = 0 + 0 + v2_pos * 64;
+                        let mut cursor613 = rt::OnesCursor::new(
                             self.r43.words(),
-                            lo608,
-                            lo608 + 64,
+                            lo609,
+                            lo609 + 64,
                         );
-                        while let Some(bit609) = cursor612.next(self.r43.words()) {
-                            let offset610 = bit609 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset610 / 1) % 64];
-                            let v1_pos: usize = (offset610 / 1) % 64;
+                        while let Some(bit610) = cursor613.next(self.r43.words()) {
+                            let offset611 = bit610 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset611 / 1) % 64];
+                            let v1_pos: usize = (offset611 / 1) % 64;
                             {
                                 if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
                                     if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
@@ -13958,21 +13964,21 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found623: {
+            let exists = 'found624: {
                 if !self.r11.is_empty() {
-                    break 'found623 true;
+                    break 'found624 true;
                 }
                 false
             };
             if !exists {
                 {
-                    for i622 in 0..self.r59.len() {
-                        let bit619 = self.r59.added(i622);
-                        let offset620 = bit619 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset620 / 64) % 64];
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset620 / 1) % 64];
-                        let v0_pos: usize = (offset620 / 64) % 64;
-                        let v1_pos: usize = (offset620 / 1) % 64;
+                    for i623 in 0..self.r59.len() {
+                        let bit620 = self.r59.added(i623);
+                        let offset621 = bit620 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset621 / 64) % 64];
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset621 / 1) % 64];
+                        let v0_pos: usize = (offset621 / 64) % 64;
+                        let v1_pos: usize = (offset621 / 1) % 64;
                         if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                             self.grew = true;
                             self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -13982,39 +13988,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found634: {
+            let exists = 'found635: {
                 if !self.r15.is_empty() {
-                    break 'found634 true;
+                    break 'found635 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo629 = 0 + 0;
-                        let mut cursor633 = rt::OnesCursor::new(
+                        let lo630 = 0 + 0;
+                        let mut cursor634 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo629,
-                            lo629 + 64,
+                            lo630,
+                            lo630 + 64,
                         );
-                        while let Some(bit630) = cursor633.next(self.r22.words()) {
-                            let offset631 = bit630 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset631 / 1) % 64];
-                            let v1_pos: usize = (offset631 / 1) % 64;
+                        while let Some(bit631) = cursor634.next(self.r22.words()) {
+                            let offset632 = bit631 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset632 / 1) % 64];
+                            let v1_pos: usize = (offset632 / 1) % 64;
                             {
-                                let lo624 = 0 + 0 + v1_pos * 64;
-                                let mut cursor628 = rt::OnesCursor::new(
+                                let lo625 = 0 + 0 + v1_pos * 64;
+                                let mut cursor629 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo624,
-                                    lo624 + 64,
+                                    lo625,
+                                    lo625 + 64,
                                 );
-                                while let Some(bit625) = cursor628
+                                while let Some(bit626) = cursor629
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset626 = bit625 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset626 / 1)
+                                    let offset627 = bit626 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset627 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset626 / 1) % 64;
+                                    let v0_pos: usize = (offset627 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14031,29 +14037,29 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo641 = 0;
-                for bit642 in input.state.ones(772 + lo641, 772 + lo641 + 2) {
-                    let offset643 = bit642 - 772;
+                let lo642 = 0;
+                for bit643 in input.state.ones(772 + lo642, 772 + lo642 + 2) {
+                    let offset644 = bit643 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset643 / 1) % 2];
-                        let v2_pos: usize = (offset643 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset644 / 1) % 2];
+                        let v2_pos: usize = (offset644 / 1) % 2;
                         {
-                            for i640 in 0..self.r51.len() {
-                                let bit637 = self.r51.added(i640);
-                                let offset638 = bit637 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset638 / 64)
+                            for i641 in 0..self.r51.len() {
+                                let bit638 = self.r51.added(i641);
+                                let offset639 = bit638 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset639 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset638 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset639 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset638 / 64) % 64;
-                                let v1_pos: usize = (offset638 / 1) % 64;
-                                let exists = 'found635: {
+                                let v0_pos: usize = (offset639 / 64) % 64;
+                                let v1_pos: usize = (offset639 / 1) % 64;
+                                let exists = 'found636: {
                                     {
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                         {
-                                            break 'found635 true;
+                                            break 'found636 true;
                                         }
                                     }
                                     false
@@ -14075,34 +14081,34 @@ impl Rules {
         }
         {
             {
-                let lo656 = 0;
-                for bit657 in input.state.ones(772 + lo656, 772 + lo656 + 2) {
-                    let offset658 = bit657 - 772;
+                let lo657 = 0;
+                for bit658 in input.state.ones(772 + lo657, 772 + lo657 + 2) {
+                    let offset659 = bit658 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset658 / 1) % 2];
-                        let v2_pos: usize = (offset658 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset659 / 1) % 2];
+                        let v2_pos: usize = (offset659 / 1) % 2;
                         {
-                            for i655 in 0..self.r51.len() {
-                                let bit652 = self.r51.added(i655);
-                                let offset653 = bit652 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset653 / 64)
+                            for i656 in 0..self.r51.len() {
+                                let bit653 = self.r51.added(i656);
+                                let offset654 = bit653 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset654 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset653 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset654 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset653 / 64) % 64;
-                                let v1_pos: usize = (offset653 / 1) % 64;
-                                let exists = 'found645: {
+                                let v0_pos: usize = (offset654 / 64) % 64;
+                                let v1_pos: usize = (offset654 / 1) % 64;
+                                let exists = 'found646: {
                                     {
-                                        let k647 = TABLE_30_P0[v2 as usize] as usize;
-                                        let k648 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k647 != NONE as usize && k648 != NONE as usize {
-                                            let key650 = k647 * 16 + k648 * 1;
-                                            for i649 in TABLE_30_AT0_1[key650]
-                                                as usize..TABLE_30_AT0_1[key650 + 1] as usize
+                                        let k648 = TABLE_30_P0[v2 as usize] as usize;
+                                        let k649 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k648 != NONE as usize && k649 != NONE as usize {
+                                            let key651 = k648 * 16 + k649 * 1;
+                                            for i650 in TABLE_30_AT0_1[key651]
+                                                as usize..TABLE_30_AT0_1[key651 + 1] as usize
                                             {
-                                                let row646 = &TABLE_30_BY0_1[i649];
-                                                break 'found645 true;
+                                                let row647 = &TABLE_30_BY0_1[i650];
+                                                break 'found646 true;
                                             }
                                         }
                                     }
@@ -14131,38 +14137,38 @@ impl Rules {
         }
         {
             {
-                let lo671 = 0;
-                for bit672 in input.state.ones(772 + lo671, 772 + lo671 + 2) {
-                    let offset673 = bit672 - 772;
+                let lo672 = 0;
+                for bit673 in input.state.ones(772 + lo672, 772 + lo672 + 2) {
+                    let offset674 = bit673 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset673 / 1) % 2];
-                        let v3_pos: usize = (offset673 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset674 / 1) % 2];
+                        let v3_pos: usize = (offset674 / 1) % 2;
                         {
-                            let k668 = TABLE_30_P0[v3 as usize] as usize;
-                            if k668 != NONE as usize {
-                                let key670 = k668 * 1;
-                                for i669 in TABLE_30_AT0[key670]
-                                    as usize..TABLE_30_AT0[key670 + 1] as usize
+                            let k669 = TABLE_30_P0[v3 as usize] as usize;
+                            if k669 != NONE as usize {
+                                let key671 = k669 * 1;
+                                for i670 in TABLE_30_AT0[key671]
+                                    as usize..TABLE_30_AT0[key671 + 1] as usize
                                 {
-                                    let row667 = &TABLE_30_BY0[i669];
-                                    let v1: Sym = row667[1];
+                                    let row668 = &TABLE_30_BY0[i670];
+                                    let v1: Sym = row668[1];
                                     {
-                                        let p661 = POS_51[299 + v1 as usize] as usize;
-                                        if p661 != NONE as usize {
-                                            let lo662 = 0 + 0 + p661 * 64;
-                                            let mut cursor666 = rt::OnesCursor::new(
+                                        let p662 = POS_51[299 + v1 as usize] as usize;
+                                        if p662 != NONE as usize {
+                                            let lo663 = 0 + 0 + p662 * 64;
+                                            let mut cursor667 = rt::OnesCursor::new(
                                                 self.r51_by1.words(),
-                                                lo662,
-                                                lo662 + 64,
+                                                lo663,
+                                                lo663 + 64,
                                             );
-                                            while let Some(bit663) = cursor666
+                                            while let Some(bit664) = cursor667
                                                 .next(self.r51_by1.words())
                                             {
-                                                let offset664 = bit663 - 0;
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset664 / 1)
+                                                let offset665 = bit664 - 0;
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset665 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset664 / 1) % 64;
+                                                let v0_pos: usize = (offset665 / 1) % 64;
                                                 {
                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -14229,66 +14235,66 @@ impl Rules {
         }
         {
             {
-                let lo689 = 0 + 0;
-                let mut cursor693 = rt::OnesCursor::new(
+                let lo690 = 0 + 0;
+                let mut cursor694 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo689,
-                    lo689 + 64,
+                    lo690,
+                    lo690 + 64,
                 );
-                while let Some(bit690) = cursor693.next(self.r26.words()) {
-                    let offset691 = bit690 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset691 / 1) % 64];
-                    let v0_pos: usize = (offset691 / 1) % 64;
+                while let Some(bit691) = cursor694.next(self.r26.words()) {
+                    let offset692 = bit691 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset692 / 1) % 64];
+                    let v0_pos: usize = (offset692 / 1) % 64;
                     {
-                        let lo685 = 0;
-                        for bit686 in input.state.ones(772 + lo685, 772 + lo685 + 2) {
-                            let offset687 = bit686 - 772;
+                        let lo686 = 0;
+                        for bit687 in input.state.ones(772 + lo686, 772 + lo686 + 2) {
+                            let offset688 = bit687 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset687 / 1) % 2];
-                                let v3_pos: usize = (offset687 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset688 / 1) % 2];
+                                let v3_pos: usize = (offset688 / 1) % 2;
                                 {
-                                    let k682 = TABLE_0_P0[v0 as usize] as usize;
-                                    if k682 != NONE as usize {
-                                        let key684 = k682 * 1;
-                                        for i683 in TABLE_0_AT0[key684]
-                                            as usize..TABLE_0_AT0[key684 + 1] as usize
+                                    let k683 = TABLE_0_P0[v0 as usize] as usize;
+                                    if k683 != NONE as usize {
+                                        let key685 = k683 * 1;
+                                        for i684 in TABLE_0_AT0[key685]
+                                            as usize..TABLE_0_AT0[key685 + 1] as usize
                                         {
-                                            let row681 = &TABLE_0_BY0[i683];
-                                            let v2: Sym = row681[1];
-                                            let v1: Sym = row681[2];
-                                            let exists = 'found679: {
+                                            let row682 = &TABLE_0_BY0[i684];
+                                            let v2: Sym = row682[1];
+                                            let v1: Sym = row682[2];
+                                            let exists = 'found680: {
                                                 {
-                                                    let p680 = POS_57[0 + v1 as usize] as usize;
-                                                    if p680 != NONE as usize
-                                                        && self.r57.has_bit(0 + 0 + p680 * 1)
+                                                    let p681 = POS_57[0 + v1 as usize] as usize;
+                                                    if p681 != NONE as usize
+                                                        && self.r57.has_bit(0 + 0 + p681 * 1)
                                                     {
-                                                        break 'found679 true;
+                                                        break 'found680 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found677: {
+                                                let exists = 'found678: {
                                                     {
-                                                        let p678 = POS_1[0 + v1 as usize] as usize;
-                                                        if p678 != NONE as usize
-                                                            && self.r1.has_bit(0 + 0 + p678 * 1)
+                                                        let p679 = POS_1[0 + v1 as usize] as usize;
+                                                        if p679 != NONE as usize
+                                                            && self.r1.has_bit(0 + 0 + p679 * 1)
                                                         {
-                                                            break 'found677 true;
+                                                            break 'found678 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
-                                                    let exists = 'found675: {
+                                                    let exists = 'found676: {
                                                         {
-                                                            let p676 = POS_13[0 + v1 as usize] as usize;
-                                                            if p676 != NONE as usize
-                                                                && self.r13.has_bit(0 + 0 + p676 * 2 + v3_pos * 1)
+                                                            let p677 = POS_13[0 + v1 as usize] as usize;
+                                                            if p677 != NONE as usize
+                                                                && self.r13.has_bit(0 + 0 + p677 * 2 + v3_pos * 1)
                                                             {
-                                                                break 'found675 true;
+                                                                break 'found676 true;
                                                             }
                                                         }
                                                         false
@@ -14314,76 +14320,76 @@ impl Rules {
             }
         }
         {
-            let exists = 'found709: {
+            let exists = 'found710: {
                 if !self.r11.is_empty() {
-                    break 'found709 true;
+                    break 'found710 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo705 = 0;
-                    for bit706 in input.state.ones(772 + lo705, 772 + lo705 + 2) {
-                        let offset707 = bit706 - 772;
+                    let lo706 = 0;
+                    for bit707 in input.state.ones(772 + lo706, 772 + lo706 + 2) {
+                        let offset708 = bit707 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset707 / 1) % 2];
-                            let v2_pos: usize = (offset707 / 1) % 2;
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset708 / 1) % 2];
+                            let v2_pos: usize = (offset708 / 1) % 2;
                             {
-                                let k702 = TABLE_9_P0[v2 as usize] as usize;
-                                if k702 != NONE as usize {
-                                    let key704 = k702 * 1;
-                                    for i703 in TABLE_9_AT0[key704]
-                                        as usize..TABLE_9_AT0[key704 + 1] as usize
+                                let k703 = TABLE_9_P0[v2 as usize] as usize;
+                                if k703 != NONE as usize {
+                                    let key705 = k703 * 1;
+                                    for i704 in TABLE_9_AT0[key705]
+                                        as usize..TABLE_9_AT0[key705 + 1] as usize
                                     {
-                                        let row701 = &TABLE_9_BY0[i703];
-                                        let v3: Sym = row701[1];
-                                        let v0: Sym = row701[2];
-                                        let v1: Sym = row701[3];
-                                        let v4: Sym = row701[4];
-                                        let v5: Sym = row701[5];
-                                        let exists = 'found699: {
+                                        let row702 = &TABLE_9_BY0[i704];
+                                        let v3: Sym = row702[1];
+                                        let v0: Sym = row702[2];
+                                        let v1: Sym = row702[3];
+                                        let v4: Sym = row702[4];
+                                        let v5: Sym = row702[5];
+                                        let exists = 'found700: {
                                             {
-                                                let p700 = POS_3[299 + v3 as usize] as usize;
-                                                if p700 != NONE as usize
-                                                    && self.r3.has_bit(0 + 0 + v2_pos * 2 + p700 * 1)
+                                                let p701 = POS_3[299 + v3 as usize] as usize;
+                                                if p701 != NONE as usize
+                                                    && self.r3.has_bit(0 + 0 + v2_pos * 2 + p701 * 1)
                                                 {
-                                                    break 'found699 true;
+                                                    break 'found700 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found697: {
+                                            let exists = 'found698: {
                                                 {
-                                                    let p698 = POS_2[299 + v3 as usize] as usize;
-                                                    if p698 != NONE as usize
-                                                        && self.r2.has_bit(0 + 0 + v2_pos * 2 + p698 * 1)
+                                                    let p699 = POS_2[299 + v3 as usize] as usize;
+                                                    if p699 != NONE as usize
+                                                        && self.r2.has_bit(0 + 0 + v2_pos * 2 + p699 * 1)
                                                     {
-                                                        break 'found697 true;
+                                                        break 'found698 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
                                                 {
-                                                    let p696 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                    if p696 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p697 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                    if p697 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + p696 * 12 + v2_pos * 6 + 4 * 1)
+                                                        && input.state.get(0 + 0 + p697 * 12 + v2_pos * 6 + 4 * 1)
                                                     {
                                                         {
-                                                            let p695 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                            if p695 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                            let p696 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                            if p696 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + 0 + p695 * 12 + v2_pos * 6 + 0 * 1)
+                                                                && input.state.get(0 + 0 + p696 * 12 + v2_pos * 6 + 0 * 1)
                                                             {
                                                                 {
-                                                                    let p694 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
-                                                                    if p694 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    let p695 = FLUENT_POSITIONS[1495 + v3 as usize] as usize;
+                                                                    if p695 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                         && 0 == 0 && 0 == 0 && 0 == 0
-                                                                        && input.state.get(768 + 0 + v2_pos * 2 + p694 * 1)
+                                                                        && input.state.get(768 + 0 + v2_pos * 2 + p695 * 1)
                                                                     {
                                                                         self.grew
                                                                             |= self
@@ -14411,36 +14417,36 @@ impl Rules {
         }
         {
             {
-                let lo715 = 0 + 0;
-                let mut cursor719 = rt::OnesCursor::new(
+                let lo716 = 0 + 0;
+                let mut cursor720 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo715,
-                    lo715 + 64,
+                    lo716,
+                    lo716 + 64,
                 );
-                while let Some(bit716) = cursor719.next(self.r18.words()) {
-                    let offset717 = bit716 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset717 / 1) % 64];
-                    let v0_pos: usize = (offset717 / 1) % 64;
-                    let exists = 'found714: {
+                while let Some(bit717) = cursor720.next(self.r18.words()) {
+                    let offset718 = bit717 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset718 / 1) % 64];
+                    let v0_pos: usize = (offset718 / 1) % 64;
+                    let exists = 'found715: {
                         {
                             if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found714 true;
+                                break 'found715 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo710 = 0;
-                            for bit711 in input.state.ones(975 + lo710, 975 + lo710 + 64)
+                            let lo711 = 0;
+                            for bit712 in input.state.ones(975 + lo711, 975 + lo711 + 64)
                             {
-                                let offset712 = bit711 - 975;
+                                let offset713 = bit712 - 975;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset712 / 1)
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset713 / 1)
                                         % 64];
-                                    let v1_pos: usize = (offset712 / 1) % 64;
+                                    let v1_pos: usize = (offset713 / 1) % 64;
                                     self.grew
                                         |= self
                                             .r35
@@ -14459,14 +14465,20 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            for i721 in 0..self.r35.len() {
-                let row720 = self.r35.row(i721);
-                let v0: Sym = row720[0];
-                let v1: Sym = row720[1];
-                let v2: Sym = row720[2];
-                let v3: Sym = row720[3];
-                let v4: Sym = row720[4];
-                let v5: Sym = row720[5];
+            let exists = 'found721: {
+                for i723 in 0..self.r35.len() {
+                    let row722 = self.r35.row(i723);
+                    let v0: Sym = row722[0];
+                    let v1: Sym = row722[1];
+                    let v2: Sym = row722[2];
+                    let v3: Sym = row722[3];
+                    let v4: Sym = row722[4];
+                    let v5: Sym = row722[5];
+                    break 'found721 true;
+                }
+                false
+            };
+            if exists {
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -14474,9 +14486,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found722: {
+            let exists = 'found724: {
                 if !self.r34.is_empty() {
-                    break 'found722 true;
+                    break 'found724 true;
                 }
                 false
             };
@@ -14492,14 +14504,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo723 = 0;
-                    for bit724 in input.state.ones(772 + lo723, 772 + lo723 + 2) {
-                        let offset725 = bit724 - 772;
+                    let lo725 = 0;
+                    for bit726 in input.state.ones(772 + lo725, 772 + lo725 + 2) {
+                        let offset727 = bit726 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset725 / 1) % 2];
-                            let v0_pos: usize = (offset725 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset727 / 1) % 2];
+                            let v0_pos: usize = (offset727 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -14509,23 +14521,23 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo731 = 0;
-                    for bit732 in input.state.ones(772 + lo731, 772 + lo731 + 2) {
-                        let offset733 = bit732 - 772;
+                    let lo733 = 0;
+                    for bit734 in input.state.ones(772 + lo733, 772 + lo733 + 2) {
+                        let offset735 = bit734 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset733 / 1) % 2];
-                            let v1_pos: usize = (offset733 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset735 / 1) % 2];
+                            let v1_pos: usize = (offset735 / 1) % 2;
                             {
-                                let k728 = TABLE_38_P0[v1 as usize] as usize;
-                                if k728 != NONE as usize {
-                                    let key730 = k728 * 1;
-                                    for i729 in TABLE_38_AT0[key730]
-                                        as usize..TABLE_38_AT0[key730 + 1] as usize
+                                let k730 = TABLE_38_P0[v1 as usize] as usize;
+                                if k730 != NONE as usize {
+                                    let key732 = k730 * 1;
+                                    for i731 in TABLE_38_AT0[key732]
+                                        as usize..TABLE_38_AT0[key732 + 1] as usize
                                     {
-                                        let row727 = &TABLE_38_BY0[i729];
-                                        let v0: Sym = row727[1];
+                                        let row729 = &TABLE_38_BY0[i731];
+                                        let v0: Sym = row729[1];
                                         self.grew
                                             |= self
                                                 .r24
@@ -14542,9 +14554,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found736: {
+            let exists = 'found738: {
                 if !self.r33.is_empty() {
-                    break 'found736 true;
+                    break 'found738 true;
                 }
                 false
             };
@@ -14576,21 +14588,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo739 = 0;
-                for bit740 in input.state.ones(772 + lo739, 772 + lo739 + 2) {
-                    let offset741 = bit740 - 772;
+                let lo741 = 0;
+                for bit742 in input.state.ones(772 + lo741, 772 + lo741 + 2) {
+                    let offset743 = bit742 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset741 / 1) % 2];
-                        let v0_pos: usize = (offset741 / 1) % 2;
-                        for i738 in 0..self.r35.len() {
-                            let row737 = self.r35.row(i738);
-                            let v1: Sym = row737[0];
-                            let v2: Sym = row737[1];
-                            let v3: Sym = row737[2];
-                            let v4: Sym = row737[3];
-                            let v5: Sym = row737[4];
-                            let v6: Sym = row737[5];
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset743 / 1) % 2];
+                        let v0_pos: usize = (offset743 / 1) % 2;
+                        for i740 in 0..self.r35.len() {
+                            let row739 = self.r35.row(i740);
+                            let v1: Sym = row739[0];
+                            let v2: Sym = row739[1];
+                            let v3: Sym = row739[2];
+                            let v4: Sym = row739[3];
+                            let v5: Sym = row739[4];
+                            let v6: Sym = row739[5];
                             self.grew
                                 |= self
                                     .r32
@@ -14622,22 +14634,22 @@ impl Rules {
         }
         {
             {
-                let lo747 = 0;
-                for bit748 in input.state.ones(772 + lo747, 772 + lo747 + 2) {
-                    let offset749 = bit748 - 772;
+                let lo749 = 0;
+                for bit750 in input.state.ones(772 + lo749, 772 + lo749 + 2) {
+                    let offset751 = bit750 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset749 / 1) % 2];
-                        let v1_pos: usize = (offset749 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset751 / 1) % 2];
+                        let v1_pos: usize = (offset751 / 1) % 2;
                         {
-                            let k744 = TABLE_38_P0[v1 as usize] as usize;
-                            if k744 != NONE as usize {
-                                let key746 = k744 * 1;
-                                for i745 in TABLE_38_AT0[key746]
-                                    as usize..TABLE_38_AT0[key746 + 1] as usize
+                            let k746 = TABLE_38_P0[v1 as usize] as usize;
+                            if k746 != NONE as usize {
+                                let key748 = k746 * 1;
+                                for i747 in TABLE_38_AT0[key748]
+                                    as usize..TABLE_38_AT0[key748 + 1] as usize
                                 {
-                                    let row743 = &TABLE_38_BY0[i745];
-                                    let v0: Sym = row743[1];
+                                    let row745 = &TABLE_38_BY0[i747];
+                                    let v0: Sym = row745[1];
                                     self.grew
                                         |= self
                                             .r32
@@ -14656,23 +14668,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role758 in 0..2 {
-                let row757 = &input.joint[role758 * 7..(role758 + 1) * 7];
-                if row757[1] == 297 && row757[4] == 0 && row757[5] == 0 && row757[6] == 0
+            for role760 in 0..2 {
+                let row759 = &input.joint[role760 * 7..(role760 + 1) * 7];
+                if row759[1] == 297 && row759[4] == 0 && row759[5] == 0 && row759[6] == 0
                 {
-                    let v1: Sym = row757[0];
-                    let v3: Sym = row757[2];
-                    let v0: Sym = row757[3];
+                    let v1: Sym = row759[0];
+                    let v3: Sym = row759[2];
+                    let v0: Sym = row759[3];
                     {
-                        let p751 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p752 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p751 != NONE as usize && p752 != NONE as usize {
-                            let lo753 = 0 + p751 * 12 + p752 * 6;
-                            for bit754 in input.state.ones(0 + lo753, 0 + lo753 + 6) {
-                                let offset755 = bit754 - 0;
+                        let p753 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p754 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p753 != NONE as usize && p754 != NONE as usize {
+                            let lo755 = 0 + p753 * 12 + p754 * 6;
+                            for bit756 in input.state.ones(0 + lo755, 0 + lo755 + 6) {
+                                let offset757 = bit756 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset755 / 1) % 6];
-                                    let v2_pos: usize = (offset755 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset757 / 1) % 6];
+                                    let v2_pos: usize = (offset757 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -14705,13 +14717,13 @@ impl Rules {
             }
         }
         {
-            for role760 in 0..2 {
-                let row759 = &input.joint[role760 * 7..(role760 + 1) * 7];
-                if row759[1] == 298 && row759[2] == 0 && row759[3] == 0 {
-                    let v1: Sym = row759[0];
-                    let v3: Sym = row759[4];
-                    let v0: Sym = row759[5];
-                    let v2: Sym = row759[6];
+            for role762 in 0..2 {
+                let row761 = &input.joint[role762 * 7..(role762 + 1) * 7];
+                if row761[1] == 298 && row761[2] == 0 && row761[3] == 0 {
+                    let v1: Sym = row761[0];
+                    let v3: Sym = row761[4];
+                    let v0: Sym = row761[5];
+                    let v2: Sym = row761[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -14751,31 +14763,31 @@ impl Rules {
         }
         {
             {
-                let lo766 = 0 + 0;
-                let mut cursor770 = rt::OnesCursor::new(
+                let lo768 = 0 + 0;
+                let mut cursor772 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo766,
-                    lo766 + 4,
+                    lo768,
+                    lo768 + 4,
                 );
-                while let Some(bit767) = cursor770.next(self.r8.words()) {
-                    let offset768 = bit767 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset768 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset768 / 1) % 2];
-                    let v1_pos: usize = (offset768 / 2) % 2;
-                    let v2_pos: usize = (offset768 / 1) % 2;
+                while let Some(bit769) = cursor772.next(self.r8.words()) {
+                    let offset770 = bit769 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset770 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset770 / 1) % 2];
+                    let v1_pos: usize = (offset770 / 2) % 2;
+                    let v2_pos: usize = (offset770 / 1) % 2;
                     {
-                        let k762 = TABLE_9_P0[v1 as usize] as usize;
-                        let k763 = TABLE_9_P1[v2 as usize] as usize;
-                        if k762 != NONE as usize && k763 != NONE as usize {
-                            let key765 = k762 * 2 + k763 * 1;
-                            for i764 in TABLE_9_AT0_1[key765]
-                                as usize..TABLE_9_AT0_1[key765 + 1] as usize
+                        let k764 = TABLE_9_P0[v1 as usize] as usize;
+                        let k765 = TABLE_9_P1[v2 as usize] as usize;
+                        if k764 != NONE as usize && k765 != NONE as usize {
+                            let key767 = k764 * 2 + k765 * 1;
+                            for i766 in TABLE_9_AT0_1[key767]
+                                as usize..TABLE_9_AT0_1[key767 + 1] as usize
                             {
-                                let row761 = &TABLE_9_BY0_1[i764];
-                                let v3: Sym = row761[2];
-                                let v4: Sym = row761[3];
-                                let v5: Sym = row761[4];
-                                let v0: Sym = row761[5];
+                                let row763 = &TABLE_9_BY0_1[i766];
+                                let v3: Sym = row763[2];
+                                let v4: Sym = row763[3];
+                                let v5: Sym = row763[4];
+                                let v0: Sym = row763[5];
                                 self.next_bits
                                     .set(
                                         0 + 0
@@ -14798,25 +14810,25 @@ impl Rules {
         }
         {
             {
-                let lo772 = 0 + 0;
-                let hi775 = lo772 + 768;
-                for &bit773 in input.ones_from(lo772) {
-                    let bit773 = bit773 as usize;
-                    if bit773 >= hi775 {
+                let lo774 = 0 + 0;
+                let hi777 = lo774 + 768;
+                for &bit775 in input.ones_from(lo774) {
+                    let bit775 = bit775 as usize;
+                    if bit775 >= hi777 {
                         break;
                     }
-                    let offset774 = bit773 - 0;
+                    let offset776 = bit775 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset774 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset774 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset774 / 1) % 6];
-                        let v0_pos: usize = (offset774 / 12) % 64;
-                        let v1_pos: usize = (offset774 / 6) % 2;
-                        let v2_pos: usize = (offset774 / 1) % 6;
-                        let exists = 'found771: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset776 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset776 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset776 / 1) % 6];
+                        let v0_pos: usize = (offset776 / 12) % 64;
+                        let v1_pos: usize = (offset776 / 6) % 2;
+                        let v2_pos: usize = (offset776 / 1) % 6;
+                        let exists = 'found773: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found771 true;
+                                    break 'found773 true;
                                 }
                             }
                             false
@@ -14830,51 +14842,51 @@ impl Rules {
             }
         }
         {
-            for role794 in 0..2 {
-                let row793 = &input.joint[role794 * 7..(role794 + 1) * 7];
-                if row793[1] == 297 && row793[4] == 0 && row793[5] == 0 && row793[6] == 0
+            for role796 in 0..2 {
+                let row795 = &input.joint[role796 * 7..(role796 + 1) * 7];
+                if row795[1] == 297 && row795[4] == 0 && row795[5] == 0 && row795[6] == 0
                 {
-                    let v1: Sym = row793[0];
-                    let v2: Sym = row793[2];
-                    let v3: Sym = row793[3];
+                    let v1: Sym = row795[0];
+                    let v2: Sym = row795[2];
+                    let v3: Sym = row795[3];
                     {
-                        let p791 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p792 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p791 != NONE as usize && p792 != NONE as usize && 0 == 0
+                        let p793 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p794 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p793 != NONE as usize && p794 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p791 * 12 + p792 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p793 * 12 + p794 * 6 + 5 * 1)
                         {
                             {
-                                let k788 = TABLE_41_P0[v1 as usize] as usize;
-                                if k788 != NONE as usize {
-                                    let key790 = k788 * 1;
-                                    for i789 in TABLE_41_AT0[key790]
-                                        as usize..TABLE_41_AT0[key790 + 1] as usize
+                                let k790 = TABLE_41_P0[v1 as usize] as usize;
+                                if k790 != NONE as usize {
+                                    let key792 = k790 * 1;
+                                    for i791 in TABLE_41_AT0[key792]
+                                        as usize..TABLE_41_AT0[key792 + 1] as usize
                                     {
-                                        let row787 = &TABLE_41_BY0[i789];
-                                        let v4: Sym = row787[1];
+                                        let row789 = &TABLE_41_BY0[i791];
+                                        let v4: Sym = row789[1];
                                         {
-                                            let k783 = TABLE_0_P0[v2 as usize] as usize;
-                                            let k784 = TABLE_0_P1[v4 as usize] as usize;
-                                            if k783 != NONE as usize && k784 != NONE as usize {
-                                                let key786 = k783 * 8 + k784 * 1;
-                                                for i785 in TABLE_0_AT0_1[key786]
-                                                    as usize..TABLE_0_AT0_1[key786 + 1] as usize
+                                            let k785 = TABLE_0_P0[v2 as usize] as usize;
+                                            let k786 = TABLE_0_P1[v4 as usize] as usize;
+                                            if k785 != NONE as usize && k786 != NONE as usize {
+                                                let key788 = k785 * 8 + k786 * 1;
+                                                for i787 in TABLE_0_AT0_1[key788]
+                                                    as usize..TABLE_0_AT0_1[key788 + 1] as usize
                                                 {
-                                                    let row782 = &TABLE_0_BY0_1[i785];
-                                                    let v0: Sym = row782[2];
+                                                    let row784 = &TABLE_0_BY0_1[i787];
+                                                    let v0: Sym = row784[2];
                                                     {
-                                                        let k777 = TABLE_0_P0[v0 as usize] as usize;
-                                                        let k778 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k779 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k777 != NONE as usize && k778 != NONE as usize
-                                                            && k779 != NONE as usize
+                                                        let k779 = TABLE_0_P0[v0 as usize] as usize;
+                                                        let k780 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k781 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k779 != NONE as usize && k780 != NONE as usize
+                                                            && k781 != NONE as usize
                                                         {
-                                                            let key781 = k777 * 512 + k778 * 64 + k779 * 1;
-                                                            for i780 in TABLE_0_AT0_1_2[key781]
-                                                                as usize..TABLE_0_AT0_1_2[key781 + 1] as usize
+                                                            let key783 = k779 * 512 + k780 * 64 + k781 * 1;
+                                                            for i782 in TABLE_0_AT0_1_2[key783]
+                                                                as usize..TABLE_0_AT0_1_2[key783 + 1] as usize
                                                             {
-                                                                let row776 = &TABLE_0_BY0_1_2[i780];
+                                                                let row778 = &TABLE_0_BY0_1_2[i782];
                                                                 self.next_bits
                                                                     .set(
                                                                         975 + 0
@@ -14902,18 +14914,18 @@ impl Rules {
         }
         {
             {
-                let lo796 = 0;
-                for bit797 in input.state.ones(768 + lo796, 768 + lo796 + 4) {
-                    let offset798 = bit797 - 768;
+                let lo798 = 0;
+                for bit799 in input.state.ones(768 + lo798, 768 + lo798 + 4) {
+                    let offset800 = bit799 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset798 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset798 / 1) % 2];
-                        let v0_pos: usize = (offset798 / 2) % 2;
-                        let v1_pos: usize = (offset798 / 1) % 2;
-                        let exists = 'found795: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset800 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset800 / 1) % 2];
+                        let v0_pos: usize = (offset800 / 2) % 2;
+                        let v1_pos: usize = (offset800 / 1) % 2;
+                        let exists = 'found797: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found795 true;
+                                    break 'found797 true;
                                 }
                             }
                             false
@@ -14927,22 +14939,22 @@ impl Rules {
         }
         {
             {
-                let lo804 = 0;
-                for bit805 in input.state.ones(772 + lo804, 772 + lo804 + 2) {
-                    let offset806 = bit805 - 772;
+                let lo806 = 0;
+                for bit807 in input.state.ones(772 + lo806, 772 + lo806 + 2) {
+                    let offset808 = bit807 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset806 / 1) % 2];
-                        let v1_pos: usize = (offset806 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset808 / 1) % 2];
+                        let v1_pos: usize = (offset808 / 1) % 2;
                         {
-                            let k801 = TABLE_38_P0[v1 as usize] as usize;
-                            if k801 != NONE as usize {
-                                let key803 = k801 * 1;
-                                for i802 in TABLE_38_AT0[key803]
-                                    as usize..TABLE_38_AT0[key803 + 1] as usize
+                            let k803 = TABLE_38_P0[v1 as usize] as usize;
+                            if k803 != NONE as usize {
+                                let key805 = k803 * 1;
+                                for i804 in TABLE_38_AT0[key805]
+                                    as usize..TABLE_38_AT0[key805 + 1] as usize
                                 {
-                                    let row800 = &TABLE_38_BY0[i802];
-                                    let v0: Sym = row800[1];
+                                    let row802 = &TABLE_38_BY0[i804];
+                                    let v0: Sym = row802[1];
                                     self.next_bits
                                         .set(
                                             772 + 0
@@ -14963,22 +14975,22 @@ impl Rules {
         }
         {
             {
-                let lo812 = 0;
-                for bit813 in input.state.ones(774 + lo812, 774 + lo812 + 201) {
-                    let offset814 = bit813 - 774;
+                let lo814 = 0;
+                for bit815 in input.state.ones(774 + lo814, 774 + lo814 + 201) {
+                    let offset816 = bit815 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset814 / 1) % 201];
-                        let v1_pos: usize = (offset814 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset816 / 1) % 201];
+                        let v1_pos: usize = (offset816 / 1) % 201;
                         {
-                            let k809 = TABLE_46_P0[v1 as usize] as usize;
-                            if k809 != NONE as usize {
-                                let key811 = k809 * 1;
-                                for i810 in TABLE_46_AT0[key811]
-                                    as usize..TABLE_46_AT0[key811 + 1] as usize
+                            let k811 = TABLE_46_P0[v1 as usize] as usize;
+                            if k811 != NONE as usize {
+                                let key813 = k811 * 1;
+                                for i812 in TABLE_46_AT0[key813]
+                                    as usize..TABLE_46_AT0[key813 + 1] as usize
                                 {
-                                    let row808 = &TABLE_46_BY0[i810];
-                                    let v0: Sym = row808[1];
+                                    let row810 = &TABLE_46_BY0[i812];
+                                    let v0: Sym = row810[1];
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -15001,9 +15013,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found816: {
+            let exists = 'found818: {
                 if !self.r34.is_empty() {
-                    break 'found816 true;
+                    break 'found818 true;
                 }
                 false
             };
