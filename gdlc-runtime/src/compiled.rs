@@ -1354,8 +1354,9 @@ pub fn outside_layout(meta: &Meta, tuple: &[Sym]) -> ! {
 pub struct Input<const W: usize> {
     /// The state.
     pub state: Bits<W>,
-    /// The set bits of `state`, ascending: a scan of a wide, sparse block of the state
-    /// reads these rather than every word of the block (see [`Input::ones_from`]).
+    /// The set bits of `state`, ascending, when the rules read them
+    /// ([`Rules::STATE_LIST`]): a scan of a wide, sparse block of the state reads these
+    /// rather than every word of the block (see [`Input::ones_from`]).
     pub ones: Vec<u32>,
     /// The joint move: one `does` tuple per role, flat.
     pub joint: Vec<Sym>,
@@ -1373,10 +1374,13 @@ impl<const W: usize> Input<W> {
         &self.ones[start..]
     }
 
-    /// Sets the state and its list of set bits.
-    pub fn set_state(&mut self, state: &Bits<W>) {
+    /// Sets the state, and its list of set bits when `list`.
+    pub fn set_state(&mut self, state: &Bits<W>, list: bool) {
         self.state.clone_from(state);
         self.ones.clear();
+        if !list {
+            return;
+        }
         for (w, &word) in self.state.0.iter().enumerate() {
             let mut word = word;
             while word != 0 {
@@ -1417,6 +1421,9 @@ pub enum Entry {
 pub trait Rules<const W: usize>: Clone {
     /// The game's tables.
     const META: &'static Meta;
+    /// Whether the code reads the state's list of set bits ([`Input::ones`]), which is
+    /// then made each time a state is loaded.
+    const STATE_LIST: bool = false;
     /// Stores for every relation, constant tables loaded.
     fn new() -> Self;
     /// Forgets what depends on the input that changed.
@@ -1703,7 +1710,7 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         if self.state_loaded && self.input.state == *state {
             return;
         }
-        self.input.set_state(state);
+        self.input.set_state(state, R::STATE_LIST);
         self.state_loaded = true;
         self.joint_loaded.clear();
         self.rules.forget(Changed::State);
@@ -1958,7 +1965,7 @@ mod tests {
         for i in [191, 0, 64, 5, 130] {
             state.set(i);
         }
-        input.set_state(&state);
+        input.set_state(&state, true);
         assert_eq!(input.ones, [0, 5, 64, 130, 191]);
         assert_eq!(input.ones_from(0), [0, 5, 64, 130, 191]);
         assert_eq!(input.ones_from(6), [64, 130, 191]);

@@ -226,6 +226,8 @@ fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
         "{text}"
     );
     assert!(code.contains("input.ones_from("), "{text}");
+    // The runtime makes that list only for code that reads it.
+    assert!(code.contains("constSTATE_LIST:bool=true;"), "{text}");
     assert!(
         code.contains(".added(") && code.contains("..self.r"),
         "{text}"

@@ -54,9 +54,15 @@ const MAX_POSITIONS: usize = 1 << 18;
 const MAX_UNROLLED_ROWS: usize = 8;
 const MAX_UNROLLED_TEXT: usize = 16_000;
 
-/// A scan of a bit range wider than this reads the list of set bits (the state's, or a
-/// bits-only store's) instead of the range's words.
-const WORD_SCAN_BITS: usize = 256;
+/// A scan of a state range wider than this reads the state's list of set bits instead
+/// of the range's words. Below, the binary search for the range's start costs about
+/// what the words do (kalah's 372-bit block of pit counts, scanned inside loops, and
+/// chinese checkers' 259-bit board, full, ran slower from the list).
+const STATE_LIST_SCAN_BITS: usize = 512;
+
+/// A scan of a whole bits-only relation wider than this reads the bits in the order
+/// set instead of the words.
+const STORE_LIST_SCAN_BITS: usize = 256;
 
 /// The most bits of a memo table kept unique by a bitset over its free columns (see
 /// `Emitter::memo_init`): every table of the mode holds that many bits.
@@ -219,10 +225,13 @@ fn functor_blocks(
 /// The domain of a column under a function symbol as the symbol's block numbers it: an
 /// argument of the symbol itself (path `[arg, f, i]`) is never [`NIL`] where the
 /// symbol is the root (symbols carry their arity), so `NIL`, which the column's
-/// domain holds for the terms under other symbols, gets no position; a deeper
-/// column keeps it (its parent argument may be a constant).
+/// domain holds for the terms under other symbols, gets no position — unless it
+/// makes the radix a power of two, whose digits the code extracts with shifts rather
+/// than divisions (kalah's 31 counts and nil, chinese checkers' 7 pieces and nil ran
+/// slower without it). A deeper column keeps it (its parent argument may be a
+/// constant).
 fn own_domain(column: &crate::ir::Column) -> Vec<SymbolId> {
-    if column.path.len() == 3 {
+    if column.path.len() == 3 && !column.domain.len().is_power_of_two() {
         column
             .domain
             .iter()
@@ -366,6 +375,8 @@ struct Emitter<'a> {
     /// In the rule being emitted: whether accepted tuples go straight into the head's
     /// store (the body does not read the head relation), not through `pending`.
     direct: std::cell::Cell<bool>,
+    /// Whether some scan reads the state's list of set bits (`rt::Rules::STATE_LIST`).
+    state_list: std::cell::Cell<bool>,
     /// The modes of recursive demand layers that complete a call's table on their own.
     closures: BTreeMap<(usize, usize), Closure>,
     /// The continuations of the calls being inlined, innermost last (see `inline.rs`).
@@ -467,6 +478,7 @@ impl<'a> Emitter<'a> {
             decoded: std::cell::RefCell::new(BTreeMap::new()),
             domain_tables: std::cell::RefCell::new(BTreeMap::new()),
             direct: std::cell::Cell::new(false),
+            state_list: std::cell::Cell::new(false),
             closures: closure::closures(ir, plan),
             continuations: std::cell::RefCell::new(Vec::new()),
             inlined_text: std::cell::Cell::new(0),
@@ -1280,6 +1292,12 @@ impl<'a> Emitter<'a> {
             },
         };
         let tables: Vec<TokenStream> = self.tables.borrow().values().cloned().collect();
+        // Read after every layer and mode is emitted.
+        let state_list = self.state_list.get().then(|| {
+            quote!(
+                const STATE_LIST: bool = true;
+            )
+        });
         let allow = quote!(#[allow(
             dead_code,
             unused_variables,
@@ -1343,6 +1361,7 @@ impl<'a> Emitter<'a> {
             #allow
             impl rt::Rules<WORDS> for Rules {
                 const META: &'static rt::Meta = &META;
+                #state_list
 
                 fn new() -> Self {
                     Rules {
@@ -2861,11 +2880,17 @@ impl<'a> Emitter<'a> {
             &conds,
             quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then),
         );
-        // A range wider than a few words is read from the list of set bits (the
+        // A range wider than several words is read from the list of set bits (the
         // state's, ascending, or a bits-only store's, in the order set) rather than
         // word by word: states and derived relations are sparse.
-        let wide = width_bits > WORD_SCAN_BITS;
+        let wide = match source.bits {
+            Bits::State => width_bits > STATE_LIST_SCAN_BITS,
+            _ => width_bits > STORE_LIST_SCAN_BITS,
+        };
         let hi = self.fresh("hi");
+        if wide && matches!(source.bits, Bits::State) {
+            self.state_list.set(true);
+        }
         let scan = match &source.bits {
             Bits::State if let Some((keys, lo_bit, hi_bit)) = listed => {
                 if wide {

@@ -10663,6 +10663,7 @@ pub struct Rules {
 )]
 impl rt::Rules<WORDS> for Rules {
     const META: &'static rt::Meta = &META;
+    const STATE_LIST: bool = true;
     fn new() -> Self {
         Rules {
             computed: [
