@@ -398,6 +398,37 @@ fn join_orders_use_the_sizes_of_relations_on_sample_states() {
     compare(&mut reference, &mut executor, options).expect("agree");
 }
 
+/// The state's density comes from the states of the sampling playout, not the initial
+/// state with a floor of one in ten: in team chess (32 pieces in 768 possible `cell`
+/// fluents, 4 %) a pawn's step scans the mover's pawns before the 56 squares with a
+/// neighbour in the pawn's direction, where the threshold plan, at 10 %, read `adj`
+/// first.
+#[test]
+fn state_scans_use_the_density_of_sample_states() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/chess.kif");
+    let file = common::read_source(&path);
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    // The queries of the rule for a pawn's single step, in order.
+    let pawn_step = |plan: &gdlc::plan::Plan| {
+        let text = gdlc::explain::plan(&ir, plan);
+        let head = "(pawn-forward ?c ?dir) (adj ?s ?dir ?t) (not (occupied ?t)))";
+        let start = text.find(head).expect("the pawn step rule");
+        let rule = &text[start..];
+        let end = rule[1..].find("  rule ").map_or(rule.len(), |e| e + 1);
+        let rule = &rule[..end];
+        let cell = rule.find("query (true cell/3").expect("reads the pawns");
+        let adj = rule.find("query (adj").expect("reads adj");
+        (cell < adj, rule.to_owned())
+    };
+    let (cell_first, rule) = pawn_step(&threshold);
+    assert!(!cell_first, "{rule}");
+    let (cell_first, rule) = pawn_step(&tuned);
+    assert!(cell_first, "{rule}");
+}
+
 /// Measured planning tries materialised layers on demand: in `ladder.kif` the legal
 /// move asks for one tuple of `reach1`, and the threshold plan materialises every
 /// tuple of the small `reachK`, each asking the large ones on demand. The tuned plan has them on demand, its work on the samples is a fraction of

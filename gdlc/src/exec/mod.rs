@@ -104,6 +104,18 @@ impl<'a> Executor<'a> {
         self.engine.work()
     }
 
+    /// The function symbol of `true`'s argument in each fluent of `state` (nil where
+    /// the game has no `true`).
+    pub fn fluent_roots<'s>(&'s self, state: &'s ExecState) -> impl Iterator<Item = SymbolId> + 's {
+        let root = self
+            .true_rel
+            .and_then(|r| self.ir.relation(r).column_of(&[0]));
+        state.fluents.iter().map(move |&f| {
+            root.and_then(|c| self.fluents.tuples[f as usize].get(c).copied())
+                .unwrap_or(NIL)
+        })
+    }
+
     /// Stops evaluating after `limit` nodes visited in all (see [`Self::over_limit`]).
     pub fn set_work_limit(&mut self, limit: usize) {
         self.engine.set_work_limit(limit);

@@ -65,6 +65,10 @@ pub struct PlanOptions {
     /// measured (see [`super::tune`]): join orders use it for derived relations instead
     /// of the product of their column domains. Empty: nothing measured.
     pub sampled: Vec<Option<SampledSize>>,
+    /// Per function symbol of `true`'s argument, its mean number of fluents over the
+    /// states of a sampling playout (see [`super::tune`]): scans of the state use it
+    /// for the state's density instead of the initial state's. Empty: not measured.
+    pub state_counts: Vec<(SymbolId, f64)>,
 }
 
 /// The mean size of a materialised relation on sample states.
@@ -84,6 +88,7 @@ impl Default for PlanOptions {
             materialise: BTreeSet::new(),
             on_demand: BTreeSet::new(),
             sampled: Vec::new(),
+            state_counts: Vec::new(),
         }
     }
 }
@@ -435,9 +440,11 @@ impl<'a> Planner<'a> {
 
     /// The estimated cost of one lookup (`.0`: tuples looked at) and its number of
     /// matches (`.1`), the columns known as in [`Self::estimate`]. The state is sparse:
-    /// a `true` lookup expects the density of the initial state's fluents of its
-    /// functor, and scans the range its known leading columns fix (matching the rest
-    /// per tuple); lookups elsewhere go through an exact index.
+    /// a `true` lookup expects the density of its functor's fluents (see
+    /// [`Self::state_density`]), and scans the range its known leading columns fix
+    /// (matching the rest per tuple), each fluent scanned costing twice a table row
+    /// (the generated code decodes and compares it); lookups elsewhere go through an
+    /// exact index.
     fn scan_and_matches(
         &self,
         relation: RelationId,
@@ -454,16 +461,36 @@ impl<'a> Planner<'a> {
             .enumerate()
             .map(|(c, &k)| if c < leading { k } else { None })
             .collect();
-        let scanned = self.estimate(relation, &prefix) * density;
+        let scanned = 2.0 * self.estimate(relation, &prefix) * density;
         (
             (scanned).max(matches * density),
             (matches * density).max(1e-3),
         )
     }
 
-    /// The fraction of possible fluents (of functor `functor`, or all) that hold
-    /// initially, at least one in ten (games often start empty and fill up).
+    /// The fraction of possible fluents (of functor `functor`, or all) that hold: their
+    /// mean number over the states of a sampling playout where measured (at least one
+    /// per thousand); else initially, at least one in ten (games often start empty and
+    /// fill up).
     fn state_density(&self, functor: Option<SymbolId>) -> f64 {
+        if !self.options.state_counts.is_empty()
+            && let Some(state) = self.ir.keyword(Keyword::True)
+        {
+            let columns = self.ir.relation(state).columns.len();
+            let mut known = vec![None; columns];
+            if let Some(f) = functor {
+                known[0] = Some(Some(f));
+            }
+            let space = self.estimate(state, &known).max(1.0);
+            let held: f64 = self
+                .options
+                .state_counts
+                .iter()
+                .filter(|(f, _)| functor.is_none_or(|g| *f == g))
+                .map(|(_, count)| count)
+                .sum();
+            return (held / space).clamp(1e-3, 1.0);
+        }
         let (Some(init), Some(state)) = (
             self.ir.keyword(Keyword::Init),
             self.ir.keyword(Keyword::True),

@@ -22,9 +22,12 @@
 //! 3. **Sizes the relations**: the mean number of tuples of every materialised
 //!    relation on the samples, and of distinct values per column
 //!    ([`PlanOptions::sampled`]), replace the product of its column domains in the
-//!    planner's join-order estimates; the plan so ordered is kept when it costs no
-//!    more than the threshold plan (a relation that holds one square in every state
-//!    goes first rather than after a static table of 420 rows).
+//!    planner's join-order estimates, and the mean number of fluents per function
+//!    symbol of the state over the sampling playout ([`PlanOptions::state_counts`])
+//!    replaces the initial state's density (team chess's pawns are scanned before
+//!    the 56 squares with a neighbour in their direction); the plan so ordered is kept
+//!    when it costs no more than the threshold plan (a relation that holds one square
+//!    in every state goes first rather than after a static table of 420 rows).
 //! 4. **Decides greedily**, from the last demand layer to the first: the layer is
 //!    planned materialised (with the decisions kept so far; layers only it called
 //!    with their columns bound follow it), and kept so when that costs at most
@@ -49,7 +52,7 @@ use gdlc_runtime::playout::Stepper;
 use super::{LayerEvaluation, Plan, PlanOptions, SampledSize, Statics, plan_seeded};
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
-use crate::ir::{Ir, Phase};
+use crate::ir::{Ir, Phase, SymbolId};
 
 /// The most steps of the sampling playout.
 pub const SAMPLE_STEPS: usize = 300;
@@ -142,7 +145,7 @@ pub fn tuned(ir: &Ir) -> Result<Plan, Diagnostic> {
 /// results `statics` every trial reuses (see the module documentation). Without sample
 /// states (a game whose sampling playout fails at once), it is returned as is.
 pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
-    let samples = sample(ir, &threshold);
+    let (samples, state_counts) = sample(ir, &threshold);
     if samples.is_empty() {
         return threshold;
     }
@@ -155,6 +158,7 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     // Join orders from the relations' sizes on the samples, kept when cheaper.
     let sampled = PlanOptions {
         sampled: sizes(ir, &best, &samples),
+        state_counts,
         ..PlanOptions::default()
     };
     let sized = plan_seeded(ir, &sampled, Some(statics))
@@ -282,14 +286,22 @@ fn demand_candidate(ir: &Ir, plan: &Plan, l: usize) -> bool {
         })
 }
 
-/// States of one seeded random playout of the threshold plan, spread evenly.
-fn sample(ir: &Ir, plan: &Plan) -> Vec<Sample> {
+/// States of one seeded random playout of the threshold plan, spread evenly, and the
+/// mean number of fluents per function symbol of `true`'s argument over every state of
+/// that playout (sorted by symbol).
+fn sample(ir: &Ir, plan: &Plan) -> (Vec<Sample>, Vec<(SymbolId, f64)>) {
     let mut game = Executor::new(ir, plan);
     game.set_work_limit(SAMPLE_WORK);
     let mut stepper = Stepper::new(&game, SEED);
     let mut state = game.initial_state();
     let mut all = Vec::new();
+    let mut counts: std::collections::BTreeMap<SymbolId, usize> = Default::default();
+    let mut states = 0usize;
     for _ in 0..SAMPLE_STEPS {
+        states += 1;
+        for root in game.fluent_roots(&state) {
+            *counts.entry(root).or_default() += 1;
+        }
         let terminal = game.is_terminal(&state);
         if game.over_limit() {
             break;
@@ -313,13 +325,18 @@ fn sample(ir: &Ir, plan: &Plan) -> Vec<Sample> {
         });
         state = next;
     }
+    let means = counts
+        .into_iter()
+        .map(|(root, count)| (root, count as f64 / states.max(1) as f64))
+        .collect();
     if all.len() <= SAMPLES {
-        return all;
+        return (all, means);
     }
     let last = all.len() - 1;
-    (0..SAMPLES)
+    let spread = (0..SAMPLES)
         .map(|i| all[i * last / (SAMPLES - 1)].clone())
-        .collect()
+        .collect();
+    (spread, means)
 }
 
 /// The mean size of each materialised relation over one playout step from every
