@@ -1904,16 +1904,9 @@ impl<'a> Emitter<'a> {
                         quote!(if true #(&& #conds)* { #then })
                     }
                     Test::Absent(query) => {
-                        let label = syn::Lifetime::new(
-                            &format!("'{}", self.fresh("found")),
-                            MacroSpan::call_site(),
-                        );
-                        let found = self.query(query, quote!(break #label true;), sink)?;
+                        let exists = self.exists(query, sink)?;
                         quote! {
-                            let exists = #label: {
-                                #found
-                                false
-                            };
+                            #exists
                             if !exists { #then }
                         }
                     }
@@ -1925,23 +1918,30 @@ impl<'a> Emitter<'a> {
                 }
                 if Self::existential(query, then) {
                     // Nothing after reads what the query binds: one match is enough.
-                    let label = syn::Lifetime::new(
-                        &format!("'{}", self.fresh("found")),
-                        MacroSpan::call_site(),
-                    );
-                    let found = self.query(query, quote!(break #label true;), sink)?;
+                    let exists = self.exists(query, sink)?;
                     let then = self.node(then, sink)?;
                     return Ok(quote! {
-                        let exists = #label: {
-                            #found
-                            false
-                        };
+                        #exists
                         if exists { #then }
                     });
                 }
                 let then = self.node(then, sink)?;
                 self.query(query, then, sink)?
             }
+        })
+    }
+
+    /// `let exists = …;`: whether some tuple matches `query`, the scan stopping at the
+    /// first.
+    fn exists(&self, query: &Query, sink: Sink) -> Result<TokenStream, Diagnostic> {
+        let label =
+            syn::Lifetime::new(&format!("'{}", self.fresh("found")), MacroSpan::call_site());
+        let found = self.query(query, quote!(break #label true;), sink)?;
+        Ok(quote! {
+            let exists = #label: {
+                #found
+                false
+            };
         })
     }
 
