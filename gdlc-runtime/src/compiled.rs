@@ -100,6 +100,13 @@ impl<const W: usize> Bits<W> {
         }
     }
 
+    /// The `n` (at most 64) bits from bit `lo` as a word: bit `lo + i` is bit `i`
+    /// (a word closure's field, see [`word_field`]).
+    #[inline]
+    pub fn field(&self, lo: usize, n: usize) -> u64 {
+        word_field(&self.0, lo, n)
+    }
+
     /// The set bits in `lo..hi`, ascending.
     #[inline]
     pub fn ones(&self, lo: usize, hi: usize) -> Ones<'_> {
@@ -107,6 +114,26 @@ impl<const W: usize> Bits<W> {
             words: &self.0,
             cursor: OnesCursor::new(&self.0, lo, hi),
         }
+    }
+}
+
+/// The `n` (1 to 64) bits of `words` from bit `lo` as one word, bit `lo + i` as bit
+/// `i`; bits past the end of `words` read as clear. A word closure (a recursive rule
+/// computed a field of 64 or fewer bits at a time, see the compiler's `words.rs`)
+/// reads its relation, its filters and the state this way.
+#[inline]
+pub fn word_field(words: &[u64], lo: usize, n: usize) -> u64 {
+    let (w, shift) = (lo / 64, lo % 64);
+    let mut value = words.get(w).map_or(0, |&x| x >> shift);
+    if shift != 0
+        && let Some(&next) = words.get(w + 1)
+    {
+        value |= next << (64 - shift);
+    }
+    if n < 64 {
+        value & ((1u64 << n) - 1)
+    } else {
+        value
     }
 }
 
@@ -333,6 +360,28 @@ impl BitSet {
     #[inline]
     pub fn has_bit(&self, bit: usize) -> bool {
         self.words[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// The `n` (at most 64) bits from bit `lo` as a word (see [`word_field`]).
+    #[inline]
+    pub fn field(&self, lo: usize, n: usize) -> u64 {
+        word_field(&self.words, lo, n)
+    }
+
+    /// Sets the bits of `bits`, a field from bit `lo` (bit `i` is bit `lo + i`), each
+    /// new one listed as [`Self::insert`] lists it; returns those that were new.
+    #[inline]
+    pub fn or_field(&mut self, lo: usize, bits: u64) -> u64 {
+        let mut fresh = 0;
+        let mut rest = bits;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if self.insert(lo + i) {
+                fresh |= 1 << i;
+            }
+        }
+        fresh
     }
 
     /// Number of bits set.
@@ -1971,6 +2020,33 @@ mod tests {
         assert_eq!(input.ones_from(6), [64, 130, 191]);
         assert_eq!(input.ones_from(64), [64, 130, 191]);
         assert!(input.ones_from(192).is_empty());
+    }
+
+    #[test]
+    fn fields_read_and_set_runs_of_bits_across_words() {
+        let mut state = Bits::<2>::default();
+        for i in [3, 60, 63, 64, 70, 127] {
+            state.set(i);
+        }
+        assert_eq!(state.field(0, 64), (1 << 3) | (1 << 60) | (1 << 63));
+        assert_eq!(state.field(60, 8), 0b1_1001);
+        assert_eq!(state.field(60, 4), 0b1001);
+        assert_eq!(state.field(64, 64), 1 | (1 << 6) | (1 << 63));
+        // Past the end reads as clear.
+        assert_eq!(state.field(120, 64), 1 << 7);
+        let mut set = BitSet::new(200);
+        set.insert(66);
+        // A field of 10 bits from bit 60: bits 60..70, bit 66 already set.
+        let fresh = set.or_field(60, 0b10_0100_0001);
+        assert_eq!(fresh, 0b10_0000_0001);
+        assert_eq!(set.field(60, 10), 0b10_0100_0001);
+        assert_eq!(
+            (0..set.len()).map(|i| set.added(i)).collect::<Vec<_>>(),
+            [66, 60, 69]
+        );
+        assert_eq!(set.or_field(60, 0b1), 0);
+        set.clear();
+        assert_eq!(set.field(60, 10), 0);
     }
 
     static EMPTY_LAYOUT: Layout = Layout {

@@ -324,3 +324,41 @@ fn calls_to_cheap_demand_modes_are_inlined() {
     // Variables of inlined rules are named apart from the caller's.
     assert!(legal_layer.contains("letkey:[Sym;2]"), "{text}");
 }
+
+/// A recursive relation whose recursive rules extend a run along its last column by a
+/// static step is computed a field at a time (`words.rs`): `beams.kif`'s `ray` (a lane
+/// of 7 ranks, so fields straddle words) is filtered by the state (a column that keeps
+/// nil: the lane is a run of it), a static relation and a derived relation and stepped
+/// by offset classes, with no semi-naive rounds left; chess's rays (`kray`, `sweep`,
+/// `xray`) are too, and a recursion of another shape (`ep-ray`, which also steps from
+/// its prefix's own square) keeps its rounds.
+#[test]
+fn left_linear_runs_along_the_last_column_are_computed_a_field_at_a_time() {
+    let (ray, text, code) = join_code(&plan_fixture("beams.kif"), "ray/3");
+    for rule in 0..2 {
+        assert!(
+            code.contains(&format!("staticWORD_STEP_{ray}_{rule}:[[(u64,u32,u32);")),
+            "{text}"
+        );
+    }
+    assert!(
+        code.contains(&format!("staticWORD_MASK_{ray}_0_")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("self.r{ray}.or_field(lo,reached)")),
+        "{text}"
+    );
+    assert!(code.contains("from&=!input.state.field("), "{text}");
+    assert!(code.contains("from&=input.state.field("), "{text}");
+    assert!(!code.contains(&format!("letmutdelta{ray}")), "{text}");
+
+    let (_, text, code) = join_code(&team_game("chess.kif"), "sweep/3");
+    for key in ["kray/2", "sweep/3", "xray/2"] {
+        assert!(
+            code.contains(&format!("recursiveruleof`{key}`")),
+            "{key}: {text}"
+        );
+    }
+    assert!(!code.contains("recursiveruleof`ep-ray/3`"), "{text}");
+}

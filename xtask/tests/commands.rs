@@ -146,6 +146,8 @@ fn verify_the_join_backend_on_groundable_games() {
         workspace().join("gdlc/tests/plan/walkers.kif"),
         // Measured planning puts small layers that read demand layers on demand.
         workspace().join("gdlc/tests/plan/ladder.kif"),
+        // Word closures: runs along a last column of 7 ranks, fields across words.
+        workspace().join("gdlc/tests/plan/beams.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -44,6 +44,7 @@ use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, 
 
 mod closure;
 mod inline;
+mod words;
 use closure::Closure;
 
 /// The largest positions table (arity × symbols) of a relation queried bit by bit.
@@ -1721,6 +1722,15 @@ impl<'a> Emitter<'a> {
                 relations,
             } => {
                 let initial = self.node(initial, sink)?;
+                if matches!(sink, Sink::Layer)
+                    && let Some(closure) = self.word_closure(relations)
+                {
+                    let closure = self.word_closure_code(&closure);
+                    return Ok(quote! {
+                        #initial
+                        #closure
+                    });
+                }
                 let rounds = self.node(rounds, sink)?;
                 let marks = relations.iter().map(|&r| {
                     let (delta, store) = (Self::delta(r), Self::store(r));

@@ -10177,6 +10177,42 @@ static TABLE_9_P3: [u32; 299] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295,
 ];
+#[allow(dead_code)]
+///The step of a recursive rule of `kray/2` (rule 417) per prefix: (mask of the positions stepped from, left shift, right shift) per offset class.
+static WORD_STEP_29_0: [[(u64, u32, u32); 1]; 8] = [
+    [(9187201950435737471u64, 1u32, 0u32)],
+    [(72057594037927935u64, 8u32, 0u32)],
+    [(18446744073709551360u64, 0u32, 8u32)],
+    [(18374403900871474942u64, 0u32, 1u32)],
+    [(35887507618889599u64, 9u32, 0u32)],
+    [(71775015237779198u64, 7u32, 0u32)],
+    [(9187201950435737344u64, 0u32, 7u32)],
+    [(18374403900871474688u64, 0u32, 9u32)],
+];
+#[allow(dead_code)]
+///The step of a recursive rule of `sweep/3` (rule 411) per prefix: (mask of the positions stepped from, left shift, right shift) per offset class.
+static WORD_STEP_55_0: [[(u64, u32, u32); 1]; 8] = [
+    [(9187201950435737471u64, 1u32, 0u32)],
+    [(72057594037927935u64, 8u32, 0u32)],
+    [(18446744073709551360u64, 0u32, 8u32)],
+    [(18374403900871474942u64, 0u32, 1u32)],
+    [(35887507618889599u64, 9u32, 0u32)],
+    [(71775015237779198u64, 7u32, 0u32)],
+    [(9187201950435737344u64, 0u32, 7u32)],
+    [(18374403900871474688u64, 0u32, 9u32)],
+];
+#[allow(dead_code)]
+///The step of a recursive rule of `xray/2` (rule 419) per prefix: (mask of the positions stepped from, left shift, right shift) per offset class.
+static WORD_STEP_60_0: [[(u64, u32, u32); 1]; 8] = [
+    [(9187201950435737471u64, 1u32, 0u32)],
+    [(72057594037927935u64, 8u32, 0u32)],
+    [(18446744073709551360u64, 0u32, 8u32)],
+    [(18374403900871474942u64, 0u32, 1u32)],
+    [(35887507618889599u64, 9u32, 0u32)],
+    [(71775015237779198u64, 7u32, 0u32)],
+    [(9187201950435737344u64, 0u32, 7u32)],
+    [(18374403900871474688u64, 0u32, 9u32)],
+];
 /// The rules of the game: a store per derived relation, the filter trees as
 /// code.
 #[allow(
@@ -11271,65 +11307,38 @@ impl Rules {
                 }
             }
         }
-        let mut delta29: (usize, usize) = (0, 0);
-        loop {
-            let mut added = false;
-            let count = self.r29.len();
-            delta29 = (delta29.1, count);
-            added |= delta29.0 < count;
-            if !added {
-                break;
+        let seeds = self.r29.len();
+        let mut last_prefix = usize::MAX;
+        for seed in 0..seeds {
+            let prefix = self.r29.added(seed) / 64;
+            if prefix == last_prefix {
+                continue;
             }
-            {
+            last_prefix = prefix;
+            let lo = prefix * 64;
+            let prefix0: usize = (prefix / 1) % 8;
+            let mut frontier = self.r29.field(lo, 64);
+            loop {
+                let mut reached = 0u64;
                 {
-                    let lo27 = 0 + 0;
-                    for i31 in delta29.0..delta29.1 {
-                        let bit28 = self.r29.added(i31);
-                        if bit28 < lo27 || bit28 >= lo27 + 512 {
-                            continue;
-                        }
-                        let offset29 = bit28 - 0;
-                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset29 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset29 / 1) % 64];
-                        let v0_pos: usize = (offset29 / 64) % 8;
-                        let v2_pos: usize = (offset29 / 1) % 64;
-                        let exists = 'found26: {
-                            {
-                                if self.r37.has_bit(0 + 0 + v2_pos * 1) {
-                                    break 'found26 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            {
-                                let k22 = TABLE_0_P0[v2 as usize] as usize;
-                                let k23 = TABLE_0_P1[v0 as usize] as usize;
-                                if k22 != NONE as usize && k23 != NONE as usize {
-                                    let key25 = k22 * 8 + k23 * 1;
-                                    for i24 in TABLE_0_AT0_1[key25]
-                                        as usize..TABLE_0_AT0_1[key25 + 1] as usize
-                                    {
-                                        let row21 = &TABLE_0_BY0_1[i24];
-                                        let v1: Sym = row21[2];
-                                        if self
-                                            .r29
-                                            .insert(
-                                                v0_pos * 64 + POS_29[299 + v1 as usize] as usize * 1,
-                                            )
-                                        {
-                                            self.grew = true;
-                                            self.r29_by1
-                                                .insert(
-                                                    POS_29[299 + v1 as usize] as usize * 8 + v0_pos * 1,
-                                                );
-                                        }
-                                    }
-                                }
-                            }
-                        }
+                    let mut from = frontier;
+                    from &= !self.r37.field(0, 64);
+                    for &(mask, left, right) in &WORD_STEP_29_0[0 + prefix0 * 1] {
+                        reached |= ((from & mask) << left) >> right;
                     }
                 }
+                let fresh = self.r29.or_field(lo, reached);
+                if fresh == 0 {
+                    break;
+                }
+                self.grew = true;
+                let mut rest = fresh;
+                while rest != 0 {
+                    let q = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    self.r29_by1.insert(q * 8 + prefix0 * 1);
+                }
+                frontier = fresh;
             }
         }
     }
@@ -11337,48 +11346,48 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo51 = 0;
-                for bit52 in input.state.ones(772 + lo51, 772 + lo51 + 2) {
-                    let offset53 = bit52 - 772;
+                let lo40 = 0;
+                for bit41 in input.state.ones(772 + lo40, 772 + lo40 + 2) {
+                    let offset42 = bit41 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset53 / 1) % 2];
-                        let v2_pos: usize = (offset53 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset42 / 1) % 2];
+                        let v2_pos: usize = (offset42 / 1) % 2;
                         {
-                            let k48 = TABLE_38_P0[v2 as usize] as usize;
-                            if k48 != NONE as usize {
-                                let key50 = k48 * 1;
-                                for i49 in TABLE_38_AT0[key50]
-                                    as usize..TABLE_38_AT0[key50 + 1] as usize
+                            let k37 = TABLE_38_P0[v2 as usize] as usize;
+                            if k37 != NONE as usize {
+                                let key39 = k37 * 1;
+                                for i38 in TABLE_38_AT0[key39]
+                                    as usize..TABLE_38_AT0[key39 + 1] as usize
                                 {
-                                    let row47 = &TABLE_38_BY0[i49];
-                                    let v3: Sym = row47[1];
+                                    let row36 = &TABLE_38_BY0[i38];
+                                    let v3: Sym = row36[1];
                                     {
-                                        for i46 in 0..self.r29.len() {
-                                            let bit43 = self.r29.added(i46);
-                                            let offset44 = bit43 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset44 / 64) % 8];
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset44 / 1) % 64];
-                                            let v0_pos: usize = (offset44 / 64) % 8;
-                                            let v1_pos: usize = (offset44 / 1) % 64;
+                                        for i35 in 0..self.r29.len() {
+                                            let bit32 = self.r29.added(i35);
+                                            let offset33 = bit32 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset33 / 64) % 8];
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset33 / 1) % 64];
+                                            let v0_pos: usize = (offset33 / 64) % 8;
+                                            let v1_pos: usize = (offset33 / 1) % 64;
                                             {
-                                                let p37 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                                if p37 != NONE as usize {
-                                                    let lo38 = 0 + v1_pos * 12 + p37 * 6;
-                                                    for bit39 in input.state.ones(0 + lo38, 0 + lo38 + 6) {
-                                                        let offset40 = bit39 - 0;
+                                                let p26 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                                if p26 != NONE as usize {
+                                                    let lo27 = 0 + v1_pos * 12 + p26 * 6;
+                                                    for bit28 in input.state.ones(0 + lo27, 0 + lo27 + 6) {
+                                                        let offset29 = bit28 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset40 / 1) % 6];
-                                                            let v4_pos: usize = (offset40 / 1) % 6;
+                                                            let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset29 / 1) % 6];
+                                                            let v4_pos: usize = (offset29 / 1) % 6;
                                                             {
-                                                                let k33 = TABLE_53_P0[v4 as usize] as usize;
-                                                                let k34 = TABLE_53_P1[v0 as usize] as usize;
-                                                                if k33 != NONE as usize && k34 != NONE as usize {
-                                                                    let key36 = k33 * 8 + k34 * 1;
-                                                                    for i35 in TABLE_53_AT0_1[key36]
-                                                                        as usize..TABLE_53_AT0_1[key36 + 1] as usize
+                                                                let k22 = TABLE_53_P0[v4 as usize] as usize;
+                                                                let k23 = TABLE_53_P1[v0 as usize] as usize;
+                                                                if k22 != NONE as usize && k23 != NONE as usize {
+                                                                    let key25 = k22 * 8 + k23 * 1;
+                                                                    for i24 in TABLE_53_AT0_1[key25]
+                                                                        as usize..TABLE_53_AT0_1[key25 + 1] as usize
                                                                     {
-                                                                        let row32 = &TABLE_53_BY0_1[i35];
+                                                                        let row21 = &TABLE_53_BY0_1[i24];
                                                                         self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
                                                                     }
                                                                 }
@@ -11401,43 +11410,43 @@ impl Rules {
     fn layer12(&mut self, input: &Input) {
         {
             {
-                for i73 in 0..self.r52.len() {
-                    let bit70 = self.r52.added(i73);
-                    let offset71 = bit70 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset71 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset71 / 1) % 64];
-                    let v1_pos: usize = (offset71 / 64) % 8;
-                    let v2_pos: usize = (offset71 / 1) % 64;
+                for i62 in 0..self.r52.len() {
+                    let bit59 = self.r52.added(i62);
+                    let offset60 = bit59 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset60 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset60 / 1) % 64];
+                    let v1_pos: usize = (offset60 / 64) % 8;
+                    let v2_pos: usize = (offset60 / 1) % 64;
                     {
-                        let k66 = TABLE_39_P0[v1 as usize] as usize;
-                        if k66 != NONE as usize {
-                            let key68 = k66 * 1;
-                            for i67 in TABLE_39_AT0[key68]
-                                as usize..TABLE_39_AT0[key68 + 1] as usize
+                        let k55 = TABLE_39_P0[v1 as usize] as usize;
+                        if k55 != NONE as usize {
+                            let key57 = k55 * 1;
+                            for i56 in TABLE_39_AT0[key57]
+                                as usize..TABLE_39_AT0[key57 + 1] as usize
                             {
-                                let row65 = &TABLE_39_BY0[i67];
-                                let v3: Sym = row65[1];
+                                let row54 = &TABLE_39_BY0[i56];
+                                let v3: Sym = row54[1];
                                 {
-                                    let lo60 = 0 + 0;
-                                    let mut cursor64 = rt::OnesCursor::new(
+                                    let lo49 = 0 + 0;
+                                    let mut cursor53 = rt::OnesCursor::new(
                                         self.r26.words(),
-                                        lo60,
-                                        lo60 + 64,
+                                        lo49,
+                                        lo49 + 64,
                                     );
-                                    while let Some(bit61) = cursor64.next(self.r26.words()) {
-                                        let offset62 = bit61 - 0;
-                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset62 / 1) % 64];
-                                        let v4_pos: usize = (offset62 / 1) % 64;
+                                    while let Some(bit50) = cursor53.next(self.r26.words()) {
+                                        let offset51 = bit50 - 0;
+                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset51 / 1) % 64];
+                                        let v4_pos: usize = (offset51 / 1) % 64;
                                         {
-                                            let k56 = TABLE_0_P0[v4 as usize] as usize;
-                                            let k57 = TABLE_0_P1[v3 as usize] as usize;
-                                            if k56 != NONE as usize && k57 != NONE as usize {
-                                                let key59 = k56 * 8 + k57 * 1;
-                                                for i58 in TABLE_0_AT0_1[key59]
-                                                    as usize..TABLE_0_AT0_1[key59 + 1] as usize
+                                            let k45 = TABLE_0_P0[v4 as usize] as usize;
+                                            let k46 = TABLE_0_P1[v3 as usize] as usize;
+                                            if k45 != NONE as usize && k46 != NONE as usize {
+                                                let key48 = k45 * 8 + k46 * 1;
+                                                for i47 in TABLE_0_AT0_1[key48]
+                                                    as usize..TABLE_0_AT0_1[key48 + 1] as usize
                                                 {
-                                                    let row55 = &TABLE_0_BY0_1[i58];
-                                                    let v0: Sym = row55[2];
+                                                    let row44 = &TABLE_0_BY0_1[i47];
+                                                    let v0: Sym = row44[2];
                                                     self.grew
                                                         |= self.r1.insert(POS_1[0 + v0 as usize] as usize * 1);
                                                 }
@@ -11456,41 +11465,41 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo83 = 0;
-                for bit84 in input.state.ones(772 + lo83, 772 + lo83 + 2) {
-                    let offset85 = bit84 - 772;
+                let lo72 = 0;
+                for bit73 in input.state.ones(772 + lo72, 772 + lo72 + 2) {
+                    let offset74 = bit73 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset85 / 1) % 2];
-                        let v2_pos: usize = (offset85 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset74 / 1) % 2];
+                        let v2_pos: usize = (offset74 / 1) % 2;
                         {
-                            let k80 = TABLE_38_P0[v2 as usize] as usize;
-                            if k80 != NONE as usize {
-                                let key82 = k80 * 1;
-                                for i81 in TABLE_38_AT0[key82]
-                                    as usize..TABLE_38_AT0[key82 + 1] as usize
+                            let k69 = TABLE_38_P0[v2 as usize] as usize;
+                            if k69 != NONE as usize {
+                                let key71 = k69 * 1;
+                                for i70 in TABLE_38_AT0[key71]
+                                    as usize..TABLE_38_AT0[key71 + 1] as usize
                                 {
-                                    let row79 = &TABLE_38_BY0[i81];
-                                    let v3: Sym = row79[1];
+                                    let row68 = &TABLE_38_BY0[i70];
+                                    let v3: Sym = row68[1];
                                     {
-                                        let p74 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                        if p74 != NONE as usize {
-                                            let lo75 = 0 + 0;
-                                            let hi78 = lo75 + 768;
-                                            for &bit76 in input.ones_from(lo75) {
-                                                let bit76 = bit76 as usize;
-                                                if bit76 >= hi78 {
+                                        let p63 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                        if p63 != NONE as usize {
+                                            let lo64 = 0 + 0;
+                                            let hi67 = lo64 + 768;
+                                            for &bit65 in input.ones_from(lo64) {
+                                                let bit65 = bit65 as usize;
+                                                if bit65 >= hi67 {
                                                     break;
                                                 }
-                                                let offset77 = bit76 - 0;
+                                                let offset66 = bit65 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset77 / 6) % 2 == p74
+                                                    && (offset66 / 6) % 2 == p63
                                                 {
-                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset77 / 12)
+                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset66 / 12)
                                                         % 64];
-                                                    let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset77 / 1) % 6];
-                                                    let v0_pos: usize = (offset77 / 12) % 64;
-                                                    let v1_pos: usize = (offset77 / 1) % 6;
+                                                    let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset66 / 1) % 6];
+                                                    let v0_pos: usize = (offset66 / 12) % 64;
+                                                    let v1_pos: usize = (offset66 / 1) % 6;
                                                     if self.r16.insert(v0_pos * 6 + v1_pos * 1) {
                                                         self.grew = true;
                                                         self.r16_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -11510,22 +11519,22 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for row93 in TABLE_53.iter() {
-                let v2: Sym = row93[0];
-                let v1: Sym = row93[1];
+            for row82 in TABLE_53.iter() {
+                let v2: Sym = row82[0];
+                let v1: Sym = row82[1];
                 {
-                    let p87 = POS_16[299 + v2 as usize] as usize;
-                    if p87 != NONE as usize {
-                        let lo88 = 0 + 0 + p87 * 64;
-                        let mut cursor92 = rt::OnesCursor::new(
+                    let p76 = POS_16[299 + v2 as usize] as usize;
+                    if p76 != NONE as usize {
+                        let lo77 = 0 + 0 + p76 * 64;
+                        let mut cursor81 = rt::OnesCursor::new(
                             self.r16_by1.words(),
-                            lo88,
-                            lo88 + 64,
+                            lo77,
+                            lo77 + 64,
                         );
-                        while let Some(bit89) = cursor92.next(self.r16_by1.words()) {
-                            let offset90 = bit89 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset90 / 1) % 64];
-                            let v0_pos: usize = (offset90 / 1) % 64;
+                        while let Some(bit78) = cursor81.next(self.r16_by1.words()) {
+                            let offset79 = bit78 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset79 / 1) % 64];
+                            let v0_pos: usize = (offset79 / 1) % 64;
                             self.grew
                                 |= self
                                     .r17
@@ -11542,40 +11551,40 @@ impl Rules {
     fn layer18(&mut self, input: &Input) {
         {
             {
-                let lo103 = 0 + 0;
-                let hi106 = lo103 + 768;
-                for &bit104 in input.ones_from(lo103) {
-                    let bit104 = bit104 as usize;
-                    if bit104 >= hi106 {
+                let lo92 = 0 + 0;
+                let hi95 = lo92 + 768;
+                for &bit93 in input.ones_from(lo92) {
+                    let bit93 = bit93 as usize;
+                    if bit93 >= hi95 {
                         break;
                     }
-                    let offset105 = bit104 - 0;
+                    let offset94 = bit93 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset105 / 12) % 64];
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset105 / 6) % 2];
-                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset105 / 1) % 6];
-                        let v0_pos: usize = (offset105 / 12) % 64;
-                        let v3_pos: usize = (offset105 / 6) % 2;
-                        let v4_pos: usize = (offset105 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset94 / 12) % 64];
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset94 / 6) % 2];
+                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset94 / 1) % 6];
+                        let v0_pos: usize = (offset94 / 12) % 64;
+                        let v3_pos: usize = (offset94 / 6) % 2;
+                        let v4_pos: usize = (offset94 / 1) % 6;
                         {
-                            let k100 = TABLE_53_P0[v4 as usize] as usize;
-                            if k100 != NONE as usize {
-                                let key102 = k100 * 1;
-                                for i101 in TABLE_53_AT0[key102]
-                                    as usize..TABLE_53_AT0[key102 + 1] as usize
+                            let k89 = TABLE_53_P0[v4 as usize] as usize;
+                            if k89 != NONE as usize {
+                                let key91 = k89 * 1;
+                                for i90 in TABLE_53_AT0[key91]
+                                    as usize..TABLE_53_AT0[key91 + 1] as usize
                                 {
-                                    let row99 = &TABLE_53_BY0[i101];
-                                    let v1: Sym = row99[1];
+                                    let row88 = &TABLE_53_BY0[i90];
+                                    let v1: Sym = row88[1];
                                     {
-                                        let k95 = TABLE_0_P0[v0 as usize] as usize;
-                                        let k96 = TABLE_0_P1[v1 as usize] as usize;
-                                        if k95 != NONE as usize && k96 != NONE as usize {
-                                            let key98 = k95 * 8 + k96 * 1;
-                                            for i97 in TABLE_0_AT0_1[key98]
-                                                as usize..TABLE_0_AT0_1[key98 + 1] as usize
+                                        let k84 = TABLE_0_P0[v0 as usize] as usize;
+                                        let k85 = TABLE_0_P1[v1 as usize] as usize;
+                                        if k84 != NONE as usize && k85 != NONE as usize {
+                                            let key87 = k84 * 8 + k85 * 1;
+                                            for i86 in TABLE_0_AT0_1[key87]
+                                                as usize..TABLE_0_AT0_1[key87 + 1] as usize
                                             {
-                                                let row94 = &TABLE_0_BY0_1[i97];
-                                                let v2: Sym = row94[2];
+                                                let row83 = &TABLE_0_BY0_1[i86];
+                                                let v2: Sym = row83[2];
                                                 self.grew
                                                     |= self
                                                         .r55
@@ -11593,62 +11602,33 @@ impl Rules {
                 }
             }
         }
-        let mut delta55: (usize, usize) = (0, 0);
-        loop {
-            let mut added = false;
-            let count = self.r55.len();
-            delta55 = (delta55.1, count);
-            added |= delta55.0 < count;
-            if !added {
-                break;
+        let seeds = self.r55.len();
+        let mut last_prefix = usize::MAX;
+        for seed in 0..seeds {
+            let prefix = self.r55.added(seed) / 64;
+            if prefix == last_prefix {
+                continue;
             }
-            {
+            last_prefix = prefix;
+            let lo = prefix * 64;
+            let prefix0: usize = (prefix / 8) % 64;
+            let prefix1: usize = (prefix / 1) % 8;
+            let mut frontier = self.r55.field(lo, 64);
+            loop {
+                let mut reached = 0u64;
                 {
-                    let lo113 = 0 + 0;
-                    for i117 in delta55.0..delta55.1 {
-                        let bit114 = self.r55.added(i117);
-                        if bit114 < lo113 || bit114 >= lo113 + 32768 {
-                            continue;
-                        }
-                        let offset115 = bit114 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset115 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset115 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset115 / 1) % 64];
-                        let v0_pos: usize = (offset115 / 512) % 64;
-                        let v1_pos: usize = (offset115 / 64) % 8;
-                        let v3_pos: usize = (offset115 / 1) % 64;
-                        let exists = 'found112: {
-                            {
-                                if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found112 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            {
-                                let k108 = TABLE_0_P0[v3 as usize] as usize;
-                                let k109 = TABLE_0_P1[v1 as usize] as usize;
-                                if k108 != NONE as usize && k109 != NONE as usize {
-                                    let key111 = k108 * 8 + k109 * 1;
-                                    for i110 in TABLE_0_AT0_1[key111]
-                                        as usize..TABLE_0_AT0_1[key111 + 1] as usize
-                                    {
-                                        let row107 = &TABLE_0_BY0_1[i110];
-                                        let v2: Sym = row107[2];
-                                        self.grew
-                                            |= self
-                                                .r55
-                                                .insert(
-                                                    v0_pos * 512 + v1_pos * 64
-                                                        + POS_55[598 + v2 as usize] as usize * 1,
-                                                );
-                                    }
-                                }
-                            }
-                        }
+                    let mut from = frontier;
+                    from &= !self.r37.field(0, 64);
+                    for &(mask, left, right) in &WORD_STEP_55_0[0 + prefix1 * 1] {
+                        reached |= ((from & mask) << left) >> right;
                     }
                 }
+                let fresh = self.r55.or_field(lo, reached);
+                if fresh == 0 {
+                    break;
+                }
+                self.grew = true;
+                frontier = fresh;
             }
         }
     }
@@ -11656,24 +11636,24 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                for i127 in 0..self.r17.len() {
-                    let bit124 = self.r17.added(i127);
-                    let offset125 = bit124 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset125 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset125 / 1) % 8];
-                    let v1_pos: usize = (offset125 / 8) % 64;
-                    let v2_pos: usize = (offset125 / 1) % 8;
+                for i105 in 0..self.r17.len() {
+                    let bit102 = self.r17.added(i105);
+                    let offset103 = bit102 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset103 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset103 / 1) % 8];
+                    let v1_pos: usize = (offset103 / 8) % 64;
+                    let v2_pos: usize = (offset103 / 1) % 8;
                     {
-                        let lo118 = 0 + 0 + v1_pos * 512 + v2_pos * 64;
-                        let mut cursor122 = rt::OnesCursor::new(
+                        let lo96 = 0 + 0 + v1_pos * 512 + v2_pos * 64;
+                        let mut cursor100 = rt::OnesCursor::new(
                             self.r55.words(),
-                            lo118,
-                            lo118 + 64,
+                            lo96,
+                            lo96 + 64,
                         );
-                        while let Some(bit119) = cursor122.next(self.r55.words()) {
-                            let offset120 = bit119 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset120 / 1) % 64];
-                            let v0_pos: usize = (offset120 / 1) % 64;
+                        while let Some(bit97) = cursor100.next(self.r55.words()) {
+                            let offset98 = bit97 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset98 / 1) % 64];
+                            let v0_pos: usize = (offset98 / 1) % 64;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -11682,25 +11662,25 @@ impl Rules {
         }
         {
             {
-                let lo132 = 0 + 0 + 3 * 64;
-                let mut cursor136 = rt::OnesCursor::new(
+                let lo110 = 0 + 0 + 3 * 64;
+                let mut cursor114 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo132,
-                    lo132 + 64,
+                    lo110,
+                    lo110 + 64,
                 );
-                while let Some(bit133) = cursor136.next(self.r16_by1.words()) {
-                    let offset134 = bit133 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset134 / 1) % 64];
-                    let v1_pos: usize = (offset134 / 1) % 64;
+                while let Some(bit111) = cursor114.next(self.r16_by1.words()) {
+                    let offset112 = bit111 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset112 / 1) % 64];
+                    let v1_pos: usize = (offset112 / 1) % 64;
                     {
-                        let k129 = TABLE_28_P0[v1 as usize] as usize;
-                        if k129 != NONE as usize {
-                            let key131 = k129 * 1;
-                            for i130 in TABLE_28_AT0[key131]
-                                as usize..TABLE_28_AT0[key131 + 1] as usize
+                        let k107 = TABLE_28_P0[v1 as usize] as usize;
+                        if k107 != NONE as usize {
+                            let key109 = k107 * 1;
+                            for i108 in TABLE_28_AT0[key109]
+                                as usize..TABLE_28_AT0[key109 + 1] as usize
                             {
-                                let row128 = &TABLE_28_BY0[i130];
-                                let v0: Sym = row128[1];
+                                let row106 = &TABLE_28_BY0[i108];
+                                let v0: Sym = row106[1];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -11711,58 +11691,58 @@ impl Rules {
         }
         {
             {
-                let lo155 = 0;
-                for bit156 in input.state.ones(772 + lo155, 772 + lo155 + 2) {
-                    let offset157 = bit156 - 772;
+                let lo133 = 0;
+                for bit134 in input.state.ones(772 + lo133, 772 + lo133 + 2) {
+                    let offset135 = bit134 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset157 / 1) % 2];
-                        let v1_pos: usize = (offset157 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset135 / 1) % 2];
+                        let v1_pos: usize = (offset135 / 1) % 2;
                         {
-                            let k152 = TABLE_38_P0[v1 as usize] as usize;
-                            if k152 != NONE as usize {
-                                let key154 = k152 * 1;
-                                for i153 in TABLE_38_AT0[key154]
-                                    as usize..TABLE_38_AT0[key154 + 1] as usize
+                            let k130 = TABLE_38_P0[v1 as usize] as usize;
+                            if k130 != NONE as usize {
+                                let key132 = k130 * 1;
+                                for i131 in TABLE_38_AT0[key132]
+                                    as usize..TABLE_38_AT0[key132 + 1] as usize
                                 {
-                                    let row151 = &TABLE_38_BY0[i153];
-                                    let v2: Sym = row151[1];
+                                    let row129 = &TABLE_38_BY0[i131];
+                                    let v2: Sym = row129[1];
                                     {
-                                        let p146 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
-                                        if p146 != NONE as usize {
-                                            let lo147 = 0 + 0;
-                                            let hi150 = lo147 + 768;
-                                            for &bit148 in input.ones_from(lo147) {
-                                                let bit148 = bit148 as usize;
-                                                if bit148 >= hi150 {
+                                        let p124 = FLUENT_POSITIONS[598 + v2 as usize] as usize;
+                                        if p124 != NONE as usize {
+                                            let lo125 = 0 + 0;
+                                            let hi128 = lo125 + 768;
+                                            for &bit126 in input.ones_from(lo125) {
+                                                let bit126 = bit126 as usize;
+                                                if bit126 >= hi128 {
                                                     break;
                                                 }
-                                                let offset149 = bit148 - 0;
+                                                let offset127 = bit126 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && (offset149 / 6) % 2 == p146 && (offset149 / 1) % 6 == 5
+                                                    && (offset127 / 6) % 2 == p124 && (offset127 / 1) % 6 == 5
                                                 {
-                                                    let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset149 / 12)
+                                                    let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset127 / 12)
                                                         % 64];
-                                                    let v3_pos: usize = (offset149 / 12) % 64;
+                                                    let v3_pos: usize = (offset127 / 12) % 64;
                                                     {
-                                                        let k143 = TABLE_40_P0[v2 as usize] as usize;
-                                                        if k143 != NONE as usize {
-                                                            let key145 = k143 * 1;
-                                                            for i144 in TABLE_40_AT0[key145]
-                                                                as usize..TABLE_40_AT0[key145 + 1] as usize
+                                                        let k121 = TABLE_40_P0[v2 as usize] as usize;
+                                                        if k121 != NONE as usize {
+                                                            let key123 = k121 * 1;
+                                                            for i122 in TABLE_40_AT0[key123]
+                                                                as usize..TABLE_40_AT0[key123 + 1] as usize
                                                             {
-                                                                let row142 = &TABLE_40_BY0[i144];
-                                                                let v4: Sym = row142[1];
+                                                                let row120 = &TABLE_40_BY0[i122];
+                                                                let v4: Sym = row120[1];
                                                                 {
-                                                                    let k138 = TABLE_0_P0[v3 as usize] as usize;
-                                                                    let k139 = TABLE_0_P1[v4 as usize] as usize;
-                                                                    if k138 != NONE as usize && k139 != NONE as usize {
-                                                                        let key141 = k138 * 8 + k139 * 1;
-                                                                        for i140 in TABLE_0_AT0_1[key141]
-                                                                            as usize..TABLE_0_AT0_1[key141 + 1] as usize
+                                                                    let k116 = TABLE_0_P0[v3 as usize] as usize;
+                                                                    let k117 = TABLE_0_P1[v4 as usize] as usize;
+                                                                    if k116 != NONE as usize && k117 != NONE as usize {
+                                                                        let key119 = k116 * 8 + k117 * 1;
+                                                                        for i118 in TABLE_0_AT0_1[key119]
+                                                                            as usize..TABLE_0_AT0_1[key119 + 1] as usize
                                                                         {
-                                                                            let row137 = &TABLE_0_BY0_1[i140];
-                                                                            let v0: Sym = row137[2];
+                                                                            let row115 = &TABLE_0_BY0_1[i118];
+                                                                            let v0: Sym = row115[2];
                                                                             self.grew
                                                                                 |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                                                                         }
@@ -11784,26 +11764,26 @@ impl Rules {
         }
         {
             {
-                let lo163 = 0 + 0 + 4 * 64;
-                let mut cursor167 = rt::OnesCursor::new(
+                let lo141 = 0 + 0 + 4 * 64;
+                let mut cursor145 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo163,
-                    lo163 + 64,
+                    lo141,
+                    lo141 + 64,
                 );
-                while let Some(bit164) = cursor167.next(self.r16_by1.words()) {
-                    let offset165 = bit164 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset165 / 1) % 64];
-                    let v1_pos: usize = (offset165 / 1) % 64;
+                while let Some(bit142) = cursor145.next(self.r16_by1.words()) {
+                    let offset143 = bit142 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset143 / 1) % 64];
+                    let v1_pos: usize = (offset143 / 1) % 64;
                     {
-                        let k160 = TABLE_0_P0[v1 as usize] as usize;
-                        if k160 != NONE as usize {
-                            let key162 = k160 * 1;
-                            for i161 in TABLE_0_AT0[key162]
-                                as usize..TABLE_0_AT0[key162 + 1] as usize
+                        let k138 = TABLE_0_P0[v1 as usize] as usize;
+                        if k138 != NONE as usize {
+                            let key140 = k138 * 1;
+                            for i139 in TABLE_0_AT0[key140]
+                                as usize..TABLE_0_AT0[key140 + 1] as usize
                             {
-                                let row159 = &TABLE_0_BY0[i161];
-                                let v2: Sym = row159[1];
-                                let v0: Sym = row159[2];
+                                let row137 = &TABLE_0_BY0[i139];
+                                let v2: Sym = row137[1];
+                                let v0: Sym = row137[2];
                                 self.grew
                                     |= self.r57.insert(POS_57[0 + v0 as usize] as usize * 1);
                             }
@@ -11817,27 +11797,27 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo173 = 0;
-                for bit174 in input.state.ones(772 + lo173, 772 + lo173 + 2) {
-                    let offset175 = bit174 - 772;
+                let lo151 = 0;
+                for bit152 in input.state.ones(772 + lo151, 772 + lo151 + 2) {
+                    let offset153 = bit152 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset175 / 1) % 2];
-                        let v0_pos: usize = (offset175 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset153 / 1) % 2];
+                        let v0_pos: usize = (offset153 / 1) % 2;
                         {
-                            let k170 = TABLE_7_P0[v0 as usize] as usize;
-                            if k170 != NONE as usize {
-                                let key172 = k170 * 1;
-                                for i171 in TABLE_7_AT0[key172]
-                                    as usize..TABLE_7_AT0[key172 + 1] as usize
+                            let k148 = TABLE_7_P0[v0 as usize] as usize;
+                            if k148 != NONE as usize {
+                                let key150 = k148 * 1;
+                                for i149 in TABLE_7_AT0[key150]
+                                    as usize..TABLE_7_AT0[key150 + 1] as usize
                                 {
-                                    let row169 = &TABLE_7_BY0[i171];
-                                    let v1: Sym = row169[1];
-                                    let v2: Sym = row169[2];
+                                    let row147 = &TABLE_7_BY0[i149];
+                                    let v1: Sym = row147[1];
+                                    let v2: Sym = row147[2];
                                     {
-                                        let p168 = POS_57[0 + v2 as usize] as usize;
-                                        if p168 != NONE as usize
-                                            && self.r57.has_bit(0 + 0 + p168 * 1)
+                                        let p146 = POS_57[0 + v2 as usize] as usize;
+                                        if p146 != NONE as usize
+                                            && self.r57.has_bit(0 + 0 + p146 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -11857,27 +11837,27 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo182 = 0;
-                for bit183 in input.state.ones(772 + lo182, 772 + lo182 + 2) {
-                    let offset184 = bit183 - 772;
+                let lo160 = 0;
+                for bit161 in input.state.ones(772 + lo160, 772 + lo160 + 2) {
+                    let offset162 = bit161 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset184 / 1) % 2];
-                        let v0_pos: usize = (offset184 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset162 / 1) % 2];
+                        let v0_pos: usize = (offset162 / 1) % 2;
                         {
-                            let k179 = TABLE_6_P0[v0 as usize] as usize;
-                            if k179 != NONE as usize {
-                                let key181 = k179 * 1;
-                                for i180 in TABLE_6_AT0[key181]
-                                    as usize..TABLE_6_AT0[key181 + 1] as usize
+                            let k157 = TABLE_6_P0[v0 as usize] as usize;
+                            if k157 != NONE as usize {
+                                let key159 = k157 * 1;
+                                for i158 in TABLE_6_AT0[key159]
+                                    as usize..TABLE_6_AT0[key159 + 1] as usize
                                 {
-                                    let row178 = &TABLE_6_BY0[i180];
-                                    let v1: Sym = row178[1];
-                                    let v2: Sym = row178[2];
+                                    let row156 = &TABLE_6_BY0[i158];
+                                    let v1: Sym = row156[1];
+                                    let v2: Sym = row156[2];
                                     {
-                                        let p177 = POS_37[0 + v2 as usize] as usize;
-                                        if p177 != NONE as usize
-                                            && self.r37.has_bit(0 + 0 + p177 * 1)
+                                        let p155 = POS_37[0 + v2 as usize] as usize;
+                                        if p155 != NONE as usize
+                                            && self.r37.has_bit(0 + 0 + p155 * 1)
                                         {
                                             self.grew
                                                 |= self
@@ -11896,35 +11876,35 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role195 in 0..2 {
-                let row194 = &input.joint[role195 * 7..(role195 + 1) * 7];
-                if row194[1] == 297 && row194[4] == 0 && row194[5] == 0 && row194[6] == 0
+            for role173 in 0..2 {
+                let row172 = &input.joint[role173 * 7..(role173 + 1) * 7];
+                if row172[1] == 297 && row172[4] == 0 && row172[5] == 0 && row172[6] == 0
                 {
-                    let v0: Sym = row194[0];
-                    let v2: Sym = row194[2];
-                    let v3: Sym = row194[3];
+                    let v0: Sym = row172[0];
+                    let v2: Sym = row172[2];
+                    let v3: Sym = row172[3];
                     {
-                        let p192 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p193 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        if p192 != NONE as usize && p193 != NONE as usize && 0 == 0
+                        let p170 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p171 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        if p170 != NONE as usize && p171 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p192 * 12 + p193 * 6 + 4 * 1)
+                            && input.state.get(0 + 0 + p170 * 12 + p171 * 6 + 4 * 1)
                         {
                             {
-                                let k187 = TABLE_9_P0[v0 as usize] as usize;
-                                let k188 = TABLE_9_P2[v2 as usize] as usize;
-                                let k189 = TABLE_9_P3[v3 as usize] as usize;
-                                if k187 != NONE as usize && k188 != NONE as usize
-                                    && k189 != NONE as usize
+                                let k165 = TABLE_9_P0[v0 as usize] as usize;
+                                let k166 = TABLE_9_P2[v2 as usize] as usize;
+                                let k167 = TABLE_9_P3[v3 as usize] as usize;
+                                if k165 != NONE as usize && k166 != NONE as usize
+                                    && k167 != NONE as usize
                                 {
-                                    let key191 = k187 * 8 + k188 * 4 + k189 * 1;
-                                    for i190 in TABLE_9_AT0_2_3[key191]
-                                        as usize..TABLE_9_AT0_2_3[key191 + 1] as usize
+                                    let key169 = k165 * 8 + k166 * 4 + k167 * 1;
+                                    for i168 in TABLE_9_AT0_2_3[key169]
+                                        as usize..TABLE_9_AT0_2_3[key169 + 1] as usize
                                     {
-                                        let row186 = &TABLE_9_BY0_2_3[i190];
-                                        let v1: Sym = row186[1];
-                                        let v4: Sym = row186[4];
-                                        let v5: Sym = row186[5];
+                                        let row164 = &TABLE_9_BY0_2_3[i168];
+                                        let v1: Sym = row164[1];
+                                        let v4: Sym = row164[4];
+                                        let v5: Sym = row164[5];
                                         self.grew
                                             |= self
                                                 .r8
@@ -11944,80 +11924,80 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role197 in 0..2 {
-                let row196 = &input.joint[role197 * 7..(role197 + 1) * 7];
-                if row196[1] == 297 && row196[4] == 0 && row196[5] == 0 && row196[6] == 0
+            for role175 in 0..2 {
+                let row174 = &input.joint[role175 * 7..(role175 + 1) * 7];
+                if row174[1] == 297 && row174[4] == 0 && row174[5] == 0 && row174[6] == 0
                 {
-                    let v1: Sym = row196[0];
-                    let v0: Sym = row196[2];
-                    let v2: Sym = row196[3];
+                    let v1: Sym = row174[0];
+                    let v0: Sym = row174[2];
+                    let v2: Sym = row174[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role199 in 0..2 {
-                let row198 = &input.joint[role199 * 7..(role199 + 1) * 7];
-                if row198[1] == 297 && row198[4] == 0 && row198[5] == 0 && row198[6] == 0
+            for role177 in 0..2 {
+                let row176 = &input.joint[role177 * 7..(role177 + 1) * 7];
+                if row176[1] == 297 && row176[4] == 0 && row176[5] == 0 && row176[6] == 0
                 {
-                    let v1: Sym = row198[0];
-                    let v2: Sym = row198[2];
-                    let v0: Sym = row198[3];
+                    let v1: Sym = row176[0];
+                    let v2: Sym = row176[2];
+                    let v0: Sym = row176[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role201 in 0..2 {
-                let row200 = &input.joint[role201 * 7..(role201 + 1) * 7];
-                if row200[1] == 298 && row200[2] == 0 && row200[3] == 0 {
-                    let v1: Sym = row200[0];
-                    let v0: Sym = row200[4];
-                    let v2: Sym = row200[5];
-                    let v3: Sym = row200[6];
+            for role179 in 0..2 {
+                let row178 = &input.joint[role179 * 7..(role179 + 1) * 7];
+                if row178[1] == 298 && row178[2] == 0 && row178[3] == 0 {
+                    let v1: Sym = row178[0];
+                    let v0: Sym = row178[4];
+                    let v2: Sym = row178[5];
+                    let v3: Sym = row178[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role203 in 0..2 {
-                let row202 = &input.joint[role203 * 7..(role203 + 1) * 7];
-                if row202[1] == 298 && row202[2] == 0 && row202[3] == 0 {
-                    let v1: Sym = row202[0];
-                    let v2: Sym = row202[4];
-                    let v0: Sym = row202[5];
-                    let v3: Sym = row202[6];
+            for role181 in 0..2 {
+                let row180 = &input.joint[role181 * 7..(role181 + 1) * 7];
+                if row180[1] == 298 && row180[2] == 0 && row180[3] == 0 {
+                    let v1: Sym = row180[0];
+                    let v2: Sym = row180[4];
+                    let v0: Sym = row180[5];
+                    let v3: Sym = row180[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo209 = 0 + 0;
-                let mut cursor213 = rt::OnesCursor::new(
+                let lo187 = 0 + 0;
+                let mut cursor191 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo209,
-                    lo209 + 4,
+                    lo187,
+                    lo187 + 4,
                 );
-                while let Some(bit210) = cursor213.next(self.r8.words()) {
-                    let offset211 = bit210 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset211 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset211 / 1) % 2];
-                    let v1_pos: usize = (offset211 / 2) % 2;
-                    let v2_pos: usize = (offset211 / 1) % 2;
+                while let Some(bit188) = cursor191.next(self.r8.words()) {
+                    let offset189 = bit188 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset189 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset189 / 1) % 2];
+                    let v1_pos: usize = (offset189 / 2) % 2;
+                    let v2_pos: usize = (offset189 / 1) % 2;
                     {
-                        let k205 = TABLE_9_P0[v1 as usize] as usize;
-                        let k206 = TABLE_9_P1[v2 as usize] as usize;
-                        if k205 != NONE as usize && k206 != NONE as usize {
-                            let key208 = k205 * 2 + k206 * 1;
-                            for i207 in TABLE_9_AT0_1[key208]
-                                as usize..TABLE_9_AT0_1[key208 + 1] as usize
+                        let k183 = TABLE_9_P0[v1 as usize] as usize;
+                        let k184 = TABLE_9_P1[v2 as usize] as usize;
+                        if k183 != NONE as usize && k184 != NONE as usize {
+                            let key186 = k183 * 2 + k184 * 1;
+                            for i185 in TABLE_9_AT0_1[key186]
+                                as usize..TABLE_9_AT0_1[key186 + 1] as usize
                             {
-                                let row204 = &TABLE_9_BY0_1[i207];
-                                let v3: Sym = row204[2];
-                                let v4: Sym = row204[3];
-                                let v0: Sym = row204[4];
-                                let v5: Sym = row204[5];
+                                let row182 = &TABLE_9_BY0_1[i185];
+                                let v3: Sym = row182[2];
+                                let v4: Sym = row182[3];
+                                let v0: Sym = row182[4];
+                                let v5: Sym = row182[5];
                                 self.grew
                                     |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                             }
@@ -12028,46 +12008,46 @@ impl Rules {
         }
         {
             {
-                let lo227 = 0;
-                for bit228 in input.state.ones(975 + lo227, 975 + lo227 + 64) {
-                    let offset229 = bit228 - 975;
+                let lo205 = 0;
+                for bit206 in input.state.ones(975 + lo205, 975 + lo205 + 64) {
+                    let offset207 = bit206 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset229 / 1) % 64];
-                        let v3_pos: usize = (offset229 / 1) % 64;
-                        for role226 in 0..2 {
-                            let row225 = &input.joint[role226 * 7..(role226 + 1) * 7];
-                            if row225[1] == 297 && row225[3] == v3 && row225[4] == 0
-                                && row225[5] == 0 && row225[6] == 0
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset207 / 1) % 64];
+                        let v3_pos: usize = (offset207 / 1) % 64;
+                        for role204 in 0..2 {
+                            let row203 = &input.joint[role204 * 7..(role204 + 1) * 7];
+                            if row203[1] == 297 && row203[3] == v3 && row203[4] == 0
+                                && row203[5] == 0 && row203[6] == 0
                             {
-                                let v1: Sym = row225[0];
-                                let v2: Sym = row225[2];
+                                let v1: Sym = row203[0];
+                                let v2: Sym = row203[2];
                                 {
-                                    let p223 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                    let p224 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                    if p223 != NONE as usize && p224 != NONE as usize && 0 == 0
+                                    let p201 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                    let p202 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                    if p201 != NONE as usize && p202 != NONE as usize && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p223 * 12 + p224 * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p201 * 12 + p202 * 6 + 5 * 1)
                                     {
                                         {
-                                            let k220 = TABLE_41_P0[v1 as usize] as usize;
-                                            if k220 != NONE as usize {
-                                                let key222 = k220 * 1;
-                                                for i221 in TABLE_41_AT0[key222]
-                                                    as usize..TABLE_41_AT0[key222 + 1] as usize
+                                            let k198 = TABLE_41_P0[v1 as usize] as usize;
+                                            if k198 != NONE as usize {
+                                                let key200 = k198 * 1;
+                                                for i199 in TABLE_41_AT0[key200]
+                                                    as usize..TABLE_41_AT0[key200 + 1] as usize
                                                 {
-                                                    let row219 = &TABLE_41_BY0[i221];
-                                                    let v4: Sym = row219[1];
+                                                    let row197 = &TABLE_41_BY0[i199];
+                                                    let v4: Sym = row197[1];
                                                     {
-                                                        let k215 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k216 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k215 != NONE as usize && k216 != NONE as usize {
-                                                            let key218 = k215 * 64 + k216 * 1;
-                                                            for i217 in TABLE_0_AT1_2[key218]
-                                                                as usize..TABLE_0_AT1_2[key218 + 1] as usize
+                                                        let k193 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k194 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k193 != NONE as usize && k194 != NONE as usize {
+                                                            let key196 = k193 * 64 + k194 * 1;
+                                                            for i195 in TABLE_0_AT1_2[key196]
+                                                                as usize..TABLE_0_AT1_2[key196 + 1] as usize
                                                             {
-                                                                let row214 = &TABLE_0_BY1_2[i217];
-                                                                let v0: Sym = row214[0];
+                                                                let row192 = &TABLE_0_BY1_2[i195];
+                                                                let v0: Sym = row192[0];
                                                                 self.grew
                                                                     |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                                                             }
@@ -12089,26 +12069,26 @@ impl Rules {
     fn layer30(&mut self, input: &Input) {
         {
             {
-                let lo235 = 0 + 0;
-                let mut cursor239 = rt::OnesCursor::new(
+                let lo213 = 0 + 0;
+                let mut cursor217 = rt::OnesCursor::new(
                     self.r10.words(),
-                    lo235,
-                    lo235 + 64,
+                    lo213,
+                    lo213 + 64,
                 );
-                while let Some(bit236) = cursor239.next(self.r10.words()) {
-                    let offset237 = bit236 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset237 / 1) % 64];
-                    let v2_pos: usize = (offset237 / 1) % 64;
+                while let Some(bit214) = cursor217.next(self.r10.words()) {
+                    let offset215 = bit214 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset215 / 1) % 64];
+                    let v2_pos: usize = (offset215 / 1) % 64;
                     {
-                        let k232 = TABLE_4_P2[v2 as usize] as usize;
-                        if k232 != NONE as usize {
-                            let key234 = k232 * 1;
-                            for i233 in TABLE_4_AT2[key234]
-                                as usize..TABLE_4_AT2[key234 + 1] as usize
+                        let k210 = TABLE_4_P2[v2 as usize] as usize;
+                        if k210 != NONE as usize {
+                            let key212 = k210 * 1;
+                            for i211 in TABLE_4_AT2[key212]
+                                as usize..TABLE_4_AT2[key212 + 1] as usize
                             {
-                                let row231 = &TABLE_4_BY2[i233];
-                                let v0: Sym = row231[0];
-                                let v1: Sym = row231[1];
+                                let row209 = &TABLE_4_BY2[i211];
+                                let v0: Sym = row209[0];
+                                let v1: Sym = row209[1];
                                 self.grew
                                     |= self
                                         .r5
@@ -12127,52 +12107,52 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo254 = 0;
-                for bit255 in input.state.ones(772 + lo254, 772 + lo254 + 2) {
-                    let offset256 = bit255 - 772;
+                let lo232 = 0;
+                for bit233 in input.state.ones(772 + lo232, 772 + lo232 + 2) {
+                    let offset234 = bit233 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset256 / 1) % 2];
-                        let v1_pos: usize = (offset256 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset234 / 1) % 2];
+                        let v1_pos: usize = (offset234 / 1) % 2;
                         {
-                            let k251 = TABLE_38_P0[v1 as usize] as usize;
-                            if k251 != NONE as usize {
-                                let key253 = k251 * 1;
-                                for i252 in TABLE_38_AT0[key253]
-                                    as usize..TABLE_38_AT0[key253 + 1] as usize
+                            let k229 = TABLE_38_P0[v1 as usize] as usize;
+                            if k229 != NONE as usize {
+                                let key231 = k229 * 1;
+                                for i230 in TABLE_38_AT0[key231]
+                                    as usize..TABLE_38_AT0[key231 + 1] as usize
                                 {
-                                    let row250 = &TABLE_38_BY0[i252];
-                                    let v3: Sym = row250[1];
+                                    let row228 = &TABLE_38_BY0[i230];
+                                    let v3: Sym = row228[1];
                                     {
-                                        let lo246 = 0 + 0;
-                                        let hi249 = lo246 + 768;
-                                        for &bit247 in input.ones_from(lo246) {
-                                            let bit247 = bit247 as usize;
-                                            if bit247 >= hi249 {
+                                        let lo224 = 0 + 0;
+                                        let hi227 = lo224 + 768;
+                                        for &bit225 in input.ones_from(lo224) {
+                                            let bit225 = bit225 as usize;
+                                            if bit225 >= hi227 {
                                                 break;
                                             }
-                                            let offset248 = bit247 - 0;
+                                            let offset226 = bit225 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset248 / 6) % 2 == v1_pos && (offset248 / 1) % 6 == 4
+                                                && (offset226 / 6) % 2 == v1_pos && (offset226 / 1) % 6 == 4
                                             {
-                                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset248 / 12)
+                                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset226 / 12)
                                                     % 64];
-                                                let v2_pos: usize = (offset248 / 12) % 64;
+                                                let v2_pos: usize = (offset226 / 12) % 64;
                                                 {
-                                                    let k243 = TABLE_28_P0[v2 as usize] as usize;
-                                                    if k243 != NONE as usize {
-                                                        let key245 = k243 * 1;
-                                                        for i244 in TABLE_28_AT0[key245]
-                                                            as usize..TABLE_28_AT0[key245 + 1] as usize
+                                                    let k221 = TABLE_28_P0[v2 as usize] as usize;
+                                                    if k221 != NONE as usize {
+                                                        let key223 = k221 * 1;
+                                                        for i222 in TABLE_28_AT0[key223]
+                                                            as usize..TABLE_28_AT0[key223 + 1] as usize
                                                         {
-                                                            let row242 = &TABLE_28_BY0[i244];
-                                                            let v0: Sym = row242[1];
+                                                            let row220 = &TABLE_28_BY0[i222];
+                                                            let v0: Sym = row220[1];
                                                             {
-                                                                let p240 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                let p241 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
-                                                                if p240 != NONE as usize && p241 != NONE as usize && 0 == 0
+                                                                let p218 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                let p219 = FLUENT_POSITIONS[598 + v3 as usize] as usize;
+                                                                if p218 != NONE as usize && p219 != NONE as usize && 0 == 0
                                                                     && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p240 * 12 + p241 * 6 + 3 * 1)
+                                                                    && input.state.get(0 + 0 + p218 * 12 + p219 * 6 + 3 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
@@ -12193,67 +12173,67 @@ impl Rules {
         }
         {
             {
-                let lo281 = 0;
-                for bit282 in input.state.ones(772 + lo281, 772 + lo281 + 2) {
-                    let offset283 = bit282 - 772;
+                let lo259 = 0;
+                for bit260 in input.state.ones(772 + lo259, 772 + lo259 + 2) {
+                    let offset261 = bit260 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset283 / 1) % 2];
-                        let v1_pos: usize = (offset283 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset261 / 1) % 2];
+                        let v1_pos: usize = (offset261 / 1) % 2;
                         {
-                            let lo277 = 0 + 0;
-                            let hi280 = lo277 + 768;
-                            for &bit278 in input.ones_from(lo277) {
-                                let bit278 = bit278 as usize;
-                                if bit278 >= hi280 {
+                            let lo255 = 0 + 0;
+                            let hi258 = lo255 + 768;
+                            for &bit256 in input.ones_from(lo255) {
+                                let bit256 = bit256 as usize;
+                                if bit256 >= hi258 {
                                     break;
                                 }
-                                let offset279 = bit278 - 0;
+                                let offset257 = bit256 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset279 / 6) % 2 == v1_pos && (offset279 / 1) % 6 == 4
+                                    && (offset257 / 6) % 2 == v1_pos && (offset257 / 1) % 6 == 4
                                 {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset279 / 12)
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset257 / 12)
                                         % 64];
-                                    let v2_pos: usize = (offset279 / 12) % 64;
+                                    let v2_pos: usize = (offset257 / 12) % 64;
                                     {
-                                        let k274 = TABLE_40_P0[v1 as usize] as usize;
-                                        if k274 != NONE as usize {
-                                            let key276 = k274 * 1;
-                                            for i275 in TABLE_40_AT0[key276]
-                                                as usize..TABLE_40_AT0[key276 + 1] as usize
+                                        let k252 = TABLE_40_P0[v1 as usize] as usize;
+                                        if k252 != NONE as usize {
+                                            let key254 = k252 * 1;
+                                            for i253 in TABLE_40_AT0[key254]
+                                                as usize..TABLE_40_AT0[key254 + 1] as usize
                                             {
-                                                let row273 = &TABLE_40_BY0[i275];
-                                                let v3: Sym = row273[1];
+                                                let row251 = &TABLE_40_BY0[i253];
+                                                let v3: Sym = row251[1];
                                                 {
-                                                    let k269 = TABLE_0_P0[v2 as usize] as usize;
-                                                    let k270 = TABLE_0_P1[v3 as usize] as usize;
-                                                    if k269 != NONE as usize && k270 != NONE as usize {
-                                                        let key272 = k269 * 8 + k270 * 1;
-                                                        for i271 in TABLE_0_AT0_1[key272]
-                                                            as usize..TABLE_0_AT0_1[key272 + 1] as usize
+                                                    let k247 = TABLE_0_P0[v2 as usize] as usize;
+                                                    let k248 = TABLE_0_P1[v3 as usize] as usize;
+                                                    if k247 != NONE as usize && k248 != NONE as usize {
+                                                        let key250 = k247 * 8 + k248 * 1;
+                                                        for i249 in TABLE_0_AT0_1[key250]
+                                                            as usize..TABLE_0_AT0_1[key250 + 1] as usize
                                                         {
-                                                            let row268 = &TABLE_0_BY0_1[i271];
-                                                            let v0: Sym = row268[2];
+                                                            let row246 = &TABLE_0_BY0_1[i249];
+                                                            let v0: Sym = row246[2];
                                                             {
-                                                                let p263 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p263 != NONE as usize {
-                                                                    let lo264 = 0 + p263 * 12;
-                                                                    for bit265 in input.state.ones(0 + lo264, 0 + lo264 + 12) {
-                                                                        let offset266 = bit265 - 0;
+                                                                let p241 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p241 != NONE as usize {
+                                                                    let lo242 = 0 + p241 * 12;
+                                                                    for bit243 in input.state.ones(0 + lo242, 0 + lo242 + 12) {
+                                                                        let offset244 = bit243 - 0;
                                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                            && (offset266 / 1) % 6 == 5
+                                                                            && (offset244 / 1) % 6 == 5
                                                                         {
-                                                                            let v4: Sym = SYMS_C9C28939C99668C6_2[(offset266 / 6) % 2];
-                                                                            let v4_pos: usize = (offset266 / 6) % 2;
+                                                                            let v4: Sym = SYMS_C9C28939C99668C6_2[(offset244 / 6) % 2];
+                                                                            let v4_pos: usize = (offset244 / 6) % 2;
                                                                             {
-                                                                                let k259 = TABLE_38_P0[v1 as usize] as usize;
-                                                                                let k260 = TABLE_38_P1[v4 as usize] as usize;
-                                                                                if k259 != NONE as usize && k260 != NONE as usize {
-                                                                                    let key262 = k259 * 2 + k260 * 1;
-                                                                                    for i261 in TABLE_38_AT0_1[key262]
-                                                                                        as usize..TABLE_38_AT0_1[key262 + 1] as usize
+                                                                                let k237 = TABLE_38_P0[v1 as usize] as usize;
+                                                                                let k238 = TABLE_38_P1[v4 as usize] as usize;
+                                                                                if k237 != NONE as usize && k238 != NONE as usize {
+                                                                                    let key240 = k237 * 2 + k238 * 1;
+                                                                                    for i239 in TABLE_38_AT0_1[key240]
+                                                                                        as usize..TABLE_38_AT0_1[key240 + 1] as usize
                                                                                     {
-                                                                                        let row258 = &TABLE_38_BY0_1[i261];
+                                                                                        let row236 = &TABLE_38_BY0_1[i239];
                                                                                         self.grew
                                                                                             |= self.r31.insert(POS_31[0 + v0 as usize] as usize * 1);
                                                                                     }
@@ -12281,29 +12261,29 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             {
-                for i289 in 0..self.r52.len() {
-                    let bit286 = self.r52.added(i289);
-                    let offset287 = bit286 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset287 / 64) % 8];
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset287 / 1) % 64];
-                    let v1_pos: usize = (offset287 / 64) % 8;
-                    let v0_pos: usize = (offset287 / 1) % 64;
+                for i267 in 0..self.r52.len() {
+                    let bit264 = self.r52.added(i267);
+                    let offset265 = bit264 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset265 / 64) % 8];
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset265 / 1) % 64];
+                    let v1_pos: usize = (offset265 / 64) % 8;
+                    let v0_pos: usize = (offset265 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                let lo290 = 0 + 0;
-                let mut cursor294 = rt::OnesCursor::new(
+                let lo268 = 0 + 0;
+                let mut cursor272 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo290,
-                    lo290 + 64,
+                    lo268,
+                    lo268 + 64,
                 );
-                while let Some(bit291) = cursor294.next(self.r31.words()) {
-                    let offset292 = bit291 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset292 / 1) % 64];
-                    let v0_pos: usize = (offset292 / 1) % 64;
+                while let Some(bit269) = cursor272.next(self.r31.words()) {
+                    let offset270 = bit269 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset270 / 1) % 64];
+                    let v0_pos: usize = (offset270 / 1) % 64;
                     self.grew |= self.r12.insert(v0_pos * 1);
                 }
             }
@@ -12312,19 +12292,19 @@ impl Rules {
     ///Layer 33: `check/0`.
     fn layer33(&mut self, input: &Input) {
         {
-            let exists = 'found295: {
+            let exists = 'found273: {
                 {
-                    let lo296 = 0 + 0;
-                    let mut cursor300 = rt::OnesCursor::new(
+                    let lo274 = 0 + 0;
+                    let mut cursor278 = rt::OnesCursor::new(
                         self.r12.words(),
-                        lo296,
-                        lo296 + 64,
+                        lo274,
+                        lo274 + 64,
                     );
-                    while let Some(bit297) = cursor300.next(self.r12.words()) {
-                        let offset298 = bit297 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset298 / 1) % 64];
-                        let v0_pos: usize = (offset298 / 1) % 64;
-                        break 'found295 true;
+                    while let Some(bit275) = cursor278.next(self.r12.words()) {
+                        let offset276 = bit275 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset276 / 1) % 64];
+                        let v0_pos: usize = (offset276 / 1) % 64;
+                        break 'found273 true;
                     }
                 }
                 false
@@ -12338,21 +12318,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo301 = 0 + 0;
-                let hi304 = lo301 + 768;
-                for &bit302 in input.ones_from(lo301) {
-                    let bit302 = bit302 as usize;
-                    if bit302 >= hi304 {
+                let lo279 = 0 + 0;
+                let hi282 = lo279 + 768;
+                for &bit280 in input.ones_from(lo279) {
+                    let bit280 = bit280 as usize;
+                    if bit280 >= hi282 {
                         break;
                     }
-                    let offset303 = bit302 - 0;
+                    let offset281 = bit280 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset303 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset303 / 1) % 6];
-                        let v0_pos: usize = (offset303 / 12) % 64;
-                        let v1_pos: usize = (offset303 / 6) % 2;
-                        let v2_pos: usize = (offset303 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset281 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset281 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset281 / 1) % 6];
+                        let v0_pos: usize = (offset281 / 12) % 64;
+                        let v1_pos: usize = (offset281 / 6) % 2;
+                        let v2_pos: usize = (offset281 / 1) % 6;
                         self.grew |= self.r13.insert(v0_pos * 2 + v1_pos * 1);
                     }
                 }
@@ -12363,27 +12343,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo310 = 0 + 0;
-                let mut cursor314 = rt::OnesCursor::new(
+                let lo288 = 0 + 0;
+                let mut cursor292 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo310,
-                    lo310 + 64,
+                    lo288,
+                    lo288 + 64,
                 );
-                while let Some(bit311) = cursor314.next(self.r12.words()) {
-                    let offset312 = bit311 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset312 / 1) % 64];
-                    let v0_pos: usize = (offset312 / 1) % 64;
+                while let Some(bit289) = cursor292.next(self.r12.words()) {
+                    let offset290 = bit289 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset290 / 1) % 64];
+                    let v0_pos: usize = (offset290 / 1) % 64;
                     {
-                        let lo305 = 0 + 0;
-                        let mut cursor309 = rt::OnesCursor::new(
+                        let lo283 = 0 + 0;
+                        let mut cursor287 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo305,
-                            lo305 + 64,
+                            lo283,
+                            lo283 + 64,
                         );
-                        while let Some(bit306) = cursor309.next(self.r12.words()) {
-                            let offset307 = bit306 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset307 / 1) % 64];
-                            let v1_pos: usize = (offset307 / 1) % 64;
+                        while let Some(bit284) = cursor287.next(self.r12.words()) {
+                            let offset285 = bit284 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset285 / 1) % 64];
+                            let v1_pos: usize = (offset285 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -12397,47 +12377,47 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo329 = 0;
-                for bit330 in input.state.ones(975 + lo329, 975 + lo329 + 64) {
-                    let offset331 = bit330 - 975;
+                let lo307 = 0;
+                for bit308 in input.state.ones(975 + lo307, 975 + lo307 + 64) {
+                    let offset309 = bit308 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset331 / 1) % 64];
-                        let v1_pos: usize = (offset331 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 1) % 64];
+                        let v1_pos: usize = (offset309 / 1) % 64;
                         {
-                            let lo325 = 0;
-                            for bit326 in input.state.ones(772 + lo325, 772 + lo325 + 2)
+                            let lo303 = 0;
+                            for bit304 in input.state.ones(772 + lo303, 772 + lo303 + 2)
                             {
-                                let offset327 = bit326 - 772;
+                                let offset305 = bit304 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset327 / 1) % 2];
-                                    let v2_pos: usize = (offset327 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset305 / 1) % 2];
+                                    let v2_pos: usize = (offset305 / 1) % 2;
                                     {
-                                        let k322 = TABLE_40_P0[v2 as usize] as usize;
-                                        if k322 != NONE as usize {
-                                            let key324 = k322 * 1;
-                                            for i323 in TABLE_40_AT0[key324]
-                                                as usize..TABLE_40_AT0[key324 + 1] as usize
+                                        let k300 = TABLE_40_P0[v2 as usize] as usize;
+                                        if k300 != NONE as usize {
+                                            let key302 = k300 * 1;
+                                            for i301 in TABLE_40_AT0[key302]
+                                                as usize..TABLE_40_AT0[key302 + 1] as usize
                                             {
-                                                let row321 = &TABLE_40_BY0[i323];
-                                                let v3: Sym = row321[1];
+                                                let row299 = &TABLE_40_BY0[i301];
+                                                let v3: Sym = row299[1];
                                                 {
-                                                    let k317 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k318 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k317 != NONE as usize && k318 != NONE as usize {
-                                                        let key320 = k317 * 64 + k318 * 1;
-                                                        for i319 in TABLE_0_AT1_2[key320]
-                                                            as usize..TABLE_0_AT1_2[key320 + 1] as usize
+                                                    let k295 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k296 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k295 != NONE as usize && k296 != NONE as usize {
+                                                        let key298 = k295 * 64 + k296 * 1;
+                                                        for i297 in TABLE_0_AT1_2[key298]
+                                                            as usize..TABLE_0_AT1_2[key298 + 1] as usize
                                                         {
-                                                            let row316 = &TABLE_0_BY1_2[i319];
-                                                            let v0: Sym = row316[0];
+                                                            let row294 = &TABLE_0_BY1_2[i297];
+                                                            let v0: Sym = row294[0];
                                                             {
-                                                                let p315 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p315 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                                let p293 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p293 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && 0 == 0 && 0 == 0
-                                                                    && input.state.get(0 + 0 + p315 * 12 + v2_pos * 6 + 5 * 1)
+                                                                    && input.state.get(0 + 0 + p293 * 12 + v2_pos * 6 + 5 * 1)
                                                                 {
                                                                     self.grew
                                                                         |= self.r18.insert(POS_18[0 + v0 as usize] as usize * 1);
@@ -12461,62 +12441,62 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo356 = 0;
-                for bit357 in input.state.ones(975 + lo356, 975 + lo356 + 64) {
-                    let offset358 = bit357 - 975;
+                let lo334 = 0;
+                for bit335 in input.state.ones(975 + lo334, 975 + lo334 + 64) {
+                    let offset336 = bit335 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset358 / 1) % 64];
-                        let v1_pos: usize = (offset358 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset336 / 1) % 64];
+                        let v1_pos: usize = (offset336 / 1) % 64;
                         {
-                            let lo352 = 0;
-                            for bit353 in input.state.ones(772 + lo352, 772 + lo352 + 2)
+                            let lo330 = 0;
+                            for bit331 in input.state.ones(772 + lo330, 772 + lo330 + 2)
                             {
-                                let offset354 = bit353 - 772;
+                                let offset332 = bit331 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset354 / 1) % 2];
-                                    let v2_pos: usize = (offset354 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset332 / 1) % 2];
+                                    let v2_pos: usize = (offset332 / 1) % 2;
                                     {
-                                        let k349 = TABLE_41_P0[v2 as usize] as usize;
-                                        if k349 != NONE as usize {
-                                            let key351 = k349 * 1;
-                                            for i350 in TABLE_41_AT0[key351]
-                                                as usize..TABLE_41_AT0[key351 + 1] as usize
+                                        let k327 = TABLE_41_P0[v2 as usize] as usize;
+                                        if k327 != NONE as usize {
+                                            let key329 = k327 * 1;
+                                            for i328 in TABLE_41_AT0[key329]
+                                                as usize..TABLE_41_AT0[key329 + 1] as usize
                                             {
-                                                let row348 = &TABLE_41_BY0[i350];
-                                                let v3: Sym = row348[1];
+                                                let row326 = &TABLE_41_BY0[i328];
+                                                let v3: Sym = row326[1];
                                                 {
-                                                    let k344 = TABLE_0_P1[v3 as usize] as usize;
-                                                    let k345 = TABLE_0_P2[v1 as usize] as usize;
-                                                    if k344 != NONE as usize && k345 != NONE as usize {
-                                                        let key347 = k344 * 64 + k345 * 1;
-                                                        for i346 in TABLE_0_AT1_2[key347]
-                                                            as usize..TABLE_0_AT1_2[key347 + 1] as usize
+                                                    let k322 = TABLE_0_P1[v3 as usize] as usize;
+                                                    let k323 = TABLE_0_P2[v1 as usize] as usize;
+                                                    if k322 != NONE as usize && k323 != NONE as usize {
+                                                        let key325 = k322 * 64 + k323 * 1;
+                                                        for i324 in TABLE_0_AT1_2[key325]
+                                                            as usize..TABLE_0_AT1_2[key325 + 1] as usize
                                                         {
-                                                            let row343 = &TABLE_0_BY1_2[i346];
-                                                            let v0: Sym = row343[0];
+                                                            let row321 = &TABLE_0_BY1_2[i324];
+                                                            let v0: Sym = row321[0];
                                                             {
-                                                                let p338 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                                if p338 != NONE as usize {
-                                                                    let lo339 = 0 + p338 * 12;
-                                                                    for bit340 in input.state.ones(0 + lo339, 0 + lo339 + 12) {
-                                                                        let offset341 = bit340 - 0;
+                                                                let p316 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                                if p316 != NONE as usize {
+                                                                    let lo317 = 0 + p316 * 12;
+                                                                    for bit318 in input.state.ones(0 + lo317, 0 + lo317 + 12) {
+                                                                        let offset319 = bit318 - 0;
                                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                            && (offset341 / 1) % 6 == 5
+                                                                            && (offset319 / 1) % 6 == 5
                                                                         {
-                                                                            let v4: Sym = SYMS_C9C28939C99668C6_2[(offset341 / 6) % 2];
-                                                                            let v4_pos: usize = (offset341 / 6) % 2;
+                                                                            let v4: Sym = SYMS_C9C28939C99668C6_2[(offset319 / 6) % 2];
+                                                                            let v4_pos: usize = (offset319 / 6) % 2;
                                                                             {
-                                                                                let k334 = TABLE_38_P0[v2 as usize] as usize;
-                                                                                let k335 = TABLE_38_P1[v4 as usize] as usize;
-                                                                                if k334 != NONE as usize && k335 != NONE as usize {
-                                                                                    let key337 = k334 * 2 + k335 * 1;
-                                                                                    for i336 in TABLE_38_AT0_1[key337]
-                                                                                        as usize..TABLE_38_AT0_1[key337 + 1] as usize
+                                                                                let k312 = TABLE_38_P0[v2 as usize] as usize;
+                                                                                let k313 = TABLE_38_P1[v4 as usize] as usize;
+                                                                                if k312 != NONE as usize && k313 != NONE as usize {
+                                                                                    let key315 = k312 * 2 + k313 * 1;
+                                                                                    for i314 in TABLE_38_AT0_1[key315]
+                                                                                        as usize..TABLE_38_AT0_1[key315 + 1] as usize
                                                                                     {
-                                                                                        let row333 = &TABLE_38_BY0_1[i336];
+                                                                                        let row311 = &TABLE_38_BY0_1[i314];
                                                                                         self.grew
                                                                                             |= self.r21.insert(POS_21[0 + v0 as usize] as usize * 1);
                                                                                     }
@@ -12544,37 +12524,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo369 = 0 + 0;
-                let mut cursor373 = rt::OnesCursor::new(
+                let lo347 = 0 + 0;
+                let mut cursor351 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo369,
-                    lo369 + 64,
+                    lo347,
+                    lo347 + 64,
                 );
-                while let Some(bit370) = cursor373.next(self.r18.words()) {
-                    let offset371 = bit370 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset371 / 1) % 64];
-                    let v0_pos: usize = (offset371 / 1) % 64;
+                while let Some(bit348) = cursor351.next(self.r18.words()) {
+                    let offset349 = bit348 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset349 / 1) % 64];
+                    let v0_pos: usize = (offset349 / 1) % 64;
                     {
-                        let lo364 = 0 + 0;
-                        let mut cursor368 = rt::OnesCursor::new(
+                        let lo342 = 0 + 0;
+                        let mut cursor346 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo364,
-                            lo364 + 64,
+                            lo342,
+                            lo342 + 64,
                         );
-                        while let Some(bit365) = cursor368.next(self.r26.words()) {
-                            let offset366 = bit365 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset366 / 1) % 64];
-                            let v3_pos: usize = (offset366 / 1) % 64;
+                        while let Some(bit343) = cursor346.next(self.r26.words()) {
+                            let offset344 = bit343 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset344 / 1) % 64];
+                            let v3_pos: usize = (offset344 / 1) % 64;
                             {
-                                let k361 = TABLE_0_P0[v3 as usize] as usize;
-                                if k361 != NONE as usize {
-                                    let key363 = k361 * 1;
-                                    for i362 in TABLE_0_AT0[key363]
-                                        as usize..TABLE_0_AT0[key363 + 1] as usize
+                                let k339 = TABLE_0_P0[v3 as usize] as usize;
+                                if k339 != NONE as usize {
+                                    let key341 = k339 * 1;
+                                    for i340 in TABLE_0_AT0[key341]
+                                        as usize..TABLE_0_AT0[key341 + 1] as usize
                                     {
-                                        let row360 = &TABLE_0_BY0[i362];
-                                        let v1: Sym = row360[1];
-                                        let v2: Sym = row360[2];
+                                        let row338 = &TABLE_0_BY0[i340];
+                                        let v1: Sym = row338[1];
+                                        let v2: Sym = row338[2];
                                         if self
                                             .r20
                                             .insert(
@@ -12608,39 +12588,136 @@ impl Rules {
             }
             {
                 {
-                    let lo381 = 0 + 0;
-                    for i385 in delta20.0..delta20.1 {
-                        let bit382 = self.r20.added(i385);
-                        if bit382 < lo381 || bit382 >= lo381 + 32768 {
+                    let lo359 = 0 + 0;
+                    for i363 in delta20.0..delta20.1 {
+                        let bit360 = self.r20.added(i363);
+                        if bit360 < lo359 || bit360 >= lo359 + 32768 {
                             continue;
                         }
-                        let offset383 = bit382 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset383 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset383 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset383 / 1) % 64];
-                        let v0_pos: usize = (offset383 / 512) % 64;
-                        let v1_pos: usize = (offset383 / 64) % 8;
-                        let v3_pos: usize = (offset383 / 1) % 64;
-                        let exists = 'found380: {
+                        let offset361 = bit360 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset361 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 1) % 64];
+                        let v0_pos: usize = (offset361 / 512) % 64;
+                        let v1_pos: usize = (offset361 / 64) % 8;
+                        let v3_pos: usize = (offset361 / 1) % 64;
+                        let exists = 'found358: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found380 true;
+                                    break 'found358 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found379: {
+                            let exists = 'found357: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found379 true;
+                                        break 'found357 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
+                                {
+                                    let k353 = TABLE_0_P0[v3 as usize] as usize;
+                                    let k354 = TABLE_0_P1[v1 as usize] as usize;
+                                    if k353 != NONE as usize && k354 != NONE as usize {
+                                        let key356 = k353 * 8 + k354 * 1;
+                                        for i355 in TABLE_0_AT0_1[key356]
+                                            as usize..TABLE_0_AT0_1[key356 + 1] as usize
+                                        {
+                                            let row352 = &TABLE_0_BY0_1[i355];
+                                            let v2: Sym = row352[2];
+                                            if self
+                                                .r20
+                                                .insert(
+                                                    v0_pos * 512 + v1_pos * 64
+                                                        + POS_20[598 + v2 as usize] as usize * 1,
+                                                )
+                                            {
+                                                self.grew = true;
+                                                self.r20_by1_2
+                                                    .insert(
+                                                        v1_pos * 4096 + POS_20[598 + v2 as usize] as usize * 64
+                                                            + v0_pos * 1,
+                                                    );
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                {
+                    let lo369 = 0 + 0;
+                    for i373 in delta20.0..delta20.1 {
+                        let bit370 = self.r20.added(i373);
+                        if bit370 < lo369 || bit370 >= lo369 + 32768 {
+                            continue;
+                        }
+                        let offset371 = bit370 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset371 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset371 / 512) % 64]
+                        {
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset371 / 512)
+                                % 64];
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset371 / 64) % 8];
+                            let v0_pos: usize = (offset371 / 512) % 64;
+                            let v1_pos: usize = (offset371 / 64) % 8;
+                            {
+                                let k365 = TABLE_0_P0[v0 as usize] as usize;
+                                let k366 = TABLE_0_P1[v1 as usize] as usize;
+                                if k365 != NONE as usize && k366 != NONE as usize {
+                                    let key368 = k365 * 8 + k366 * 1;
+                                    for i367 in TABLE_0_AT0_1[key368]
+                                        as usize..TABLE_0_AT0_1[key368 + 1] as usize
+                                    {
+                                        let row364 = &TABLE_0_BY0_1[i367];
+                                        let v2: Sym = row364[2];
+                                        if self
+                                            .r20
+                                            .insert(
+                                                v0_pos * 512 + v1_pos * 64
+                                                    + POS_20[598 + v2 as usize] as usize * 1,
+                                            )
+                                        {
+                                            self.grew = true;
+                                            self.r20_by1_2
+                                                .insert(
+                                                    v1_pos * 4096 + POS_20[598 + v2 as usize] as usize * 64
+                                                        + v0_pos * 1,
+                                                );
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                {
+                    let lo379 = 0 + 0;
+                    for i383 in delta20.0..delta20.1 {
+                        let bit380 = self.r20.added(i383);
+                        if bit380 < lo379 || bit380 >= lo379 + 32768 {
+                            continue;
+                        }
+                        let offset381 = bit380 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset381 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 1) % 64];
+                        let v0_pos: usize = (offset381 / 512) % 64;
+                        let v1_pos: usize = (offset381 / 64) % 8;
+                        let v3_pos: usize = (offset381 / 1) % 64;
+                        {
+                            if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
                                     let k375 = TABLE_0_P0[v3 as usize] as usize;
                                     let k376 = TABLE_0_P1[v1 as usize] as usize;
@@ -12673,127 +12750,30 @@ impl Rules {
                     }
                 }
             }
-            {
-                {
-                    let lo391 = 0 + 0;
-                    for i395 in delta20.0..delta20.1 {
-                        let bit392 = self.r20.added(i395);
-                        if bit392 < lo391 || bit392 >= lo391 + 32768 {
-                            continue;
-                        }
-                        let offset393 = bit392 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset393 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset393 / 512) % 64]
-                        {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset393 / 512)
-                                % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset393 / 64) % 8];
-                            let v0_pos: usize = (offset393 / 512) % 64;
-                            let v1_pos: usize = (offset393 / 64) % 8;
-                            {
-                                let k387 = TABLE_0_P0[v0 as usize] as usize;
-                                let k388 = TABLE_0_P1[v1 as usize] as usize;
-                                if k387 != NONE as usize && k388 != NONE as usize {
-                                    let key390 = k387 * 8 + k388 * 1;
-                                    for i389 in TABLE_0_AT0_1[key390]
-                                        as usize..TABLE_0_AT0_1[key390 + 1] as usize
-                                    {
-                                        let row386 = &TABLE_0_BY0_1[i389];
-                                        let v2: Sym = row386[2];
-                                        if self
-                                            .r20
-                                            .insert(
-                                                v0_pos * 512 + v1_pos * 64
-                                                    + POS_20[598 + v2 as usize] as usize * 1,
-                                            )
-                                        {
-                                            self.grew = true;
-                                            self.r20_by1_2
-                                                .insert(
-                                                    v1_pos * 4096 + POS_20[598 + v2 as usize] as usize * 64
-                                                        + v0_pos * 1,
-                                                );
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            {
-                {
-                    let lo401 = 0 + 0;
-                    for i405 in delta20.0..delta20.1 {
-                        let bit402 = self.r20.added(i405);
-                        if bit402 < lo401 || bit402 >= lo401 + 32768 {
-                            continue;
-                        }
-                        let offset403 = bit402 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset403 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset403 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset403 / 1) % 64];
-                        let v0_pos: usize = (offset403 / 512) % 64;
-                        let v1_pos: usize = (offset403 / 64) % 8;
-                        let v3_pos: usize = (offset403 / 1) % 64;
-                        {
-                            if self.r21.has_bit(0 + 0 + v3_pos * 1) {
-                                {
-                                    let k397 = TABLE_0_P0[v3 as usize] as usize;
-                                    let k398 = TABLE_0_P1[v1 as usize] as usize;
-                                    if k397 != NONE as usize && k398 != NONE as usize {
-                                        let key400 = k397 * 8 + k398 * 1;
-                                        for i399 in TABLE_0_AT0_1[key400]
-                                            as usize..TABLE_0_AT0_1[key400 + 1] as usize
-                                        {
-                                            let row396 = &TABLE_0_BY0_1[i399];
-                                            let v2: Sym = row396[2];
-                                            if self
-                                                .r20
-                                                .insert(
-                                                    v0_pos * 512 + v1_pos * 64
-                                                        + POS_20[598 + v2 as usize] as usize * 1,
-                                                )
-                                            {
-                                                self.grew = true;
-                                                self.r20_by1_2
-                                                    .insert(
-                                                        v1_pos * 4096 + POS_20[598 + v2 as usize] as usize * 64
-                                                            + v0_pos * 1,
-                                                    );
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
         }
     }
     ///Layer 39: `ep-exposed/1`.
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i415 in 0..self.r17.len() {
-                    let bit412 = self.r17.added(i415);
-                    let offset413 = bit412 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset413 / 1) % 8];
-                    let v2_pos: usize = (offset413 / 8) % 64;
-                    let v1_pos: usize = (offset413 / 1) % 8;
+                for i393 in 0..self.r17.len() {
+                    let bit390 = self.r17.added(i393);
+                    let offset391 = bit390 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset391 / 1) % 8];
+                    let v2_pos: usize = (offset391 / 8) % 64;
+                    let v1_pos: usize = (offset391 / 1) % 8;
                     {
-                        let lo406 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
-                        let mut cursor410 = rt::OnesCursor::new(
+                        let lo384 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
+                        let mut cursor388 = rt::OnesCursor::new(
                             self.r20_by1_2.words(),
-                            lo406,
-                            lo406 + 64,
+                            lo384,
+                            lo384 + 64,
                         );
-                        while let Some(bit407) = cursor410.next(self.r20_by1_2.words()) {
-                            let offset408 = bit407 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset408 / 1) % 64];
-                            let v0_pos: usize = (offset408 / 1) % 64;
+                        while let Some(bit385) = cursor388.next(self.r20_by1_2.words()) {
+                            let offset386 = bit385 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset386 / 1) % 64];
+                            let v0_pos: usize = (offset386 / 1) % 64;
                             self.grew |= self.r19.insert(v0_pos * 1);
                         }
                     }
@@ -12802,37 +12782,37 @@ impl Rules {
         }
         {
             {
-                let lo422 = 0 + 0;
-                let mut cursor426 = rt::OnesCursor::new(
+                let lo400 = 0 + 0;
+                let mut cursor404 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo422,
-                    lo422 + 64,
+                    lo400,
+                    lo400 + 64,
                 );
-                while let Some(bit423) = cursor426.next(self.r31.words()) {
-                    let offset424 = bit423 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset424 / 1) % 64];
-                    let v1_pos: usize = (offset424 / 1) % 64;
-                    let exists = 'found421: {
+                while let Some(bit401) = cursor404.next(self.r31.words()) {
+                    let offset402 = bit401 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset402 / 1) % 64];
+                    let v1_pos: usize = (offset402 / 1) % 64;
+                    let exists = 'found399: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found421 true;
+                                break 'found399 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo416 = 0 + 0;
-                            let mut cursor420 = rt::OnesCursor::new(
+                            let lo394 = 0 + 0;
+                            let mut cursor398 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo416,
-                                lo416 + 64,
+                                lo394,
+                                lo394 + 64,
                             );
-                            while let Some(bit417) = cursor420.next(self.r18.words()) {
-                                let offset418 = bit417 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset418 / 1)
+                            while let Some(bit395) = cursor398.next(self.r18.words()) {
+                                let offset396 = bit395 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset396 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset418 / 1) % 64;
+                                let v0_pos: usize = (offset396 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -12845,40 +12825,40 @@ impl Rules {
     fn layer40(&mut self, input: &Input) {
         {
             {
-                let lo427 = 0 + 0;
-                let mut cursor431 = rt::OnesCursor::new(
+                let lo405 = 0 + 0;
+                let mut cursor409 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo427,
-                    lo427 + 64,
+                    lo405,
+                    lo405 + 64,
                 );
-                while let Some(bit428) = cursor431.next(self.r31.words()) {
-                    let offset429 = bit428 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset429 / 1) % 64];
-                    let v0_pos: usize = (offset429 / 1) % 64;
+                while let Some(bit406) = cursor409.next(self.r31.words()) {
+                    let offset407 = bit406 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset407 / 1) % 64];
+                    let v0_pos: usize = (offset407 / 1) % 64;
                     self.grew |= self.r22.insert(v0_pos * 1);
                 }
             }
         }
         {
             {
-                for i441 in 0..self.r52.len() {
-                    let bit438 = self.r52.added(i441);
-                    let offset439 = bit438 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset439 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset439 / 1) % 64];
-                    let v1_pos: usize = (offset439 / 64) % 8;
-                    let v2_pos: usize = (offset439 / 1) % 64;
+                for i419 in 0..self.r52.len() {
+                    let bit416 = self.r52.added(i419);
+                    let offset417 = bit416 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset417 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset417 / 1) % 64];
+                    let v1_pos: usize = (offset417 / 64) % 8;
+                    let v2_pos: usize = (offset417 / 1) % 64;
                     {
-                        let lo432 = 0 + 0 + v1_pos * 64;
-                        let mut cursor436 = rt::OnesCursor::new(
+                        let lo410 = 0 + 0 + v1_pos * 64;
+                        let mut cursor414 = rt::OnesCursor::new(
                             self.r29.words(),
-                            lo432,
-                            lo432 + 64,
+                            lo410,
+                            lo410 + 64,
                         );
-                        while let Some(bit433) = cursor436.next(self.r29.words()) {
-                            let offset434 = bit433 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset434 / 1) % 64];
-                            let v0_pos: usize = (offset434 / 1) % 64;
+                        while let Some(bit411) = cursor414.next(self.r29.words()) {
+                            let offset412 = bit411 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset412 / 1) % 64];
+                            let v0_pos: usize = (offset412 / 1) % 64;
                             self.grew |= self.r22.insert(v0_pos * 1);
                         }
                     }
@@ -12890,49 +12870,49 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo457 = 0;
-                for bit458 in input.state.ones(772 + lo457, 772 + lo457 + 2) {
-                    let offset459 = bit458 - 772;
+                let lo435 = 0;
+                for bit436 in input.state.ones(772 + lo435, 772 + lo435 + 2) {
+                    let offset437 = bit436 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset459 / 1) % 2];
-                        let v3_pos: usize = (offset459 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset437 / 1) % 2];
+                        let v3_pos: usize = (offset437 / 1) % 2;
                         {
-                            let lo452 = 0 + 0;
-                            let mut cursor456 = rt::OnesCursor::new(
+                            let lo430 = 0 + 0;
+                            let mut cursor434 = rt::OnesCursor::new(
                                 self.r13.words(),
-                                lo452,
-                                lo452 + 128,
+                                lo430,
+                                lo430 + 128,
                             );
-                            while let Some(bit453) = cursor456.next(self.r13.words()) {
-                                let offset454 = bit453 - 0;
-                                if (offset454 / 1) % 2 == v3_pos {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 2)
+                            while let Some(bit431) = cursor434.next(self.r13.words()) {
+                                let offset432 = bit431 - 0;
+                                if (offset432 / 1) % 2 == v3_pos {
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset432 / 2)
                                         % 64];
-                                    let v2_pos: usize = (offset454 / 2) % 64;
+                                    let v2_pos: usize = (offset432 / 2) % 64;
                                     {
-                                        let lo447 = 0 + 0 + v2_pos * 8;
-                                        let mut cursor451 = rt::OnesCursor::new(
+                                        let lo425 = 0 + 0 + v2_pos * 8;
+                                        let mut cursor429 = rt::OnesCursor::new(
                                             self.r29_by1.words(),
-                                            lo447,
-                                            lo447 + 8,
+                                            lo425,
+                                            lo425 + 8,
                                         );
-                                        while let Some(bit448) = cursor451
+                                        while let Some(bit426) = cursor429
                                             .next(self.r29_by1.words())
                                         {
-                                            let offset449 = bit448 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset449 / 1) % 8];
-                                            let v0_pos: usize = (offset449 / 1) % 8;
+                                            let offset427 = bit426 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset427 / 1) % 8];
+                                            let v0_pos: usize = (offset427 / 1) % 8;
                                             {
-                                                let k443 = TABLE_0_P0[v2 as usize] as usize;
-                                                let k444 = TABLE_0_P1[v0 as usize] as usize;
-                                                if k443 != NONE as usize && k444 != NONE as usize {
-                                                    let key446 = k443 * 8 + k444 * 1;
-                                                    for i445 in TABLE_0_AT0_1[key446]
-                                                        as usize..TABLE_0_AT0_1[key446 + 1] as usize
+                                                let k421 = TABLE_0_P0[v2 as usize] as usize;
+                                                let k422 = TABLE_0_P1[v0 as usize] as usize;
+                                                if k421 != NONE as usize && k422 != NONE as usize {
+                                                    let key424 = k421 * 8 + k422 * 1;
+                                                    for i423 in TABLE_0_AT0_1[key424]
+                                                        as usize..TABLE_0_AT0_1[key424 + 1] as usize
                                                     {
-                                                        let row442 = &TABLE_0_BY0_1[i445];
-                                                        let v1: Sym = row442[2];
+                                                        let row420 = &TABLE_0_BY0_1[i423];
+                                                        let v1: Sym = row420[2];
                                                         self.grew
                                                             |= self
                                                                 .r60
@@ -12951,59 +12931,32 @@ impl Rules {
                 }
             }
         }
-        let mut delta60: (usize, usize) = (0, 0);
-        loop {
-            let mut added = false;
-            let count = self.r60.len();
-            delta60 = (delta60.1, count);
-            added |= delta60.0 < count;
-            if !added {
-                break;
+        let seeds = self.r60.len();
+        let mut last_prefix = usize::MAX;
+        for seed in 0..seeds {
+            let prefix = self.r60.added(seed) / 64;
+            if prefix == last_prefix {
+                continue;
             }
-            {
+            last_prefix = prefix;
+            let lo = prefix * 64;
+            let prefix0: usize = (prefix / 1) % 8;
+            let mut frontier = self.r60.field(lo, 64);
+            loop {
+                let mut reached = 0u64;
                 {
-                    let lo467 = 0 + 0;
-                    for i471 in delta60.0..delta60.1 {
-                        let bit468 = self.r60.added(i471);
-                        if bit468 < lo467 || bit468 >= lo467 + 512 {
-                            continue;
-                        }
-                        let offset469 = bit468 - 0;
-                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset469 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset469 / 1) % 64];
-                        let v0_pos: usize = (offset469 / 64) % 8;
-                        let v2_pos: usize = (offset469 / 1) % 64;
-                        let exists = 'found466: {
-                            {
-                                if self.r37.has_bit(0 + 0 + v2_pos * 1) {
-                                    break 'found466 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            {
-                                let k462 = TABLE_0_P0[v2 as usize] as usize;
-                                let k463 = TABLE_0_P1[v0 as usize] as usize;
-                                if k462 != NONE as usize && k463 != NONE as usize {
-                                    let key465 = k462 * 8 + k463 * 1;
-                                    for i464 in TABLE_0_AT0_1[key465]
-                                        as usize..TABLE_0_AT0_1[key465 + 1] as usize
-                                    {
-                                        let row461 = &TABLE_0_BY0_1[i464];
-                                        let v1: Sym = row461[2];
-                                        self.grew
-                                            |= self
-                                                .r60
-                                                .insert(
-                                                    v0_pos * 64 + POS_60[299 + v1 as usize] as usize * 1,
-                                                );
-                                    }
-                                }
-                            }
-                        }
+                    let mut from = frontier;
+                    from &= !self.r37.field(0, 64);
+                    for &(mask, left, right) in &WORD_STEP_60_0[0 + prefix0 * 1] {
+                        reached |= ((from & mask) << left) >> right;
                     }
                 }
+                let fresh = self.r60.or_field(lo, reached);
+                if fresh == 0 {
+                    break;
+                }
+                self.grew = true;
+                frontier = fresh;
             }
         }
     }
@@ -13011,26 +12964,26 @@ impl Rules {
     fn layer45(&mut self, input: &Input) {
         {
             {
-                for i476 in 0..self.r29.len() {
-                    let bit473 = self.r29.added(i476);
-                    let offset474 = bit473 - 0;
-                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset474 / 64) % 8];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset474 / 1) % 64];
-                    let v0_pos: usize = (offset474 / 64) % 8;
-                    let v1_pos: usize = (offset474 / 1) % 64;
+                for i443 in 0..self.r29.len() {
+                    let bit440 = self.r29.added(i443);
+                    let offset441 = bit440 - 0;
+                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset441 / 64) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset441 / 1) % 64];
+                    let v0_pos: usize = (offset441 / 64) % 8;
+                    let v1_pos: usize = (offset441 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
                 }
             }
         }
         {
             {
-                for i481 in 0..self.r60.len() {
-                    let bit478 = self.r60.added(i481);
-                    let offset479 = bit478 - 0;
-                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset479 / 64) % 8];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset479 / 1) % 64];
-                    let v0_pos: usize = (offset479 / 64) % 8;
-                    let v1_pos: usize = (offset479 / 1) % 64;
+                for i448 in 0..self.r60.len() {
+                    let bit445 = self.r60.added(i448);
+                    let offset446 = bit445 - 0;
+                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset446 / 64) % 8];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset446 / 1) % 64];
+                    let v0_pos: usize = (offset446 / 64) % 8;
+                    let v1_pos: usize = (offset446 / 1) % 64;
                     self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
                 }
             }
@@ -13040,61 +12993,61 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo506 = 0;
-                for bit507 in input.state.ones(772 + lo506, 772 + lo506 + 2) {
-                    let offset508 = bit507 - 772;
+                let lo473 = 0;
+                for bit474 in input.state.ones(772 + lo473, 772 + lo473 + 2) {
+                    let offset475 = bit474 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset508 / 1) % 2];
-                        let v2_pos: usize = (offset508 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset475 / 1) % 2];
+                        let v2_pos: usize = (offset475 / 1) % 2;
                         {
-                            let k503 = TABLE_38_P0[v2 as usize] as usize;
-                            if k503 != NONE as usize {
-                                let key505 = k503 * 1;
-                                for i504 in TABLE_38_AT0[key505]
-                                    as usize..TABLE_38_AT0[key505 + 1] as usize
+                            let k470 = TABLE_38_P0[v2 as usize] as usize;
+                            if k470 != NONE as usize {
+                                let key472 = k470 * 1;
+                                for i471 in TABLE_38_AT0[key472]
+                                    as usize..TABLE_38_AT0[key472 + 1] as usize
                                 {
-                                    let row502 = &TABLE_38_BY0[i504];
-                                    let v4: Sym = row502[1];
+                                    let row469 = &TABLE_38_BY0[i471];
+                                    let v4: Sym = row469[1];
                                     {
-                                        for i501 in 0..self.r60.len() {
-                                            let bit498 = self.r60.added(i501);
-                                            let offset499 = bit498 - 0;
-                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset499 / 64) % 8];
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset499 / 1)
+                                        for i468 in 0..self.r60.len() {
+                                            let bit465 = self.r60.added(i468);
+                                            let offset466 = bit465 - 0;
+                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset466 / 64) % 8];
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset466 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset499 / 64) % 8;
-                                            let v3_pos: usize = (offset499 / 1) % 64;
+                                            let v1_pos: usize = (offset466 / 64) % 8;
+                                            let v3_pos: usize = (offset466 / 1) % 64;
                                             {
-                                                let p492 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
-                                                if p492 != NONE as usize {
-                                                    let lo493 = 0 + v3_pos * 12 + p492 * 6;
-                                                    for bit494 in input.state.ones(0 + lo493, 0 + lo493 + 6) {
-                                                        let offset495 = bit494 - 0;
+                                                let p459 = FLUENT_POSITIONS[598 + v4 as usize] as usize;
+                                                if p459 != NONE as usize {
+                                                    let lo460 = 0 + v3_pos * 12 + p459 * 6;
+                                                    for bit461 in input.state.ones(0 + lo460, 0 + lo460 + 6) {
+                                                        let offset462 = bit461 - 0;
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                            let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset495 / 1) % 6];
-                                                            let v5_pos: usize = (offset495 / 1) % 6;
+                                                            let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset462 / 1) % 6];
+                                                            let v5_pos: usize = (offset462 / 1) % 6;
                                                             {
-                                                                let k488 = TABLE_53_P0[v5 as usize] as usize;
-                                                                let k489 = TABLE_53_P1[v1 as usize] as usize;
-                                                                if k488 != NONE as usize && k489 != NONE as usize {
-                                                                    let key491 = k488 * 8 + k489 * 1;
-                                                                    for i490 in TABLE_53_AT0_1[key491]
-                                                                        as usize..TABLE_53_AT0_1[key491 + 1] as usize
+                                                                let k455 = TABLE_53_P0[v5 as usize] as usize;
+                                                                let k456 = TABLE_53_P1[v1 as usize] as usize;
+                                                                if k455 != NONE as usize && k456 != NONE as usize {
+                                                                    let key458 = k455 * 8 + k456 * 1;
+                                                                    for i457 in TABLE_53_AT0_1[key458]
+                                                                        as usize..TABLE_53_AT0_1[key458 + 1] as usize
                                                                     {
-                                                                        let row487 = &TABLE_53_BY0_1[i490];
+                                                                        let row454 = &TABLE_53_BY0_1[i457];
                                                                         {
-                                                                            let lo482 = 0 + 0 + v1_pos * 64;
-                                                                            let mut cursor486 = rt::OnesCursor::new(
+                                                                            let lo449 = 0 + 0 + v1_pos * 64;
+                                                                            let mut cursor453 = rt::OnesCursor::new(
                                                                                 self.r29.words(),
-                                                                                lo482,
-                                                                                lo482 + 64,
+                                                                                lo449,
+                                                                                lo449 + 64,
                                                                             );
-                                                                            while let Some(bit483) = cursor486.next(self.r29.words()) {
-                                                                                let offset484 = bit483 - 0;
-                                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset484 / 1)
+                                                                            while let Some(bit450) = cursor453.next(self.r29.words()) {
+                                                                                let offset451 = bit450 - 0;
+                                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset451 / 1)
                                                                                     % 64];
-                                                                                let v0_pos: usize = (offset484 / 1) % 64;
+                                                                                let v0_pos: usize = (offset451 / 1) % 64;
                                                                                 {
                                                                                     if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                                         self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -13123,13 +13076,13 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i514 in 0..self.r44.len() {
-                    let bit511 = self.r44.added(i514);
-                    let offset512 = bit511 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset512 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset512 / 1) % 8];
-                    let v0_pos: usize = (offset512 / 8) % 64;
-                    let v1_pos: usize = (offset512 / 1) % 8;
+                for i481 in 0..self.r44.len() {
+                    let bit478 = self.r44.added(i481);
+                    let offset479 = bit478 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset479 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset479 / 1) % 8];
+                    let v0_pos: usize = (offset479 / 8) % 64;
+                    let v1_pos: usize = (offset479 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -13139,57 +13092,57 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo530 = 0;
-                for bit531 in input.state.ones(772 + lo530, 772 + lo530 + 2) {
-                    let offset532 = bit531 - 772;
+                let lo497 = 0;
+                for bit498 in input.state.ones(772 + lo497, 772 + lo497 + 2) {
+                    let offset499 = bit498 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset532 / 1) % 2];
-                        let v2_pos: usize = (offset532 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset499 / 1) % 2];
+                        let v2_pos: usize = (offset499 / 1) % 2;
                         {
-                            let lo526 = 0 + 0;
-                            let hi529 = lo526 + 768;
-                            for &bit527 in input.ones_from(lo526) {
-                                let bit527 = bit527 as usize;
-                                if bit527 >= hi529 {
+                            let lo493 = 0 + 0;
+                            let hi496 = lo493 + 768;
+                            for &bit494 in input.ones_from(lo493) {
+                                let bit494 = bit494 as usize;
+                                if bit494 >= hi496 {
                                     break;
                                 }
-                                let offset528 = bit527 - 0;
+                                let offset495 = bit494 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset528 / 6) % 2 == v2_pos
+                                    && (offset495 / 6) % 2 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset528 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset495 / 12)
                                         % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset528 / 1) % 6];
-                                    let v0_pos: usize = (offset528 / 12) % 64;
-                                    let v3_pos: usize = (offset528 / 1) % 6;
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset495 / 1) % 6];
+                                    let v0_pos: usize = (offset495 / 12) % 64;
+                                    let v3_pos: usize = (offset495 / 1) % 6;
                                     {
-                                        let k523 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k523 != NONE as usize {
-                                            let key525 = k523 * 1;
-                                            for i524 in TABLE_53_AT0[key525]
-                                                as usize..TABLE_53_AT0[key525 + 1] as usize
+                                        let k490 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k490 != NONE as usize {
+                                            let key492 = k490 * 1;
+                                            for i491 in TABLE_53_AT0[key492]
+                                                as usize..TABLE_53_AT0[key492 + 1] as usize
                                             {
-                                                let row522 = &TABLE_53_BY0[i524];
-                                                let v4: Sym = row522[1];
+                                                let row489 = &TABLE_53_BY0[i491];
+                                                let v4: Sym = row489[1];
                                                 {
-                                                    let p516 = POS_55[299 + v4 as usize] as usize;
-                                                    if p516 != NONE as usize {
-                                                        let lo517 = 0 + 0 + v0_pos * 512 + p516 * 64;
-                                                        let mut cursor521 = rt::OnesCursor::new(
+                                                    let p483 = POS_55[299 + v4 as usize] as usize;
+                                                    if p483 != NONE as usize {
+                                                        let lo484 = 0 + 0 + v0_pos * 512 + p483 * 64;
+                                                        let mut cursor488 = rt::OnesCursor::new(
                                                             self.r55.words(),
-                                                            lo517,
-                                                            lo517 + 64,
+                                                            lo484,
+                                                            lo484 + 64,
                                                         );
-                                                        while let Some(bit518) = cursor521.next(self.r55.words()) {
-                                                            let offset519 = bit518 - 0;
-                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset519 / 1)
+                                                        while let Some(bit485) = cursor488.next(self.r55.words()) {
+                                                            let offset486 = bit485 - 0;
+                                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset486 / 1)
                                                                 % 64];
-                                                            let v1_pos: usize = (offset519 / 1) % 64;
-                                                            let exists = 'found515: {
+                                                            let v1_pos: usize = (offset486 / 1) % 64;
+                                                            let exists = 'found482: {
                                                                 {
                                                                     if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                                        break 'found515 true;
+                                                                        break 'found482 true;
                                                                     }
                                                                 }
                                                                 false
@@ -13212,44 +13165,44 @@ impl Rules {
         }
         {
             {
-                let lo544 = 0;
-                for bit545 in input.state.ones(772 + lo544, 772 + lo544 + 2) {
-                    let offset546 = bit545 - 772;
+                let lo511 = 0;
+                for bit512 in input.state.ones(772 + lo511, 772 + lo511 + 2) {
+                    let offset513 = bit512 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset546 / 1) % 2];
-                        let v2_pos: usize = (offset546 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset513 / 1) % 2];
+                        let v2_pos: usize = (offset513 / 1) % 2;
                         {
-                            let lo540 = 0 + 0;
-                            let hi543 = lo540 + 768;
-                            for &bit541 in input.ones_from(lo540) {
-                                let bit541 = bit541 as usize;
-                                if bit541 >= hi543 {
+                            let lo507 = 0 + 0;
+                            let hi510 = lo507 + 768;
+                            for &bit508 in input.ones_from(lo507) {
+                                let bit508 = bit508 as usize;
+                                if bit508 >= hi510 {
                                     break;
                                 }
-                                let offset542 = bit541 - 0;
+                                let offset509 = bit508 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset542 / 6) % 2 == v2_pos && (offset542 / 1) % 6 == 3
+                                    && (offset509 / 6) % 2 == v2_pos && (offset509 / 1) % 6 == 3
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset542 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset509 / 12)
                                         % 64];
-                                    let v0_pos: usize = (offset542 / 12) % 64;
+                                    let v0_pos: usize = (offset509 / 12) % 64;
                                     {
-                                        let k537 = TABLE_28_P0[v0 as usize] as usize;
-                                        if k537 != NONE as usize {
-                                            let key539 = k537 * 1;
-                                            for i538 in TABLE_28_AT0[key539]
-                                                as usize..TABLE_28_AT0[key539 + 1] as usize
+                                        let k504 = TABLE_28_P0[v0 as usize] as usize;
+                                        if k504 != NONE as usize {
+                                            let key506 = k504 * 1;
+                                            for i505 in TABLE_28_AT0[key506]
+                                                as usize..TABLE_28_AT0[key506 + 1] as usize
                                             {
-                                                let row536 = &TABLE_28_BY0[i538];
-                                                let v1: Sym = row536[1];
-                                                let exists = 'found534: {
+                                                let row503 = &TABLE_28_BY0[i505];
+                                                let v1: Sym = row503[1];
+                                                let exists = 'found501: {
                                                     {
-                                                        let p535 = POS_13[0 + v1 as usize] as usize;
-                                                        if p535 != NONE as usize
-                                                            && self.r13.has_bit(0 + 0 + p535 * 2 + v2_pos * 1)
+                                                        let p502 = POS_13[0 + v1 as usize] as usize;
+                                                        if p502 != NONE as usize
+                                                            && self.r13.has_bit(0 + 0 + p502 * 2 + v2_pos * 1)
                                                         {
-                                                            break 'found534 true;
+                                                            break 'found501 true;
                                                         }
                                                     }
                                                     false
@@ -13274,54 +13227,54 @@ impl Rules {
         }
         {
             {
-                let lo563 = 0;
-                for bit564 in input.state.ones(772 + lo563, 772 + lo563 + 2) {
-                    let offset565 = bit564 - 772;
+                let lo530 = 0;
+                for bit531 in input.state.ones(772 + lo530, 772 + lo530 + 2) {
+                    let offset532 = bit531 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset565 / 1) % 2];
-                        let v2_pos: usize = (offset565 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset532 / 1) % 2];
+                        let v2_pos: usize = (offset532 / 1) % 2;
                         {
-                            let k560 = TABLE_41_P0[v2 as usize] as usize;
-                            if k560 != NONE as usize {
-                                let key562 = k560 * 1;
-                                for i561 in TABLE_41_AT0[key562]
-                                    as usize..TABLE_41_AT0[key562 + 1] as usize
+                            let k527 = TABLE_41_P0[v2 as usize] as usize;
+                            if k527 != NONE as usize {
+                                let key529 = k527 * 1;
+                                for i528 in TABLE_41_AT0[key529]
+                                    as usize..TABLE_41_AT0[key529 + 1] as usize
                                 {
-                                    let row559 = &TABLE_41_BY0[i561];
-                                    let v3: Sym = row559[1];
+                                    let row526 = &TABLE_41_BY0[i528];
+                                    let v3: Sym = row526[1];
                                     {
-                                        let lo555 = 0 + 0;
-                                        let hi558 = lo555 + 768;
-                                        for &bit556 in input.ones_from(lo555) {
-                                            let bit556 = bit556 as usize;
-                                            if bit556 >= hi558 {
+                                        let lo522 = 0 + 0;
+                                        let hi525 = lo522 + 768;
+                                        for &bit523 in input.ones_from(lo522) {
+                                            let bit523 = bit523 as usize;
+                                            if bit523 >= hi525 {
                                                 break;
                                             }
-                                            let offset557 = bit556 - 0;
+                                            let offset524 = bit523 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset557 / 6) % 2 == v2_pos && (offset557 / 1) % 6 == 5
+                                                && (offset524 / 6) % 2 == v2_pos && (offset524 / 1) % 6 == 5
                                             {
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset557 / 12)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset524 / 12)
                                                     % 64];
-                                                let v0_pos: usize = (offset557 / 12) % 64;
+                                                let v0_pos: usize = (offset524 / 12) % 64;
                                                 {
-                                                    let k551 = TABLE_0_P0[v0 as usize] as usize;
-                                                    let k552 = TABLE_0_P1[v3 as usize] as usize;
-                                                    if k551 != NONE as usize && k552 != NONE as usize {
-                                                        let key554 = k551 * 8 + k552 * 1;
-                                                        for i553 in TABLE_0_AT0_1[key554]
-                                                            as usize..TABLE_0_AT0_1[key554 + 1] as usize
+                                                    let k518 = TABLE_0_P0[v0 as usize] as usize;
+                                                    let k519 = TABLE_0_P1[v3 as usize] as usize;
+                                                    if k518 != NONE as usize && k519 != NONE as usize {
+                                                        let key521 = k518 * 8 + k519 * 1;
+                                                        for i520 in TABLE_0_AT0_1[key521]
+                                                            as usize..TABLE_0_AT0_1[key521 + 1] as usize
                                                         {
-                                                            let row550 = &TABLE_0_BY0_1[i553];
-                                                            let v1: Sym = row550[2];
-                                                            let exists = 'found548: {
+                                                            let row517 = &TABLE_0_BY0_1[i520];
+                                                            let v1: Sym = row517[2];
+                                                            let exists = 'found515: {
                                                                 {
-                                                                    let p549 = POS_37[0 + v1 as usize] as usize;
-                                                                    if p549 != NONE as usize
-                                                                        && self.r37.has_bit(0 + 0 + p549 * 1)
+                                                                    let p516 = POS_37[0 + v1 as usize] as usize;
+                                                                    if p516 != NONE as usize
+                                                                        && self.r37.has_bit(0 + 0 + p516 * 1)
                                                                     {
-                                                                        break 'found548 true;
+                                                                        break 'found515 true;
                                                                     }
                                                                 }
                                                                 false
@@ -13349,76 +13302,76 @@ impl Rules {
         }
         {
             {
-                let lo590 = 0;
-                for bit591 in input.state.ones(772 + lo590, 772 + lo590 + 2) {
-                    let offset592 = bit591 - 772;
+                let lo557 = 0;
+                for bit558 in input.state.ones(772 + lo557, 772 + lo557 + 2) {
+                    let offset559 = bit558 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset592 / 1) % 2];
-                        let v2_pos: usize = (offset592 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset559 / 1) % 2];
+                        let v2_pos: usize = (offset559 / 1) % 2;
                         {
-                            let k587 = TABLE_42_P0[v2 as usize] as usize;
-                            if k587 != NONE as usize {
-                                let key589 = k587 * 1;
-                                for i588 in TABLE_42_AT0[key589]
-                                    as usize..TABLE_42_AT0[key589 + 1] as usize
+                            let k554 = TABLE_42_P0[v2 as usize] as usize;
+                            if k554 != NONE as usize {
+                                let key556 = k554 * 1;
+                                for i555 in TABLE_42_AT0[key556]
+                                    as usize..TABLE_42_AT0[key556 + 1] as usize
                                 {
-                                    let row586 = &TABLE_42_BY0[i588];
-                                    let v0: Sym = row586[1];
+                                    let row553 = &TABLE_42_BY0[i555];
+                                    let v0: Sym = row553[1];
                                     {
-                                        let p585 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                        if p585 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                        let p552 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                        if p552 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                             && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + p585 * 12 + v2_pos * 6 + 5 * 1)
+                                            && input.state.get(0 + 0 + p552 * 12 + v2_pos * 6 + 5 * 1)
                                         {
                                             {
-                                                let k582 = TABLE_41_P0[v2 as usize] as usize;
-                                                if k582 != NONE as usize {
-                                                    let key584 = k582 * 1;
-                                                    for i583 in TABLE_41_AT0[key584]
-                                                        as usize..TABLE_41_AT0[key584 + 1] as usize
+                                                let k549 = TABLE_41_P0[v2 as usize] as usize;
+                                                if k549 != NONE as usize {
+                                                    let key551 = k549 * 1;
+                                                    for i550 in TABLE_41_AT0[key551]
+                                                        as usize..TABLE_41_AT0[key551 + 1] as usize
                                                     {
-                                                        let row581 = &TABLE_41_BY0[i583];
-                                                        let v3: Sym = row581[1];
+                                                        let row548 = &TABLE_41_BY0[i550];
+                                                        let v3: Sym = row548[1];
                                                         {
-                                                            let k577 = TABLE_0_P0[v0 as usize] as usize;
-                                                            let k578 = TABLE_0_P1[v3 as usize] as usize;
-                                                            if k577 != NONE as usize && k578 != NONE as usize {
-                                                                let key580 = k577 * 8 + k578 * 1;
-                                                                for i579 in TABLE_0_AT0_1[key580]
-                                                                    as usize..TABLE_0_AT0_1[key580 + 1] as usize
+                                                            let k544 = TABLE_0_P0[v0 as usize] as usize;
+                                                            let k545 = TABLE_0_P1[v3 as usize] as usize;
+                                                            if k544 != NONE as usize && k545 != NONE as usize {
+                                                                let key547 = k544 * 8 + k545 * 1;
+                                                                for i546 in TABLE_0_AT0_1[key547]
+                                                                    as usize..TABLE_0_AT0_1[key547 + 1] as usize
                                                                 {
-                                                                    let row576 = &TABLE_0_BY0_1[i579];
-                                                                    let v4: Sym = row576[2];
-                                                                    let exists = 'found574: {
+                                                                    let row543 = &TABLE_0_BY0_1[i546];
+                                                                    let v4: Sym = row543[2];
+                                                                    let exists = 'found541: {
                                                                         {
-                                                                            let p575 = POS_37[0 + v4 as usize] as usize;
-                                                                            if p575 != NONE as usize
-                                                                                && self.r37.has_bit(0 + 0 + p575 * 1)
+                                                                            let p542 = POS_37[0 + v4 as usize] as usize;
+                                                                            if p542 != NONE as usize
+                                                                                && self.r37.has_bit(0 + 0 + p542 * 1)
                                                                             {
-                                                                                break 'found574 true;
+                                                                                break 'found541 true;
                                                                             }
                                                                         }
                                                                         false
                                                                     };
                                                                     if !exists {
                                                                         {
-                                                                            let k570 = TABLE_0_P0[v4 as usize] as usize;
-                                                                            let k571 = TABLE_0_P1[v3 as usize] as usize;
-                                                                            if k570 != NONE as usize && k571 != NONE as usize {
-                                                                                let key573 = k570 * 8 + k571 * 1;
-                                                                                for i572 in TABLE_0_AT0_1[key573]
-                                                                                    as usize..TABLE_0_AT0_1[key573 + 1] as usize
+                                                                            let k537 = TABLE_0_P0[v4 as usize] as usize;
+                                                                            let k538 = TABLE_0_P1[v3 as usize] as usize;
+                                                                            if k537 != NONE as usize && k538 != NONE as usize {
+                                                                                let key540 = k537 * 8 + k538 * 1;
+                                                                                for i539 in TABLE_0_AT0_1[key540]
+                                                                                    as usize..TABLE_0_AT0_1[key540 + 1] as usize
                                                                                 {
-                                                                                    let row569 = &TABLE_0_BY0_1[i572];
-                                                                                    let v1: Sym = row569[2];
-                                                                                    let exists = 'found567: {
+                                                                                    let row536 = &TABLE_0_BY0_1[i539];
+                                                                                    let v1: Sym = row536[2];
+                                                                                    let exists = 'found534: {
                                                                                         {
-                                                                                            let p568 = POS_37[0 + v1 as usize] as usize;
-                                                                                            if p568 != NONE as usize
-                                                                                                && self.r37.has_bit(0 + 0 + p568 * 1)
+                                                                                            let p535 = POS_37[0 + v1 as usize] as usize;
+                                                                                            if p535 != NONE as usize
+                                                                                                && self.r37.has_bit(0 + 0 + p535 * 1)
                                                                                             {
-                                                                                                break 'found567 true;
+                                                                                                break 'found534 true;
                                                                                             }
                                                                                         }
                                                                                         false
@@ -13453,61 +13406,61 @@ impl Rules {
         }
         {
             {
-                let lo613 = 0;
-                for bit614 in input.state.ones(772 + lo613, 772 + lo613 + 2) {
-                    let offset615 = bit614 - 772;
+                let lo580 = 0;
+                for bit581 in input.state.ones(772 + lo580, 772 + lo580 + 2) {
+                    let offset582 = bit581 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset615 / 1) % 2];
-                        let v2_pos: usize = (offset615 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset582 / 1) % 2];
+                        let v2_pos: usize = (offset582 / 1) % 2;
                         {
-                            let k610 = TABLE_38_P0[v2 as usize] as usize;
-                            if k610 != NONE as usize {
-                                let key612 = k610 * 1;
-                                for i611 in TABLE_38_AT0[key612]
-                                    as usize..TABLE_38_AT0[key612 + 1] as usize
+                            let k577 = TABLE_38_P0[v2 as usize] as usize;
+                            if k577 != NONE as usize {
+                                let key579 = k577 * 1;
+                                for i578 in TABLE_38_AT0[key579]
+                                    as usize..TABLE_38_AT0[key579 + 1] as usize
                                 {
-                                    let row609 = &TABLE_38_BY0[i611];
-                                    let v4: Sym = row609[1];
+                                    let row576 = &TABLE_38_BY0[i578];
+                                    let v4: Sym = row576[1];
                                     {
-                                        let lo605 = 0 + 0;
-                                        let hi608 = lo605 + 768;
-                                        for &bit606 in input.ones_from(lo605) {
-                                            let bit606 = bit606 as usize;
-                                            if bit606 >= hi608 {
+                                        let lo572 = 0 + 0;
+                                        let hi575 = lo572 + 768;
+                                        for &bit573 in input.ones_from(lo572) {
+                                            let bit573 = bit573 as usize;
+                                            if bit573 >= hi575 {
                                                 break;
                                             }
-                                            let offset607 = bit606 - 0;
+                                            let offset574 = bit573 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                && (offset607 / 6) % 2 == v2_pos && (offset607 / 1) % 6 == 5
+                                                && (offset574 / 6) % 2 == v2_pos && (offset574 / 1) % 6 == 5
                                             {
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset607 / 12)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset574 / 12)
                                                     % 64];
-                                                let v0_pos: usize = (offset607 / 12) % 64;
+                                                let v0_pos: usize = (offset574 / 12) % 64;
                                                 {
-                                                    let k602 = TABLE_40_P0[v2 as usize] as usize;
-                                                    if k602 != NONE as usize {
-                                                        let key604 = k602 * 1;
-                                                        for i603 in TABLE_40_AT0[key604]
-                                                            as usize..TABLE_40_AT0[key604 + 1] as usize
+                                                    let k569 = TABLE_40_P0[v2 as usize] as usize;
+                                                    if k569 != NONE as usize {
+                                                        let key571 = k569 * 1;
+                                                        for i570 in TABLE_40_AT0[key571]
+                                                            as usize..TABLE_40_AT0[key571 + 1] as usize
                                                         {
-                                                            let row601 = &TABLE_40_BY0[i603];
-                                                            let v3: Sym = row601[1];
+                                                            let row568 = &TABLE_40_BY0[i570];
+                                                            let v3: Sym = row568[1];
                                                             {
-                                                                let k597 = TABLE_0_P0[v0 as usize] as usize;
-                                                                let k598 = TABLE_0_P1[v3 as usize] as usize;
-                                                                if k597 != NONE as usize && k598 != NONE as usize {
-                                                                    let key600 = k597 * 8 + k598 * 1;
-                                                                    for i599 in TABLE_0_AT0_1[key600]
-                                                                        as usize..TABLE_0_AT0_1[key600 + 1] as usize
+                                                                let k564 = TABLE_0_P0[v0 as usize] as usize;
+                                                                let k565 = TABLE_0_P1[v3 as usize] as usize;
+                                                                if k564 != NONE as usize && k565 != NONE as usize {
+                                                                    let key567 = k564 * 8 + k565 * 1;
+                                                                    for i566 in TABLE_0_AT0_1[key567]
+                                                                        as usize..TABLE_0_AT0_1[key567 + 1] as usize
                                                                     {
-                                                                        let row596 = &TABLE_0_BY0_1[i599];
-                                                                        let v1: Sym = row596[2];
+                                                                        let row563 = &TABLE_0_BY0_1[i566];
+                                                                        let v1: Sym = row563[2];
                                                                         {
-                                                                            let p594 = POS_13[0 + v1 as usize] as usize;
-                                                                            let p595 = POS_13[299 + v4 as usize] as usize;
-                                                                            if p594 != NONE as usize && p595 != NONE as usize
-                                                                                && self.r13.has_bit(0 + 0 + p594 * 2 + p595 * 1)
+                                                                            let p561 = POS_13[0 + v1 as usize] as usize;
+                                                                            let p562 = POS_13[299 + v4 as usize] as usize;
+                                                                            if p561 != NONE as usize && p562 != NONE as usize
+                                                                                && self.r13.has_bit(0 + 0 + p561 * 2 + p562 * 1)
                                                                             {
                                                                                 self.grew
                                                                                     |= self
@@ -13538,17 +13491,17 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                for i622 in 0..self.r49.len() {
-                    let bit619 = self.r49.added(i622);
-                    let offset620 = bit619 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset620 / 64) % 64];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset620 / 1) % 64];
-                    let v0_pos: usize = (offset620 / 64) % 64;
-                    let v1_pos: usize = (offset620 / 1) % 64;
-                    let exists = 'found617: {
+                for i589 in 0..self.r49.len() {
+                    let bit586 = self.r49.added(i589);
+                    let offset587 = bit586 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset587 / 64) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset587 / 1) % 64];
+                    let v0_pos: usize = (offset587 / 64) % 64;
+                    let v1_pos: usize = (offset587 / 1) % 64;
+                    let exists = 'found584: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found617 true;
+                                break 'found584 true;
                             }
                         }
                         false
@@ -13564,24 +13517,24 @@ impl Rules {
         }
         {
             {
-                for i632 in 0..self.r44.len() {
-                    let bit629 = self.r44.added(i632);
-                    let offset630 = bit629 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset630 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset630 / 1) % 8];
-                    let v0_pos: usize = (offset630 / 8) % 64;
-                    let v2_pos: usize = (offset630 / 1) % 8;
+                for i599 in 0..self.r44.len() {
+                    let bit596 = self.r44.added(i599);
+                    let offset597 = bit596 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset597 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset597 / 1) % 8];
+                    let v0_pos: usize = (offset597 / 8) % 64;
+                    let v2_pos: usize = (offset597 / 1) % 8;
                     {
-                        let lo623 = 0 + 0 + v2_pos * 64;
-                        let mut cursor627 = rt::OnesCursor::new(
+                        let lo590 = 0 + 0 + v2_pos * 64;
+                        let mut cursor594 = rt::OnesCursor::new(
                             self.r43.words(),
-                            lo623,
-                            lo623 + 64,
+                            lo590,
+                            lo590 + 64,
                         );
-                        while let Some(bit624) = cursor627.next(self.r43.words()) {
-                            let offset625 = bit624 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset625 / 1) % 64];
-                            let v1_pos: usize = (offset625 / 1) % 64;
+                        while let Some(bit591) = cursor594.next(self.r43.words()) {
+                            let offset592 = bit591 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset592 / 1) % 64];
+                            let v1_pos: usize = (offset592 / 1) % 64;
                             {
                                 if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
                                     if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
@@ -13599,21 +13552,21 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found638: {
+            let exists = 'found605: {
                 if !self.r11.is_empty() {
-                    break 'found638 true;
+                    break 'found605 true;
                 }
                 false
             };
             if !exists {
                 {
-                    for i637 in 0..self.r59.len() {
-                        let bit634 = self.r59.added(i637);
-                        let offset635 = bit634 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset635 / 64) % 64];
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset635 / 1) % 64];
-                        let v0_pos: usize = (offset635 / 64) % 64;
-                        let v1_pos: usize = (offset635 / 1) % 64;
+                    for i604 in 0..self.r59.len() {
+                        let bit601 = self.r59.added(i604);
+                        let offset602 = bit601 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset602 / 64) % 64];
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset602 / 1) % 64];
+                        let v0_pos: usize = (offset602 / 64) % 64;
+                        let v1_pos: usize = (offset602 / 1) % 64;
                         if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                             self.grew = true;
                             self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -13623,39 +13576,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found649: {
+            let exists = 'found616: {
                 if !self.r15.is_empty() {
-                    break 'found649 true;
+                    break 'found616 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo644 = 0 + 0;
-                        let mut cursor648 = rt::OnesCursor::new(
+                        let lo611 = 0 + 0;
+                        let mut cursor615 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo644,
-                            lo644 + 64,
+                            lo611,
+                            lo611 + 64,
                         );
-                        while let Some(bit645) = cursor648.next(self.r22.words()) {
-                            let offset646 = bit645 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset646 / 1) % 64];
-                            let v1_pos: usize = (offset646 / 1) % 64;
+                        while let Some(bit612) = cursor615.next(self.r22.words()) {
+                            let offset613 = bit612 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset613 / 1) % 64];
+                            let v1_pos: usize = (offset613 / 1) % 64;
                             {
-                                let lo639 = 0 + 0 + v1_pos * 64;
-                                let mut cursor643 = rt::OnesCursor::new(
+                                let lo606 = 0 + 0 + v1_pos * 64;
+                                let mut cursor610 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo639,
-                                    lo639 + 64,
+                                    lo606,
+                                    lo606 + 64,
                                 );
-                                while let Some(bit640) = cursor643
+                                while let Some(bit607) = cursor610
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset641 = bit640 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset641 / 1)
+                                    let offset608 = bit607 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset608 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset641 / 1) % 64;
+                                    let v0_pos: usize = (offset608 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -13672,29 +13625,29 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo656 = 0;
-                for bit657 in input.state.ones(772 + lo656, 772 + lo656 + 2) {
-                    let offset658 = bit657 - 772;
+                let lo623 = 0;
+                for bit624 in input.state.ones(772 + lo623, 772 + lo623 + 2) {
+                    let offset625 = bit624 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset658 / 1) % 2];
-                        let v2_pos: usize = (offset658 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset625 / 1) % 2];
+                        let v2_pos: usize = (offset625 / 1) % 2;
                         {
-                            for i655 in 0..self.r51.len() {
-                                let bit652 = self.r51.added(i655);
-                                let offset653 = bit652 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset653 / 64)
+                            for i622 in 0..self.r51.len() {
+                                let bit619 = self.r51.added(i622);
+                                let offset620 = bit619 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset620 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset653 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset620 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset653 / 64) % 64;
-                                let v1_pos: usize = (offset653 / 1) % 64;
-                                let exists = 'found650: {
+                                let v0_pos: usize = (offset620 / 64) % 64;
+                                let v1_pos: usize = (offset620 / 1) % 64;
+                                let exists = 'found617: {
                                     {
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                         {
-                                            break 'found650 true;
+                                            break 'found617 true;
                                         }
                                     }
                                     false
@@ -13716,34 +13669,34 @@ impl Rules {
         }
         {
             {
-                let lo671 = 0;
-                for bit672 in input.state.ones(772 + lo671, 772 + lo671 + 2) {
-                    let offset673 = bit672 - 772;
+                let lo638 = 0;
+                for bit639 in input.state.ones(772 + lo638, 772 + lo638 + 2) {
+                    let offset640 = bit639 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset673 / 1) % 2];
-                        let v2_pos: usize = (offset673 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset640 / 1) % 2];
+                        let v2_pos: usize = (offset640 / 1) % 2;
                         {
-                            for i670 in 0..self.r51.len() {
-                                let bit667 = self.r51.added(i670);
-                                let offset668 = bit667 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset668 / 64)
+                            for i637 in 0..self.r51.len() {
+                                let bit634 = self.r51.added(i637);
+                                let offset635 = bit634 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset635 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset668 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset635 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset668 / 64) % 64;
-                                let v1_pos: usize = (offset668 / 1) % 64;
-                                let exists = 'found660: {
+                                let v0_pos: usize = (offset635 / 64) % 64;
+                                let v1_pos: usize = (offset635 / 1) % 64;
+                                let exists = 'found627: {
                                     {
-                                        let k662 = TABLE_30_P0[v2 as usize] as usize;
-                                        let k663 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k662 != NONE as usize && k663 != NONE as usize {
-                                            let key665 = k662 * 16 + k663 * 1;
-                                            for i664 in TABLE_30_AT0_1[key665]
-                                                as usize..TABLE_30_AT0_1[key665 + 1] as usize
+                                        let k629 = TABLE_30_P0[v2 as usize] as usize;
+                                        let k630 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k629 != NONE as usize && k630 != NONE as usize {
+                                            let key632 = k629 * 16 + k630 * 1;
+                                            for i631 in TABLE_30_AT0_1[key632]
+                                                as usize..TABLE_30_AT0_1[key632 + 1] as usize
                                             {
-                                                let row661 = &TABLE_30_BY0_1[i664];
-                                                break 'found660 true;
+                                                let row628 = &TABLE_30_BY0_1[i631];
+                                                break 'found627 true;
                                             }
                                         }
                                     }
@@ -13772,38 +13725,38 @@ impl Rules {
         }
         {
             {
-                let lo686 = 0;
-                for bit687 in input.state.ones(772 + lo686, 772 + lo686 + 2) {
-                    let offset688 = bit687 - 772;
+                let lo653 = 0;
+                for bit654 in input.state.ones(772 + lo653, 772 + lo653 + 2) {
+                    let offset655 = bit654 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset688 / 1) % 2];
-                        let v3_pos: usize = (offset688 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset655 / 1) % 2];
+                        let v3_pos: usize = (offset655 / 1) % 2;
                         {
-                            let k683 = TABLE_30_P0[v3 as usize] as usize;
-                            if k683 != NONE as usize {
-                                let key685 = k683 * 1;
-                                for i684 in TABLE_30_AT0[key685]
-                                    as usize..TABLE_30_AT0[key685 + 1] as usize
+                            let k650 = TABLE_30_P0[v3 as usize] as usize;
+                            if k650 != NONE as usize {
+                                let key652 = k650 * 1;
+                                for i651 in TABLE_30_AT0[key652]
+                                    as usize..TABLE_30_AT0[key652 + 1] as usize
                                 {
-                                    let row682 = &TABLE_30_BY0[i684];
-                                    let v1: Sym = row682[1];
+                                    let row649 = &TABLE_30_BY0[i651];
+                                    let v1: Sym = row649[1];
                                     {
-                                        let p676 = POS_51[299 + v1 as usize] as usize;
-                                        if p676 != NONE as usize {
-                                            let lo677 = 0 + 0 + p676 * 64;
-                                            let mut cursor681 = rt::OnesCursor::new(
+                                        let p643 = POS_51[299 + v1 as usize] as usize;
+                                        if p643 != NONE as usize {
+                                            let lo644 = 0 + 0 + p643 * 64;
+                                            let mut cursor648 = rt::OnesCursor::new(
                                                 self.r51_by1.words(),
-                                                lo677,
-                                                lo677 + 64,
+                                                lo644,
+                                                lo644 + 64,
                                             );
-                                            while let Some(bit678) = cursor681
+                                            while let Some(bit645) = cursor648
                                                 .next(self.r51_by1.words())
                                             {
-                                                let offset679 = bit678 - 0;
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset679 / 1)
+                                                let offset646 = bit645 - 0;
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset646 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset679 / 1) % 64;
+                                                let v0_pos: usize = (offset646 / 1) % 64;
                                                 {
                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -13870,66 +13823,66 @@ impl Rules {
         }
         {
             {
-                let lo704 = 0 + 0;
-                let mut cursor708 = rt::OnesCursor::new(
+                let lo671 = 0 + 0;
+                let mut cursor675 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo704,
-                    lo704 + 64,
+                    lo671,
+                    lo671 + 64,
                 );
-                while let Some(bit705) = cursor708.next(self.r26.words()) {
-                    let offset706 = bit705 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset706 / 1) % 64];
-                    let v0_pos: usize = (offset706 / 1) % 64;
+                while let Some(bit672) = cursor675.next(self.r26.words()) {
+                    let offset673 = bit672 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset673 / 1) % 64];
+                    let v0_pos: usize = (offset673 / 1) % 64;
                     {
-                        let lo700 = 0;
-                        for bit701 in input.state.ones(772 + lo700, 772 + lo700 + 2) {
-                            let offset702 = bit701 - 772;
+                        let lo667 = 0;
+                        for bit668 in input.state.ones(772 + lo667, 772 + lo667 + 2) {
+                            let offset669 = bit668 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset702 / 1) % 2];
-                                let v3_pos: usize = (offset702 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset669 / 1) % 2];
+                                let v3_pos: usize = (offset669 / 1) % 2;
                                 {
-                                    let k697 = TABLE_0_P0[v0 as usize] as usize;
-                                    if k697 != NONE as usize {
-                                        let key699 = k697 * 1;
-                                        for i698 in TABLE_0_AT0[key699]
-                                            as usize..TABLE_0_AT0[key699 + 1] as usize
+                                    let k664 = TABLE_0_P0[v0 as usize] as usize;
+                                    if k664 != NONE as usize {
+                                        let key666 = k664 * 1;
+                                        for i665 in TABLE_0_AT0[key666]
+                                            as usize..TABLE_0_AT0[key666 + 1] as usize
                                         {
-                                            let row696 = &TABLE_0_BY0[i698];
-                                            let v2: Sym = row696[1];
-                                            let v1: Sym = row696[2];
-                                            let exists = 'found694: {
+                                            let row663 = &TABLE_0_BY0[i665];
+                                            let v2: Sym = row663[1];
+                                            let v1: Sym = row663[2];
+                                            let exists = 'found661: {
                                                 {
-                                                    let p695 = POS_57[0 + v1 as usize] as usize;
-                                                    if p695 != NONE as usize
-                                                        && self.r57.has_bit(0 + 0 + p695 * 1)
+                                                    let p662 = POS_57[0 + v1 as usize] as usize;
+                                                    if p662 != NONE as usize
+                                                        && self.r57.has_bit(0 + 0 + p662 * 1)
                                                     {
-                                                        break 'found694 true;
+                                                        break 'found661 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found692: {
+                                                let exists = 'found659: {
                                                     {
-                                                        let p693 = POS_1[0 + v1 as usize] as usize;
-                                                        if p693 != NONE as usize
-                                                            && self.r1.has_bit(0 + 0 + p693 * 1)
+                                                        let p660 = POS_1[0 + v1 as usize] as usize;
+                                                        if p660 != NONE as usize
+                                                            && self.r1.has_bit(0 + 0 + p660 * 1)
                                                         {
-                                                            break 'found692 true;
+                                                            break 'found659 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
-                                                    let exists = 'found690: {
+                                                    let exists = 'found657: {
                                                         {
-                                                            let p691 = POS_13[0 + v1 as usize] as usize;
-                                                            if p691 != NONE as usize
-                                                                && self.r13.has_bit(0 + 0 + p691 * 2 + v3_pos * 1)
+                                                            let p658 = POS_13[0 + v1 as usize] as usize;
+                                                            if p658 != NONE as usize
+                                                                && self.r13.has_bit(0 + 0 + p658 * 2 + v3_pos * 1)
                                                             {
-                                                                break 'found690 true;
+                                                                break 'found657 true;
                                                             }
                                                         }
                                                         false
@@ -13955,64 +13908,64 @@ impl Rules {
             }
         }
         {
-            let exists = 'found722: {
+            let exists = 'found689: {
                 if !self.r11.is_empty() {
-                    break 'found722 true;
+                    break 'found689 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo718 = 0;
-                    for bit719 in input.state.ones(768 + lo718, 768 + lo718 + 4) {
-                        let offset720 = bit719 - 768;
+                    let lo685 = 0;
+                    for bit686 in input.state.ones(768 + lo685, 768 + lo685 + 4) {
+                        let offset687 = bit686 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset720 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset720 / 1) % 2];
-                            let v2_pos: usize = (offset720 / 2) % 2;
-                            let v3_pos: usize = (offset720 / 1) % 2;
-                            let exists = 'found717: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset687 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset687 / 1) % 2];
+                            let v2_pos: usize = (offset687 / 2) % 2;
+                            let v3_pos: usize = (offset687 / 1) % 2;
+                            let exists = 'found684: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found717 true;
+                                        break 'found684 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found716: {
+                                let exists = 'found683: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found716 true;
+                                            break 'found683 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let k712 = TABLE_9_P0[v2 as usize] as usize;
-                                        let k713 = TABLE_9_P1[v3 as usize] as usize;
-                                        if k712 != NONE as usize && k713 != NONE as usize {
-                                            let key715 = k712 * 2 + k713 * 1;
-                                            for i714 in TABLE_9_AT0_1[key715]
-                                                as usize..TABLE_9_AT0_1[key715 + 1] as usize
+                                        let k679 = TABLE_9_P0[v2 as usize] as usize;
+                                        let k680 = TABLE_9_P1[v3 as usize] as usize;
+                                        if k679 != NONE as usize && k680 != NONE as usize {
+                                            let key682 = k679 * 2 + k680 * 1;
+                                            for i681 in TABLE_9_AT0_1[key682]
+                                                as usize..TABLE_9_AT0_1[key682 + 1] as usize
                                             {
-                                                let row711 = &TABLE_9_BY0_1[i714];
-                                                let v0: Sym = row711[2];
-                                                let v1: Sym = row711[3];
-                                                let v4: Sym = row711[4];
-                                                let v5: Sym = row711[5];
+                                                let row678 = &TABLE_9_BY0_1[i681];
+                                                let v0: Sym = row678[2];
+                                                let v1: Sym = row678[3];
+                                                let v4: Sym = row678[4];
+                                                let v5: Sym = row678[5];
                                                 {
-                                                    let p710 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                    if p710 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p677 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                    if p677 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + p710 * 12 + v2_pos * 6 + 4 * 1)
+                                                        && input.state.get(0 + 0 + p677 * 12 + v2_pos * 6 + 4 * 1)
                                                     {
                                                         {
-                                                            let p709 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                            if p709 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                            let p676 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                            if p676 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && 0 == 0
-                                                                && input.state.get(0 + 0 + p709 * 12 + v2_pos * 6 + 0 * 1)
+                                                                && input.state.get(0 + 0 + p676 * 12 + v2_pos * 6 + 0 * 1)
                                                             {
                                                                 {
                                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -14044,29 +13997,29 @@ impl Rules {
         }
         {
             {
-                let lo729 = 0;
-                for bit730 in input.state.ones(975 + lo729, 975 + lo729 + 64) {
-                    let offset731 = bit730 - 975;
+                let lo696 = 0;
+                for bit697 in input.state.ones(975 + lo696, 975 + lo696 + 64) {
+                    let offset698 = bit697 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset731 / 1) % 64];
-                        let v1_pos: usize = (offset731 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset698 / 1) % 64];
+                        let v1_pos: usize = (offset698 / 1) % 64;
                         {
-                            let lo724 = 0 + 0;
-                            let mut cursor728 = rt::OnesCursor::new(
+                            let lo691 = 0 + 0;
+                            let mut cursor695 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo724,
-                                lo724 + 64,
+                                lo691,
+                                lo691 + 64,
                             );
-                            while let Some(bit725) = cursor728.next(self.r18.words()) {
-                                let offset726 = bit725 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset726 / 1)
+                            while let Some(bit692) = cursor695.next(self.r18.words()) {
+                                let offset693 = bit692 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset693 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset726 / 1) % 64;
-                                let exists = 'found723: {
+                                let v0_pos: usize = (offset693 / 1) % 64;
+                                let exists = 'found690: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found723 true;
+                                            break 'found690 true;
                                         }
                                     }
                                     false
@@ -14090,16 +14043,16 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            let exists = 'found733: {
-                for i735 in 0..self.r35.len() {
-                    let row734 = self.r35.row(i735);
-                    let v0: Sym = row734[0];
-                    let v1: Sym = row734[1];
-                    let v2: Sym = row734[2];
-                    let v3: Sym = row734[3];
-                    let v4: Sym = row734[4];
-                    let v5: Sym = row734[5];
-                    break 'found733 true;
+            let exists = 'found700: {
+                for i702 in 0..self.r35.len() {
+                    let row701 = self.r35.row(i702);
+                    let v0: Sym = row701[0];
+                    let v1: Sym = row701[1];
+                    let v2: Sym = row701[2];
+                    let v3: Sym = row701[3];
+                    let v4: Sym = row701[4];
+                    let v5: Sym = row701[5];
+                    break 'found700 true;
                 }
                 false
             };
@@ -14111,9 +14064,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found736: {
+            let exists = 'found703: {
                 if !self.r34.is_empty() {
-                    break 'found736 true;
+                    break 'found703 true;
                 }
                 false
             };
@@ -14129,14 +14082,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo737 = 0;
-                    for bit738 in input.state.ones(772 + lo737, 772 + lo737 + 2) {
-                        let offset739 = bit738 - 772;
+                    let lo704 = 0;
+                    for bit705 in input.state.ones(772 + lo704, 772 + lo704 + 2) {
+                        let offset706 = bit705 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset739 / 1) % 2];
-                            let v0_pos: usize = (offset739 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset706 / 1) % 2];
+                            let v0_pos: usize = (offset706 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -14146,23 +14099,23 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo745 = 0;
-                    for bit746 in input.state.ones(772 + lo745, 772 + lo745 + 2) {
-                        let offset747 = bit746 - 772;
+                    let lo712 = 0;
+                    for bit713 in input.state.ones(772 + lo712, 772 + lo712 + 2) {
+                        let offset714 = bit713 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset747 / 1) % 2];
-                            let v1_pos: usize = (offset747 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset714 / 1) % 2];
+                            let v1_pos: usize = (offset714 / 1) % 2;
                             {
-                                let k742 = TABLE_38_P0[v1 as usize] as usize;
-                                if k742 != NONE as usize {
-                                    let key744 = k742 * 1;
-                                    for i743 in TABLE_38_AT0[key744]
-                                        as usize..TABLE_38_AT0[key744 + 1] as usize
+                                let k709 = TABLE_38_P0[v1 as usize] as usize;
+                                if k709 != NONE as usize {
+                                    let key711 = k709 * 1;
+                                    for i710 in TABLE_38_AT0[key711]
+                                        as usize..TABLE_38_AT0[key711 + 1] as usize
                                     {
-                                        let row741 = &TABLE_38_BY0[i743];
-                                        let v0: Sym = row741[1];
+                                        let row708 = &TABLE_38_BY0[i710];
+                                        let v0: Sym = row708[1];
                                         self.grew
                                             |= self
                                                 .r24
@@ -14179,9 +14132,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found750: {
+            let exists = 'found717: {
                 if !self.r33.is_empty() {
-                    break 'found750 true;
+                    break 'found717 true;
                 }
                 false
             };
@@ -14213,21 +14166,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo753 = 0;
-                for bit754 in input.state.ones(772 + lo753, 772 + lo753 + 2) {
-                    let offset755 = bit754 - 772;
+                let lo720 = 0;
+                for bit721 in input.state.ones(772 + lo720, 772 + lo720 + 2) {
+                    let offset722 = bit721 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset755 / 1) % 2];
-                        let v0_pos: usize = (offset755 / 1) % 2;
-                        for i752 in 0..self.r35.len() {
-                            let row751 = self.r35.row(i752);
-                            let v1: Sym = row751[0];
-                            let v2: Sym = row751[1];
-                            let v3: Sym = row751[2];
-                            let v4: Sym = row751[3];
-                            let v5: Sym = row751[4];
-                            let v6: Sym = row751[5];
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset722 / 1) % 2];
+                        let v0_pos: usize = (offset722 / 1) % 2;
+                        for i719 in 0..self.r35.len() {
+                            let row718 = self.r35.row(i719);
+                            let v1: Sym = row718[0];
+                            let v2: Sym = row718[1];
+                            let v3: Sym = row718[2];
+                            let v4: Sym = row718[3];
+                            let v5: Sym = row718[4];
+                            let v6: Sym = row718[5];
                             self.grew
                                 |= self
                                     .r32
@@ -14259,22 +14212,22 @@ impl Rules {
         }
         {
             {
-                let lo761 = 0;
-                for bit762 in input.state.ones(772 + lo761, 772 + lo761 + 2) {
-                    let offset763 = bit762 - 772;
+                let lo728 = 0;
+                for bit729 in input.state.ones(772 + lo728, 772 + lo728 + 2) {
+                    let offset730 = bit729 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset763 / 1) % 2];
-                        let v1_pos: usize = (offset763 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset730 / 1) % 2];
+                        let v1_pos: usize = (offset730 / 1) % 2;
                         {
-                            let k758 = TABLE_38_P0[v1 as usize] as usize;
-                            if k758 != NONE as usize {
-                                let key760 = k758 * 1;
-                                for i759 in TABLE_38_AT0[key760]
-                                    as usize..TABLE_38_AT0[key760 + 1] as usize
+                            let k725 = TABLE_38_P0[v1 as usize] as usize;
+                            if k725 != NONE as usize {
+                                let key727 = k725 * 1;
+                                for i726 in TABLE_38_AT0[key727]
+                                    as usize..TABLE_38_AT0[key727 + 1] as usize
                                 {
-                                    let row757 = &TABLE_38_BY0[i759];
-                                    let v0: Sym = row757[1];
+                                    let row724 = &TABLE_38_BY0[i726];
+                                    let v0: Sym = row724[1];
                                     self.grew
                                         |= self
                                             .r32
@@ -14293,23 +14246,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role772 in 0..2 {
-                let row771 = &input.joint[role772 * 7..(role772 + 1) * 7];
-                if row771[1] == 297 && row771[4] == 0 && row771[5] == 0 && row771[6] == 0
+            for role739 in 0..2 {
+                let row738 = &input.joint[role739 * 7..(role739 + 1) * 7];
+                if row738[1] == 297 && row738[4] == 0 && row738[5] == 0 && row738[6] == 0
                 {
-                    let v1: Sym = row771[0];
-                    let v3: Sym = row771[2];
-                    let v0: Sym = row771[3];
+                    let v1: Sym = row738[0];
+                    let v3: Sym = row738[2];
+                    let v0: Sym = row738[3];
                     {
-                        let p765 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p766 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p765 != NONE as usize && p766 != NONE as usize {
-                            let lo767 = 0 + p765 * 12 + p766 * 6;
-                            for bit768 in input.state.ones(0 + lo767, 0 + lo767 + 6) {
-                                let offset769 = bit768 - 0;
+                        let p732 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p733 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p732 != NONE as usize && p733 != NONE as usize {
+                            let lo734 = 0 + p732 * 12 + p733 * 6;
+                            for bit735 in input.state.ones(0 + lo734, 0 + lo734 + 6) {
+                                let offset736 = bit735 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset769 / 1) % 6];
-                                    let v2_pos: usize = (offset769 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset736 / 1) % 6];
+                                    let v2_pos: usize = (offset736 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -14342,13 +14295,13 @@ impl Rules {
             }
         }
         {
-            for role774 in 0..2 {
-                let row773 = &input.joint[role774 * 7..(role774 + 1) * 7];
-                if row773[1] == 298 && row773[2] == 0 && row773[3] == 0 {
-                    let v1: Sym = row773[0];
-                    let v3: Sym = row773[4];
-                    let v0: Sym = row773[5];
-                    let v2: Sym = row773[6];
+            for role741 in 0..2 {
+                let row740 = &input.joint[role741 * 7..(role741 + 1) * 7];
+                if row740[1] == 298 && row740[2] == 0 && row740[3] == 0 {
+                    let v1: Sym = row740[0];
+                    let v3: Sym = row740[4];
+                    let v0: Sym = row740[5];
+                    let v2: Sym = row740[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -14388,31 +14341,31 @@ impl Rules {
         }
         {
             {
-                let lo780 = 0 + 0;
-                let mut cursor784 = rt::OnesCursor::new(
+                let lo747 = 0 + 0;
+                let mut cursor751 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo780,
-                    lo780 + 4,
+                    lo747,
+                    lo747 + 4,
                 );
-                while let Some(bit781) = cursor784.next(self.r8.words()) {
-                    let offset782 = bit781 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset782 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset782 / 1) % 2];
-                    let v1_pos: usize = (offset782 / 2) % 2;
-                    let v2_pos: usize = (offset782 / 1) % 2;
+                while let Some(bit748) = cursor751.next(self.r8.words()) {
+                    let offset749 = bit748 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset749 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset749 / 1) % 2];
+                    let v1_pos: usize = (offset749 / 2) % 2;
+                    let v2_pos: usize = (offset749 / 1) % 2;
                     {
-                        let k776 = TABLE_9_P0[v1 as usize] as usize;
-                        let k777 = TABLE_9_P1[v2 as usize] as usize;
-                        if k776 != NONE as usize && k777 != NONE as usize {
-                            let key779 = k776 * 2 + k777 * 1;
-                            for i778 in TABLE_9_AT0_1[key779]
-                                as usize..TABLE_9_AT0_1[key779 + 1] as usize
+                        let k743 = TABLE_9_P0[v1 as usize] as usize;
+                        let k744 = TABLE_9_P1[v2 as usize] as usize;
+                        if k743 != NONE as usize && k744 != NONE as usize {
+                            let key746 = k743 * 2 + k744 * 1;
+                            for i745 in TABLE_9_AT0_1[key746]
+                                as usize..TABLE_9_AT0_1[key746 + 1] as usize
                             {
-                                let row775 = &TABLE_9_BY0_1[i778];
-                                let v3: Sym = row775[2];
-                                let v4: Sym = row775[3];
-                                let v5: Sym = row775[4];
-                                let v0: Sym = row775[5];
+                                let row742 = &TABLE_9_BY0_1[i745];
+                                let v3: Sym = row742[2];
+                                let v4: Sym = row742[3];
+                                let v5: Sym = row742[4];
+                                let v0: Sym = row742[5];
                                 self.next_bits
                                     .set(
                                         0 + 0
@@ -14435,25 +14388,25 @@ impl Rules {
         }
         {
             {
-                let lo786 = 0 + 0;
-                let hi789 = lo786 + 768;
-                for &bit787 in input.ones_from(lo786) {
-                    let bit787 = bit787 as usize;
-                    if bit787 >= hi789 {
+                let lo753 = 0 + 0;
+                let hi756 = lo753 + 768;
+                for &bit754 in input.ones_from(lo753) {
+                    let bit754 = bit754 as usize;
+                    if bit754 >= hi756 {
                         break;
                     }
-                    let offset788 = bit787 - 0;
+                    let offset755 = bit754 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset788 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset788 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset788 / 1) % 6];
-                        let v0_pos: usize = (offset788 / 12) % 64;
-                        let v1_pos: usize = (offset788 / 6) % 2;
-                        let v2_pos: usize = (offset788 / 1) % 6;
-                        let exists = 'found785: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset755 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset755 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset755 / 1) % 6];
+                        let v0_pos: usize = (offset755 / 12) % 64;
+                        let v1_pos: usize = (offset755 / 6) % 2;
+                        let v2_pos: usize = (offset755 / 1) % 6;
+                        let exists = 'found752: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found785 true;
+                                    break 'found752 true;
                                 }
                             }
                             false
@@ -14467,51 +14420,51 @@ impl Rules {
             }
         }
         {
-            for role808 in 0..2 {
-                let row807 = &input.joint[role808 * 7..(role808 + 1) * 7];
-                if row807[1] == 297 && row807[4] == 0 && row807[5] == 0 && row807[6] == 0
+            for role775 in 0..2 {
+                let row774 = &input.joint[role775 * 7..(role775 + 1) * 7];
+                if row774[1] == 297 && row774[4] == 0 && row774[5] == 0 && row774[6] == 0
                 {
-                    let v1: Sym = row807[0];
-                    let v2: Sym = row807[2];
-                    let v3: Sym = row807[3];
+                    let v1: Sym = row774[0];
+                    let v2: Sym = row774[2];
+                    let v3: Sym = row774[3];
                     {
-                        let p805 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p806 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p805 != NONE as usize && p806 != NONE as usize && 0 == 0
+                        let p772 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p773 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p772 != NONE as usize && p773 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p805 * 12 + p806 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p772 * 12 + p773 * 6 + 5 * 1)
                         {
                             {
-                                let k802 = TABLE_41_P0[v1 as usize] as usize;
-                                if k802 != NONE as usize {
-                                    let key804 = k802 * 1;
-                                    for i803 in TABLE_41_AT0[key804]
-                                        as usize..TABLE_41_AT0[key804 + 1] as usize
+                                let k769 = TABLE_41_P0[v1 as usize] as usize;
+                                if k769 != NONE as usize {
+                                    let key771 = k769 * 1;
+                                    for i770 in TABLE_41_AT0[key771]
+                                        as usize..TABLE_41_AT0[key771 + 1] as usize
                                     {
-                                        let row801 = &TABLE_41_BY0[i803];
-                                        let v4: Sym = row801[1];
+                                        let row768 = &TABLE_41_BY0[i770];
+                                        let v4: Sym = row768[1];
                                         {
-                                            let k797 = TABLE_0_P0[v2 as usize] as usize;
-                                            let k798 = TABLE_0_P1[v4 as usize] as usize;
-                                            if k797 != NONE as usize && k798 != NONE as usize {
-                                                let key800 = k797 * 8 + k798 * 1;
-                                                for i799 in TABLE_0_AT0_1[key800]
-                                                    as usize..TABLE_0_AT0_1[key800 + 1] as usize
+                                            let k764 = TABLE_0_P0[v2 as usize] as usize;
+                                            let k765 = TABLE_0_P1[v4 as usize] as usize;
+                                            if k764 != NONE as usize && k765 != NONE as usize {
+                                                let key767 = k764 * 8 + k765 * 1;
+                                                for i766 in TABLE_0_AT0_1[key767]
+                                                    as usize..TABLE_0_AT0_1[key767 + 1] as usize
                                                 {
-                                                    let row796 = &TABLE_0_BY0_1[i799];
-                                                    let v0: Sym = row796[2];
+                                                    let row763 = &TABLE_0_BY0_1[i766];
+                                                    let v0: Sym = row763[2];
                                                     {
-                                                        let k791 = TABLE_0_P0[v0 as usize] as usize;
-                                                        let k792 = TABLE_0_P1[v4 as usize] as usize;
-                                                        let k793 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k791 != NONE as usize && k792 != NONE as usize
-                                                            && k793 != NONE as usize
+                                                        let k758 = TABLE_0_P0[v0 as usize] as usize;
+                                                        let k759 = TABLE_0_P1[v4 as usize] as usize;
+                                                        let k760 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k758 != NONE as usize && k759 != NONE as usize
+                                                            && k760 != NONE as usize
                                                         {
-                                                            let key795 = k791 * 512 + k792 * 64 + k793 * 1;
-                                                            for i794 in TABLE_0_AT0_1_2[key795]
-                                                                as usize..TABLE_0_AT0_1_2[key795 + 1] as usize
+                                                            let key762 = k758 * 512 + k759 * 64 + k760 * 1;
+                                                            for i761 in TABLE_0_AT0_1_2[key762]
+                                                                as usize..TABLE_0_AT0_1_2[key762 + 1] as usize
                                                             {
-                                                                let row790 = &TABLE_0_BY0_1_2[i794];
+                                                                let row757 = &TABLE_0_BY0_1_2[i761];
                                                                 self.next_bits
                                                                     .set(
                                                                         975 + 0
@@ -14539,18 +14492,18 @@ impl Rules {
         }
         {
             {
-                let lo810 = 0;
-                for bit811 in input.state.ones(768 + lo810, 768 + lo810 + 4) {
-                    let offset812 = bit811 - 768;
+                let lo777 = 0;
+                for bit778 in input.state.ones(768 + lo777, 768 + lo777 + 4) {
+                    let offset779 = bit778 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset812 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset812 / 1) % 2];
-                        let v0_pos: usize = (offset812 / 2) % 2;
-                        let v1_pos: usize = (offset812 / 1) % 2;
-                        let exists = 'found809: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset779 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset779 / 1) % 2];
+                        let v0_pos: usize = (offset779 / 2) % 2;
+                        let v1_pos: usize = (offset779 / 1) % 2;
+                        let exists = 'found776: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found809 true;
+                                    break 'found776 true;
                                 }
                             }
                             false
@@ -14564,22 +14517,22 @@ impl Rules {
         }
         {
             {
-                let lo818 = 0;
-                for bit819 in input.state.ones(772 + lo818, 772 + lo818 + 2) {
-                    let offset820 = bit819 - 772;
+                let lo785 = 0;
+                for bit786 in input.state.ones(772 + lo785, 772 + lo785 + 2) {
+                    let offset787 = bit786 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset820 / 1) % 2];
-                        let v1_pos: usize = (offset820 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset787 / 1) % 2];
+                        let v1_pos: usize = (offset787 / 1) % 2;
                         {
-                            let k815 = TABLE_38_P0[v1 as usize] as usize;
-                            if k815 != NONE as usize {
-                                let key817 = k815 * 1;
-                                for i816 in TABLE_38_AT0[key817]
-                                    as usize..TABLE_38_AT0[key817 + 1] as usize
+                            let k782 = TABLE_38_P0[v1 as usize] as usize;
+                            if k782 != NONE as usize {
+                                let key784 = k782 * 1;
+                                for i783 in TABLE_38_AT0[key784]
+                                    as usize..TABLE_38_AT0[key784 + 1] as usize
                                 {
-                                    let row814 = &TABLE_38_BY0[i816];
-                                    let v0: Sym = row814[1];
+                                    let row781 = &TABLE_38_BY0[i783];
+                                    let v0: Sym = row781[1];
                                     self.next_bits
                                         .set(
                                             772 + 0
@@ -14600,22 +14553,22 @@ impl Rules {
         }
         {
             {
-                let lo826 = 0;
-                for bit827 in input.state.ones(774 + lo826, 774 + lo826 + 201) {
-                    let offset828 = bit827 - 774;
+                let lo793 = 0;
+                for bit794 in input.state.ones(774 + lo793, 774 + lo793 + 201) {
+                    let offset795 = bit794 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset828 / 1) % 201];
-                        let v1_pos: usize = (offset828 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset795 / 1) % 201];
+                        let v1_pos: usize = (offset795 / 1) % 201;
                         {
-                            let k823 = TABLE_46_P0[v1 as usize] as usize;
-                            if k823 != NONE as usize {
-                                let key825 = k823 * 1;
-                                for i824 in TABLE_46_AT0[key825]
-                                    as usize..TABLE_46_AT0[key825 + 1] as usize
+                            let k790 = TABLE_46_P0[v1 as usize] as usize;
+                            if k790 != NONE as usize {
+                                let key792 = k790 * 1;
+                                for i791 in TABLE_46_AT0[key792]
+                                    as usize..TABLE_46_AT0[key792 + 1] as usize
                                 {
-                                    let row822 = &TABLE_46_BY0[i824];
-                                    let v0: Sym = row822[1];
+                                    let row789 = &TABLE_46_BY0[i791];
+                                    let v0: Sym = row789[1];
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -14638,9 +14591,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found830: {
+            let exists = 'found797: {
                 if !self.r34.is_empty() {
-                    break 'found830 true;
+                    break 'found797 true;
                 }
                 false
             };
