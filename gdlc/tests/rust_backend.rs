@@ -362,3 +362,22 @@ fn left_linear_runs_along_the_last_column_are_computed_a_field_at_a_time() {
     }
     assert!(!code.contains("recursiveruleof`ep-ray/3`"), "{text}");
 }
+
+/// Positions travel with static bindings: a variable a static query binds has its
+/// position among its column's values (a table parallel to the static table), so a
+/// later key or bit reads that position instead of looking the symbol up, and a keyed
+/// lookup by a variable decoded from the key's values needs no lookup either. Team
+/// chess's slider rays start from the state's squares, the slides table's directions
+/// and the adjacency table's targets, all numbered without a lookup.
+#[test]
+fn static_bindings_carry_their_positions() {
+    let (sweep, text, code) = join_code(&team_game("chess.kif"), "sweep/3");
+    assert!(code.contains("_POS:[[u16;"), "{text}");
+    assert!(
+        code.contains(&format!(
+            "self.r{sweep}.insert(v0_pos*512+v1_pos*64+v2_pos*1)"
+        )),
+        "{text}"
+    );
+    assert!(code.contains("=v0_pos*8+v1_pos*1;"), "{text}");
+}

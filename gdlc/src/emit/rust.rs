@@ -146,6 +146,22 @@ fn var_position(v: VarId) -> Ident {
     format_ident!("{}_pos", var(v))
 }
 
+/// The values of column `c` of a static relation's tuples, sorted: a variable a static
+/// query binds there has its position among them (`static_positions`).
+fn static_values(tuples: &[Vec<SymbolId>], c: usize) -> Vec<SymbolId> {
+    let mut values: Vec<SymbolId> = tuples.iter().map(|row| row[c]).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// The position of `value` among the values of column `c` of a static relation.
+fn position_in(tuples: &[Vec<SymbolId>], c: usize, value: SymbolId) -> usize {
+    static_values(tuples, c)
+        .binary_search(&value)
+        .expect("a value of the column")
+}
+
 /// The block of state bits of one functor of `true`.
 #[derive(Clone, Debug)]
 struct FunctorBlock {
@@ -1645,6 +1661,16 @@ impl<'a> Emitter<'a> {
                             .map(|b| b.columns.clone()),
                         _ => None,
                     }
+                } else if let Evaluation::Static(tuples) =
+                    &self.plan.relations[query.relation.0 as usize].evaluation
+                {
+                    // A static query binds each variable with its position among its
+                    // column's values (`static_values`).
+                    Some(
+                        (0..query.slots.len())
+                            .map(|c| (c, 0, static_values(tuples, c)))
+                            .collect(),
+                    )
                 } else if matches!(
                     query.access,
                     Access::Member | Access::Index(_) | Access::Scan | Access::Delta
@@ -2450,6 +2476,70 @@ impl<'a> Emitter<'a> {
     /// query filter the rows at compile time; a bound variable selects the rows holding
     /// its value through a constant offset table over the symbols (rows sorted by that
     /// column); other columns are compared or bound per row.
+    /// The position locals of the variables a static query binds (`Bind` slots), each
+    /// its value's position among its column's values (see [`static_values`]), as
+    /// `position(column)` reads it.
+    fn static_positions(
+        slots: &[Slot],
+        position: impl Fn(usize) -> TokenStream,
+    ) -> Vec<TokenStream> {
+        slots
+            .iter()
+            .enumerate()
+            .filter_map(|(c, slot)| match slot {
+                Slot::Bind(v) => {
+                    let p = var_position(*v);
+                    let read = position(c);
+                    Some(quote!(let #p: usize = #read as usize;))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The table of positions parallel to the static table `table` (its rows `rows`,
+    /// in its order), when the query binds a variable: `<table>_POS`.
+    fn static_positions_table(
+        &self,
+        table: &Ident,
+        tuples: &[Vec<SymbolId>],
+        rows: &[&Vec<SymbolId>],
+        slots: &[Slot],
+    ) -> Option<Ident> {
+        if !slots.iter().any(|s| matches!(s, Slot::Bind(_))) {
+            return None;
+        }
+        let name = format_ident!("{}_POS", table);
+        if self.tables.borrow().contains_key(&name.to_string()) {
+            return Some(name);
+        }
+        let arity = slots.len();
+        let values: Vec<Vec<SymbolId>> = (0..arity).map(|c| static_values(tuples, c)).collect();
+        let wide = values.iter().any(|v| v.len() > usize::from(u16::MAX));
+        let entries = rows.iter().map(|row| {
+            let positions = (0..arity).map(|c| {
+                let p = values[c]
+                    .binary_search(&row[c])
+                    .expect("a value of the column");
+                if wide {
+                    Literal::u32_unsuffixed(p as u32)
+                } else {
+                    Literal::u16_unsuffixed(p as u16)
+                }
+            });
+            quote!([#(#positions),*])
+        });
+        let (count, arity) = (lit(rows.len()), lit(arity));
+        let ty = if wide { quote!(u32) } else { quote!(u16) };
+        let doc =
+            format!("Each row's values' positions among its columns' values, as `{table}`'s.");
+        self.tables.borrow_mut().insert(
+            name.to_string(),
+            quote!(#[doc = #doc] static #name: [[#ty; #arity]; #count] = [#(#entries),*];),
+        );
+        Some(name)
+    }
+
     fn static_query(
         &self,
         r: RelationId,
@@ -2503,7 +2593,11 @@ impl<'a> Emitter<'a> {
                         })
                         .collect();
                     let (conds, binds) = Self::matcher(&columns);
-                    Self::guarded(&conds, quote!({ #(#binds)* #then }))
+                    let positions = Self::static_positions(&free_slots, |c| {
+                        let p = lit(position_in(tuples, c, values[c]));
+                        quote!(#p)
+                    });
+                    Self::guarded(&conds, quote!({ #(#binds)* #(#positions)* #then }))
                 });
                 return quote!(#(#copies)*);
             }
@@ -2525,9 +2619,17 @@ impl<'a> Emitter<'a> {
             };
             let columns = Self::read_from(&row, &free_slots);
             let (conds, binds) = Self::matcher(&columns);
-            let body = Self::guarded(&conds, quote!(#(#binds)* #then));
+            let i = self.fresh("i");
+            let positions = self.static_positions_table(&table, tuples, &rows, &free_slots);
+            let positions = positions.map_or_else(Vec::new, |table| {
+                Self::static_positions(&free_slots, |c| {
+                    let c = lit(c);
+                    quote!(#table[#i][#c])
+                })
+            });
+            let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
             return quote! {
-                for #row in #table.iter() {
+                for (#i, #row) in #table.iter().enumerate() {
                     #body
                 }
             };
@@ -2619,6 +2721,12 @@ impl<'a> Emitter<'a> {
                     Err(_) => return quote!(),
                 },
                 Slot::Bound(v) => {
+                    // A variable decoded from these values (or a run of them) is keyed
+                    // by its position, without a lookup or a guard.
+                    if let Some(p) = self.known_position(v, values) {
+                        terms.push(quote!(#p * #stride_lit));
+                        continue;
+                    }
                     let positions = format_ident!("TABLE_{}_P{}", r.0, c);
                     if !self.tables.borrow().contains_key(&positions.to_string()) {
                         let mut table = vec![u32::MAX; num_symbols];
@@ -2655,8 +2763,17 @@ impl<'a> Emitter<'a> {
             .collect();
         let columns = Self::read_from(&row, &checked);
         let (conds, binds) = Self::matcher(&columns);
-        let body = Self::guarded(&conds, quote!(#(#binds)* #then));
         let i = self.fresh("i");
+        let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
+        sorted.sort_by_key(|row| key_of(row));
+        let positions = self.static_positions_table(&by, tuples, &sorted, &checked);
+        let positions = positions.map_or_else(Vec::new, |table| {
+            Self::static_positions(&checked, |c| {
+                let c = lit(c);
+                quote!(#table[#i][#c])
+            })
+        });
+        let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
         let key = self.fresh("key");
         let scan = quote! {
             let #key = #(#terms)+*;
