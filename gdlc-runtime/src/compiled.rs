@@ -2020,6 +2020,10 @@ mod tests {
         assert_eq!(input.ones_from(6), [64, 130, 191]);
         assert_eq!(input.ones_from(64), [64, 130, 191]);
         assert!(input.ones_from(192).is_empty());
+        // Rules that read no list get none (and no stale one from an earlier state).
+        input.set_state(&state, false);
+        assert!(input.ones.is_empty());
+        assert_eq!(input.state, state);
     }
 
     #[test]
