@@ -686,6 +686,45 @@ impl Store {
         new
     }
 
+    /// For a bitset store whose outermost column is `column` (numbered by functor blocks
+    /// with that one outer column, or flat with it first): the bits of the tuples whose
+    /// `column` holds `symbol` (`legal`'s moves of one role).
+    pub fn outer_range(&self, column: usize, symbol: Sym) -> Option<(usize, usize)> {
+        let Dedupe::Bits { numbering, .. } = &self.dedupe else {
+            return None;
+        };
+        match numbering {
+            Numbering::Coded {
+                coder,
+                outer,
+                outer_domains,
+            } => {
+                let [(c, stride)] = outer[..] else {
+                    return None;
+                };
+                let p = outer_domains[0].iter().position(|&s| s == symbol)?;
+                (c == column).then(|| (p * stride, p * stride + coder.layout.bits.max(1)))
+            }
+            Numbering::Flat {
+                positions, strides, ..
+            } => {
+                let p = *positions.get(symbol as usize)?;
+                (column == 0 && p != NONE && strides[0] > 0).then(|| {
+                    let (p, stride) = (p as usize, strides[0]);
+                    (p * stride, (p + 1) * stride)
+                })
+            }
+        }
+    }
+
+    /// The tuple numbered `bit` in a bitset store (see [`Self::insert_bit`]).
+    pub fn decode_bit(&self, bit: usize, out: &mut [Sym]) {
+        let Dedupe::Bits { numbering, .. } = &self.dedupe else {
+            panic!("gdlc internal error: a bit decoded in a store without a bitset");
+        };
+        numbering.decode(bit, out);
+    }
+
     /// Adds a tuple of a bitset store whose bit (the mixed-radix number of its columns'
     /// positions in their domains) the caller computed; true if it was new.
     #[inline]
@@ -1473,6 +1512,10 @@ pub trait Rules<const W: usize>: Clone {
     /// Whether the code reads the state's list of set bits ([`Input::ones`]), which is
     /// then made each time a state is loaded.
     const STATE_LIST: bool = false;
+    /// Whether a role's legal moves in canonical text order are its set bits of the
+    /// `legal` store's range ascending ([`Store::outer_range`]): a random move is then
+    /// the k-th of them, without listing or ranking the others.
+    const LEGAL_IN_TEXT_ORDER: bool = false;
     /// Stores for every relation, constant tables loaded.
     fn new() -> Self;
     /// Forgets what depends on the input that changed.
@@ -1801,6 +1844,33 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
 
     /// The ids of the entry relation's rows of `role` (role column 0), interned, in
     /// row order (callers sort them by text, or select one).
+    /// The move id of the legal tuple numbered `bit` (of role `role_symbol`), interned
+    /// when first seen, as [`Self::of_role`] interns it.
+    fn legal_move_of_bit(&mut self, bit: usize, role_symbol: Sym) -> u32 {
+        if let Some(&(id, _)) = self.move_of_bit.get(bit)
+            && id != NONE
+        {
+            return id;
+        }
+        let meta = R::META;
+        let Some(store) = self.rules.entry(&self.input, Entry::Legal) else {
+            unreachable!("legal was computed for this state");
+        };
+        self.scratch.clear();
+        self.scratch.resize(meta.legal_paths.len(), 0);
+        store.decode_bit(bit, &mut self.scratch);
+        self.scratch[0] = 0;
+        let scratch = &self.scratch;
+        let id = self
+            .moves
+            .intern(scratch, |tuple| meta.text(meta.legal_paths, tuple, 1));
+        if self.move_of_bit.len() <= bit {
+            self.move_of_bit.resize(bit + 1, (NONE, 0));
+        }
+        self.move_of_bit[bit] = (id, role_symbol);
+        id
+    }
+
     fn of_role(&mut self, entry: Entry, role: RoleIndex, out: &mut Vec<u32>) {
         out.clear();
         let meta = R::META;
@@ -1894,6 +1964,26 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
         pick: impl FnOnce(usize) -> usize,
     ) -> Option<u32> {
         self.load_state(state);
+        if R::LEGAL_IN_TEXT_ORDER {
+            let role_symbol = R::META.roles[role];
+            let store = self.rules.entry(&self.input, Entry::Legal)?;
+            if let Some((lo, hi)) = store.outer_range(0, role_symbol) {
+                scratch.clear();
+                for i in 0..store.len() {
+                    if let Some(bit) = store.row_bit(i)
+                        && (lo..hi).contains(&bit)
+                    {
+                        scratch.push(bit as u32);
+                    }
+                }
+                if scratch.is_empty() {
+                    return None;
+                }
+                let k = pick(scratch.len());
+                let bit = *scratch.select_nth_unstable(k).1 as usize;
+                return Some(self.legal_move_of_bit(bit, role_symbol));
+            }
+        }
         self.of_role(Entry::Legal, role, scratch);
         if scratch.is_empty() {
             return None;
@@ -2051,6 +2141,21 @@ mod tests {
         assert_eq!(set.or_field(60, 0b1), 0);
         set.clear();
         assert_eq!(set.field(60, 10), 0);
+    }
+
+    #[test]
+    fn an_outer_column_value_has_a_range_of_bits() {
+        // Flat: column 0 outermost, 3 values of column 1 per value of column 0.
+        let mut store = Store::bitset(&[&[1, 2], &[3, 4, 5]], 6, &[]);
+        assert_eq!(store.outer_range(0, 2), Some((3, 6)));
+        assert_eq!(store.outer_range(0, 1), Some((0, 3)));
+        assert_eq!(store.outer_range(0, 3), None);
+        assert_eq!(store.outer_range(1, 4), None);
+        assert!(store.insert(&[2, 4]));
+        assert_eq!(store.row_bit(0), Some(4));
+        let mut out = [0; 2];
+        store.decode_bit(4, &mut out);
+        assert_eq!(out, [2, 4]);
     }
 
     static EMPTY_LAYOUT: Layout = Layout {

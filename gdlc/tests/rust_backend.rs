@@ -381,3 +381,29 @@ fn static_bindings_carry_their_positions() {
     );
     assert!(code.contains("=v0_pos*8+v1_pos*1;"), "{text}");
 }
+
+/// A role's legal moves are its set bits of `legal`'s store in canonical text order
+/// when the store is laid out by text (functors, then each argument's names) and the
+/// moves are constants or functions of constants: the runtime then picks the k-th
+/// set bit (`LEGAL_IN_TEXT_ORDER`). Team chess's `legal` is numbered by functor blocks,
+/// `beams.kif`'s is a flat bitset; a name that continues another with a character
+/// below `)` (`a!` after `a`) breaks the order, which the check finds.
+#[test]
+fn legal_moves_in_text_order_are_picked_by_their_bits() {
+    let flag = "constLEGAL_IN_TEXT_ORDER:bool=true;";
+    let (_, text, code) = join_code(&team_game("chess.kif"), "legal/2");
+    assert!(code.contains(flag), "{text}");
+    let (_, text, code) = join_code(&plan_fixture("beams.kif"), "legal/2");
+    assert!(code.contains(flag), "{text}");
+    let game = "(role p) (role q) (init (turn p)) (mark a) (mark a!) (mark b)
+        (<= (legal ?r (put ?m)) (true (turn ?r)) (mark ?m))
+        (<= (legal ?r noop) (role ?r) (not (true (turn ?r))))
+        (<= (next (turn q)) (true (turn p))) (<= (next (turn p)) (true (turn q)))
+        (<= (next (done ?m)) (does ?r (put ?m))) (<= (next (done ?m)) (true (done ?m)))
+        (<= terminal (true (done b)))
+        (<= (goal ?r 50) (role ?r))";
+    let file = gdlc::SourceFile::new("marks.kif", game);
+    let (_, text, code) = join_code(&file, "legal/2");
+    assert!(!code.contains(flag), "{text}");
+    assert!(code.contains("pubtypeReasoner"), "{text}");
+}

@@ -69,6 +69,10 @@ const STORE_LIST_SCAN_BITS: usize = 256;
 /// `Emitter::memo_init`): every table of the mode holds that many bits.
 const MAX_MEMO_TABLE_BITS: usize = 1024;
 
+/// The most moves `Emitter::legal_in_text_order` enumerates to check that a role's
+/// legal bits ascend in text order.
+const MAX_TEXT_ORDER_CHECK: usize = 1 << 21;
+
 /// The most state bits a generated reasoner may use (32 KiB per state).
 pub const MAX_STATE_BITS: usize = 1 << 18;
 
@@ -191,17 +195,24 @@ fn functor_blocks(
     let Some(top) = columns.iter().position(|c| c.path == [arg]) else {
         return Vec::new();
     };
+    let text_ordered = text_ordered(ir, relation);
+    let mut functors: Vec<SymbolId> = columns[top]
+        .domain
+        .iter()
+        .copied()
+        .filter(|&f| f != NIL)
+        .collect();
+    if text_ordered {
+        functors.sort_by_key(|&f| text_prefix(ir, f));
+    }
     let mut blocks = Vec::new();
     let mut base: usize = 0;
-    for &f in &columns[top].domain {
-        if f == NIL {
-            continue;
-        }
+    for f in functors {
         let under = ir.relation(relation).columns_under(arg, f);
         let mut size: usize = 1;
         let mut with_strides = vec![(0, 0, Vec::new()); under.len()];
         for (k, &c) in under.iter().enumerate().rev() {
-            let domain = own_domain(&columns[c]);
+            let domain = coded_domain(ir, relation, &columns[c]);
             let stride = size;
             size = size.saturating_mul(domain.len());
             with_strides[k] = (c, stride, domain);
@@ -258,6 +269,49 @@ fn own_domain(column: &crate::ir::Column) -> Vec<SymbolId> {
     } else {
         column.domain.clone()
     }
+}
+
+/// Whether `relation`'s functor blocks are numbered in the canonical text order of
+/// their terms (`legal`: the runtime picks a role's k-th move in text order as its
+/// k-th set bit, see `Emitter::legal_in_text_order`): functors ordered by the text
+/// their terms start with, each argument's domain by name.
+fn text_ordered(ir: &Ir, relation: RelationId) -> bool {
+    ir.relation(relation).keyword == Some(Keyword::Legal)
+}
+
+/// The start of the text of a term of root symbol `f`: `(f ` for a function symbol,
+/// the whole text for a constant.
+fn text_prefix(ir: &Ir, f: SymbolId) -> String {
+    let symbol = ir.symbols.symbol(f);
+    if symbol.arity == 0 {
+        symbol.name.clone()
+    } else {
+        format!("({} ", symbol.name)
+    }
+}
+
+/// A column's domain as its relation's functor blocks number it: [`own_domain`],
+/// sorted by name where the blocks are in text order ([`text_ordered`]) and the column
+/// is under the numbered argument (the outer columns, `legal`'s role, keep the
+/// analysis' order: `rt::Store::coded` numbers them from it).
+fn coded_domain(ir: &Ir, relation: RelationId, column: &crate::ir::Column) -> Vec<SymbolId> {
+    let mut domain = own_domain(column);
+    if text_ordered(ir, relation) && column.path.len() > 1 {
+        domain.sort_by(|a, b| ir.symbols.symbol(*a).name.cmp(&ir.symbols.symbol(*b).name));
+    }
+    domain
+}
+
+/// A column's domain as its relation's bitset numbers it: the analysis' domain,
+/// sorted by text where the relation's terms are numbered in text order: a root
+/// column's functors by the text their terms start with ([`text_prefix`]), the others
+/// by name.
+fn numbered_domain(ir: &Ir, relation: RelationId, column: &crate::ir::Column) -> Vec<SymbolId> {
+    let mut domain = column.domain.clone();
+    if text_ordered(ir, relation) {
+        domain.sort_by_key(|&s| text_prefix(ir, s));
+    }
+    domain
 }
 
 /// The `rt::Layout` of blocks whose argument root is column `top`.
@@ -565,6 +619,180 @@ impl<'a> Emitter<'a> {
         (total <= MAX_CODED_BITS).then_some(CodedNumbering { top, blocks, outer })
     }
 
+    /// Whether a role's legal moves in canonical text order are its set bits of
+    /// `legal`'s store in ascending order (`rt::Rules::LEGAL_IN_TEXT_ORDER`): `legal` is
+    /// coded with the role as its one outer column, and every move its blocks number is
+    /// a constant or a function of constants whose texts, enumerated in bit order,
+    /// ascend strictly (the blocks are laid out in text order, [`text_ordered`]; this
+    /// checks it, names whose characters sort below a space or `)` included). Then the
+    /// runtime picks a random move as the k-th set bit of the role's range.
+    fn legal_in_text_order(&self) -> bool {
+        let Some(legal) = self.ir.keyword(Keyword::Legal) else {
+            return false;
+        };
+        if let Some(numbered) = self.numbered_columns(legal) {
+            return self.flat_legal_in_text_order(legal, &numbered);
+        }
+        let Some(coded) = self.coded_numbering(legal) else {
+            return false;
+        };
+        let role_column = self
+            .ir
+            .relation(legal)
+            .columns
+            .iter()
+            .position(|c| c.path == [0]);
+        if coded.outer.len() != 1 || Some(coded.outer[0].0) != role_column {
+            return false;
+        }
+        let symbols = &self.ir.symbols;
+        let mut previous: Option<String> = None;
+        let mut enumerated = 0usize;
+        for block in &coded.blocks {
+            let functor = symbols.symbol(block.symbol);
+            let direct = block.columns.iter().all(|(c, _, domain)| {
+                self.ir.relation(legal).columns[*c].path.len() == 3
+                    && domain.iter().all(|&s| symbols.symbol(s).arity == 0)
+            });
+            if !direct || block.keys.is_some() || block.columns.len() != functor.arity {
+                return false;
+            }
+            enumerated = enumerated.saturating_add(block.size);
+            if enumerated > MAX_TEXT_ORDER_CHECK {
+                return false;
+            }
+            // Every tuple of the block in bit order (strides descend), nil skipped: no
+            // move has it as an argument.
+            let radices: Vec<usize> = block.columns.iter().map(|(_, _, d)| d.len()).collect();
+            if radices.contains(&0) {
+                continue;
+            }
+            let mut digits = vec![0usize; radices.len()];
+            loop {
+                let args: Option<Vec<&str>> = block
+                    .columns
+                    .iter()
+                    .zip(&digits)
+                    .map(|((_, _, domain), &d)| {
+                        let s = domain[d];
+                        (s != NIL).then(|| symbols.symbol(s).name.as_str())
+                    })
+                    .collect();
+                if let Some(args) = args {
+                    let text = if args.is_empty() {
+                        functor.name.clone()
+                    } else {
+                        format!("({} {})", functor.name, args.join(" "))
+                    };
+                    if previous.as_ref().is_some_and(|p| *p >= text) {
+                        return false;
+                    }
+                    previous = Some(text);
+                }
+                // The next digits, last fastest.
+                let mut k = radices.len();
+                loop {
+                    if k == 0 {
+                        break;
+                    }
+                    k -= 1;
+                    digits[k] += 1;
+                    if digits[k] < radices[k] {
+                        break;
+                    }
+                    digits[k] = 0;
+                }
+                if k == 0 && digits.iter().all(|&d| d == 0) {
+                    break;
+                }
+            }
+        }
+        true
+    }
+
+    /// [`Self::legal_in_text_order`] for a `legal` stored in a flat bitset: the role
+    /// its first column, every other combination of columns in bit order either no
+    /// move (a column outside its root's shape not nil, or an argument nil) or a
+    /// constant or a function of constants, their texts ascending strictly.
+    fn flat_legal_in_text_order(
+        &self,
+        legal: RelationId,
+        numbered: &[(usize, usize, Vec<SymbolId>)],
+    ) -> bool {
+        let columns = &self.ir.relation(legal).columns;
+        let symbols = &self.ir.symbols;
+        if columns.first().map(|c| c.path.as_slice()) != Some(&[0][..]) {
+            return false;
+        }
+        let Some(root) = columns.iter().position(|c| c.path == [1]) else {
+            return false;
+        };
+        let rest = &numbered[1..];
+        let total = rest
+            .iter()
+            .try_fold(1usize, |t, (_, _, d)| t.checked_mul(d.len()));
+        if rest.iter().any(|(_, _, d)| d.is_empty())
+            || total.is_none_or(|t| t > MAX_TEXT_ORDER_CHECK)
+        {
+            return false;
+        }
+        let radices: Vec<usize> = rest.iter().map(|(_, _, d)| d.len()).collect();
+        let mut digits = vec![0usize; radices.len()];
+        let mut previous: Option<String> = None;
+        loop {
+            let value = |c: usize| rest[c - 1].2[digits[c - 1]];
+            let f = value(root);
+            let functor = symbols.symbol(f);
+            let mut args = Vec::new();
+            let mut valid = f != NIL;
+            for (c, column) in columns.iter().enumerate().skip(1) {
+                if c == root {
+                    continue;
+                }
+                let path = &column.path;
+                let under = path.len() == 3 && path[1] == f.0;
+                let v = value(c);
+                if under {
+                    if v == NIL {
+                        valid = false;
+                    } else if symbols.symbol(v).arity != 0 {
+                        return false;
+                    }
+                    args.push((path[2], symbols.symbol(v).name.as_str()));
+                } else if path.len() > 3 && path[1] == f.0 {
+                    return false;
+                } else if v != NIL {
+                    valid = false;
+                }
+            }
+            if valid && args.len() == functor.arity {
+                args.sort_by_key(|&(i, _)| i);
+                let text = if args.is_empty() {
+                    functor.name.clone()
+                } else {
+                    let args: Vec<&str> = args.iter().map(|&(_, a)| a).collect();
+                    format!("({} {})", functor.name, args.join(" "))
+                };
+                if previous.as_ref().is_some_and(|p| *p >= text) {
+                    return false;
+                }
+                previous = Some(text);
+            }
+            let mut k = radices.len();
+            while k > 0 {
+                k -= 1;
+                digits[k] += 1;
+                if digits[k] < radices[k] {
+                    break;
+                }
+                digits[k] = 0;
+            }
+            if digits.iter().all(|&d| d == 0) {
+                return true;
+            }
+        }
+    }
+
     /// Whether a relation with a coded numbering (see [`Self::coded_numbering`]) has a
     /// positions table (`POS_R`), so that inserts with a known functor number their
     /// bit in line.
@@ -627,7 +855,7 @@ impl<'a> Emitter<'a> {
         let mut stride = 1;
         let mut numbered = vec![(0, 0, Vec::new()); arity];
         for c in (0..arity).rev() {
-            numbered[c] = (c, stride, columns[c].domain.clone());
+            numbered[c] = (c, stride, numbered_domain(self.ir, r, &columns[c]));
             stride *= columns[c].domain.len();
         }
         Some(numbered)
@@ -885,9 +1113,9 @@ impl<'a> Emitter<'a> {
                 let coded = self.coded_positions(id);
                 for (c, column) in relation.columns.iter().enumerate() {
                     let domain = if coded {
-                        own_domain(column)
+                        coded_domain(ir, id, column)
                     } else {
-                        column.domain.clone()
+                        numbered_domain(ir, id, column)
                     };
                     for (p, s) in domain.iter().enumerate() {
                         positions[c * ir.symbols.len() + s.0 as usize] = p as u32;
@@ -915,7 +1143,7 @@ impl<'a> Emitter<'a> {
             let mut make = match &relation_plan.storage {
                 Storage::Bitset { .. } if arity > 0 => {
                     let domains = relation.columns.iter().map(|c| {
-                        let d = c.domain.iter().map(|&s| sym(s));
+                        let d = numbered_domain(ir, id, c).into_iter().map(sym);
                         quote!(&[#(#d),*])
                     });
                     quote!(rt::Store::bitset(&[#(#domains),*], #num_symbols, #indexes))
@@ -1315,6 +1543,11 @@ impl<'a> Emitter<'a> {
                 const STATE_LIST: bool = true;
             )
         });
+        let legal_order = self.legal_in_text_order().then(|| {
+            quote!(
+                const LEGAL_IN_TEXT_ORDER: bool = true;
+            )
+        });
         let allow = quote!(#[allow(
             dead_code,
             unused_variables,
@@ -1379,6 +1612,7 @@ impl<'a> Emitter<'a> {
             impl rt::Rules<WORDS> for Rules {
                 const META: &'static rt::Meta = &META;
                 #state_list
+                #legal_order
 
                 fn new() -> Self {
                     Rules {
