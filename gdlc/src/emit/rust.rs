@@ -2731,6 +2731,25 @@ impl<'a> Emitter<'a> {
             .collect()
     }
 
+    /// The position locals of the variables a query binds from row `i` of the static
+    /// table `table` (its rows `rows`, in its order): read from `<table>_POS`.
+    fn static_row_positions(
+        &self,
+        table: &Ident,
+        tuples: &[Vec<SymbolId>],
+        rows: &[&Vec<SymbolId>],
+        slots: &[Slot],
+        i: &Ident,
+    ) -> Vec<TokenStream> {
+        let Some(positions) = self.static_positions_table(table, tuples, rows, slots) else {
+            return Vec::new();
+        };
+        Self::static_positions(slots, |c| {
+            let c = lit(c);
+            quote!(#positions[#i][#c])
+        })
+    }
+
     /// The table of positions parallel to the static table `table` (its rows `rows`,
     /// in its order), when the query binds a variable: `<table>_POS`.
     fn static_positions_table(
@@ -2854,13 +2873,7 @@ impl<'a> Emitter<'a> {
             let columns = Self::read_from(&row, &free_slots);
             let (conds, binds) = Self::matcher(&columns);
             let i = self.fresh("i");
-            let positions = self.static_positions_table(&table, tuples, &rows, &free_slots);
-            let positions = positions.map_or_else(Vec::new, |table| {
-                Self::static_positions(&free_slots, |c| {
-                    let c = lit(c);
-                    quote!(#table[#i][#c])
-                })
-            });
+            let positions = self.static_row_positions(&table, tuples, &rows, &free_slots, &i);
             let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
             return quote! {
                 for (#i, #row) in #table.iter().enumerate() {
@@ -2909,9 +2922,9 @@ impl<'a> Emitter<'a> {
             .join("_");
         let by = format_ident!("TABLE_{}_BY{}", r.0, suffix);
         let at = format_ident!("TABLE_{}_AT{}", r.0, suffix);
+        let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
+        sorted.sort_by_key(|row| key_of(row));
         if !self.tables.borrow().contains_key(&by.to_string()) {
-            let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
-            sorted.sort_by_key(|row| key_of(row));
             let mut offsets = vec![0u32; space + 1];
             for row in &sorted {
                 offsets[key_of(row) + 1] += 1;
@@ -2998,15 +3011,7 @@ impl<'a> Emitter<'a> {
         let columns = Self::read_from(&row, &checked);
         let (conds, binds) = Self::matcher(&columns);
         let i = self.fresh("i");
-        let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
-        sorted.sort_by_key(|row| key_of(row));
-        let positions = self.static_positions_table(&by, tuples, &sorted, &checked);
-        let positions = positions.map_or_else(Vec::new, |table| {
-            Self::static_positions(&checked, |c| {
-                let c = lit(c);
-                quote!(#table[#i][#c])
-            })
-        });
+        let positions = self.static_row_positions(&by, tuples, &sorted, &checked, &i);
         let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
         let key = self.fresh("key");
         let scan = quote! {
