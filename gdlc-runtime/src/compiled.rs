@@ -1842,8 +1842,6 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         state
     }
 
-    /// The ids of the entry relation's rows of `role` (role column 0), interned, in
-    /// row order (callers sort them by text, or select one).
     /// The move id of the legal tuple numbered `bit` (of role `role_symbol`), interned
     /// when first seen, as [`Self::of_role`] interns it.
     fn legal_move_of_bit(&mut self, bit: usize, role_symbol: Sym) -> u32 {
@@ -1871,6 +1869,8 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         id
     }
 
+    /// The ids of the entry relation's rows of `role` (role column 0), interned, in
+    /// row order (callers sort them by text, or select one).
     fn of_role(&mut self, entry: Entry, role: RoleIndex, out: &mut Vec<u32>) {
         out.clear();
         let meta = R::META;
