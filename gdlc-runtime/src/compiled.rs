@@ -760,6 +760,15 @@ impl Store {
         bits[bit / 64] & (1 << (bit % 64)) != 0
     }
 
+    /// The words of a bitset store (`None` for other stores).
+    #[inline]
+    pub fn bit_words(&self) -> Option<&[u64]> {
+        match &self.dedupe {
+            Dedupe::Bits { bits, .. } => Some(bits),
+            _ => None,
+        }
+    }
+
     /// The bit of row `i` of a bitset store (`None` for other stores).
     #[inline]
     pub fn row_bit(&self, i: usize) -> Option<usize> {
@@ -1968,6 +1977,18 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
             let role_symbol = R::META.roles[role];
             let store = self.rules.entry(&self.input, Entry::Legal)?;
             if let Some((lo, hi)) = store.outer_range(0, role_symbol) {
+                // A range of few words is counted and searched in place; a wide one
+                // (a move per tuple of a big product, amazons') through its rows' bits.
+                if let Some(words) = store.bit_words()
+                    && (hi - lo) / 64 <= 2 * store.len() + 8
+                {
+                    let count = crate::ground::count_ones(words, lo, hi);
+                    if count == 0 {
+                        return None;
+                    }
+                    let bit = crate::ground::nth_one(words, lo, hi, pick(count))?;
+                    return Some(self.legal_move_of_bit(bit, role_symbol));
+                }
                 scratch.clear();
                 for i in 0..store.len() {
                     if let Some(bit) = store.row_bit(i)
