@@ -148,6 +148,8 @@ fn verify_the_join_backend_on_groundable_games() {
         workspace().join("gdlc/tests/plan/ladder.kif"),
         // Word closures: runs along a last column of 7 ranks, fields across words.
         workspace().join("gdlc/tests/plan/beams.kif"),
+        // Walks inlined: a ring of 70 cells, keys and answers past the stack's room.
+        workspace().join("gdlc/tests/plan/track.kif"),
         // Random moves as the k-th set bit of a role's range of `legal`, laid out in
         // text order (squares 1..12 by name, roles against their order).
         workspace().join("gdlc/tests/plan/relay.kif"),

@@ -423,6 +423,9 @@ enum Sink {
     /// A mode's rules inlined at a call site (see `inline.rs`): an accept runs the
     /// caller's continuation on the head's values.
     Inline,
+    /// After a call back into a [`Closure::Chain`] mode inlined as a walk at depth `0`
+    /// (see `inline.rs`): an accept adds the call's key (`link_key`) to the walk's keys.
+    Walk(usize),
 }
 
 struct Emitter<'a> {
@@ -2152,6 +2155,7 @@ impl<'a> Emitter<'a> {
                         quote!(self.#chain.insert(&link_key);)
                     }
                     Sink::Inline => self.continue_inlined(args),
+                    Sink::Walk(depth) => Self::walk_push(depth),
                     // Every column is bound: the answer is the key.
                     Sink::Known(..) => quote!(return true;),
                 }
@@ -2263,23 +2267,32 @@ impl<'a> Emitter<'a> {
     }
 
     /// A call back into a [`Closure::Chain`] mode: the rest of the rule adds the call's
-    /// key to the work list instead of reading the call's answers.
+    /// key to the work list (or to the keys of the walk it is inlined as) instead of
+    /// reading the call's answers.
     fn chain_link(
         &self,
         query: &Query,
         then: &Node,
         sink: Sink,
     ) -> Result<Option<TokenStream>, Diagnostic> {
-        let (&Access::Call(m), Sink::Memo(r, sink_mode)) = (&query.access, sink) else {
+        let Access::Call(m) = query.access else {
             return Ok(None);
         };
-        if (query.relation.0 as usize, m) != (r, sink_mode)
-            || self.closure(r, m) != Some(Closure::Chain)
-        {
-            return Ok(None);
-        }
+        let r = query.relation.0 as usize;
+        let link_sink = match sink {
+            Sink::Memo(sr, sm)
+                if (sr, sm) == (r, m) && self.closure(r, m) == Some(Closure::Chain) =>
+            {
+                Sink::Push(r, m)
+            }
+            Sink::Inline => match self.walk_of(r, m) {
+                Some((inline::Walk::Keys, depth)) => Sink::Walk(depth),
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
         let key = self.bound(r, m).iter().map(|&c| key_value(query.slots[c]));
-        let then = self.node(then, Sink::Push(r, m))?;
+        let then = self.node(then, link_sink)?;
         Ok(Some(quote! {
             {
                 let link_key = [#(#key),*];
@@ -2521,6 +2534,11 @@ impl<'a> Emitter<'a> {
             return Ok(self.static_query(r, tuples, query, then));
         }
         if let Access::Call(m) = query.access {
+            if sink == Sink::Inline
+                && let Some((inline::Walk::Answers, depth)) = self.walk_of(r.0 as usize, m)
+            {
+                return Ok(Self::walk_answers(depth, slots, then));
+            }
             if let Some(inlined) = self.inlined_call(query, &then)? {
                 return Ok(inlined);
             }

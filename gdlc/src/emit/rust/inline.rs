@@ -26,6 +26,15 @@
 //! under [`MAX_GAME_INLINED_TEXT`] (call sites in emission order, so deterministic);
 //! otherwise the call stays a call. Code size is compile time: a game's crate is built
 //! when a match starts.
+//!
+//! A right-linear mode ([`Closure::Chain`], a line walked square by square) is inlined
+//! as a *walk*: its memo table held, per key, the exit rules' answers at every key
+//! reachable through its calls back into itself; the walk visits those keys from a
+//! local array (`walkD`, the call's key first; a key already in it is not added, so a
+//! line closing on itself ends) and runs the rules at each, a call back into the mode
+//! adding its key, an exit rule's head running the continuation with the bound columns
+//! of the call's own key (`originD`). Keys past the array's [`MAX_WALK`] go to a
+//! vector (`spillD`), allocated only then.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -40,10 +49,14 @@ use super::{Closure, Emitter, INLINE_DEPTH, Sink};
 const MAX_INLINED_HEADS: usize = 32;
 
 /// The most source text of one inlined call.
-const MAX_INLINED_TEXT: usize = 48_000;
+const MAX_INLINED_TEXT: usize = 128_000;
 
 /// The most source text of all inlined calls of a game.
 const MAX_GAME_INLINED_TEXT: usize = 200_000;
+
+/// The keys an inlined walk holds on the stack (see the module docs): a line of the
+/// board.
+const MAX_WALK: usize = 32;
 
 /// What an inlined call's heads continue with.
 pub(super) struct Continuation {
@@ -53,6 +66,17 @@ pub(super) struct Continuation {
     slots: Vec<Slot>,
     /// The caller's code after the call.
     then: TokenStream,
+    /// For a walk, its kind and the depth naming its locals.
+    walk: Option<(Walk, usize)>,
+}
+
+/// What an inlined recursive mode walks (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// The keys of a [`Closure::Chain`] mode.
+    Keys,
+    /// The answers of a [`Closure::Own`] mode.
+    Answers,
 }
 
 impl Emitter<'_> {
@@ -67,6 +91,11 @@ impl Emitter<'_> {
             return Ok(None);
         };
         let r = query.relation.0 as usize;
+        let walk = match self.closure(r, m) {
+            Some(Closure::Chain) => Some(Walk::Keys),
+            Some(Closure::Own) => Some(Walk::Answers),
+            _ => None,
+        };
         if !self.inlines(r, m) || self.heads(r, m, MAX_INLINED_HEADS).is_none() {
             return Ok(None);
         }
@@ -79,27 +108,87 @@ impl Emitter<'_> {
             .map(|&c| super::key_value(query.slots[c]));
         let key_len = super::lit(modes[m].bound.len());
         let key = quote!([#(#key),*]);
+        let depth = INLINE_DEPTH.get();
         self.continuations.borrow_mut().push(Continuation {
             relation: r,
             mode: m,
             slots: query.slots.clone(),
             then: then.clone(),
+            walk: walk.map(|kind| (kind, depth)),
         });
-        let depth = INLINE_DEPTH.get();
+        // The calls inlined inside count as part of this one's text.
+        let before = self.inlined_text.get();
         INLINE_DEPTH.set(depth + 1);
         let body = self.node(&modes[m].tree, Sink::Inline);
         INLINE_DEPTH.set(depth);
         self.continuations.borrow_mut().pop();
         let body = body?;
-        let code = quote! {
-            {
-                let key: [Sym; #key_len] = #key;
-                #body
+        let names = WalkNames::at(depth);
+        let cap = super::lit(MAX_WALK);
+        let code = if walk == Some(Walk::Answers) {
+            let WalkNames {
+                origin,
+                keys: answers,
+                count,
+                spill,
+                link: pass,
+            } = names;
+            let arity = super::lit(self.ir.relations[r].columns.len());
+            quote! {
+                {
+                    let #origin: [Sym; #key_len] = #key;
+                    let key: [Sym; #key_len] = #origin;
+                    let mut #answers = [[0 as Sym; #arity]; #cap];
+                    let mut #count: usize = 0;
+                    let mut #spill: Vec<[Sym; #arity]> = Vec::new();
+                    loop {
+                        let #pass = #count + #spill.len();
+                        #body
+                        if #count + #spill.len() == #pass {
+                            break;
+                        }
+                    }
+                }
+            }
+        } else if walk == Some(Walk::Keys) {
+            let WalkNames {
+                origin,
+                keys,
+                count,
+                spill,
+                link,
+            } = names;
+            quote! {
+                {
+                    let #origin: [Sym; #key_len] = #key;
+                    let mut #keys = [[0 as Sym; #key_len]; #cap];
+                    #keys[0] = #origin;
+                    let mut #count: usize = 1;
+                    let mut #spill: Vec<[Sym; #key_len]> = Vec::new();
+                    let mut #link: usize = 0;
+                    while #link < #count + #spill.len() {
+                        let key: [Sym; #key_len] = if #link < #cap {
+                            #keys[#link]
+                        } else {
+                            #spill[#link - #cap]
+                        };
+                        #link += 1;
+                        #body
+                    }
+                }
+            }
+        } else {
+            quote! {
+                {
+                    let key: [Sym; #key_len] = #key;
+                    #body
+                }
             }
         };
         let len = code.to_string().len();
-        let total = self.inlined_text.get() + len;
+        let total = before + len;
         if len > MAX_INLINED_TEXT || total > MAX_GAME_INLINED_TEXT {
+            self.inlined_text.set(before);
             return Ok(None);
         }
         self.inlined_text.set(total);
@@ -115,14 +204,104 @@ impl Emitter<'_> {
         (top.relation, top.mode)
     }
 
+    /// The kind and depth of the walk that calls back into mode `m` of relation `r`
+    /// inline: the innermost inlined call, when it is a walk of that mode.
+    pub(super) fn walk_of(&self, r: usize, m: usize) -> Option<(Walk, usize)> {
+        let continuations = self.continuations.borrow();
+        let top = continuations.last()?;
+        if (top.relation, top.mode) == (r, m) {
+            top.walk
+        } else {
+            None
+        }
+    }
+
+    /// An accept after a call back into the mode of the walk at `depth`: the call's key
+    /// joins the walk's keys unless already there.
+    pub(super) fn walk_push(depth: usize) -> TokenStream {
+        let WalkNames {
+            keys, count, spill, ..
+        } = WalkNames::at(depth);
+        let cap = super::lit(MAX_WALK);
+        quote! {
+            if !#keys[..#count].contains(&link_key) && !#spill.contains(&link_key) {
+                if #count < #cap {
+                    #keys[#count] = link_key;
+                    #count += 1;
+                } else {
+                    #spill.push(link_key);
+                }
+            }
+        }
+    }
+
+    /// A call back into the mode of the walk of answers at `depth`, inline: `then` for
+    /// each answer found so far, and each found while it runs.
+    pub(super) fn walk_answers(depth: usize, slots: &[Slot], then: TokenStream) -> TokenStream {
+        let WalkNames {
+            keys: answers,
+            count,
+            spill,
+            ..
+        } = WalkNames::at(depth);
+        let cap = super::lit(MAX_WALK);
+        let i = quote::format_ident!("read{}", depth);
+        let row = quote::format_ident!("answer{}", depth);
+        let columns = Self::read_from(&row, slots);
+        let (conds, binds) = Self::matcher(&columns);
+        let body = Self::guarded(&conds, quote!(#(#binds)* #then));
+        quote! {
+            let mut #i: usize = 0;
+            while #i < #count + #spill.len() {
+                let #row = if #i < #cap { #answers[#i] } else { #spill[#i - #cap] };
+                #i += 1;
+                #body
+            }
+        }
+    }
+
     /// A head of an inlined rule: the caller's slots matched against its values, then
-    /// the caller's continuation.
+    /// the caller's continuation. A walk of keys has its call's key in the bound
+    /// columns; a walk of answers runs the continuation on new answers only.
     pub(super) fn continue_inlined(&self, args: &[Arg]) -> TokenStream {
-        let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
+        let mut values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
         let continuations = self.continuations.borrow();
         let top = continuations
             .last()
             .expect("an inlined rule's head inside an inlined call");
+        let mut new_answer = None;
+        if let Some((Walk::Answers, depth)) = top.walk {
+            let WalkNames {
+                keys: answers,
+                count,
+                spill,
+                ..
+            } = WalkNames::at(depth);
+            let cap = super::lit(MAX_WALK);
+            new_answer = Some(quote! {
+                let answer = [#(#values),*];
+                if #answers[..#count].contains(&answer) || #spill.contains(&answer) {
+                    false
+                } else {
+                    if #count < #cap {
+                        #answers[#count] = answer;
+                        #count += 1;
+                    } else {
+                        #spill.push(answer);
+                    }
+                    true
+                }
+            });
+        }
+        if let Some((Walk::Keys, depth)) = top.walk
+            && let Evaluation::Demand(modes) = &self.plan.relations[top.relation].evaluation
+        {
+            let origin = WalkNames::at(depth).origin;
+            for (j, &c) in modes[top.mode].bound.iter().enumerate() {
+                let j = super::lit(j);
+                values[c] = quote!(#origin[#j]);
+            }
+        }
         let depth = INLINE_DEPTH.get();
         // The caller's slots name the caller's variables.
         INLINE_DEPTH.set(depth - 1);
@@ -131,7 +310,15 @@ impl Emitter<'_> {
         let (conds, binds) = Self::matcher(&columns);
         INLINE_DEPTH.set(depth);
         let then = &top.then;
-        Self::guarded(&conds, quote!({ #(#binds)* #then }))
+        let continued = Self::guarded(&conds, quote!({ #(#binds)* #then }));
+        match new_answer {
+            Some(new) => quote! {
+                if { #new } {
+                    #continued
+                }
+            },
+            None => continued,
+        }
     }
 
     /// Whether calls to mode `m` of relation `r` may be inlined: a memo mode no
@@ -143,7 +330,8 @@ impl Emitter<'_> {
         };
         let relation = RelationId(r as u32);
         let cyclic = self.ir.layers[self.ir.layer_of[r]].cyclic;
-        if self.known_mode(relation, m) || (cyclic && self.closure(r, m) != Some(Closure::Once)) {
+        let closed = self.closure(r, m).is_some();
+        if self.known_mode(relation, m) || (cyclic && !closed) {
             return false;
         }
         let Node::Sequence(rules) = &modes[m].tree else {
@@ -211,7 +399,7 @@ impl Emitter<'_> {
         };
         let mut total = 0usize;
         for rule in rules {
-            total += self.rule_heads(rule, limit)?;
+            total += self.rule_heads(rule, limit, (r, m))?;
             if total > limit {
                 return None;
             }
@@ -219,24 +407,58 @@ impl Emitter<'_> {
         Some(total)
     }
 
-    /// The heads one path through an inlined rule reaches: the product of the heads of
-    /// the inlined calls on it.
-    fn rule_heads(&self, node: &Node, limit: usize) -> Option<usize> {
+    /// The heads one path through an inlined rule of mode `own` reaches: the product of
+    /// the heads of the inlined calls on it (none after a walk's call back into its own
+    /// mode, which adds a key).
+    fn rule_heads(&self, node: &Node, limit: usize, own: (usize, usize)) -> Option<usize> {
         match node {
-            Node::Rule { body, .. } => self.rule_heads(body, limit),
+            Node::Rule { body, .. } => self.rule_heads(body, limit, own),
             Node::Query { query, then } => {
                 let here = match query.access {
+                    // A walk of keys adds a key; a walk of answers reads them.
+                    Access::Call(m) if (query.relation.0 as usize, m) == own => {
+                        if self.closure(own.0, own.1) == Some(Closure::Chain) {
+                            return Some(0);
+                        }
+                        1
+                    }
                     Access::Call(m) if self.inlines(query.relation.0 as usize, m) => {
                         self.heads(query.relation.0 as usize, m, limit).unwrap_or(1)
                     }
                     _ => 1,
                 };
-                let total = here.checked_mul(self.rule_heads(then, limit)?)?;
+                let total = here.checked_mul(self.rule_heads(then, limit, own)?)?;
                 (total <= limit).then_some(total)
             }
-            Node::If { then, .. } => self.rule_heads(then, limit),
+            Node::If { then, .. } => self.rule_heads(then, limit, own),
             Node::Accept { .. } => Some(1),
             _ => None,
+        }
+    }
+}
+
+/// The locals of a walk inlined at a depth (see the module docs).
+struct WalkNames {
+    /// The call's key.
+    origin: proc_macro2::Ident,
+    /// The keys met, the call's first.
+    keys: proc_macro2::Ident,
+    /// How many keys are met.
+    count: proc_macro2::Ident,
+    /// The keys met past the array's room.
+    spill: proc_macro2::Ident,
+    /// The next key to visit.
+    link: proc_macro2::Ident,
+}
+
+impl WalkNames {
+    fn at(depth: usize) -> Self {
+        WalkNames {
+            origin: quote::format_ident!("origin{}", depth),
+            keys: quote::format_ident!("walk{}", depth),
+            count: quote::format_ident!("walked{}", depth),
+            spill: quote::format_ident!("spill{}", depth),
+            link: quote::format_ident!("link{}", depth),
         }
     }
 }
