@@ -410,3 +410,20 @@ fn legal_moves_in_text_order_are_picked_by_their_bits() {
     assert!(!code.contains(flag), "{text}");
     assert!(code.contains("pubtypeReasoner"), "{text}");
 }
+
+/// A rule that copies one bits-only relation into another numbered alike sets the
+/// source's bits as they are, a word at a time when the relation is narrow: team
+/// chess's `(<= (checker ?t) (leaper-check ?t))` (64 squares), where the other rule of
+/// `checker` projects `slider-check` and is decoded as before.
+#[test]
+fn rules_copying_a_relation_numbered_alike_copy_its_bits() {
+    let file = team_game("chess.kif");
+    let (checker, text, code) = join_code(&file, "checker/1");
+    let (leaper, _, _) = join_code(&file, "leaper-check/1");
+    assert!(
+        code.contains(&format!(
+            "self.grew|=self.r{checker}.or_field(0,self.r{leaper}.field(0,64))!=0;"
+        )),
+        "{text}"
+    );
+}

@@ -1761,6 +1761,59 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// A rule that copies one bits-only relation into another numbered alike
+    /// (`(<= (queen ?a ?b ?c ?d) (rook ?a ?b ?c ?d))`, the same variables in the same
+    /// columns, over the same domains): each bit the source set is set in the head as
+    /// it is (a narrow relation a word at a time), rather than decoded into positions
+    /// and numbered again. `None` for any other rule.
+    fn bits_copied(&self, rule: usize, body: &Node) -> Option<TokenStream> {
+        let Node::Query { query, then } = body else {
+            return None;
+        };
+        let Node::Accept { relation, args } = then.as_ref() else {
+            return None;
+        };
+        let (head, source) = (*relation, query.relation);
+        if head == source
+            || Some(head) == self.next_rel
+            || self.ir.rules[rule].head.relation != head
+            || query.access != Access::Scan
+            || self.plan.relations[source.0 as usize].evaluation != Evaluation::Materialised
+            || !self.bit_copies(head).is_empty()
+            || args.len() != query.slots.len()
+        {
+            return None;
+        }
+        let same_columns = query
+            .slots
+            .iter()
+            .zip(args)
+            .all(|(slot, arg)| matches!((slot, arg), (Slot::Bind(v), Arg::Var(w)) if v == w));
+        let numbered = self.bit_columns(head)?;
+        if !same_columns || self.bit_columns(source)? != numbered {
+            return None;
+        }
+        let (head, source) = (Self::store(head), Self::store(source));
+        let size = numbered
+            .first()
+            .map_or(1, |(_, stride, domain)| stride * domain.len());
+        if size <= STORE_LIST_SCAN_BITS {
+            // A few words: each copied whole, its new bits listed.
+            let fields = (0..size).step_by(64).map(|lo| {
+                let n = lit((size - lo).min(64));
+                let lo = lit(lo);
+                quote!(self.grew |= self.#head.or_field(#lo, self.#source.field(#lo, #n)) != 0;)
+            });
+            return Some(quote!({ #(#fields)* }));
+        }
+        Some(quote! {
+            for i in 0..self.#source.len() {
+                let bit = self.#source.added(i);
+                self.grew |= self.#head.insert(bit);
+            }
+        })
+    }
+
     /// The bit of an accepted tuple of a relation with a coded numbering and a
     /// positions table (see [`Self::coded_positions`]) whose functor is a constant:
     /// the block's base plus the mixed-radix number of the other columns.
@@ -2018,6 +2071,11 @@ impl<'a> Emitter<'a> {
                 }
             }
             Node::Rule { rule, body, .. } => {
+                if matches!(sink, Sink::Layer)
+                    && let Some(copy) = self.bits_copied(*rule, body)
+                {
+                    return Ok(copy);
+                }
                 let mut decoded = BTreeMap::new();
                 self.find_decoded(body, &mut decoded);
                 let head = self.ir.rules[*rule].head.relation;

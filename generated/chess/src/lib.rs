@@ -13609,38 +13609,25 @@ impl Rules {
             }
         }
         {
-            {
-                let lo234 = 0 + 0;
-                let mut cursor238 = rt::OnesCursor::new(
-                    self.r31.words(),
-                    lo234,
-                    lo234 + 64,
-                );
-                while let Some(bit235) = cursor238.next(self.r31.words()) {
-                    let offset236 = bit235 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset236 / 1) % 64];
-                    let v0_pos: usize = (offset236 / 1) % 64;
-                    self.grew |= self.r12.insert(v0_pos * 1);
-                }
-            }
+            self.grew |= self.r12.or_field(0, self.r31.field(0, 64)) != 0;
         }
     }
     ///Layer 33: `check/0`.
     fn layer33(&mut self, input: &Input) {
         {
-            let exists = 'found239: {
+            let exists = 'found234: {
                 {
-                    let lo240 = 0 + 0;
-                    let mut cursor244 = rt::OnesCursor::new(
+                    let lo235 = 0 + 0;
+                    let mut cursor239 = rt::OnesCursor::new(
                         self.r12.words(),
-                        lo240,
-                        lo240 + 64,
+                        lo235,
+                        lo235 + 64,
                     );
-                    while let Some(bit241) = cursor244.next(self.r12.words()) {
-                        let offset242 = bit241 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset242 / 1) % 64];
-                        let v0_pos: usize = (offset242 / 1) % 64;
-                        break 'found239 true;
+                    while let Some(bit236) = cursor239.next(self.r12.words()) {
+                        let offset237 = bit236 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset237 / 1) % 64];
+                        let v0_pos: usize = (offset237 / 1) % 64;
+                        break 'found234 true;
                     }
                 }
                 false
@@ -13654,21 +13641,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo245 = 0 + 0;
-                let hi248 = lo245 + 768;
-                for &bit246 in input.ones_from(lo245) {
-                    let bit246 = bit246 as usize;
-                    if bit246 >= hi248 {
+                let lo240 = 0 + 0;
+                let hi243 = lo240 + 768;
+                for &bit241 in input.ones_from(lo240) {
+                    let bit241 = bit241 as usize;
+                    if bit241 >= hi243 {
                         break;
                     }
-                    let offset247 = bit246 - 0;
+                    let offset242 = bit241 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset247 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset247 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset247 / 1) % 6];
-                        let v0_pos: usize = (offset247 / 12) % 64;
-                        let v1_pos: usize = (offset247 / 6) % 2;
-                        let v2_pos: usize = (offset247 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset242 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset242 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset242 / 1) % 6];
+                        let v0_pos: usize = (offset242 / 12) % 64;
+                        let v1_pos: usize = (offset242 / 6) % 2;
+                        let v2_pos: usize = (offset242 / 1) % 6;
                         self.grew |= self.r13.insert(v0_pos * 2 + v1_pos * 1);
                     }
                 }
@@ -13679,27 +13666,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo254 = 0 + 0;
-                let mut cursor258 = rt::OnesCursor::new(
+                let lo249 = 0 + 0;
+                let mut cursor253 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo254,
-                    lo254 + 64,
+                    lo249,
+                    lo249 + 64,
                 );
-                while let Some(bit255) = cursor258.next(self.r12.words()) {
-                    let offset256 = bit255 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset256 / 1) % 64];
-                    let v0_pos: usize = (offset256 / 1) % 64;
+                while let Some(bit250) = cursor253.next(self.r12.words()) {
+                    let offset251 = bit250 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset251 / 1) % 64];
+                    let v0_pos: usize = (offset251 / 1) % 64;
                     {
-                        let lo249 = 0 + 0;
-                        let mut cursor253 = rt::OnesCursor::new(
+                        let lo244 = 0 + 0;
+                        let mut cursor248 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo249,
-                            lo249 + 64,
+                            lo244,
+                            lo244 + 64,
                         );
-                        while let Some(bit250) = cursor253.next(self.r12.words()) {
-                            let offset251 = bit250 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset251 / 1) % 64];
-                            let v1_pos: usize = (offset251 / 1) % 64;
+                        while let Some(bit245) = cursor248.next(self.r12.words()) {
+                            let offset246 = bit245 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset246 / 1) % 64];
+                            let v1_pos: usize = (offset246 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -13713,39 +13700,39 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo269 = 0;
-                for bit270 in input.state.ones(975 + lo269, 975 + lo269 + 64) {
-                    let offset271 = bit270 - 975;
+                let lo264 = 0;
+                for bit265 in input.state.ones(975 + lo264, 975 + lo264 + 64) {
+                    let offset266 = bit265 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset271 / 1) % 64];
-                        let v1_pos: usize = (offset271 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset266 / 1) % 64];
+                        let v1_pos: usize = (offset266 / 1) % 64;
                         {
-                            let lo265 = 0;
-                            for bit266 in input.state.ones(772 + lo265, 772 + lo265 + 2)
+                            let lo260 = 0;
+                            for bit261 in input.state.ones(772 + lo260, 772 + lo260 + 2)
                             {
-                                let offset267 = bit266 - 772;
+                                let offset262 = bit261 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset267 / 1) % 2];
-                                    let v2_pos: usize = (offset267 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset262 / 1) % 2];
+                                    let v2_pos: usize = (offset262 / 1) % 2;
                                     {
-                                        let key264 = v2_pos * 1;
-                                        for i263 in TABLE_40_AT0[key264]
-                                            as usize..TABLE_40_AT0[key264 + 1] as usize
+                                        let key259 = v2_pos * 1;
+                                        for i258 in TABLE_40_AT0[key259]
+                                            as usize..TABLE_40_AT0[key259 + 1] as usize
                                         {
-                                            let row262 = &TABLE_40_BY0[i263];
-                                            let v3: Sym = row262[1];
-                                            let v3_pos: usize = TABLE_40_BY0_POS[i263][1] as usize;
+                                            let row257 = &TABLE_40_BY0[i258];
+                                            let v3: Sym = row257[1];
+                                            let v3_pos: usize = TABLE_40_BY0_POS[i258][1] as usize;
                                             {
-                                                let key261 = (v3_pos + 4) * 64 + v1_pos * 1;
-                                                for i260 in TABLE_0_AT1_2[key261]
-                                                    as usize..TABLE_0_AT1_2[key261 + 1] as usize
+                                                let key256 = (v3_pos + 4) * 64 + v1_pos * 1;
+                                                for i255 in TABLE_0_AT1_2[key256]
+                                                    as usize..TABLE_0_AT1_2[key256 + 1] as usize
                                                 {
-                                                    let row259 = &TABLE_0_BY1_2[i260];
-                                                    let v0: Sym = row259[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i260][0] as usize;
+                                                    let row254 = &TABLE_0_BY1_2[i255];
+                                                    let v0: Sym = row254[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i255][0] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
@@ -13769,54 +13756,54 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo290 = 0;
-                for bit291 in input.state.ones(975 + lo290, 975 + lo290 + 64) {
-                    let offset292 = bit291 - 975;
+                let lo285 = 0;
+                for bit286 in input.state.ones(975 + lo285, 975 + lo285 + 64) {
+                    let offset287 = bit286 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset292 / 1) % 64];
-                        let v1_pos: usize = (offset292 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset287 / 1) % 64];
+                        let v1_pos: usize = (offset287 / 1) % 64;
                         {
-                            let lo286 = 0;
-                            for bit287 in input.state.ones(772 + lo286, 772 + lo286 + 2)
+                            let lo281 = 0;
+                            for bit282 in input.state.ones(772 + lo281, 772 + lo281 + 2)
                             {
-                                let offset288 = bit287 - 772;
+                                let offset283 = bit282 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset288 / 1) % 2];
-                                    let v2_pos: usize = (offset288 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset283 / 1) % 2];
+                                    let v2_pos: usize = (offset283 / 1) % 2;
                                     {
-                                        let key285 = v2_pos * 1;
-                                        for i284 in TABLE_41_AT0[key285]
-                                            as usize..TABLE_41_AT0[key285 + 1] as usize
+                                        let key280 = v2_pos * 1;
+                                        for i279 in TABLE_41_AT0[key280]
+                                            as usize..TABLE_41_AT0[key280 + 1] as usize
                                         {
-                                            let row283 = &TABLE_41_BY0[i284];
-                                            let v3: Sym = row283[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i284][1] as usize;
+                                            let row278 = &TABLE_41_BY0[i279];
+                                            let v3: Sym = row278[1];
+                                            let v3_pos: usize = TABLE_41_BY0_POS[i279][1] as usize;
                                             {
-                                                let key282 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i281 in TABLE_0_AT1_2[key282]
-                                                    as usize..TABLE_0_AT1_2[key282 + 1] as usize
+                                                let key277 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                                for i276 in TABLE_0_AT1_2[key277]
+                                                    as usize..TABLE_0_AT1_2[key277 + 1] as usize
                                                 {
-                                                    let row280 = &TABLE_0_BY1_2[i281];
-                                                    let v0: Sym = row280[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i281][0] as usize;
+                                                    let row275 = &TABLE_0_BY1_2[i276];
+                                                    let v0: Sym = row275[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i276][0] as usize;
                                                     {
-                                                        let lo276 = 0 + v0_pos * 12;
-                                                        for bit277 in input.state.ones(0 + lo276, 0 + lo276 + 12) {
-                                                            let offset278 = bit277 - 0;
+                                                        let lo271 = 0 + v0_pos * 12;
+                                                        for bit272 in input.state.ones(0 + lo271, 0 + lo271 + 12) {
+                                                            let offset273 = bit272 - 0;
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && (offset278 / 1) % 6 == 5
+                                                                && (offset273 / 1) % 6 == 5
                                                             {
-                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset278 / 6) % 2];
-                                                                let v4_pos: usize = (offset278 / 6) % 2;
+                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset273 / 6) % 2];
+                                                                let v4_pos: usize = (offset273 / 6) % 2;
                                                                 {
-                                                                    let key275 = v2_pos * 2 + v4_pos * 1;
-                                                                    for i274 in TABLE_38_AT0_1[key275]
-                                                                        as usize..TABLE_38_AT0_1[key275 + 1] as usize
+                                                                    let key270 = v2_pos * 2 + v4_pos * 1;
+                                                                    for i269 in TABLE_38_AT0_1[key270]
+                                                                        as usize..TABLE_38_AT0_1[key270 + 1] as usize
                                                                     {
-                                                                        let row273 = &TABLE_38_BY0_1[i274];
+                                                                        let row268 = &TABLE_38_BY0_1[i269];
                                                                         self.grew |= self.r21.insert(v0_pos * 1);
                                                                     }
                                                                 }
@@ -13839,37 +13826,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo302 = 0 + 0;
-                let mut cursor306 = rt::OnesCursor::new(
+                let lo297 = 0 + 0;
+                let mut cursor301 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo302,
-                    lo302 + 64,
+                    lo297,
+                    lo297 + 64,
                 );
-                while let Some(bit303) = cursor306.next(self.r18.words()) {
-                    let offset304 = bit303 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset304 / 1) % 64];
-                    let v0_pos: usize = (offset304 / 1) % 64;
+                while let Some(bit298) = cursor301.next(self.r18.words()) {
+                    let offset299 = bit298 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset299 / 1) % 64];
+                    let v0_pos: usize = (offset299 / 1) % 64;
                     {
-                        let lo297 = 0 + 0;
-                        let mut cursor301 = rt::OnesCursor::new(
+                        let lo292 = 0 + 0;
+                        let mut cursor296 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo297,
-                            lo297 + 64,
+                            lo292,
+                            lo292 + 64,
                         );
-                        while let Some(bit298) = cursor301.next(self.r26.words()) {
-                            let offset299 = bit298 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset299 / 1) % 64];
-                            let v3_pos: usize = (offset299 / 1) % 64;
+                        while let Some(bit293) = cursor296.next(self.r26.words()) {
+                            let offset294 = bit293 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 1) % 64];
+                            let v3_pos: usize = (offset294 / 1) % 64;
                             {
-                                let key296 = v3_pos * 1;
-                                for i295 in TABLE_0_AT0[key296]
-                                    as usize..TABLE_0_AT0[key296 + 1] as usize
+                                let key291 = v3_pos * 1;
+                                for i290 in TABLE_0_AT0[key291]
+                                    as usize..TABLE_0_AT0[key291 + 1] as usize
                                 {
-                                    let row294 = &TABLE_0_BY0[i295];
-                                    let v1: Sym = row294[1];
-                                    let v2: Sym = row294[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i295][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i295][2] as usize;
+                                    let row289 = &TABLE_0_BY0[i290];
+                                    let v1: Sym = row289[1];
+                                    let v2: Sym = row289[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i290][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i290][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13894,47 +13881,47 @@ impl Rules {
             }
             {
                 {
-                    let lo312 = 0 + 0;
-                    for i316 in delta20.0..delta20.1 {
-                        let bit313 = self.r20.added(i316);
-                        if bit313 < lo312 || bit313 >= lo312 + 32768 {
+                    let lo307 = 0 + 0;
+                    for i311 in delta20.0..delta20.1 {
+                        let bit308 = self.r20.added(i311);
+                        if bit308 < lo307 || bit308 >= lo307 + 32768 {
                             continue;
                         }
-                        let offset314 = bit313 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset314 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset314 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset314 / 1) % 64];
-                        let v0_pos: usize = (offset314 / 512) % 64;
-                        let v1_pos: usize = (offset314 / 64) % 8;
-                        let v3_pos: usize = (offset314 / 1) % 64;
-                        let exists = 'found311: {
+                        let offset309 = bit308 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset309 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 1) % 64];
+                        let v0_pos: usize = (offset309 / 512) % 64;
+                        let v1_pos: usize = (offset309 / 64) % 8;
+                        let v3_pos: usize = (offset309 / 1) % 64;
+                        let exists = 'found306: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found311 true;
+                                    break 'found306 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found310: {
+                            let exists = 'found305: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found310 true;
+                                        break 'found305 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
                                 {
-                                    let key309 = v3_pos * 8 + v1_pos * 1;
-                                    for i308 in TABLE_0_AT0_1[key309]
-                                        as usize..TABLE_0_AT0_1[key309 + 1] as usize
+                                    let key304 = v3_pos * 8 + v1_pos * 1;
+                                    for i303 in TABLE_0_AT0_1[key304]
+                                        as usize..TABLE_0_AT0_1[key304 + 1] as usize
                                     {
-                                        let row307 = &TABLE_0_BY0_1[i308];
-                                        let v2: Sym = row307[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i308][2] as usize;
+                                        let row302 = &TABLE_0_BY0_1[i303];
+                                        let v2: Sym = row302[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i303][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -13950,29 +13937,29 @@ impl Rules {
             }
             {
                 {
-                    let lo320 = 0 + 0;
-                    for i324 in delta20.0..delta20.1 {
-                        let bit321 = self.r20.added(i324);
-                        if bit321 < lo320 || bit321 >= lo320 + 32768 {
+                    let lo315 = 0 + 0;
+                    for i319 in delta20.0..delta20.1 {
+                        let bit316 = self.r20.added(i319);
+                        if bit316 < lo315 || bit316 >= lo315 + 32768 {
                             continue;
                         }
-                        let offset322 = bit321 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset322 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset322 / 512) % 64]
+                        let offset317 = bit316 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset317 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset317 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset322 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset317 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset322 / 64) % 8];
-                            let v0_pos: usize = (offset322 / 512) % 64;
-                            let v1_pos: usize = (offset322 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset317 / 64) % 8];
+                            let v0_pos: usize = (offset317 / 512) % 64;
+                            let v1_pos: usize = (offset317 / 64) % 8;
                             {
-                                let key319 = v0_pos * 8 + v1_pos * 1;
-                                for i318 in TABLE_0_AT0_1[key319]
-                                    as usize..TABLE_0_AT0_1[key319 + 1] as usize
+                                let key314 = v0_pos * 8 + v1_pos * 1;
+                                for i313 in TABLE_0_AT0_1[key314]
+                                    as usize..TABLE_0_AT0_1[key314 + 1] as usize
                                 {
-                                    let row317 = &TABLE_0_BY0_1[i318];
-                                    let v2: Sym = row317[2];
-                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i318][2] as usize;
+                                    let row312 = &TABLE_0_BY0_1[i313];
+                                    let v2: Sym = row312[2];
+                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i313][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13987,29 +13974,29 @@ impl Rules {
             }
             {
                 {
-                    let lo328 = 0 + 0;
-                    for i332 in delta20.0..delta20.1 {
-                        let bit329 = self.r20.added(i332);
-                        if bit329 < lo328 || bit329 >= lo328 + 32768 {
+                    let lo323 = 0 + 0;
+                    for i327 in delta20.0..delta20.1 {
+                        let bit324 = self.r20.added(i327);
+                        if bit324 < lo323 || bit324 >= lo323 + 32768 {
                             continue;
                         }
-                        let offset330 = bit329 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset330 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1) % 64];
-                        let v0_pos: usize = (offset330 / 512) % 64;
-                        let v1_pos: usize = (offset330 / 64) % 8;
-                        let v3_pos: usize = (offset330 / 1) % 64;
+                        let offset325 = bit324 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset325 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 1) % 64];
+                        let v0_pos: usize = (offset325 / 512) % 64;
+                        let v1_pos: usize = (offset325 / 64) % 8;
+                        let v3_pos: usize = (offset325 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
-                                    let key327 = v3_pos * 8 + v1_pos * 1;
-                                    for i326 in TABLE_0_AT0_1[key327]
-                                        as usize..TABLE_0_AT0_1[key327 + 1] as usize
+                                    let key322 = v3_pos * 8 + v1_pos * 1;
+                                    for i321 in TABLE_0_AT0_1[key322]
+                                        as usize..TABLE_0_AT0_1[key322 + 1] as usize
                                     {
-                                        let row325 = &TABLE_0_BY0_1[i326];
-                                        let v2: Sym = row325[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i326][2] as usize;
+                                        let row320 = &TABLE_0_BY0_1[i321];
+                                        let v2: Sym = row320[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i321][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -14029,24 +14016,24 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i342 in 0..self.r17.len() {
-                    let bit339 = self.r17.added(i342);
-                    let offset340 = bit339 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset340 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset340 / 1) % 8];
-                    let v2_pos: usize = (offset340 / 8) % 64;
-                    let v1_pos: usize = (offset340 / 1) % 8;
+                for i337 in 0..self.r17.len() {
+                    let bit334 = self.r17.added(i337);
+                    let offset335 = bit334 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset335 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset335 / 1) % 8];
+                    let v2_pos: usize = (offset335 / 8) % 64;
+                    let v1_pos: usize = (offset335 / 1) % 8;
                     {
-                        let lo333 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
-                        let mut cursor337 = rt::OnesCursor::new(
+                        let lo328 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
+                        let mut cursor332 = rt::OnesCursor::new(
                             self.r20_by1_2.words(),
-                            lo333,
-                            lo333 + 64,
+                            lo328,
+                            lo328 + 64,
                         );
-                        while let Some(bit334) = cursor337.next(self.r20_by1_2.words()) {
-                            let offset335 = bit334 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset335 / 1) % 64];
-                            let v0_pos: usize = (offset335 / 1) % 64;
+                        while let Some(bit329) = cursor332.next(self.r20_by1_2.words()) {
+                            let offset330 = bit329 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1) % 64];
+                            let v0_pos: usize = (offset330 / 1) % 64;
                             self.grew |= self.r19.insert(v0_pos * 1);
                         }
                     }
@@ -14055,37 +14042,37 @@ impl Rules {
         }
         {
             {
-                let lo349 = 0 + 0;
-                let mut cursor353 = rt::OnesCursor::new(
+                let lo344 = 0 + 0;
+                let mut cursor348 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo349,
-                    lo349 + 64,
+                    lo344,
+                    lo344 + 64,
                 );
-                while let Some(bit350) = cursor353.next(self.r31.words()) {
-                    let offset351 = bit350 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset351 / 1) % 64];
-                    let v1_pos: usize = (offset351 / 1) % 64;
-                    let exists = 'found348: {
+                while let Some(bit345) = cursor348.next(self.r31.words()) {
+                    let offset346 = bit345 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset346 / 1) % 64];
+                    let v1_pos: usize = (offset346 / 1) % 64;
+                    let exists = 'found343: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found348 true;
+                                break 'found343 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo343 = 0 + 0;
-                            let mut cursor347 = rt::OnesCursor::new(
+                            let lo338 = 0 + 0;
+                            let mut cursor342 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo343,
-                                lo343 + 64,
+                                lo338,
+                                lo338 + 64,
                             );
-                            while let Some(bit344) = cursor347.next(self.r18.words()) {
-                                let offset345 = bit344 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset345 / 1)
+                            while let Some(bit339) = cursor342.next(self.r18.words()) {
+                                let offset340 = bit339 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset340 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset345 / 1) % 64;
+                                let v0_pos: usize = (offset340 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -14097,41 +14084,28 @@ impl Rules {
     ///Layer 40: `evasion/1`.
     fn layer40(&mut self, input: &Input) {
         {
-            {
-                let lo354 = 0 + 0;
-                let mut cursor358 = rt::OnesCursor::new(
-                    self.r31.words(),
-                    lo354,
-                    lo354 + 64,
-                );
-                while let Some(bit355) = cursor358.next(self.r31.words()) {
-                    let offset356 = bit355 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset356 / 1) % 64];
-                    let v0_pos: usize = (offset356 / 1) % 64;
-                    self.grew |= self.r22.insert(v0_pos * 1);
-                }
-            }
+            self.grew |= self.r22.or_field(0, self.r31.field(0, 64)) != 0;
         }
         {
             {
-                for i368 in 0..self.r52.len() {
-                    let bit365 = self.r52.added(i368);
-                    let offset366 = bit365 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset366 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset366 / 1) % 64];
-                    let v1_pos: usize = (offset366 / 64) % 8;
-                    let v2_pos: usize = (offset366 / 1) % 64;
+                for i358 in 0..self.r52.len() {
+                    let bit355 = self.r52.added(i358);
+                    let offset356 = bit355 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset356 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset356 / 1) % 64];
+                    let v1_pos: usize = (offset356 / 64) % 8;
+                    let v2_pos: usize = (offset356 / 1) % 64;
                     {
-                        let lo359 = 0 + 0 + v1_pos * 64;
-                        let mut cursor363 = rt::OnesCursor::new(
+                        let lo349 = 0 + 0 + v1_pos * 64;
+                        let mut cursor353 = rt::OnesCursor::new(
                             self.r29.words(),
-                            lo359,
-                            lo359 + 64,
+                            lo349,
+                            lo349 + 64,
                         );
-                        while let Some(bit360) = cursor363.next(self.r29.words()) {
-                            let offset361 = bit360 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 1) % 64];
-                            let v0_pos: usize = (offset361 / 1) % 64;
+                        while let Some(bit350) = cursor353.next(self.r29.words()) {
+                            let offset351 = bit350 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset351 / 1) % 64];
+                            let v0_pos: usize = (offset351 / 1) % 64;
                             self.grew |= self.r22.insert(v0_pos * 1);
                         }
                     }
@@ -14143,47 +14117,47 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo382 = 0;
-                for bit383 in input.state.ones(772 + lo382, 772 + lo382 + 2) {
-                    let offset384 = bit383 - 772;
+                let lo372 = 0;
+                for bit373 in input.state.ones(772 + lo372, 772 + lo372 + 2) {
+                    let offset374 = bit373 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset384 / 1) % 2];
-                        let v3_pos: usize = (offset384 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset374 / 1) % 2];
+                        let v3_pos: usize = (offset374 / 1) % 2;
                         {
-                            let lo377 = 0 + 0;
-                            let mut cursor381 = rt::OnesCursor::new(
+                            let lo367 = 0 + 0;
+                            let mut cursor371 = rt::OnesCursor::new(
                                 self.r13.words(),
-                                lo377,
-                                lo377 + 128,
+                                lo367,
+                                lo367 + 128,
                             );
-                            while let Some(bit378) = cursor381.next(self.r13.words()) {
-                                let offset379 = bit378 - 0;
-                                if (offset379 / 1) % 2 == v3_pos {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset379 / 2)
+                            while let Some(bit368) = cursor371.next(self.r13.words()) {
+                                let offset369 = bit368 - 0;
+                                if (offset369 / 1) % 2 == v3_pos {
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset369 / 2)
                                         % 64];
-                                    let v2_pos: usize = (offset379 / 2) % 64;
+                                    let v2_pos: usize = (offset369 / 2) % 64;
                                     {
-                                        let lo372 = 0 + 0 + v2_pos * 8;
-                                        let mut cursor376 = rt::OnesCursor::new(
+                                        let lo362 = 0 + 0 + v2_pos * 8;
+                                        let mut cursor366 = rt::OnesCursor::new(
                                             self.r29_by1.words(),
-                                            lo372,
-                                            lo372 + 8,
+                                            lo362,
+                                            lo362 + 8,
                                         );
-                                        while let Some(bit373) = cursor376
+                                        while let Some(bit363) = cursor366
                                             .next(self.r29_by1.words())
                                         {
-                                            let offset374 = bit373 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset374 / 1) % 8];
-                                            let v0_pos: usize = (offset374 / 1) % 8;
+                                            let offset364 = bit363 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset364 / 1) % 8];
+                                            let v0_pos: usize = (offset364 / 1) % 8;
                                             {
-                                                let key371 = v2_pos * 8 + v0_pos * 1;
-                                                for i370 in TABLE_0_AT0_1[key371]
-                                                    as usize..TABLE_0_AT0_1[key371 + 1] as usize
+                                                let key361 = v2_pos * 8 + v0_pos * 1;
+                                                for i360 in TABLE_0_AT0_1[key361]
+                                                    as usize..TABLE_0_AT0_1[key361 + 1] as usize
                                                 {
-                                                    let row369 = &TABLE_0_BY0_1[i370];
-                                                    let v1: Sym = row369[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i370][2] as usize;
+                                                    let row359 = &TABLE_0_BY0_1[i360];
+                                                    let v1: Sym = row359[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i360][2] as usize;
                                                     self.grew |= self.r60.insert(v0_pos * 64 + v1_pos * 1);
                                                 }
                                             }
@@ -14227,88 +14201,70 @@ impl Rules {
     }
     ///Layer 45: `pin-line/2`.
     fn layer45(&mut self, input: &Input) {
-        {
-            {
-                for i390 in 0..self.r29.len() {
-                    let bit387 = self.r29.added(i390);
-                    let offset388 = bit387 - 0;
-                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset388 / 64) % 8];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset388 / 1) % 64];
-                    let v0_pos: usize = (offset388 / 64) % 8;
-                    let v1_pos: usize = (offset388 / 1) % 64;
-                    self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
-                }
-            }
+        for i in 0..self.r29.len() {
+            let bit = self.r29.added(i);
+            self.grew |= self.r43.insert(bit);
         }
-        {
-            {
-                for i395 in 0..self.r60.len() {
-                    let bit392 = self.r60.added(i395);
-                    let offset393 = bit392 - 0;
-                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset393 / 64) % 8];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset393 / 1) % 64];
-                    let v0_pos: usize = (offset393 / 64) % 8;
-                    let v1_pos: usize = (offset393 / 1) % 64;
-                    self.grew |= self.r43.insert(v0_pos * 64 + v1_pos * 1);
-                }
-            }
+        for i in 0..self.r60.len() {
+            let bit = self.r60.added(i);
+            self.grew |= self.r43.insert(bit);
         }
     }
     ///Layer 46: `pinned/2`.
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo417 = 0;
-                for bit418 in input.state.ones(772 + lo417, 772 + lo417 + 2) {
-                    let offset419 = bit418 - 772;
+                let lo397 = 0;
+                for bit398 in input.state.ones(772 + lo397, 772 + lo397 + 2) {
+                    let offset399 = bit398 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset419 / 1) % 2];
-                        let v2_pos: usize = (offset419 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset399 / 1) % 2];
+                        let v2_pos: usize = (offset399 / 1) % 2;
                         {
-                            let key416 = v2_pos * 1;
-                            for i415 in TABLE_38_AT0[key416]
-                                as usize..TABLE_38_AT0[key416 + 1] as usize
+                            let key396 = v2_pos * 1;
+                            for i395 in TABLE_38_AT0[key396]
+                                as usize..TABLE_38_AT0[key396 + 1] as usize
                             {
-                                let row414 = &TABLE_38_BY0[i415];
-                                let v4: Sym = row414[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i415][1] as usize;
+                                let row394 = &TABLE_38_BY0[i395];
+                                let v4: Sym = row394[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i395][1] as usize;
                                 {
-                                    for i413 in 0..self.r60.len() {
-                                        let bit410 = self.r60.added(i413);
-                                        let offset411 = bit410 - 0;
-                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset411 / 64) % 8];
-                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset411 / 1)
+                                    for i393 in 0..self.r60.len() {
+                                        let bit390 = self.r60.added(i393);
+                                        let offset391 = bit390 - 0;
+                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset391 / 64) % 8];
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 1)
                                             % 64];
-                                        let v1_pos: usize = (offset411 / 64) % 8;
-                                        let v3_pos: usize = (offset411 / 1) % 64;
+                                        let v1_pos: usize = (offset391 / 64) % 8;
+                                        let v3_pos: usize = (offset391 / 1) % 64;
                                         {
-                                            let lo405 = 0 + v3_pos * 12 + v4_pos * 6;
-                                            for bit406 in input.state.ones(0 + lo405, 0 + lo405 + 6) {
-                                                let offset407 = bit406 - 0;
+                                            let lo385 = 0 + v3_pos * 12 + v4_pos * 6;
+                                            for bit386 in input.state.ones(0 + lo385, 0 + lo385 + 6) {
+                                                let offset387 = bit386 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset407 / 1) % 6];
-                                                    let v5_pos: usize = (offset407 / 1) % 6;
+                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset387 / 1) % 6];
+                                                    let v5_pos: usize = (offset387 / 1) % 6;
                                                     {
-                                                        let k402 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k402 != NONE as usize {
-                                                            let key404 = k402 * 8 + v1_pos * 1;
-                                                            for i403 in TABLE_53_AT0_1[key404]
-                                                                as usize..TABLE_53_AT0_1[key404 + 1] as usize
+                                                        let k382 = TABLE_53_P0[v5 as usize] as usize;
+                                                        if k382 != NONE as usize {
+                                                            let key384 = k382 * 8 + v1_pos * 1;
+                                                            for i383 in TABLE_53_AT0_1[key384]
+                                                                as usize..TABLE_53_AT0_1[key384 + 1] as usize
                                                             {
-                                                                let row401 = &TABLE_53_BY0_1[i403];
+                                                                let row381 = &TABLE_53_BY0_1[i383];
                                                                 {
-                                                                    let lo396 = 0 + 0 + v1_pos * 64;
-                                                                    let mut cursor400 = rt::OnesCursor::new(
+                                                                    let lo376 = 0 + 0 + v1_pos * 64;
+                                                                    let mut cursor380 = rt::OnesCursor::new(
                                                                         self.r29.words(),
-                                                                        lo396,
-                                                                        lo396 + 64,
+                                                                        lo376,
+                                                                        lo376 + 64,
                                                                     );
-                                                                    while let Some(bit397) = cursor400.next(self.r29.words()) {
-                                                                        let offset398 = bit397 - 0;
-                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset398 / 1)
+                                                                    while let Some(bit377) = cursor380.next(self.r29.words()) {
+                                                                        let offset378 = bit377 - 0;
+                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset378 / 1)
                                                                             % 64];
-                                                                        let v0_pos: usize = (offset398 / 1) % 64;
+                                                                        let v0_pos: usize = (offset378 / 1) % 64;
                                                                         {
                                                                             if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                                 self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14335,13 +14291,13 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i425 in 0..self.r44.len() {
-                    let bit422 = self.r44.added(i425);
-                    let offset423 = bit422 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset423 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset423 / 1) % 8];
-                    let v0_pos: usize = (offset423 / 8) % 64;
-                    let v1_pos: usize = (offset423 / 1) % 8;
+                for i405 in 0..self.r44.len() {
+                    let bit402 = self.r44.added(i405);
+                    let offset403 = bit402 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset403 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset403 / 1) % 8];
+                    let v0_pos: usize = (offset403 / 8) % 64;
+                    let v1_pos: usize = (offset403 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -14351,56 +14307,56 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo440 = 0;
-                for bit441 in input.state.ones(772 + lo440, 772 + lo440 + 2) {
-                    let offset442 = bit441 - 772;
+                let lo420 = 0;
+                for bit421 in input.state.ones(772 + lo420, 772 + lo420 + 2) {
+                    let offset422 = bit421 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset442 / 1) % 2];
-                        let v2_pos: usize = (offset442 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset422 / 1) % 2];
+                        let v2_pos: usize = (offset422 / 1) % 2;
                         {
-                            let lo436 = 0 + 0;
-                            let hi439 = lo436 + 768;
-                            for &bit437 in input.ones_from(lo436) {
-                                let bit437 = bit437 as usize;
-                                if bit437 >= hi439 {
+                            let lo416 = 0 + 0;
+                            let hi419 = lo416 + 768;
+                            for &bit417 in input.ones_from(lo416) {
+                                let bit417 = bit417 as usize;
+                                if bit417 >= hi419 {
                                     break;
                                 }
-                                let offset438 = bit437 - 0;
+                                let offset418 = bit417 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset438 / 6) % 2 == v2_pos
+                                    && (offset418 / 6) % 2 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset438 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset418 / 12)
                                         % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset438 / 1) % 6];
-                                    let v0_pos: usize = (offset438 / 12) % 64;
-                                    let v3_pos: usize = (offset438 / 1) % 6;
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset418 / 1) % 6];
+                                    let v0_pos: usize = (offset418 / 12) % 64;
+                                    let v3_pos: usize = (offset418 / 1) % 6;
                                     {
-                                        let k433 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k433 != NONE as usize {
-                                            let key435 = k433 * 1;
-                                            for i434 in TABLE_53_AT0[key435]
-                                                as usize..TABLE_53_AT0[key435 + 1] as usize
+                                        let k413 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k413 != NONE as usize {
+                                            let key415 = k413 * 1;
+                                            for i414 in TABLE_53_AT0[key415]
+                                                as usize..TABLE_53_AT0[key415 + 1] as usize
                                             {
-                                                let row432 = &TABLE_53_BY0[i434];
-                                                let v4: Sym = row432[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i434][1] as usize;
+                                                let row412 = &TABLE_53_BY0[i414];
+                                                let v4: Sym = row412[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i414][1] as usize;
                                                 {
-                                                    let lo427 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
-                                                    let mut cursor431 = rt::OnesCursor::new(
+                                                    let lo407 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
+                                                    let mut cursor411 = rt::OnesCursor::new(
                                                         self.r55.words(),
-                                                        lo427,
-                                                        lo427 + 64,
+                                                        lo407,
+                                                        lo407 + 64,
                                                     );
-                                                    while let Some(bit428) = cursor431.next(self.r55.words()) {
-                                                        let offset429 = bit428 - 0;
-                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset429 / 1)
+                                                    while let Some(bit408) = cursor411.next(self.r55.words()) {
+                                                        let offset409 = bit408 - 0;
+                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset409 / 1)
                                                             % 64];
-                                                        let v1_pos: usize = (offset429 / 1) % 64;
-                                                        let exists = 'found426: {
+                                                        let v1_pos: usize = (offset409 / 1) % 64;
+                                                        let exists = 'found406: {
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                                    break 'found426 true;
+                                                                    break 'found406 true;
                                                                 }
                                                             }
                                                             false
@@ -14422,46 +14378,108 @@ impl Rules {
         }
         {
             {
-                let lo452 = 0;
-                for bit453 in input.state.ones(772 + lo452, 772 + lo452 + 2) {
-                    let offset454 = bit453 - 772;
+                let lo432 = 0;
+                for bit433 in input.state.ones(772 + lo432, 772 + lo432 + 2) {
+                    let offset434 = bit433 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset454 / 1) % 2];
-                        let v2_pos: usize = (offset454 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset434 / 1) % 2];
+                        let v2_pos: usize = (offset434 / 1) % 2;
                         {
-                            let lo448 = 0 + 0;
-                            let hi451 = lo448 + 768;
-                            for &bit449 in input.ones_from(lo448) {
-                                let bit449 = bit449 as usize;
-                                if bit449 >= hi451 {
+                            let lo428 = 0 + 0;
+                            let hi431 = lo428 + 768;
+                            for &bit429 in input.ones_from(lo428) {
+                                let bit429 = bit429 as usize;
+                                if bit429 >= hi431 {
                                     break;
                                 }
-                                let offset450 = bit449 - 0;
+                                let offset430 = bit429 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset450 / 6) % 2 == v2_pos && (offset450 / 1) % 6 == 3
+                                    && (offset430 / 6) % 2 == v2_pos && (offset430 / 1) % 6 == 3
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset450 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset430 / 12)
                                         % 64];
-                                    let v0_pos: usize = (offset450 / 12) % 64;
+                                    let v0_pos: usize = (offset430 / 12) % 64;
                                     {
-                                        let key447 = v0_pos * 1;
-                                        for i446 in TABLE_28_AT0[key447]
-                                            as usize..TABLE_28_AT0[key447 + 1] as usize
+                                        let key427 = v0_pos * 1;
+                                        for i426 in TABLE_28_AT0[key427]
+                                            as usize..TABLE_28_AT0[key427 + 1] as usize
                                         {
-                                            let row445 = &TABLE_28_BY0[i446];
-                                            let v1: Sym = row445[1];
-                                            let v1_pos: usize = TABLE_28_BY0_POS[i446][1] as usize;
-                                            let exists = 'found444: {
+                                            let row425 = &TABLE_28_BY0[i426];
+                                            let v1: Sym = row425[1];
+                                            let v1_pos: usize = TABLE_28_BY0_POS[i426][1] as usize;
+                                            let exists = 'found424: {
                                                 {
                                                     if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                        break 'found444 true;
+                                                        break 'found424 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
                                                 self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            {
+                let lo447 = 0;
+                for bit448 in input.state.ones(772 + lo447, 772 + lo447 + 2) {
+                    let offset449 = bit448 - 772;
+                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                    {
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset449 / 1) % 2];
+                        let v2_pos: usize = (offset449 / 1) % 2;
+                        {
+                            let key446 = v2_pos * 1;
+                            for i445 in TABLE_41_AT0[key446]
+                                as usize..TABLE_41_AT0[key446 + 1] as usize
+                            {
+                                let row444 = &TABLE_41_BY0[i445];
+                                let v3: Sym = row444[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i445][1] as usize;
+                                {
+                                    let lo440 = 0 + 0;
+                                    let hi443 = lo440 + 768;
+                                    for &bit441 in input.ones_from(lo440) {
+                                        let bit441 = bit441 as usize;
+                                        if bit441 >= hi443 {
+                                            break;
+                                        }
+                                        let offset442 = bit441 - 0;
+                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                            && (offset442 / 6) % 2 == v2_pos && (offset442 / 1) % 6 == 5
+                                        {
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 12)
+                                                % 64];
+                                            let v0_pos: usize = (offset442 / 12) % 64;
+                                            {
+                                                let key439 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                for i438 in TABLE_0_AT0_1[key439]
+                                                    as usize..TABLE_0_AT0_1[key439 + 1] as usize
+                                                {
+                                                    let row437 = &TABLE_0_BY0_1[i438];
+                                                    let v1: Sym = row437[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i438][2] as usize;
+                                                    let exists = 'found436: {
+                                                        {
+                                                            if self.r37.has_bit(0 + 0 + v1_pos * 1) {
+                                                                break 'found436 true;
+                                                            }
+                                                        }
+                                                        false
+                                                    };
+                                                    if !exists {
+                                                        self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                                    }
+                                                }
                                             }
                                         }
                                     }
@@ -14483,119 +14501,57 @@ impl Rules {
                         let v2_pos: usize = (offset469 / 1) % 2;
                         {
                             let key466 = v2_pos * 1;
-                            for i465 in TABLE_41_AT0[key466]
-                                as usize..TABLE_41_AT0[key466 + 1] as usize
+                            for i465 in TABLE_42_AT0[key466]
+                                as usize..TABLE_42_AT0[key466 + 1] as usize
                             {
-                                let row464 = &TABLE_41_BY0[i465];
-                                let v3: Sym = row464[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i465][1] as usize;
+                                let row464 = &TABLE_42_BY0[i465];
+                                let v0: Sym = row464[1];
+                                let v0_pos: usize = TABLE_42_BY0_POS[i465][1] as usize;
                                 {
-                                    let lo460 = 0 + 0;
-                                    let hi463 = lo460 + 768;
-                                    for &bit461 in input.ones_from(lo460) {
-                                        let bit461 = bit461 as usize;
-                                        if bit461 >= hi463 {
-                                            break;
-                                        }
-                                        let offset462 = bit461 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset462 / 6) % 2 == v2_pos && (offset462 / 1) % 6 == 5
-                                        {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset462 / 12)
-                                                % 64];
-                                            let v0_pos: usize = (offset462 / 12) % 64;
-                                            {
-                                                let key459 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                for i458 in TABLE_0_AT0_1[key459]
-                                                    as usize..TABLE_0_AT0_1[key459 + 1] as usize
-                                                {
-                                                    let row457 = &TABLE_0_BY0_1[i458];
-                                                    let v1: Sym = row457[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i458][2] as usize;
-                                                    let exists = 'found456: {
-                                                        {
-                                                            if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                break 'found456 true;
-                                                            }
-                                                        }
-                                                        false
-                                                    };
-                                                    if !exists {
-                                                        self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo487 = 0;
-                for bit488 in input.state.ones(772 + lo487, 772 + lo487 + 2) {
-                    let offset489 = bit488 - 772;
-                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                    {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset489 / 1) % 2];
-                        let v2_pos: usize = (offset489 / 1) % 2;
-                        {
-                            let key486 = v2_pos * 1;
-                            for i485 in TABLE_42_AT0[key486]
-                                as usize..TABLE_42_AT0[key486 + 1] as usize
-                            {
-                                let row484 = &TABLE_42_BY0[i485];
-                                let v0: Sym = row484[1];
-                                let v0_pos: usize = TABLE_42_BY0_POS[i485][1] as usize;
-                                {
-                                    let p483 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                    if p483 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                    let p463 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                    if p463 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p483 * 12 + v2_pos * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p463 * 12 + v2_pos * 6 + 5 * 1)
                                     {
                                         {
-                                            let key482 = v2_pos * 1;
-                                            for i481 in TABLE_41_AT0[key482]
-                                                as usize..TABLE_41_AT0[key482 + 1] as usize
+                                            let key462 = v2_pos * 1;
+                                            for i461 in TABLE_41_AT0[key462]
+                                                as usize..TABLE_41_AT0[key462 + 1] as usize
                                             {
-                                                let row480 = &TABLE_41_BY0[i481];
-                                                let v3: Sym = row480[1];
-                                                let v3_pos: usize = TABLE_41_BY0_POS[i481][1] as usize;
+                                                let row460 = &TABLE_41_BY0[i461];
+                                                let v3: Sym = row460[1];
+                                                let v3_pos: usize = TABLE_41_BY0_POS[i461][1] as usize;
                                                 {
-                                                    let k477 = TABLE_0_P0[v0 as usize] as usize;
-                                                    if k477 != NONE as usize {
-                                                        let key479 = k477 * 8 + (v3_pos + 1) * 1;
-                                                        for i478 in TABLE_0_AT0_1[key479]
-                                                            as usize..TABLE_0_AT0_1[key479 + 1] as usize
+                                                    let k457 = TABLE_0_P0[v0 as usize] as usize;
+                                                    if k457 != NONE as usize {
+                                                        let key459 = k457 * 8 + (v3_pos + 1) * 1;
+                                                        for i458 in TABLE_0_AT0_1[key459]
+                                                            as usize..TABLE_0_AT0_1[key459 + 1] as usize
                                                         {
-                                                            let row476 = &TABLE_0_BY0_1[i478];
-                                                            let v4: Sym = row476[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i478][2] as usize;
-                                                            let exists = 'found475: {
+                                                            let row456 = &TABLE_0_BY0_1[i458];
+                                                            let v4: Sym = row456[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i458][2] as usize;
+                                                            let exists = 'found455: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found475 true;
+                                                                        break 'found455 true;
                                                                     }
                                                                 }
                                                                 false
                                                             };
                                                             if !exists {
                                                                 {
-                                                                    let key474 = v4_pos * 8 + (v3_pos + 1) * 1;
-                                                                    for i473 in TABLE_0_AT0_1[key474]
-                                                                        as usize..TABLE_0_AT0_1[key474 + 1] as usize
+                                                                    let key454 = v4_pos * 8 + (v3_pos + 1) * 1;
+                                                                    for i453 in TABLE_0_AT0_1[key454]
+                                                                        as usize..TABLE_0_AT0_1[key454 + 1] as usize
                                                                     {
-                                                                        let row472 = &TABLE_0_BY0_1[i473];
-                                                                        let v1: Sym = row472[2];
-                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i473][2] as usize;
-                                                                        let exists = 'found471: {
+                                                                        let row452 = &TABLE_0_BY0_1[i453];
+                                                                        let v1: Sym = row452[2];
+                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i453][2] as usize;
+                                                                        let exists = 'found451: {
                                                                             {
                                                                                 if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                                    break 'found471 true;
+                                                                                    break 'found451 true;
                                                                                 }
                                                                             }
                                                                             false
@@ -14624,52 +14580,52 @@ impl Rules {
         }
         {
             {
-                let lo504 = 0;
-                for bit505 in input.state.ones(772 + lo504, 772 + lo504 + 2) {
-                    let offset506 = bit505 - 772;
+                let lo484 = 0;
+                for bit485 in input.state.ones(772 + lo484, 772 + lo484 + 2) {
+                    let offset486 = bit485 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset506 / 1) % 2];
-                        let v2_pos: usize = (offset506 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset486 / 1) % 2];
+                        let v2_pos: usize = (offset486 / 1) % 2;
                         {
-                            let key503 = v2_pos * 1;
-                            for i502 in TABLE_38_AT0[key503]
-                                as usize..TABLE_38_AT0[key503 + 1] as usize
+                            let key483 = v2_pos * 1;
+                            for i482 in TABLE_38_AT0[key483]
+                                as usize..TABLE_38_AT0[key483 + 1] as usize
                             {
-                                let row501 = &TABLE_38_BY0[i502];
-                                let v4: Sym = row501[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i502][1] as usize;
+                                let row481 = &TABLE_38_BY0[i482];
+                                let v4: Sym = row481[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i482][1] as usize;
                                 {
-                                    let lo497 = 0 + 0;
-                                    let hi500 = lo497 + 768;
-                                    for &bit498 in input.ones_from(lo497) {
-                                        let bit498 = bit498 as usize;
-                                        if bit498 >= hi500 {
+                                    let lo477 = 0 + 0;
+                                    let hi480 = lo477 + 768;
+                                    for &bit478 in input.ones_from(lo477) {
+                                        let bit478 = bit478 as usize;
+                                        if bit478 >= hi480 {
                                             break;
                                         }
-                                        let offset499 = bit498 - 0;
+                                        let offset479 = bit478 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset499 / 6) % 2 == v2_pos && (offset499 / 1) % 6 == 5
+                                            && (offset479 / 6) % 2 == v2_pos && (offset479 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset499 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset479 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset499 / 12) % 64;
+                                            let v0_pos: usize = (offset479 / 12) % 64;
                                             {
-                                                let key496 = v2_pos * 1;
-                                                for i495 in TABLE_40_AT0[key496]
-                                                    as usize..TABLE_40_AT0[key496 + 1] as usize
+                                                let key476 = v2_pos * 1;
+                                                for i475 in TABLE_40_AT0[key476]
+                                                    as usize..TABLE_40_AT0[key476 + 1] as usize
                                                 {
-                                                    let row494 = &TABLE_40_BY0[i495];
-                                                    let v3: Sym = row494[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i495][1] as usize;
+                                                    let row474 = &TABLE_40_BY0[i475];
+                                                    let v3: Sym = row474[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i475][1] as usize;
                                                     {
-                                                        let key493 = v0_pos * 8 + (v3_pos + 4) * 1;
-                                                        for i492 in TABLE_0_AT0_1[key493]
-                                                            as usize..TABLE_0_AT0_1[key493 + 1] as usize
+                                                        let key473 = v0_pos * 8 + (v3_pos + 4) * 1;
+                                                        for i472 in TABLE_0_AT0_1[key473]
+                                                            as usize..TABLE_0_AT0_1[key473 + 1] as usize
                                                         {
-                                                            let row491 = &TABLE_0_BY0_1[i492];
-                                                            let v1: Sym = row491[2];
-                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i492][2] as usize;
+                                                            let row471 = &TABLE_0_BY0_1[i472];
+                                                            let v1: Sym = row471[2];
+                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i472][2] as usize;
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v4_pos * 1) {
                                                                     self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
@@ -14693,17 +14649,17 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                for i513 in 0..self.r49.len() {
-                    let bit510 = self.r49.added(i513);
-                    let offset511 = bit510 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset511 / 64) % 64];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset511 / 1) % 64];
-                    let v0_pos: usize = (offset511 / 64) % 64;
-                    let v1_pos: usize = (offset511 / 1) % 64;
-                    let exists = 'found508: {
+                for i493 in 0..self.r49.len() {
+                    let bit490 = self.r49.added(i493);
+                    let offset491 = bit490 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 64) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 1) % 64];
+                    let v0_pos: usize = (offset491 / 64) % 64;
+                    let v1_pos: usize = (offset491 / 1) % 64;
+                    let exists = 'found488: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found508 true;
+                                break 'found488 true;
                             }
                         }
                         false
@@ -14719,24 +14675,24 @@ impl Rules {
         }
         {
             {
-                for i523 in 0..self.r44.len() {
-                    let bit520 = self.r44.added(i523);
-                    let offset521 = bit520 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset521 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset521 / 1) % 8];
-                    let v0_pos: usize = (offset521 / 8) % 64;
-                    let v2_pos: usize = (offset521 / 1) % 8;
+                for i503 in 0..self.r44.len() {
+                    let bit500 = self.r44.added(i503);
+                    let offset501 = bit500 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset501 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset501 / 1) % 8];
+                    let v0_pos: usize = (offset501 / 8) % 64;
+                    let v2_pos: usize = (offset501 / 1) % 8;
                     {
-                        let lo514 = 0 + 0 + v2_pos * 64;
-                        let mut cursor518 = rt::OnesCursor::new(
+                        let lo494 = 0 + 0 + v2_pos * 64;
+                        let mut cursor498 = rt::OnesCursor::new(
                             self.r43.words(),
-                            lo514,
-                            lo514 + 64,
+                            lo494,
+                            lo494 + 64,
                         );
-                        while let Some(bit515) = cursor518.next(self.r43.words()) {
-                            let offset516 = bit515 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset516 / 1) % 64];
-                            let v1_pos: usize = (offset516 / 1) % 64;
+                        while let Some(bit495) = cursor498.next(self.r43.words()) {
+                            let offset496 = bit495 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset496 / 1) % 64];
+                            let v1_pos: usize = (offset496 / 1) % 64;
                             {
                                 if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
                                     if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
@@ -14754,21 +14710,21 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found529: {
+            let exists = 'found509: {
                 if !self.r11.is_empty() {
-                    break 'found529 true;
+                    break 'found509 true;
                 }
                 false
             };
             if !exists {
                 {
-                    for i528 in 0..self.r59.len() {
-                        let bit525 = self.r59.added(i528);
-                        let offset526 = bit525 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset526 / 64) % 64];
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset526 / 1) % 64];
-                        let v0_pos: usize = (offset526 / 64) % 64;
-                        let v1_pos: usize = (offset526 / 1) % 64;
+                    for i508 in 0..self.r59.len() {
+                        let bit505 = self.r59.added(i508);
+                        let offset506 = bit505 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset506 / 64) % 64];
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset506 / 1) % 64];
+                        let v0_pos: usize = (offset506 / 64) % 64;
+                        let v1_pos: usize = (offset506 / 1) % 64;
                         if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                             self.grew = true;
                             self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14778,39 +14734,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found540: {
+            let exists = 'found520: {
                 if !self.r15.is_empty() {
-                    break 'found540 true;
+                    break 'found520 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo535 = 0 + 0;
-                        let mut cursor539 = rt::OnesCursor::new(
+                        let lo515 = 0 + 0;
+                        let mut cursor519 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo535,
-                            lo535 + 64,
+                            lo515,
+                            lo515 + 64,
                         );
-                        while let Some(bit536) = cursor539.next(self.r22.words()) {
-                            let offset537 = bit536 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset537 / 1) % 64];
-                            let v1_pos: usize = (offset537 / 1) % 64;
+                        while let Some(bit516) = cursor519.next(self.r22.words()) {
+                            let offset517 = bit516 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset517 / 1) % 64];
+                            let v1_pos: usize = (offset517 / 1) % 64;
                             {
-                                let lo530 = 0 + 0 + v1_pos * 64;
-                                let mut cursor534 = rt::OnesCursor::new(
+                                let lo510 = 0 + 0 + v1_pos * 64;
+                                let mut cursor514 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo530,
-                                    lo530 + 64,
+                                    lo510,
+                                    lo510 + 64,
                                 );
-                                while let Some(bit531) = cursor534
+                                while let Some(bit511) = cursor514
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset532 = bit531 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset532 / 1)
+                                    let offset512 = bit511 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset512 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset532 / 1) % 64;
+                                    let v0_pos: usize = (offset512 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14827,29 +14783,29 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo547 = 0;
-                for bit548 in input.state.ones(772 + lo547, 772 + lo547 + 2) {
-                    let offset549 = bit548 - 772;
+                let lo527 = 0;
+                for bit528 in input.state.ones(772 + lo527, 772 + lo527 + 2) {
+                    let offset529 = bit528 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset549 / 1) % 2];
-                        let v2_pos: usize = (offset549 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset529 / 1) % 2];
+                        let v2_pos: usize = (offset529 / 1) % 2;
                         {
-                            for i546 in 0..self.r51.len() {
-                                let bit543 = self.r51.added(i546);
-                                let offset544 = bit543 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset544 / 64)
+                            for i526 in 0..self.r51.len() {
+                                let bit523 = self.r51.added(i526);
+                                let offset524 = bit523 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset524 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset544 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset524 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset544 / 64) % 64;
-                                let v1_pos: usize = (offset544 / 1) % 64;
-                                let exists = 'found541: {
+                                let v0_pos: usize = (offset524 / 64) % 64;
+                                let v1_pos: usize = (offset524 / 1) % 64;
+                                let exists = 'found521: {
                                     {
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                         {
-                                            break 'found541 true;
+                                            break 'found521 true;
                                         }
                                     }
                                     false
@@ -14871,33 +14827,33 @@ impl Rules {
         }
         {
             {
-                let lo561 = 0;
-                for bit562 in input.state.ones(772 + lo561, 772 + lo561 + 2) {
-                    let offset563 = bit562 - 772;
+                let lo541 = 0;
+                for bit542 in input.state.ones(772 + lo541, 772 + lo541 + 2) {
+                    let offset543 = bit542 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset563 / 1) % 2];
-                        let v2_pos: usize = (offset563 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset543 / 1) % 2];
+                        let v2_pos: usize = (offset543 / 1) % 2;
                         {
-                            for i560 in 0..self.r51.len() {
-                                let bit557 = self.r51.added(i560);
-                                let offset558 = bit557 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset558 / 64)
+                            for i540 in 0..self.r51.len() {
+                                let bit537 = self.r51.added(i540);
+                                let offset538 = bit537 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset538 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset558 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset538 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset558 / 64) % 64;
-                                let v1_pos: usize = (offset558 / 1) % 64;
-                                let exists = 'found551: {
+                                let v0_pos: usize = (offset538 / 64) % 64;
+                                let v1_pos: usize = (offset538 / 1) % 64;
+                                let exists = 'found531: {
                                     {
-                                        let k553 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k553 != NONE as usize {
-                                            let key555 = v2_pos * 16 + k553 * 1;
-                                            for i554 in TABLE_30_AT0_1[key555]
-                                                as usize..TABLE_30_AT0_1[key555 + 1] as usize
+                                        let k533 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k533 != NONE as usize {
+                                            let key535 = v2_pos * 16 + k533 * 1;
+                                            for i534 in TABLE_30_AT0_1[key535]
+                                                as usize..TABLE_30_AT0_1[key535 + 1] as usize
                                             {
-                                                let row552 = &TABLE_30_BY0_1[i554];
-                                                break 'found551 true;
+                                                let row532 = &TABLE_30_BY0_1[i534];
+                                                break 'found531 true;
                                             }
                                         }
                                     }
@@ -14926,37 +14882,37 @@ impl Rules {
         }
         {
             {
-                let lo575 = 0;
-                for bit576 in input.state.ones(772 + lo575, 772 + lo575 + 2) {
-                    let offset577 = bit576 - 772;
+                let lo555 = 0;
+                for bit556 in input.state.ones(772 + lo555, 772 + lo555 + 2) {
+                    let offset557 = bit556 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset577 / 1) % 2];
-                        let v3_pos: usize = (offset577 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset557 / 1) % 2];
+                        let v3_pos: usize = (offset557 / 1) % 2;
                         {
-                            let key574 = v3_pos * 1;
-                            for i573 in TABLE_30_AT0[key574]
-                                as usize..TABLE_30_AT0[key574 + 1] as usize
+                            let key554 = v3_pos * 1;
+                            for i553 in TABLE_30_AT0[key554]
+                                as usize..TABLE_30_AT0[key554 + 1] as usize
                             {
-                                let row572 = &TABLE_30_BY0[i573];
-                                let v1: Sym = row572[1];
-                                let v1_pos: usize = TABLE_30_BY0_POS[i573][1] as usize;
+                                let row552 = &TABLE_30_BY0[i553];
+                                let v1: Sym = row552[1];
+                                let v1_pos: usize = TABLE_30_BY0_POS[i553][1] as usize;
                                 {
-                                    let p566 = POS_51[299 + v1 as usize] as usize;
-                                    if p566 != NONE as usize {
-                                        let lo567 = 0 + 0 + p566 * 64;
-                                        let mut cursor571 = rt::OnesCursor::new(
+                                    let p546 = POS_51[299 + v1 as usize] as usize;
+                                    if p546 != NONE as usize {
+                                        let lo547 = 0 + 0 + p546 * 64;
+                                        let mut cursor551 = rt::OnesCursor::new(
                                             self.r51_by1.words(),
-                                            lo567,
-                                            lo567 + 64,
+                                            lo547,
+                                            lo547 + 64,
                                         );
-                                        while let Some(bit568) = cursor571
+                                        while let Some(bit548) = cursor551
                                             .next(self.r51_by1.words())
                                         {
-                                            let offset569 = bit568 - 0;
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset569 / 1)
+                                            let offset549 = bit548 - 0;
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset549 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset569 / 1) % 64;
+                                            let v0_pos: usize = (offset549 / 1) % 64;
                                             {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -15022,57 +14978,57 @@ impl Rules {
         }
         {
             {
-                let lo589 = 0 + 0;
-                let mut cursor593 = rt::OnesCursor::new(
+                let lo569 = 0 + 0;
+                let mut cursor573 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo589,
-                    lo589 + 64,
+                    lo569,
+                    lo569 + 64,
                 );
-                while let Some(bit590) = cursor593.next(self.r26.words()) {
-                    let offset591 = bit590 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset591 / 1) % 64];
-                    let v0_pos: usize = (offset591 / 1) % 64;
+                while let Some(bit570) = cursor573.next(self.r26.words()) {
+                    let offset571 = bit570 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset571 / 1) % 64];
+                    let v0_pos: usize = (offset571 / 1) % 64;
                     {
-                        let lo585 = 0;
-                        for bit586 in input.state.ones(772 + lo585, 772 + lo585 + 2) {
-                            let offset587 = bit586 - 772;
+                        let lo565 = 0;
+                        for bit566 in input.state.ones(772 + lo565, 772 + lo565 + 2) {
+                            let offset567 = bit566 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset587 / 1) % 2];
-                                let v3_pos: usize = (offset587 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset567 / 1) % 2];
+                                let v3_pos: usize = (offset567 / 1) % 2;
                                 {
-                                    let key584 = v0_pos * 1;
-                                    for i583 in TABLE_0_AT0[key584]
-                                        as usize..TABLE_0_AT0[key584 + 1] as usize
+                                    let key564 = v0_pos * 1;
+                                    for i563 in TABLE_0_AT0[key564]
+                                        as usize..TABLE_0_AT0[key564 + 1] as usize
                                     {
-                                        let row582 = &TABLE_0_BY0[i583];
-                                        let v2: Sym = row582[1];
-                                        let v1: Sym = row582[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i583][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i583][2] as usize;
-                                        let exists = 'found581: {
+                                        let row562 = &TABLE_0_BY0[i563];
+                                        let v2: Sym = row562[1];
+                                        let v1: Sym = row562[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i563][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i563][2] as usize;
+                                        let exists = 'found561: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found581 true;
+                                                    break 'found561 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found580: {
+                                            let exists = 'found560: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found580 true;
+                                                        break 'found560 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found579: {
+                                                let exists = 'found559: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found579 true;
+                                                            break 'found559 true;
                                                         }
                                                     }
                                                     false
@@ -15097,65 +15053,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found605: {
+            let exists = 'found585: {
                 if !self.r11.is_empty() {
-                    break 'found605 true;
+                    break 'found585 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo601 = 0;
-                    for bit602 in input.state.ones(768 + lo601, 768 + lo601 + 4) {
-                        let offset603 = bit602 - 768;
+                    let lo581 = 0;
+                    for bit582 in input.state.ones(768 + lo581, 768 + lo581 + 4) {
+                        let offset583 = bit582 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset603 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset603 / 1) % 2];
-                            let v2_pos: usize = (offset603 / 2) % 2;
-                            let v3_pos: usize = (offset603 / 1) % 2;
-                            let exists = 'found600: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset583 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset583 / 1) % 2];
+                            let v2_pos: usize = (offset583 / 2) % 2;
+                            let v3_pos: usize = (offset583 / 1) % 2;
+                            let exists = 'found580: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found600 true;
+                                        break 'found580 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found599: {
+                                let exists = 'found579: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found599 true;
+                                            break 'found579 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key598 = v2_pos * 2 + v3_pos * 1;
-                                        for i597 in TABLE_9_AT0_1[key598]
-                                            as usize..TABLE_9_AT0_1[key598 + 1] as usize
+                                        let key578 = v2_pos * 2 + v3_pos * 1;
+                                        for i577 in TABLE_9_AT0_1[key578]
+                                            as usize..TABLE_9_AT0_1[key578 + 1] as usize
                                         {
-                                            let row596 = &TABLE_9_BY0_1[i597];
-                                            let v0: Sym = row596[2];
-                                            let v1: Sym = row596[3];
-                                            let v4: Sym = row596[4];
-                                            let v5: Sym = row596[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i597][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i597][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i597][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i597][5] as usize;
+                                            let row576 = &TABLE_9_BY0_1[i577];
+                                            let v0: Sym = row576[2];
+                                            let v1: Sym = row576[3];
+                                            let v4: Sym = row576[4];
+                                            let v5: Sym = row576[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i577][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i577][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i577][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i577][5] as usize;
                                             {
-                                                let p595 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p595 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p575 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p575 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + p595 * 12 + v2_pos * 6 + 4 * 1)
+                                                    && input.state.get(0 + 0 + p575 * 12 + v2_pos * 6 + 4 * 1)
                                                 {
                                                     {
-                                                        let p594 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p594 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p574 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p574 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p594 * 12 + v2_pos * 6 + 0 * 1)
+                                                            && input.state.get(0 + 0 + p574 * 12 + v2_pos * 6 + 0 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15186,29 +15142,29 @@ impl Rules {
         }
         {
             {
-                let lo612 = 0;
-                for bit613 in input.state.ones(975 + lo612, 975 + lo612 + 64) {
-                    let offset614 = bit613 - 975;
+                let lo592 = 0;
+                for bit593 in input.state.ones(975 + lo592, 975 + lo592 + 64) {
+                    let offset594 = bit593 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset614 / 1) % 64];
-                        let v1_pos: usize = (offset614 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset594 / 1) % 64];
+                        let v1_pos: usize = (offset594 / 1) % 64;
                         {
-                            let lo607 = 0 + 0;
-                            let mut cursor611 = rt::OnesCursor::new(
+                            let lo587 = 0 + 0;
+                            let mut cursor591 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo607,
-                                lo607 + 64,
+                                lo587,
+                                lo587 + 64,
                             );
-                            while let Some(bit608) = cursor611.next(self.r18.words()) {
-                                let offset609 = bit608 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset609 / 1)
+                            while let Some(bit588) = cursor591.next(self.r18.words()) {
+                                let offset589 = bit588 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset589 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset609 / 1) % 64;
-                                let exists = 'found606: {
+                                let v0_pos: usize = (offset589 / 1) % 64;
+                                let exists = 'found586: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found606 true;
+                                            break 'found586 true;
                                         }
                                     }
                                     false
@@ -15232,16 +15188,16 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            let exists = 'found616: {
-                for i618 in 0..self.r35.len() {
-                    let row617 = self.r35.row(i618);
-                    let v0: Sym = row617[0];
-                    let v1: Sym = row617[1];
-                    let v2: Sym = row617[2];
-                    let v3: Sym = row617[3];
-                    let v4: Sym = row617[4];
-                    let v5: Sym = row617[5];
-                    break 'found616 true;
+            let exists = 'found596: {
+                for i598 in 0..self.r35.len() {
+                    let row597 = self.r35.row(i598);
+                    let v0: Sym = row597[0];
+                    let v1: Sym = row597[1];
+                    let v2: Sym = row597[2];
+                    let v3: Sym = row597[3];
+                    let v4: Sym = row597[4];
+                    let v5: Sym = row597[5];
+                    break 'found596 true;
                 }
                 false
             };
@@ -15253,9 +15209,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found619: {
+            let exists = 'found599: {
                 if !self.r34.is_empty() {
-                    break 'found619 true;
+                    break 'found599 true;
                 }
                 false
             };
@@ -15271,14 +15227,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo620 = 0;
-                    for bit621 in input.state.ones(772 + lo620, 772 + lo620 + 2) {
-                        let offset622 = bit621 - 772;
+                    let lo600 = 0;
+                    for bit601 in input.state.ones(772 + lo600, 772 + lo600 + 2) {
+                        let offset602 = bit601 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset622 / 1) % 2];
-                            let v0_pos: usize = (offset622 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset602 / 1) % 2];
+                            let v0_pos: usize = (offset602 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15288,22 +15244,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo627 = 0;
-                    for bit628 in input.state.ones(772 + lo627, 772 + lo627 + 2) {
-                        let offset629 = bit628 - 772;
+                    let lo607 = 0;
+                    for bit608 in input.state.ones(772 + lo607, 772 + lo607 + 2) {
+                        let offset609 = bit608 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset629 / 1) % 2];
-                            let v1_pos: usize = (offset629 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset609 / 1) % 2];
+                            let v1_pos: usize = (offset609 / 1) % 2;
                             {
-                                let key626 = v1_pos * 1;
-                                for i625 in TABLE_38_AT0[key626]
-                                    as usize..TABLE_38_AT0[key626 + 1] as usize
+                                let key606 = v1_pos * 1;
+                                for i605 in TABLE_38_AT0[key606]
+                                    as usize..TABLE_38_AT0[key606 + 1] as usize
                                 {
-                                    let row624 = &TABLE_38_BY0[i625];
-                                    let v0: Sym = row624[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i625][1] as usize;
+                                    let row604 = &TABLE_38_BY0[i605];
+                                    let v0: Sym = row604[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i605][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15314,9 +15270,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found632: {
+            let exists = 'found612: {
                 if !self.r33.is_empty() {
-                    break 'found632 true;
+                    break 'found612 true;
                 }
                 false
             };
@@ -15338,21 +15294,21 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo635 = 0;
-                for bit636 in input.state.ones(772 + lo635, 772 + lo635 + 2) {
-                    let offset637 = bit636 - 772;
+                let lo615 = 0;
+                for bit616 in input.state.ones(772 + lo615, 772 + lo615 + 2) {
+                    let offset617 = bit616 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset637 / 1) % 2];
-                        let v0_pos: usize = (offset637 / 1) % 2;
-                        for i634 in 0..self.r35.len() {
-                            let row633 = self.r35.row(i634);
-                            let v1: Sym = row633[0];
-                            let v2: Sym = row633[1];
-                            let v3: Sym = row633[2];
-                            let v4: Sym = row633[3];
-                            let v5: Sym = row633[4];
-                            let v6: Sym = row633[5];
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset617 / 1) % 2];
+                        let v0_pos: usize = (offset617 / 1) % 2;
+                        for i614 in 0..self.r35.len() {
+                            let row613 = self.r35.row(i614);
+                            let v1: Sym = row613[0];
+                            let v2: Sym = row613[1];
+                            let v3: Sym = row613[2];
+                            let v4: Sym = row613[3];
+                            let v5: Sym = row613[4];
+                            let v6: Sym = row613[5];
                             self.grew
                                 |= self
                                     .r32
@@ -15384,21 +15340,21 @@ impl Rules {
         }
         {
             {
-                let lo642 = 0;
-                for bit643 in input.state.ones(772 + lo642, 772 + lo642 + 2) {
-                    let offset644 = bit643 - 772;
+                let lo622 = 0;
+                for bit623 in input.state.ones(772 + lo622, 772 + lo622 + 2) {
+                    let offset624 = bit623 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset644 / 1) % 2];
-                        let v1_pos: usize = (offset644 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset624 / 1) % 2];
+                        let v1_pos: usize = (offset624 / 1) % 2;
                         {
-                            let key641 = v1_pos * 1;
-                            for i640 in TABLE_38_AT0[key641]
-                                as usize..TABLE_38_AT0[key641 + 1] as usize
+                            let key621 = v1_pos * 1;
+                            for i620 in TABLE_38_AT0[key621]
+                                as usize..TABLE_38_AT0[key621 + 1] as usize
                             {
-                                let row639 = &TABLE_38_BY0[i640];
-                                let v0: Sym = row639[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i640][1] as usize;
+                                let row619 = &TABLE_38_BY0[i620];
+                                let v0: Sym = row619[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i620][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -15416,23 +15372,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role653 in 0..2 {
-                let row652 = &input.joint[role653 * 7..(role653 + 1) * 7];
-                if row652[1] == 297 && row652[4] == 0 && row652[5] == 0 && row652[6] == 0
+            for role633 in 0..2 {
+                let row632 = &input.joint[role633 * 7..(role633 + 1) * 7];
+                if row632[1] == 297 && row632[4] == 0 && row632[5] == 0 && row632[6] == 0
                 {
-                    let v1: Sym = row652[0];
-                    let v3: Sym = row652[2];
-                    let v0: Sym = row652[3];
+                    let v1: Sym = row632[0];
+                    let v3: Sym = row632[2];
+                    let v0: Sym = row632[3];
                     {
-                        let p646 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p647 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p646 != NONE as usize && p647 != NONE as usize {
-                            let lo648 = 0 + p646 * 12 + p647 * 6;
-                            for bit649 in input.state.ones(0 + lo648, 0 + lo648 + 6) {
-                                let offset650 = bit649 - 0;
+                        let p626 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p627 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p626 != NONE as usize && p627 != NONE as usize {
+                            let lo628 = 0 + p626 * 12 + p627 * 6;
+                            for bit629 in input.state.ones(0 + lo628, 0 + lo628 + 6) {
+                                let offset630 = bit629 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset650 / 1) % 6];
-                                    let v2_pos: usize = (offset650 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset630 / 1) % 6];
+                                    let v2_pos: usize = (offset630 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -15465,13 +15421,13 @@ impl Rules {
             }
         }
         {
-            for role655 in 0..2 {
-                let row654 = &input.joint[role655 * 7..(role655 + 1) * 7];
-                if row654[1] == 298 && row654[2] == 0 && row654[3] == 0 {
-                    let v1: Sym = row654[0];
-                    let v3: Sym = row654[4];
-                    let v0: Sym = row654[5];
-                    let v2: Sym = row654[6];
+            for role635 in 0..2 {
+                let row634 = &input.joint[role635 * 7..(role635 + 1) * 7];
+                if row634[1] == 298 && row634[2] == 0 && row634[3] == 0 {
+                    let v1: Sym = row634[0];
+                    let v3: Sym = row634[4];
+                    let v0: Sym = row634[5];
+                    let v2: Sym = row634[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -15511,32 +15467,32 @@ impl Rules {
         }
         {
             {
-                let lo659 = 0 + 0;
-                let mut cursor663 = rt::OnesCursor::new(
+                let lo639 = 0 + 0;
+                let mut cursor643 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo659,
-                    lo659 + 4,
+                    lo639,
+                    lo639 + 4,
                 );
-                while let Some(bit660) = cursor663.next(self.r8.words()) {
-                    let offset661 = bit660 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset661 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset661 / 1) % 2];
-                    let v1_pos: usize = (offset661 / 2) % 2;
-                    let v2_pos: usize = (offset661 / 1) % 2;
+                while let Some(bit640) = cursor643.next(self.r8.words()) {
+                    let offset641 = bit640 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset641 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset641 / 1) % 2];
+                    let v1_pos: usize = (offset641 / 2) % 2;
+                    let v2_pos: usize = (offset641 / 1) % 2;
                     {
-                        let key658 = v1_pos * 2 + v2_pos * 1;
-                        for i657 in TABLE_9_AT0_1[key658]
-                            as usize..TABLE_9_AT0_1[key658 + 1] as usize
+                        let key638 = v1_pos * 2 + v2_pos * 1;
+                        for i637 in TABLE_9_AT0_1[key638]
+                            as usize..TABLE_9_AT0_1[key638 + 1] as usize
                         {
-                            let row656 = &TABLE_9_BY0_1[i657];
-                            let v3: Sym = row656[2];
-                            let v4: Sym = row656[3];
-                            let v5: Sym = row656[4];
-                            let v0: Sym = row656[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i657][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i657][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i657][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i657][5] as usize;
+                            let row636 = &TABLE_9_BY0_1[i637];
+                            let v3: Sym = row636[2];
+                            let v4: Sym = row636[3];
+                            let v5: Sym = row636[4];
+                            let v0: Sym = row636[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i637][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i637][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i637][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i637][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0
@@ -15558,25 +15514,25 @@ impl Rules {
         }
         {
             {
-                let lo665 = 0 + 0;
-                let hi668 = lo665 + 768;
-                for &bit666 in input.ones_from(lo665) {
-                    let bit666 = bit666 as usize;
-                    if bit666 >= hi668 {
+                let lo645 = 0 + 0;
+                let hi648 = lo645 + 768;
+                for &bit646 in input.ones_from(lo645) {
+                    let bit646 = bit646 as usize;
+                    if bit646 >= hi648 {
                         break;
                     }
-                    let offset667 = bit666 - 0;
+                    let offset647 = bit646 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset667 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset667 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset667 / 1) % 6];
-                        let v0_pos: usize = (offset667 / 12) % 64;
-                        let v1_pos: usize = (offset667 / 6) % 2;
-                        let v2_pos: usize = (offset667 / 1) % 6;
-                        let exists = 'found664: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset647 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset647 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset647 / 1) % 6];
+                        let v0_pos: usize = (offset647 / 12) % 64;
+                        let v1_pos: usize = (offset647 / 6) % 2;
+                        let v2_pos: usize = (offset647 / 1) % 6;
+                        let exists = 'found644: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found664 true;
+                                    break 'found644 true;
                                 }
                             }
                             false
@@ -15590,48 +15546,48 @@ impl Rules {
             }
         }
         {
-            for role684 in 0..2 {
-                let row683 = &input.joint[role684 * 7..(role684 + 1) * 7];
-                if row683[1] == 297 && row683[4] == 0 && row683[5] == 0 && row683[6] == 0
+            for role664 in 0..2 {
+                let row663 = &input.joint[role664 * 7..(role664 + 1) * 7];
+                if row663[1] == 297 && row663[4] == 0 && row663[5] == 0 && row663[6] == 0
                 {
-                    let v1: Sym = row683[0];
-                    let v2: Sym = row683[2];
-                    let v3: Sym = row683[3];
+                    let v1: Sym = row663[0];
+                    let v2: Sym = row663[2];
+                    let v3: Sym = row663[3];
                     {
-                        let p681 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p682 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p681 != NONE as usize && p682 != NONE as usize && 0 == 0
+                        let p661 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p662 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p661 != NONE as usize && p662 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p681 * 12 + p682 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p661 * 12 + p662 * 6 + 5 * 1)
                         {
                             {
-                                let k678 = TABLE_41_P0[v1 as usize] as usize;
-                                if k678 != NONE as usize {
-                                    let key680 = k678 * 1;
-                                    for i679 in TABLE_41_AT0[key680]
-                                        as usize..TABLE_41_AT0[key680 + 1] as usize
+                                let k658 = TABLE_41_P0[v1 as usize] as usize;
+                                if k658 != NONE as usize {
+                                    let key660 = k658 * 1;
+                                    for i659 in TABLE_41_AT0[key660]
+                                        as usize..TABLE_41_AT0[key660 + 1] as usize
                                     {
-                                        let row677 = &TABLE_41_BY0[i679];
-                                        let v4: Sym = row677[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i679][1] as usize;
+                                        let row657 = &TABLE_41_BY0[i659];
+                                        let v4: Sym = row657[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i659][1] as usize;
                                         {
-                                            let k674 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k674 != NONE as usize {
-                                                let key676 = k674 * 8 + (v4_pos + 1) * 1;
-                                                for i675 in TABLE_0_AT0_1[key676]
-                                                    as usize..TABLE_0_AT0_1[key676 + 1] as usize
+                                            let k654 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k654 != NONE as usize {
+                                                let key656 = k654 * 8 + (v4_pos + 1) * 1;
+                                                for i655 in TABLE_0_AT0_1[key656]
+                                                    as usize..TABLE_0_AT0_1[key656 + 1] as usize
                                                 {
-                                                    let row673 = &TABLE_0_BY0_1[i675];
-                                                    let v0: Sym = row673[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i675][2] as usize;
+                                                    let row653 = &TABLE_0_BY0_1[i655];
+                                                    let v0: Sym = row653[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i655][2] as usize;
                                                     {
-                                                        let k670 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k670 != NONE as usize {
-                                                            let key672 = v0_pos * 512 + (v4_pos + 1) * 64 + k670 * 1;
-                                                            for i671 in TABLE_0_AT0_1_2[key672]
-                                                                as usize..TABLE_0_AT0_1_2[key672 + 1] as usize
+                                                        let k650 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k650 != NONE as usize {
+                                                            let key652 = v0_pos * 512 + (v4_pos + 1) * 64 + k650 * 1;
+                                                            for i651 in TABLE_0_AT0_1_2[key652]
+                                                                as usize..TABLE_0_AT0_1_2[key652 + 1] as usize
                                                             {
-                                                                let row669 = &TABLE_0_BY0_1_2[i671];
+                                                                let row649 = &TABLE_0_BY0_1_2[i651];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -15649,18 +15605,18 @@ impl Rules {
         }
         {
             {
-                let lo686 = 0;
-                for bit687 in input.state.ones(768 + lo686, 768 + lo686 + 4) {
-                    let offset688 = bit687 - 768;
+                let lo666 = 0;
+                for bit667 in input.state.ones(768 + lo666, 768 + lo666 + 4) {
+                    let offset668 = bit667 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset688 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset688 / 1) % 2];
-                        let v0_pos: usize = (offset688 / 2) % 2;
-                        let v1_pos: usize = (offset688 / 1) % 2;
-                        let exists = 'found685: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset668 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset668 / 1) % 2];
+                        let v0_pos: usize = (offset668 / 2) % 2;
+                        let v1_pos: usize = (offset668 / 1) % 2;
+                        let exists = 'found665: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found685 true;
+                                    break 'found665 true;
                                 }
                             }
                             false
@@ -15674,21 +15630,21 @@ impl Rules {
         }
         {
             {
-                let lo693 = 0;
-                for bit694 in input.state.ones(772 + lo693, 772 + lo693 + 2) {
-                    let offset695 = bit694 - 772;
+                let lo673 = 0;
+                for bit674 in input.state.ones(772 + lo673, 772 + lo673 + 2) {
+                    let offset675 = bit674 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset695 / 1) % 2];
-                        let v1_pos: usize = (offset695 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset675 / 1) % 2];
+                        let v1_pos: usize = (offset675 / 1) % 2;
                         {
-                            let key692 = v1_pos * 1;
-                            for i691 in TABLE_38_AT0[key692]
-                                as usize..TABLE_38_AT0[key692 + 1] as usize
+                            let key672 = v1_pos * 1;
+                            for i671 in TABLE_38_AT0[key672]
+                                as usize..TABLE_38_AT0[key672 + 1] as usize
                             {
-                                let row690 = &TABLE_38_BY0[i691];
-                                let v0: Sym = row690[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i691][1] as usize;
+                                let row670 = &TABLE_38_BY0[i671];
+                                let v0: Sym = row670[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i671][1] as usize;
                                 self.next_bits.set(772 + 0 + v0_pos * 1);
                             }
                         }
@@ -15698,23 +15654,23 @@ impl Rules {
         }
         {
             {
-                let lo701 = 0;
-                for bit702 in input.state.ones(774 + lo701, 774 + lo701 + 201) {
-                    let offset703 = bit702 - 774;
+                let lo681 = 0;
+                for bit682 in input.state.ones(774 + lo681, 774 + lo681 + 201) {
+                    let offset683 = bit682 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset703 / 1) % 201];
-                        let v1_pos: usize = (offset703 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset683 / 1) % 201];
+                        let v1_pos: usize = (offset683 / 1) % 201;
                         {
-                            let k698 = TABLE_46_P0[v1 as usize] as usize;
-                            if k698 != NONE as usize {
-                                let key700 = k698 * 1;
-                                for i699 in TABLE_46_AT0[key700]
-                                    as usize..TABLE_46_AT0[key700 + 1] as usize
+                            let k678 = TABLE_46_P0[v1 as usize] as usize;
+                            if k678 != NONE as usize {
+                                let key680 = k678 * 1;
+                                for i679 in TABLE_46_AT0[key680]
+                                    as usize..TABLE_46_AT0[key680 + 1] as usize
                                 {
-                                    let row697 = &TABLE_46_BY0[i699];
-                                    let v0: Sym = row697[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i699][1] as usize;
+                                    let row677 = &TABLE_46_BY0[i679];
+                                    let v0: Sym = row677[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i679][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -15737,9 +15693,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found705: {
+            let exists = 'found685: {
                 if !self.r34.is_empty() {
-                    break 'found705 true;
+                    break 'found685 true;
                 }
                 false
             };
