@@ -219,18 +219,31 @@ impl Emitter<'_> {
     /// An accept after a call back into the mode of the walk at `depth`: the call's key
     /// joins the walk's keys unless already there.
     pub(super) fn walk_push(depth: usize) -> TokenStream {
+        let add = Self::add_unmet(depth, &quote::format_ident!("link_key"));
+        quote! {
+            let _ = #add;
+        }
+    }
+
+    /// An expression adding the array local `entry` to the keys or answers of the walk
+    /// at `depth` unless already there (on the stack, or spilled past its room): whether
+    /// it was added.
+    fn add_unmet(depth: usize, entry: &proc_macro2::Ident) -> TokenStream {
         let WalkNames {
             keys, count, spill, ..
         } = WalkNames::at(depth);
         let cap = super::lit(MAX_WALK);
         quote! {
-            if !#keys[..#count].contains(&link_key) && !#spill.contains(&link_key) {
+            if #keys[..#count].contains(&#entry) || #spill.contains(&#entry) {
+                false
+            } else {
                 if #count < #cap {
-                    #keys[#count] = link_key;
+                    #keys[#count] = #entry;
                     #count += 1;
                 } else {
-                    #spill.push(link_key);
+                    #spill.push(#entry);
                 }
+                true
             }
         }
     }
@@ -271,26 +284,10 @@ impl Emitter<'_> {
             .expect("an inlined rule's head inside an inlined call");
         let mut new_answer = None;
         if let Some((Walk::Answers, depth)) = top.walk {
-            let WalkNames {
-                keys: answers,
-                count,
-                spill,
-                ..
-            } = WalkNames::at(depth);
-            let cap = super::lit(MAX_WALK);
+            let add = Self::add_unmet(depth, &quote::format_ident!("answer"));
             new_answer = Some(quote! {
                 let answer = [#(#values),*];
-                if #answers[..#count].contains(&answer) || #spill.contains(&answer) {
-                    false
-                } else {
-                    if #count < #cap {
-                        #answers[#count] = answer;
-                        #count += 1;
-                    } else {
-                        #spill.push(answer);
-                    }
-                    true
-                }
+                #add
             });
         }
         if let Some((Walk::Keys, depth)) = top.walk
