@@ -33,8 +33,12 @@
 //! local array (`walkD`, the call's key first; a key already in it is not added, so a
 //! line closing on itself ends) and runs the rules at each, a call back into the mode
 //! adding its key, an exit rule's head running the continuation with the bound columns
-//! of the call's own key (`originD`). Keys past the array's [`MAX_WALK`] go to a
-//! vector (`spillD`), allocated only then.
+//! of the call's own key (`originD`). A left-linear mode whose calls back into itself
+//! have the call's key ([`Closure::Own`]) is inlined as a walk of its *answers*: the
+//! same array holds the answers found, the rules run in passes until none is new, a
+//! call back reads the answers found so far (and those found while it runs), and a
+//! head runs the continuation only for a new answer. Keys or answers past the array's
+//! [`MAX_WALK`] go to a vector (`spillD`), allocated only then.
 
 use proc_macro2::TokenStream;
 use quote::quote;
