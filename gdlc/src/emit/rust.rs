@@ -423,8 +423,9 @@ enum Sink {
     /// A mode's rules inlined at a call site (see `inline.rs`): an accept runs the
     /// caller's continuation on the head's values.
     Inline,
-    /// After a call back into a [`Closure::Chain`] mode inlined as a walk at depth `0`
-    /// (see `inline.rs`): an accept adds the call's key (`link_key`) to the walk's keys.
+    /// After a call back into a [`Closure::Chain`] mode inlined as a walk, whose locals
+    /// are named by the depth held (see `inline.rs`): an accept adds the call's key
+    /// (`link_key`) to the walk's keys.
     Walk(usize),
 }
 
@@ -1766,7 +1767,7 @@ impl<'a> Emitter<'a> {
     /// columns, over the same domains): each bit the source set is set in the head as
     /// it is (a narrow relation a word at a time), rather than decoded into positions
     /// and numbered again. `None` for any other rule.
-    fn bits_copied(&self, rule: usize, body: &Node) -> Option<TokenStream> {
+    fn bits_copied(&self, body: &Node) -> Option<TokenStream> {
         let Node::Query { query, then } = body else {
             return None;
         };
@@ -1776,7 +1777,6 @@ impl<'a> Emitter<'a> {
         let (head, source) = (*relation, query.relation);
         if head == source
             || Some(head) == self.next_rel
-            || self.ir.rules[rule].head.relation != head
             || query.access != Access::Scan
             || self.plan.relations[source.0 as usize].evaluation != Evaluation::Materialised
             || !self.bit_copies(head).is_empty()
@@ -2072,7 +2072,7 @@ impl<'a> Emitter<'a> {
             }
             Node::Rule { rule, body, .. } => {
                 if matches!(sink, Sink::Layer)
-                    && let Some(copy) = self.bits_copied(*rule, body)
+                    && let Some(copy) = self.bits_copied(body)
                 {
                     return Ok(copy);
                 }
