@@ -750,6 +750,25 @@ impl Store {
         true
     }
 
+    /// Inserts into a bitset store without rows the tuples numbered `offset + b` for
+    /// each `b` of `bits` (another store's [`Self::row_bits`]: its tuples under
+    /// columns of this store already bound); whether one was new.
+    #[inline]
+    pub fn insert_bits_at(&mut self, offset: usize, bits: &[u32]) -> bool {
+        debug_assert!(!self.keep_rows, "rows copied as bits alone");
+        let mut grew = false;
+        for &bit in bits {
+            grew |= self.insert_bit(offset + bit as usize, &[]);
+        }
+        grew
+    }
+
+    /// The bits of a bitset store's rows, in row order (empty for other stores).
+    #[inline]
+    pub fn row_bits(&self) -> &[u32] {
+        &self.row_bits
+    }
+
     /// Whether the tuple numbered `bit` (as for [`Self::insert_bit`]) is in a bitset
     /// store.
     #[inline]

@@ -411,6 +411,50 @@ fn legal_moves_in_text_order_are_picked_by_their_bits() {
     assert!(code.contains("pubtypeReasoner"), "{text}");
 }
 
+/// A rule of `legal` that copies a relation of moves whole under the role (team
+/// chess's `(<= (legal ?c ?m) (true (control ?c)) (mover-move ?m))`) adds that
+/// relation's bits at the role's offset, rather than decoding each row: the relation
+/// is numbered in text order like `legal`, and keeps no rows, `mobile` asking only
+/// whether it has one. Where the relation's domains are not `legal`'s (here `legal`
+/// also takes moves from a second relation, so its `put` has more arguments), the
+/// rows are decoded as before.
+#[test]
+fn legal_copies_the_bits_of_a_relation_of_moves() {
+    let (legal, text, code) = join_code(&team_game("chess.kif"), "legal/2");
+    let (moves, _, _) = join_code(&team_game("chess.kif"), "mover-move/1");
+    assert!(
+        code.contains(&format!(
+            ".insert_bits_at(v0_pos*20481,self.r{moves}.row_bits());"
+        )),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("r{moves}:rt::Store::coded(6,&LAYOUT_{moves},&[],")),
+        "{text}"
+    );
+    assert!(code.contains(".without_rows(),"), "{text}");
+    assert!(
+        code.contains(&format!("ifself.r{moves}.len()>0{{")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("r{legal}:rt::Store::coded(7,")),
+        "{text}"
+    );
+    let game = "(role p) (role q) (init (turn p)) (low 1) (low 2) (high 3)
+        (<= (small (put ?m)) (low ?m)) (<= (large (put ?m)) (high ?m))
+        (<= (legal ?r ?m) (true (turn ?r)) (small ?m))
+        (<= (legal ?r ?m) (true (turn ?r)) (large ?m))
+        (<= (legal ?r noop) (role ?r) (not (true (turn ?r))))
+        (<= (next (turn q)) (true (turn p))) (<= (next (turn p)) (true (turn q)))
+        (<= (next (done ?m)) (does ?r (put ?m))) (<= (next (done ?m)) (true (done ?m)))
+        (<= terminal (true (done 3)))
+        (<= (goal ?r 50) (role ?r))";
+    let file = gdlc::SourceFile::new("puts.kif", game);
+    let (_, text, code) = join_code(&file, "legal/2");
+    assert!(!code.contains("insert_bits_at"), "{text}");
+}
+
 /// A rule that copies one bits-only relation into another numbered alike sets the
 /// source's bits as they are, a word at a time when the relation is narrow: team
 /// chess's `(<= (checker ?t) (leaper-check ?t))` (64 squares), where the other rule of

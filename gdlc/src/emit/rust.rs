@@ -274,9 +274,44 @@ fn own_domain(column: &crate::ir::Column) -> Vec<SymbolId> {
 /// Whether `relation`'s functor blocks are numbered in the canonical text order of
 /// their terms (`legal`: the runtime picks a role's k-th move in text order as its
 /// k-th set bit, see `Emitter::legal_in_text_order`): functors ordered by the text
-/// their terms start with, each argument's domain by name.
+/// their terms start with, each argument's domain by name. A relation of moves that a
+/// rule of `legal` copies whole is numbered so too ([`copied_into_legal`]).
 fn text_ordered(ir: &Ir, relation: RelationId) -> bool {
-    ir.relation(relation).keyword == Some(Keyword::Legal)
+    ir.relation(relation).keyword == Some(Keyword::Legal) || copied_into_legal(ir, relation)
+}
+
+/// Whether a rule of `legal` reads `relation` (a relation of nested terms) in a
+/// positive atom whose every argument is a variable of the head's move (`(<= (legal ?c
+/// ?m) (true (control ?c)) (mover-move ?m))`). Numbered in text order like `legal`'s,
+/// its bits are then `legal`'s under the role (`Emitter::coded_copy`).
+fn copied_into_legal(ir: &Ir, relation: RelationId) -> bool {
+    let Some(legal) = ir.keyword(Keyword::Legal) else {
+        return false;
+    };
+    if relation == legal
+        || !ir
+            .relation(relation)
+            .columns
+            .iter()
+            .any(|c| c.path.len() > 1)
+    {
+        return false;
+    }
+    let legal_columns = &ir.relation(legal).columns;
+    let in_move = |rule: &crate::ir::FlatRule, arg: &Arg| {
+        matches!(arg, Arg::Var(_))
+            && (rule.head.args.iter().zip(legal_columns))
+                .any(|(head_arg, column)| head_arg == arg && column.path[0] == 1)
+    };
+    ir.rules
+        .iter()
+        .filter(|rule| rule.head.relation == legal)
+        .any(|rule| {
+            rule.body.iter().any(|literal| {
+                matches!(literal, crate::ir::FlatLiteral::Pos(atom)
+                    if atom.relation == relation && atom.args.iter().all(|a| in_move(rule, a)))
+            })
+        })
 }
 
 /// The start of the text of a term of root symbol `f`: `(f ` for a function symbol,
@@ -809,6 +844,9 @@ impl<'a> Emitter<'a> {
     /// decoding each new one from its bit.
     fn rows_unread(&self, r: RelationId) -> bool {
         let keyword = self.ir.relation(r).keyword;
+        if keyword.is_none() {
+            return self.only_copied_or_tested(r);
+        }
         if !matches!(keyword, Some(Keyword::Legal | Keyword::Sees))
             || !matches!(
                 self.plan.relations[r.0 as usize].evaluation,
@@ -834,6 +872,76 @@ impl<'a> Emitter<'a> {
             }
         }
         !read
+    }
+
+    /// Whether a materialised coded relation's rows go unread: every join reading it
+    /// is the source of a copy of its bits ([`Self::coded_copy`], in a rule whose
+    /// tuples go straight to the head) or asks only whether it has a tuple
+    /// ([`Self::whole_store_tested`]). Demand modes read rows.
+    fn only_copied_or_tested(&self, r: RelationId) -> bool {
+        if self.plan.relations[r.0 as usize].evaluation != Evaluation::Materialised
+            || !self.plan.relations[r.0 as usize].indexes.is_empty()
+            || !self.has_store(r)
+            || self.coded_numbering(r).is_none()
+        {
+            return false;
+        }
+        let mut demand_reads = false;
+        for relation_plan in &self.plan.relations {
+            if let Evaluation::Demand(modes) = &relation_plan.evaluation {
+                for mode in modes {
+                    mode.tree
+                        .for_each_query(&mut |q| demand_reads |= q.relation == r);
+                }
+            }
+        }
+        !demand_reads
+            && self.plan.layers.iter().all(|layer| {
+                layer
+                    .tree
+                    .as_ref()
+                    .is_none_or(|tree| self.reads_as_bits(tree, r, false))
+            })
+    }
+
+    /// Whether every read of `r` under `node` is a copy of its bits in a rule whose
+    /// tuples go straight to the head (`direct`) or a test of whether it has a tuple.
+    fn reads_as_bits(&self, node: &Node, r: RelationId, direct: bool) -> bool {
+        match node {
+            Node::Sequence(children) => children.iter().all(|c| self.reads_as_bits(c, r, direct)),
+            Node::Repeat(body) => self.reads_as_bits(body, r, direct),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => self.reads_as_bits(initial, r, direct) && self.reads_as_bits(rounds, r, direct),
+            Node::Rule { rule, body, .. } => {
+                let head = self.ir.rules[*rule].head.relation;
+                let direct = self.arity(head) > 0
+                    && Some(head) != self.next_rel
+                    && (!Self::reads(body, head) || self.bit_columns(head).is_some());
+                self.reads_as_bits(body, r, direct)
+            }
+            Node::Accept { .. } => true,
+            Node::If { test, then } => {
+                !matches!(test, Test::Absent(q) if q.relation == r)
+                    && self.reads_as_bits(then, r, direct)
+            }
+            Node::Query { query, then } => {
+                (query.relation != r
+                    || (direct && self.copied_bits(query, then).is_some())
+                    || self.whole_store_tested(query, then))
+                    && self.reads_as_bits(then, r, direct)
+            }
+        }
+    }
+
+    /// Whether a join asks only whether a stored relation has a tuple: a scan binding
+    /// every column, none of them read after (`(<= mobile (mover-move ?m))`). It is
+    /// emitted as a test of the store's count, reading no row.
+    fn whole_store_tested(&self, query: &Query, then: &Node) -> bool {
+        query.access == Access::Scan
+            && self.has_store(query.relation)
+            && query.slots.iter().all(|s| matches!(s, Slot::Bind(_)))
+            && Self::existential(query, then)
     }
 
     /// The numbered columns `(column, stride, domain)` of a derived relation stored in
@@ -1814,6 +1922,99 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// The last join of a rule that copies every tuple of a coded relation into a coded
+    /// head without rows under outer columns already bound (`(<= (legal ?c ?m) (true
+    /// (control ?c)) (mover-move ?m))`), when the source's blocks are the head's, laid
+    /// out alike: the head's bit of a tuple is then the source's bit plus the bound
+    /// columns' offset, and the source's bits are added at that offset as they are,
+    /// rather than each row decoded and numbered again. `None` for any other join.
+    fn coded_copy(&self, query: &Query, then: &Node, sink: Sink) -> Option<TokenStream> {
+        if !matches!(sink, Sink::Layer) || !self.direct.get() {
+            return None;
+        }
+        self.copied_bits(query, then)
+    }
+
+    /// The copy [`Self::coded_copy`] emits for a join of a rule whose accepted tuples
+    /// go straight to the head's store, if the join has its shape.
+    fn copied_bits(&self, query: &Query, then: &Node) -> Option<TokenStream> {
+        let Node::Accept { relation, args } = then else {
+            return None;
+        };
+        let (head, source) = (*relation, query.relation);
+        if head == source
+            || Some(head) == self.next_rel
+            || query.access != Access::Scan
+            || self.plan.relations[source.0 as usize].evaluation != Evaluation::Materialised
+            || !self.rows_unread(head)
+        {
+            return None;
+        }
+        let (from, to) = (self.coded_numbering(source)?, self.coded_numbering(head)?);
+        if !from.outer.is_empty() {
+            return None;
+        }
+        // Each source column's variable is the head's in one column.
+        let mut head_column = Vec::with_capacity(query.slots.len());
+        for slot in &query.slots {
+            let Slot::Bind(v) = slot else {
+                return None;
+            };
+            let at: Vec<usize> = (0..args.len())
+                .filter(|&c| args[c] == Arg::Var(*v))
+                .collect();
+            let [c] = at[..] else {
+                return None;
+            };
+            head_column.push(c);
+        }
+        let mapped_alike =
+            |(c, stride, domain): &(usize, usize, Vec<SymbolId>),
+             (d, their_stride, their_domain): &(usize, usize, Vec<SymbolId>)| {
+                head_column[*c] == *d && stride == their_stride && domain == their_domain
+            };
+        let same_blocks = head_column[from.top] == to.top
+            && from.blocks.iter().all(|block| {
+                to.blocks.iter().any(|theirs| {
+                    theirs.symbol == block.symbol
+                        && theirs.base == block.base
+                        && theirs.size == block.size
+                        && block.keys.is_none()
+                        && theirs.keys.is_none()
+                        && block.columns.len() == theirs.columns.len()
+                        && block
+                            .columns
+                            .iter()
+                            .zip(&theirs.columns)
+                            .all(|(a, b)| mapped_alike(a, b))
+                })
+            });
+        let outer_columns: Vec<usize> = to.outer.iter().map(|(c, _)| *c).collect();
+        let rest_outer = (0..args.len())
+            .filter(|c| !head_column.contains(c))
+            .eq(outer_columns.iter().copied());
+        if !same_blocks || !rest_outer {
+            return None;
+        }
+        let layout_bits = to.blocks.last().map_or(0, |b| b.base + b.size);
+        let mut outer = Vec::new();
+        let mut stride = layout_bits.max(1);
+        for (c, domain) in to.outer.iter().rev() {
+            outer.push((*c, stride, domain.clone()));
+            stride *= domain.len().max(1);
+        }
+        outer.reverse();
+        let offset = if outer.is_empty() {
+            quote!(0)
+        } else {
+            self.bit_of_args(head, &outer, args)?
+        };
+        let (head, source) = (Self::store(head), Self::store(source));
+        Some(quote! {
+            self.grew |= self.#head.insert_bits_at(#offset, self.#source.row_bits());
+        })
+    }
+
     /// The bit of an accepted tuple of a relation with a coded numbering and a
     /// positions table (see [`Self::coded_positions`]) whose functor is a constant:
     /// the block's base plus the mixed-radix number of the other columns.
@@ -2245,8 +2446,18 @@ impl<'a> Emitter<'a> {
                 }
             }
             Node::Query { query, then } => {
+                if let Some(copy) = self.coded_copy(query, then, sink) {
+                    return Ok(copy);
+                }
                 if let Some(push) = self.chain_link(query, then, sink)? {
                     return Ok(push);
+                }
+                if self.whole_store_tested(query, then) {
+                    let store = Self::store(query.relation);
+                    let then = self.node(then, sink)?;
+                    return Ok(quote! {
+                        if self.#store.len() > 0 { #then }
+                    });
                 }
                 if Self::existential(query, then) {
                     // Nothing after reads what the query binds: one match is enough.

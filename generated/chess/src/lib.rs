@@ -3043,12 +3043,12 @@ static POS_35: [u32; 1794] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 0, 1, 4294967295, 4294967295, 4294967295, 0,
-    4294967295, 4294967295, 1, 4294967295, 2, 4294967295, 3, 4294967295, 4, 4294967295,
-    5, 4294967295, 6, 4294967295, 7, 4294967295, 8, 4294967295, 9, 10, 11, 12, 13, 14,
-    15, 16, 4294967295, 17, 18, 19, 20, 21, 22, 23, 24, 4294967295, 25, 26, 27, 28, 29,
-    30, 31, 32, 4294967295, 33, 34, 35, 36, 37, 38, 39, 40, 4294967295, 41, 42, 43, 44,
-    45, 46, 47, 48, 4294967295, 49, 50, 51, 52, 53, 54, 55, 56, 4294967295, 57, 58, 59,
-    60, 61, 62, 63, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 8, 4294967295, 16, 4294967295, 24, 4294967295, 32,
+    4294967295, 40, 4294967295, 48, 4294967295, 56, 4294967295, 1, 4294967295, 9, 17, 25,
+    33, 41, 49, 57, 2, 4294967295, 10, 18, 26, 34, 42, 50, 58, 3, 4294967295, 11, 19, 27,
+    35, 43, 51, 59, 4, 4294967295, 12, 20, 28, 36, 44, 52, 60, 5, 4294967295, 13, 21, 29,
+    37, 45, 53, 61, 6, 4294967295, 14, 22, 30, 38, 46, 54, 62, 7, 4294967295, 15, 23, 31,
+    39, 47, 55, 63, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -3079,13 +3079,12 @@ static POS_35: [u32; 1794] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
-    4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1,
-    4294967295, 2, 4294967295, 3, 4294967295, 4, 4294967295, 5, 4294967295, 6,
-    4294967295, 7, 4294967295, 8, 4294967295, 9, 10, 11, 12, 13, 14, 15, 16, 4294967295,
-    17, 18, 19, 20, 21, 22, 23, 24, 4294967295, 25, 26, 27, 28, 29, 30, 31, 32,
-    4294967295, 33, 34, 35, 36, 37, 38, 39, 40, 4294967295, 41, 42, 43, 44, 45, 46, 47,
-    48, 4294967295, 49, 50, 51, 52, 53, 54, 55, 56, 4294967295, 57, 58, 59, 60, 61, 62,
-    63, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 8,
+    4294967295, 16, 4294967295, 24, 4294967295, 32, 4294967295, 40, 4294967295, 48,
+    4294967295, 56, 4294967295, 1, 4294967295, 9, 17, 25, 33, 41, 49, 57, 2, 4294967295,
+    10, 18, 26, 34, 42, 50, 58, 3, 4294967295, 11, 19, 27, 35, 43, 51, 59, 4, 4294967295,
+    12, 20, 28, 36, 44, 52, 60, 5, 4294967295, 13, 21, 29, 37, 45, 53, 61, 6, 4294967295,
+    14, 22, 30, 38, 46, 54, 62, 7, 4294967295, 15, 23, 31, 39, 47, 55, 63, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -3116,13 +3115,13 @@ static POS_35: [u32; 1794] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
-    4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 1, 4294967295, 2,
-    4294967295, 3, 4294967295, 4, 4294967295, 5, 4294967295, 6, 4294967295, 7,
-    4294967295, 8, 4294967295, 9, 10, 11, 12, 13, 14, 15, 16, 4294967295, 17, 18, 19, 20,
-    21, 22, 23, 24, 4294967295, 25, 26, 27, 28, 29, 30, 31, 32, 4294967295, 33, 34, 35,
-    36, 37, 38, 39, 40, 4294967295, 41, 42, 43, 44, 45, 46, 47, 48, 4294967295, 49, 50,
-    51, 52, 53, 54, 55, 56, 4294967295, 57, 58, 59, 60, 61, 62, 63, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 0, 4294967295, 4294967295, 8, 4294967295, 16, 4294967295, 24, 4294967295,
+    32, 4294967295, 40, 4294967295, 48, 4294967295, 56, 4294967295, 1, 4294967295, 9, 17,
+    25, 33, 41, 49, 57, 2, 4294967295, 10, 18, 26, 34, 42, 50, 58, 3, 4294967295, 11, 19,
+    27, 35, 43, 51, 59, 4, 4294967295, 12, 20, 28, 36, 44, 52, 60, 5, 4294967295, 13, 21,
+    29, 37, 45, 53, 61, 6, 4294967295, 14, 22, 30, 38, 46, 54, 62, 7, 4294967295, 15, 23,
+    31, 39, 47, 55, 63, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -3153,12 +3152,12 @@ static POS_35: [u32; 1794] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
-    4294967295, 0, 4294967295, 4294967295, 1, 4294967295, 2, 4294967295, 3, 4294967295,
-    4, 4294967295, 5, 4294967295, 6, 4294967295, 7, 4294967295, 8, 4294967295, 9, 10, 11,
-    12, 13, 14, 15, 16, 4294967295, 17, 18, 19, 20, 21, 22, 23, 24, 4294967295, 25, 26,
-    27, 28, 29, 30, 31, 32, 4294967295, 33, 34, 35, 36, 37, 38, 39, 40, 4294967295, 41,
-    42, 43, 44, 45, 46, 47, 48, 4294967295, 49, 50, 51, 52, 53, 54, 55, 56, 4294967295,
-    57, 58, 59, 60, 61, 62, 63, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 0, 4294967295, 4294967295, 8,
+    4294967295, 16, 4294967295, 24, 4294967295, 32, 4294967295, 40, 4294967295, 48,
+    4294967295, 56, 4294967295, 1, 4294967295, 9, 17, 25, 33, 41, 49, 57, 2, 4294967295,
+    10, 18, 26, 34, 42, 50, 58, 3, 4294967295, 11, 19, 27, 35, 43, 51, 59, 4, 4294967295,
+    12, 20, 28, 36, 44, 52, 60, 5, 4294967295, 13, 21, 29, 37, 45, 53, 61, 6, 4294967295,
+    14, 22, 30, 38, 46, 54, 62, 7, 4294967295, 15, 23, 31, 39, 47, 55, 63, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
@@ -3229,9 +3228,9 @@ static POS_35: [u32; 1794] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
-    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 0, 1, 2, 3, 4294967295,
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
-    4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 3, 0, 2, 1, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
 #[allow(dead_code)]
 ///The numbering of the tuples of `mover-move/1` by the functor blocks of one argument.
@@ -3247,16 +3246,16 @@ static LAYOUT_35: rt::Layout = rt::Layout {
             strides: &[64, 1],
             domains: &[
                 &[
-                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29, 31,
-                    32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47, 49, 50,
-                    51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65, 67, 68, 69,
-                    70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    3, 20, 29, 38, 47, 56, 65, 74, 6, 22, 31, 40, 49, 58, 67, 76, 8, 23,
+                    32, 41, 50, 59, 68, 77, 10, 24, 33, 42, 51, 60, 69, 78, 12, 25, 34,
+                    43, 52, 61, 70, 79, 14, 26, 35, 44, 53, 62, 71, 80, 16, 27, 36, 45,
+                    54, 63, 72, 81, 18, 28, 37, 46, 55, 64, 73, 82,
                 ],
                 &[
-                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29, 31,
-                    32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47, 49, 50,
-                    51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65, 67, 68, 69,
-                    70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    3, 20, 29, 38, 47, 56, 65, 74, 6, 22, 31, 40, 49, 58, 67, 76, 8, 23,
+                    32, 41, 50, 59, 68, 77, 10, 24, 33, 42, 51, 60, 69, 78, 12, 25, 34,
+                    43, 52, 61, 70, 79, 14, 26, 35, 44, 53, 62, 71, 80, 16, 27, 36, 45,
+                    54, 63, 72, 81, 18, 28, 37, 46, 55, 64, 73, 82,
                 ],
             ],
             keys: None,
@@ -3269,18 +3268,18 @@ static LAYOUT_35: rt::Layout = rt::Layout {
             strides: &[256, 4, 1],
             domains: &[
                 &[
-                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29, 31,
-                    32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47, 49, 50,
-                    51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65, 67, 68, 69,
-                    70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    3, 20, 29, 38, 47, 56, 65, 74, 6, 22, 31, 40, 49, 58, 67, 76, 8, 23,
+                    32, 41, 50, 59, 68, 77, 10, 24, 33, 42, 51, 60, 69, 78, 12, 25, 34,
+                    43, 52, 61, 70, 79, 14, 26, 35, 44, 53, 62, 71, 80, 16, 27, 36, 45,
+                    54, 63, 72, 81, 18, 28, 37, 46, 55, 64, 73, 82,
                 ],
                 &[
-                    3, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24, 25, 26, 27, 28, 29, 31,
-                    32, 33, 34, 35, 36, 37, 38, 40, 41, 42, 43, 44, 45, 46, 47, 49, 50,
-                    51, 52, 53, 54, 55, 56, 58, 59, 60, 61, 62, 63, 64, 65, 67, 68, 69,
-                    70, 71, 72, 73, 74, 76, 77, 78, 79, 80, 81, 82,
+                    3, 20, 29, 38, 47, 56, 65, 74, 6, 22, 31, 40, 49, 58, 67, 76, 8, 23,
+                    32, 41, 50, 59, 68, 77, 10, 24, 33, 42, 51, 60, 69, 78, 12, 25, 34,
+                    43, 52, 61, 70, 79, 14, 26, 35, 44, 53, 62, 71, 80, 16, 27, 36, 45,
+                    54, 63, 72, 81, 18, 28, 37, 46, 55, 64, 73, 82,
                 ],
-                &[283, 284, 285, 286],
+                &[284, 286, 285, 283],
             ],
             keys: None,
         },
@@ -11907,7 +11906,7 @@ impl rt::Rules<WORDS> for Rules {
                 .without_rows(),
             r33: rt::Store::hashed(0, &[]),
             r34: rt::Store::hashed(0, &[]),
-            r35: rt::Store::coded(6, &LAYOUT_35, &[], 299, &[]),
+            r35: rt::Store::coded(6, &LAYOUT_35, &[], 299, &[]).without_rows(),
             r37: rt::BitSet::new(64),
             r38: rt::Store::bitset(&[&[1, 2], &[1, 2]], 299, &[&[0]])
                 .with_rows(TABLE_38.as_flattened(), 2),
@@ -13615,24 +13614,7 @@ impl Rules {
     ///Layer 33: `check/0`.
     fn layer33(&mut self, input: &Input) {
         {
-            let exists = 'found234: {
-                {
-                    let lo235 = 0 + 0;
-                    let mut cursor239 = rt::OnesCursor::new(
-                        self.r12.words(),
-                        lo235,
-                        lo235 + 64,
-                    );
-                    while let Some(bit236) = cursor239.next(self.r12.words()) {
-                        let offset237 = bit236 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset237 / 1) % 64];
-                        let v0_pos: usize = (offset237 / 1) % 64;
-                        break 'found234 true;
-                    }
-                }
-                false
-            };
-            if exists {
+            if self.r12.len() > 0 {
                 self.grew |= self.r11.insert(&[]);
             }
         }
@@ -13641,21 +13623,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo240 = 0 + 0;
-                let hi243 = lo240 + 768;
-                for &bit241 in input.ones_from(lo240) {
-                    let bit241 = bit241 as usize;
-                    if bit241 >= hi243 {
+                let lo234 = 0 + 0;
+                let hi237 = lo234 + 768;
+                for &bit235 in input.ones_from(lo234) {
+                    let bit235 = bit235 as usize;
+                    if bit235 >= hi237 {
                         break;
                     }
-                    let offset242 = bit241 - 0;
+                    let offset236 = bit235 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset242 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset242 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset242 / 1) % 6];
-                        let v0_pos: usize = (offset242 / 12) % 64;
-                        let v1_pos: usize = (offset242 / 6) % 2;
-                        let v2_pos: usize = (offset242 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset236 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset236 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset236 / 1) % 6];
+                        let v0_pos: usize = (offset236 / 12) % 64;
+                        let v1_pos: usize = (offset236 / 6) % 2;
+                        let v2_pos: usize = (offset236 / 1) % 6;
                         self.grew |= self.r13.insert(v0_pos * 2 + v1_pos * 1);
                     }
                 }
@@ -13666,27 +13648,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo249 = 0 + 0;
-                let mut cursor253 = rt::OnesCursor::new(
+                let lo243 = 0 + 0;
+                let mut cursor247 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo249,
-                    lo249 + 64,
+                    lo243,
+                    lo243 + 64,
                 );
-                while let Some(bit250) = cursor253.next(self.r12.words()) {
-                    let offset251 = bit250 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset251 / 1) % 64];
-                    let v0_pos: usize = (offset251 / 1) % 64;
+                while let Some(bit244) = cursor247.next(self.r12.words()) {
+                    let offset245 = bit244 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset245 / 1) % 64];
+                    let v0_pos: usize = (offset245 / 1) % 64;
                     {
-                        let lo244 = 0 + 0;
-                        let mut cursor248 = rt::OnesCursor::new(
+                        let lo238 = 0 + 0;
+                        let mut cursor242 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo244,
-                            lo244 + 64,
+                            lo238,
+                            lo238 + 64,
                         );
-                        while let Some(bit245) = cursor248.next(self.r12.words()) {
-                            let offset246 = bit245 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset246 / 1) % 64];
-                            let v1_pos: usize = (offset246 / 1) % 64;
+                        while let Some(bit239) = cursor242.next(self.r12.words()) {
+                            let offset240 = bit239 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset240 / 1) % 64];
+                            let v1_pos: usize = (offset240 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -13700,39 +13682,39 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo264 = 0;
-                for bit265 in input.state.ones(975 + lo264, 975 + lo264 + 64) {
-                    let offset266 = bit265 - 975;
+                let lo258 = 0;
+                for bit259 in input.state.ones(975 + lo258, 975 + lo258 + 64) {
+                    let offset260 = bit259 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset266 / 1) % 64];
-                        let v1_pos: usize = (offset266 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset260 / 1) % 64];
+                        let v1_pos: usize = (offset260 / 1) % 64;
                         {
-                            let lo260 = 0;
-                            for bit261 in input.state.ones(772 + lo260, 772 + lo260 + 2)
+                            let lo254 = 0;
+                            for bit255 in input.state.ones(772 + lo254, 772 + lo254 + 2)
                             {
-                                let offset262 = bit261 - 772;
+                                let offset256 = bit255 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset262 / 1) % 2];
-                                    let v2_pos: usize = (offset262 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset256 / 1) % 2];
+                                    let v2_pos: usize = (offset256 / 1) % 2;
                                     {
-                                        let key259 = v2_pos * 1;
-                                        for i258 in TABLE_40_AT0[key259]
-                                            as usize..TABLE_40_AT0[key259 + 1] as usize
+                                        let key253 = v2_pos * 1;
+                                        for i252 in TABLE_40_AT0[key253]
+                                            as usize..TABLE_40_AT0[key253 + 1] as usize
                                         {
-                                            let row257 = &TABLE_40_BY0[i258];
-                                            let v3: Sym = row257[1];
-                                            let v3_pos: usize = TABLE_40_BY0_POS[i258][1] as usize;
+                                            let row251 = &TABLE_40_BY0[i252];
+                                            let v3: Sym = row251[1];
+                                            let v3_pos: usize = TABLE_40_BY0_POS[i252][1] as usize;
                                             {
-                                                let key256 = (v3_pos + 4) * 64 + v1_pos * 1;
-                                                for i255 in TABLE_0_AT1_2[key256]
-                                                    as usize..TABLE_0_AT1_2[key256 + 1] as usize
+                                                let key250 = (v3_pos + 4) * 64 + v1_pos * 1;
+                                                for i249 in TABLE_0_AT1_2[key250]
+                                                    as usize..TABLE_0_AT1_2[key250 + 1] as usize
                                                 {
-                                                    let row254 = &TABLE_0_BY1_2[i255];
-                                                    let v0: Sym = row254[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i255][0] as usize;
+                                                    let row248 = &TABLE_0_BY1_2[i249];
+                                                    let v0: Sym = row248[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i249][0] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
@@ -13756,54 +13738,54 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo285 = 0;
-                for bit286 in input.state.ones(975 + lo285, 975 + lo285 + 64) {
-                    let offset287 = bit286 - 975;
+                let lo279 = 0;
+                for bit280 in input.state.ones(975 + lo279, 975 + lo279 + 64) {
+                    let offset281 = bit280 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset287 / 1) % 64];
-                        let v1_pos: usize = (offset287 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset281 / 1) % 64];
+                        let v1_pos: usize = (offset281 / 1) % 64;
                         {
-                            let lo281 = 0;
-                            for bit282 in input.state.ones(772 + lo281, 772 + lo281 + 2)
+                            let lo275 = 0;
+                            for bit276 in input.state.ones(772 + lo275, 772 + lo275 + 2)
                             {
-                                let offset283 = bit282 - 772;
+                                let offset277 = bit276 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset283 / 1) % 2];
-                                    let v2_pos: usize = (offset283 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset277 / 1) % 2];
+                                    let v2_pos: usize = (offset277 / 1) % 2;
                                     {
-                                        let key280 = v2_pos * 1;
-                                        for i279 in TABLE_41_AT0[key280]
-                                            as usize..TABLE_41_AT0[key280 + 1] as usize
+                                        let key274 = v2_pos * 1;
+                                        for i273 in TABLE_41_AT0[key274]
+                                            as usize..TABLE_41_AT0[key274 + 1] as usize
                                         {
-                                            let row278 = &TABLE_41_BY0[i279];
-                                            let v3: Sym = row278[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i279][1] as usize;
+                                            let row272 = &TABLE_41_BY0[i273];
+                                            let v3: Sym = row272[1];
+                                            let v3_pos: usize = TABLE_41_BY0_POS[i273][1] as usize;
                                             {
-                                                let key277 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i276 in TABLE_0_AT1_2[key277]
-                                                    as usize..TABLE_0_AT1_2[key277 + 1] as usize
+                                                let key271 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                                for i270 in TABLE_0_AT1_2[key271]
+                                                    as usize..TABLE_0_AT1_2[key271 + 1] as usize
                                                 {
-                                                    let row275 = &TABLE_0_BY1_2[i276];
-                                                    let v0: Sym = row275[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i276][0] as usize;
+                                                    let row269 = &TABLE_0_BY1_2[i270];
+                                                    let v0: Sym = row269[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i270][0] as usize;
                                                     {
-                                                        let lo271 = 0 + v0_pos * 12;
-                                                        for bit272 in input.state.ones(0 + lo271, 0 + lo271 + 12) {
-                                                            let offset273 = bit272 - 0;
+                                                        let lo265 = 0 + v0_pos * 12;
+                                                        for bit266 in input.state.ones(0 + lo265, 0 + lo265 + 12) {
+                                                            let offset267 = bit266 - 0;
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && (offset273 / 1) % 6 == 5
+                                                                && (offset267 / 1) % 6 == 5
                                                             {
-                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset273 / 6) % 2];
-                                                                let v4_pos: usize = (offset273 / 6) % 2;
+                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset267 / 6) % 2];
+                                                                let v4_pos: usize = (offset267 / 6) % 2;
                                                                 {
-                                                                    let key270 = v2_pos * 2 + v4_pos * 1;
-                                                                    for i269 in TABLE_38_AT0_1[key270]
-                                                                        as usize..TABLE_38_AT0_1[key270 + 1] as usize
+                                                                    let key264 = v2_pos * 2 + v4_pos * 1;
+                                                                    for i263 in TABLE_38_AT0_1[key264]
+                                                                        as usize..TABLE_38_AT0_1[key264 + 1] as usize
                                                                     {
-                                                                        let row268 = &TABLE_38_BY0_1[i269];
+                                                                        let row262 = &TABLE_38_BY0_1[i263];
                                                                         self.grew |= self.r21.insert(v0_pos * 1);
                                                                     }
                                                                 }
@@ -13826,37 +13808,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo297 = 0 + 0;
-                let mut cursor301 = rt::OnesCursor::new(
+                let lo291 = 0 + 0;
+                let mut cursor295 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo297,
-                    lo297 + 64,
+                    lo291,
+                    lo291 + 64,
                 );
-                while let Some(bit298) = cursor301.next(self.r18.words()) {
-                    let offset299 = bit298 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset299 / 1) % 64];
-                    let v0_pos: usize = (offset299 / 1) % 64;
+                while let Some(bit292) = cursor295.next(self.r18.words()) {
+                    let offset293 = bit292 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64];
+                    let v0_pos: usize = (offset293 / 1) % 64;
                     {
-                        let lo292 = 0 + 0;
-                        let mut cursor296 = rt::OnesCursor::new(
+                        let lo286 = 0 + 0;
+                        let mut cursor290 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo292,
-                            lo292 + 64,
+                            lo286,
+                            lo286 + 64,
                         );
-                        while let Some(bit293) = cursor296.next(self.r26.words()) {
-                            let offset294 = bit293 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 1) % 64];
-                            let v3_pos: usize = (offset294 / 1) % 64;
+                        while let Some(bit287) = cursor290.next(self.r26.words()) {
+                            let offset288 = bit287 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset288 / 1) % 64];
+                            let v3_pos: usize = (offset288 / 1) % 64;
                             {
-                                let key291 = v3_pos * 1;
-                                for i290 in TABLE_0_AT0[key291]
-                                    as usize..TABLE_0_AT0[key291 + 1] as usize
+                                let key285 = v3_pos * 1;
+                                for i284 in TABLE_0_AT0[key285]
+                                    as usize..TABLE_0_AT0[key285 + 1] as usize
                                 {
-                                    let row289 = &TABLE_0_BY0[i290];
-                                    let v1: Sym = row289[1];
-                                    let v2: Sym = row289[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i290][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i290][2] as usize;
+                                    let row283 = &TABLE_0_BY0[i284];
+                                    let v1: Sym = row283[1];
+                                    let v2: Sym = row283[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i284][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i284][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13881,47 +13863,47 @@ impl Rules {
             }
             {
                 {
-                    let lo307 = 0 + 0;
-                    for i311 in delta20.0..delta20.1 {
-                        let bit308 = self.r20.added(i311);
-                        if bit308 < lo307 || bit308 >= lo307 + 32768 {
+                    let lo301 = 0 + 0;
+                    for i305 in delta20.0..delta20.1 {
+                        let bit302 = self.r20.added(i305);
+                        if bit302 < lo301 || bit302 >= lo301 + 32768 {
                             continue;
                         }
-                        let offset309 = bit308 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset309 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 1) % 64];
-                        let v0_pos: usize = (offset309 / 512) % 64;
-                        let v1_pos: usize = (offset309 / 64) % 8;
-                        let v3_pos: usize = (offset309 / 1) % 64;
-                        let exists = 'found306: {
+                        let offset303 = bit302 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset303 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 1) % 64];
+                        let v0_pos: usize = (offset303 / 512) % 64;
+                        let v1_pos: usize = (offset303 / 64) % 8;
+                        let v3_pos: usize = (offset303 / 1) % 64;
+                        let exists = 'found300: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found306 true;
+                                    break 'found300 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found305: {
+                            let exists = 'found299: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found305 true;
+                                        break 'found299 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
                                 {
-                                    let key304 = v3_pos * 8 + v1_pos * 1;
-                                    for i303 in TABLE_0_AT0_1[key304]
-                                        as usize..TABLE_0_AT0_1[key304 + 1] as usize
+                                    let key298 = v3_pos * 8 + v1_pos * 1;
+                                    for i297 in TABLE_0_AT0_1[key298]
+                                        as usize..TABLE_0_AT0_1[key298 + 1] as usize
                                     {
-                                        let row302 = &TABLE_0_BY0_1[i303];
-                                        let v2: Sym = row302[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i303][2] as usize;
+                                        let row296 = &TABLE_0_BY0_1[i297];
+                                        let v2: Sym = row296[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i297][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -13937,29 +13919,29 @@ impl Rules {
             }
             {
                 {
-                    let lo315 = 0 + 0;
-                    for i319 in delta20.0..delta20.1 {
-                        let bit316 = self.r20.added(i319);
-                        if bit316 < lo315 || bit316 >= lo315 + 32768 {
+                    let lo309 = 0 + 0;
+                    for i313 in delta20.0..delta20.1 {
+                        let bit310 = self.r20.added(i313);
+                        if bit310 < lo309 || bit310 >= lo309 + 32768 {
                             continue;
                         }
-                        let offset317 = bit316 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset317 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset317 / 512) % 64]
+                        let offset311 = bit310 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset311 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset311 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset317 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset311 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset317 / 64) % 8];
-                            let v0_pos: usize = (offset317 / 512) % 64;
-                            let v1_pos: usize = (offset317 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset311 / 64) % 8];
+                            let v0_pos: usize = (offset311 / 512) % 64;
+                            let v1_pos: usize = (offset311 / 64) % 8;
                             {
-                                let key314 = v0_pos * 8 + v1_pos * 1;
-                                for i313 in TABLE_0_AT0_1[key314]
-                                    as usize..TABLE_0_AT0_1[key314 + 1] as usize
+                                let key308 = v0_pos * 8 + v1_pos * 1;
+                                for i307 in TABLE_0_AT0_1[key308]
+                                    as usize..TABLE_0_AT0_1[key308 + 1] as usize
                                 {
-                                    let row312 = &TABLE_0_BY0_1[i313];
-                                    let v2: Sym = row312[2];
-                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i313][2] as usize;
+                                    let row306 = &TABLE_0_BY0_1[i307];
+                                    let v2: Sym = row306[2];
+                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i307][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13974,29 +13956,29 @@ impl Rules {
             }
             {
                 {
-                    let lo323 = 0 + 0;
-                    for i327 in delta20.0..delta20.1 {
-                        let bit324 = self.r20.added(i327);
-                        if bit324 < lo323 || bit324 >= lo323 + 32768 {
+                    let lo317 = 0 + 0;
+                    for i321 in delta20.0..delta20.1 {
+                        let bit318 = self.r20.added(i321);
+                        if bit318 < lo317 || bit318 >= lo317 + 32768 {
                             continue;
                         }
-                        let offset325 = bit324 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset325 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 1) % 64];
-                        let v0_pos: usize = (offset325 / 512) % 64;
-                        let v1_pos: usize = (offset325 / 64) % 8;
-                        let v3_pos: usize = (offset325 / 1) % 64;
+                        let offset319 = bit318 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset319 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset319 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset319 / 1) % 64];
+                        let v0_pos: usize = (offset319 / 512) % 64;
+                        let v1_pos: usize = (offset319 / 64) % 8;
+                        let v3_pos: usize = (offset319 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
-                                    let key322 = v3_pos * 8 + v1_pos * 1;
-                                    for i321 in TABLE_0_AT0_1[key322]
-                                        as usize..TABLE_0_AT0_1[key322 + 1] as usize
+                                    let key316 = v3_pos * 8 + v1_pos * 1;
+                                    for i315 in TABLE_0_AT0_1[key316]
+                                        as usize..TABLE_0_AT0_1[key316 + 1] as usize
                                     {
-                                        let row320 = &TABLE_0_BY0_1[i321];
-                                        let v2: Sym = row320[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i321][2] as usize;
+                                        let row314 = &TABLE_0_BY0_1[i315];
+                                        let v2: Sym = row314[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i315][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -14016,24 +13998,24 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i337 in 0..self.r17.len() {
-                    let bit334 = self.r17.added(i337);
-                    let offset335 = bit334 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset335 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset335 / 1) % 8];
-                    let v2_pos: usize = (offset335 / 8) % 64;
-                    let v1_pos: usize = (offset335 / 1) % 8;
+                for i331 in 0..self.r17.len() {
+                    let bit328 = self.r17.added(i331);
+                    let offset329 = bit328 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset329 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset329 / 1) % 8];
+                    let v2_pos: usize = (offset329 / 8) % 64;
+                    let v1_pos: usize = (offset329 / 1) % 8;
                     {
-                        let lo328 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
-                        let mut cursor332 = rt::OnesCursor::new(
+                        let lo322 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
+                        let mut cursor326 = rt::OnesCursor::new(
                             self.r20_by1_2.words(),
-                            lo328,
-                            lo328 + 64,
+                            lo322,
+                            lo322 + 64,
                         );
-                        while let Some(bit329) = cursor332.next(self.r20_by1_2.words()) {
-                            let offset330 = bit329 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1) % 64];
-                            let v0_pos: usize = (offset330 / 1) % 64;
+                        while let Some(bit323) = cursor326.next(self.r20_by1_2.words()) {
+                            let offset324 = bit323 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset324 / 1) % 64];
+                            let v0_pos: usize = (offset324 / 1) % 64;
                             self.grew |= self.r19.insert(v0_pos * 1);
                         }
                     }
@@ -14042,37 +14024,37 @@ impl Rules {
         }
         {
             {
-                let lo344 = 0 + 0;
-                let mut cursor348 = rt::OnesCursor::new(
+                let lo338 = 0 + 0;
+                let mut cursor342 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo344,
-                    lo344 + 64,
+                    lo338,
+                    lo338 + 64,
                 );
-                while let Some(bit345) = cursor348.next(self.r31.words()) {
-                    let offset346 = bit345 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset346 / 1) % 64];
-                    let v1_pos: usize = (offset346 / 1) % 64;
-                    let exists = 'found343: {
+                while let Some(bit339) = cursor342.next(self.r31.words()) {
+                    let offset340 = bit339 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset340 / 1) % 64];
+                    let v1_pos: usize = (offset340 / 1) % 64;
+                    let exists = 'found337: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found343 true;
+                                break 'found337 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo338 = 0 + 0;
-                            let mut cursor342 = rt::OnesCursor::new(
+                            let lo332 = 0 + 0;
+                            let mut cursor336 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo338,
-                                lo338 + 64,
+                                lo332,
+                                lo332 + 64,
                             );
-                            while let Some(bit339) = cursor342.next(self.r18.words()) {
-                                let offset340 = bit339 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset340 / 1)
+                            while let Some(bit333) = cursor336.next(self.r18.words()) {
+                                let offset334 = bit333 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset334 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset340 / 1) % 64;
+                                let v0_pos: usize = (offset334 / 1) % 64;
                                 self.grew |= self.r19.insert(v0_pos * 1);
                             }
                         }
@@ -14088,24 +14070,24 @@ impl Rules {
         }
         {
             {
-                for i358 in 0..self.r52.len() {
-                    let bit355 = self.r52.added(i358);
-                    let offset356 = bit355 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset356 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset356 / 1) % 64];
-                    let v1_pos: usize = (offset356 / 64) % 8;
-                    let v2_pos: usize = (offset356 / 1) % 64;
+                for i352 in 0..self.r52.len() {
+                    let bit349 = self.r52.added(i352);
+                    let offset350 = bit349 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset350 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset350 / 1) % 64];
+                    let v1_pos: usize = (offset350 / 64) % 8;
+                    let v2_pos: usize = (offset350 / 1) % 64;
                     {
-                        let lo349 = 0 + 0 + v1_pos * 64;
-                        let mut cursor353 = rt::OnesCursor::new(
+                        let lo343 = 0 + 0 + v1_pos * 64;
+                        let mut cursor347 = rt::OnesCursor::new(
                             self.r29.words(),
-                            lo349,
-                            lo349 + 64,
+                            lo343,
+                            lo343 + 64,
                         );
-                        while let Some(bit350) = cursor353.next(self.r29.words()) {
-                            let offset351 = bit350 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset351 / 1) % 64];
-                            let v0_pos: usize = (offset351 / 1) % 64;
+                        while let Some(bit344) = cursor347.next(self.r29.words()) {
+                            let offset345 = bit344 - 0;
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset345 / 1) % 64];
+                            let v0_pos: usize = (offset345 / 1) % 64;
                             self.grew |= self.r22.insert(v0_pos * 1);
                         }
                     }
@@ -14117,47 +14099,47 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo372 = 0;
-                for bit373 in input.state.ones(772 + lo372, 772 + lo372 + 2) {
-                    let offset374 = bit373 - 772;
+                let lo366 = 0;
+                for bit367 in input.state.ones(772 + lo366, 772 + lo366 + 2) {
+                    let offset368 = bit367 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset374 / 1) % 2];
-                        let v3_pos: usize = (offset374 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
+                        let v3_pos: usize = (offset368 / 1) % 2;
                         {
-                            let lo367 = 0 + 0;
-                            let mut cursor371 = rt::OnesCursor::new(
+                            let lo361 = 0 + 0;
+                            let mut cursor365 = rt::OnesCursor::new(
                                 self.r13.words(),
-                                lo367,
-                                lo367 + 128,
+                                lo361,
+                                lo361 + 128,
                             );
-                            while let Some(bit368) = cursor371.next(self.r13.words()) {
-                                let offset369 = bit368 - 0;
-                                if (offset369 / 1) % 2 == v3_pos {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset369 / 2)
+                            while let Some(bit362) = cursor365.next(self.r13.words()) {
+                                let offset363 = bit362 - 0;
+                                if (offset363 / 1) % 2 == v3_pos {
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset363 / 2)
                                         % 64];
-                                    let v2_pos: usize = (offset369 / 2) % 64;
+                                    let v2_pos: usize = (offset363 / 2) % 64;
                                     {
-                                        let lo362 = 0 + 0 + v2_pos * 8;
-                                        let mut cursor366 = rt::OnesCursor::new(
+                                        let lo356 = 0 + 0 + v2_pos * 8;
+                                        let mut cursor360 = rt::OnesCursor::new(
                                             self.r29_by1.words(),
-                                            lo362,
-                                            lo362 + 8,
+                                            lo356,
+                                            lo356 + 8,
                                         );
-                                        while let Some(bit363) = cursor366
+                                        while let Some(bit357) = cursor360
                                             .next(self.r29_by1.words())
                                         {
-                                            let offset364 = bit363 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset364 / 1) % 8];
-                                            let v0_pos: usize = (offset364 / 1) % 8;
+                                            let offset358 = bit357 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset358 / 1) % 8];
+                                            let v0_pos: usize = (offset358 / 1) % 8;
                                             {
-                                                let key361 = v2_pos * 8 + v0_pos * 1;
-                                                for i360 in TABLE_0_AT0_1[key361]
-                                                    as usize..TABLE_0_AT0_1[key361 + 1] as usize
+                                                let key355 = v2_pos * 8 + v0_pos * 1;
+                                                for i354 in TABLE_0_AT0_1[key355]
+                                                    as usize..TABLE_0_AT0_1[key355 + 1] as usize
                                                 {
-                                                    let row359 = &TABLE_0_BY0_1[i360];
-                                                    let v1: Sym = row359[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i360][2] as usize;
+                                                    let row353 = &TABLE_0_BY0_1[i354];
+                                                    let v1: Sym = row353[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i354][2] as usize;
                                                     self.grew |= self.r60.insert(v0_pos * 64 + v1_pos * 1);
                                                 }
                                             }
@@ -14214,57 +14196,57 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo397 = 0;
-                for bit398 in input.state.ones(772 + lo397, 772 + lo397 + 2) {
-                    let offset399 = bit398 - 772;
+                let lo391 = 0;
+                for bit392 in input.state.ones(772 + lo391, 772 + lo391 + 2) {
+                    let offset393 = bit392 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset399 / 1) % 2];
-                        let v2_pos: usize = (offset399 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset393 / 1) % 2];
+                        let v2_pos: usize = (offset393 / 1) % 2;
                         {
-                            let key396 = v2_pos * 1;
-                            for i395 in TABLE_38_AT0[key396]
-                                as usize..TABLE_38_AT0[key396 + 1] as usize
+                            let key390 = v2_pos * 1;
+                            for i389 in TABLE_38_AT0[key390]
+                                as usize..TABLE_38_AT0[key390 + 1] as usize
                             {
-                                let row394 = &TABLE_38_BY0[i395];
-                                let v4: Sym = row394[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i395][1] as usize;
+                                let row388 = &TABLE_38_BY0[i389];
+                                let v4: Sym = row388[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i389][1] as usize;
                                 {
-                                    for i393 in 0..self.r60.len() {
-                                        let bit390 = self.r60.added(i393);
-                                        let offset391 = bit390 - 0;
-                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset391 / 64) % 8];
-                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 1)
+                                    for i387 in 0..self.r60.len() {
+                                        let bit384 = self.r60.added(i387);
+                                        let offset385 = bit384 - 0;
+                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset385 / 64) % 8];
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset385 / 1)
                                             % 64];
-                                        let v1_pos: usize = (offset391 / 64) % 8;
-                                        let v3_pos: usize = (offset391 / 1) % 64;
+                                        let v1_pos: usize = (offset385 / 64) % 8;
+                                        let v3_pos: usize = (offset385 / 1) % 64;
                                         {
-                                            let lo385 = 0 + v3_pos * 12 + v4_pos * 6;
-                                            for bit386 in input.state.ones(0 + lo385, 0 + lo385 + 6) {
-                                                let offset387 = bit386 - 0;
+                                            let lo379 = 0 + v3_pos * 12 + v4_pos * 6;
+                                            for bit380 in input.state.ones(0 + lo379, 0 + lo379 + 6) {
+                                                let offset381 = bit380 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset387 / 1) % 6];
-                                                    let v5_pos: usize = (offset387 / 1) % 6;
+                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset381 / 1) % 6];
+                                                    let v5_pos: usize = (offset381 / 1) % 6;
                                                     {
-                                                        let k382 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k382 != NONE as usize {
-                                                            let key384 = k382 * 8 + v1_pos * 1;
-                                                            for i383 in TABLE_53_AT0_1[key384]
-                                                                as usize..TABLE_53_AT0_1[key384 + 1] as usize
+                                                        let k376 = TABLE_53_P0[v5 as usize] as usize;
+                                                        if k376 != NONE as usize {
+                                                            let key378 = k376 * 8 + v1_pos * 1;
+                                                            for i377 in TABLE_53_AT0_1[key378]
+                                                                as usize..TABLE_53_AT0_1[key378 + 1] as usize
                                                             {
-                                                                let row381 = &TABLE_53_BY0_1[i383];
+                                                                let row375 = &TABLE_53_BY0_1[i377];
                                                                 {
-                                                                    let lo376 = 0 + 0 + v1_pos * 64;
-                                                                    let mut cursor380 = rt::OnesCursor::new(
+                                                                    let lo370 = 0 + 0 + v1_pos * 64;
+                                                                    let mut cursor374 = rt::OnesCursor::new(
                                                                         self.r29.words(),
-                                                                        lo376,
-                                                                        lo376 + 64,
+                                                                        lo370,
+                                                                        lo370 + 64,
                                                                     );
-                                                                    while let Some(bit377) = cursor380.next(self.r29.words()) {
-                                                                        let offset378 = bit377 - 0;
-                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset378 / 1)
+                                                                    while let Some(bit371) = cursor374.next(self.r29.words()) {
+                                                                        let offset372 = bit371 - 0;
+                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 1)
                                                                             % 64];
-                                                                        let v0_pos: usize = (offset378 / 1) % 64;
+                                                                        let v0_pos: usize = (offset372 / 1) % 64;
                                                                         {
                                                                             if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                                 self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14291,13 +14273,13 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i405 in 0..self.r44.len() {
-                    let bit402 = self.r44.added(i405);
-                    let offset403 = bit402 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset403 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset403 / 1) % 8];
-                    let v0_pos: usize = (offset403 / 8) % 64;
-                    let v1_pos: usize = (offset403 / 1) % 8;
+                for i399 in 0..self.r44.len() {
+                    let bit396 = self.r44.added(i399);
+                    let offset397 = bit396 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset397 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset397 / 1) % 8];
+                    let v0_pos: usize = (offset397 / 8) % 64;
+                    let v1_pos: usize = (offset397 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -14307,56 +14289,56 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo420 = 0;
-                for bit421 in input.state.ones(772 + lo420, 772 + lo420 + 2) {
-                    let offset422 = bit421 - 772;
+                let lo414 = 0;
+                for bit415 in input.state.ones(772 + lo414, 772 + lo414 + 2) {
+                    let offset416 = bit415 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset422 / 1) % 2];
-                        let v2_pos: usize = (offset422 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset416 / 1) % 2];
+                        let v2_pos: usize = (offset416 / 1) % 2;
                         {
-                            let lo416 = 0 + 0;
-                            let hi419 = lo416 + 768;
-                            for &bit417 in input.ones_from(lo416) {
-                                let bit417 = bit417 as usize;
-                                if bit417 >= hi419 {
+                            let lo410 = 0 + 0;
+                            let hi413 = lo410 + 768;
+                            for &bit411 in input.ones_from(lo410) {
+                                let bit411 = bit411 as usize;
+                                if bit411 >= hi413 {
                                     break;
                                 }
-                                let offset418 = bit417 - 0;
+                                let offset412 = bit411 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset418 / 6) % 2 == v2_pos
+                                    && (offset412 / 6) % 2 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset418 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset412 / 12)
                                         % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset418 / 1) % 6];
-                                    let v0_pos: usize = (offset418 / 12) % 64;
-                                    let v3_pos: usize = (offset418 / 1) % 6;
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset412 / 1) % 6];
+                                    let v0_pos: usize = (offset412 / 12) % 64;
+                                    let v3_pos: usize = (offset412 / 1) % 6;
                                     {
-                                        let k413 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k413 != NONE as usize {
-                                            let key415 = k413 * 1;
-                                            for i414 in TABLE_53_AT0[key415]
-                                                as usize..TABLE_53_AT0[key415 + 1] as usize
+                                        let k407 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k407 != NONE as usize {
+                                            let key409 = k407 * 1;
+                                            for i408 in TABLE_53_AT0[key409]
+                                                as usize..TABLE_53_AT0[key409 + 1] as usize
                                             {
-                                                let row412 = &TABLE_53_BY0[i414];
-                                                let v4: Sym = row412[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i414][1] as usize;
+                                                let row406 = &TABLE_53_BY0[i408];
+                                                let v4: Sym = row406[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i408][1] as usize;
                                                 {
-                                                    let lo407 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
-                                                    let mut cursor411 = rt::OnesCursor::new(
+                                                    let lo401 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
+                                                    let mut cursor405 = rt::OnesCursor::new(
                                                         self.r55.words(),
-                                                        lo407,
-                                                        lo407 + 64,
+                                                        lo401,
+                                                        lo401 + 64,
                                                     );
-                                                    while let Some(bit408) = cursor411.next(self.r55.words()) {
-                                                        let offset409 = bit408 - 0;
-                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset409 / 1)
+                                                    while let Some(bit402) = cursor405.next(self.r55.words()) {
+                                                        let offset403 = bit402 - 0;
+                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset403 / 1)
                                                             % 64];
-                                                        let v1_pos: usize = (offset409 / 1) % 64;
-                                                        let exists = 'found406: {
+                                                        let v1_pos: usize = (offset403 / 1) % 64;
+                                                        let exists = 'found400: {
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                                    break 'found406 true;
+                                                                    break 'found400 true;
                                                                 }
                                                             }
                                                             false
@@ -14378,40 +14360,40 @@ impl Rules {
         }
         {
             {
-                let lo432 = 0;
-                for bit433 in input.state.ones(772 + lo432, 772 + lo432 + 2) {
-                    let offset434 = bit433 - 772;
+                let lo426 = 0;
+                for bit427 in input.state.ones(772 + lo426, 772 + lo426 + 2) {
+                    let offset428 = bit427 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset434 / 1) % 2];
-                        let v2_pos: usize = (offset434 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset428 / 1) % 2];
+                        let v2_pos: usize = (offset428 / 1) % 2;
                         {
-                            let lo428 = 0 + 0;
-                            let hi431 = lo428 + 768;
-                            for &bit429 in input.ones_from(lo428) {
-                                let bit429 = bit429 as usize;
-                                if bit429 >= hi431 {
+                            let lo422 = 0 + 0;
+                            let hi425 = lo422 + 768;
+                            for &bit423 in input.ones_from(lo422) {
+                                let bit423 = bit423 as usize;
+                                if bit423 >= hi425 {
                                     break;
                                 }
-                                let offset430 = bit429 - 0;
+                                let offset424 = bit423 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset430 / 6) % 2 == v2_pos && (offset430 / 1) % 6 == 3
+                                    && (offset424 / 6) % 2 == v2_pos && (offset424 / 1) % 6 == 3
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset430 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset424 / 12)
                                         % 64];
-                                    let v0_pos: usize = (offset430 / 12) % 64;
+                                    let v0_pos: usize = (offset424 / 12) % 64;
                                     {
-                                        let key427 = v0_pos * 1;
-                                        for i426 in TABLE_28_AT0[key427]
-                                            as usize..TABLE_28_AT0[key427 + 1] as usize
+                                        let key421 = v0_pos * 1;
+                                        for i420 in TABLE_28_AT0[key421]
+                                            as usize..TABLE_28_AT0[key421 + 1] as usize
                                         {
-                                            let row425 = &TABLE_28_BY0[i426];
-                                            let v1: Sym = row425[1];
-                                            let v1_pos: usize = TABLE_28_BY0_POS[i426][1] as usize;
-                                            let exists = 'found424: {
+                                            let row419 = &TABLE_28_BY0[i420];
+                                            let v1: Sym = row419[1];
+                                            let v1_pos: usize = TABLE_28_BY0_POS[i420][1] as usize;
+                                            let exists = 'found418: {
                                                 {
                                                     if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                        break 'found424 true;
+                                                        break 'found418 true;
                                                     }
                                                 }
                                                 false
@@ -14430,48 +14412,48 @@ impl Rules {
         }
         {
             {
-                let lo447 = 0;
-                for bit448 in input.state.ones(772 + lo447, 772 + lo447 + 2) {
-                    let offset449 = bit448 - 772;
+                let lo441 = 0;
+                for bit442 in input.state.ones(772 + lo441, 772 + lo441 + 2) {
+                    let offset443 = bit442 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset449 / 1) % 2];
-                        let v2_pos: usize = (offset449 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset443 / 1) % 2];
+                        let v2_pos: usize = (offset443 / 1) % 2;
                         {
-                            let key446 = v2_pos * 1;
-                            for i445 in TABLE_41_AT0[key446]
-                                as usize..TABLE_41_AT0[key446 + 1] as usize
+                            let key440 = v2_pos * 1;
+                            for i439 in TABLE_41_AT0[key440]
+                                as usize..TABLE_41_AT0[key440 + 1] as usize
                             {
-                                let row444 = &TABLE_41_BY0[i445];
-                                let v3: Sym = row444[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i445][1] as usize;
+                                let row438 = &TABLE_41_BY0[i439];
+                                let v3: Sym = row438[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i439][1] as usize;
                                 {
-                                    let lo440 = 0 + 0;
-                                    let hi443 = lo440 + 768;
-                                    for &bit441 in input.ones_from(lo440) {
-                                        let bit441 = bit441 as usize;
-                                        if bit441 >= hi443 {
+                                    let lo434 = 0 + 0;
+                                    let hi437 = lo434 + 768;
+                                    for &bit435 in input.ones_from(lo434) {
+                                        let bit435 = bit435 as usize;
+                                        if bit435 >= hi437 {
                                             break;
                                         }
-                                        let offset442 = bit441 - 0;
+                                        let offset436 = bit435 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset442 / 6) % 2 == v2_pos && (offset442 / 1) % 6 == 5
+                                            && (offset436 / 6) % 2 == v2_pos && (offset436 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset436 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset442 / 12) % 64;
+                                            let v0_pos: usize = (offset436 / 12) % 64;
                                             {
-                                                let key439 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                for i438 in TABLE_0_AT0_1[key439]
-                                                    as usize..TABLE_0_AT0_1[key439 + 1] as usize
+                                                let key433 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                for i432 in TABLE_0_AT0_1[key433]
+                                                    as usize..TABLE_0_AT0_1[key433 + 1] as usize
                                                 {
-                                                    let row437 = &TABLE_0_BY0_1[i438];
-                                                    let v1: Sym = row437[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i438][2] as usize;
-                                                    let exists = 'found436: {
+                                                    let row431 = &TABLE_0_BY0_1[i432];
+                                                    let v1: Sym = row431[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i432][2] as usize;
+                                                    let exists = 'found430: {
                                                         {
                                                             if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                break 'found436 true;
+                                                                break 'found430 true;
                                                             }
                                                         }
                                                         false
@@ -14492,66 +14474,66 @@ impl Rules {
         }
         {
             {
-                let lo467 = 0;
-                for bit468 in input.state.ones(772 + lo467, 772 + lo467 + 2) {
-                    let offset469 = bit468 - 772;
+                let lo461 = 0;
+                for bit462 in input.state.ones(772 + lo461, 772 + lo461 + 2) {
+                    let offset463 = bit462 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset469 / 1) % 2];
-                        let v2_pos: usize = (offset469 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset463 / 1) % 2];
+                        let v2_pos: usize = (offset463 / 1) % 2;
                         {
-                            let key466 = v2_pos * 1;
-                            for i465 in TABLE_42_AT0[key466]
-                                as usize..TABLE_42_AT0[key466 + 1] as usize
+                            let key460 = v2_pos * 1;
+                            for i459 in TABLE_42_AT0[key460]
+                                as usize..TABLE_42_AT0[key460 + 1] as usize
                             {
-                                let row464 = &TABLE_42_BY0[i465];
-                                let v0: Sym = row464[1];
-                                let v0_pos: usize = TABLE_42_BY0_POS[i465][1] as usize;
+                                let row458 = &TABLE_42_BY0[i459];
+                                let v0: Sym = row458[1];
+                                let v0_pos: usize = TABLE_42_BY0_POS[i459][1] as usize;
                                 {
-                                    let p463 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                    if p463 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                    let p457 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                    if p457 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p463 * 12 + v2_pos * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p457 * 12 + v2_pos * 6 + 5 * 1)
                                     {
                                         {
-                                            let key462 = v2_pos * 1;
-                                            for i461 in TABLE_41_AT0[key462]
-                                                as usize..TABLE_41_AT0[key462 + 1] as usize
+                                            let key456 = v2_pos * 1;
+                                            for i455 in TABLE_41_AT0[key456]
+                                                as usize..TABLE_41_AT0[key456 + 1] as usize
                                             {
-                                                let row460 = &TABLE_41_BY0[i461];
-                                                let v3: Sym = row460[1];
-                                                let v3_pos: usize = TABLE_41_BY0_POS[i461][1] as usize;
+                                                let row454 = &TABLE_41_BY0[i455];
+                                                let v3: Sym = row454[1];
+                                                let v3_pos: usize = TABLE_41_BY0_POS[i455][1] as usize;
                                                 {
-                                                    let k457 = TABLE_0_P0[v0 as usize] as usize;
-                                                    if k457 != NONE as usize {
-                                                        let key459 = k457 * 8 + (v3_pos + 1) * 1;
-                                                        for i458 in TABLE_0_AT0_1[key459]
-                                                            as usize..TABLE_0_AT0_1[key459 + 1] as usize
+                                                    let k451 = TABLE_0_P0[v0 as usize] as usize;
+                                                    if k451 != NONE as usize {
+                                                        let key453 = k451 * 8 + (v3_pos + 1) * 1;
+                                                        for i452 in TABLE_0_AT0_1[key453]
+                                                            as usize..TABLE_0_AT0_1[key453 + 1] as usize
                                                         {
-                                                            let row456 = &TABLE_0_BY0_1[i458];
-                                                            let v4: Sym = row456[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i458][2] as usize;
-                                                            let exists = 'found455: {
+                                                            let row450 = &TABLE_0_BY0_1[i452];
+                                                            let v4: Sym = row450[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i452][2] as usize;
+                                                            let exists = 'found449: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found455 true;
+                                                                        break 'found449 true;
                                                                     }
                                                                 }
                                                                 false
                                                             };
                                                             if !exists {
                                                                 {
-                                                                    let key454 = v4_pos * 8 + (v3_pos + 1) * 1;
-                                                                    for i453 in TABLE_0_AT0_1[key454]
-                                                                        as usize..TABLE_0_AT0_1[key454 + 1] as usize
+                                                                    let key448 = v4_pos * 8 + (v3_pos + 1) * 1;
+                                                                    for i447 in TABLE_0_AT0_1[key448]
+                                                                        as usize..TABLE_0_AT0_1[key448 + 1] as usize
                                                                     {
-                                                                        let row452 = &TABLE_0_BY0_1[i453];
-                                                                        let v1: Sym = row452[2];
-                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i453][2] as usize;
-                                                                        let exists = 'found451: {
+                                                                        let row446 = &TABLE_0_BY0_1[i447];
+                                                                        let v1: Sym = row446[2];
+                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i447][2] as usize;
+                                                                        let exists = 'found445: {
                                                                             {
                                                                                 if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                                    break 'found451 true;
+                                                                                    break 'found445 true;
                                                                                 }
                                                                             }
                                                                             false
@@ -14580,52 +14562,52 @@ impl Rules {
         }
         {
             {
-                let lo484 = 0;
-                for bit485 in input.state.ones(772 + lo484, 772 + lo484 + 2) {
-                    let offset486 = bit485 - 772;
+                let lo478 = 0;
+                for bit479 in input.state.ones(772 + lo478, 772 + lo478 + 2) {
+                    let offset480 = bit479 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset486 / 1) % 2];
-                        let v2_pos: usize = (offset486 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset480 / 1) % 2];
+                        let v2_pos: usize = (offset480 / 1) % 2;
                         {
-                            let key483 = v2_pos * 1;
-                            for i482 in TABLE_38_AT0[key483]
-                                as usize..TABLE_38_AT0[key483 + 1] as usize
+                            let key477 = v2_pos * 1;
+                            for i476 in TABLE_38_AT0[key477]
+                                as usize..TABLE_38_AT0[key477 + 1] as usize
                             {
-                                let row481 = &TABLE_38_BY0[i482];
-                                let v4: Sym = row481[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i482][1] as usize;
+                                let row475 = &TABLE_38_BY0[i476];
+                                let v4: Sym = row475[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i476][1] as usize;
                                 {
-                                    let lo477 = 0 + 0;
-                                    let hi480 = lo477 + 768;
-                                    for &bit478 in input.ones_from(lo477) {
-                                        let bit478 = bit478 as usize;
-                                        if bit478 >= hi480 {
+                                    let lo471 = 0 + 0;
+                                    let hi474 = lo471 + 768;
+                                    for &bit472 in input.ones_from(lo471) {
+                                        let bit472 = bit472 as usize;
+                                        if bit472 >= hi474 {
                                             break;
                                         }
-                                        let offset479 = bit478 - 0;
+                                        let offset473 = bit472 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset479 / 6) % 2 == v2_pos && (offset479 / 1) % 6 == 5
+                                            && (offset473 / 6) % 2 == v2_pos && (offset473 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset479 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset473 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset479 / 12) % 64;
+                                            let v0_pos: usize = (offset473 / 12) % 64;
                                             {
-                                                let key476 = v2_pos * 1;
-                                                for i475 in TABLE_40_AT0[key476]
-                                                    as usize..TABLE_40_AT0[key476 + 1] as usize
+                                                let key470 = v2_pos * 1;
+                                                for i469 in TABLE_40_AT0[key470]
+                                                    as usize..TABLE_40_AT0[key470 + 1] as usize
                                                 {
-                                                    let row474 = &TABLE_40_BY0[i475];
-                                                    let v3: Sym = row474[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i475][1] as usize;
+                                                    let row468 = &TABLE_40_BY0[i469];
+                                                    let v3: Sym = row468[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i469][1] as usize;
                                                     {
-                                                        let key473 = v0_pos * 8 + (v3_pos + 4) * 1;
-                                                        for i472 in TABLE_0_AT0_1[key473]
-                                                            as usize..TABLE_0_AT0_1[key473 + 1] as usize
+                                                        let key467 = v0_pos * 8 + (v3_pos + 4) * 1;
+                                                        for i466 in TABLE_0_AT0_1[key467]
+                                                            as usize..TABLE_0_AT0_1[key467 + 1] as usize
                                                         {
-                                                            let row471 = &TABLE_0_BY0_1[i472];
-                                                            let v1: Sym = row471[2];
-                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i472][2] as usize;
+                                                            let row465 = &TABLE_0_BY0_1[i466];
+                                                            let v1: Sym = row465[2];
+                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i466][2] as usize;
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v4_pos * 1) {
                                                                     self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
@@ -14649,17 +14631,17 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                for i493 in 0..self.r49.len() {
-                    let bit490 = self.r49.added(i493);
-                    let offset491 = bit490 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 64) % 64];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 1) % 64];
-                    let v0_pos: usize = (offset491 / 64) % 64;
-                    let v1_pos: usize = (offset491 / 1) % 64;
-                    let exists = 'found488: {
+                for i487 in 0..self.r49.len() {
+                    let bit484 = self.r49.added(i487);
+                    let offset485 = bit484 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset485 / 64) % 64];
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset485 / 1) % 64];
+                    let v0_pos: usize = (offset485 / 64) % 64;
+                    let v1_pos: usize = (offset485 / 1) % 64;
+                    let exists = 'found482: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found488 true;
+                                break 'found482 true;
                             }
                         }
                         false
@@ -14675,24 +14657,24 @@ impl Rules {
         }
         {
             {
-                for i503 in 0..self.r44.len() {
-                    let bit500 = self.r44.added(i503);
-                    let offset501 = bit500 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset501 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset501 / 1) % 8];
-                    let v0_pos: usize = (offset501 / 8) % 64;
-                    let v2_pos: usize = (offset501 / 1) % 8;
+                for i497 in 0..self.r44.len() {
+                    let bit494 = self.r44.added(i497);
+                    let offset495 = bit494 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset495 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset495 / 1) % 8];
+                    let v0_pos: usize = (offset495 / 8) % 64;
+                    let v2_pos: usize = (offset495 / 1) % 8;
                     {
-                        let lo494 = 0 + 0 + v2_pos * 64;
-                        let mut cursor498 = rt::OnesCursor::new(
+                        let lo488 = 0 + 0 + v2_pos * 64;
+                        let mut cursor492 = rt::OnesCursor::new(
                             self.r43.words(),
-                            lo494,
-                            lo494 + 64,
+                            lo488,
+                            lo488 + 64,
                         );
-                        while let Some(bit495) = cursor498.next(self.r43.words()) {
-                            let offset496 = bit495 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset496 / 1) % 64];
-                            let v1_pos: usize = (offset496 / 1) % 64;
+                        while let Some(bit489) = cursor492.next(self.r43.words()) {
+                            let offset490 = bit489 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset490 / 1) % 64];
+                            let v1_pos: usize = (offset490 / 1) % 64;
                             {
                                 if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
                                     if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
@@ -14710,21 +14692,21 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found509: {
+            let exists = 'found503: {
                 if !self.r11.is_empty() {
-                    break 'found509 true;
+                    break 'found503 true;
                 }
                 false
             };
             if !exists {
                 {
-                    for i508 in 0..self.r59.len() {
-                        let bit505 = self.r59.added(i508);
-                        let offset506 = bit505 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset506 / 64) % 64];
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset506 / 1) % 64];
-                        let v0_pos: usize = (offset506 / 64) % 64;
-                        let v1_pos: usize = (offset506 / 1) % 64;
+                    for i502 in 0..self.r59.len() {
+                        let bit499 = self.r59.added(i502);
+                        let offset500 = bit499 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset500 / 64) % 64];
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset500 / 1) % 64];
+                        let v0_pos: usize = (offset500 / 64) % 64;
+                        let v1_pos: usize = (offset500 / 1) % 64;
                         if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                             self.grew = true;
                             self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14734,39 +14716,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found520: {
+            let exists = 'found514: {
                 if !self.r15.is_empty() {
-                    break 'found520 true;
+                    break 'found514 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo515 = 0 + 0;
-                        let mut cursor519 = rt::OnesCursor::new(
+                        let lo509 = 0 + 0;
+                        let mut cursor513 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo515,
-                            lo515 + 64,
+                            lo509,
+                            lo509 + 64,
                         );
-                        while let Some(bit516) = cursor519.next(self.r22.words()) {
-                            let offset517 = bit516 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset517 / 1) % 64];
-                            let v1_pos: usize = (offset517 / 1) % 64;
+                        while let Some(bit510) = cursor513.next(self.r22.words()) {
+                            let offset511 = bit510 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset511 / 1) % 64];
+                            let v1_pos: usize = (offset511 / 1) % 64;
                             {
-                                let lo510 = 0 + 0 + v1_pos * 64;
-                                let mut cursor514 = rt::OnesCursor::new(
+                                let lo504 = 0 + 0 + v1_pos * 64;
+                                let mut cursor508 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo510,
-                                    lo510 + 64,
+                                    lo504,
+                                    lo504 + 64,
                                 );
-                                while let Some(bit511) = cursor514
+                                while let Some(bit505) = cursor508
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset512 = bit511 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset512 / 1)
+                                    let offset506 = bit505 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset506 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset512 / 1) % 64;
+                                    let v0_pos: usize = (offset506 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14783,29 +14765,29 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo527 = 0;
-                for bit528 in input.state.ones(772 + lo527, 772 + lo527 + 2) {
-                    let offset529 = bit528 - 772;
+                let lo521 = 0;
+                for bit522 in input.state.ones(772 + lo521, 772 + lo521 + 2) {
+                    let offset523 = bit522 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset529 / 1) % 2];
-                        let v2_pos: usize = (offset529 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset523 / 1) % 2];
+                        let v2_pos: usize = (offset523 / 1) % 2;
                         {
-                            for i526 in 0..self.r51.len() {
-                                let bit523 = self.r51.added(i526);
-                                let offset524 = bit523 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset524 / 64)
+                            for i520 in 0..self.r51.len() {
+                                let bit517 = self.r51.added(i520);
+                                let offset518 = bit517 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset518 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset524 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset518 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset524 / 64) % 64;
-                                let v1_pos: usize = (offset524 / 1) % 64;
-                                let exists = 'found521: {
+                                let v0_pos: usize = (offset518 / 64) % 64;
+                                let v1_pos: usize = (offset518 / 1) % 64;
+                                let exists = 'found515: {
                                     {
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                         {
-                                            break 'found521 true;
+                                            break 'found515 true;
                                         }
                                     }
                                     false
@@ -14815,7 +14797,8 @@ impl Rules {
                                         |= self
                                             .r35
                                             .insert_bit(
-                                                0 + v0_pos * 64 + v1_pos * 1,
+                                                0 + POS_35[299 + v0 as usize] as usize * 64
+                                                    + POS_35[598 + v1 as usize] as usize * 1,
                                                 &[297, v0, v1, 0, 0, 0],
                                             );
                                 }
@@ -14827,33 +14810,33 @@ impl Rules {
         }
         {
             {
-                let lo541 = 0;
-                for bit542 in input.state.ones(772 + lo541, 772 + lo541 + 2) {
-                    let offset543 = bit542 - 772;
+                let lo535 = 0;
+                for bit536 in input.state.ones(772 + lo535, 772 + lo535 + 2) {
+                    let offset537 = bit536 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset543 / 1) % 2];
-                        let v2_pos: usize = (offset543 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset537 / 1) % 2];
+                        let v2_pos: usize = (offset537 / 1) % 2;
                         {
-                            for i540 in 0..self.r51.len() {
-                                let bit537 = self.r51.added(i540);
-                                let offset538 = bit537 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset538 / 64)
+                            for i534 in 0..self.r51.len() {
+                                let bit531 = self.r51.added(i534);
+                                let offset532 = bit531 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset532 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset538 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset532 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset538 / 64) % 64;
-                                let v1_pos: usize = (offset538 / 1) % 64;
-                                let exists = 'found531: {
+                                let v0_pos: usize = (offset532 / 64) % 64;
+                                let v1_pos: usize = (offset532 / 1) % 64;
+                                let exists = 'found525: {
                                     {
-                                        let k533 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k533 != NONE as usize {
-                                            let key535 = v2_pos * 16 + k533 * 1;
-                                            for i534 in TABLE_30_AT0_1[key535]
-                                                as usize..TABLE_30_AT0_1[key535 + 1] as usize
+                                        let k527 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k527 != NONE as usize {
+                                            let key529 = v2_pos * 16 + k527 * 1;
+                                            for i528 in TABLE_30_AT0_1[key529]
+                                                as usize..TABLE_30_AT0_1[key529 + 1] as usize
                                             {
-                                                let row532 = &TABLE_30_BY0_1[i534];
-                                                break 'found531 true;
+                                                let row526 = &TABLE_30_BY0_1[i528];
+                                                break 'found525 true;
                                             }
                                         }
                                     }
@@ -14868,7 +14851,8 @@ impl Rules {
                                                 |= self
                                                     .r35
                                                     .insert_bit(
-                                                        0 + v0_pos * 64 + v1_pos * 1,
+                                                        0 + POS_35[299 + v0 as usize] as usize * 64
+                                                            + POS_35[598 + v1 as usize] as usize * 1,
                                                         &[297, v0, v1, 0, 0, 0],
                                                     );
                                         }
@@ -14882,37 +14866,37 @@ impl Rules {
         }
         {
             {
-                let lo555 = 0;
-                for bit556 in input.state.ones(772 + lo555, 772 + lo555 + 2) {
-                    let offset557 = bit556 - 772;
+                let lo549 = 0;
+                for bit550 in input.state.ones(772 + lo549, 772 + lo549 + 2) {
+                    let offset551 = bit550 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset557 / 1) % 2];
-                        let v3_pos: usize = (offset557 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset551 / 1) % 2];
+                        let v3_pos: usize = (offset551 / 1) % 2;
                         {
-                            let key554 = v3_pos * 1;
-                            for i553 in TABLE_30_AT0[key554]
-                                as usize..TABLE_30_AT0[key554 + 1] as usize
+                            let key548 = v3_pos * 1;
+                            for i547 in TABLE_30_AT0[key548]
+                                as usize..TABLE_30_AT0[key548 + 1] as usize
                             {
-                                let row552 = &TABLE_30_BY0[i553];
-                                let v1: Sym = row552[1];
-                                let v1_pos: usize = TABLE_30_BY0_POS[i553][1] as usize;
+                                let row546 = &TABLE_30_BY0[i547];
+                                let v1: Sym = row546[1];
+                                let v1_pos: usize = TABLE_30_BY0_POS[i547][1] as usize;
                                 {
-                                    let p546 = POS_51[299 + v1 as usize] as usize;
-                                    if p546 != NONE as usize {
-                                        let lo547 = 0 + 0 + p546 * 64;
-                                        let mut cursor551 = rt::OnesCursor::new(
+                                    let p540 = POS_51[299 + v1 as usize] as usize;
+                                    if p540 != NONE as usize {
+                                        let lo541 = 0 + 0 + p540 * 64;
+                                        let mut cursor545 = rt::OnesCursor::new(
                                             self.r51_by1.words(),
-                                            lo547,
-                                            lo547 + 64,
+                                            lo541,
+                                            lo541 + 64,
                                         );
-                                        while let Some(bit548) = cursor551
+                                        while let Some(bit542) = cursor545
                                             .next(self.r51_by1.words())
                                         {
-                                            let offset549 = bit548 - 0;
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset549 / 1)
+                                            let offset543 = bit542 - 0;
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset543 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset549 / 1) % 64;
+                                            let v0_pos: usize = (offset543 / 1) % 64;
                                             {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -14924,8 +14908,9 @@ impl Rules {
                                                             |= self
                                                                 .r35
                                                                 .insert_bit(
-                                                                    4096 + v0_pos * 256
-                                                                        + POS_35[1196 + v1 as usize] as usize * 4 + v2_pos * 1,
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
                                                                     &[298, 0, 0, v0, v1, v2],
                                                                 );
                                                     }
@@ -14936,8 +14921,9 @@ impl Rules {
                                                             |= self
                                                                 .r35
                                                                 .insert_bit(
-                                                                    4096 + v0_pos * 256
-                                                                        + POS_35[1196 + v1 as usize] as usize * 4 + v2_pos * 1,
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
                                                                     &[298, 0, 0, v0, v1, v2],
                                                                 );
                                                     }
@@ -14948,8 +14934,9 @@ impl Rules {
                                                             |= self
                                                                 .r35
                                                                 .insert_bit(
-                                                                    4096 + v0_pos * 256
-                                                                        + POS_35[1196 + v1 as usize] as usize * 4 + v2_pos * 1,
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
                                                                     &[298, 0, 0, v0, v1, v2],
                                                                 );
                                                     }
@@ -14960,8 +14947,9 @@ impl Rules {
                                                             |= self
                                                                 .r35
                                                                 .insert_bit(
-                                                                    4096 + v0_pos * 256
-                                                                        + POS_35[1196 + v1 as usize] as usize * 4 + v2_pos * 1,
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
                                                                     &[298, 0, 0, v0, v1, v2],
                                                                 );
                                                     }
@@ -14978,57 +14966,57 @@ impl Rules {
         }
         {
             {
-                let lo569 = 0 + 0;
-                let mut cursor573 = rt::OnesCursor::new(
+                let lo563 = 0 + 0;
+                let mut cursor567 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo569,
-                    lo569 + 64,
+                    lo563,
+                    lo563 + 64,
                 );
-                while let Some(bit570) = cursor573.next(self.r26.words()) {
-                    let offset571 = bit570 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset571 / 1) % 64];
-                    let v0_pos: usize = (offset571 / 1) % 64;
+                while let Some(bit564) = cursor567.next(self.r26.words()) {
+                    let offset565 = bit564 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset565 / 1) % 64];
+                    let v0_pos: usize = (offset565 / 1) % 64;
                     {
-                        let lo565 = 0;
-                        for bit566 in input.state.ones(772 + lo565, 772 + lo565 + 2) {
-                            let offset567 = bit566 - 772;
+                        let lo559 = 0;
+                        for bit560 in input.state.ones(772 + lo559, 772 + lo559 + 2) {
+                            let offset561 = bit560 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset567 / 1) % 2];
-                                let v3_pos: usize = (offset567 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset561 / 1) % 2];
+                                let v3_pos: usize = (offset561 / 1) % 2;
                                 {
-                                    let key564 = v0_pos * 1;
-                                    for i563 in TABLE_0_AT0[key564]
-                                        as usize..TABLE_0_AT0[key564 + 1] as usize
+                                    let key558 = v0_pos * 1;
+                                    for i557 in TABLE_0_AT0[key558]
+                                        as usize..TABLE_0_AT0[key558 + 1] as usize
                                     {
-                                        let row562 = &TABLE_0_BY0[i563];
-                                        let v2: Sym = row562[1];
-                                        let v1: Sym = row562[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i563][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i563][2] as usize;
-                                        let exists = 'found561: {
+                                        let row556 = &TABLE_0_BY0[i557];
+                                        let v2: Sym = row556[1];
+                                        let v1: Sym = row556[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i557][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i557][2] as usize;
+                                        let exists = 'found555: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found561 true;
+                                                    break 'found555 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found560: {
+                                            let exists = 'found554: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found560 true;
+                                                        break 'found554 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found559: {
+                                                let exists = 'found553: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found559 true;
+                                                            break 'found553 true;
                                                         }
                                                     }
                                                     false
@@ -15038,7 +15026,8 @@ impl Rules {
                                                         |= self
                                                             .r35
                                                             .insert_bit(
-                                                                0 + v0_pos * 64 + v1_pos * 1,
+                                                                0 + POS_35[299 + v0 as usize] as usize * 64
+                                                                    + POS_35[598 + v1 as usize] as usize * 1,
                                                                 &[297, v0, v1, 0, 0, 0],
                                                             );
                                                 }
@@ -15053,65 +15042,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found585: {
+            let exists = 'found579: {
                 if !self.r11.is_empty() {
-                    break 'found585 true;
+                    break 'found579 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo581 = 0;
-                    for bit582 in input.state.ones(768 + lo581, 768 + lo581 + 4) {
-                        let offset583 = bit582 - 768;
+                    let lo575 = 0;
+                    for bit576 in input.state.ones(768 + lo575, 768 + lo575 + 4) {
+                        let offset577 = bit576 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset583 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset583 / 1) % 2];
-                            let v2_pos: usize = (offset583 / 2) % 2;
-                            let v3_pos: usize = (offset583 / 1) % 2;
-                            let exists = 'found580: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset577 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset577 / 1) % 2];
+                            let v2_pos: usize = (offset577 / 2) % 2;
+                            let v3_pos: usize = (offset577 / 1) % 2;
+                            let exists = 'found574: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found580 true;
+                                        break 'found574 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found579: {
+                                let exists = 'found573: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found579 true;
+                                            break 'found573 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key578 = v2_pos * 2 + v3_pos * 1;
-                                        for i577 in TABLE_9_AT0_1[key578]
-                                            as usize..TABLE_9_AT0_1[key578 + 1] as usize
+                                        let key572 = v2_pos * 2 + v3_pos * 1;
+                                        for i571 in TABLE_9_AT0_1[key572]
+                                            as usize..TABLE_9_AT0_1[key572 + 1] as usize
                                         {
-                                            let row576 = &TABLE_9_BY0_1[i577];
-                                            let v0: Sym = row576[2];
-                                            let v1: Sym = row576[3];
-                                            let v4: Sym = row576[4];
-                                            let v5: Sym = row576[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i577][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i577][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i577][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i577][5] as usize;
+                                            let row570 = &TABLE_9_BY0_1[i571];
+                                            let v0: Sym = row570[2];
+                                            let v1: Sym = row570[3];
+                                            let v4: Sym = row570[4];
+                                            let v5: Sym = row570[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i571][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i571][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i571][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i571][5] as usize;
                                             {
-                                                let p575 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p575 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p569 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p569 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + p575 * 12 + v2_pos * 6 + 4 * 1)
+                                                    && input.state.get(0 + 0 + p569 * 12 + v2_pos * 6 + 4 * 1)
                                                 {
                                                     {
-                                                        let p574 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p574 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p568 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p568 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p574 * 12 + v2_pos * 6 + 0 * 1)
+                                                            && input.state.get(0 + 0 + p568 * 12 + v2_pos * 6 + 0 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15142,29 +15131,29 @@ impl Rules {
         }
         {
             {
-                let lo592 = 0;
-                for bit593 in input.state.ones(975 + lo592, 975 + lo592 + 64) {
-                    let offset594 = bit593 - 975;
+                let lo586 = 0;
+                for bit587 in input.state.ones(975 + lo586, 975 + lo586 + 64) {
+                    let offset588 = bit587 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset594 / 1) % 64];
-                        let v1_pos: usize = (offset594 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset588 / 1) % 64];
+                        let v1_pos: usize = (offset588 / 1) % 64;
                         {
-                            let lo587 = 0 + 0;
-                            let mut cursor591 = rt::OnesCursor::new(
+                            let lo581 = 0 + 0;
+                            let mut cursor585 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo587,
-                                lo587 + 64,
+                                lo581,
+                                lo581 + 64,
                             );
-                            while let Some(bit588) = cursor591.next(self.r18.words()) {
-                                let offset589 = bit588 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset589 / 1)
+                            while let Some(bit582) = cursor585.next(self.r18.words()) {
+                                let offset583 = bit582 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset583 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset589 / 1) % 64;
-                                let exists = 'found586: {
+                                let v0_pos: usize = (offset583 / 1) % 64;
+                                let exists = 'found580: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found586 true;
+                                            break 'found580 true;
                                         }
                                     }
                                     false
@@ -15174,7 +15163,8 @@ impl Rules {
                                         |= self
                                             .r35
                                             .insert_bit(
-                                                0 + v0_pos * 64 + v1_pos * 1,
+                                                0 + POS_35[299 + v0 as usize] as usize * 64
+                                                    + POS_35[598 + v1 as usize] as usize * 1,
                                                 &[297, v0, v1, 0, 0, 0],
                                             );
                                 }
@@ -15188,20 +15178,7 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            let exists = 'found596: {
-                for i598 in 0..self.r35.len() {
-                    let row597 = self.r35.row(i598);
-                    let v0: Sym = row597[0];
-                    let v1: Sym = row597[1];
-                    let v2: Sym = row597[2];
-                    let v3: Sym = row597[3];
-                    let v4: Sym = row597[4];
-                    let v5: Sym = row597[5];
-                    break 'found596 true;
-                }
-                false
-            };
-            if exists {
+            if self.r35.len() > 0 {
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -15209,9 +15186,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found599: {
+            let exists = 'found590: {
                 if !self.r34.is_empty() {
-                    break 'found599 true;
+                    break 'found590 true;
                 }
                 false
             };
@@ -15227,14 +15204,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo600 = 0;
-                    for bit601 in input.state.ones(772 + lo600, 772 + lo600 + 2) {
-                        let offset602 = bit601 - 772;
+                    let lo591 = 0;
+                    for bit592 in input.state.ones(772 + lo591, 772 + lo591 + 2) {
+                        let offset593 = bit592 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset602 / 1) % 2];
-                            let v0_pos: usize = (offset602 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset593 / 1) % 2];
+                            let v0_pos: usize = (offset593 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15244,22 +15221,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo607 = 0;
-                    for bit608 in input.state.ones(772 + lo607, 772 + lo607 + 2) {
-                        let offset609 = bit608 - 772;
+                    let lo598 = 0;
+                    for bit599 in input.state.ones(772 + lo598, 772 + lo598 + 2) {
+                        let offset600 = bit599 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset609 / 1) % 2];
-                            let v1_pos: usize = (offset609 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset600 / 1) % 2];
+                            let v1_pos: usize = (offset600 / 1) % 2;
                             {
-                                let key606 = v1_pos * 1;
-                                for i605 in TABLE_38_AT0[key606]
-                                    as usize..TABLE_38_AT0[key606 + 1] as usize
+                                let key597 = v1_pos * 1;
+                                for i596 in TABLE_38_AT0[key597]
+                                    as usize..TABLE_38_AT0[key597 + 1] as usize
                                 {
-                                    let row604 = &TABLE_38_BY0[i605];
-                                    let v0: Sym = row604[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i605][1] as usize;
+                                    let row595 = &TABLE_38_BY0[i596];
+                                    let v0: Sym = row595[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i596][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15270,9 +15247,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found612: {
+            let exists = 'found603: {
                 if !self.r33.is_empty() {
-                    break 'found612 true;
+                    break 'found603 true;
                 }
                 false
             };
@@ -15294,67 +15271,38 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo615 = 0;
-                for bit616 in input.state.ones(772 + lo615, 772 + lo615 + 2) {
-                    let offset617 = bit616 - 772;
+                let lo604 = 0;
+                for bit605 in input.state.ones(772 + lo604, 772 + lo604 + 2) {
+                    let offset606 = bit605 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset617 / 1) % 2];
-                        let v0_pos: usize = (offset617 / 1) % 2;
-                        for i614 in 0..self.r35.len() {
-                            let row613 = self.r35.row(i614);
-                            let v1: Sym = row613[0];
-                            let v2: Sym = row613[1];
-                            let v3: Sym = row613[2];
-                            let v4: Sym = row613[3];
-                            let v5: Sym = row613[4];
-                            let v6: Sym = row613[5];
-                            self.grew
-                                |= self
-                                    .r32
-                                    .insert_bit(
-                                        match v1 {
-                                            297 => {
-                                                0 + v0_pos * 20481 + POS_32[598 + v2 as usize] as usize * 64
-                                                    + POS_32[897 + v3 as usize] as usize * 1
-                                            }
-                                            298 => {
-                                                4096 + v0_pos * 20481
-                                                    + POS_32[1196 + v4 as usize] as usize * 256
-                                                    + POS_32[1495 + v5 as usize] as usize * 4
-                                                    + POS_32[1794 + v6 as usize] as usize * 1
-                                            }
-                                            296 => 20480 + v0_pos * 20481,
-                                            _ => {
-                                                panic!(
-                                                    "gdlc internal error: a tuple outside the domains of its relation"
-                                                )
-                                            }
-                                        },
-                                        &[v0, v1, v2, v3, v4, v5, v6],
-                                    );
-                        }
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset606 / 1) % 2];
+                        let v0_pos: usize = (offset606 / 1) % 2;
+                        self.grew
+                            |= self
+                                .r32
+                                .insert_bits_at(v0_pos * 20481, self.r35.row_bits());
                     }
                 }
             }
         }
         {
             {
-                let lo622 = 0;
-                for bit623 in input.state.ones(772 + lo622, 772 + lo622 + 2) {
-                    let offset624 = bit623 - 772;
+                let lo611 = 0;
+                for bit612 in input.state.ones(772 + lo611, 772 + lo611 + 2) {
+                    let offset613 = bit612 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset624 / 1) % 2];
-                        let v1_pos: usize = (offset624 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset613 / 1) % 2];
+                        let v1_pos: usize = (offset613 / 1) % 2;
                         {
-                            let key621 = v1_pos * 1;
-                            for i620 in TABLE_38_AT0[key621]
-                                as usize..TABLE_38_AT0[key621 + 1] as usize
+                            let key610 = v1_pos * 1;
+                            for i609 in TABLE_38_AT0[key610]
+                                as usize..TABLE_38_AT0[key610 + 1] as usize
                             {
-                                let row619 = &TABLE_38_BY0[i620];
-                                let v0: Sym = row619[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i620][1] as usize;
+                                let row608 = &TABLE_38_BY0[i609];
+                                let v0: Sym = row608[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i609][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -15372,23 +15320,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role633 in 0..2 {
-                let row632 = &input.joint[role633 * 7..(role633 + 1) * 7];
-                if row632[1] == 297 && row632[4] == 0 && row632[5] == 0 && row632[6] == 0
+            for role622 in 0..2 {
+                let row621 = &input.joint[role622 * 7..(role622 + 1) * 7];
+                if row621[1] == 297 && row621[4] == 0 && row621[5] == 0 && row621[6] == 0
                 {
-                    let v1: Sym = row632[0];
-                    let v3: Sym = row632[2];
-                    let v0: Sym = row632[3];
+                    let v1: Sym = row621[0];
+                    let v3: Sym = row621[2];
+                    let v0: Sym = row621[3];
                     {
-                        let p626 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p627 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p626 != NONE as usize && p627 != NONE as usize {
-                            let lo628 = 0 + p626 * 12 + p627 * 6;
-                            for bit629 in input.state.ones(0 + lo628, 0 + lo628 + 6) {
-                                let offset630 = bit629 - 0;
+                        let p615 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p616 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p615 != NONE as usize && p616 != NONE as usize {
+                            let lo617 = 0 + p615 * 12 + p616 * 6;
+                            for bit618 in input.state.ones(0 + lo617, 0 + lo617 + 6) {
+                                let offset619 = bit618 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset630 / 1) % 6];
-                                    let v2_pos: usize = (offset630 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset619 / 1) % 6];
+                                    let v2_pos: usize = (offset619 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -15421,13 +15369,13 @@ impl Rules {
             }
         }
         {
-            for role635 in 0..2 {
-                let row634 = &input.joint[role635 * 7..(role635 + 1) * 7];
-                if row634[1] == 298 && row634[2] == 0 && row634[3] == 0 {
-                    let v1: Sym = row634[0];
-                    let v3: Sym = row634[4];
-                    let v0: Sym = row634[5];
-                    let v2: Sym = row634[6];
+            for role624 in 0..2 {
+                let row623 = &input.joint[role624 * 7..(role624 + 1) * 7];
+                if row623[1] == 298 && row623[2] == 0 && row623[3] == 0 {
+                    let v1: Sym = row623[0];
+                    let v3: Sym = row623[4];
+                    let v0: Sym = row623[5];
+                    let v2: Sym = row623[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -15467,32 +15415,32 @@ impl Rules {
         }
         {
             {
-                let lo639 = 0 + 0;
-                let mut cursor643 = rt::OnesCursor::new(
+                let lo628 = 0 + 0;
+                let mut cursor632 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo639,
-                    lo639 + 4,
+                    lo628,
+                    lo628 + 4,
                 );
-                while let Some(bit640) = cursor643.next(self.r8.words()) {
-                    let offset641 = bit640 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset641 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset641 / 1) % 2];
-                    let v1_pos: usize = (offset641 / 2) % 2;
-                    let v2_pos: usize = (offset641 / 1) % 2;
+                while let Some(bit629) = cursor632.next(self.r8.words()) {
+                    let offset630 = bit629 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset630 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset630 / 1) % 2];
+                    let v1_pos: usize = (offset630 / 2) % 2;
+                    let v2_pos: usize = (offset630 / 1) % 2;
                     {
-                        let key638 = v1_pos * 2 + v2_pos * 1;
-                        for i637 in TABLE_9_AT0_1[key638]
-                            as usize..TABLE_9_AT0_1[key638 + 1] as usize
+                        let key627 = v1_pos * 2 + v2_pos * 1;
+                        for i626 in TABLE_9_AT0_1[key627]
+                            as usize..TABLE_9_AT0_1[key627 + 1] as usize
                         {
-                            let row636 = &TABLE_9_BY0_1[i637];
-                            let v3: Sym = row636[2];
-                            let v4: Sym = row636[3];
-                            let v5: Sym = row636[4];
-                            let v0: Sym = row636[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i637][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i637][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i637][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i637][5] as usize;
+                            let row625 = &TABLE_9_BY0_1[i626];
+                            let v3: Sym = row625[2];
+                            let v4: Sym = row625[3];
+                            let v5: Sym = row625[4];
+                            let v0: Sym = row625[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i626][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i626][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i626][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i626][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0
@@ -15514,25 +15462,25 @@ impl Rules {
         }
         {
             {
-                let lo645 = 0 + 0;
-                let hi648 = lo645 + 768;
-                for &bit646 in input.ones_from(lo645) {
-                    let bit646 = bit646 as usize;
-                    if bit646 >= hi648 {
+                let lo634 = 0 + 0;
+                let hi637 = lo634 + 768;
+                for &bit635 in input.ones_from(lo634) {
+                    let bit635 = bit635 as usize;
+                    if bit635 >= hi637 {
                         break;
                     }
-                    let offset647 = bit646 - 0;
+                    let offset636 = bit635 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset647 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset647 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset647 / 1) % 6];
-                        let v0_pos: usize = (offset647 / 12) % 64;
-                        let v1_pos: usize = (offset647 / 6) % 2;
-                        let v2_pos: usize = (offset647 / 1) % 6;
-                        let exists = 'found644: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset636 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset636 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset636 / 1) % 6];
+                        let v0_pos: usize = (offset636 / 12) % 64;
+                        let v1_pos: usize = (offset636 / 6) % 2;
+                        let v2_pos: usize = (offset636 / 1) % 6;
+                        let exists = 'found633: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found644 true;
+                                    break 'found633 true;
                                 }
                             }
                             false
@@ -15546,48 +15494,48 @@ impl Rules {
             }
         }
         {
-            for role664 in 0..2 {
-                let row663 = &input.joint[role664 * 7..(role664 + 1) * 7];
-                if row663[1] == 297 && row663[4] == 0 && row663[5] == 0 && row663[6] == 0
+            for role653 in 0..2 {
+                let row652 = &input.joint[role653 * 7..(role653 + 1) * 7];
+                if row652[1] == 297 && row652[4] == 0 && row652[5] == 0 && row652[6] == 0
                 {
-                    let v1: Sym = row663[0];
-                    let v2: Sym = row663[2];
-                    let v3: Sym = row663[3];
+                    let v1: Sym = row652[0];
+                    let v2: Sym = row652[2];
+                    let v3: Sym = row652[3];
                     {
-                        let p661 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p662 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p661 != NONE as usize && p662 != NONE as usize && 0 == 0
+                        let p650 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p651 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p650 != NONE as usize && p651 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p661 * 12 + p662 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p650 * 12 + p651 * 6 + 5 * 1)
                         {
                             {
-                                let k658 = TABLE_41_P0[v1 as usize] as usize;
-                                if k658 != NONE as usize {
-                                    let key660 = k658 * 1;
-                                    for i659 in TABLE_41_AT0[key660]
-                                        as usize..TABLE_41_AT0[key660 + 1] as usize
+                                let k647 = TABLE_41_P0[v1 as usize] as usize;
+                                if k647 != NONE as usize {
+                                    let key649 = k647 * 1;
+                                    for i648 in TABLE_41_AT0[key649]
+                                        as usize..TABLE_41_AT0[key649 + 1] as usize
                                     {
-                                        let row657 = &TABLE_41_BY0[i659];
-                                        let v4: Sym = row657[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i659][1] as usize;
+                                        let row646 = &TABLE_41_BY0[i648];
+                                        let v4: Sym = row646[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i648][1] as usize;
                                         {
-                                            let k654 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k654 != NONE as usize {
-                                                let key656 = k654 * 8 + (v4_pos + 1) * 1;
-                                                for i655 in TABLE_0_AT0_1[key656]
-                                                    as usize..TABLE_0_AT0_1[key656 + 1] as usize
+                                            let k643 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k643 != NONE as usize {
+                                                let key645 = k643 * 8 + (v4_pos + 1) * 1;
+                                                for i644 in TABLE_0_AT0_1[key645]
+                                                    as usize..TABLE_0_AT0_1[key645 + 1] as usize
                                                 {
-                                                    let row653 = &TABLE_0_BY0_1[i655];
-                                                    let v0: Sym = row653[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i655][2] as usize;
+                                                    let row642 = &TABLE_0_BY0_1[i644];
+                                                    let v0: Sym = row642[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i644][2] as usize;
                                                     {
-                                                        let k650 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k650 != NONE as usize {
-                                                            let key652 = v0_pos * 512 + (v4_pos + 1) * 64 + k650 * 1;
-                                                            for i651 in TABLE_0_AT0_1_2[key652]
-                                                                as usize..TABLE_0_AT0_1_2[key652 + 1] as usize
+                                                        let k639 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k639 != NONE as usize {
+                                                            let key641 = v0_pos * 512 + (v4_pos + 1) * 64 + k639 * 1;
+                                                            for i640 in TABLE_0_AT0_1_2[key641]
+                                                                as usize..TABLE_0_AT0_1_2[key641 + 1] as usize
                                                             {
-                                                                let row649 = &TABLE_0_BY0_1_2[i651];
+                                                                let row638 = &TABLE_0_BY0_1_2[i640];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -15605,18 +15553,18 @@ impl Rules {
         }
         {
             {
-                let lo666 = 0;
-                for bit667 in input.state.ones(768 + lo666, 768 + lo666 + 4) {
-                    let offset668 = bit667 - 768;
+                let lo655 = 0;
+                for bit656 in input.state.ones(768 + lo655, 768 + lo655 + 4) {
+                    let offset657 = bit656 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset668 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset668 / 1) % 2];
-                        let v0_pos: usize = (offset668 / 2) % 2;
-                        let v1_pos: usize = (offset668 / 1) % 2;
-                        let exists = 'found665: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset657 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset657 / 1) % 2];
+                        let v0_pos: usize = (offset657 / 2) % 2;
+                        let v1_pos: usize = (offset657 / 1) % 2;
+                        let exists = 'found654: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found665 true;
+                                    break 'found654 true;
                                 }
                             }
                             false
@@ -15630,21 +15578,21 @@ impl Rules {
         }
         {
             {
-                let lo673 = 0;
-                for bit674 in input.state.ones(772 + lo673, 772 + lo673 + 2) {
-                    let offset675 = bit674 - 772;
+                let lo662 = 0;
+                for bit663 in input.state.ones(772 + lo662, 772 + lo662 + 2) {
+                    let offset664 = bit663 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset675 / 1) % 2];
-                        let v1_pos: usize = (offset675 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset664 / 1) % 2];
+                        let v1_pos: usize = (offset664 / 1) % 2;
                         {
-                            let key672 = v1_pos * 1;
-                            for i671 in TABLE_38_AT0[key672]
-                                as usize..TABLE_38_AT0[key672 + 1] as usize
+                            let key661 = v1_pos * 1;
+                            for i660 in TABLE_38_AT0[key661]
+                                as usize..TABLE_38_AT0[key661 + 1] as usize
                             {
-                                let row670 = &TABLE_38_BY0[i671];
-                                let v0: Sym = row670[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i671][1] as usize;
+                                let row659 = &TABLE_38_BY0[i660];
+                                let v0: Sym = row659[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i660][1] as usize;
                                 self.next_bits.set(772 + 0 + v0_pos * 1);
                             }
                         }
@@ -15654,23 +15602,23 @@ impl Rules {
         }
         {
             {
-                let lo681 = 0;
-                for bit682 in input.state.ones(774 + lo681, 774 + lo681 + 201) {
-                    let offset683 = bit682 - 774;
+                let lo670 = 0;
+                for bit671 in input.state.ones(774 + lo670, 774 + lo670 + 201) {
+                    let offset672 = bit671 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset683 / 1) % 201];
-                        let v1_pos: usize = (offset683 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset672 / 1) % 201];
+                        let v1_pos: usize = (offset672 / 1) % 201;
                         {
-                            let k678 = TABLE_46_P0[v1 as usize] as usize;
-                            if k678 != NONE as usize {
-                                let key680 = k678 * 1;
-                                for i679 in TABLE_46_AT0[key680]
-                                    as usize..TABLE_46_AT0[key680 + 1] as usize
+                            let k667 = TABLE_46_P0[v1 as usize] as usize;
+                            if k667 != NONE as usize {
+                                let key669 = k667 * 1;
+                                for i668 in TABLE_46_AT0[key669]
+                                    as usize..TABLE_46_AT0[key669 + 1] as usize
                                 {
-                                    let row677 = &TABLE_46_BY0[i679];
-                                    let v0: Sym = row677[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i679][1] as usize;
+                                    let row666 = &TABLE_46_BY0[i668];
+                                    let v0: Sym = row666[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i668][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -15693,9 +15641,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found685: {
+            let exists = 'found674: {
                 if !self.r34.is_empty() {
-                    break 'found685 true;
+                    break 'found674 true;
                 }
                 false
             };
