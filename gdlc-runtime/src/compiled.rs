@@ -321,22 +321,36 @@ struct Index {
 
 /// The tuples of a derived relation as bits only: one bit per tuple of the product of
 /// its column domains (the generated code numbers tuples and decodes bits), with the
-/// words that hold set bits listed so that clearing costs what was set.
+/// words that hold set bits listed so that clearing costs what was set, and — for a
+/// relation some code reads in the order set — the bits set, listed.
 #[derive(Clone, Debug)]
 pub struct BitSet {
     words: Vec<u64>,
     dirty: Vec<u32>,
-    /// The bits set, in the order set (a semi-naive round reads a range of them).
+    /// The bits set, in the order set (a semi-naive round reads a range of them);
+    /// kept only when `listed`.
     added: Vec<u32>,
+    listed: bool,
 }
 
 impl BitSet {
-    /// An empty set of `bits` bits.
+    /// An empty set of `bits` bits that lists the bits set.
     pub fn new(bits: usize) -> Self {
         BitSet {
             words: vec![0; bits.div_ceil(64).max(1)],
             dirty: Vec::new(),
             added: Vec::new(),
+            listed: true,
+        }
+    }
+
+    /// An empty set of `bits` bits read only by its words and bit tests (no code reads
+    /// [`Self::len`] or [`Self::added`]): its bits are not listed, and
+    /// [`Self::or_field`] sets a field a word at a time.
+    pub fn unlisted(bits: usize) -> Self {
+        BitSet {
+            listed: false,
+            ..BitSet::new(bits)
         }
     }
 
@@ -352,7 +366,9 @@ impl BitSet {
             self.dirty.push((bit / 64) as u32);
         }
         *word |= mask;
-        self.added.push(bit as u32);
+        if self.listed {
+            self.added.push(bit as u32);
+        }
         true
     }
 
@@ -370,8 +386,16 @@ impl BitSet {
 
     /// Sets the bits of `bits`, a field from bit `lo` (bit `i` is bit `lo + i`), each
     /// new one listed as [`Self::insert`] lists it; returns those that were new.
-    #[inline]
+    #[inline(always)]
     pub fn or_field(&mut self, lo: usize, bits: u64) -> u64 {
+        if !self.listed {
+            let (w, shift) = (lo / 64, lo % 64);
+            let mut fresh = self.or_word(w, bits << shift) >> shift;
+            if shift != 0 && bits >> (64 - shift) != 0 {
+                fresh |= self.or_word(w + 1, bits >> (64 - shift)) << (64 - shift);
+            }
+            return fresh;
+        }
         let mut fresh = 0;
         let mut rest = bits;
         while rest != 0 {
@@ -384,9 +408,27 @@ impl BitSet {
         fresh
     }
 
-    /// Number of bits set.
+    /// Sets the bits of `bits` in word `w`; returns those that were clear.
+    #[inline(always)]
+    fn or_word(&mut self, w: usize, bits: u64) -> u64 {
+        let word = &mut self.words[w];
+        let fresh = bits & !*word;
+        if fresh != 0 {
+            if *word == 0 {
+                self.dirty.push(w as u32);
+            }
+            *word |= fresh;
+        }
+        fresh
+    }
+
+    /// Number of bits set (of a listed set).
     #[inline]
     pub fn len(&self) -> usize {
+        assert!(
+            self.listed,
+            "gdlc internal error: an unlisted bit set counted"
+        );
         self.added.len()
     }
 
@@ -2181,6 +2223,16 @@ mod tests {
         assert_eq!(set.or_field(60, 0b1), 0);
         set.clear();
         assert_eq!(set.field(60, 10), 0);
+        // Unlisted, a field is set a word at a time, across two words too.
+        let mut set = BitSet::unlisted(200);
+        set.insert(66);
+        assert_eq!(set.or_field(60, 0b10_0100_0001), 0b10_0000_0001);
+        assert_eq!(set.field(60, 10), 0b10_0100_0001);
+        assert_eq!(set.or_field(0, u64::MAX), u64::MAX ^ (1 << 60));
+        assert_eq!(set.or_field(130, 1 << 63), 1 << 63);
+        assert!(set.has_bit(193) && !set.has_bit(192) && !set.is_empty());
+        set.clear();
+        assert!(set.is_empty() && set.words().iter().all(|&w| w == 0));
     }
 
     #[test]

@@ -236,14 +236,32 @@ fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
     assert!(code.contains("input.state.ones("), "{text}");
 }
 
-/// A query whose bindings nothing after it reads stops at its first match: team
-/// chess's `(<= mobile (mover-move ?m))` tests whether a move exists rather than
-/// reading every move.
+/// A query whose bindings nothing after it reads stops at its first match: `(<= (busy
+/// ?x) (true (at ?x ?z)) (pair ?z ?y))` asks whether `pair` has a tuple for `?z`; team chess's
+/// `(<= mobile (mover-move ?m))`, which binds every column, asks only whether the
+/// store is empty.
 #[test]
 fn queries_whose_bindings_are_unread_stop_at_the_first_match() {
-    let (_, _, code) = join_code(&team_game("chess.kif"), "mobile/0");
+    let (moves, _, code) = join_code(&team_game("chess.kif"), "mover-move/1");
     let head = "`mobile/0`.fnlayer";
     let start = code.find(head).expect("a layer computes mobile") + head.len();
+    let layer = &code[start..start + 80];
+    assert!(
+        layer.contains(&format!(
+            "(&mutself,input:&Input){{{{if!self.r{moves}.is_empty(){{"
+        )),
+        "{layer}"
+    );
+    let game = "(role p) (init (at 1 2)) (init (at 2 3)) (num 1) (num 2) (num 3)
+        (<= (pair ?x ?y) (true (at ?x ?y)))
+        (<= (busy ?x) (true (at ?x ?z)) (pair ?z ?y))
+        (<= (legal p (go ?x)) (num ?x) (not (busy ?x)))
+        (<= (next (at ?x ?x)) (does p (go ?x))) (<= (next (at ?x ?y)) (true (at ?x ?y)))
+        (<= terminal (busy 3)) (<= (goal p 100) (busy 3))";
+    let file = gdlc::SourceFile::new("pairs.kif", game);
+    let (_, _, code) = join_code(&file, "busy/1");
+    let head = "`busy/1`.fnlayer";
+    let start = code.find(head).expect("a layer computes busy") + head.len();
     let end = code[start..]
         .find("fnlayer")
         .map_or(code.len(), |e| start + e);
@@ -432,9 +450,14 @@ fn legal_copies_the_bits_of_a_relation_of_moves() {
         code.contains(&format!("r{moves}:rt::Store::coded(6,&LAYOUT_{moves},&[],")),
         "{text}"
     );
-    assert!(code.contains(".without_rows(),"), "{text}");
     assert!(
-        code.contains(&format!("ifself.r{moves}.len()>0{{")),
+        code.contains(&format!(
+            "r{moves}:rt::Store::coded(6,&LAYOUT_{moves},&[],299,&[]).without_rows(),"
+        )),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("if!self.r{moves}.is_empty(){{")),
         "{text}"
     );
     assert!(

@@ -32,7 +32,7 @@
 //! The output is deterministic: everything is emitted in id order and formatted with
 //! prettyplease.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Ident, Literal, Span as MacroSpan, TokenStream};
 use quote::{format_ident, quote};
@@ -91,8 +91,8 @@ pub fn cargo_toml(crate_name: &str, runtime: &str) -> String {
 /// `source` names the KIF file in the header.
 pub fn lib_rs(ir: &Ir, plan: &Plan, source: &str) -> Result<String, Diagnostic> {
     let emitter = Emitter::new(ir, plan)?;
-    let tokens = emitter.file(source)?;
-    let file: syn::File = syn::parse2(tokens).map_err(|e| {
+    let text = unlist_bit_sets(&emitter.file(source)?.to_string());
+    let file: syn::File = syn::parse_file(&text).map_err(|e| {
         backend_error(format!(
             "internal error: the generated code does not parse: {e}"
         ))
@@ -103,6 +103,33 @@ pub fn lib_rs(ir: &Ir, plan: &Plan, source: &str) -> Result<String, Diagnostic> 
         env!("CARGO_PKG_VERSION"),
         source.replace('\n', " ")
     ))
+}
+
+/// The generated code `text` (a token stream's text) with each bit set that no code
+/// counts or reads in the order set (no `self.rN.len()`, no `self.rN.added(…)`) made
+/// `rt::BitSet::unlisted`: its inserts then keep no list, and its fields are set a word
+/// at a time. Decided on the whole text, so no reader is missed.
+fn unlist_bit_sets(text: &str) -> String {
+    const NEW: &str = " : rt :: BitSet :: new (";
+    let mut names = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(NEW) {
+        let end = from + at;
+        let start = text[..end].rfind(|c: char| !(c.is_alphanumeric() || c == '_'));
+        names.push(&text[start.map_or(0, |s| s + 1)..end]);
+        from = end + NEW.len();
+    }
+    let mut text = text.to_string();
+    for name in names {
+        let read = |method: &str| text.contains(&format!("self . {name} . {method} ("));
+        if !read("len") && !read("added") {
+            text = text.replace(
+                &format!(" {name}{NEW}"),
+                &format!(" {name} : rt :: BitSet :: unlisted ("),
+            );
+        }
+    }
+    text
 }
 
 fn backend_error(message: impl Into<String>) -> Diagnostic {
@@ -936,7 +963,7 @@ impl<'a> Emitter<'a> {
 
     /// Whether a join asks only whether a stored relation has a tuple: a scan binding
     /// every column, none of them read after (`(<= mobile (mover-move ?m))`). It is
-    /// emitted as a test of the store's count, reading no row.
+    /// emitted as a test of whether the store is empty, reading no row.
     fn whole_store_tested(&self, query: &Query, then: &Node) -> bool {
         query.access == Access::Scan
             && self.has_store(query.relation)
@@ -1935,6 +1962,296 @@ impl<'a> Emitter<'a> {
         self.copied_bits(query, then)
     }
 
+    /// The last join of a rule over one variable's positions as a word (`(<= (reach ?s
+    /// ?t) … (sweep ?s ?dir ?t) (not (colour-on ?t ?c)))` once `?s`, `?dir` and `?c`
+    /// are bound): a scan of a bits-only relation whose column numbered last binds
+    /// `?t`, followed only by tests and an insert into a bits-only head. A test of a
+    /// bits-only relation with `?t`'s column numbered last (in its bits or a copy of
+    /// them in another column order), its other columns known, is a mask; a test not
+    /// reading `?t` guards the word. The matches are then a word: the scanned field,
+    /// and-ed with each mask (negated for `not`), or-ed into the head's field (`?t`'s
+    /// column numbered last there too), the head's copies set bit by bit from what was
+    /// new. When the scan binds the other columns too (the whole relation), it runs
+    /// once per field that has a bit, those columns decoded from where it sits.
+    /// `None` for any other join.
+    fn word_join(
+        &self,
+        query: &Query,
+        then: &Node,
+        sink: Sink,
+    ) -> Result<Option<TokenStream>, Diagnostic> {
+        if !matches!(sink, Sink::Layer)
+            || !self.direct.get()
+            || !matches!(query.access, Access::Scan | Access::Index(_))
+        {
+            return Ok(None);
+        }
+        let binds: Vec<VarId> = (query.slots.iter())
+            .filter_map(|slot| match slot {
+                Slot::Bind(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let source = query.relation;
+        let whole = binds.len() > 1;
+        let v = if whole {
+            // Every column bound here, to distinct variables; the last one's is the word's.
+            let Some(numbered) = self.bit_columns(source) else {
+                return Ok(None);
+            };
+            let distinct: BTreeSet<VarId> = binds.iter().copied().collect();
+            if binds.len() != query.slots.len() || distinct.len() != binds.len() {
+                return Ok(None);
+            }
+            match (numbered.last(), query.access == Access::Scan) {
+                (Some(&(c, 1, _)), true) => match query.slots[c] {
+                    Slot::Bind(v) => v,
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            }
+        } else if let [v] = binds[..] {
+            v
+        } else {
+            return Ok(None);
+        };
+        let Some(width) = self.decoded.borrow().get(&v).map(Vec::len) else {
+            return Ok(None);
+        };
+        if width == 0 || width > 64 {
+            return Ok(None);
+        }
+        let (source_store, source_lo) = if whole {
+            (Self::store(source), quote!(offset))
+        } else {
+            match self.word_field(source, &query.slots, v) {
+                Some(field) => field,
+                None => return Ok(None),
+            }
+        };
+        let n = lit(width);
+        let mut masks = Vec::new();
+        let mut guards = Vec::new();
+        let mut node = then;
+        let (head, args) = loop {
+            let (test, negated, next) = match node {
+                Node::If {
+                    test: Test::Absent(test),
+                    then,
+                } => (test, true, then),
+                Node::Query { query: test, then }
+                    if test
+                        .slots
+                        .iter()
+                        .all(|s| matches!(s, Slot::Sym(_) | Slot::Bound(_))) =>
+                {
+                    (test, false, then)
+                }
+                Node::Accept { relation, args } => break (*relation, args),
+                _ => return Ok(None),
+            };
+            if !test.slots.contains(&Slot::Bound(v)) {
+                guards.push((test, negated));
+            } else {
+                if test.relation == source || self.is_demand(test.relation) {
+                    return Ok(None);
+                }
+                let Some((store, lo)) = self.word_field(test.relation, &test.slots, v) else {
+                    return Ok(None);
+                };
+                masks.push(if negated {
+                    quote!(w &= !self.#store.field(#lo, #n);)
+                } else {
+                    quote!(w &= self.#store.field(#lo, #n);)
+                });
+            }
+            node = next;
+        };
+        if head == source
+            || Some(head) == self.next_rel
+            || Self::reads(then, head)
+            || args.iter().filter(|a| **a == Arg::Var(v)).count() != 1
+        {
+            return Ok(None);
+        }
+        let Some(or_head) = self.word_into(head, args, v) else {
+            return Ok(None);
+        };
+        let mut code = quote! {
+            {
+                let mut w: u64 = self.#source_store.field(#source_lo, #n);
+                #(#masks)*
+                if w != 0 {
+                    #or_head
+                }
+            }
+        };
+        for (test, negated) in guards.into_iter().rev() {
+            code = if negated {
+                let exists = self.exists(test, sink)?;
+                quote!({ #exists if !exists { #code } })
+            } else {
+                self.query(test, code, sink)?
+            };
+        }
+        if !whole {
+            return Ok(Some(code));
+        }
+        let numbered = self.bit_columns(source).expect("checked above");
+        let decodes = numbered[..numbered.len() - 1]
+            .iter()
+            .map(|(c, stride, domain)| {
+                let Slot::Bind(u) = query.slots[*c] else {
+                    unreachable!("every column is bound here")
+                };
+                let (p, value) = (var_position(u), var(u));
+                let table = self.domain_table(domain);
+                let (stride, radix) = (lit(*stride), lit(domain.len()));
+                quote! {
+                    let #p: usize = (offset / #stride) % #radix;
+                    let #value: Sym = #table[#p];
+                }
+            });
+        Ok(Some(quote! {
+            {
+                let mut last_field = usize::MAX;
+                for i in 0..self.#source_store.len() {
+                    let field = self.#source_store.added(i) / #n;
+                    if field == last_field {
+                        continue;
+                    }
+                    last_field = field;
+                    let offset = field * #n;
+                    #(#decodes)*
+                    #code
+                }
+            }
+        }))
+    }
+
+    /// For [`Self::word_join`]: `w` or-ed into `head`'s field of variable `v`'s values
+    /// (its column numbered last, the others known from `args`), the head's copies set
+    /// from the new bits.
+    fn word_into(&self, head: RelationId, args: &[Arg], v: VarId) -> Option<TokenStream> {
+        let numbered = self.bit_columns(head)?;
+        let column = args.iter().position(|a| *a == Arg::Var(v))?;
+        let (last, rest) = numbered.split_last()?;
+        let start = self.run_start(v, &last.2)?;
+        if last.0 != column || last.1 != 1 {
+            return None;
+        }
+        let mut lo = if rest.is_empty() {
+            quote!(0)
+        } else {
+            self.bit_of_args(head, rest, args)?
+        };
+        if start > 0 {
+            let start = lit(start);
+            lo = quote!(#lo + #start);
+        }
+        let copies = self.bit_copies(head);
+        let copied = if copies.is_empty() {
+            quote!()
+        } else {
+            let (p, value) = (var_position(v), var(v));
+            let table = self.domain_table(self.decoded.borrow().get(&v)?);
+            let mut inserts = Vec::new();
+            for copy in &copies {
+                let field = &copy.field;
+                let bit = self.bit_of_args(head, &copy.numbered, args)?;
+                inserts.push(quote!(self.#field.insert(#bit);));
+            }
+            quote! {
+                let mut rest = fresh;
+                while rest != 0 {
+                    let #p: usize = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let #value: Sym = #table[#p];
+                    #(#inserts)*
+                }
+            }
+        };
+        let head = Self::store(head);
+        Some(quote! {
+            let fresh = self.#head.or_field(#lo, w);
+            if fresh != 0 {
+                self.grew = true;
+                #copied
+            }
+        })
+    }
+
+    /// For [`Self::word_join`]: the store (a bits-only relation's or one of its copies)
+    /// in which variable `v`'s one column of `slots` is numbered last, every other
+    /// column holding a symbol of its domain or a variable with a known position, and
+    /// the bit where the field of `v`'s values starts.
+    fn word_field(&self, r: RelationId, slots: &[Slot], v: VarId) -> Option<(Ident, TokenStream)> {
+        if !matches!(
+            self.plan.relations[r.0 as usize].evaluation,
+            Evaluation::Materialised
+        ) || slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Bind(w) | Slot::Bound(w) if *w == v))
+            .count()
+            != 1
+        {
+            return None;
+        }
+        let mut numberings = vec![(Self::store(r), self.bit_columns(r)?)];
+        numberings.extend(
+            self.bit_copies(r)
+                .into_iter()
+                .map(|copy| (copy.field, copy.numbered)),
+        );
+        'numbering: for (store, numbered) in numberings {
+            let Some(((c, 1, domain), rest)) = numbered.split_last() else {
+                continue;
+            };
+            if !matches!(slots[*c], Slot::Bind(w) | Slot::Bound(w) if w == v) {
+                continue;
+            }
+            let Some(start) = self.run_start(v, domain) else {
+                continue;
+            };
+            let mut terms = vec![quote!(0)];
+            for (c, stride, domain) in rest {
+                let p = match slots[*c] {
+                    Slot::Sym(s) => {
+                        let Some(p) = domain.iter().position(|&d| d == s) else {
+                            continue 'numbering;
+                        };
+                        let p = lit(p);
+                        quote!(#p)
+                    }
+                    Slot::Bound(w) => {
+                        let Some(p) = self.known_position(w, domain) else {
+                            continue 'numbering;
+                        };
+                        p
+                    }
+                    _ => continue 'numbering,
+                };
+                let stride = lit(*stride);
+                terms.push(quote!(#p * #stride));
+            }
+            let start = lit(start);
+            return Some((store, quote!(#(#terms)+* + #start)));
+        }
+        None
+    }
+
+    /// Where the values variable `v` was decoded from start in `domain`: 0 when they
+    /// are the domain, else where their run sits in it ([`Self::known_position`]).
+    fn run_start(&self, v: VarId, domain: &[SymbolId]) -> Option<usize> {
+        let decoded = self.decoded.borrow();
+        let from = decoded.get(&v)?;
+        if from.as_slice() == domain {
+            return Some(0);
+        }
+        let start = domain.binary_search(from.first()?).ok()?;
+        (domain.get(start..start + from.len())? == from.as_slice()).then_some(start)
+    }
+
     /// The copy [`Self::coded_copy`] emits for a join of a rule whose accepted tuples
     /// go straight to the head's store, if the join has its shape.
     fn copied_bits(&self, query: &Query, then: &Node) -> Option<TokenStream> {
@@ -2449,6 +2766,9 @@ impl<'a> Emitter<'a> {
                 if let Some(copy) = self.coded_copy(query, then, sink) {
                     return Ok(copy);
                 }
+                if let Some(words) = self.word_join(query, then, sink)? {
+                    return Ok(words);
+                }
                 if let Some(push) = self.chain_link(query, then, sink)? {
                     return Ok(push);
                 }
@@ -2456,7 +2776,7 @@ impl<'a> Emitter<'a> {
                     let store = Self::store(query.relation);
                     let then = self.node(then, sink)?;
                     return Ok(quote! {
-                        if self.#store.len() > 0 { #then }
+                        if !self.#store.is_empty() { #then }
                     });
                 }
                 if Self::existential(query, then) {

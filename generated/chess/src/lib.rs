@@ -11779,16 +11779,16 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0], &[0, 1], &[1, 2]],
                 )
                 .with_rows(TABLE_0.as_flattened(), 420),
-            r1: rt::BitSet::new(64),
-            r2: rt::BitSet::new(4),
-            r3: rt::BitSet::new(4),
+            r1: rt::BitSet::unlisted(64),
+            r2: rt::BitSet::unlisted(4),
+            r3: rt::BitSet::unlisted(4),
             r4: rt::Store::bitset(
                     &[&[1, 2], &[287, 288], &[3, 12, 18, 74, 79, 82]],
                     299,
                     &[&[2]],
                 )
                 .with_rows(TABLE_4.as_flattened(), 8),
-            r5: rt::BitSet::new(4),
+            r5: rt::BitSet::unlisted(4),
             r6: rt::Store::bitset(
                     &[&[1, 2], &[287, 288], &[6, 8, 10, 14, 16, 76, 77, 78, 80, 81]],
                     299,
@@ -11801,7 +11801,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_7.as_flattened(), 8),
-            r8: rt::BitSet::new(4),
+            r8: rt::BitSet::unlisted(4),
             r9: rt::Store::bitset(
                     &[
                         &[1, 2],
@@ -11815,20 +11815,20 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0, 1], &[0, 2, 3]],
                 )
                 .with_rows(TABLE_9.as_flattened(), 4),
-            r10: rt::BitSet::new(64),
+            r10: rt::BitSet::unlisted(64),
             r11: rt::Store::hashed(0, &[]),
-            r12: rt::BitSet::new(64),
-            r13: rt::BitSet::new(128),
+            r12: rt::BitSet::unlisted(64),
+            r13: rt::BitSet::unlisted(128),
             r15: rt::Store::hashed(0, &[]),
-            r16: rt::BitSet::new(384),
-            r16_by1: rt::BitSet::new(384),
+            r16: rt::BitSet::unlisted(384),
+            r16_by1: rt::BitSet::unlisted(384),
             r17: rt::BitSet::new(512),
-            r18: rt::BitSet::new(64),
-            r19: rt::BitSet::new(64),
+            r18: rt::BitSet::unlisted(64),
+            r19: rt::BitSet::unlisted(64),
             r20: rt::BitSet::new(32768),
-            r20_by1_2: rt::BitSet::new(32768),
-            r21: rt::BitSet::new(64),
-            r22: rt::BitSet::new(64),
+            r20_by1_2: rt::BitSet::unlisted(32768),
+            r21: rt::BitSet::unlisted(64),
+            r22: rt::BitSet::unlisted(64),
             r23: rt::Store::bitset(
                     &[&[4, 7, 9, 11, 13, 15, 17], &[7, 9, 11, 13, 15, 17, 19]],
                     299,
@@ -11856,7 +11856,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[],
                 )
                 .with_rows(TABLE_25.as_flattened(), 38),
-            r26: rt::BitSet::new(64),
+            r26: rt::BitSet::unlisted(64),
             r27: rt::Store::bitset(
                     &[&[13, 276, 277, 278], &[13, 276, 277, 278]],
                     299,
@@ -11885,7 +11885,7 @@ impl rt::Rules<WORDS> for Rules {
                 )
                 .with_rows(TABLE_28.as_flattened(), 336),
             r29: rt::BitSet::new(512),
-            r29_by1: rt::BitSet::new(512),
+            r29_by1: rt::BitSet::unlisted(512),
             r30: rt::Store::bitset(
                     &[
                         &[1, 2],
@@ -11901,13 +11901,13 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_30.as_flattened(), 16),
-            r31: rt::BitSet::new(64),
+            r31: rt::BitSet::unlisted(64),
             r32: rt::Store::coded(7, &LAYOUT_32, &[(0, &[1, 2][..])], 299, &[])
                 .without_rows(),
             r33: rt::Store::hashed(0, &[]),
             r34: rt::Store::hashed(0, &[]),
             r35: rt::Store::coded(6, &LAYOUT_35, &[], 299, &[]).without_rows(),
-            r37: rt::BitSet::new(64),
+            r37: rt::BitSet::unlisted(64),
             r38: rt::Store::bitset(&[&[1, 2], &[1, 2]], 299, &[&[0]])
                 .with_rows(TABLE_38.as_flattened(), 2),
             r39: rt::Store::bitset(
@@ -11938,9 +11938,9 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_42.as_flattened(), 16),
-            r43: rt::BitSet::new(512),
+            r43: rt::BitSet::unlisted(512),
             r44: rt::BitSet::new(512),
-            r45: rt::BitSet::new(64),
+            r45: rt::BitSet::unlisted(64),
             r46: rt::Store::bitset(
                     &[
                         &[
@@ -11998,7 +11998,7 @@ impl rt::Rules<WORDS> for Rules {
             r50: rt::Store::bitset(&[&[1, 2]], 299, &[])
                 .with_rows(TABLE_50.as_flattened(), 2),
             r51: rt::BitSet::new(4096),
-            r51_by1: rt::BitSet::new(4096),
+            r51_by1: rt::BitSet::unlisted(4096),
             r52: rt::BitSet::new(512),
             r53: rt::Store::bitset(
                     &[&[283, 284, 285], &[13, 276, 277, 278, 279, 280, 281, 282]],
@@ -12024,9 +12024,9 @@ impl rt::Rules<WORDS> for Rules {
                 .with_rows(TABLE_54.as_flattened(), 64),
             r55: rt::BitSet::new(32768),
             r56: rt::Store::hashed(0, &[]),
-            r57: rt::BitSet::new(64),
+            r57: rt::BitSet::unlisted(64),
             r59: rt::BitSet::new(4096),
-            r59_by1: rt::BitSet::new(4096),
+            r59_by1: rt::BitSet::unlisted(4096),
             r60: rt::BitSet::new(512),
         }
     }
@@ -13023,25 +13023,22 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                for i94 in 0..self.r17.len() {
-                    let bit91 = self.r17.added(i94);
-                    let offset92 = bit91 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset92 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset92 / 1) % 8];
-                    let v1_pos: usize = (offset92 / 8) % 64;
-                    let v2_pos: usize = (offset92 / 1) % 8;
+                for i89 in 0..self.r17.len() {
+                    let bit86 = self.r17.added(i89);
+                    let offset87 = bit86 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset87 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset87 / 1) % 8];
+                    let v1_pos: usize = (offset87 / 8) % 64;
+                    let v2_pos: usize = (offset87 / 1) % 8;
                     {
-                        let lo85 = 0 + 0 + v1_pos * 512 + v2_pos * 64;
-                        let mut cursor89 = rt::OnesCursor::new(
-                            self.r55.words(),
-                            lo85,
-                            lo85 + 64,
-                        );
-                        while let Some(bit86) = cursor89.next(self.r55.words()) {
-                            let offset87 = bit86 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset87 / 1) % 64];
-                            let v0_pos: usize = (offset87 / 1) % 64;
-                            self.grew |= self.r57.insert(v0_pos * 1);
+                        let mut w: u64 = self
+                            .r55
+                            .field(0 + v1_pos * 512 + v2_pos * 64 + 0, 64);
+                        if w != 0 {
+                            let fresh = self.r57.or_field(0, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                            }
                         }
                     }
                 }
@@ -13049,24 +13046,24 @@ impl Rules {
         }
         {
             {
-                let lo98 = 0 + 0 + 3 * 64;
-                let mut cursor102 = rt::OnesCursor::new(
+                let lo93 = 0 + 0 + 3 * 64;
+                let mut cursor97 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo98,
-                    lo98 + 64,
+                    lo93,
+                    lo93 + 64,
                 );
-                while let Some(bit99) = cursor102.next(self.r16_by1.words()) {
-                    let offset100 = bit99 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset100 / 1) % 64];
-                    let v1_pos: usize = (offset100 / 1) % 64;
+                while let Some(bit94) = cursor97.next(self.r16_by1.words()) {
+                    let offset95 = bit94 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset95 / 1) % 64];
+                    let v1_pos: usize = (offset95 / 1) % 64;
                     {
-                        let key97 = v1_pos * 1;
-                        for i96 in TABLE_28_AT0[key97]
-                            as usize..TABLE_28_AT0[key97 + 1] as usize
+                        let key92 = v1_pos * 1;
+                        for i91 in TABLE_28_AT0[key92]
+                            as usize..TABLE_28_AT0[key92 + 1] as usize
                         {
-                            let row95 = &TABLE_28_BY0[i96];
-                            let v0: Sym = row95[1];
-                            let v0_pos: usize = TABLE_28_BY0_POS[i96][1] as usize;
+                            let row90 = &TABLE_28_BY0[i91];
+                            let v0: Sym = row90[1];
+                            let v0_pos: usize = TABLE_28_BY0_POS[i91][1] as usize;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -13075,52 +13072,52 @@ impl Rules {
         }
         {
             {
-                let lo116 = 0;
-                for bit117 in input.state.ones(772 + lo116, 772 + lo116 + 2) {
-                    let offset118 = bit117 - 772;
+                let lo111 = 0;
+                for bit112 in input.state.ones(772 + lo111, 772 + lo111 + 2) {
+                    let offset113 = bit112 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset118 / 1) % 2];
-                        let v1_pos: usize = (offset118 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset113 / 1) % 2];
+                        let v1_pos: usize = (offset113 / 1) % 2;
                         {
-                            let key115 = v1_pos * 1;
-                            for i114 in TABLE_38_AT0[key115]
-                                as usize..TABLE_38_AT0[key115 + 1] as usize
+                            let key110 = v1_pos * 1;
+                            for i109 in TABLE_38_AT0[key110]
+                                as usize..TABLE_38_AT0[key110 + 1] as usize
                             {
-                                let row113 = &TABLE_38_BY0[i114];
-                                let v2: Sym = row113[1];
-                                let v2_pos: usize = TABLE_38_BY0_POS[i114][1] as usize;
+                                let row108 = &TABLE_38_BY0[i109];
+                                let v2: Sym = row108[1];
+                                let v2_pos: usize = TABLE_38_BY0_POS[i109][1] as usize;
                                 {
-                                    let lo109 = 0 + 0;
-                                    let hi112 = lo109 + 768;
-                                    for &bit110 in input.ones_from(lo109) {
-                                        let bit110 = bit110 as usize;
-                                        if bit110 >= hi112 {
+                                    let lo104 = 0 + 0;
+                                    let hi107 = lo104 + 768;
+                                    for &bit105 in input.ones_from(lo104) {
+                                        let bit105 = bit105 as usize;
+                                        if bit105 >= hi107 {
                                             break;
                                         }
-                                        let offset111 = bit110 - 0;
+                                        let offset106 = bit105 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset111 / 6) % 2 == v2_pos && (offset111 / 1) % 6 == 5
+                                            && (offset106 / 6) % 2 == v2_pos && (offset106 / 1) % 6 == 5
                                         {
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset111 / 12)
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset106 / 12)
                                                 % 64];
-                                            let v3_pos: usize = (offset111 / 12) % 64;
+                                            let v3_pos: usize = (offset106 / 12) % 64;
                                             {
-                                                let key108 = v2_pos * 1;
-                                                for i107 in TABLE_40_AT0[key108]
-                                                    as usize..TABLE_40_AT0[key108 + 1] as usize
+                                                let key103 = v2_pos * 1;
+                                                for i102 in TABLE_40_AT0[key103]
+                                                    as usize..TABLE_40_AT0[key103 + 1] as usize
                                                 {
-                                                    let row106 = &TABLE_40_BY0[i107];
-                                                    let v4: Sym = row106[1];
-                                                    let v4_pos: usize = TABLE_40_BY0_POS[i107][1] as usize;
+                                                    let row101 = &TABLE_40_BY0[i102];
+                                                    let v4: Sym = row101[1];
+                                                    let v4_pos: usize = TABLE_40_BY0_POS[i102][1] as usize;
                                                     {
-                                                        let key105 = v3_pos * 8 + (v4_pos + 4) * 1;
-                                                        for i104 in TABLE_0_AT0_1[key105]
-                                                            as usize..TABLE_0_AT0_1[key105 + 1] as usize
+                                                        let key100 = v3_pos * 8 + (v4_pos + 4) * 1;
+                                                        for i99 in TABLE_0_AT0_1[key100]
+                                                            as usize..TABLE_0_AT0_1[key100 + 1] as usize
                                                         {
-                                                            let row103 = &TABLE_0_BY0_1[i104];
-                                                            let v0: Sym = row103[2];
-                                                            let v0_pos: usize = TABLE_0_BY0_1_POS[i104][2] as usize;
+                                                            let row98 = &TABLE_0_BY0_1[i99];
+                                                            let v0: Sym = row98[2];
+                                                            let v0_pos: usize = TABLE_0_BY0_1_POS[i99][2] as usize;
                                                             self.grew |= self.r57.insert(v0_pos * 1);
                                                         }
                                                     }
@@ -13137,26 +13134,26 @@ impl Rules {
         }
         {
             {
-                let lo123 = 0 + 0 + 4 * 64;
-                let mut cursor127 = rt::OnesCursor::new(
+                let lo118 = 0 + 0 + 4 * 64;
+                let mut cursor122 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo123,
-                    lo123 + 64,
+                    lo118,
+                    lo118 + 64,
                 );
-                while let Some(bit124) = cursor127.next(self.r16_by1.words()) {
-                    let offset125 = bit124 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset125 / 1) % 64];
-                    let v1_pos: usize = (offset125 / 1) % 64;
+                while let Some(bit119) = cursor122.next(self.r16_by1.words()) {
+                    let offset120 = bit119 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset120 / 1) % 64];
+                    let v1_pos: usize = (offset120 / 1) % 64;
                     {
-                        let key122 = v1_pos * 1;
-                        for i121 in TABLE_0_AT0[key122]
-                            as usize..TABLE_0_AT0[key122 + 1] as usize
+                        let key117 = v1_pos * 1;
+                        for i116 in TABLE_0_AT0[key117]
+                            as usize..TABLE_0_AT0[key117 + 1] as usize
                         {
-                            let row120 = &TABLE_0_BY0[i121];
-                            let v2: Sym = row120[1];
-                            let v0: Sym = row120[2];
-                            let v2_pos: usize = TABLE_0_BY0_POS[i121][1] as usize;
-                            let v0_pos: usize = TABLE_0_BY0_POS[i121][2] as usize;
+                            let row115 = &TABLE_0_BY0[i116];
+                            let v2: Sym = row115[1];
+                            let v0: Sym = row115[2];
+                            let v2_pos: usize = TABLE_0_BY0_POS[i116][1] as usize;
+                            let v0_pos: usize = TABLE_0_BY0_POS[i116][2] as usize;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -13168,27 +13165,27 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo132 = 0;
-                for bit133 in input.state.ones(772 + lo132, 772 + lo132 + 2) {
-                    let offset134 = bit133 - 772;
+                let lo127 = 0;
+                for bit128 in input.state.ones(772 + lo127, 772 + lo127 + 2) {
+                    let offset129 = bit128 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset134 / 1) % 2];
-                        let v0_pos: usize = (offset134 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset129 / 1) % 2];
+                        let v0_pos: usize = (offset129 / 1) % 2;
                         {
-                            let key131 = v0_pos * 1;
-                            for i130 in TABLE_7_AT0[key131]
-                                as usize..TABLE_7_AT0[key131 + 1] as usize
+                            let key126 = v0_pos * 1;
+                            for i125 in TABLE_7_AT0[key126]
+                                as usize..TABLE_7_AT0[key126 + 1] as usize
                             {
-                                let row129 = &TABLE_7_BY0[i130];
-                                let v1: Sym = row129[1];
-                                let v2: Sym = row129[2];
-                                let v1_pos: usize = TABLE_7_BY0_POS[i130][1] as usize;
-                                let v2_pos: usize = TABLE_7_BY0_POS[i130][2] as usize;
+                                let row124 = &TABLE_7_BY0[i125];
+                                let v1: Sym = row124[1];
+                                let v2: Sym = row124[2];
+                                let v1_pos: usize = TABLE_7_BY0_POS[i125][1] as usize;
+                                let v2_pos: usize = TABLE_7_BY0_POS[i125][2] as usize;
                                 {
-                                    let p128 = POS_57[0 + v2 as usize] as usize;
-                                    if p128 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p128 * 1)
+                                    let p123 = POS_57[0 + v2 as usize] as usize;
+                                    if p123 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p123 * 1)
                                     {
                                         self.grew |= self.r2.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13204,27 +13201,27 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo140 = 0;
-                for bit141 in input.state.ones(772 + lo140, 772 + lo140 + 2) {
-                    let offset142 = bit141 - 772;
+                let lo135 = 0;
+                for bit136 in input.state.ones(772 + lo135, 772 + lo135 + 2) {
+                    let offset137 = bit136 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset142 / 1) % 2];
-                        let v0_pos: usize = (offset142 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset137 / 1) % 2];
+                        let v0_pos: usize = (offset137 / 1) % 2;
                         {
-                            let key139 = v0_pos * 1;
-                            for i138 in TABLE_6_AT0[key139]
-                                as usize..TABLE_6_AT0[key139 + 1] as usize
+                            let key134 = v0_pos * 1;
+                            for i133 in TABLE_6_AT0[key134]
+                                as usize..TABLE_6_AT0[key134 + 1] as usize
                             {
-                                let row137 = &TABLE_6_BY0[i138];
-                                let v1: Sym = row137[1];
-                                let v2: Sym = row137[2];
-                                let v1_pos: usize = TABLE_6_BY0_POS[i138][1] as usize;
-                                let v2_pos: usize = TABLE_6_BY0_POS[i138][2] as usize;
+                                let row132 = &TABLE_6_BY0[i133];
+                                let v1: Sym = row132[1];
+                                let v2: Sym = row132[2];
+                                let v1_pos: usize = TABLE_6_BY0_POS[i133][1] as usize;
+                                let v2_pos: usize = TABLE_6_BY0_POS[i133][2] as usize;
                                 {
-                                    let p136 = POS_37[0 + v2 as usize] as usize;
-                                    if p136 != NONE as usize
-                                        && self.r37.has_bit(0 + 0 + p136 * 1)
+                                    let p131 = POS_37[0 + v2 as usize] as usize;
+                                    if p131 != NONE as usize
+                                        && self.r37.has_bit(0 + 0 + p131 * 1)
                                     {
                                         self.grew |= self.r3.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13239,38 +13236,38 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role153 in 0..2 {
-                let row152 = &input.joint[role153 * 7..(role153 + 1) * 7];
-                if row152[1] == 297 && row152[4] == 0 && row152[5] == 0 && row152[6] == 0
+            for role148 in 0..2 {
+                let row147 = &input.joint[role148 * 7..(role148 + 1) * 7];
+                if row147[1] == 297 && row147[4] == 0 && row147[5] == 0 && row147[6] == 0
                 {
-                    let v0: Sym = row152[0];
-                    let v2: Sym = row152[2];
-                    let v3: Sym = row152[3];
+                    let v0: Sym = row147[0];
+                    let v2: Sym = row147[2];
+                    let v3: Sym = row147[3];
                     {
-                        let p150 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p151 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        if p150 != NONE as usize && p151 != NONE as usize && 0 == 0
+                        let p145 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p146 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        if p145 != NONE as usize && p146 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p150 * 12 + p151 * 6 + 4 * 1)
+                            && input.state.get(0 + 0 + p145 * 12 + p146 * 6 + 4 * 1)
                         {
                             {
-                                let k145 = TABLE_9_P0[v0 as usize] as usize;
-                                let k146 = TABLE_9_P2[v2 as usize] as usize;
-                                let k147 = TABLE_9_P3[v3 as usize] as usize;
-                                if k145 != NONE as usize && k146 != NONE as usize
-                                    && k147 != NONE as usize
+                                let k140 = TABLE_9_P0[v0 as usize] as usize;
+                                let k141 = TABLE_9_P2[v2 as usize] as usize;
+                                let k142 = TABLE_9_P3[v3 as usize] as usize;
+                                if k140 != NONE as usize && k141 != NONE as usize
+                                    && k142 != NONE as usize
                                 {
-                                    let key149 = k145 * 8 + k146 * 4 + k147 * 1;
-                                    for i148 in TABLE_9_AT0_2_3[key149]
-                                        as usize..TABLE_9_AT0_2_3[key149 + 1] as usize
+                                    let key144 = k140 * 8 + k141 * 4 + k142 * 1;
+                                    for i143 in TABLE_9_AT0_2_3[key144]
+                                        as usize..TABLE_9_AT0_2_3[key144 + 1] as usize
                                     {
-                                        let row144 = &TABLE_9_BY0_2_3[i148];
-                                        let v1: Sym = row144[1];
-                                        let v4: Sym = row144[4];
-                                        let v5: Sym = row144[5];
-                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i148][1] as usize;
-                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i148][4] as usize;
-                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i148][5] as usize;
+                                        let row139 = &TABLE_9_BY0_2_3[i143];
+                                        let v1: Sym = row139[1];
+                                        let v4: Sym = row139[4];
+                                        let v5: Sym = row139[5];
+                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i143][1] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i143][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i143][5] as usize;
                                         self.grew
                                             |= self
                                                 .r8
@@ -13287,81 +13284,81 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role155 in 0..2 {
-                let row154 = &input.joint[role155 * 7..(role155 + 1) * 7];
-                if row154[1] == 297 && row154[4] == 0 && row154[5] == 0 && row154[6] == 0
+            for role150 in 0..2 {
+                let row149 = &input.joint[role150 * 7..(role150 + 1) * 7];
+                if row149[1] == 297 && row149[4] == 0 && row149[5] == 0 && row149[6] == 0
                 {
-                    let v1: Sym = row154[0];
-                    let v0: Sym = row154[2];
-                    let v2: Sym = row154[3];
+                    let v1: Sym = row149[0];
+                    let v0: Sym = row149[2];
+                    let v2: Sym = row149[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role157 in 0..2 {
-                let row156 = &input.joint[role157 * 7..(role157 + 1) * 7];
-                if row156[1] == 297 && row156[4] == 0 && row156[5] == 0 && row156[6] == 0
+            for role152 in 0..2 {
+                let row151 = &input.joint[role152 * 7..(role152 + 1) * 7];
+                if row151[1] == 297 && row151[4] == 0 && row151[5] == 0 && row151[6] == 0
                 {
-                    let v1: Sym = row156[0];
-                    let v2: Sym = row156[2];
-                    let v0: Sym = row156[3];
+                    let v1: Sym = row151[0];
+                    let v2: Sym = row151[2];
+                    let v0: Sym = row151[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role159 in 0..2 {
-                let row158 = &input.joint[role159 * 7..(role159 + 1) * 7];
-                if row158[1] == 298 && row158[2] == 0 && row158[3] == 0 {
-                    let v1: Sym = row158[0];
-                    let v0: Sym = row158[4];
-                    let v2: Sym = row158[5];
-                    let v3: Sym = row158[6];
+            for role154 in 0..2 {
+                let row153 = &input.joint[role154 * 7..(role154 + 1) * 7];
+                if row153[1] == 298 && row153[2] == 0 && row153[3] == 0 {
+                    let v1: Sym = row153[0];
+                    let v0: Sym = row153[4];
+                    let v2: Sym = row153[5];
+                    let v3: Sym = row153[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role161 in 0..2 {
-                let row160 = &input.joint[role161 * 7..(role161 + 1) * 7];
-                if row160[1] == 298 && row160[2] == 0 && row160[3] == 0 {
-                    let v1: Sym = row160[0];
-                    let v2: Sym = row160[4];
-                    let v0: Sym = row160[5];
-                    let v3: Sym = row160[6];
+            for role156 in 0..2 {
+                let row155 = &input.joint[role156 * 7..(role156 + 1) * 7];
+                if row155[1] == 298 && row155[2] == 0 && row155[3] == 0 {
+                    let v1: Sym = row155[0];
+                    let v2: Sym = row155[4];
+                    let v0: Sym = row155[5];
+                    let v3: Sym = row155[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo165 = 0 + 0;
-                let mut cursor169 = rt::OnesCursor::new(
+                let lo160 = 0 + 0;
+                let mut cursor164 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo165,
-                    lo165 + 4,
+                    lo160,
+                    lo160 + 4,
                 );
-                while let Some(bit166) = cursor169.next(self.r8.words()) {
-                    let offset167 = bit166 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset167 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset167 / 1) % 2];
-                    let v1_pos: usize = (offset167 / 2) % 2;
-                    let v2_pos: usize = (offset167 / 1) % 2;
+                while let Some(bit161) = cursor164.next(self.r8.words()) {
+                    let offset162 = bit161 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset162 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset162 / 1) % 2];
+                    let v1_pos: usize = (offset162 / 2) % 2;
+                    let v2_pos: usize = (offset162 / 1) % 2;
                     {
-                        let key164 = v1_pos * 2 + v2_pos * 1;
-                        for i163 in TABLE_9_AT0_1[key164]
-                            as usize..TABLE_9_AT0_1[key164 + 1] as usize
+                        let key159 = v1_pos * 2 + v2_pos * 1;
+                        for i158 in TABLE_9_AT0_1[key159]
+                            as usize..TABLE_9_AT0_1[key159 + 1] as usize
                         {
-                            let row162 = &TABLE_9_BY0_1[i163];
-                            let v3: Sym = row162[2];
-                            let v4: Sym = row162[3];
-                            let v0: Sym = row162[4];
-                            let v5: Sym = row162[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i163][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i163][3] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i163][4] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i163][5] as usize;
+                            let row157 = &TABLE_9_BY0_1[i158];
+                            let v3: Sym = row157[2];
+                            let v4: Sym = row157[3];
+                            let v0: Sym = row157[4];
+                            let v5: Sym = row157[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i158][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i158][3] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i158][4] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i158][5] as usize;
                             self.grew
                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                         }
@@ -13371,45 +13368,45 @@ impl Rules {
         }
         {
             {
-                let lo181 = 0;
-                for bit182 in input.state.ones(975 + lo181, 975 + lo181 + 64) {
-                    let offset183 = bit182 - 975;
+                let lo176 = 0;
+                for bit177 in input.state.ones(975 + lo176, 975 + lo176 + 64) {
+                    let offset178 = bit177 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset183 / 1) % 64];
-                        let v3_pos: usize = (offset183 / 1) % 64;
-                        for role180 in 0..2 {
-                            let row179 = &input.joint[role180 * 7..(role180 + 1) * 7];
-                            if row179[1] == 297 && row179[3] == v3 && row179[4] == 0
-                                && row179[5] == 0 && row179[6] == 0
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset178 / 1) % 64];
+                        let v3_pos: usize = (offset178 / 1) % 64;
+                        for role175 in 0..2 {
+                            let row174 = &input.joint[role175 * 7..(role175 + 1) * 7];
+                            if row174[1] == 297 && row174[3] == v3 && row174[4] == 0
+                                && row174[5] == 0 && row174[6] == 0
                             {
-                                let v1: Sym = row179[0];
-                                let v2: Sym = row179[2];
+                                let v1: Sym = row174[0];
+                                let v2: Sym = row174[2];
                                 {
-                                    let p177 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                    let p178 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                    if p177 != NONE as usize && p178 != NONE as usize && 0 == 0
+                                    let p172 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                    let p173 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                    if p172 != NONE as usize && p173 != NONE as usize && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p177 * 12 + p178 * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p172 * 12 + p173 * 6 + 5 * 1)
                                     {
                                         {
-                                            let k174 = TABLE_41_P0[v1 as usize] as usize;
-                                            if k174 != NONE as usize {
-                                                let key176 = k174 * 1;
-                                                for i175 in TABLE_41_AT0[key176]
-                                                    as usize..TABLE_41_AT0[key176 + 1] as usize
+                                            let k169 = TABLE_41_P0[v1 as usize] as usize;
+                                            if k169 != NONE as usize {
+                                                let key171 = k169 * 1;
+                                                for i170 in TABLE_41_AT0[key171]
+                                                    as usize..TABLE_41_AT0[key171 + 1] as usize
                                                 {
-                                                    let row173 = &TABLE_41_BY0[i175];
-                                                    let v4: Sym = row173[1];
-                                                    let v4_pos: usize = TABLE_41_BY0_POS[i175][1] as usize;
+                                                    let row168 = &TABLE_41_BY0[i170];
+                                                    let v4: Sym = row168[1];
+                                                    let v4_pos: usize = TABLE_41_BY0_POS[i170][1] as usize;
                                                     {
-                                                        let key172 = (v4_pos + 1) * 64 + v3_pos * 1;
-                                                        for i171 in TABLE_0_AT1_2[key172]
-                                                            as usize..TABLE_0_AT1_2[key172 + 1] as usize
+                                                        let key167 = (v4_pos + 1) * 64 + v3_pos * 1;
+                                                        for i166 in TABLE_0_AT1_2[key167]
+                                                            as usize..TABLE_0_AT1_2[key167 + 1] as usize
                                                         {
-                                                            let row170 = &TABLE_0_BY1_2[i171];
-                                                            let v0: Sym = row170[0];
-                                                            let v0_pos: usize = TABLE_0_BY1_2_POS[i171][0] as usize;
+                                                            let row165 = &TABLE_0_BY1_2[i166];
+                                                            let v0: Sym = row165[0];
+                                                            let v0_pos: usize = TABLE_0_BY1_2_POS[i166][0] as usize;
                                                             self.grew |= self.r10.insert(v0_pos * 1);
                                                         }
                                                     }
@@ -13429,28 +13426,28 @@ impl Rules {
     fn layer30(&mut self, input: &Input) {
         {
             {
-                let lo189 = 0 + 0;
-                let mut cursor193 = rt::OnesCursor::new(
+                let lo184 = 0 + 0;
+                let mut cursor188 = rt::OnesCursor::new(
                     self.r10.words(),
-                    lo189,
-                    lo189 + 64,
+                    lo184,
+                    lo184 + 64,
                 );
-                while let Some(bit190) = cursor193.next(self.r10.words()) {
-                    let offset191 = bit190 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset191 / 1) % 64];
-                    let v2_pos: usize = (offset191 / 1) % 64;
+                while let Some(bit185) = cursor188.next(self.r10.words()) {
+                    let offset186 = bit185 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset186 / 1) % 64];
+                    let v2_pos: usize = (offset186 / 1) % 64;
                     {
-                        let k186 = TABLE_4_P2[v2 as usize] as usize;
-                        if k186 != NONE as usize {
-                            let key188 = k186 * 1;
-                            for i187 in TABLE_4_AT2[key188]
-                                as usize..TABLE_4_AT2[key188 + 1] as usize
+                        let k181 = TABLE_4_P2[v2 as usize] as usize;
+                        if k181 != NONE as usize {
+                            let key183 = k181 * 1;
+                            for i182 in TABLE_4_AT2[key183]
+                                as usize..TABLE_4_AT2[key183 + 1] as usize
                             {
-                                let row185 = &TABLE_4_BY2[i187];
-                                let v0: Sym = row185[0];
-                                let v1: Sym = row185[1];
-                                let v0_pos: usize = TABLE_4_BY2_POS[i187][0] as usize;
-                                let v1_pos: usize = TABLE_4_BY2_POS[i187][1] as usize;
+                                let row180 = &TABLE_4_BY2[i182];
+                                let v0: Sym = row180[0];
+                                let v1: Sym = row180[1];
+                                let v0_pos: usize = TABLE_4_BY2_POS[i182][0] as usize;
+                                let v1_pos: usize = TABLE_4_BY2_POS[i182][1] as usize;
                                 self.grew |= self.r5.insert(v0_pos * 2 + v1_pos * 1);
                             }
                         }
@@ -13463,44 +13460,44 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo204 = 0;
-                for bit205 in input.state.ones(772 + lo204, 772 + lo204 + 2) {
-                    let offset206 = bit205 - 772;
+                let lo199 = 0;
+                for bit200 in input.state.ones(772 + lo199, 772 + lo199 + 2) {
+                    let offset201 = bit200 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset206 / 1) % 2];
-                        let v1_pos: usize = (offset206 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset201 / 1) % 2];
+                        let v1_pos: usize = (offset201 / 1) % 2;
                         {
-                            let key203 = v1_pos * 1;
-                            for i202 in TABLE_38_AT0[key203]
-                                as usize..TABLE_38_AT0[key203 + 1] as usize
+                            let key198 = v1_pos * 1;
+                            for i197 in TABLE_38_AT0[key198]
+                                as usize..TABLE_38_AT0[key198 + 1] as usize
                             {
-                                let row201 = &TABLE_38_BY0[i202];
-                                let v3: Sym = row201[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i202][1] as usize;
+                                let row196 = &TABLE_38_BY0[i197];
+                                let v3: Sym = row196[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i197][1] as usize;
                                 {
-                                    let lo197 = 0 + 0;
-                                    let hi200 = lo197 + 768;
-                                    for &bit198 in input.ones_from(lo197) {
-                                        let bit198 = bit198 as usize;
-                                        if bit198 >= hi200 {
+                                    let lo192 = 0 + 0;
+                                    let hi195 = lo192 + 768;
+                                    for &bit193 in input.ones_from(lo192) {
+                                        let bit193 = bit193 as usize;
+                                        if bit193 >= hi195 {
                                             break;
                                         }
-                                        let offset199 = bit198 - 0;
+                                        let offset194 = bit193 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset199 / 6) % 2 == v1_pos && (offset199 / 1) % 6 == 4
+                                            && (offset194 / 6) % 2 == v1_pos && (offset194 / 1) % 6 == 4
                                         {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset199 / 12)
+                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset194 / 12)
                                                 % 64];
-                                            let v2_pos: usize = (offset199 / 12) % 64;
+                                            let v2_pos: usize = (offset194 / 12) % 64;
                                             {
-                                                let key196 = v2_pos * 1;
-                                                for i195 in TABLE_28_AT0[key196]
-                                                    as usize..TABLE_28_AT0[key196 + 1] as usize
+                                                let key191 = v2_pos * 1;
+                                                for i190 in TABLE_28_AT0[key191]
+                                                    as usize..TABLE_28_AT0[key191 + 1] as usize
                                                 {
-                                                    let row194 = &TABLE_28_BY0[i195];
-                                                    let v0: Sym = row194[1];
-                                                    let v0_pos: usize = TABLE_28_BY0_POS[i195][1] as usize;
+                                                    let row189 = &TABLE_28_BY0[i190];
+                                                    let v0: Sym = row189[1];
+                                                    let v0_pos: usize = TABLE_28_BY0_POS[i190][1] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 3 * 1)
@@ -13521,59 +13518,59 @@ impl Rules {
         }
         {
             {
-                let lo225 = 0;
-                for bit226 in input.state.ones(772 + lo225, 772 + lo225 + 2) {
-                    let offset227 = bit226 - 772;
+                let lo220 = 0;
+                for bit221 in input.state.ones(772 + lo220, 772 + lo220 + 2) {
+                    let offset222 = bit221 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset227 / 1) % 2];
-                        let v1_pos: usize = (offset227 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset222 / 1) % 2];
+                        let v1_pos: usize = (offset222 / 1) % 2;
                         {
-                            let lo221 = 0 + 0;
-                            let hi224 = lo221 + 768;
-                            for &bit222 in input.ones_from(lo221) {
-                                let bit222 = bit222 as usize;
-                                if bit222 >= hi224 {
+                            let lo216 = 0 + 0;
+                            let hi219 = lo216 + 768;
+                            for &bit217 in input.ones_from(lo216) {
+                                let bit217 = bit217 as usize;
+                                if bit217 >= hi219 {
                                     break;
                                 }
-                                let offset223 = bit222 - 0;
+                                let offset218 = bit217 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset223 / 6) % 2 == v1_pos && (offset223 / 1) % 6 == 4
+                                    && (offset218 / 6) % 2 == v1_pos && (offset218 / 1) % 6 == 4
                                 {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset223 / 12)
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset218 / 12)
                                         % 64];
-                                    let v2_pos: usize = (offset223 / 12) % 64;
+                                    let v2_pos: usize = (offset218 / 12) % 64;
                                     {
-                                        let key220 = v1_pos * 1;
-                                        for i219 in TABLE_40_AT0[key220]
-                                            as usize..TABLE_40_AT0[key220 + 1] as usize
+                                        let key215 = v1_pos * 1;
+                                        for i214 in TABLE_40_AT0[key215]
+                                            as usize..TABLE_40_AT0[key215 + 1] as usize
                                         {
-                                            let row218 = &TABLE_40_BY0[i219];
-                                            let v3: Sym = row218[1];
-                                            let v3_pos: usize = TABLE_40_BY0_POS[i219][1] as usize;
+                                            let row213 = &TABLE_40_BY0[i214];
+                                            let v3: Sym = row213[1];
+                                            let v3_pos: usize = TABLE_40_BY0_POS[i214][1] as usize;
                                             {
-                                                let key217 = v2_pos * 8 + (v3_pos + 4) * 1;
-                                                for i216 in TABLE_0_AT0_1[key217]
-                                                    as usize..TABLE_0_AT0_1[key217 + 1] as usize
+                                                let key212 = v2_pos * 8 + (v3_pos + 4) * 1;
+                                                for i211 in TABLE_0_AT0_1[key212]
+                                                    as usize..TABLE_0_AT0_1[key212 + 1] as usize
                                                 {
-                                                    let row215 = &TABLE_0_BY0_1[i216];
-                                                    let v0: Sym = row215[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i216][2] as usize;
+                                                    let row210 = &TABLE_0_BY0_1[i211];
+                                                    let v0: Sym = row210[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i211][2] as usize;
                                                     {
-                                                        let lo211 = 0 + v0_pos * 12;
-                                                        for bit212 in input.state.ones(0 + lo211, 0 + lo211 + 12) {
-                                                            let offset213 = bit212 - 0;
+                                                        let lo206 = 0 + v0_pos * 12;
+                                                        for bit207 in input.state.ones(0 + lo206, 0 + lo206 + 12) {
+                                                            let offset208 = bit207 - 0;
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && (offset213 / 1) % 6 == 5
+                                                                && (offset208 / 1) % 6 == 5
                                                             {
-                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset213 / 6) % 2];
-                                                                let v4_pos: usize = (offset213 / 6) % 2;
+                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset208 / 6) % 2];
+                                                                let v4_pos: usize = (offset208 / 6) % 2;
                                                                 {
-                                                                    let key210 = v1_pos * 2 + v4_pos * 1;
-                                                                    for i209 in TABLE_38_AT0_1[key210]
-                                                                        as usize..TABLE_38_AT0_1[key210 + 1] as usize
+                                                                    let key205 = v1_pos * 2 + v4_pos * 1;
+                                                                    for i204 in TABLE_38_AT0_1[key205]
+                                                                        as usize..TABLE_38_AT0_1[key205 + 1] as usize
                                                                     {
-                                                                        let row208 = &TABLE_38_BY0_1[i209];
+                                                                        let row203 = &TABLE_38_BY0_1[i204];
                                                                         self.grew |= self.r31.insert(v0_pos * 1);
                                                                     }
                                                                 }
@@ -13596,14 +13593,25 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             {
-                for i233 in 0..self.r52.len() {
-                    let bit230 = self.r52.added(i233);
-                    let offset231 = bit230 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset231 / 64) % 8];
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset231 / 1) % 64];
-                    let v1_pos: usize = (offset231 / 64) % 8;
-                    let v0_pos: usize = (offset231 / 1) % 64;
-                    self.grew |= self.r12.insert(v0_pos * 1);
+                let mut last_field = usize::MAX;
+                for i in 0..self.r52.len() {
+                    let field = self.r52.added(i) / 64;
+                    if field == last_field {
+                        continue;
+                    }
+                    last_field = field;
+                    let offset = field * 64;
+                    let v1_pos: usize = (offset / 64) % 8;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[v1_pos];
+                    {
+                        let mut w: u64 = self.r52.field(offset, 64);
+                        if w != 0 {
+                            let fresh = self.r12.or_field(0, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -13614,7 +13622,7 @@ impl Rules {
     ///Layer 33: `check/0`.
     fn layer33(&mut self, input: &Input) {
         {
-            if self.r12.len() > 0 {
+            if !self.r12.is_empty() {
                 self.grew |= self.r11.insert(&[]);
             }
         }
@@ -13623,21 +13631,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo234 = 0 + 0;
-                let hi237 = lo234 + 768;
-                for &bit235 in input.ones_from(lo234) {
-                    let bit235 = bit235 as usize;
-                    if bit235 >= hi237 {
+                let lo224 = 0 + 0;
+                let hi227 = lo224 + 768;
+                for &bit225 in input.ones_from(lo224) {
+                    let bit225 = bit225 as usize;
+                    if bit225 >= hi227 {
                         break;
                     }
-                    let offset236 = bit235 - 0;
+                    let offset226 = bit225 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset236 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset236 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset236 / 1) % 6];
-                        let v0_pos: usize = (offset236 / 12) % 64;
-                        let v1_pos: usize = (offset236 / 6) % 2;
-                        let v2_pos: usize = (offset236 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset226 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset226 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset226 / 1) % 6];
+                        let v0_pos: usize = (offset226 / 12) % 64;
+                        let v1_pos: usize = (offset226 / 6) % 2;
+                        let v2_pos: usize = (offset226 / 1) % 6;
                         self.grew |= self.r13.insert(v0_pos * 2 + v1_pos * 1);
                     }
                 }
@@ -13648,27 +13656,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo243 = 0 + 0;
-                let mut cursor247 = rt::OnesCursor::new(
+                let lo233 = 0 + 0;
+                let mut cursor237 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo243,
-                    lo243 + 64,
+                    lo233,
+                    lo233 + 64,
                 );
-                while let Some(bit244) = cursor247.next(self.r12.words()) {
-                    let offset245 = bit244 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset245 / 1) % 64];
-                    let v0_pos: usize = (offset245 / 1) % 64;
+                while let Some(bit234) = cursor237.next(self.r12.words()) {
+                    let offset235 = bit234 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset235 / 1) % 64];
+                    let v0_pos: usize = (offset235 / 1) % 64;
                     {
-                        let lo238 = 0 + 0;
-                        let mut cursor242 = rt::OnesCursor::new(
+                        let lo228 = 0 + 0;
+                        let mut cursor232 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo238,
-                            lo238 + 64,
+                            lo228,
+                            lo228 + 64,
                         );
-                        while let Some(bit239) = cursor242.next(self.r12.words()) {
-                            let offset240 = bit239 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset240 / 1) % 64];
-                            let v1_pos: usize = (offset240 / 1) % 64;
+                        while let Some(bit229) = cursor232.next(self.r12.words()) {
+                            let offset230 = bit229 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset230 / 1) % 64];
+                            let v1_pos: usize = (offset230 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -13682,39 +13690,39 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo258 = 0;
-                for bit259 in input.state.ones(975 + lo258, 975 + lo258 + 64) {
-                    let offset260 = bit259 - 975;
+                let lo248 = 0;
+                for bit249 in input.state.ones(975 + lo248, 975 + lo248 + 64) {
+                    let offset250 = bit249 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset260 / 1) % 64];
-                        let v1_pos: usize = (offset260 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset250 / 1) % 64];
+                        let v1_pos: usize = (offset250 / 1) % 64;
                         {
-                            let lo254 = 0;
-                            for bit255 in input.state.ones(772 + lo254, 772 + lo254 + 2)
+                            let lo244 = 0;
+                            for bit245 in input.state.ones(772 + lo244, 772 + lo244 + 2)
                             {
-                                let offset256 = bit255 - 772;
+                                let offset246 = bit245 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset256 / 1) % 2];
-                                    let v2_pos: usize = (offset256 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset246 / 1) % 2];
+                                    let v2_pos: usize = (offset246 / 1) % 2;
                                     {
-                                        let key253 = v2_pos * 1;
-                                        for i252 in TABLE_40_AT0[key253]
-                                            as usize..TABLE_40_AT0[key253 + 1] as usize
+                                        let key243 = v2_pos * 1;
+                                        for i242 in TABLE_40_AT0[key243]
+                                            as usize..TABLE_40_AT0[key243 + 1] as usize
                                         {
-                                            let row251 = &TABLE_40_BY0[i252];
-                                            let v3: Sym = row251[1];
-                                            let v3_pos: usize = TABLE_40_BY0_POS[i252][1] as usize;
+                                            let row241 = &TABLE_40_BY0[i242];
+                                            let v3: Sym = row241[1];
+                                            let v3_pos: usize = TABLE_40_BY0_POS[i242][1] as usize;
                                             {
-                                                let key250 = (v3_pos + 4) * 64 + v1_pos * 1;
-                                                for i249 in TABLE_0_AT1_2[key250]
-                                                    as usize..TABLE_0_AT1_2[key250 + 1] as usize
+                                                let key240 = (v3_pos + 4) * 64 + v1_pos * 1;
+                                                for i239 in TABLE_0_AT1_2[key240]
+                                                    as usize..TABLE_0_AT1_2[key240 + 1] as usize
                                                 {
-                                                    let row248 = &TABLE_0_BY1_2[i249];
-                                                    let v0: Sym = row248[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i249][0] as usize;
+                                                    let row238 = &TABLE_0_BY1_2[i239];
+                                                    let v0: Sym = row238[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i239][0] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
@@ -13738,54 +13746,54 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo279 = 0;
-                for bit280 in input.state.ones(975 + lo279, 975 + lo279 + 64) {
-                    let offset281 = bit280 - 975;
+                let lo269 = 0;
+                for bit270 in input.state.ones(975 + lo269, 975 + lo269 + 64) {
+                    let offset271 = bit270 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset281 / 1) % 64];
-                        let v1_pos: usize = (offset281 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset271 / 1) % 64];
+                        let v1_pos: usize = (offset271 / 1) % 64;
                         {
-                            let lo275 = 0;
-                            for bit276 in input.state.ones(772 + lo275, 772 + lo275 + 2)
+                            let lo265 = 0;
+                            for bit266 in input.state.ones(772 + lo265, 772 + lo265 + 2)
                             {
-                                let offset277 = bit276 - 772;
+                                let offset267 = bit266 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset277 / 1) % 2];
-                                    let v2_pos: usize = (offset277 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset267 / 1) % 2];
+                                    let v2_pos: usize = (offset267 / 1) % 2;
                                     {
-                                        let key274 = v2_pos * 1;
-                                        for i273 in TABLE_41_AT0[key274]
-                                            as usize..TABLE_41_AT0[key274 + 1] as usize
+                                        let key264 = v2_pos * 1;
+                                        for i263 in TABLE_41_AT0[key264]
+                                            as usize..TABLE_41_AT0[key264 + 1] as usize
                                         {
-                                            let row272 = &TABLE_41_BY0[i273];
-                                            let v3: Sym = row272[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i273][1] as usize;
+                                            let row262 = &TABLE_41_BY0[i263];
+                                            let v3: Sym = row262[1];
+                                            let v3_pos: usize = TABLE_41_BY0_POS[i263][1] as usize;
                                             {
-                                                let key271 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i270 in TABLE_0_AT1_2[key271]
-                                                    as usize..TABLE_0_AT1_2[key271 + 1] as usize
+                                                let key261 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                                for i260 in TABLE_0_AT1_2[key261]
+                                                    as usize..TABLE_0_AT1_2[key261 + 1] as usize
                                                 {
-                                                    let row269 = &TABLE_0_BY1_2[i270];
-                                                    let v0: Sym = row269[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i270][0] as usize;
+                                                    let row259 = &TABLE_0_BY1_2[i260];
+                                                    let v0: Sym = row259[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i260][0] as usize;
                                                     {
-                                                        let lo265 = 0 + v0_pos * 12;
-                                                        for bit266 in input.state.ones(0 + lo265, 0 + lo265 + 12) {
-                                                            let offset267 = bit266 - 0;
+                                                        let lo255 = 0 + v0_pos * 12;
+                                                        for bit256 in input.state.ones(0 + lo255, 0 + lo255 + 12) {
+                                                            let offset257 = bit256 - 0;
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && (offset267 / 1) % 6 == 5
+                                                                && (offset257 / 1) % 6 == 5
                                                             {
-                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset267 / 6) % 2];
-                                                                let v4_pos: usize = (offset267 / 6) % 2;
+                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset257 / 6) % 2];
+                                                                let v4_pos: usize = (offset257 / 6) % 2;
                                                                 {
-                                                                    let key264 = v2_pos * 2 + v4_pos * 1;
-                                                                    for i263 in TABLE_38_AT0_1[key264]
-                                                                        as usize..TABLE_38_AT0_1[key264 + 1] as usize
+                                                                    let key254 = v2_pos * 2 + v4_pos * 1;
+                                                                    for i253 in TABLE_38_AT0_1[key254]
+                                                                        as usize..TABLE_38_AT0_1[key254 + 1] as usize
                                                                     {
-                                                                        let row262 = &TABLE_38_BY0_1[i263];
+                                                                        let row252 = &TABLE_38_BY0_1[i253];
                                                                         self.grew |= self.r21.insert(v0_pos * 1);
                                                                     }
                                                                 }
@@ -13808,37 +13816,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo291 = 0 + 0;
-                let mut cursor295 = rt::OnesCursor::new(
+                let lo281 = 0 + 0;
+                let mut cursor285 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo291,
-                    lo291 + 64,
+                    lo281,
+                    lo281 + 64,
                 );
-                while let Some(bit292) = cursor295.next(self.r18.words()) {
-                    let offset293 = bit292 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64];
-                    let v0_pos: usize = (offset293 / 1) % 64;
+                while let Some(bit282) = cursor285.next(self.r18.words()) {
+                    let offset283 = bit282 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset283 / 1) % 64];
+                    let v0_pos: usize = (offset283 / 1) % 64;
                     {
-                        let lo286 = 0 + 0;
-                        let mut cursor290 = rt::OnesCursor::new(
+                        let lo276 = 0 + 0;
+                        let mut cursor280 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo286,
-                            lo286 + 64,
+                            lo276,
+                            lo276 + 64,
                         );
-                        while let Some(bit287) = cursor290.next(self.r26.words()) {
-                            let offset288 = bit287 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset288 / 1) % 64];
-                            let v3_pos: usize = (offset288 / 1) % 64;
+                        while let Some(bit277) = cursor280.next(self.r26.words()) {
+                            let offset278 = bit277 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset278 / 1) % 64];
+                            let v3_pos: usize = (offset278 / 1) % 64;
                             {
-                                let key285 = v3_pos * 1;
-                                for i284 in TABLE_0_AT0[key285]
-                                    as usize..TABLE_0_AT0[key285 + 1] as usize
+                                let key275 = v3_pos * 1;
+                                for i274 in TABLE_0_AT0[key275]
+                                    as usize..TABLE_0_AT0[key275 + 1] as usize
                                 {
-                                    let row283 = &TABLE_0_BY0[i284];
-                                    let v1: Sym = row283[1];
-                                    let v2: Sym = row283[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i284][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i284][2] as usize;
+                                    let row273 = &TABLE_0_BY0[i274];
+                                    let v1: Sym = row273[1];
+                                    let v2: Sym = row273[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i274][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i274][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13863,47 +13871,47 @@ impl Rules {
             }
             {
                 {
-                    let lo301 = 0 + 0;
-                    for i305 in delta20.0..delta20.1 {
-                        let bit302 = self.r20.added(i305);
-                        if bit302 < lo301 || bit302 >= lo301 + 32768 {
+                    let lo291 = 0 + 0;
+                    for i295 in delta20.0..delta20.1 {
+                        let bit292 = self.r20.added(i295);
+                        if bit292 < lo291 || bit292 >= lo291 + 32768 {
                             continue;
                         }
-                        let offset303 = bit302 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset303 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 1) % 64];
-                        let v0_pos: usize = (offset303 / 512) % 64;
-                        let v1_pos: usize = (offset303 / 64) % 8;
-                        let v3_pos: usize = (offset303 / 1) % 64;
-                        let exists = 'found300: {
+                        let offset293 = bit292 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset293 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64];
+                        let v0_pos: usize = (offset293 / 512) % 64;
+                        let v1_pos: usize = (offset293 / 64) % 8;
+                        let v3_pos: usize = (offset293 / 1) % 64;
+                        let exists = 'found290: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found300 true;
+                                    break 'found290 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found299: {
+                            let exists = 'found289: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found299 true;
+                                        break 'found289 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
                                 {
-                                    let key298 = v3_pos * 8 + v1_pos * 1;
-                                    for i297 in TABLE_0_AT0_1[key298]
-                                        as usize..TABLE_0_AT0_1[key298 + 1] as usize
+                                    let key288 = v3_pos * 8 + v1_pos * 1;
+                                    for i287 in TABLE_0_AT0_1[key288]
+                                        as usize..TABLE_0_AT0_1[key288 + 1] as usize
                                     {
-                                        let row296 = &TABLE_0_BY0_1[i297];
-                                        let v2: Sym = row296[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i297][2] as usize;
+                                        let row286 = &TABLE_0_BY0_1[i287];
+                                        let v2: Sym = row286[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i287][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -13919,29 +13927,29 @@ impl Rules {
             }
             {
                 {
-                    let lo309 = 0 + 0;
-                    for i313 in delta20.0..delta20.1 {
-                        let bit310 = self.r20.added(i313);
-                        if bit310 < lo309 || bit310 >= lo309 + 32768 {
+                    let lo299 = 0 + 0;
+                    for i303 in delta20.0..delta20.1 {
+                        let bit300 = self.r20.added(i303);
+                        if bit300 < lo299 || bit300 >= lo299 + 32768 {
                             continue;
                         }
-                        let offset311 = bit310 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset311 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset311 / 512) % 64]
+                        let offset301 = bit300 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset301 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset301 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset311 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset301 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset311 / 64) % 8];
-                            let v0_pos: usize = (offset311 / 512) % 64;
-                            let v1_pos: usize = (offset311 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset301 / 64) % 8];
+                            let v0_pos: usize = (offset301 / 512) % 64;
+                            let v1_pos: usize = (offset301 / 64) % 8;
                             {
-                                let key308 = v0_pos * 8 + v1_pos * 1;
-                                for i307 in TABLE_0_AT0_1[key308]
-                                    as usize..TABLE_0_AT0_1[key308 + 1] as usize
+                                let key298 = v0_pos * 8 + v1_pos * 1;
+                                for i297 in TABLE_0_AT0_1[key298]
+                                    as usize..TABLE_0_AT0_1[key298 + 1] as usize
                                 {
-                                    let row306 = &TABLE_0_BY0_1[i307];
-                                    let v2: Sym = row306[2];
-                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i307][2] as usize;
+                                    let row296 = &TABLE_0_BY0_1[i297];
+                                    let v2: Sym = row296[2];
+                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i297][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13956,29 +13964,29 @@ impl Rules {
             }
             {
                 {
-                    let lo317 = 0 + 0;
-                    for i321 in delta20.0..delta20.1 {
-                        let bit318 = self.r20.added(i321);
-                        if bit318 < lo317 || bit318 >= lo317 + 32768 {
+                    let lo307 = 0 + 0;
+                    for i311 in delta20.0..delta20.1 {
+                        let bit308 = self.r20.added(i311);
+                        if bit308 < lo307 || bit308 >= lo307 + 32768 {
                             continue;
                         }
-                        let offset319 = bit318 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset319 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset319 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset319 / 1) % 64];
-                        let v0_pos: usize = (offset319 / 512) % 64;
-                        let v1_pos: usize = (offset319 / 64) % 8;
-                        let v3_pos: usize = (offset319 / 1) % 64;
+                        let offset309 = bit308 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset309 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 1) % 64];
+                        let v0_pos: usize = (offset309 / 512) % 64;
+                        let v1_pos: usize = (offset309 / 64) % 8;
+                        let v3_pos: usize = (offset309 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
-                                    let key316 = v3_pos * 8 + v1_pos * 1;
-                                    for i315 in TABLE_0_AT0_1[key316]
-                                        as usize..TABLE_0_AT0_1[key316 + 1] as usize
+                                    let key306 = v3_pos * 8 + v1_pos * 1;
+                                    for i305 in TABLE_0_AT0_1[key306]
+                                        as usize..TABLE_0_AT0_1[key306 + 1] as usize
                                     {
-                                        let row314 = &TABLE_0_BY0_1[i315];
-                                        let v2: Sym = row314[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i315][2] as usize;
+                                        let row304 = &TABLE_0_BY0_1[i305];
+                                        let v2: Sym = row304[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i305][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -13998,25 +14006,22 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i331 in 0..self.r17.len() {
-                    let bit328 = self.r17.added(i331);
-                    let offset329 = bit328 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset329 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset329 / 1) % 8];
-                    let v2_pos: usize = (offset329 / 8) % 64;
-                    let v1_pos: usize = (offset329 / 1) % 8;
+                for i316 in 0..self.r17.len() {
+                    let bit313 = self.r17.added(i316);
+                    let offset314 = bit313 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset314 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset314 / 1) % 8];
+                    let v2_pos: usize = (offset314 / 8) % 64;
+                    let v1_pos: usize = (offset314 / 1) % 8;
                     {
-                        let lo322 = 0 + 0 + v1_pos * 4096 + v2_pos * 64;
-                        let mut cursor326 = rt::OnesCursor::new(
-                            self.r20_by1_2.words(),
-                            lo322,
-                            lo322 + 64,
-                        );
-                        while let Some(bit323) = cursor326.next(self.r20_by1_2.words()) {
-                            let offset324 = bit323 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset324 / 1) % 64];
-                            let v0_pos: usize = (offset324 / 1) % 64;
-                            self.grew |= self.r19.insert(v0_pos * 1);
+                        let mut w: u64 = self
+                            .r20_by1_2
+                            .field(0 + v1_pos * 4096 + v2_pos * 64 + 0, 64);
+                        if w != 0 {
+                            let fresh = self.r19.or_field(0, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                            }
                         }
                     }
                 }
@@ -14024,38 +14029,32 @@ impl Rules {
         }
         {
             {
-                let lo338 = 0 + 0;
-                let mut cursor342 = rt::OnesCursor::new(
+                let lo318 = 0 + 0;
+                let mut cursor322 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo338,
-                    lo338 + 64,
+                    lo318,
+                    lo318 + 64,
                 );
-                while let Some(bit339) = cursor342.next(self.r31.words()) {
-                    let offset340 = bit339 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset340 / 1) % 64];
-                    let v1_pos: usize = (offset340 / 1) % 64;
-                    let exists = 'found337: {
+                while let Some(bit319) = cursor322.next(self.r31.words()) {
+                    let offset320 = bit319 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset320 / 1) % 64];
+                    let v1_pos: usize = (offset320 / 1) % 64;
+                    let exists = 'found317: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found337 true;
+                                break 'found317 true;
                             }
                         }
                         false
                     };
                     if !exists {
                         {
-                            let lo332 = 0 + 0;
-                            let mut cursor336 = rt::OnesCursor::new(
-                                self.r18.words(),
-                                lo332,
-                                lo332 + 64,
-                            );
-                            while let Some(bit333) = cursor336.next(self.r18.words()) {
-                                let offset334 = bit333 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset334 / 1)
-                                    % 64];
-                                let v0_pos: usize = (offset334 / 1) % 64;
-                                self.grew |= self.r19.insert(v0_pos * 1);
+                            let mut w: u64 = self.r18.field(0 + 0, 64);
+                            if w != 0 {
+                                let fresh = self.r19.or_field(0, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                }
                             }
                         }
                     }
@@ -14070,25 +14069,20 @@ impl Rules {
         }
         {
             {
-                for i352 in 0..self.r52.len() {
-                    let bit349 = self.r52.added(i352);
-                    let offset350 = bit349 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset350 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset350 / 1) % 64];
-                    let v1_pos: usize = (offset350 / 64) % 8;
-                    let v2_pos: usize = (offset350 / 1) % 64;
+                for i327 in 0..self.r52.len() {
+                    let bit324 = self.r52.added(i327);
+                    let offset325 = bit324 - 0;
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset325 / 64) % 8];
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 1) % 64];
+                    let v1_pos: usize = (offset325 / 64) % 8;
+                    let v2_pos: usize = (offset325 / 1) % 64;
                     {
-                        let lo343 = 0 + 0 + v1_pos * 64;
-                        let mut cursor347 = rt::OnesCursor::new(
-                            self.r29.words(),
-                            lo343,
-                            lo343 + 64,
-                        );
-                        while let Some(bit344) = cursor347.next(self.r29.words()) {
-                            let offset345 = bit344 - 0;
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset345 / 1) % 64];
-                            let v0_pos: usize = (offset345 / 1) % 64;
-                            self.grew |= self.r22.insert(v0_pos * 1);
+                        let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
+                        if w != 0 {
+                            let fresh = self.r22.or_field(0, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                            }
                         }
                     }
                 }
@@ -14099,47 +14093,47 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo366 = 0;
-                for bit367 in input.state.ones(772 + lo366, 772 + lo366 + 2) {
-                    let offset368 = bit367 - 772;
+                let lo341 = 0;
+                for bit342 in input.state.ones(772 + lo341, 772 + lo341 + 2) {
+                    let offset343 = bit342 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
-                        let v3_pos: usize = (offset368 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset343 / 1) % 2];
+                        let v3_pos: usize = (offset343 / 1) % 2;
                         {
-                            let lo361 = 0 + 0;
-                            let mut cursor365 = rt::OnesCursor::new(
+                            let lo336 = 0 + 0;
+                            let mut cursor340 = rt::OnesCursor::new(
                                 self.r13.words(),
-                                lo361,
-                                lo361 + 128,
+                                lo336,
+                                lo336 + 128,
                             );
-                            while let Some(bit362) = cursor365.next(self.r13.words()) {
-                                let offset363 = bit362 - 0;
-                                if (offset363 / 1) % 2 == v3_pos {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset363 / 2)
+                            while let Some(bit337) = cursor340.next(self.r13.words()) {
+                                let offset338 = bit337 - 0;
+                                if (offset338 / 1) % 2 == v3_pos {
+                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 2)
                                         % 64];
-                                    let v2_pos: usize = (offset363 / 2) % 64;
+                                    let v2_pos: usize = (offset338 / 2) % 64;
                                     {
-                                        let lo356 = 0 + 0 + v2_pos * 8;
-                                        let mut cursor360 = rt::OnesCursor::new(
+                                        let lo331 = 0 + 0 + v2_pos * 8;
+                                        let mut cursor335 = rt::OnesCursor::new(
                                             self.r29_by1.words(),
-                                            lo356,
-                                            lo356 + 8,
+                                            lo331,
+                                            lo331 + 8,
                                         );
-                                        while let Some(bit357) = cursor360
+                                        while let Some(bit332) = cursor335
                                             .next(self.r29_by1.words())
                                         {
-                                            let offset358 = bit357 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset358 / 1) % 8];
-                                            let v0_pos: usize = (offset358 / 1) % 8;
+                                            let offset333 = bit332 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset333 / 1) % 8];
+                                            let v0_pos: usize = (offset333 / 1) % 8;
                                             {
-                                                let key355 = v2_pos * 8 + v0_pos * 1;
-                                                for i354 in TABLE_0_AT0_1[key355]
-                                                    as usize..TABLE_0_AT0_1[key355 + 1] as usize
+                                                let key330 = v2_pos * 8 + v0_pos * 1;
+                                                for i329 in TABLE_0_AT0_1[key330]
+                                                    as usize..TABLE_0_AT0_1[key330 + 1] as usize
                                                 {
-                                                    let row353 = &TABLE_0_BY0_1[i354];
-                                                    let v1: Sym = row353[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i354][2] as usize;
+                                                    let row328 = &TABLE_0_BY0_1[i329];
+                                                    let v1: Sym = row328[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i329][2] as usize;
                                                     self.grew |= self.r60.insert(v0_pos * 64 + v1_pos * 1);
                                                 }
                                             }
@@ -14196,57 +14190,57 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo391 = 0;
-                for bit392 in input.state.ones(772 + lo391, 772 + lo391 + 2) {
-                    let offset393 = bit392 - 772;
+                let lo366 = 0;
+                for bit367 in input.state.ones(772 + lo366, 772 + lo366 + 2) {
+                    let offset368 = bit367 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset393 / 1) % 2];
-                        let v2_pos: usize = (offset393 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
+                        let v2_pos: usize = (offset368 / 1) % 2;
                         {
-                            let key390 = v2_pos * 1;
-                            for i389 in TABLE_38_AT0[key390]
-                                as usize..TABLE_38_AT0[key390 + 1] as usize
+                            let key365 = v2_pos * 1;
+                            for i364 in TABLE_38_AT0[key365]
+                                as usize..TABLE_38_AT0[key365 + 1] as usize
                             {
-                                let row388 = &TABLE_38_BY0[i389];
-                                let v4: Sym = row388[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i389][1] as usize;
+                                let row363 = &TABLE_38_BY0[i364];
+                                let v4: Sym = row363[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i364][1] as usize;
                                 {
-                                    for i387 in 0..self.r60.len() {
-                                        let bit384 = self.r60.added(i387);
-                                        let offset385 = bit384 - 0;
-                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset385 / 64) % 8];
-                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset385 / 1)
+                                    for i362 in 0..self.r60.len() {
+                                        let bit359 = self.r60.added(i362);
+                                        let offset360 = bit359 - 0;
+                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset360 / 64) % 8];
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset360 / 1)
                                             % 64];
-                                        let v1_pos: usize = (offset385 / 64) % 8;
-                                        let v3_pos: usize = (offset385 / 1) % 64;
+                                        let v1_pos: usize = (offset360 / 64) % 8;
+                                        let v3_pos: usize = (offset360 / 1) % 64;
                                         {
-                                            let lo379 = 0 + v3_pos * 12 + v4_pos * 6;
-                                            for bit380 in input.state.ones(0 + lo379, 0 + lo379 + 6) {
-                                                let offset381 = bit380 - 0;
+                                            let lo354 = 0 + v3_pos * 12 + v4_pos * 6;
+                                            for bit355 in input.state.ones(0 + lo354, 0 + lo354 + 6) {
+                                                let offset356 = bit355 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset381 / 1) % 6];
-                                                    let v5_pos: usize = (offset381 / 1) % 6;
+                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset356 / 1) % 6];
+                                                    let v5_pos: usize = (offset356 / 1) % 6;
                                                     {
-                                                        let k376 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k376 != NONE as usize {
-                                                            let key378 = k376 * 8 + v1_pos * 1;
-                                                            for i377 in TABLE_53_AT0_1[key378]
-                                                                as usize..TABLE_53_AT0_1[key378 + 1] as usize
+                                                        let k351 = TABLE_53_P0[v5 as usize] as usize;
+                                                        if k351 != NONE as usize {
+                                                            let key353 = k351 * 8 + v1_pos * 1;
+                                                            for i352 in TABLE_53_AT0_1[key353]
+                                                                as usize..TABLE_53_AT0_1[key353 + 1] as usize
                                                             {
-                                                                let row375 = &TABLE_53_BY0_1[i377];
+                                                                let row350 = &TABLE_53_BY0_1[i352];
                                                                 {
-                                                                    let lo370 = 0 + 0 + v1_pos * 64;
-                                                                    let mut cursor374 = rt::OnesCursor::new(
+                                                                    let lo345 = 0 + 0 + v1_pos * 64;
+                                                                    let mut cursor349 = rt::OnesCursor::new(
                                                                         self.r29.words(),
-                                                                        lo370,
-                                                                        lo370 + 64,
+                                                                        lo345,
+                                                                        lo345 + 64,
                                                                     );
-                                                                    while let Some(bit371) = cursor374.next(self.r29.words()) {
-                                                                        let offset372 = bit371 - 0;
-                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 1)
+                                                                    while let Some(bit346) = cursor349.next(self.r29.words()) {
+                                                                        let offset347 = bit346 - 0;
+                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset347 / 1)
                                                                             % 64];
-                                                                        let v0_pos: usize = (offset372 / 1) % 64;
+                                                                        let v0_pos: usize = (offset347 / 1) % 64;
                                                                         {
                                                                             if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                                 self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14273,13 +14267,13 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i399 in 0..self.r44.len() {
-                    let bit396 = self.r44.added(i399);
-                    let offset397 = bit396 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset397 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset397 / 1) % 8];
-                    let v0_pos: usize = (offset397 / 8) % 64;
-                    let v1_pos: usize = (offset397 / 1) % 8;
+                for i374 in 0..self.r44.len() {
+                    let bit371 = self.r44.added(i374);
+                    let offset372 = bit371 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 8) % 64];
+                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset372 / 1) % 8];
+                    let v0_pos: usize = (offset372 / 8) % 64;
+                    let v1_pos: usize = (offset372 / 1) % 8;
                     self.grew |= self.r45.insert(v0_pos * 1);
                 }
             }
@@ -14289,56 +14283,56 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo414 = 0;
-                for bit415 in input.state.ones(772 + lo414, 772 + lo414 + 2) {
-                    let offset416 = bit415 - 772;
+                let lo389 = 0;
+                for bit390 in input.state.ones(772 + lo389, 772 + lo389 + 2) {
+                    let offset391 = bit390 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset416 / 1) % 2];
-                        let v2_pos: usize = (offset416 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset391 / 1) % 2];
+                        let v2_pos: usize = (offset391 / 1) % 2;
                         {
-                            let lo410 = 0 + 0;
-                            let hi413 = lo410 + 768;
-                            for &bit411 in input.ones_from(lo410) {
-                                let bit411 = bit411 as usize;
-                                if bit411 >= hi413 {
+                            let lo385 = 0 + 0;
+                            let hi388 = lo385 + 768;
+                            for &bit386 in input.ones_from(lo385) {
+                                let bit386 = bit386 as usize;
+                                if bit386 >= hi388 {
                                     break;
                                 }
-                                let offset412 = bit411 - 0;
+                                let offset387 = bit386 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset412 / 6) % 2 == v2_pos
+                                    && (offset387 / 6) % 2 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset412 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset387 / 12)
                                         % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset412 / 1) % 6];
-                                    let v0_pos: usize = (offset412 / 12) % 64;
-                                    let v3_pos: usize = (offset412 / 1) % 6;
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset387 / 1) % 6];
+                                    let v0_pos: usize = (offset387 / 12) % 64;
+                                    let v3_pos: usize = (offset387 / 1) % 6;
                                     {
-                                        let k407 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k407 != NONE as usize {
-                                            let key409 = k407 * 1;
-                                            for i408 in TABLE_53_AT0[key409]
-                                                as usize..TABLE_53_AT0[key409 + 1] as usize
+                                        let k382 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k382 != NONE as usize {
+                                            let key384 = k382 * 1;
+                                            for i383 in TABLE_53_AT0[key384]
+                                                as usize..TABLE_53_AT0[key384 + 1] as usize
                                             {
-                                                let row406 = &TABLE_53_BY0[i408];
-                                                let v4: Sym = row406[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i408][1] as usize;
+                                                let row381 = &TABLE_53_BY0[i383];
+                                                let v4: Sym = row381[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i383][1] as usize;
                                                 {
-                                                    let lo401 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
-                                                    let mut cursor405 = rt::OnesCursor::new(
+                                                    let lo376 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
+                                                    let mut cursor380 = rt::OnesCursor::new(
                                                         self.r55.words(),
-                                                        lo401,
-                                                        lo401 + 64,
+                                                        lo376,
+                                                        lo376 + 64,
                                                     );
-                                                    while let Some(bit402) = cursor405.next(self.r55.words()) {
-                                                        let offset403 = bit402 - 0;
-                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset403 / 1)
+                                                    while let Some(bit377) = cursor380.next(self.r55.words()) {
+                                                        let offset378 = bit377 - 0;
+                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset378 / 1)
                                                             % 64];
-                                                        let v1_pos: usize = (offset403 / 1) % 64;
-                                                        let exists = 'found400: {
+                                                        let v1_pos: usize = (offset378 / 1) % 64;
+                                                        let exists = 'found375: {
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                                    break 'found400 true;
+                                                                    break 'found375 true;
                                                                 }
                                                             }
                                                             false
@@ -14360,40 +14354,40 @@ impl Rules {
         }
         {
             {
-                let lo426 = 0;
-                for bit427 in input.state.ones(772 + lo426, 772 + lo426 + 2) {
-                    let offset428 = bit427 - 772;
+                let lo401 = 0;
+                for bit402 in input.state.ones(772 + lo401, 772 + lo401 + 2) {
+                    let offset403 = bit402 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset428 / 1) % 2];
-                        let v2_pos: usize = (offset428 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset403 / 1) % 2];
+                        let v2_pos: usize = (offset403 / 1) % 2;
                         {
-                            let lo422 = 0 + 0;
-                            let hi425 = lo422 + 768;
-                            for &bit423 in input.ones_from(lo422) {
-                                let bit423 = bit423 as usize;
-                                if bit423 >= hi425 {
+                            let lo397 = 0 + 0;
+                            let hi400 = lo397 + 768;
+                            for &bit398 in input.ones_from(lo397) {
+                                let bit398 = bit398 as usize;
+                                if bit398 >= hi400 {
                                     break;
                                 }
-                                let offset424 = bit423 - 0;
+                                let offset399 = bit398 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset424 / 6) % 2 == v2_pos && (offset424 / 1) % 6 == 3
+                                    && (offset399 / 6) % 2 == v2_pos && (offset399 / 1) % 6 == 3
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset424 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset399 / 12)
                                         % 64];
-                                    let v0_pos: usize = (offset424 / 12) % 64;
+                                    let v0_pos: usize = (offset399 / 12) % 64;
                                     {
-                                        let key421 = v0_pos * 1;
-                                        for i420 in TABLE_28_AT0[key421]
-                                            as usize..TABLE_28_AT0[key421 + 1] as usize
+                                        let key396 = v0_pos * 1;
+                                        for i395 in TABLE_28_AT0[key396]
+                                            as usize..TABLE_28_AT0[key396 + 1] as usize
                                         {
-                                            let row419 = &TABLE_28_BY0[i420];
-                                            let v1: Sym = row419[1];
-                                            let v1_pos: usize = TABLE_28_BY0_POS[i420][1] as usize;
-                                            let exists = 'found418: {
+                                            let row394 = &TABLE_28_BY0[i395];
+                                            let v1: Sym = row394[1];
+                                            let v1_pos: usize = TABLE_28_BY0_POS[i395][1] as usize;
+                                            let exists = 'found393: {
                                                 {
                                                     if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                        break 'found418 true;
+                                                        break 'found393 true;
                                                     }
                                                 }
                                                 false
@@ -14412,48 +14406,48 @@ impl Rules {
         }
         {
             {
-                let lo441 = 0;
-                for bit442 in input.state.ones(772 + lo441, 772 + lo441 + 2) {
-                    let offset443 = bit442 - 772;
+                let lo416 = 0;
+                for bit417 in input.state.ones(772 + lo416, 772 + lo416 + 2) {
+                    let offset418 = bit417 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset443 / 1) % 2];
-                        let v2_pos: usize = (offset443 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset418 / 1) % 2];
+                        let v2_pos: usize = (offset418 / 1) % 2;
                         {
-                            let key440 = v2_pos * 1;
-                            for i439 in TABLE_41_AT0[key440]
-                                as usize..TABLE_41_AT0[key440 + 1] as usize
+                            let key415 = v2_pos * 1;
+                            for i414 in TABLE_41_AT0[key415]
+                                as usize..TABLE_41_AT0[key415 + 1] as usize
                             {
-                                let row438 = &TABLE_41_BY0[i439];
-                                let v3: Sym = row438[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i439][1] as usize;
+                                let row413 = &TABLE_41_BY0[i414];
+                                let v3: Sym = row413[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i414][1] as usize;
                                 {
-                                    let lo434 = 0 + 0;
-                                    let hi437 = lo434 + 768;
-                                    for &bit435 in input.ones_from(lo434) {
-                                        let bit435 = bit435 as usize;
-                                        if bit435 >= hi437 {
+                                    let lo409 = 0 + 0;
+                                    let hi412 = lo409 + 768;
+                                    for &bit410 in input.ones_from(lo409) {
+                                        let bit410 = bit410 as usize;
+                                        if bit410 >= hi412 {
                                             break;
                                         }
-                                        let offset436 = bit435 - 0;
+                                        let offset411 = bit410 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset436 / 6) % 2 == v2_pos && (offset436 / 1) % 6 == 5
+                                            && (offset411 / 6) % 2 == v2_pos && (offset411 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset436 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset411 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset436 / 12) % 64;
+                                            let v0_pos: usize = (offset411 / 12) % 64;
                                             {
-                                                let key433 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                for i432 in TABLE_0_AT0_1[key433]
-                                                    as usize..TABLE_0_AT0_1[key433 + 1] as usize
+                                                let key408 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                for i407 in TABLE_0_AT0_1[key408]
+                                                    as usize..TABLE_0_AT0_1[key408 + 1] as usize
                                                 {
-                                                    let row431 = &TABLE_0_BY0_1[i432];
-                                                    let v1: Sym = row431[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i432][2] as usize;
-                                                    let exists = 'found430: {
+                                                    let row406 = &TABLE_0_BY0_1[i407];
+                                                    let v1: Sym = row406[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i407][2] as usize;
+                                                    let exists = 'found405: {
                                                         {
                                                             if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                break 'found430 true;
+                                                                break 'found405 true;
                                                             }
                                                         }
                                                         false
@@ -14474,66 +14468,66 @@ impl Rules {
         }
         {
             {
-                let lo461 = 0;
-                for bit462 in input.state.ones(772 + lo461, 772 + lo461 + 2) {
-                    let offset463 = bit462 - 772;
+                let lo436 = 0;
+                for bit437 in input.state.ones(772 + lo436, 772 + lo436 + 2) {
+                    let offset438 = bit437 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset463 / 1) % 2];
-                        let v2_pos: usize = (offset463 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset438 / 1) % 2];
+                        let v2_pos: usize = (offset438 / 1) % 2;
                         {
-                            let key460 = v2_pos * 1;
-                            for i459 in TABLE_42_AT0[key460]
-                                as usize..TABLE_42_AT0[key460 + 1] as usize
+                            let key435 = v2_pos * 1;
+                            for i434 in TABLE_42_AT0[key435]
+                                as usize..TABLE_42_AT0[key435 + 1] as usize
                             {
-                                let row458 = &TABLE_42_BY0[i459];
-                                let v0: Sym = row458[1];
-                                let v0_pos: usize = TABLE_42_BY0_POS[i459][1] as usize;
+                                let row433 = &TABLE_42_BY0[i434];
+                                let v0: Sym = row433[1];
+                                let v0_pos: usize = TABLE_42_BY0_POS[i434][1] as usize;
                                 {
-                                    let p457 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                    if p457 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                    let p432 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                    if p432 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p457 * 12 + v2_pos * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p432 * 12 + v2_pos * 6 + 5 * 1)
                                     {
                                         {
-                                            let key456 = v2_pos * 1;
-                                            for i455 in TABLE_41_AT0[key456]
-                                                as usize..TABLE_41_AT0[key456 + 1] as usize
+                                            let key431 = v2_pos * 1;
+                                            for i430 in TABLE_41_AT0[key431]
+                                                as usize..TABLE_41_AT0[key431 + 1] as usize
                                             {
-                                                let row454 = &TABLE_41_BY0[i455];
-                                                let v3: Sym = row454[1];
-                                                let v3_pos: usize = TABLE_41_BY0_POS[i455][1] as usize;
+                                                let row429 = &TABLE_41_BY0[i430];
+                                                let v3: Sym = row429[1];
+                                                let v3_pos: usize = TABLE_41_BY0_POS[i430][1] as usize;
                                                 {
-                                                    let k451 = TABLE_0_P0[v0 as usize] as usize;
-                                                    if k451 != NONE as usize {
-                                                        let key453 = k451 * 8 + (v3_pos + 1) * 1;
-                                                        for i452 in TABLE_0_AT0_1[key453]
-                                                            as usize..TABLE_0_AT0_1[key453 + 1] as usize
+                                                    let k426 = TABLE_0_P0[v0 as usize] as usize;
+                                                    if k426 != NONE as usize {
+                                                        let key428 = k426 * 8 + (v3_pos + 1) * 1;
+                                                        for i427 in TABLE_0_AT0_1[key428]
+                                                            as usize..TABLE_0_AT0_1[key428 + 1] as usize
                                                         {
-                                                            let row450 = &TABLE_0_BY0_1[i452];
-                                                            let v4: Sym = row450[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i452][2] as usize;
-                                                            let exists = 'found449: {
+                                                            let row425 = &TABLE_0_BY0_1[i427];
+                                                            let v4: Sym = row425[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i427][2] as usize;
+                                                            let exists = 'found424: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found449 true;
+                                                                        break 'found424 true;
                                                                     }
                                                                 }
                                                                 false
                                                             };
                                                             if !exists {
                                                                 {
-                                                                    let key448 = v4_pos * 8 + (v3_pos + 1) * 1;
-                                                                    for i447 in TABLE_0_AT0_1[key448]
-                                                                        as usize..TABLE_0_AT0_1[key448 + 1] as usize
+                                                                    let key423 = v4_pos * 8 + (v3_pos + 1) * 1;
+                                                                    for i422 in TABLE_0_AT0_1[key423]
+                                                                        as usize..TABLE_0_AT0_1[key423 + 1] as usize
                                                                     {
-                                                                        let row446 = &TABLE_0_BY0_1[i447];
-                                                                        let v1: Sym = row446[2];
-                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i447][2] as usize;
-                                                                        let exists = 'found445: {
+                                                                        let row421 = &TABLE_0_BY0_1[i422];
+                                                                        let v1: Sym = row421[2];
+                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i422][2] as usize;
+                                                                        let exists = 'found420: {
                                                                             {
                                                                                 if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                                    break 'found445 true;
+                                                                                    break 'found420 true;
                                                                                 }
                                                                             }
                                                                             false
@@ -14562,52 +14556,52 @@ impl Rules {
         }
         {
             {
-                let lo478 = 0;
-                for bit479 in input.state.ones(772 + lo478, 772 + lo478 + 2) {
-                    let offset480 = bit479 - 772;
+                let lo453 = 0;
+                for bit454 in input.state.ones(772 + lo453, 772 + lo453 + 2) {
+                    let offset455 = bit454 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset480 / 1) % 2];
-                        let v2_pos: usize = (offset480 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset455 / 1) % 2];
+                        let v2_pos: usize = (offset455 / 1) % 2;
                         {
-                            let key477 = v2_pos * 1;
-                            for i476 in TABLE_38_AT0[key477]
-                                as usize..TABLE_38_AT0[key477 + 1] as usize
+                            let key452 = v2_pos * 1;
+                            for i451 in TABLE_38_AT0[key452]
+                                as usize..TABLE_38_AT0[key452 + 1] as usize
                             {
-                                let row475 = &TABLE_38_BY0[i476];
-                                let v4: Sym = row475[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i476][1] as usize;
+                                let row450 = &TABLE_38_BY0[i451];
+                                let v4: Sym = row450[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i451][1] as usize;
                                 {
-                                    let lo471 = 0 + 0;
-                                    let hi474 = lo471 + 768;
-                                    for &bit472 in input.ones_from(lo471) {
-                                        let bit472 = bit472 as usize;
-                                        if bit472 >= hi474 {
+                                    let lo446 = 0 + 0;
+                                    let hi449 = lo446 + 768;
+                                    for &bit447 in input.ones_from(lo446) {
+                                        let bit447 = bit447 as usize;
+                                        if bit447 >= hi449 {
                                             break;
                                         }
-                                        let offset473 = bit472 - 0;
+                                        let offset448 = bit447 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset473 / 6) % 2 == v2_pos && (offset473 / 1) % 6 == 5
+                                            && (offset448 / 6) % 2 == v2_pos && (offset448 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset473 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset448 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset473 / 12) % 64;
+                                            let v0_pos: usize = (offset448 / 12) % 64;
                                             {
-                                                let key470 = v2_pos * 1;
-                                                for i469 in TABLE_40_AT0[key470]
-                                                    as usize..TABLE_40_AT0[key470 + 1] as usize
+                                                let key445 = v2_pos * 1;
+                                                for i444 in TABLE_40_AT0[key445]
+                                                    as usize..TABLE_40_AT0[key445 + 1] as usize
                                                 {
-                                                    let row468 = &TABLE_40_BY0[i469];
-                                                    let v3: Sym = row468[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i469][1] as usize;
+                                                    let row443 = &TABLE_40_BY0[i444];
+                                                    let v3: Sym = row443[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i444][1] as usize;
                                                     {
-                                                        let key467 = v0_pos * 8 + (v3_pos + 4) * 1;
-                                                        for i466 in TABLE_0_AT0_1[key467]
-                                                            as usize..TABLE_0_AT0_1[key467 + 1] as usize
+                                                        let key442 = v0_pos * 8 + (v3_pos + 4) * 1;
+                                                        for i441 in TABLE_0_AT0_1[key442]
+                                                            as usize..TABLE_0_AT0_1[key442 + 1] as usize
                                                         {
-                                                            let row465 = &TABLE_0_BY0_1[i466];
-                                                            let v1: Sym = row465[2];
-                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i466][2] as usize;
+                                                            let row440 = &TABLE_0_BY0_1[i441];
+                                                            let v1: Sym = row440[2];
+                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i441][2] as usize;
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v4_pos * 1) {
                                                                     self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
@@ -14631,25 +14625,42 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             {
-                for i487 in 0..self.r49.len() {
-                    let bit484 = self.r49.added(i487);
-                    let offset485 = bit484 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset485 / 64) % 64];
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset485 / 1) % 64];
-                    let v0_pos: usize = (offset485 / 64) % 64;
-                    let v1_pos: usize = (offset485 / 1) % 64;
-                    let exists = 'found482: {
-                        {
-                            if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found482 true;
+                let mut last_field = usize::MAX;
+                for i in 0..self.r49.len() {
+                    let field = self.r49.added(i) / 64;
+                    if field == last_field {
+                        continue;
+                    }
+                    last_field = field;
+                    let offset = field * 64;
+                    let v0_pos: usize = (offset / 64) % 64;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                    {
+                        let exists = 'found457: {
+                            {
+                                if self.r45.has_bit(0 + 0 + v0_pos * 1) {
+                                    break 'found457 true;
+                                }
                             }
-                        }
-                        false
-                    };
-                    if !exists {
-                        if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
-                            self.grew = true;
-                            self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
+                            false
+                        };
+                        if !exists {
+                            {
+                                let mut w: u64 = self.r49.field(offset, 64);
+                                if w != 0 {
+                                    let fresh = self.r59.or_field(v0_pos * 64, w);
+                                    if fresh != 0 {
+                                        self.grew = true;
+                                        let mut rest = fresh;
+                                        while rest != 0 {
+                                            let v1_pos: usize = rest.trailing_zeros() as usize;
+                                            rest &= rest - 1;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
+                                            self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -14657,30 +14668,26 @@ impl Rules {
         }
         {
             {
-                for i497 in 0..self.r44.len() {
-                    let bit494 = self.r44.added(i497);
-                    let offset495 = bit494 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset495 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset495 / 1) % 8];
-                    let v0_pos: usize = (offset495 / 8) % 64;
-                    let v2_pos: usize = (offset495 / 1) % 8;
+                for i462 in 0..self.r44.len() {
+                    let bit459 = self.r44.added(i462);
+                    let offset460 = bit459 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset460 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset460 / 1) % 8];
+                    let v0_pos: usize = (offset460 / 8) % 64;
+                    let v2_pos: usize = (offset460 / 1) % 8;
                     {
-                        let lo488 = 0 + 0 + v2_pos * 64;
-                        let mut cursor492 = rt::OnesCursor::new(
-                            self.r43.words(),
-                            lo488,
-                            lo488 + 64,
-                        );
-                        while let Some(bit489) = cursor492.next(self.r43.words()) {
-                            let offset490 = bit489 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset490 / 1) % 64];
-                            let v1_pos: usize = (offset490 / 1) % 64;
-                            {
-                                if self.r49.has_bit(0 + 0 + v0_pos * 64 + v1_pos * 1) {
-                                    if self.r59.insert(v0_pos * 64 + v1_pos * 1) {
-                                        self.grew = true;
-                                        self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
-                                    }
+                        let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
+                        w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
+                        if w != 0 {
+                            let fresh = self.r59.or_field(v0_pos * 64, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                                let mut rest = fresh;
+                                while rest != 0 {
+                                    let v1_pos: usize = rest.trailing_zeros() as usize;
+                                    rest &= rest - 1;
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
+                                    self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
                                 }
                             }
                         }
@@ -14692,63 +14699,78 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found503: {
+            let exists = 'found463: {
                 if !self.r11.is_empty() {
-                    break 'found503 true;
+                    break 'found463 true;
                 }
                 false
             };
             if !exists {
                 {
-                    for i502 in 0..self.r59.len() {
-                        let bit499 = self.r59.added(i502);
-                        let offset500 = bit499 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset500 / 64) % 64];
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset500 / 1) % 64];
-                        let v0_pos: usize = (offset500 / 64) % 64;
-                        let v1_pos: usize = (offset500 / 1) % 64;
-                        if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
-                            self.grew = true;
-                            self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
+                    let mut last_field = usize::MAX;
+                    for i in 0..self.r59.len() {
+                        let field = self.r59.added(i) / 64;
+                        if field == last_field {
+                            continue;
+                        }
+                        last_field = field;
+                        let offset = field * 64;
+                        let v0_pos: usize = (offset / 64) % 64;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                        {
+                            let mut w: u64 = self.r59.field(offset, 64);
+                            if w != 0 {
+                                let fresh = self.r51.or_field(v0_pos * 64, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                    let mut rest = fresh;
+                                    while rest != 0 {
+                                        let v1_pos: usize = rest.trailing_zeros() as usize;
+                                        rest &= rest - 1;
+                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
+                                        self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
+                                    }
+                                }
+                            }
                         }
                     }
                 }
             }
         }
         {
-            let exists = 'found514: {
+            let exists = 'found474: {
                 if !self.r15.is_empty() {
-                    break 'found514 true;
+                    break 'found474 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo509 = 0 + 0;
-                        let mut cursor513 = rt::OnesCursor::new(
+                        let lo469 = 0 + 0;
+                        let mut cursor473 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo509,
-                            lo509 + 64,
+                            lo469,
+                            lo469 + 64,
                         );
-                        while let Some(bit510) = cursor513.next(self.r22.words()) {
-                            let offset511 = bit510 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset511 / 1) % 64];
-                            let v1_pos: usize = (offset511 / 1) % 64;
+                        while let Some(bit470) = cursor473.next(self.r22.words()) {
+                            let offset471 = bit470 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset471 / 1) % 64];
+                            let v1_pos: usize = (offset471 / 1) % 64;
                             {
-                                let lo504 = 0 + 0 + v1_pos * 64;
-                                let mut cursor508 = rt::OnesCursor::new(
+                                let lo464 = 0 + 0 + v1_pos * 64;
+                                let mut cursor468 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo504,
-                                    lo504 + 64,
+                                    lo464,
+                                    lo464 + 64,
                                 );
-                                while let Some(bit505) = cursor508
+                                while let Some(bit465) = cursor468
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset506 = bit505 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset506 / 1)
+                                    let offset466 = bit465 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset466 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset506 / 1) % 64;
+                                    let v0_pos: usize = (offset466 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14765,29 +14787,29 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo521 = 0;
-                for bit522 in input.state.ones(772 + lo521, 772 + lo521 + 2) {
-                    let offset523 = bit522 - 772;
+                let lo481 = 0;
+                for bit482 in input.state.ones(772 + lo481, 772 + lo481 + 2) {
+                    let offset483 = bit482 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset523 / 1) % 2];
-                        let v2_pos: usize = (offset523 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset483 / 1) % 2];
+                        let v2_pos: usize = (offset483 / 1) % 2;
                         {
-                            for i520 in 0..self.r51.len() {
-                                let bit517 = self.r51.added(i520);
-                                let offset518 = bit517 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset518 / 64)
+                            for i480 in 0..self.r51.len() {
+                                let bit477 = self.r51.added(i480);
+                                let offset478 = bit477 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset478 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset518 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset478 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset518 / 64) % 64;
-                                let v1_pos: usize = (offset518 / 1) % 64;
-                                let exists = 'found515: {
+                                let v0_pos: usize = (offset478 / 64) % 64;
+                                let v1_pos: usize = (offset478 / 1) % 64;
+                                let exists = 'found475: {
                                     {
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                         {
-                                            break 'found515 true;
+                                            break 'found475 true;
                                         }
                                     }
                                     false
@@ -14810,33 +14832,33 @@ impl Rules {
         }
         {
             {
-                let lo535 = 0;
-                for bit536 in input.state.ones(772 + lo535, 772 + lo535 + 2) {
-                    let offset537 = bit536 - 772;
+                let lo495 = 0;
+                for bit496 in input.state.ones(772 + lo495, 772 + lo495 + 2) {
+                    let offset497 = bit496 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset537 / 1) % 2];
-                        let v2_pos: usize = (offset537 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset497 / 1) % 2];
+                        let v2_pos: usize = (offset497 / 1) % 2;
                         {
-                            for i534 in 0..self.r51.len() {
-                                let bit531 = self.r51.added(i534);
-                                let offset532 = bit531 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset532 / 64)
+                            for i494 in 0..self.r51.len() {
+                                let bit491 = self.r51.added(i494);
+                                let offset492 = bit491 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset492 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset532 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset492 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset532 / 64) % 64;
-                                let v1_pos: usize = (offset532 / 1) % 64;
-                                let exists = 'found525: {
+                                let v0_pos: usize = (offset492 / 64) % 64;
+                                let v1_pos: usize = (offset492 / 1) % 64;
+                                let exists = 'found485: {
                                     {
-                                        let k527 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k527 != NONE as usize {
-                                            let key529 = v2_pos * 16 + k527 * 1;
-                                            for i528 in TABLE_30_AT0_1[key529]
-                                                as usize..TABLE_30_AT0_1[key529 + 1] as usize
+                                        let k487 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k487 != NONE as usize {
+                                            let key489 = v2_pos * 16 + k487 * 1;
+                                            for i488 in TABLE_30_AT0_1[key489]
+                                                as usize..TABLE_30_AT0_1[key489 + 1] as usize
                                             {
-                                                let row526 = &TABLE_30_BY0_1[i528];
-                                                break 'found525 true;
+                                                let row486 = &TABLE_30_BY0_1[i488];
+                                                break 'found485 true;
                                             }
                                         }
                                     }
@@ -14866,37 +14888,37 @@ impl Rules {
         }
         {
             {
-                let lo549 = 0;
-                for bit550 in input.state.ones(772 + lo549, 772 + lo549 + 2) {
-                    let offset551 = bit550 - 772;
+                let lo509 = 0;
+                for bit510 in input.state.ones(772 + lo509, 772 + lo509 + 2) {
+                    let offset511 = bit510 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset551 / 1) % 2];
-                        let v3_pos: usize = (offset551 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset511 / 1) % 2];
+                        let v3_pos: usize = (offset511 / 1) % 2;
                         {
-                            let key548 = v3_pos * 1;
-                            for i547 in TABLE_30_AT0[key548]
-                                as usize..TABLE_30_AT0[key548 + 1] as usize
+                            let key508 = v3_pos * 1;
+                            for i507 in TABLE_30_AT0[key508]
+                                as usize..TABLE_30_AT0[key508 + 1] as usize
                             {
-                                let row546 = &TABLE_30_BY0[i547];
-                                let v1: Sym = row546[1];
-                                let v1_pos: usize = TABLE_30_BY0_POS[i547][1] as usize;
+                                let row506 = &TABLE_30_BY0[i507];
+                                let v1: Sym = row506[1];
+                                let v1_pos: usize = TABLE_30_BY0_POS[i507][1] as usize;
                                 {
-                                    let p540 = POS_51[299 + v1 as usize] as usize;
-                                    if p540 != NONE as usize {
-                                        let lo541 = 0 + 0 + p540 * 64;
-                                        let mut cursor545 = rt::OnesCursor::new(
+                                    let p500 = POS_51[299 + v1 as usize] as usize;
+                                    if p500 != NONE as usize {
+                                        let lo501 = 0 + 0 + p500 * 64;
+                                        let mut cursor505 = rt::OnesCursor::new(
                                             self.r51_by1.words(),
-                                            lo541,
-                                            lo541 + 64,
+                                            lo501,
+                                            lo501 + 64,
                                         );
-                                        while let Some(bit542) = cursor545
+                                        while let Some(bit502) = cursor505
                                             .next(self.r51_by1.words())
                                         {
-                                            let offset543 = bit542 - 0;
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset543 / 1)
+                                            let offset503 = bit502 - 0;
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset503 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset543 / 1) % 64;
+                                            let v0_pos: usize = (offset503 / 1) % 64;
                                             {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -14966,57 +14988,57 @@ impl Rules {
         }
         {
             {
-                let lo563 = 0 + 0;
-                let mut cursor567 = rt::OnesCursor::new(
+                let lo523 = 0 + 0;
+                let mut cursor527 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo563,
-                    lo563 + 64,
+                    lo523,
+                    lo523 + 64,
                 );
-                while let Some(bit564) = cursor567.next(self.r26.words()) {
-                    let offset565 = bit564 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset565 / 1) % 64];
-                    let v0_pos: usize = (offset565 / 1) % 64;
+                while let Some(bit524) = cursor527.next(self.r26.words()) {
+                    let offset525 = bit524 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset525 / 1) % 64];
+                    let v0_pos: usize = (offset525 / 1) % 64;
                     {
-                        let lo559 = 0;
-                        for bit560 in input.state.ones(772 + lo559, 772 + lo559 + 2) {
-                            let offset561 = bit560 - 772;
+                        let lo519 = 0;
+                        for bit520 in input.state.ones(772 + lo519, 772 + lo519 + 2) {
+                            let offset521 = bit520 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset561 / 1) % 2];
-                                let v3_pos: usize = (offset561 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset521 / 1) % 2];
+                                let v3_pos: usize = (offset521 / 1) % 2;
                                 {
-                                    let key558 = v0_pos * 1;
-                                    for i557 in TABLE_0_AT0[key558]
-                                        as usize..TABLE_0_AT0[key558 + 1] as usize
+                                    let key518 = v0_pos * 1;
+                                    for i517 in TABLE_0_AT0[key518]
+                                        as usize..TABLE_0_AT0[key518 + 1] as usize
                                     {
-                                        let row556 = &TABLE_0_BY0[i557];
-                                        let v2: Sym = row556[1];
-                                        let v1: Sym = row556[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i557][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i557][2] as usize;
-                                        let exists = 'found555: {
+                                        let row516 = &TABLE_0_BY0[i517];
+                                        let v2: Sym = row516[1];
+                                        let v1: Sym = row516[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i517][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i517][2] as usize;
+                                        let exists = 'found515: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found555 true;
+                                                    break 'found515 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found554: {
+                                            let exists = 'found514: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found554 true;
+                                                        break 'found514 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found553: {
+                                                let exists = 'found513: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found553 true;
+                                                            break 'found513 true;
                                                         }
                                                     }
                                                     false
@@ -15042,65 +15064,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found579: {
+            let exists = 'found539: {
                 if !self.r11.is_empty() {
-                    break 'found579 true;
+                    break 'found539 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo575 = 0;
-                    for bit576 in input.state.ones(768 + lo575, 768 + lo575 + 4) {
-                        let offset577 = bit576 - 768;
+                    let lo535 = 0;
+                    for bit536 in input.state.ones(768 + lo535, 768 + lo535 + 4) {
+                        let offset537 = bit536 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset577 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset577 / 1) % 2];
-                            let v2_pos: usize = (offset577 / 2) % 2;
-                            let v3_pos: usize = (offset577 / 1) % 2;
-                            let exists = 'found574: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset537 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset537 / 1) % 2];
+                            let v2_pos: usize = (offset537 / 2) % 2;
+                            let v3_pos: usize = (offset537 / 1) % 2;
+                            let exists = 'found534: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found574 true;
+                                        break 'found534 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found573: {
+                                let exists = 'found533: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found573 true;
+                                            break 'found533 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key572 = v2_pos * 2 + v3_pos * 1;
-                                        for i571 in TABLE_9_AT0_1[key572]
-                                            as usize..TABLE_9_AT0_1[key572 + 1] as usize
+                                        let key532 = v2_pos * 2 + v3_pos * 1;
+                                        for i531 in TABLE_9_AT0_1[key532]
+                                            as usize..TABLE_9_AT0_1[key532 + 1] as usize
                                         {
-                                            let row570 = &TABLE_9_BY0_1[i571];
-                                            let v0: Sym = row570[2];
-                                            let v1: Sym = row570[3];
-                                            let v4: Sym = row570[4];
-                                            let v5: Sym = row570[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i571][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i571][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i571][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i571][5] as usize;
+                                            let row530 = &TABLE_9_BY0_1[i531];
+                                            let v0: Sym = row530[2];
+                                            let v1: Sym = row530[3];
+                                            let v4: Sym = row530[4];
+                                            let v5: Sym = row530[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i531][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i531][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i531][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i531][5] as usize;
                                             {
-                                                let p569 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p569 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p529 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p529 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + p569 * 12 + v2_pos * 6 + 4 * 1)
+                                                    && input.state.get(0 + 0 + p529 * 12 + v2_pos * 6 + 4 * 1)
                                                 {
                                                     {
-                                                        let p568 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p568 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p528 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p528 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p568 * 12 + v2_pos * 6 + 0 * 1)
+                                                            && input.state.get(0 + 0 + p528 * 12 + v2_pos * 6 + 0 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15131,29 +15153,29 @@ impl Rules {
         }
         {
             {
-                let lo586 = 0;
-                for bit587 in input.state.ones(975 + lo586, 975 + lo586 + 64) {
-                    let offset588 = bit587 - 975;
+                let lo546 = 0;
+                for bit547 in input.state.ones(975 + lo546, 975 + lo546 + 64) {
+                    let offset548 = bit547 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset588 / 1) % 64];
-                        let v1_pos: usize = (offset588 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset548 / 1) % 64];
+                        let v1_pos: usize = (offset548 / 1) % 64;
                         {
-                            let lo581 = 0 + 0;
-                            let mut cursor585 = rt::OnesCursor::new(
+                            let lo541 = 0 + 0;
+                            let mut cursor545 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo581,
-                                lo581 + 64,
+                                lo541,
+                                lo541 + 64,
                             );
-                            while let Some(bit582) = cursor585.next(self.r18.words()) {
-                                let offset583 = bit582 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset583 / 1)
+                            while let Some(bit542) = cursor545.next(self.r18.words()) {
+                                let offset543 = bit542 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset543 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset583 / 1) % 64;
-                                let exists = 'found580: {
+                                let v0_pos: usize = (offset543 / 1) % 64;
+                                let exists = 'found540: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found580 true;
+                                            break 'found540 true;
                                         }
                                     }
                                     false
@@ -15178,7 +15200,7 @@ impl Rules {
     ///Layer 53: `mobile/0`.
     fn layer53(&mut self, input: &Input) {
         {
-            if self.r35.len() > 0 {
+            if !self.r35.is_empty() {
                 self.grew |= self.r34.insert(&[]);
             }
         }
@@ -15186,9 +15208,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found590: {
+            let exists = 'found550: {
                 if !self.r34.is_empty() {
-                    break 'found590 true;
+                    break 'found550 true;
                 }
                 false
             };
@@ -15204,14 +15226,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo591 = 0;
-                    for bit592 in input.state.ones(772 + lo591, 772 + lo591 + 2) {
-                        let offset593 = bit592 - 772;
+                    let lo551 = 0;
+                    for bit552 in input.state.ones(772 + lo551, 772 + lo551 + 2) {
+                        let offset553 = bit552 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset593 / 1) % 2];
-                            let v0_pos: usize = (offset593 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset553 / 1) % 2];
+                            let v0_pos: usize = (offset553 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15221,22 +15243,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo598 = 0;
-                    for bit599 in input.state.ones(772 + lo598, 772 + lo598 + 2) {
-                        let offset600 = bit599 - 772;
+                    let lo558 = 0;
+                    for bit559 in input.state.ones(772 + lo558, 772 + lo558 + 2) {
+                        let offset560 = bit559 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset600 / 1) % 2];
-                            let v1_pos: usize = (offset600 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset560 / 1) % 2];
+                            let v1_pos: usize = (offset560 / 1) % 2;
                             {
-                                let key597 = v1_pos * 1;
-                                for i596 in TABLE_38_AT0[key597]
-                                    as usize..TABLE_38_AT0[key597 + 1] as usize
+                                let key557 = v1_pos * 1;
+                                for i556 in TABLE_38_AT0[key557]
+                                    as usize..TABLE_38_AT0[key557 + 1] as usize
                                 {
-                                    let row595 = &TABLE_38_BY0[i596];
-                                    let v0: Sym = row595[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i596][1] as usize;
+                                    let row555 = &TABLE_38_BY0[i556];
+                                    let v0: Sym = row555[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i556][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15247,9 +15269,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found603: {
+            let exists = 'found563: {
                 if !self.r33.is_empty() {
-                    break 'found603 true;
+                    break 'found563 true;
                 }
                 false
             };
@@ -15271,13 +15293,13 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo604 = 0;
-                for bit605 in input.state.ones(772 + lo604, 772 + lo604 + 2) {
-                    let offset606 = bit605 - 772;
+                let lo564 = 0;
+                for bit565 in input.state.ones(772 + lo564, 772 + lo564 + 2) {
+                    let offset566 = bit565 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset606 / 1) % 2];
-                        let v0_pos: usize = (offset606 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset566 / 1) % 2];
+                        let v0_pos: usize = (offset566 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15288,21 +15310,21 @@ impl Rules {
         }
         {
             {
-                let lo611 = 0;
-                for bit612 in input.state.ones(772 + lo611, 772 + lo611 + 2) {
-                    let offset613 = bit612 - 772;
+                let lo571 = 0;
+                for bit572 in input.state.ones(772 + lo571, 772 + lo571 + 2) {
+                    let offset573 = bit572 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset613 / 1) % 2];
-                        let v1_pos: usize = (offset613 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset573 / 1) % 2];
+                        let v1_pos: usize = (offset573 / 1) % 2;
                         {
-                            let key610 = v1_pos * 1;
-                            for i609 in TABLE_38_AT0[key610]
-                                as usize..TABLE_38_AT0[key610 + 1] as usize
+                            let key570 = v1_pos * 1;
+                            for i569 in TABLE_38_AT0[key570]
+                                as usize..TABLE_38_AT0[key570 + 1] as usize
                             {
-                                let row608 = &TABLE_38_BY0[i609];
-                                let v0: Sym = row608[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i609][1] as usize;
+                                let row568 = &TABLE_38_BY0[i569];
+                                let v0: Sym = row568[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i569][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -15320,23 +15342,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role622 in 0..2 {
-                let row621 = &input.joint[role622 * 7..(role622 + 1) * 7];
-                if row621[1] == 297 && row621[4] == 0 && row621[5] == 0 && row621[6] == 0
+            for role582 in 0..2 {
+                let row581 = &input.joint[role582 * 7..(role582 + 1) * 7];
+                if row581[1] == 297 && row581[4] == 0 && row581[5] == 0 && row581[6] == 0
                 {
-                    let v1: Sym = row621[0];
-                    let v3: Sym = row621[2];
-                    let v0: Sym = row621[3];
+                    let v1: Sym = row581[0];
+                    let v3: Sym = row581[2];
+                    let v0: Sym = row581[3];
                     {
-                        let p615 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p616 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p615 != NONE as usize && p616 != NONE as usize {
-                            let lo617 = 0 + p615 * 12 + p616 * 6;
-                            for bit618 in input.state.ones(0 + lo617, 0 + lo617 + 6) {
-                                let offset619 = bit618 - 0;
+                        let p575 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p576 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p575 != NONE as usize && p576 != NONE as usize {
+                            let lo577 = 0 + p575 * 12 + p576 * 6;
+                            for bit578 in input.state.ones(0 + lo577, 0 + lo577 + 6) {
+                                let offset579 = bit578 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset619 / 1) % 6];
-                                    let v2_pos: usize = (offset619 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset579 / 1) % 6];
+                                    let v2_pos: usize = (offset579 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -15369,13 +15391,13 @@ impl Rules {
             }
         }
         {
-            for role624 in 0..2 {
-                let row623 = &input.joint[role624 * 7..(role624 + 1) * 7];
-                if row623[1] == 298 && row623[2] == 0 && row623[3] == 0 {
-                    let v1: Sym = row623[0];
-                    let v3: Sym = row623[4];
-                    let v0: Sym = row623[5];
-                    let v2: Sym = row623[6];
+            for role584 in 0..2 {
+                let row583 = &input.joint[role584 * 7..(role584 + 1) * 7];
+                if row583[1] == 298 && row583[2] == 0 && row583[3] == 0 {
+                    let v1: Sym = row583[0];
+                    let v3: Sym = row583[4];
+                    let v0: Sym = row583[5];
+                    let v2: Sym = row583[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -15415,32 +15437,32 @@ impl Rules {
         }
         {
             {
-                let lo628 = 0 + 0;
-                let mut cursor632 = rt::OnesCursor::new(
+                let lo588 = 0 + 0;
+                let mut cursor592 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo628,
-                    lo628 + 4,
+                    lo588,
+                    lo588 + 4,
                 );
-                while let Some(bit629) = cursor632.next(self.r8.words()) {
-                    let offset630 = bit629 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset630 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset630 / 1) % 2];
-                    let v1_pos: usize = (offset630 / 2) % 2;
-                    let v2_pos: usize = (offset630 / 1) % 2;
+                while let Some(bit589) = cursor592.next(self.r8.words()) {
+                    let offset590 = bit589 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset590 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset590 / 1) % 2];
+                    let v1_pos: usize = (offset590 / 2) % 2;
+                    let v2_pos: usize = (offset590 / 1) % 2;
                     {
-                        let key627 = v1_pos * 2 + v2_pos * 1;
-                        for i626 in TABLE_9_AT0_1[key627]
-                            as usize..TABLE_9_AT0_1[key627 + 1] as usize
+                        let key587 = v1_pos * 2 + v2_pos * 1;
+                        for i586 in TABLE_9_AT0_1[key587]
+                            as usize..TABLE_9_AT0_1[key587 + 1] as usize
                         {
-                            let row625 = &TABLE_9_BY0_1[i626];
-                            let v3: Sym = row625[2];
-                            let v4: Sym = row625[3];
-                            let v5: Sym = row625[4];
-                            let v0: Sym = row625[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i626][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i626][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i626][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i626][5] as usize;
+                            let row585 = &TABLE_9_BY0_1[i586];
+                            let v3: Sym = row585[2];
+                            let v4: Sym = row585[3];
+                            let v5: Sym = row585[4];
+                            let v0: Sym = row585[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i586][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i586][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i586][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i586][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0
@@ -15462,25 +15484,25 @@ impl Rules {
         }
         {
             {
-                let lo634 = 0 + 0;
-                let hi637 = lo634 + 768;
-                for &bit635 in input.ones_from(lo634) {
-                    let bit635 = bit635 as usize;
-                    if bit635 >= hi637 {
+                let lo594 = 0 + 0;
+                let hi597 = lo594 + 768;
+                for &bit595 in input.ones_from(lo594) {
+                    let bit595 = bit595 as usize;
+                    if bit595 >= hi597 {
                         break;
                     }
-                    let offset636 = bit635 - 0;
+                    let offset596 = bit595 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset636 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset636 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset636 / 1) % 6];
-                        let v0_pos: usize = (offset636 / 12) % 64;
-                        let v1_pos: usize = (offset636 / 6) % 2;
-                        let v2_pos: usize = (offset636 / 1) % 6;
-                        let exists = 'found633: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset596 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset596 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset596 / 1) % 6];
+                        let v0_pos: usize = (offset596 / 12) % 64;
+                        let v1_pos: usize = (offset596 / 6) % 2;
+                        let v2_pos: usize = (offset596 / 1) % 6;
+                        let exists = 'found593: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found633 true;
+                                    break 'found593 true;
                                 }
                             }
                             false
@@ -15494,48 +15516,48 @@ impl Rules {
             }
         }
         {
-            for role653 in 0..2 {
-                let row652 = &input.joint[role653 * 7..(role653 + 1) * 7];
-                if row652[1] == 297 && row652[4] == 0 && row652[5] == 0 && row652[6] == 0
+            for role613 in 0..2 {
+                let row612 = &input.joint[role613 * 7..(role613 + 1) * 7];
+                if row612[1] == 297 && row612[4] == 0 && row612[5] == 0 && row612[6] == 0
                 {
-                    let v1: Sym = row652[0];
-                    let v2: Sym = row652[2];
-                    let v3: Sym = row652[3];
+                    let v1: Sym = row612[0];
+                    let v2: Sym = row612[2];
+                    let v3: Sym = row612[3];
                     {
-                        let p650 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p651 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p650 != NONE as usize && p651 != NONE as usize && 0 == 0
+                        let p610 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p611 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p610 != NONE as usize && p611 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p650 * 12 + p651 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p610 * 12 + p611 * 6 + 5 * 1)
                         {
                             {
-                                let k647 = TABLE_41_P0[v1 as usize] as usize;
-                                if k647 != NONE as usize {
-                                    let key649 = k647 * 1;
-                                    for i648 in TABLE_41_AT0[key649]
-                                        as usize..TABLE_41_AT0[key649 + 1] as usize
+                                let k607 = TABLE_41_P0[v1 as usize] as usize;
+                                if k607 != NONE as usize {
+                                    let key609 = k607 * 1;
+                                    for i608 in TABLE_41_AT0[key609]
+                                        as usize..TABLE_41_AT0[key609 + 1] as usize
                                     {
-                                        let row646 = &TABLE_41_BY0[i648];
-                                        let v4: Sym = row646[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i648][1] as usize;
+                                        let row606 = &TABLE_41_BY0[i608];
+                                        let v4: Sym = row606[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i608][1] as usize;
                                         {
-                                            let k643 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k643 != NONE as usize {
-                                                let key645 = k643 * 8 + (v4_pos + 1) * 1;
-                                                for i644 in TABLE_0_AT0_1[key645]
-                                                    as usize..TABLE_0_AT0_1[key645 + 1] as usize
+                                            let k603 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k603 != NONE as usize {
+                                                let key605 = k603 * 8 + (v4_pos + 1) * 1;
+                                                for i604 in TABLE_0_AT0_1[key605]
+                                                    as usize..TABLE_0_AT0_1[key605 + 1] as usize
                                                 {
-                                                    let row642 = &TABLE_0_BY0_1[i644];
-                                                    let v0: Sym = row642[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i644][2] as usize;
+                                                    let row602 = &TABLE_0_BY0_1[i604];
+                                                    let v0: Sym = row602[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i604][2] as usize;
                                                     {
-                                                        let k639 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k639 != NONE as usize {
-                                                            let key641 = v0_pos * 512 + (v4_pos + 1) * 64 + k639 * 1;
-                                                            for i640 in TABLE_0_AT0_1_2[key641]
-                                                                as usize..TABLE_0_AT0_1_2[key641 + 1] as usize
+                                                        let k599 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k599 != NONE as usize {
+                                                            let key601 = v0_pos * 512 + (v4_pos + 1) * 64 + k599 * 1;
+                                                            for i600 in TABLE_0_AT0_1_2[key601]
+                                                                as usize..TABLE_0_AT0_1_2[key601 + 1] as usize
                                                             {
-                                                                let row638 = &TABLE_0_BY0_1_2[i640];
+                                                                let row598 = &TABLE_0_BY0_1_2[i600];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -15553,18 +15575,18 @@ impl Rules {
         }
         {
             {
-                let lo655 = 0;
-                for bit656 in input.state.ones(768 + lo655, 768 + lo655 + 4) {
-                    let offset657 = bit656 - 768;
+                let lo615 = 0;
+                for bit616 in input.state.ones(768 + lo615, 768 + lo615 + 4) {
+                    let offset617 = bit616 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset657 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset657 / 1) % 2];
-                        let v0_pos: usize = (offset657 / 2) % 2;
-                        let v1_pos: usize = (offset657 / 1) % 2;
-                        let exists = 'found654: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset617 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset617 / 1) % 2];
+                        let v0_pos: usize = (offset617 / 2) % 2;
+                        let v1_pos: usize = (offset617 / 1) % 2;
+                        let exists = 'found614: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found654 true;
+                                    break 'found614 true;
                                 }
                             }
                             false
@@ -15578,21 +15600,21 @@ impl Rules {
         }
         {
             {
-                let lo662 = 0;
-                for bit663 in input.state.ones(772 + lo662, 772 + lo662 + 2) {
-                    let offset664 = bit663 - 772;
+                let lo622 = 0;
+                for bit623 in input.state.ones(772 + lo622, 772 + lo622 + 2) {
+                    let offset624 = bit623 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset664 / 1) % 2];
-                        let v1_pos: usize = (offset664 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset624 / 1) % 2];
+                        let v1_pos: usize = (offset624 / 1) % 2;
                         {
-                            let key661 = v1_pos * 1;
-                            for i660 in TABLE_38_AT0[key661]
-                                as usize..TABLE_38_AT0[key661 + 1] as usize
+                            let key621 = v1_pos * 1;
+                            for i620 in TABLE_38_AT0[key621]
+                                as usize..TABLE_38_AT0[key621 + 1] as usize
                             {
-                                let row659 = &TABLE_38_BY0[i660];
-                                let v0: Sym = row659[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i660][1] as usize;
+                                let row619 = &TABLE_38_BY0[i620];
+                                let v0: Sym = row619[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i620][1] as usize;
                                 self.next_bits.set(772 + 0 + v0_pos * 1);
                             }
                         }
@@ -15602,23 +15624,23 @@ impl Rules {
         }
         {
             {
-                let lo670 = 0;
-                for bit671 in input.state.ones(774 + lo670, 774 + lo670 + 201) {
-                    let offset672 = bit671 - 774;
+                let lo630 = 0;
+                for bit631 in input.state.ones(774 + lo630, 774 + lo630 + 201) {
+                    let offset632 = bit631 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset672 / 1) % 201];
-                        let v1_pos: usize = (offset672 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset632 / 1) % 201];
+                        let v1_pos: usize = (offset632 / 1) % 201;
                         {
-                            let k667 = TABLE_46_P0[v1 as usize] as usize;
-                            if k667 != NONE as usize {
-                                let key669 = k667 * 1;
-                                for i668 in TABLE_46_AT0[key669]
-                                    as usize..TABLE_46_AT0[key669 + 1] as usize
+                            let k627 = TABLE_46_P0[v1 as usize] as usize;
+                            if k627 != NONE as usize {
+                                let key629 = k627 * 1;
+                                for i628 in TABLE_46_AT0[key629]
+                                    as usize..TABLE_46_AT0[key629 + 1] as usize
                                 {
-                                    let row666 = &TABLE_46_BY0[i668];
-                                    let v0: Sym = row666[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i668][1] as usize;
+                                    let row626 = &TABLE_46_BY0[i628];
+                                    let v0: Sym = row626[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i628][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -15641,9 +15663,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found674: {
+            let exists = 'found634: {
                 if !self.r34.is_empty() {
-                    break 'found674 true;
+                    break 'found634 true;
                 }
                 false
             };
