@@ -478,6 +478,38 @@ fn legal_copies_the_bits_of_a_relation_of_moves() {
     assert!(!code.contains("insert_bits_at"), "{text}");
 }
 
+/// A rule's last join over one variable's values is a word operation: team chess's
+/// `(<= (reach ?s ?t) (true (control ?c)) (true (cell ?s ?c ?piece)) (slides ?piece
+/// ?dir) (sweep ?s ?dir ?t) (not (colour-on ?t ?c)))` and-s the field of `sweep`'s
+/// squares for `?s` and `?dir` with the negated field of `colour-on`'s for `?c` —
+/// read from a copy of its bits with the square numbered last, made for this — and
+/// or-s it into `reach`'s field for `?s`. Bit sets whose list of bits set no code reads
+/// are unlisted (`threatened`: tested bit by bit and as words only).
+#[test]
+fn last_joins_over_one_variable_run_as_words() {
+    let file = team_game("chess.kif");
+    let (sweep, text, code) = join_code(&file, "sweep/3");
+    let (colour, _, _) = join_code(&file, "colour-on/2");
+    let (reach, _, _) = join_code(&file, "reach/2");
+    let (threatened, _, _) = join_code(&file, "threatened/1");
+    let word = format!(
+        "letmutw:u64=self.r{sweep}.field(0+v0_pos*512+v4_pos*64+0,64);w&=!self.r{colour}_by1.field(0+v2_pos*64+0,64);ifw!=0{{letfresh=self.r{reach}.or_field(v0_pos*64,w);"
+    );
+    assert!(code.contains(&word), "{text}");
+    assert!(
+        code.contains(&format!("r{colour}_by1:rt::BitSet::unlisted(128)")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("r{threatened}:rt::BitSet::unlisted(64)")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("r{reach}:rt::BitSet::new(4096)")),
+        "{text}"
+    );
+}
+
 /// A rule that copies one bits-only relation into another numbered alike sets the
 /// source's bits as they are, a word at a time when the relation is narrow: team
 /// chess's `(<= (checker ?t) (leaper-check ?t))` (64 squares), where the other rule of

@@ -65,6 +65,10 @@ const STATE_LIST_SCAN_BITS: usize = 512;
 /// set instead of the words.
 const STORE_LIST_SCAN_BITS: usize = 256;
 
+/// The most bits of a relation copied so that word joins test it a word at a time
+/// (`Emitter::word_copies`).
+const MAX_WORD_COPY_BITS: usize = 4096;
+
 /// The most bits of a memo table kept unique by a bitset over its free columns (see
 /// `Emitter::memo_init`): every table of the mode holds that many bits.
 const MAX_MEMO_TABLE_BITS: usize = 1024;
@@ -520,6 +524,9 @@ struct Emitter<'a> {
     continuations: std::cell::RefCell<Vec<inline::Continuation>>,
     /// The source text of the calls inlined so far.
     inlined_text: std::cell::Cell<usize>,
+    /// Per bits-only relation, the copies word joins test it through (see
+    /// `Emitter::word_copies`): the columns numbered first in each.
+    word_copies: BTreeMap<RelationId, Vec<Vec<usize>>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -601,7 +608,7 @@ impl<'a> Emitter<'a> {
                 )));
             }
         }
-        Ok(Emitter {
+        let mut emitter = Emitter {
             ir,
             plan,
             true_rel,
@@ -619,7 +626,111 @@ impl<'a> Emitter<'a> {
             closures: closure::closures(ir, plan),
             continuations: std::cell::RefCell::new(Vec::new()),
             inlined_text: std::cell::Cell::new(0),
-        })
+            word_copies: BTreeMap::new(),
+        };
+        emitter.word_copies = emitter.word_copies();
+        Ok(emitter)
+    }
+
+    /// The copies of bits-only relations that word joins would test (see
+    /// [`Self::word_join`]): where a layer's rule scans a bits-only relation whose
+    /// column numbered last binds a variable, and then tests a bits-only relation of
+    /// at most [`MAX_WORD_COPY_BITS`] bits on that variable in a column its bits number
+    /// before others (team chess's `(not (colour-on ?t ?c))`, `?t` first), a copy of
+    /// that relation's bits with that column last.
+    fn word_copies(&self) -> BTreeMap<RelationId, Vec<Vec<usize>>> {
+        let mut wanted: BTreeMap<RelationId, Vec<Vec<usize>>> = BTreeMap::new();
+        for layer in &self.plan.layers {
+            if let Some(tree) = &layer.tree {
+                self.find_word_copies(tree, &mut wanted);
+            }
+        }
+        wanted
+    }
+
+    fn find_word_copies(&self, node: &Node, wanted: &mut BTreeMap<RelationId, Vec<Vec<usize>>>) {
+        match node {
+            Node::Sequence(children) => {
+                for child in children {
+                    self.find_word_copies(child, wanted);
+                }
+            }
+            Node::Repeat(body) | Node::Rule { body, .. } => self.find_word_copies(body, wanted),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => {
+                self.find_word_copies(initial, wanted);
+                self.find_word_copies(rounds, wanted);
+            }
+            Node::If { then, .. } => self.find_word_copies(then, wanted),
+            Node::Accept { .. } => {}
+            Node::Query { query, then } => {
+                let scanned = self.bit_columns(query.relation).and_then(|numbered| {
+                    match query.slots[numbered.last()?.0] {
+                        Slot::Bind(v) => Some(v),
+                        _ => None,
+                    }
+                });
+                if let Some(v) = scanned {
+                    let mut node = then.as_ref();
+                    loop {
+                        let (test, next) = match node {
+                            Node::If {
+                                test: Test::Absent(test),
+                                then,
+                            } => (test, then),
+                            Node::Query { query: test, then }
+                                if !test.slots.iter().any(|s| matches!(s, Slot::Bind(_))) =>
+                            {
+                                (test, then)
+                            }
+                            _ => break,
+                        };
+                        self.want_word_copy(test, v, wanted);
+                        node = next;
+                    }
+                }
+                self.find_word_copies(then, wanted);
+            }
+        }
+    }
+
+    /// Adds to `wanted` the copy of `test`'s relation with `v`'s column last, if it is
+    /// bits-only, small enough, and neither its bits nor its copies number it last.
+    fn want_word_copy(
+        &self,
+        test: &Query,
+        v: VarId,
+        wanted: &mut BTreeMap<RelationId, Vec<Vec<usize>>>,
+    ) {
+        let r = test.relation;
+        let Some(numbered) = self.bit_columns(r) else {
+            return;
+        };
+        let [c] = (0..test.slots.len())
+            .filter(|&c| test.slots[c] == Slot::Bound(v))
+            .collect::<Vec<_>>()[..]
+        else {
+            return;
+        };
+        let bits = numbered
+            .first()
+            .map_or(1, |(_, stride, domain)| stride * domain.len());
+        let columns: Vec<usize> = (0..test.slots.len()).filter(|&d| d != c).collect();
+        let radices: Vec<usize> = numbered.iter().map(|(_, _, d)| d.len()).collect();
+        let planned =
+            crate::plan::copied_lookups(&radices, &self.plan.relations[r.0 as usize].indexes);
+        let last_somewhere = numbered.last().is_some_and(|(last, _, _)| *last == c)
+            || planned
+                .iter()
+                .any(|lookup| crate::plan::copy_order(radices.len(), lookup).last() == Some(&c));
+        if bits > MAX_WORD_COPY_BITS || last_somewhere || columns.is_empty() {
+            return;
+        }
+        let copies = wanted.entry(r).or_default();
+        if !copies.contains(&columns) {
+            copies.push(columns);
+        }
     }
 
     fn words(&self) -> usize {
@@ -1027,8 +1138,14 @@ impl<'a> Emitter<'a> {
             return Vec::new();
         };
         let radices: Vec<usize> = numbered.iter().map(|(_, _, d)| d.len()).collect();
-        crate::plan::copied_lookups(&radices, &self.plan.relations[r.0 as usize].indexes)
-            .into_iter()
+        let mut all: Vec<&Vec<usize>> =
+            crate::plan::copied_lookups(&radices, &self.plan.relations[r.0 as usize].indexes);
+        for columns in self.word_copies.get(&r).into_iter().flatten() {
+            if !all.contains(&columns) {
+                all.push(columns);
+            }
+        }
+        all.into_iter()
             .map(|columns| {
                 let order = crate::plan::copy_order(numbered.len(), columns);
                 let mut stride = 1;

@@ -11676,6 +11676,7 @@ pub struct Rules {
     r11: rt::Store,
     r12: rt::BitSet,
     r13: rt::BitSet,
+    r13_by1: rt::BitSet,
     r15: rt::Store,
     r16: rt::BitSet,
     r16_by1: rt::BitSet,
@@ -11819,6 +11820,7 @@ impl rt::Rules<WORDS> for Rules {
             r11: rt::Store::hashed(0, &[]),
             r12: rt::BitSet::unlisted(64),
             r13: rt::BitSet::unlisted(128),
+            r13_by1: rt::BitSet::unlisted(128),
             r15: rt::Store::hashed(0, &[]),
             r16: rt::BitSet::unlisted(384),
             r16_by1: rt::BitSet::unlisted(384),
@@ -12106,6 +12108,7 @@ impl rt::Rules<WORDS> for Rules {
                 if self.computed[34] {
                     self.computed[34] = false;
                     self.r13.clear();
+                    self.r13_by1.clear();
                 }
                 if self.computed[35] {
                     self.computed[35] = false;
@@ -13646,7 +13649,10 @@ impl Rules {
                         let v0_pos: usize = (offset226 / 12) % 64;
                         let v1_pos: usize = (offset226 / 6) % 2;
                         let v2_pos: usize = (offset226 / 1) % 6;
-                        self.grew |= self.r13.insert(v0_pos * 2 + v1_pos * 1);
+                        if self.r13.insert(v0_pos * 2 + v1_pos * 1) {
+                            self.grew = true;
+                            self.r13_by1.insert(v1_pos * 64 + v0_pos * 1);
+                        }
                     }
                 }
             }
@@ -14101,41 +14107,40 @@ impl Rules {
                         let v3: Sym = SYMS_C9C28939C99668C6_2[(offset343 / 1) % 2];
                         let v3_pos: usize = (offset343 / 1) % 2;
                         {
-                            let lo336 = 0 + 0;
+                            let lo336 = 0 + 0 + v3_pos * 64;
                             let mut cursor340 = rt::OnesCursor::new(
-                                self.r13.words(),
+                                self.r13_by1.words(),
                                 lo336,
-                                lo336 + 128,
+                                lo336 + 64,
                             );
-                            while let Some(bit337) = cursor340.next(self.r13.words()) {
+                            while let Some(bit337) = cursor340.next(self.r13_by1.words())
+                            {
                                 let offset338 = bit337 - 0;
-                                if (offset338 / 1) % 2 == v3_pos {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 2)
-                                        % 64];
-                                    let v2_pos: usize = (offset338 / 2) % 64;
+                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
+                                    % 64];
+                                let v2_pos: usize = (offset338 / 1) % 64;
+                                {
+                                    let lo331 = 0 + 0 + v2_pos * 8;
+                                    let mut cursor335 = rt::OnesCursor::new(
+                                        self.r29_by1.words(),
+                                        lo331,
+                                        lo331 + 8,
+                                    );
+                                    while let Some(bit332) = cursor335
+                                        .next(self.r29_by1.words())
                                     {
-                                        let lo331 = 0 + 0 + v2_pos * 8;
-                                        let mut cursor335 = rt::OnesCursor::new(
-                                            self.r29_by1.words(),
-                                            lo331,
-                                            lo331 + 8,
-                                        );
-                                        while let Some(bit332) = cursor335
-                                            .next(self.r29_by1.words())
+                                        let offset333 = bit332 - 0;
+                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset333 / 1) % 8];
+                                        let v0_pos: usize = (offset333 / 1) % 8;
                                         {
-                                            let offset333 = bit332 - 0;
-                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset333 / 1) % 8];
-                                            let v0_pos: usize = (offset333 / 1) % 8;
+                                            let key330 = v2_pos * 8 + v0_pos * 1;
+                                            for i329 in TABLE_0_AT0_1[key330]
+                                                as usize..TABLE_0_AT0_1[key330 + 1] as usize
                                             {
-                                                let key330 = v2_pos * 8 + v0_pos * 1;
-                                                for i329 in TABLE_0_AT0_1[key330]
-                                                    as usize..TABLE_0_AT0_1[key330 + 1] as usize
-                                                {
-                                                    let row328 = &TABLE_0_BY0_1[i329];
-                                                    let v1: Sym = row328[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i329][2] as usize;
-                                                    self.grew |= self.r60.insert(v0_pos * 64 + v1_pos * 1);
-                                                }
+                                                let row328 = &TABLE_0_BY0_1[i329];
+                                                let v1: Sym = row328[2];
+                                                let v1_pos: usize = TABLE_0_BY0_1_POS[i329][2] as usize;
+                                                self.grew |= self.r60.insert(v0_pos * 64 + v1_pos * 1);
                                             }
                                         }
                                     }
@@ -14283,62 +14288,49 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo389 = 0;
-                for bit390 in input.state.ones(772 + lo389, 772 + lo389 + 2) {
-                    let offset391 = bit390 - 772;
+                let lo383 = 0;
+                for bit384 in input.state.ones(772 + lo383, 772 + lo383 + 2) {
+                    let offset385 = bit384 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset391 / 1) % 2];
-                        let v2_pos: usize = (offset391 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset385 / 1) % 2];
+                        let v2_pos: usize = (offset385 / 1) % 2;
                         {
-                            let lo385 = 0 + 0;
-                            let hi388 = lo385 + 768;
-                            for &bit386 in input.ones_from(lo385) {
-                                let bit386 = bit386 as usize;
-                                if bit386 >= hi388 {
+                            let lo379 = 0 + 0;
+                            let hi382 = lo379 + 768;
+                            for &bit380 in input.ones_from(lo379) {
+                                let bit380 = bit380 as usize;
+                                if bit380 >= hi382 {
                                     break;
                                 }
-                                let offset387 = bit386 - 0;
+                                let offset381 = bit380 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset387 / 6) % 2 == v2_pos
+                                    && (offset381 / 6) % 2 == v2_pos
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset387 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 12)
                                         % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset387 / 1) % 6];
-                                    let v0_pos: usize = (offset387 / 12) % 64;
-                                    let v3_pos: usize = (offset387 / 1) % 6;
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset381 / 1) % 6];
+                                    let v0_pos: usize = (offset381 / 12) % 64;
+                                    let v3_pos: usize = (offset381 / 1) % 6;
                                     {
-                                        let k382 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k382 != NONE as usize {
-                                            let key384 = k382 * 1;
-                                            for i383 in TABLE_53_AT0[key384]
-                                                as usize..TABLE_53_AT0[key384 + 1] as usize
+                                        let k376 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k376 != NONE as usize {
+                                            let key378 = k376 * 1;
+                                            for i377 in TABLE_53_AT0[key378]
+                                                as usize..TABLE_53_AT0[key378 + 1] as usize
                                             {
-                                                let row381 = &TABLE_53_BY0[i383];
-                                                let v4: Sym = row381[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i383][1] as usize;
+                                                let row375 = &TABLE_53_BY0[i377];
+                                                let v4: Sym = row375[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i377][1] as usize;
                                                 {
-                                                    let lo376 = 0 + 0 + v0_pos * 512 + v4_pos * 64;
-                                                    let mut cursor380 = rt::OnesCursor::new(
-                                                        self.r55.words(),
-                                                        lo376,
-                                                        lo376 + 64,
-                                                    );
-                                                    while let Some(bit377) = cursor380.next(self.r55.words()) {
-                                                        let offset378 = bit377 - 0;
-                                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset378 / 1)
-                                                            % 64];
-                                                        let v1_pos: usize = (offset378 / 1) % 64;
-                                                        let exists = 'found375: {
-                                                            {
-                                                                if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                                    break 'found375 true;
-                                                                }
-                                                            }
-                                                            false
-                                                        };
-                                                        if !exists {
-                                                            self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                                    let mut w: u64 = self
+                                                        .r55
+                                                        .field(0 + v0_pos * 512 + v4_pos * 64 + 0, 64);
+                                                    w &= !self.r13_by1.field(0 + v2_pos * 64 + 0, 64);
+                                                    if w != 0 {
+                                                        let fresh = self.r49.or_field(v0_pos * 64, w);
+                                                        if fresh != 0 {
+                                                            self.grew = true;
                                                         }
                                                     }
                                                 }
@@ -14354,40 +14346,40 @@ impl Rules {
         }
         {
             {
-                let lo401 = 0;
-                for bit402 in input.state.ones(772 + lo401, 772 + lo401 + 2) {
-                    let offset403 = bit402 - 772;
+                let lo395 = 0;
+                for bit396 in input.state.ones(772 + lo395, 772 + lo395 + 2) {
+                    let offset397 = bit396 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset403 / 1) % 2];
-                        let v2_pos: usize = (offset403 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset397 / 1) % 2];
+                        let v2_pos: usize = (offset397 / 1) % 2;
                         {
-                            let lo397 = 0 + 0;
-                            let hi400 = lo397 + 768;
-                            for &bit398 in input.ones_from(lo397) {
-                                let bit398 = bit398 as usize;
-                                if bit398 >= hi400 {
+                            let lo391 = 0 + 0;
+                            let hi394 = lo391 + 768;
+                            for &bit392 in input.ones_from(lo391) {
+                                let bit392 = bit392 as usize;
+                                if bit392 >= hi394 {
                                     break;
                                 }
-                                let offset399 = bit398 - 0;
+                                let offset393 = bit392 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset399 / 6) % 2 == v2_pos && (offset399 / 1) % 6 == 3
+                                    && (offset393 / 6) % 2 == v2_pos && (offset393 / 1) % 6 == 3
                                 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset399 / 12)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset393 / 12)
                                         % 64];
-                                    let v0_pos: usize = (offset399 / 12) % 64;
+                                    let v0_pos: usize = (offset393 / 12) % 64;
                                     {
-                                        let key396 = v0_pos * 1;
-                                        for i395 in TABLE_28_AT0[key396]
-                                            as usize..TABLE_28_AT0[key396 + 1] as usize
+                                        let key390 = v0_pos * 1;
+                                        for i389 in TABLE_28_AT0[key390]
+                                            as usize..TABLE_28_AT0[key390 + 1] as usize
                                         {
-                                            let row394 = &TABLE_28_BY0[i395];
-                                            let v1: Sym = row394[1];
-                                            let v1_pos: usize = TABLE_28_BY0_POS[i395][1] as usize;
-                                            let exists = 'found393: {
+                                            let row388 = &TABLE_28_BY0[i389];
+                                            let v1: Sym = row388[1];
+                                            let v1_pos: usize = TABLE_28_BY0_POS[i389][1] as usize;
+                                            let exists = 'found387: {
                                                 {
                                                     if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                        break 'found393 true;
+                                                        break 'found387 true;
                                                     }
                                                 }
                                                 false
@@ -14406,48 +14398,48 @@ impl Rules {
         }
         {
             {
-                let lo416 = 0;
-                for bit417 in input.state.ones(772 + lo416, 772 + lo416 + 2) {
-                    let offset418 = bit417 - 772;
+                let lo410 = 0;
+                for bit411 in input.state.ones(772 + lo410, 772 + lo410 + 2) {
+                    let offset412 = bit411 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset418 / 1) % 2];
-                        let v2_pos: usize = (offset418 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset412 / 1) % 2];
+                        let v2_pos: usize = (offset412 / 1) % 2;
                         {
-                            let key415 = v2_pos * 1;
-                            for i414 in TABLE_41_AT0[key415]
-                                as usize..TABLE_41_AT0[key415 + 1] as usize
+                            let key409 = v2_pos * 1;
+                            for i408 in TABLE_41_AT0[key409]
+                                as usize..TABLE_41_AT0[key409 + 1] as usize
                             {
-                                let row413 = &TABLE_41_BY0[i414];
-                                let v3: Sym = row413[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i414][1] as usize;
+                                let row407 = &TABLE_41_BY0[i408];
+                                let v3: Sym = row407[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i408][1] as usize;
                                 {
-                                    let lo409 = 0 + 0;
-                                    let hi412 = lo409 + 768;
-                                    for &bit410 in input.ones_from(lo409) {
-                                        let bit410 = bit410 as usize;
-                                        if bit410 >= hi412 {
+                                    let lo403 = 0 + 0;
+                                    let hi406 = lo403 + 768;
+                                    for &bit404 in input.ones_from(lo403) {
+                                        let bit404 = bit404 as usize;
+                                        if bit404 >= hi406 {
                                             break;
                                         }
-                                        let offset411 = bit410 - 0;
+                                        let offset405 = bit404 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset411 / 6) % 2 == v2_pos && (offset411 / 1) % 6 == 5
+                                            && (offset405 / 6) % 2 == v2_pos && (offset405 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset411 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset405 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset411 / 12) % 64;
+                                            let v0_pos: usize = (offset405 / 12) % 64;
                                             {
-                                                let key408 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                for i407 in TABLE_0_AT0_1[key408]
-                                                    as usize..TABLE_0_AT0_1[key408 + 1] as usize
+                                                let key402 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                for i401 in TABLE_0_AT0_1[key402]
+                                                    as usize..TABLE_0_AT0_1[key402 + 1] as usize
                                                 {
-                                                    let row406 = &TABLE_0_BY0_1[i407];
-                                                    let v1: Sym = row406[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i407][2] as usize;
-                                                    let exists = 'found405: {
+                                                    let row400 = &TABLE_0_BY0_1[i401];
+                                                    let v1: Sym = row400[2];
+                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i401][2] as usize;
+                                                    let exists = 'found399: {
                                                         {
                                                             if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                break 'found405 true;
+                                                                break 'found399 true;
                                                             }
                                                         }
                                                         false
@@ -14468,66 +14460,66 @@ impl Rules {
         }
         {
             {
-                let lo436 = 0;
-                for bit437 in input.state.ones(772 + lo436, 772 + lo436 + 2) {
-                    let offset438 = bit437 - 772;
+                let lo430 = 0;
+                for bit431 in input.state.ones(772 + lo430, 772 + lo430 + 2) {
+                    let offset432 = bit431 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset438 / 1) % 2];
-                        let v2_pos: usize = (offset438 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset432 / 1) % 2];
+                        let v2_pos: usize = (offset432 / 1) % 2;
                         {
-                            let key435 = v2_pos * 1;
-                            for i434 in TABLE_42_AT0[key435]
-                                as usize..TABLE_42_AT0[key435 + 1] as usize
+                            let key429 = v2_pos * 1;
+                            for i428 in TABLE_42_AT0[key429]
+                                as usize..TABLE_42_AT0[key429 + 1] as usize
                             {
-                                let row433 = &TABLE_42_BY0[i434];
-                                let v0: Sym = row433[1];
-                                let v0_pos: usize = TABLE_42_BY0_POS[i434][1] as usize;
+                                let row427 = &TABLE_42_BY0[i428];
+                                let v0: Sym = row427[1];
+                                let v0_pos: usize = TABLE_42_BY0_POS[i428][1] as usize;
                                 {
-                                    let p432 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                    if p432 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                    let p426 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                    if p426 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p432 * 12 + v2_pos * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p426 * 12 + v2_pos * 6 + 5 * 1)
                                     {
                                         {
-                                            let key431 = v2_pos * 1;
-                                            for i430 in TABLE_41_AT0[key431]
-                                                as usize..TABLE_41_AT0[key431 + 1] as usize
+                                            let key425 = v2_pos * 1;
+                                            for i424 in TABLE_41_AT0[key425]
+                                                as usize..TABLE_41_AT0[key425 + 1] as usize
                                             {
-                                                let row429 = &TABLE_41_BY0[i430];
-                                                let v3: Sym = row429[1];
-                                                let v3_pos: usize = TABLE_41_BY0_POS[i430][1] as usize;
+                                                let row423 = &TABLE_41_BY0[i424];
+                                                let v3: Sym = row423[1];
+                                                let v3_pos: usize = TABLE_41_BY0_POS[i424][1] as usize;
                                                 {
-                                                    let k426 = TABLE_0_P0[v0 as usize] as usize;
-                                                    if k426 != NONE as usize {
-                                                        let key428 = k426 * 8 + (v3_pos + 1) * 1;
-                                                        for i427 in TABLE_0_AT0_1[key428]
-                                                            as usize..TABLE_0_AT0_1[key428 + 1] as usize
+                                                    let k420 = TABLE_0_P0[v0 as usize] as usize;
+                                                    if k420 != NONE as usize {
+                                                        let key422 = k420 * 8 + (v3_pos + 1) * 1;
+                                                        for i421 in TABLE_0_AT0_1[key422]
+                                                            as usize..TABLE_0_AT0_1[key422 + 1] as usize
                                                         {
-                                                            let row425 = &TABLE_0_BY0_1[i427];
-                                                            let v4: Sym = row425[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i427][2] as usize;
-                                                            let exists = 'found424: {
+                                                            let row419 = &TABLE_0_BY0_1[i421];
+                                                            let v4: Sym = row419[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i421][2] as usize;
+                                                            let exists = 'found418: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found424 true;
+                                                                        break 'found418 true;
                                                                     }
                                                                 }
                                                                 false
                                                             };
                                                             if !exists {
                                                                 {
-                                                                    let key423 = v4_pos * 8 + (v3_pos + 1) * 1;
-                                                                    for i422 in TABLE_0_AT0_1[key423]
-                                                                        as usize..TABLE_0_AT0_1[key423 + 1] as usize
+                                                                    let key417 = v4_pos * 8 + (v3_pos + 1) * 1;
+                                                                    for i416 in TABLE_0_AT0_1[key417]
+                                                                        as usize..TABLE_0_AT0_1[key417 + 1] as usize
                                                                     {
-                                                                        let row421 = &TABLE_0_BY0_1[i422];
-                                                                        let v1: Sym = row421[2];
-                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i422][2] as usize;
-                                                                        let exists = 'found420: {
+                                                                        let row415 = &TABLE_0_BY0_1[i416];
+                                                                        let v1: Sym = row415[2];
+                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i416][2] as usize;
+                                                                        let exists = 'found414: {
                                                                             {
                                                                                 if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                                    break 'found420 true;
+                                                                                    break 'found414 true;
                                                                                 }
                                                                             }
                                                                             false
@@ -14556,52 +14548,52 @@ impl Rules {
         }
         {
             {
-                let lo453 = 0;
-                for bit454 in input.state.ones(772 + lo453, 772 + lo453 + 2) {
-                    let offset455 = bit454 - 772;
+                let lo447 = 0;
+                for bit448 in input.state.ones(772 + lo447, 772 + lo447 + 2) {
+                    let offset449 = bit448 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset455 / 1) % 2];
-                        let v2_pos: usize = (offset455 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset449 / 1) % 2];
+                        let v2_pos: usize = (offset449 / 1) % 2;
                         {
-                            let key452 = v2_pos * 1;
-                            for i451 in TABLE_38_AT0[key452]
-                                as usize..TABLE_38_AT0[key452 + 1] as usize
+                            let key446 = v2_pos * 1;
+                            for i445 in TABLE_38_AT0[key446]
+                                as usize..TABLE_38_AT0[key446 + 1] as usize
                             {
-                                let row450 = &TABLE_38_BY0[i451];
-                                let v4: Sym = row450[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i451][1] as usize;
+                                let row444 = &TABLE_38_BY0[i445];
+                                let v4: Sym = row444[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i445][1] as usize;
                                 {
-                                    let lo446 = 0 + 0;
-                                    let hi449 = lo446 + 768;
-                                    for &bit447 in input.ones_from(lo446) {
-                                        let bit447 = bit447 as usize;
-                                        if bit447 >= hi449 {
+                                    let lo440 = 0 + 0;
+                                    let hi443 = lo440 + 768;
+                                    for &bit441 in input.ones_from(lo440) {
+                                        let bit441 = bit441 as usize;
+                                        if bit441 >= hi443 {
                                             break;
                                         }
-                                        let offset448 = bit447 - 0;
+                                        let offset442 = bit441 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset448 / 6) % 2 == v2_pos && (offset448 / 1) % 6 == 5
+                                            && (offset442 / 6) % 2 == v2_pos && (offset442 / 1) % 6 == 5
                                         {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset448 / 12)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 12)
                                                 % 64];
-                                            let v0_pos: usize = (offset448 / 12) % 64;
+                                            let v0_pos: usize = (offset442 / 12) % 64;
                                             {
-                                                let key445 = v2_pos * 1;
-                                                for i444 in TABLE_40_AT0[key445]
-                                                    as usize..TABLE_40_AT0[key445 + 1] as usize
+                                                let key439 = v2_pos * 1;
+                                                for i438 in TABLE_40_AT0[key439]
+                                                    as usize..TABLE_40_AT0[key439 + 1] as usize
                                                 {
-                                                    let row443 = &TABLE_40_BY0[i444];
-                                                    let v3: Sym = row443[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i444][1] as usize;
+                                                    let row437 = &TABLE_40_BY0[i438];
+                                                    let v3: Sym = row437[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i438][1] as usize;
                                                     {
-                                                        let key442 = v0_pos * 8 + (v3_pos + 4) * 1;
-                                                        for i441 in TABLE_0_AT0_1[key442]
-                                                            as usize..TABLE_0_AT0_1[key442 + 1] as usize
+                                                        let key436 = v0_pos * 8 + (v3_pos + 4) * 1;
+                                                        for i435 in TABLE_0_AT0_1[key436]
+                                                            as usize..TABLE_0_AT0_1[key436 + 1] as usize
                                                         {
-                                                            let row440 = &TABLE_0_BY0_1[i441];
-                                                            let v1: Sym = row440[2];
-                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i441][2] as usize;
+                                                            let row434 = &TABLE_0_BY0_1[i435];
+                                                            let v1: Sym = row434[2];
+                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i435][2] as usize;
                                                             {
                                                                 if self.r13.has_bit(0 + 0 + v1_pos * 2 + v4_pos * 1) {
                                                                     self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
@@ -14636,10 +14628,10 @@ impl Rules {
                     let v0_pos: usize = (offset / 64) % 64;
                     let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                     {
-                        let exists = 'found457: {
+                        let exists = 'found451: {
                             {
                                 if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found457 true;
+                                    break 'found451 true;
                                 }
                             }
                             false
@@ -14668,13 +14660,13 @@ impl Rules {
         }
         {
             {
-                for i462 in 0..self.r44.len() {
-                    let bit459 = self.r44.added(i462);
-                    let offset460 = bit459 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset460 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset460 / 1) % 8];
-                    let v0_pos: usize = (offset460 / 8) % 64;
-                    let v2_pos: usize = (offset460 / 1) % 8;
+                for i456 in 0..self.r44.len() {
+                    let bit453 = self.r44.added(i456);
+                    let offset454 = bit453 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 8) % 64];
+                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset454 / 1) % 8];
+                    let v0_pos: usize = (offset454 / 8) % 64;
+                    let v2_pos: usize = (offset454 / 1) % 8;
                     {
                         let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
                         w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
@@ -14699,9 +14691,9 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found463: {
+            let exists = 'found457: {
                 if !self.r11.is_empty() {
-                    break 'found463 true;
+                    break 'found457 true;
                 }
                 false
             };
@@ -14738,39 +14730,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found474: {
+            let exists = 'found468: {
                 if !self.r15.is_empty() {
-                    break 'found474 true;
+                    break 'found468 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo469 = 0 + 0;
-                        let mut cursor473 = rt::OnesCursor::new(
+                        let lo463 = 0 + 0;
+                        let mut cursor467 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo469,
-                            lo469 + 64,
+                            lo463,
+                            lo463 + 64,
                         );
-                        while let Some(bit470) = cursor473.next(self.r22.words()) {
-                            let offset471 = bit470 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset471 / 1) % 64];
-                            let v1_pos: usize = (offset471 / 1) % 64;
+                        while let Some(bit464) = cursor467.next(self.r22.words()) {
+                            let offset465 = bit464 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset465 / 1) % 64];
+                            let v1_pos: usize = (offset465 / 1) % 64;
                             {
-                                let lo464 = 0 + 0 + v1_pos * 64;
-                                let mut cursor468 = rt::OnesCursor::new(
+                                let lo458 = 0 + 0 + v1_pos * 64;
+                                let mut cursor462 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo464,
-                                    lo464 + 64,
+                                    lo458,
+                                    lo458 + 64,
                                 );
-                                while let Some(bit465) = cursor468
+                                while let Some(bit459) = cursor462
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset466 = bit465 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset466 / 1)
+                                    let offset460 = bit459 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset460 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset466 / 1) % 64;
+                                    let v0_pos: usize = (offset460 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14787,29 +14779,29 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo481 = 0;
-                for bit482 in input.state.ones(772 + lo481, 772 + lo481 + 2) {
-                    let offset483 = bit482 - 772;
+                let lo475 = 0;
+                for bit476 in input.state.ones(772 + lo475, 772 + lo475 + 2) {
+                    let offset477 = bit476 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset483 / 1) % 2];
-                        let v2_pos: usize = (offset483 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset477 / 1) % 2];
+                        let v2_pos: usize = (offset477 / 1) % 2;
                         {
-                            for i480 in 0..self.r51.len() {
-                                let bit477 = self.r51.added(i480);
-                                let offset478 = bit477 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset478 / 64)
+                            for i474 in 0..self.r51.len() {
+                                let bit471 = self.r51.added(i474);
+                                let offset472 = bit471 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset472 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset478 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset472 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset478 / 64) % 64;
-                                let v1_pos: usize = (offset478 / 1) % 64;
-                                let exists = 'found475: {
+                                let v0_pos: usize = (offset472 / 64) % 64;
+                                let v1_pos: usize = (offset472 / 1) % 64;
+                                let exists = 'found469: {
                                     {
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                         {
-                                            break 'found475 true;
+                                            break 'found469 true;
                                         }
                                     }
                                     false
@@ -14832,33 +14824,33 @@ impl Rules {
         }
         {
             {
-                let lo495 = 0;
-                for bit496 in input.state.ones(772 + lo495, 772 + lo495 + 2) {
-                    let offset497 = bit496 - 772;
+                let lo489 = 0;
+                for bit490 in input.state.ones(772 + lo489, 772 + lo489 + 2) {
+                    let offset491 = bit490 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset497 / 1) % 2];
-                        let v2_pos: usize = (offset497 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset491 / 1) % 2];
+                        let v2_pos: usize = (offset491 / 1) % 2;
                         {
-                            for i494 in 0..self.r51.len() {
-                                let bit491 = self.r51.added(i494);
-                                let offset492 = bit491 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset492 / 64)
+                            for i488 in 0..self.r51.len() {
+                                let bit485 = self.r51.added(i488);
+                                let offset486 = bit485 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset486 / 64)
                                     % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset492 / 1)
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset486 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset492 / 64) % 64;
-                                let v1_pos: usize = (offset492 / 1) % 64;
-                                let exists = 'found485: {
+                                let v0_pos: usize = (offset486 / 64) % 64;
+                                let v1_pos: usize = (offset486 / 1) % 64;
+                                let exists = 'found479: {
                                     {
-                                        let k487 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k487 != NONE as usize {
-                                            let key489 = v2_pos * 16 + k487 * 1;
-                                            for i488 in TABLE_30_AT0_1[key489]
-                                                as usize..TABLE_30_AT0_1[key489 + 1] as usize
+                                        let k481 = TABLE_30_P1[v1 as usize] as usize;
+                                        if k481 != NONE as usize {
+                                            let key483 = v2_pos * 16 + k481 * 1;
+                                            for i482 in TABLE_30_AT0_1[key483]
+                                                as usize..TABLE_30_AT0_1[key483 + 1] as usize
                                             {
-                                                let row486 = &TABLE_30_BY0_1[i488];
-                                                break 'found485 true;
+                                                let row480 = &TABLE_30_BY0_1[i482];
+                                                break 'found479 true;
                                             }
                                         }
                                     }
@@ -14888,37 +14880,37 @@ impl Rules {
         }
         {
             {
-                let lo509 = 0;
-                for bit510 in input.state.ones(772 + lo509, 772 + lo509 + 2) {
-                    let offset511 = bit510 - 772;
+                let lo503 = 0;
+                for bit504 in input.state.ones(772 + lo503, 772 + lo503 + 2) {
+                    let offset505 = bit504 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset511 / 1) % 2];
-                        let v3_pos: usize = (offset511 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset505 / 1) % 2];
+                        let v3_pos: usize = (offset505 / 1) % 2;
                         {
-                            let key508 = v3_pos * 1;
-                            for i507 in TABLE_30_AT0[key508]
-                                as usize..TABLE_30_AT0[key508 + 1] as usize
+                            let key502 = v3_pos * 1;
+                            for i501 in TABLE_30_AT0[key502]
+                                as usize..TABLE_30_AT0[key502 + 1] as usize
                             {
-                                let row506 = &TABLE_30_BY0[i507];
-                                let v1: Sym = row506[1];
-                                let v1_pos: usize = TABLE_30_BY0_POS[i507][1] as usize;
+                                let row500 = &TABLE_30_BY0[i501];
+                                let v1: Sym = row500[1];
+                                let v1_pos: usize = TABLE_30_BY0_POS[i501][1] as usize;
                                 {
-                                    let p500 = POS_51[299 + v1 as usize] as usize;
-                                    if p500 != NONE as usize {
-                                        let lo501 = 0 + 0 + p500 * 64;
-                                        let mut cursor505 = rt::OnesCursor::new(
+                                    let p494 = POS_51[299 + v1 as usize] as usize;
+                                    if p494 != NONE as usize {
+                                        let lo495 = 0 + 0 + p494 * 64;
+                                        let mut cursor499 = rt::OnesCursor::new(
                                             self.r51_by1.words(),
-                                            lo501,
-                                            lo501 + 64,
+                                            lo495,
+                                            lo495 + 64,
                                         );
-                                        while let Some(bit502) = cursor505
+                                        while let Some(bit496) = cursor499
                                             .next(self.r51_by1.words())
                                         {
-                                            let offset503 = bit502 - 0;
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset503 / 1)
+                                            let offset497 = bit496 - 0;
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset497 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset503 / 1) % 64;
+                                            let v0_pos: usize = (offset497 / 1) % 64;
                                             {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -14988,57 +14980,57 @@ impl Rules {
         }
         {
             {
-                let lo523 = 0 + 0;
-                let mut cursor527 = rt::OnesCursor::new(
+                let lo517 = 0 + 0;
+                let mut cursor521 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo523,
-                    lo523 + 64,
+                    lo517,
+                    lo517 + 64,
                 );
-                while let Some(bit524) = cursor527.next(self.r26.words()) {
-                    let offset525 = bit524 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset525 / 1) % 64];
-                    let v0_pos: usize = (offset525 / 1) % 64;
+                while let Some(bit518) = cursor521.next(self.r26.words()) {
+                    let offset519 = bit518 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset519 / 1) % 64];
+                    let v0_pos: usize = (offset519 / 1) % 64;
                     {
-                        let lo519 = 0;
-                        for bit520 in input.state.ones(772 + lo519, 772 + lo519 + 2) {
-                            let offset521 = bit520 - 772;
+                        let lo513 = 0;
+                        for bit514 in input.state.ones(772 + lo513, 772 + lo513 + 2) {
+                            let offset515 = bit514 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset521 / 1) % 2];
-                                let v3_pos: usize = (offset521 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset515 / 1) % 2];
+                                let v3_pos: usize = (offset515 / 1) % 2;
                                 {
-                                    let key518 = v0_pos * 1;
-                                    for i517 in TABLE_0_AT0[key518]
-                                        as usize..TABLE_0_AT0[key518 + 1] as usize
+                                    let key512 = v0_pos * 1;
+                                    for i511 in TABLE_0_AT0[key512]
+                                        as usize..TABLE_0_AT0[key512 + 1] as usize
                                     {
-                                        let row516 = &TABLE_0_BY0[i517];
-                                        let v2: Sym = row516[1];
-                                        let v1: Sym = row516[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i517][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i517][2] as usize;
-                                        let exists = 'found515: {
+                                        let row510 = &TABLE_0_BY0[i511];
+                                        let v2: Sym = row510[1];
+                                        let v1: Sym = row510[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i511][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i511][2] as usize;
+                                        let exists = 'found509: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found515 true;
+                                                    break 'found509 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found514: {
+                                            let exists = 'found508: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found514 true;
+                                                        break 'found508 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found513: {
+                                                let exists = 'found507: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found513 true;
+                                                            break 'found507 true;
                                                         }
                                                     }
                                                     false
@@ -15064,65 +15056,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found539: {
+            let exists = 'found533: {
                 if !self.r11.is_empty() {
-                    break 'found539 true;
+                    break 'found533 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo535 = 0;
-                    for bit536 in input.state.ones(768 + lo535, 768 + lo535 + 4) {
-                        let offset537 = bit536 - 768;
+                    let lo529 = 0;
+                    for bit530 in input.state.ones(768 + lo529, 768 + lo529 + 4) {
+                        let offset531 = bit530 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset537 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset537 / 1) % 2];
-                            let v2_pos: usize = (offset537 / 2) % 2;
-                            let v3_pos: usize = (offset537 / 1) % 2;
-                            let exists = 'found534: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset531 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset531 / 1) % 2];
+                            let v2_pos: usize = (offset531 / 2) % 2;
+                            let v3_pos: usize = (offset531 / 1) % 2;
+                            let exists = 'found528: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found534 true;
+                                        break 'found528 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found533: {
+                                let exists = 'found527: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found533 true;
+                                            break 'found527 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key532 = v2_pos * 2 + v3_pos * 1;
-                                        for i531 in TABLE_9_AT0_1[key532]
-                                            as usize..TABLE_9_AT0_1[key532 + 1] as usize
+                                        let key526 = v2_pos * 2 + v3_pos * 1;
+                                        for i525 in TABLE_9_AT0_1[key526]
+                                            as usize..TABLE_9_AT0_1[key526 + 1] as usize
                                         {
-                                            let row530 = &TABLE_9_BY0_1[i531];
-                                            let v0: Sym = row530[2];
-                                            let v1: Sym = row530[3];
-                                            let v4: Sym = row530[4];
-                                            let v5: Sym = row530[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i531][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i531][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i531][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i531][5] as usize;
+                                            let row524 = &TABLE_9_BY0_1[i525];
+                                            let v0: Sym = row524[2];
+                                            let v1: Sym = row524[3];
+                                            let v4: Sym = row524[4];
+                                            let v5: Sym = row524[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i525][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i525][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i525][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i525][5] as usize;
                                             {
-                                                let p529 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p529 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p523 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p523 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + p529 * 12 + v2_pos * 6 + 4 * 1)
+                                                    && input.state.get(0 + 0 + p523 * 12 + v2_pos * 6 + 4 * 1)
                                                 {
                                                     {
-                                                        let p528 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p528 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p522 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p522 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p528 * 12 + v2_pos * 6 + 0 * 1)
+                                                            && input.state.get(0 + 0 + p522 * 12 + v2_pos * 6 + 0 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15153,29 +15145,29 @@ impl Rules {
         }
         {
             {
-                let lo546 = 0;
-                for bit547 in input.state.ones(975 + lo546, 975 + lo546 + 64) {
-                    let offset548 = bit547 - 975;
+                let lo540 = 0;
+                for bit541 in input.state.ones(975 + lo540, 975 + lo540 + 64) {
+                    let offset542 = bit541 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset548 / 1) % 64];
-                        let v1_pos: usize = (offset548 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset542 / 1) % 64];
+                        let v1_pos: usize = (offset542 / 1) % 64;
                         {
-                            let lo541 = 0 + 0;
-                            let mut cursor545 = rt::OnesCursor::new(
+                            let lo535 = 0 + 0;
+                            let mut cursor539 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo541,
-                                lo541 + 64,
+                                lo535,
+                                lo535 + 64,
                             );
-                            while let Some(bit542) = cursor545.next(self.r18.words()) {
-                                let offset543 = bit542 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset543 / 1)
+                            while let Some(bit536) = cursor539.next(self.r18.words()) {
+                                let offset537 = bit536 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset537 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset543 / 1) % 64;
-                                let exists = 'found540: {
+                                let v0_pos: usize = (offset537 / 1) % 64;
+                                let exists = 'found534: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found540 true;
+                                            break 'found534 true;
                                         }
                                     }
                                     false
@@ -15208,9 +15200,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found550: {
+            let exists = 'found544: {
                 if !self.r34.is_empty() {
-                    break 'found550 true;
+                    break 'found544 true;
                 }
                 false
             };
@@ -15226,14 +15218,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo551 = 0;
-                    for bit552 in input.state.ones(772 + lo551, 772 + lo551 + 2) {
-                        let offset553 = bit552 - 772;
+                    let lo545 = 0;
+                    for bit546 in input.state.ones(772 + lo545, 772 + lo545 + 2) {
+                        let offset547 = bit546 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset553 / 1) % 2];
-                            let v0_pos: usize = (offset553 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset547 / 1) % 2];
+                            let v0_pos: usize = (offset547 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15243,22 +15235,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo558 = 0;
-                    for bit559 in input.state.ones(772 + lo558, 772 + lo558 + 2) {
-                        let offset560 = bit559 - 772;
+                    let lo552 = 0;
+                    for bit553 in input.state.ones(772 + lo552, 772 + lo552 + 2) {
+                        let offset554 = bit553 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset560 / 1) % 2];
-                            let v1_pos: usize = (offset560 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset554 / 1) % 2];
+                            let v1_pos: usize = (offset554 / 1) % 2;
                             {
-                                let key557 = v1_pos * 1;
-                                for i556 in TABLE_38_AT0[key557]
-                                    as usize..TABLE_38_AT0[key557 + 1] as usize
+                                let key551 = v1_pos * 1;
+                                for i550 in TABLE_38_AT0[key551]
+                                    as usize..TABLE_38_AT0[key551 + 1] as usize
                                 {
-                                    let row555 = &TABLE_38_BY0[i556];
-                                    let v0: Sym = row555[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i556][1] as usize;
+                                    let row549 = &TABLE_38_BY0[i550];
+                                    let v0: Sym = row549[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i550][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15269,9 +15261,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found563: {
+            let exists = 'found557: {
                 if !self.r33.is_empty() {
-                    break 'found563 true;
+                    break 'found557 true;
                 }
                 false
             };
@@ -15293,13 +15285,13 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo564 = 0;
-                for bit565 in input.state.ones(772 + lo564, 772 + lo564 + 2) {
-                    let offset566 = bit565 - 772;
+                let lo558 = 0;
+                for bit559 in input.state.ones(772 + lo558, 772 + lo558 + 2) {
+                    let offset560 = bit559 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset566 / 1) % 2];
-                        let v0_pos: usize = (offset566 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset560 / 1) % 2];
+                        let v0_pos: usize = (offset560 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15310,21 +15302,21 @@ impl Rules {
         }
         {
             {
-                let lo571 = 0;
-                for bit572 in input.state.ones(772 + lo571, 772 + lo571 + 2) {
-                    let offset573 = bit572 - 772;
+                let lo565 = 0;
+                for bit566 in input.state.ones(772 + lo565, 772 + lo565 + 2) {
+                    let offset567 = bit566 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset573 / 1) % 2];
-                        let v1_pos: usize = (offset573 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset567 / 1) % 2];
+                        let v1_pos: usize = (offset567 / 1) % 2;
                         {
-                            let key570 = v1_pos * 1;
-                            for i569 in TABLE_38_AT0[key570]
-                                as usize..TABLE_38_AT0[key570 + 1] as usize
+                            let key564 = v1_pos * 1;
+                            for i563 in TABLE_38_AT0[key564]
+                                as usize..TABLE_38_AT0[key564 + 1] as usize
                             {
-                                let row568 = &TABLE_38_BY0[i569];
-                                let v0: Sym = row568[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i569][1] as usize;
+                                let row562 = &TABLE_38_BY0[i563];
+                                let v0: Sym = row562[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i563][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -15342,23 +15334,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role582 in 0..2 {
-                let row581 = &input.joint[role582 * 7..(role582 + 1) * 7];
-                if row581[1] == 297 && row581[4] == 0 && row581[5] == 0 && row581[6] == 0
+            for role576 in 0..2 {
+                let row575 = &input.joint[role576 * 7..(role576 + 1) * 7];
+                if row575[1] == 297 && row575[4] == 0 && row575[5] == 0 && row575[6] == 0
                 {
-                    let v1: Sym = row581[0];
-                    let v3: Sym = row581[2];
-                    let v0: Sym = row581[3];
+                    let v1: Sym = row575[0];
+                    let v3: Sym = row575[2];
+                    let v0: Sym = row575[3];
                     {
-                        let p575 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p576 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p575 != NONE as usize && p576 != NONE as usize {
-                            let lo577 = 0 + p575 * 12 + p576 * 6;
-                            for bit578 in input.state.ones(0 + lo577, 0 + lo577 + 6) {
-                                let offset579 = bit578 - 0;
+                        let p569 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p570 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p569 != NONE as usize && p570 != NONE as usize {
+                            let lo571 = 0 + p569 * 12 + p570 * 6;
+                            for bit572 in input.state.ones(0 + lo571, 0 + lo571 + 6) {
+                                let offset573 = bit572 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset579 / 1) % 6];
-                                    let v2_pos: usize = (offset579 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset573 / 1) % 6];
+                                    let v2_pos: usize = (offset573 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -15391,13 +15383,13 @@ impl Rules {
             }
         }
         {
-            for role584 in 0..2 {
-                let row583 = &input.joint[role584 * 7..(role584 + 1) * 7];
-                if row583[1] == 298 && row583[2] == 0 && row583[3] == 0 {
-                    let v1: Sym = row583[0];
-                    let v3: Sym = row583[4];
-                    let v0: Sym = row583[5];
-                    let v2: Sym = row583[6];
+            for role578 in 0..2 {
+                let row577 = &input.joint[role578 * 7..(role578 + 1) * 7];
+                if row577[1] == 298 && row577[2] == 0 && row577[3] == 0 {
+                    let v1: Sym = row577[0];
+                    let v3: Sym = row577[4];
+                    let v0: Sym = row577[5];
+                    let v2: Sym = row577[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -15437,32 +15429,32 @@ impl Rules {
         }
         {
             {
-                let lo588 = 0 + 0;
-                let mut cursor592 = rt::OnesCursor::new(
+                let lo582 = 0 + 0;
+                let mut cursor586 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo588,
-                    lo588 + 4,
+                    lo582,
+                    lo582 + 4,
                 );
-                while let Some(bit589) = cursor592.next(self.r8.words()) {
-                    let offset590 = bit589 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset590 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset590 / 1) % 2];
-                    let v1_pos: usize = (offset590 / 2) % 2;
-                    let v2_pos: usize = (offset590 / 1) % 2;
+                while let Some(bit583) = cursor586.next(self.r8.words()) {
+                    let offset584 = bit583 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset584 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset584 / 1) % 2];
+                    let v1_pos: usize = (offset584 / 2) % 2;
+                    let v2_pos: usize = (offset584 / 1) % 2;
                     {
-                        let key587 = v1_pos * 2 + v2_pos * 1;
-                        for i586 in TABLE_9_AT0_1[key587]
-                            as usize..TABLE_9_AT0_1[key587 + 1] as usize
+                        let key581 = v1_pos * 2 + v2_pos * 1;
+                        for i580 in TABLE_9_AT0_1[key581]
+                            as usize..TABLE_9_AT0_1[key581 + 1] as usize
                         {
-                            let row585 = &TABLE_9_BY0_1[i586];
-                            let v3: Sym = row585[2];
-                            let v4: Sym = row585[3];
-                            let v5: Sym = row585[4];
-                            let v0: Sym = row585[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i586][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i586][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i586][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i586][5] as usize;
+                            let row579 = &TABLE_9_BY0_1[i580];
+                            let v3: Sym = row579[2];
+                            let v4: Sym = row579[3];
+                            let v5: Sym = row579[4];
+                            let v0: Sym = row579[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i580][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i580][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i580][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i580][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0
@@ -15484,25 +15476,25 @@ impl Rules {
         }
         {
             {
-                let lo594 = 0 + 0;
-                let hi597 = lo594 + 768;
-                for &bit595 in input.ones_from(lo594) {
-                    let bit595 = bit595 as usize;
-                    if bit595 >= hi597 {
+                let lo588 = 0 + 0;
+                let hi591 = lo588 + 768;
+                for &bit589 in input.ones_from(lo588) {
+                    let bit589 = bit589 as usize;
+                    if bit589 >= hi591 {
                         break;
                     }
-                    let offset596 = bit595 - 0;
+                    let offset590 = bit589 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset596 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset596 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset596 / 1) % 6];
-                        let v0_pos: usize = (offset596 / 12) % 64;
-                        let v1_pos: usize = (offset596 / 6) % 2;
-                        let v2_pos: usize = (offset596 / 1) % 6;
-                        let exists = 'found593: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset590 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset590 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset590 / 1) % 6];
+                        let v0_pos: usize = (offset590 / 12) % 64;
+                        let v1_pos: usize = (offset590 / 6) % 2;
+                        let v2_pos: usize = (offset590 / 1) % 6;
+                        let exists = 'found587: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found593 true;
+                                    break 'found587 true;
                                 }
                             }
                             false
@@ -15516,48 +15508,48 @@ impl Rules {
             }
         }
         {
-            for role613 in 0..2 {
-                let row612 = &input.joint[role613 * 7..(role613 + 1) * 7];
-                if row612[1] == 297 && row612[4] == 0 && row612[5] == 0 && row612[6] == 0
+            for role607 in 0..2 {
+                let row606 = &input.joint[role607 * 7..(role607 + 1) * 7];
+                if row606[1] == 297 && row606[4] == 0 && row606[5] == 0 && row606[6] == 0
                 {
-                    let v1: Sym = row612[0];
-                    let v2: Sym = row612[2];
-                    let v3: Sym = row612[3];
+                    let v1: Sym = row606[0];
+                    let v2: Sym = row606[2];
+                    let v3: Sym = row606[3];
                     {
-                        let p610 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p611 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p610 != NONE as usize && p611 != NONE as usize && 0 == 0
+                        let p604 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p605 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p604 != NONE as usize && p605 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p610 * 12 + p611 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p604 * 12 + p605 * 6 + 5 * 1)
                         {
                             {
-                                let k607 = TABLE_41_P0[v1 as usize] as usize;
-                                if k607 != NONE as usize {
-                                    let key609 = k607 * 1;
-                                    for i608 in TABLE_41_AT0[key609]
-                                        as usize..TABLE_41_AT0[key609 + 1] as usize
+                                let k601 = TABLE_41_P0[v1 as usize] as usize;
+                                if k601 != NONE as usize {
+                                    let key603 = k601 * 1;
+                                    for i602 in TABLE_41_AT0[key603]
+                                        as usize..TABLE_41_AT0[key603 + 1] as usize
                                     {
-                                        let row606 = &TABLE_41_BY0[i608];
-                                        let v4: Sym = row606[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i608][1] as usize;
+                                        let row600 = &TABLE_41_BY0[i602];
+                                        let v4: Sym = row600[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i602][1] as usize;
                                         {
-                                            let k603 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k603 != NONE as usize {
-                                                let key605 = k603 * 8 + (v4_pos + 1) * 1;
-                                                for i604 in TABLE_0_AT0_1[key605]
-                                                    as usize..TABLE_0_AT0_1[key605 + 1] as usize
+                                            let k597 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k597 != NONE as usize {
+                                                let key599 = k597 * 8 + (v4_pos + 1) * 1;
+                                                for i598 in TABLE_0_AT0_1[key599]
+                                                    as usize..TABLE_0_AT0_1[key599 + 1] as usize
                                                 {
-                                                    let row602 = &TABLE_0_BY0_1[i604];
-                                                    let v0: Sym = row602[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i604][2] as usize;
+                                                    let row596 = &TABLE_0_BY0_1[i598];
+                                                    let v0: Sym = row596[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i598][2] as usize;
                                                     {
-                                                        let k599 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k599 != NONE as usize {
-                                                            let key601 = v0_pos * 512 + (v4_pos + 1) * 64 + k599 * 1;
-                                                            for i600 in TABLE_0_AT0_1_2[key601]
-                                                                as usize..TABLE_0_AT0_1_2[key601 + 1] as usize
+                                                        let k593 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k593 != NONE as usize {
+                                                            let key595 = v0_pos * 512 + (v4_pos + 1) * 64 + k593 * 1;
+                                                            for i594 in TABLE_0_AT0_1_2[key595]
+                                                                as usize..TABLE_0_AT0_1_2[key595 + 1] as usize
                                                             {
-                                                                let row598 = &TABLE_0_BY0_1_2[i600];
+                                                                let row592 = &TABLE_0_BY0_1_2[i594];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -15575,18 +15567,18 @@ impl Rules {
         }
         {
             {
-                let lo615 = 0;
-                for bit616 in input.state.ones(768 + lo615, 768 + lo615 + 4) {
-                    let offset617 = bit616 - 768;
+                let lo609 = 0;
+                for bit610 in input.state.ones(768 + lo609, 768 + lo609 + 4) {
+                    let offset611 = bit610 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset617 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset617 / 1) % 2];
-                        let v0_pos: usize = (offset617 / 2) % 2;
-                        let v1_pos: usize = (offset617 / 1) % 2;
-                        let exists = 'found614: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset611 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset611 / 1) % 2];
+                        let v0_pos: usize = (offset611 / 2) % 2;
+                        let v1_pos: usize = (offset611 / 1) % 2;
+                        let exists = 'found608: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found614 true;
+                                    break 'found608 true;
                                 }
                             }
                             false
@@ -15600,21 +15592,21 @@ impl Rules {
         }
         {
             {
-                let lo622 = 0;
-                for bit623 in input.state.ones(772 + lo622, 772 + lo622 + 2) {
-                    let offset624 = bit623 - 772;
+                let lo616 = 0;
+                for bit617 in input.state.ones(772 + lo616, 772 + lo616 + 2) {
+                    let offset618 = bit617 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset624 / 1) % 2];
-                        let v1_pos: usize = (offset624 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset618 / 1) % 2];
+                        let v1_pos: usize = (offset618 / 1) % 2;
                         {
-                            let key621 = v1_pos * 1;
-                            for i620 in TABLE_38_AT0[key621]
-                                as usize..TABLE_38_AT0[key621 + 1] as usize
+                            let key615 = v1_pos * 1;
+                            for i614 in TABLE_38_AT0[key615]
+                                as usize..TABLE_38_AT0[key615 + 1] as usize
                             {
-                                let row619 = &TABLE_38_BY0[i620];
-                                let v0: Sym = row619[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i620][1] as usize;
+                                let row613 = &TABLE_38_BY0[i614];
+                                let v0: Sym = row613[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i614][1] as usize;
                                 self.next_bits.set(772 + 0 + v0_pos * 1);
                             }
                         }
@@ -15624,23 +15616,23 @@ impl Rules {
         }
         {
             {
-                let lo630 = 0;
-                for bit631 in input.state.ones(774 + lo630, 774 + lo630 + 201) {
-                    let offset632 = bit631 - 774;
+                let lo624 = 0;
+                for bit625 in input.state.ones(774 + lo624, 774 + lo624 + 201) {
+                    let offset626 = bit625 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset632 / 1) % 201];
-                        let v1_pos: usize = (offset632 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset626 / 1) % 201];
+                        let v1_pos: usize = (offset626 / 1) % 201;
                         {
-                            let k627 = TABLE_46_P0[v1 as usize] as usize;
-                            if k627 != NONE as usize {
-                                let key629 = k627 * 1;
-                                for i628 in TABLE_46_AT0[key629]
-                                    as usize..TABLE_46_AT0[key629 + 1] as usize
+                            let k621 = TABLE_46_P0[v1 as usize] as usize;
+                            if k621 != NONE as usize {
+                                let key623 = k621 * 1;
+                                for i622 in TABLE_46_AT0[key623]
+                                    as usize..TABLE_46_AT0[key623 + 1] as usize
                                 {
-                                    let row626 = &TABLE_46_BY0[i628];
-                                    let v0: Sym = row626[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i628][1] as usize;
+                                    let row620 = &TABLE_46_BY0[i622];
+                                    let v0: Sym = row620[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i622][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -15663,9 +15655,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found634: {
+            let exists = 'found628: {
                 if !self.r34.is_empty() {
-                    break 'found634 true;
+                    break 'found628 true;
                 }
                 false
             };
