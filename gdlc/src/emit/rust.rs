@@ -95,8 +95,8 @@ pub fn cargo_toml(crate_name: &str, runtime: &str) -> String {
 /// `source` names the KIF file in the header.
 pub fn lib_rs(ir: &Ir, plan: &Plan, source: &str) -> Result<String, Diagnostic> {
     let emitter = Emitter::new(ir, plan)?;
-    let text = unlist_bit_sets(&emitter.file(source)?.to_string());
-    let file: syn::File = syn::parse_file(&text).map_err(|e| {
+    let tokens = emitter.file(source)?;
+    let file: syn::File = syn::parse2(tokens).map_err(|e| {
         backend_error(format!(
             "internal error: the generated code does not parse: {e}"
         ))
@@ -109,31 +109,33 @@ pub fn lib_rs(ir: &Ir, plan: &Plan, source: &str) -> Result<String, Diagnostic> 
     ))
 }
 
-/// The generated code `text` (a token stream's text) with each bit set that no code
-/// counts or reads in the order set (no `self.rN.len()`, no `self.rN.added(…)`) made
-/// `rt::BitSet::unlisted`: its inserts then keep no list, and its fields are set a word
-/// at a time. Decided on the whole text, so no reader is missed.
-fn unlist_bit_sets(text: &str) -> String {
-    const NEW: &str = " : rt :: BitSet :: new (";
-    let mut names = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find(NEW) {
-        let end = from + at;
-        let start = text[..end].rfind(|c: char| !(c.is_alphanumeric() || c == '_'));
-        names.push(&text[start.map_or(0, |s| s + 1)..end]);
-        from = end + NEW.len();
-    }
-    let mut text = text.to_string();
-    for name in names {
-        let read = |method: &str| text.contains(&format!("self . {name} . {method} ("));
-        if !read("len") && !read("added") {
-            text = text.replace(
-                &format!(" {name}{NEW}"),
-                &format!(" {name} : rt :: BitSet :: unlisted ("),
-            );
+/// Adds to `out` the name of each store some code of `tokens` counts or reads in the
+/// order set (`self.rN.len()`, `self.rN.added(…)`): a bit set no code reads so is made
+/// `rt::BitSet::unlisted` (its inserts keep no list, its fields are set a word at a
+/// time). Decided on the generated code itself, so no reader is missed.
+fn find_list_readers(tokens: &TokenStream, out: &mut BTreeSet<String>) {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        if let TokenTree::Group(group) = tree {
+            find_list_readers(&group.stream(), out);
+        }
+        if let [
+            TokenTree::Ident(this),
+            TokenTree::Punct(dot),
+            TokenTree::Ident(name),
+            TokenTree::Punct(dot2),
+            TokenTree::Ident(method),
+            ..,
+        ] = &trees[i..]
+            && this == "self"
+            && dot.as_char() == '.'
+            && dot2.as_char() == '.'
+            && (method == "len" || method == "added")
+        {
+            out.insert(name.to_string());
         }
     }
-    text
 }
 
 fn backend_error(message: impl Into<String>) -> Diagnostic {
@@ -1330,6 +1332,8 @@ impl<'a> Emitter<'a> {
         let mut statics = Vec::new();
         let mut fields = Vec::new();
         let mut inits = Vec::new();
+        // The bits-only relations' fields: their place in `inits`, name and size.
+        let mut bit_sets = Vec::new();
         for (r, relation_plan) in self.plan.relations.iter().enumerate() {
             let id = RelationId(r as u32);
             let relation = ir.relation(id);
@@ -1442,11 +1446,13 @@ impl<'a> Emitter<'a> {
                     .first()
                     .map_or(1, |(_, stride, domain)| stride * domain.len().max(1)));
                 fields.push(quote!(#name: rt::BitSet));
-                inits.push(quote!(#name: rt::BitSet::new(#bits)));
+                bit_sets.push((inits.len(), name.clone(), bits.clone()));
+                inits.push(quote!());
                 for copy in self.bit_copies(id) {
                     let field = copy.field;
                     fields.push(quote!(#field: rt::BitSet));
-                    inits.push(quote!(#field: rt::BitSet::new(#bits)));
+                    bit_sets.push((inits.len(), field, bits.clone()));
+                    inits.push(quote!());
                 }
                 continue;
             }
@@ -1818,6 +1824,18 @@ impl<'a> Emitter<'a> {
             clippy::nursery
         )]);
         let words_doc = format!("Words of state bits ({} bits).", self.state_bits);
+        let mut listed = BTreeSet::new();
+        let code = [&methods, &entry_arms, &forget_state, &forget_move];
+        for tokens in code.into_iter().flatten().chain([&next_body]) {
+            find_list_readers(tokens, &mut listed);
+        }
+        for (at, name, bits) in bit_sets {
+            inits[at] = if listed.contains(&name.to_string()) {
+                quote!(#name: rt::BitSet::new(#bits))
+            } else {
+                quote!(#name: rt::BitSet::unlisted(#bits))
+            };
+        }
         Ok(quote! {
             use gdlc_runtime::compiled::{self as rt, Sym, NONE};
 
