@@ -454,6 +454,22 @@ struct CodedNumbering {
     outer: Vec<(usize, Vec<SymbolId>)>,
 }
 
+impl CodedNumbering {
+    /// The other columns numbered `(column, stride, domain)`, most significant first:
+    /// each value of them a range of the blocks' bits (`legal`'s role).
+    fn outer_numbered(&self) -> Vec<(usize, usize, Vec<SymbolId>)> {
+        let layout_bits = self.blocks.last().map_or(0, |b| b.base + b.size);
+        let mut outer = Vec::new();
+        let mut stride = layout_bits.max(1);
+        for (c, domain) in self.outer.iter().rev() {
+            outer.push((*c, stride, domain.clone()));
+            stride *= domain.len().max(1);
+        }
+        outer.reverse();
+        outer
+    }
+}
+
 /// A copy of a bits-only relation's bits in another column order (see
 /// `Emitter::bit_copies`).
 struct BitCopy {
@@ -2448,14 +2464,7 @@ impl<'a> Emitter<'a> {
         if !same_blocks || !rest_outer {
             return None;
         }
-        let layout_bits = to.blocks.last().map_or(0, |b| b.base + b.size);
-        let mut outer = Vec::new();
-        let mut stride = layout_bits.max(1);
-        for (c, domain) in to.outer.iter().rev() {
-            outer.push((*c, stride, domain.clone()));
-            stride *= domain.len().max(1);
-        }
-        outer.reverse();
+        let outer = to.outer_numbered();
         let offset = if outer.is_empty() {
             quote!(0)
         } else {
@@ -2475,14 +2484,7 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let coded = self.coded_numbering(relation)?;
-        let layout_bits = coded.blocks.last().map_or(0, |b| b.base + b.size);
-        let mut outer: Vec<(usize, usize, Vec<SymbolId>)> = Vec::new();
-        let mut stride = layout_bits.max(1);
-        for (c, domain) in coded.outer.iter().rev() {
-            outer.push((*c, stride, domain.clone()));
-            stride *= domain.len().max(1);
-        }
-        outer.reverse();
+        let outer = coded.outer_numbered();
         let block_bit = |block: &FunctorBlock| {
             let mut numbered = outer.clone();
             numbered.extend(block.columns.iter().cloned());
