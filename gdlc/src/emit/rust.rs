@@ -470,6 +470,16 @@ impl CodedNumbering {
     }
 }
 
+/// The rest of a rule after a join when it is only tests and the head (see
+/// `Emitter::tests_then_accept`).
+struct TestsThenAccept<'n> {
+    /// The tests in order, each with whether it is negated.
+    tests: Vec<(&'n Query, bool)>,
+    /// The head's relation and arguments.
+    head: RelationId,
+    args: &'n [Arg],
+}
+
 /// A copy of a bits-only relation's bits in another column order (see
 /// `Emitter::bit_copies`).
 struct BitCopy {
@@ -658,59 +668,27 @@ impl<'a> Emitter<'a> {
     /// that relation's bits with that column last.
     fn word_copies(&self) -> BTreeMap<RelationId, Vec<Vec<usize>>> {
         let mut wanted: BTreeMap<RelationId, Vec<Vec<usize>>> = BTreeMap::new();
-        for layer in &self.plan.layers {
-            if let Some(tree) = &layer.tree {
-                self.find_word_copies(tree, &mut wanted);
-            }
-        }
-        wanted
-    }
-
-    fn find_word_copies(&self, node: &Node, wanted: &mut BTreeMap<RelationId, Vec<Vec<usize>>>) {
-        match node {
-            Node::Sequence(children) => {
-                for child in children {
-                    self.find_word_copies(child, wanted);
-                }
-            }
-            Node::Repeat(body) | Node::Rule { body, .. } => self.find_word_copies(body, wanted),
-            Node::SemiNaive {
-                initial, rounds, ..
-            } => {
-                self.find_word_copies(initial, wanted);
-                self.find_word_copies(rounds, wanted);
-            }
-            Node::If { then, .. } => self.find_word_copies(then, wanted),
-            Node::Accept { .. } => {}
-            Node::Query { query, then } => {
+        for tree in self
+            .plan
+            .layers
+            .iter()
+            .filter_map(|layer| layer.tree.as_ref())
+        {
+            tree.for_each_join(&mut |query, then| {
                 let scanned = self.bit_columns(query.relation).and_then(|numbered| {
                     match query.slots[numbered.last()?.0] {
                         Slot::Bind(v) => Some(v),
                         _ => None,
                     }
                 });
-                if let Some(v) = scanned {
-                    let mut node = then.as_ref();
-                    loop {
-                        let (test, next) = match node {
-                            Node::If {
-                                test: Test::Absent(test),
-                                then,
-                            } => (test, then),
-                            Node::Query { query: test, then }
-                                if !test.slots.iter().any(|s| matches!(s, Slot::Bind(_))) =>
-                            {
-                                (test, then)
-                            }
-                            _ => break,
-                        };
-                        self.want_word_copy(test, v, wanted);
-                        node = next;
+                if let (Some(v), Some(tail)) = (scanned, Self::tests_then_accept(then)) {
+                    for (test, _) in tail.tests {
+                        self.want_word_copy(test, v, &mut wanted);
                     }
                 }
-                self.find_word_copies(then, wanted);
-            }
+            });
         }
+        wanted
     }
 
     /// Adds to `wanted` the copy of `test`'s relation with `v`'s column last, if it is
@@ -1071,10 +1049,7 @@ impl<'a> Emitter<'a> {
             } => self.reads_as_bits(initial, r, direct) && self.reads_as_bits(rounds, r, direct),
             Node::Rule { rule, body, .. } => {
                 let head = self.ir.rules[*rule].head.relation;
-                let direct = self.arity(head) > 0
-                    && Some(head) != self.next_rel
-                    && (!Self::reads(body, head) || self.bit_columns(head).is_some());
-                self.reads_as_bits(body, r, direct)
+                self.reads_as_bits(body, r, self.inserts_directly(head, body))
             }
             Node::Accept { .. } => true,
             Node::If { test, then } => {
@@ -1088,6 +1063,17 @@ impl<'a> Emitter<'a> {
                     && self.reads_as_bits(then, r, direct)
             }
         }
+    }
+
+    /// Whether a layer's rule for `head` with `body` adds its tuples straight to the
+    /// head's store: unless the body reads the rows being added (a recursive rule over
+    /// a store with rows); bits-only stores are read through short borrows (bit tests,
+    /// cursors, the delta's bit numbers), and a bit set while a round runs is seen by it
+    /// or the next.
+    fn inserts_directly(&self, head: RelationId, body: &Node) -> bool {
+        self.arity(head) > 0
+            && Some(head) != self.next_rel
+            && (!Self::reads(body, head) || self.bit_columns(head).is_some())
     }
 
     /// Whether a join asks only whether a stored relation has a tuple: a scan binding
@@ -2181,26 +2167,12 @@ impl<'a> Emitter<'a> {
             }
         };
         let n = lit(width);
+        let Some(TestsThenAccept { tests, head, args }) = Self::tests_then_accept(then) else {
+            return Ok(None);
+        };
         let mut masks = Vec::new();
         let mut guards = Vec::new();
-        let mut node = then;
-        let (head, args) = loop {
-            let (test, negated, next) = match node {
-                Node::If {
-                    test: Test::Absent(test),
-                    then,
-                } => (test, true, then),
-                Node::Query { query: test, then }
-                    if test
-                        .slots
-                        .iter()
-                        .all(|s| matches!(s, Slot::Sym(_) | Slot::Bound(_))) =>
-                {
-                    (test, false, then)
-                }
-                Node::Accept { relation, args } => break (*relation, args),
-                _ => return Ok(None),
-            };
+        for (test, negated) in tests {
             if !test.slots.contains(&Slot::Bound(v)) {
                 guards.push((test, negated));
             } else {
@@ -2216,8 +2188,7 @@ impl<'a> Emitter<'a> {
                     quote!(w &= self.#store.field(#lo, #n);)
                 });
             }
-            node = next;
-        };
+        }
         if head == source
             || Some(head) == self.next_rel
             || Self::reads(then, head)
@@ -2278,6 +2249,40 @@ impl<'a> Emitter<'a> {
                 }
             }
         }))
+    }
+
+    /// The rest of a rule after a join when it is only tests (each with whether it is
+    /// negated) and then the head (`None` otherwise): what [`Self::word_join`] can run
+    /// on a word.
+    fn tests_then_accept(then: &Node) -> Option<TestsThenAccept<'_>> {
+        let mut tests = Vec::new();
+        let mut node = then;
+        loop {
+            let (test, negated, next) = match node {
+                Node::If {
+                    test: Test::Absent(test),
+                    then,
+                } => (test, true, then),
+                Node::Query { query: test, then }
+                    if test
+                        .slots
+                        .iter()
+                        .all(|s| matches!(s, Slot::Sym(_) | Slot::Bound(_))) =>
+                {
+                    (test, false, then)
+                }
+                Node::Accept { relation, args } => {
+                    return Some(TestsThenAccept {
+                        tests,
+                        head: *relation,
+                        args,
+                    });
+                }
+                _ => return None,
+            };
+            tests.push((test, negated));
+            node = next;
+        }
     }
 
     /// For [`Self::word_join`]: `w` or-ed into `head`'s field of variable `v`'s values
@@ -2638,18 +2643,13 @@ impl<'a> Emitter<'a> {
     /// domain, or from one that is a run of it (the squares within the squares and
     /// nil: its position plus where the run starts), so no lookup is needed.
     fn known_position(&self, v: VarId, domain: &[SymbolId]) -> Option<TokenStream> {
-        let decoded = self.decoded.borrow();
-        let from = decoded.get(&v)?;
         let p = var_position(v);
-        if from.as_slice() == domain {
-            return Some(quote!(#p));
-        }
-        // Domains are sorted: a run starts where its first symbol sits.
-        let start = domain.binary_search(from.first()?).ok()?;
-        let run = domain.get(start..start + from.len())?;
-        (run == from.as_slice()).then(|| {
-            let start = lit(start);
-            quote!((#p + #start))
+        Some(match self.run_start(v, domain)? {
+            0 => quote!(#p),
+            start => {
+                let start = lit(start);
+                quote!((#p + #start))
+            }
         })
     }
 
@@ -2735,14 +2735,7 @@ impl<'a> Emitter<'a> {
                 self.find_decoded(body, &mut decoded);
                 let head = self.ir.rules[*rule].head.relation;
                 let arity = self.arity(head);
-                // Accepted tuples go straight to the store unless the body reads the
-                // rows being added (a recursive rule over a store with rows); bits-only
-                // stores are read through short borrows (bit tests, cursors, the delta's
-                // bit numbers), and a bit set while a round runs is seen by it or the next.
-                let direct = matches!(sink, Sink::Layer)
-                    && arity > 0
-                    && Some(head) != self.next_rel
-                    && (!Self::reads(body, head) || self.bit_columns(head).is_some());
+                let direct = matches!(sink, Sink::Layer) && self.inserts_directly(head, body);
                 let outer = self.decoded.replace(decoded);
                 let outer_direct = self.direct.replace(direct);
                 let body = self.node(body, sink);

@@ -203,6 +203,31 @@ pub enum Node {
 }
 
 impl Node {
+    /// Calls `f` on every join of the tree ([`Node::Query`]) with what runs for each
+    /// match.
+    pub fn for_each_join<'n>(&'n self, f: &mut impl FnMut(&'n Query, &'n Node)) {
+        match self {
+            Node::Sequence(children) => {
+                for child in children {
+                    child.for_each_join(f);
+                }
+            }
+            Node::Repeat(body) | Node::Rule { body, .. } => body.for_each_join(f),
+            Node::SemiNaive {
+                initial, rounds, ..
+            } => {
+                initial.for_each_join(f);
+                rounds.for_each_join(f);
+            }
+            Node::Query { query, then } => {
+                f(query, then);
+                then.for_each_join(f);
+            }
+            Node::If { then, .. } => then.for_each_join(f),
+            Node::Accept { .. } => {}
+        }
+    }
+
     /// Calls `f` on every query of the tree, those of negated tests included.
     pub fn for_each_query(&self, f: &mut impl FnMut(&Query)) {
         self.for_each_query_negated(&mut |query, _| f(query));

@@ -12928,7 +12928,7 @@ impl Rules {
                 let v2_pos: usize = TABLE_53_POS[i73][0] as usize;
                 let v1_pos: usize = TABLE_53_POS[i73][1] as usize;
                 {
-                    let lo67 = 0 + 0 + (v2_pos + 0) * 64;
+                    let lo67 = 0 + 0 + v2_pos * 64;
                     let mut cursor71 = rt::OnesCursor::new(
                         self.r16_by1.words(),
                         lo67,
