@@ -444,6 +444,25 @@ impl BitSet {
         self.dirty.is_empty()
     }
 
+    /// How many words hold a set bit (listed or not: each word is listed once, when it
+    /// gets its first bit, for clearing).
+    #[inline]
+    pub fn nonzero_words(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// The index of the `i`-th word to get a set bit (see [`Self::nonzero_words`]).
+    #[inline]
+    pub fn nonzero_word(&self, i: usize) -> usize {
+        self.dirty[i] as usize
+    }
+
+    /// Word `w` (bits `64 * w ..`).
+    #[inline]
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w]
+    }
+
     /// The words (for [`OnesCursor`]).
     #[inline]
     pub fn words(&self) -> &[u64] {
@@ -2233,6 +2252,29 @@ mod tests {
         assert!(set.has_bit(193) && !set.has_bit(192) && !set.is_empty());
         set.clear();
         assert!(set.is_empty() && set.words().iter().all(|&w| w == 0));
+    }
+
+    #[test]
+    fn the_words_holding_a_bit_are_listed_once_in_the_order_they_got_one() {
+        for mut set in [BitSet::new(300), BitSet::unlisted(300)] {
+            set.insert(200);
+            set.insert(5);
+            set.insert(7);
+            set.or_field(126, 0b101);
+            set.insert(201);
+            let words: Vec<usize> = (0..set.nonzero_words())
+                .map(|i| set.nonzero_word(i))
+                .collect();
+            assert_eq!(words, [3, 0, 1, 2]);
+            assert_eq!(set.word(0), 0b1010_0000);
+            assert_eq!(set.word(1), 1 << 62);
+            assert_eq!(set.word(2), 1);
+            assert_eq!(set.word(3), 0b11 << 8);
+            set.clear();
+            assert_eq!(set.nonzero_words(), 0);
+            set.insert(299);
+            assert_eq!((set.nonzero_words(), set.nonzero_word(0)), (1, 4));
+        }
     }
 
     #[test]

@@ -212,7 +212,7 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
 /// `(cell ?square ?colour ?piece)` has 64 × 2 × 6 bits, not 65 × 3 × 7, and the moves'
 /// blocks `(move ?s ?t)` 64 × 64. A scan of a range wider than a few words reads the
 /// state's list of set bits (`input.ones_from`), and a scan of a whole bits-only
-/// relation the bits in the order set (`added`), rather than every word.
+/// relation only the words holding a bit (`nonzero_word`), rather than every word.
 #[test]
 fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
     let (_, text, code) = join_code(&team_game("chess.kif"), "safe/2");
@@ -229,7 +229,7 @@ fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
     // The runtime makes that list only for code that reads it.
     assert!(code.contains("constSTATE_LIST:bool=true;"), "{text}");
     assert!(
-        code.contains(".added(") && code.contains("..self.r"),
+        code.contains(".nonzero_words()") && code.contains(".nonzero_word(i"),
         "{text}"
     );
     // Narrow ranges (a colour, a ply counter of a few words) still read words.
@@ -484,7 +484,10 @@ fn legal_copies_the_bits_of_a_relation_of_moves() {
 /// squares for `?s` and `?dir` with the negated field of `colour-on`'s for `?c` —
 /// read from a copy of its bits with the square numbered last, made for this — and
 /// or-s it into `reach`'s field for `?s`. Bit sets whose list of bits set no code reads
-/// are unlisted (`threatened`: tested bit by bit and as words only).
+/// are unlisted (`threatened`: tested bit by bit and as words only; `reach`, whose
+/// whole scans read the words holding a bit). A scan of the pieces of one kind and
+/// colour, `(true (cell ?s ?c knight))`, reads each word of the state's block through
+/// a constant mask of those pieces' bits, one per colour and kind (12 × 12 words).
 #[test]
 fn last_joins_over_one_variable_run_as_words() {
     let file = team_game("chess.kif");
@@ -505,9 +508,18 @@ fn last_joins_over_one_variable_run_as_words() {
         "{text}"
     );
     assert!(
-        code.contains(&format!("r{reach}:rt::BitSet::new(4096)")),
+        code.contains(&format!("r{reach}:rt::BitSet::unlisted(4096)")),
         "{text}"
     );
+    assert!(
+        code.contains("staticSTATE_MASK_") && code.contains("_144:[u64;144]=["),
+        "{text}"
+    );
+    assert!(
+        code.contains("letmutrest") && code.contains("=input.state.0[word"),
+        "{text}"
+    );
+    assert!(code.contains("_pos*6+3*1)*12+word"), "{text}");
 }
 
 /// A rule that copies one bits-only relation into another numbered alike sets the

@@ -639,6 +639,7 @@ pub fn verify_with_jobs(
     options: &VerifyOptions,
     jobs: usize,
 ) -> Result<bool, String> {
+    let files = &distinct_files(files);
     let scratch = Scratch::open_verify()?;
     let start = Instant::now();
     let shared = Shared {
@@ -681,6 +682,26 @@ pub fn verify_with_jobs(
     );
     eprintln!("verify took {:.1} s", start.elapsed().as_secs_f64());
     Ok(tally.failed == 0)
+}
+
+/// `files` without the repeats of a file named twice (the same path, or two paths to
+/// one file: `games/chess.kif` and its absolute path), each noted on stderr: a game's
+/// crate is named after its file, and one batch cannot hold two crates of one name.
+fn distinct_files(files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    let mut distinct = Vec::new();
+    for file in files {
+        let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+        if seen.insert(key) {
+            distinct.push(file.clone());
+        } else {
+            eprintln!(
+                "note: {} is named more than once; verified once",
+                file.display()
+            );
+        }
+    }
+    distinct
 }
 
 /// Compiles and builds the games of `files` batch after batch, queueing each game
@@ -1033,6 +1054,23 @@ pub fn perft(path: &Path, depth: u32) -> Result<ExitCode, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_named_twice_is_verified_once() {
+        let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let relative = PathBuf::from("Cargo.toml");
+        let absolute = manifest.join("Cargo.toml");
+        let other = manifest.join("src/main.rs");
+        // The test runs in the crate's directory, where the relative path is the same file.
+        let files = [absolute.clone(), other.clone(), relative, absolute.clone()];
+        assert_eq!(distinct_files(&files), [absolute, other]);
+        // A missing file stays (its error is reported when it is compiled).
+        let missing = PathBuf::from("no/such/game.kif");
+        assert_eq!(
+            distinct_files(&[missing.clone(), missing.clone()]),
+            [missing]
+        );
+    }
 
     #[test]
     fn hashes_are_stable() {

@@ -60,6 +60,10 @@ const MAX_UNROLLED_TEXT: usize = 16_000;
 /// what the words do (kalah's 372-bit block of pit counts, scanned inside loops, and
 /// chinese checkers' 259-bit board, full, ran slower from the list).
 const STATE_LIST_SCAN_BITS: usize = 512;
+/// The widest block of the state (in words) a scan reads through constant masks of
+/// its known inner columns (`Emitter::state_mask`), and the largest such table.
+const STATE_MASK_WORDS: usize = 16;
+const STATE_MASK_TABLE_WORDS: usize = 2048;
 
 /// A scan of a whole bits-only relation wider than this reads the bits in the order
 /// set instead of the words.
@@ -489,6 +493,15 @@ struct BitCopy {
     field: Ident,
     /// Its numbered columns, in its order.
     numbered: Vec<(usize, usize, Vec<SymbolId>)>,
+}
+
+/// A scan's masks of the state's bits (see `Emitter::state_mask`): the table, the
+/// words each combination spans from word `first`, and the combination's index.
+struct StateMask {
+    table: Ident,
+    words: usize,
+    first: usize,
+    combo: TokenStream,
 }
 
 enum Bits {
@@ -2036,9 +2049,10 @@ impl<'a> Emitter<'a> {
 
     /// A rule that copies one bits-only relation into another numbered alike
     /// (`(<= (queen ?a ?b ?c ?d) (rook ?a ?b ?c ?d))`, the same variables in the same
-    /// columns, over the same domains): each bit the source set is set in the head as
-    /// it is (a narrow relation a word at a time), rather than decoded into positions
-    /// and numbered again. `None` for any other rule.
+    /// columns, over the same domains): the source's bits are set in the head as they
+    /// are, a word at a time (every word of a narrow relation, else the words that hold
+    /// a bit), rather than decoded into positions and numbered again. `None` for any
+    /// other rule.
     fn bits_copied(&self, body: &Node) -> Option<TokenStream> {
         let Node::Query { query, then } = body else {
             return None;
@@ -2078,10 +2092,11 @@ impl<'a> Emitter<'a> {
             });
             return Some(quote!({ #(#fields)* }));
         }
+        // Else the words that hold a bit, each copied whole.
         Some(quote! {
-            for i in 0..self.#source.len() {
-                let bit = self.#source.added(i);
-                self.grew |= self.#head.insert(bit);
+            for i in 0..self.#source.nonzero_words() {
+                let word = self.#source.nonzero_word(i);
+                self.grew |= self.#head.or_field(word * 64, self.#source.word(word)) != 0;
             }
         })
     }
@@ -2109,7 +2124,9 @@ impl<'a> Emitter<'a> {
     /// and-ed with each mask (negated for `not`), or-ed into the head's field (`?t`'s
     /// column numbered last there too), the head's copies set bit by bit from what was
     /// new. When the scan binds the other columns too (the whole relation), it runs
-    /// once per field that has a bit, those columns decoded from where it sits.
+    /// once per field that has a bit, those columns decoded from where it sits: found
+    /// through the words that hold a bit when fields do not straddle words (then the
+    /// scan needs no list of the bits set), else through the list.
     /// `None` for any other join.
     fn word_join(
         &self,
@@ -2234,6 +2251,35 @@ impl<'a> Emitter<'a> {
                     let #value: Sym = #table[#p];
                 }
             });
+        if width == 64 {
+            // A field per word: visit the words that hold a bit (each once, so the set
+            // needs no list of its bits).
+            return Ok(Some(quote! {
+                for i in 0..self.#source_store.nonzero_words() {
+                    let offset = self.#source_store.nonzero_word(i) * 64;
+                    #(#decodes)*
+                    #code
+                }
+            }));
+        }
+        if 64 % width == 0 {
+            // Fields never straddle words: in each word that holds a bit, the fields
+            // with a bit.
+            let field_mask = Literal::u64_unsuffixed(u64::MAX >> (64 - width));
+            return Ok(Some(quote! {
+                for i in 0..self.#source_store.nonzero_words() {
+                    let word = self.#source_store.nonzero_word(i);
+                    let mut parts = self.#source_store.word(word);
+                    while parts != 0 {
+                        let part = parts.trailing_zeros() as usize / #n;
+                        parts &= !(#field_mask << (part * #n));
+                        let offset = word * 64 + part * #n;
+                        #(#decodes)*
+                        #code
+                    }
+                }
+            }));
+        }
         Ok(Some(quote! {
             {
                 let mut last_field = usize::MAX;
@@ -3179,6 +3225,77 @@ impl<'a> Emitter<'a> {
         name
     }
 
+    /// The masks of a scan of a whole block of the state whose inner columns are
+    /// partly known (`(true (cell ?s ?c knight))`, `?c` bound, the square outermost):
+    /// for each combination of the known columns' positions, the block's bits whose
+    /// positions match, as words — a constant table, so the scan reads only the
+    /// matching bits of each word instead of testing every bit set in the block.
+    /// `None` when no inner column is known, or the block spans more than
+    /// `STATE_MASK_WORDS` words, or the table would exceed `STATE_MASK_TABLE_WORDS`.
+    fn state_mask(
+        &self,
+        source: &BitSource,
+        position: &[Option<TokenStream>],
+        base: usize,
+    ) -> Option<StateMask> {
+        let known: Vec<(usize, usize, &TokenStream)> = source
+            .columns
+            .iter()
+            .zip(position)
+            .filter_map(|((_, stride, domain), p)| Some((*stride, domain.len(), p.as_ref()?)))
+            .collect();
+        let (_, stride, domain) = source.columns.first()?;
+        let width = stride * domain.len();
+        if known.is_empty() || width == 0 {
+            return None;
+        }
+        let first = base / 64;
+        let words = (base + width - 1) / 64 - first + 1;
+        let combos: usize = known.iter().map(|(_, radix, _)| radix).product();
+        if words > STATE_MASK_WORDS || combos * words > STATE_MASK_TABLE_WORDS {
+            return None;
+        }
+        let mut masks = vec![0u64; combos * words];
+        for offset in 0..width {
+            let combo = known.iter().fold(0, |acc, (stride, radix, _)| {
+                acc * radix + (offset / stride) % radix
+            });
+            let bit = base + offset;
+            masks[combo * words + bit / 64 - first] |= 1 << (bit % 64);
+        }
+        // FNV-1a over the masks, as for the domains' tables: the name follows the
+        // contents, so the output stays deterministic.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in masks.iter().flat_map(|m| m.to_le_bytes()) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        let table = format_ident!("STATE_MASK_{:016X}_{}", hash, masks.len());
+        let len = lit(masks.len());
+        let values = masks.iter().map(|&m| Literal::u64_unsuffixed(m));
+        self.tables.borrow_mut().insert(
+            table.to_string(),
+            quote! {
+                #[doc = "A block of the state's bits matching each combination of its known inner columns."]
+                static #table: [u64; #len] = [#(#values),*];
+            },
+        );
+        // The combination's index: the known positions in mixed radix, the last
+        // column's least significant (as the masks were numbered above).
+        let mut multiplier = combos;
+        let terms = known.iter().map(|(_, radix, p)| {
+            multiplier /= radix;
+            let m = lit(multiplier);
+            quote!(#p * #m)
+        });
+        let combo = quote!(#(#terms)+*);
+        Some(StateMask {
+            table,
+            words,
+            first,
+            combo,
+        })
+    }
+
     /// `(array[c], slot)` for every column `c`: a tuple read from the local `array`.
     fn read_from(array: &Ident, slots: &[Slot]) -> Vec<(TokenStream, Slot)> {
         slots
@@ -3958,6 +4075,7 @@ impl<'a> Emitter<'a> {
         let bit = self.fresh("bit");
         let offset = self.fresh("offset");
         let mut conds = outside_conds;
+        let mut inner_conds = Vec::new();
         let mut columns = Vec::new();
         let mut decodes = Vec::new();
         for (k, ((c, stride, domain), p)) in source.columns.iter().zip(&position).enumerate() {
@@ -3966,7 +4084,7 @@ impl<'a> Emitter<'a> {
             let digit = quote!((#offset / #stride) % #radix);
             match p {
                 Some(_) if k < prefix => {}
-                Some(p) => conds.push(quote!(#digit == #p)),
+                Some(p) => inner_conds.push(quote!(#digit == #p)),
                 None => {
                     if let Slot::Bind(v) = slots[*c] {
                         let p = var_position(v);
@@ -3979,10 +4097,39 @@ impl<'a> Emitter<'a> {
         }
         let (more_conds, binds) = Self::matcher(&columns);
         conds.extend(more_conds);
-        let body = Self::guarded(
-            &conds,
-            quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then),
-        );
+        let unguarded = quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then);
+        if prefix == 0
+            && source.keys.is_none()
+            && matches!(source.bits, Bits::State)
+            && let Some(mask) = self.state_mask(source, &position, base)
+        {
+            // The whole block, its bound inner columns a constant mask per value.
+            let body = Self::guarded(&conds, unguarded);
+            let StateMask {
+                table,
+                words,
+                first,
+                combo,
+            } = mask;
+            let (word, rest) = (self.fresh("word"), self.fresh("rest"));
+            let (first_lit, last_lit, words_lit) = (lit(first), lit(first + words - 1), lit(words));
+            let scan = quote! {
+                for #word in #first_lit..=#last_lit {
+                    let mut #rest = input.state.0[#word]
+                        & #table[(#combo) * #words_lit + #word - #first_lit];
+                    while #rest != 0 {
+                        let #bit = #word * 64 + #rest.trailing_zeros() as usize;
+                        #rest &= #rest - 1;
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            };
+            let scan = Self::guarded(&guards, scan);
+            return quote!({ #(#prelude)* #scan });
+        }
+        conds.extend(inner_conds);
+        let body = Self::guarded(&conds, unguarded);
         // A range wider than several words is read from the list of set bits (the
         // state's, ascending, or a bits-only store's, in the order set) rather than
         // word by word: states and derived relations are sparse.
@@ -4037,14 +4184,22 @@ impl<'a> Emitter<'a> {
                 }
             },
             Bits::Store(store) if wide && prefix == 0 => {
-                // The whole store: its set bits in the order set (those set by this
-                // scan's own body are left to the next round, as for a delta).
-                let i = self.fresh("i");
+                // The whole store: the set bits of the words that hold one, in the
+                // order the words got their first bit (each read when reached: bits
+                // this scan's own body sets in words not yet reached are met now,
+                // sound in a monotone round; the others in the next round, as for a
+                // delta).
+                let (i, word, rest) = (self.fresh("i"), self.fresh("word"), self.fresh("rest"));
                 quote! {
-                    for #i in 0..self.#store.len() {
-                        let #bit = self.#store.added(#i);
-                        let #offset = #bit - #base_lit;
-                        #body
+                    for #i in 0..self.#store.nonzero_words() {
+                        let #word = self.#store.nonzero_word(#i);
+                        let mut #rest = self.#store.word(#word);
+                        while #rest != 0 {
+                            let #bit = #word * 64 + #rest.trailing_zeros() as usize;
+                            #rest &= #rest - 1;
+                            let #offset = #bit - #base_lit;
+                            #body
+                        }
                     }
                 }
             }

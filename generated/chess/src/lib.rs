@@ -4804,6 +4804,57 @@ static FLUENT_POSITIONS: [u32; 2691] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
 #[allow(dead_code)]
+///A block of the state's bits matching each combination of its known inner columns.
+static STATE_MASK_1EDD69C07A905945_144: [u64; 144] = [
+    1153203048319815681, 72075190519988480, 4504699407499280, 1153203048319815681,
+    72075190519988480, 4504699407499280, 1153203048319815681, 72075190519988480,
+    4504699407499280, 1153203048319815681, 72075190519988480, 4504699407499280,
+    2306406096639631362, 144150381039976960, 9009398814998560, 2306406096639631362,
+    144150381039976960, 9009398814998560, 2306406096639631362, 144150381039976960,
+    9009398814998560, 2306406096639631362, 144150381039976960, 9009398814998560,
+    4612812193279262724, 288300762079953920, 18018797629997120, 4612812193279262724,
+    288300762079953920, 18018797629997120, 4612812193279262724, 288300762079953920,
+    18018797629997120, 4612812193279262724, 288300762079953920, 18018797629997120,
+    9225624386558525448, 576601524159907840, 36037595259994240, 9225624386558525448,
+    576601524159907840, 36037595259994240, 9225624386558525448, 576601524159907840,
+    36037595259994240, 9225624386558525448, 576601524159907840, 36037595259994240,
+    4504699407499280, 1153203048319815681, 72075190519988480, 4504699407499280,
+    1153203048319815681, 72075190519988480, 4504699407499280, 1153203048319815681,
+    72075190519988480, 4504699407499280, 1153203048319815681, 72075190519988480,
+    9009398814998560, 2306406096639631362, 144150381039976960, 9009398814998560,
+    2306406096639631362, 144150381039976960, 9009398814998560, 2306406096639631362,
+    144150381039976960, 9009398814998560, 2306406096639631362, 144150381039976960,
+    18018797629997120, 4612812193279262724, 288300762079953920, 18018797629997120,
+    4612812193279262724, 288300762079953920, 18018797629997120, 4612812193279262724,
+    288300762079953920, 18018797629997120, 4612812193279262724, 288300762079953920,
+    36037595259994240, 9225624386558525448, 576601524159907840, 36037595259994240,
+    9225624386558525448, 576601524159907840, 36037595259994240, 9225624386558525448,
+    576601524159907840, 36037595259994240, 9225624386558525448, 576601524159907840,
+    72075190519988480, 4504699407499280, 1153203048319815681, 72075190519988480,
+    4504699407499280, 1153203048319815681, 72075190519988480, 4504699407499280,
+    1153203048319815681, 72075190519988480, 4504699407499280, 1153203048319815681,
+    144150381039976960, 9009398814998560, 2306406096639631362, 144150381039976960,
+    9009398814998560, 2306406096639631362, 144150381039976960, 9009398814998560,
+    2306406096639631362, 144150381039976960, 9009398814998560, 2306406096639631362,
+    288300762079953920, 18018797629997120, 4612812193279262724, 288300762079953920,
+    18018797629997120, 4612812193279262724, 288300762079953920, 18018797629997120,
+    4612812193279262724, 288300762079953920, 18018797629997120, 4612812193279262724,
+    576601524159907840, 36037595259994240, 9225624386558525448, 576601524159907840,
+    36037595259994240, 9225624386558525448, 576601524159907840, 36037595259994240,
+    9225624386558525448, 576601524159907840, 36037595259994240, 9225624386558525448,
+];
+#[allow(dead_code)]
+///A block of the state's bits matching each combination of its known inner columns.
+static STATE_MASK_EF69D1A79D10EE05_24: [u64; 24] = [
+    17311559823019733055, 4540737002759274243, 283796062672454640, 17311559823019733055,
+    4540737002759274243, 283796062672454640, 17311559823019733055, 4540737002759274243,
+    283796062672454640, 17311559823019733055, 4540737002759274243, 283796062672454640,
+    1135184250689818560, 13906007070950277372, 18162948011037096975, 1135184250689818560,
+    13906007070950277372, 18162948011037096975, 1135184250689818560,
+    13906007070950277372, 18162948011037096975, 1135184250689818560,
+    13906007070950277372, 18162948011037096975,
+];
+#[allow(dead_code)]
 ///A domain's symbols by position (1, 2, 3, 4, 5, 6, 7, 8, …).
 static SYMS_11D8A8A85AFF0D5B_201: [Sym; 201] = [
     5, 21, 30, 39, 48, 57, 66, 75, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95,
@@ -11824,7 +11875,7 @@ impl rt::Rules<WORDS> for Rules {
             r15: rt::Store::hashed(0, &[]),
             r16: rt::BitSet::unlisted(384),
             r16_by1: rt::BitSet::unlisted(384),
-            r17: rt::BitSet::new(512),
+            r17: rt::BitSet::unlisted(512),
             r18: rt::BitSet::unlisted(64),
             r19: rt::BitSet::unlisted(64),
             r20: rt::BitSet::new(32768),
@@ -11886,7 +11937,7 @@ impl rt::Rules<WORDS> for Rules {
                     &[&[0]],
                 )
                 .with_rows(TABLE_28.as_flattened(), 336),
-            r29: rt::BitSet::new(512),
+            r29: rt::BitSet::unlisted(512),
             r29_by1: rt::BitSet::unlisted(512),
             r30: rt::Store::bitset(
                     &[
@@ -11941,7 +11992,7 @@ impl rt::Rules<WORDS> for Rules {
                 )
                 .with_rows(TABLE_42.as_flattened(), 16),
             r43: rt::BitSet::unlisted(512),
-            r44: rt::BitSet::new(512),
+            r44: rt::BitSet::unlisted(512),
             r45: rt::BitSet::unlisted(64),
             r46: rt::Store::bitset(
                     &[
@@ -11996,12 +12047,12 @@ impl rt::Rules<WORDS> for Rules {
                     &[],
                 )
                 .with_rows(TABLE_48.as_flattened(), 7),
-            r49: rt::BitSet::new(4096),
+            r49: rt::BitSet::unlisted(4096),
             r50: rt::Store::bitset(&[&[1, 2]], 299, &[])
                 .with_rows(TABLE_50.as_flattened(), 2),
-            r51: rt::BitSet::new(4096),
+            r51: rt::BitSet::unlisted(4096),
             r51_by1: rt::BitSet::unlisted(4096),
-            r52: rt::BitSet::new(512),
+            r52: rt::BitSet::unlisted(512),
             r53: rt::Store::bitset(
                     &[&[283, 284, 285], &[13, 276, 277, 278, 279, 280, 281, 282]],
                     299,
@@ -12024,12 +12075,12 @@ impl rt::Rules<WORDS> for Rules {
                     &[],
                 )
                 .with_rows(TABLE_54.as_flattened(), 64),
-            r55: rt::BitSet::new(32768),
+            r55: rt::BitSet::unlisted(32768),
             r56: rt::Store::hashed(0, &[]),
             r57: rt::BitSet::unlisted(64),
-            r59: rt::BitSet::new(4096),
+            r59: rt::BitSet::unlisted(4096),
             r59_by1: rt::BitSet::unlisted(4096),
-            r60: rt::BitSet::new(512),
+            r60: rt::BitSet::unlisted(512),
         }
     }
     fn forget(&mut self, changed: rt::Changed) {
@@ -12639,28 +12690,27 @@ impl Rules {
     fn layer5(&mut self, input: &Input) {
         {
             {
-                let lo4 = 0;
-                for bit5 in input.state.ones(772 + lo4, 772 + lo4 + 2) {
-                    let offset6 = bit5 - 772;
+                let lo5 = 0;
+                for bit6 in input.state.ones(772 + lo5, 772 + lo5 + 2) {
+                    let offset7 = bit6 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset6 / 1) % 2];
-                        let v1_pos: usize = (offset6 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset7 / 1) % 2];
+                        let v1_pos: usize = (offset7 / 1) % 2;
                         {
-                            let lo0 = 0 + 0;
-                            let hi3 = lo0 + 768;
-                            for &bit1 in input.ones_from(lo0) {
-                                let bit1 = bit1 as usize;
-                                if bit1 >= hi3 {
-                                    break;
-                                }
-                                let offset2 = bit1 - 0;
-                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset2 / 6) % 2 == v1_pos && (offset2 / 1) % 6 == 4
-                                {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset2 / 12) % 64];
-                                    let v0_pos: usize = (offset2 / 12) % 64;
-                                    self.grew |= self.r26.insert(v0_pos * 1);
+                            for word3 in 0..=11 {
+                                let mut rest4 = input.state.0[word3]
+                                    & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v1_pos) * 6
+                                        + 4) * 12 + word3 - 0];
+                                while rest4 != 0 {
+                                    let bit1 = word3 * 64 + rest4.trailing_zeros() as usize;
+                                    rest4 &= rest4 - 1;
+                                    let offset2 = bit1 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset2 / 12) % 64];
+                                        let v0_pos: usize = (offset2 / 12) % 64;
+                                        self.grew |= self.r26.insert(v0_pos * 1);
+                                    }
                                 }
                             }
                         }
@@ -12673,21 +12723,21 @@ impl Rules {
     fn layer9(&mut self, input: &Input) {
         {
             {
-                let lo8 = 0 + 0;
-                let hi11 = lo8 + 768;
-                for &bit9 in input.ones_from(lo8) {
-                    let bit9 = bit9 as usize;
-                    if bit9 >= hi11 {
+                let lo9 = 0 + 0;
+                let hi12 = lo9 + 768;
+                for &bit10 in input.ones_from(lo9) {
+                    let bit10 = bit10 as usize;
+                    if bit10 >= hi12 {
                         break;
                     }
-                    let offset10 = bit9 - 0;
+                    let offset11 = bit10 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset10 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset10 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset10 / 1) % 6];
-                        let v0_pos: usize = (offset10 / 12) % 64;
-                        let v1_pos: usize = (offset10 / 6) % 2;
-                        let v2_pos: usize = (offset10 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset11 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset11 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset11 / 1) % 6];
+                        let v0_pos: usize = (offset11 / 12) % 64;
+                        let v1_pos: usize = (offset11 / 6) % 2;
+                        let v2_pos: usize = (offset11 / 1) % 6;
                         self.grew |= self.r37.insert(v0_pos * 1);
                     }
                 }
@@ -12698,26 +12748,26 @@ impl Rules {
     fn layer10(&mut self, input: &Input) {
         {
             {
-                let lo15 = 0 + 0;
-                let mut cursor19 = rt::OnesCursor::new(
+                let lo16 = 0 + 0;
+                let mut cursor20 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo15,
-                    lo15 + 64,
+                    lo16,
+                    lo16 + 64,
                 );
-                while let Some(bit16) = cursor19.next(self.r26.words()) {
-                    let offset17 = bit16 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset17 / 1) % 64];
-                    let v2_pos: usize = (offset17 / 1) % 64;
+                while let Some(bit17) = cursor20.next(self.r26.words()) {
+                    let offset18 = bit17 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset18 / 1) % 64];
+                    let v2_pos: usize = (offset18 / 1) % 64;
                     {
-                        let key14 = v2_pos * 1;
-                        for i13 in TABLE_0_AT0[key14]
-                            as usize..TABLE_0_AT0[key14 + 1] as usize
+                        let key15 = v2_pos * 1;
+                        for i14 in TABLE_0_AT0[key15]
+                            as usize..TABLE_0_AT0[key15 + 1] as usize
                         {
-                            let row12 = &TABLE_0_BY0[i13];
-                            let v0: Sym = row12[1];
-                            let v1: Sym = row12[2];
-                            let v0_pos: usize = TABLE_0_BY0_POS[i13][1] as usize;
-                            let v1_pos: usize = TABLE_0_BY0_POS[i13][2] as usize;
+                            let row13 = &TABLE_0_BY0[i14];
+                            let v0: Sym = row13[1];
+                            let v1: Sym = row13[2];
+                            let v0_pos: usize = TABLE_0_BY0_POS[i14][1] as usize;
+                            let v1_pos: usize = TABLE_0_BY0_POS[i14][2] as usize;
                             if self.r29.insert(v0_pos * 64 + v1_pos * 1) {
                                 self.grew = true;
                                 self.r29_by1.insert(v1_pos * 8 + v0_pos * 1);
@@ -12727,14 +12777,8 @@ impl Rules {
                 }
             }
         }
-        let seeds = self.r29.len();
-        let mut last_prefix = usize::MAX;
-        for seed in 0..seeds {
-            let prefix = self.r29.added(seed) / 64;
-            if prefix == last_prefix {
-                continue;
-            }
-            last_prefix = prefix;
+        for seed in 0..self.r29.nonzero_words() {
+            let prefix = self.r29.nonzero_word(seed);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 1) % 8;
             let mut frontier = self.r29.field(lo, 64);
@@ -12766,45 +12810,50 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo36 = 0;
-                for bit37 in input.state.ones(772 + lo36, 772 + lo36 + 2) {
-                    let offset38 = bit37 - 772;
+                let lo39 = 0;
+                for bit40 in input.state.ones(772 + lo39, 772 + lo39 + 2) {
+                    let offset41 = bit40 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset38 / 1) % 2];
-                        let v2_pos: usize = (offset38 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset41 / 1) % 2];
+                        let v2_pos: usize = (offset41 / 1) % 2;
                         {
-                            let key35 = v2_pos * 1;
-                            for i34 in TABLE_38_AT0[key35]
-                                as usize..TABLE_38_AT0[key35 + 1] as usize
+                            let key38 = v2_pos * 1;
+                            for i37 in TABLE_38_AT0[key38]
+                                as usize..TABLE_38_AT0[key38 + 1] as usize
                             {
-                                let row33 = &TABLE_38_BY0[i34];
-                                let v3: Sym = row33[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i34][1] as usize;
+                                let row36 = &TABLE_38_BY0[i37];
+                                let v3: Sym = row36[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i37][1] as usize;
                                 {
-                                    for i32 in 0..self.r29.len() {
-                                        let bit29 = self.r29.added(i32);
-                                        let offset30 = bit29 - 0;
-                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset30 / 64) % 8];
-                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset30 / 1) % 64];
-                                        let v0_pos: usize = (offset30 / 64) % 8;
-                                        let v1_pos: usize = (offset30 / 1) % 64;
-                                        {
-                                            let lo24 = 0 + v1_pos * 12 + v3_pos * 6;
-                                            for bit25 in input.state.ones(0 + lo24, 0 + lo24 + 6) {
-                                                let offset26 = bit25 - 0;
-                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset26 / 1) % 6];
-                                                    let v4_pos: usize = (offset26 / 1) % 6;
-                                                    {
-                                                        let k21 = TABLE_53_P0[v4 as usize] as usize;
-                                                        if k21 != NONE as usize {
-                                                            let key23 = k21 * 8 + v0_pos * 1;
-                                                            for i22 in TABLE_53_AT0_1[key23]
-                                                                as usize..TABLE_53_AT0_1[key23 + 1] as usize
-                                                            {
-                                                                let row20 = &TABLE_53_BY0_1[i22];
-                                                                self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
+                                    for i33 in 0..self.r29.nonzero_words() {
+                                        let word34 = self.r29.nonzero_word(i33);
+                                        let mut rest35 = self.r29.word(word34);
+                                        while rest35 != 0 {
+                                            let bit30 = word34 * 64 + rest35.trailing_zeros() as usize;
+                                            rest35 &= rest35 - 1;
+                                            let offset31 = bit30 - 0;
+                                            let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset31 / 64) % 8];
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset31 / 1) % 64];
+                                            let v0_pos: usize = (offset31 / 64) % 8;
+                                            let v1_pos: usize = (offset31 / 1) % 64;
+                                            {
+                                                let lo25 = 0 + v1_pos * 12 + v3_pos * 6;
+                                                for bit26 in input.state.ones(0 + lo25, 0 + lo25 + 6) {
+                                                    let offset27 = bit26 - 0;
+                                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset27 / 1) % 6];
+                                                        let v4_pos: usize = (offset27 / 1) % 6;
+                                                        {
+                                                            let k22 = TABLE_53_P0[v4 as usize] as usize;
+                                                            if k22 != NONE as usize {
+                                                                let key24 = k22 * 8 + v0_pos * 1;
+                                                                for i23 in TABLE_53_AT0_1[key24]
+                                                                    as usize..TABLE_53_AT0_1[key24 + 1] as usize
+                                                                {
+                                                                    let row21 = &TABLE_53_BY0_1[i23];
+                                                                    self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
+                                                                }
                                                             }
                                                         }
                                                     }
@@ -12824,41 +12873,46 @@ impl Rules {
     fn layer12(&mut self, input: &Input) {
         {
             {
-                for i55 in 0..self.r52.len() {
-                    let bit52 = self.r52.added(i55);
-                    let offset53 = bit52 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset53 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset53 / 1) % 64];
-                    let v1_pos: usize = (offset53 / 64) % 8;
-                    let v2_pos: usize = (offset53 / 1) % 64;
-                    {
-                        let key50 = v1_pos * 1;
-                        for i49 in TABLE_39_AT0[key50]
-                            as usize..TABLE_39_AT0[key50 + 1] as usize
+                for i58 in 0..self.r52.nonzero_words() {
+                    let word59 = self.r52.nonzero_word(i58);
+                    let mut rest60 = self.r52.word(word59);
+                    while rest60 != 0 {
+                        let bit55 = word59 * 64 + rest60.trailing_zeros() as usize;
+                        rest60 &= rest60 - 1;
+                        let offset56 = bit55 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset56 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset56 / 1) % 64];
+                        let v1_pos: usize = (offset56 / 64) % 8;
+                        let v2_pos: usize = (offset56 / 1) % 64;
                         {
-                            let row48 = &TABLE_39_BY0[i49];
-                            let v3: Sym = row48[1];
-                            let v3_pos: usize = TABLE_39_BY0_POS[i49][1] as usize;
+                            let key53 = v1_pos * 1;
+                            for i52 in TABLE_39_AT0[key53]
+                                as usize..TABLE_39_AT0[key53 + 1] as usize
                             {
-                                let lo43 = 0 + 0;
-                                let mut cursor47 = rt::OnesCursor::new(
-                                    self.r26.words(),
-                                    lo43,
-                                    lo43 + 64,
-                                );
-                                while let Some(bit44) = cursor47.next(self.r26.words()) {
-                                    let offset45 = bit44 - 0;
-                                    let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset45 / 1) % 64];
-                                    let v4_pos: usize = (offset45 / 1) % 64;
-                                    {
-                                        let key42 = v4_pos * 8 + v3_pos * 1;
-                                        for i41 in TABLE_0_AT0_1[key42]
-                                            as usize..TABLE_0_AT0_1[key42 + 1] as usize
+                                let row51 = &TABLE_39_BY0[i52];
+                                let v3: Sym = row51[1];
+                                let v3_pos: usize = TABLE_39_BY0_POS[i52][1] as usize;
+                                {
+                                    let lo46 = 0 + 0;
+                                    let mut cursor50 = rt::OnesCursor::new(
+                                        self.r26.words(),
+                                        lo46,
+                                        lo46 + 64,
+                                    );
+                                    while let Some(bit47) = cursor50.next(self.r26.words()) {
+                                        let offset48 = bit47 - 0;
+                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset48 / 1) % 64];
+                                        let v4_pos: usize = (offset48 / 1) % 64;
                                         {
-                                            let row40 = &TABLE_0_BY0_1[i41];
-                                            let v0: Sym = row40[2];
-                                            let v0_pos: usize = TABLE_0_BY0_1_POS[i41][2] as usize;
-                                            self.grew |= self.r1.insert(v0_pos * 1);
+                                            let key45 = v4_pos * 8 + v3_pos * 1;
+                                            for i44 in TABLE_0_AT0_1[key45]
+                                                as usize..TABLE_0_AT0_1[key45 + 1] as usize
+                                            {
+                                                let row43 = &TABLE_0_BY0_1[i44];
+                                                let v0: Sym = row43[2];
+                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i44][2] as usize;
+                                                self.grew |= self.r1.insert(v0_pos * 1);
+                                            }
                                         }
                                     }
                                 }
@@ -12873,41 +12927,40 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo63 = 0;
-                for bit64 in input.state.ones(772 + lo63, 772 + lo63 + 2) {
-                    let offset65 = bit64 - 772;
+                let lo69 = 0;
+                for bit70 in input.state.ones(772 + lo69, 772 + lo69 + 2) {
+                    let offset71 = bit70 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset65 / 1) % 2];
-                        let v2_pos: usize = (offset65 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset71 / 1) % 2];
+                        let v2_pos: usize = (offset71 / 1) % 2;
                         {
-                            let key62 = v2_pos * 1;
-                            for i61 in TABLE_38_AT0[key62]
-                                as usize..TABLE_38_AT0[key62 + 1] as usize
+                            let key68 = v2_pos * 1;
+                            for i67 in TABLE_38_AT0[key68]
+                                as usize..TABLE_38_AT0[key68 + 1] as usize
                             {
-                                let row60 = &TABLE_38_BY0[i61];
-                                let v3: Sym = row60[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i61][1] as usize;
+                                let row66 = &TABLE_38_BY0[i67];
+                                let v3: Sym = row66[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i67][1] as usize;
                                 {
-                                    let lo56 = 0 + 0;
-                                    let hi59 = lo56 + 768;
-                                    for &bit57 in input.ones_from(lo56) {
-                                        let bit57 = bit57 as usize;
-                                        if bit57 >= hi59 {
-                                            break;
-                                        }
-                                        let offset58 = bit57 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset58 / 6) % 2 == v3_pos
-                                        {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset58 / 12)
-                                                % 64];
-                                            let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset58 / 1) % 6];
-                                            let v0_pos: usize = (offset58 / 12) % 64;
-                                            let v1_pos: usize = (offset58 / 1) % 6;
-                                            if self.r16.insert(v0_pos * 6 + v1_pos * 1) {
-                                                self.grew = true;
-                                                self.r16_by1.insert(v1_pos * 64 + v0_pos * 1);
+                                    for word64 in 0..=11 {
+                                        let mut rest65 = input.state.0[word64]
+                                            & STATE_MASK_EF69D1A79D10EE05_24[((0) * 2 + v3_pos) * 12
+                                                + word64 - 0];
+                                        while rest65 != 0 {
+                                            let bit62 = word64 * 64 + rest65.trailing_zeros() as usize;
+                                            rest65 &= rest65 - 1;
+                                            let offset63 = bit62 - 0;
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset63 / 12)
+                                                    % 64];
+                                                let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset63 / 1) % 6];
+                                                let v0_pos: usize = (offset63 / 12) % 64;
+                                                let v1_pos: usize = (offset63 / 1) % 6;
+                                                if self.r16.insert(v0_pos * 6 + v1_pos * 1) {
+                                                    self.grew = true;
+                                                    self.r16_by1.insert(v1_pos * 64 + v0_pos * 1);
+                                                }
                                             }
                                         }
                                     }
@@ -12922,22 +12975,22 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for (i73, row72) in TABLE_53.iter().enumerate() {
-                let v2: Sym = row72[0];
-                let v1: Sym = row72[1];
-                let v2_pos: usize = TABLE_53_POS[i73][0] as usize;
-                let v1_pos: usize = TABLE_53_POS[i73][1] as usize;
+            for (i79, row78) in TABLE_53.iter().enumerate() {
+                let v2: Sym = row78[0];
+                let v1: Sym = row78[1];
+                let v2_pos: usize = TABLE_53_POS[i79][0] as usize;
+                let v1_pos: usize = TABLE_53_POS[i79][1] as usize;
                 {
-                    let lo67 = 0 + 0 + v2_pos * 64;
-                    let mut cursor71 = rt::OnesCursor::new(
+                    let lo73 = 0 + 0 + v2_pos * 64;
+                    let mut cursor77 = rt::OnesCursor::new(
                         self.r16_by1.words(),
-                        lo67,
-                        lo67 + 64,
+                        lo73,
+                        lo73 + 64,
                     );
-                    while let Some(bit68) = cursor71.next(self.r16_by1.words()) {
-                        let offset69 = bit68 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset69 / 1) % 64];
-                        let v0_pos: usize = (offset69 / 1) % 64;
+                    while let Some(bit74) = cursor77.next(self.r16_by1.words()) {
+                        let offset75 = bit74 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset75 / 1) % 64];
+                        let v0_pos: usize = (offset75 / 1) % 64;
                         self.grew |= self.r17.insert(v0_pos * 8 + v1_pos * 1);
                     }
                 }
@@ -12948,39 +13001,39 @@ impl Rules {
     fn layer18(&mut self, input: &Input) {
         {
             {
-                let lo81 = 0 + 0;
-                let hi84 = lo81 + 768;
-                for &bit82 in input.ones_from(lo81) {
-                    let bit82 = bit82 as usize;
-                    if bit82 >= hi84 {
+                let lo87 = 0 + 0;
+                let hi90 = lo87 + 768;
+                for &bit88 in input.ones_from(lo87) {
+                    let bit88 = bit88 as usize;
+                    if bit88 >= hi90 {
                         break;
                     }
-                    let offset83 = bit82 - 0;
+                    let offset89 = bit88 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset83 / 12) % 64];
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset83 / 6) % 2];
-                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset83 / 1) % 6];
-                        let v0_pos: usize = (offset83 / 12) % 64;
-                        let v3_pos: usize = (offset83 / 6) % 2;
-                        let v4_pos: usize = (offset83 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset89 / 12) % 64];
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset89 / 6) % 2];
+                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset89 / 1) % 6];
+                        let v0_pos: usize = (offset89 / 12) % 64;
+                        let v3_pos: usize = (offset89 / 6) % 2;
+                        let v4_pos: usize = (offset89 / 1) % 6;
                         {
-                            let k78 = TABLE_53_P0[v4 as usize] as usize;
-                            if k78 != NONE as usize {
-                                let key80 = k78 * 1;
-                                for i79 in TABLE_53_AT0[key80]
-                                    as usize..TABLE_53_AT0[key80 + 1] as usize
+                            let k84 = TABLE_53_P0[v4 as usize] as usize;
+                            if k84 != NONE as usize {
+                                let key86 = k84 * 1;
+                                for i85 in TABLE_53_AT0[key86]
+                                    as usize..TABLE_53_AT0[key86 + 1] as usize
                                 {
-                                    let row77 = &TABLE_53_BY0[i79];
-                                    let v1: Sym = row77[1];
-                                    let v1_pos: usize = TABLE_53_BY0_POS[i79][1] as usize;
+                                    let row83 = &TABLE_53_BY0[i85];
+                                    let v1: Sym = row83[1];
+                                    let v1_pos: usize = TABLE_53_BY0_POS[i85][1] as usize;
                                     {
-                                        let key76 = v0_pos * 8 + v1_pos * 1;
-                                        for i75 in TABLE_0_AT0_1[key76]
-                                            as usize..TABLE_0_AT0_1[key76 + 1] as usize
+                                        let key82 = v0_pos * 8 + v1_pos * 1;
+                                        for i81 in TABLE_0_AT0_1[key82]
+                                            as usize..TABLE_0_AT0_1[key82 + 1] as usize
                                         {
-                                            let row74 = &TABLE_0_BY0_1[i75];
-                                            let v2: Sym = row74[2];
-                                            let v2_pos: usize = TABLE_0_BY0_1_POS[i75][2] as usize;
+                                            let row80 = &TABLE_0_BY0_1[i81];
+                                            let v2: Sym = row80[2];
+                                            let v2_pos: usize = TABLE_0_BY0_1_POS[i81][2] as usize;
                                             self.grew
                                                 |= self.r55.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1);
                                         }
@@ -12992,14 +13045,8 @@ impl Rules {
                 }
             }
         }
-        let seeds = self.r55.len();
-        let mut last_prefix = usize::MAX;
-        for seed in 0..seeds {
-            let prefix = self.r55.added(seed) / 64;
-            if prefix == last_prefix {
-                continue;
-            }
-            last_prefix = prefix;
+        for seed in 0..self.r55.nonzero_words() {
+            let prefix = self.r55.nonzero_word(seed);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 8) % 64;
             let prefix1: usize = (prefix / 1) % 8;
@@ -13026,21 +13073,26 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                for i89 in 0..self.r17.len() {
-                    let bit86 = self.r17.added(i89);
-                    let offset87 = bit86 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset87 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset87 / 1) % 8];
-                    let v1_pos: usize = (offset87 / 8) % 64;
-                    let v2_pos: usize = (offset87 / 1) % 8;
-                    {
-                        let mut w: u64 = self
-                            .r55
-                            .field(0 + v1_pos * 512 + v2_pos * 64 + 0, 64);
-                        if w != 0 {
-                            let fresh = self.r57.or_field(0, w);
-                            if fresh != 0 {
-                                self.grew = true;
+                for i95 in 0..self.r17.nonzero_words() {
+                    let word96 = self.r17.nonzero_word(i95);
+                    let mut rest97 = self.r17.word(word96);
+                    while rest97 != 0 {
+                        let bit92 = word96 * 64 + rest97.trailing_zeros() as usize;
+                        rest97 &= rest97 - 1;
+                        let offset93 = bit92 - 0;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset93 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset93 / 1) % 8];
+                        let v1_pos: usize = (offset93 / 8) % 64;
+                        let v2_pos: usize = (offset93 / 1) % 8;
+                        {
+                            let mut w: u64 = self
+                                .r55
+                                .field(0 + v1_pos * 512 + v2_pos * 64 + 0, 64);
+                            if w != 0 {
+                                let fresh = self.r57.or_field(0, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                }
                             }
                         }
                     }
@@ -13049,24 +13101,24 @@ impl Rules {
         }
         {
             {
-                let lo93 = 0 + 0 + 3 * 64;
-                let mut cursor97 = rt::OnesCursor::new(
+                let lo101 = 0 + 0 + 3 * 64;
+                let mut cursor105 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo93,
-                    lo93 + 64,
+                    lo101,
+                    lo101 + 64,
                 );
-                while let Some(bit94) = cursor97.next(self.r16_by1.words()) {
-                    let offset95 = bit94 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset95 / 1) % 64];
-                    let v1_pos: usize = (offset95 / 1) % 64;
+                while let Some(bit102) = cursor105.next(self.r16_by1.words()) {
+                    let offset103 = bit102 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset103 / 1) % 64];
+                    let v1_pos: usize = (offset103 / 1) % 64;
                     {
-                        let key92 = v1_pos * 1;
-                        for i91 in TABLE_28_AT0[key92]
-                            as usize..TABLE_28_AT0[key92 + 1] as usize
+                        let key100 = v1_pos * 1;
+                        for i99 in TABLE_28_AT0[key100]
+                            as usize..TABLE_28_AT0[key100 + 1] as usize
                         {
-                            let row90 = &TABLE_28_BY0[i91];
-                            let v0: Sym = row90[1];
-                            let v0_pos: usize = TABLE_28_BY0_POS[i91][1] as usize;
+                            let row98 = &TABLE_28_BY0[i99];
+                            let v0: Sym = row98[1];
+                            let v0_pos: usize = TABLE_28_BY0_POS[i99][1] as usize;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -13075,53 +13127,53 @@ impl Rules {
         }
         {
             {
-                let lo111 = 0;
-                for bit112 in input.state.ones(772 + lo111, 772 + lo111 + 2) {
-                    let offset113 = bit112 - 772;
+                let lo120 = 0;
+                for bit121 in input.state.ones(772 + lo120, 772 + lo120 + 2) {
+                    let offset122 = bit121 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset113 / 1) % 2];
-                        let v1_pos: usize = (offset113 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset122 / 1) % 2];
+                        let v1_pos: usize = (offset122 / 1) % 2;
                         {
-                            let key110 = v1_pos * 1;
-                            for i109 in TABLE_38_AT0[key110]
-                                as usize..TABLE_38_AT0[key110 + 1] as usize
+                            let key119 = v1_pos * 1;
+                            for i118 in TABLE_38_AT0[key119]
+                                as usize..TABLE_38_AT0[key119 + 1] as usize
                             {
-                                let row108 = &TABLE_38_BY0[i109];
-                                let v2: Sym = row108[1];
-                                let v2_pos: usize = TABLE_38_BY0_POS[i109][1] as usize;
+                                let row117 = &TABLE_38_BY0[i118];
+                                let v2: Sym = row117[1];
+                                let v2_pos: usize = TABLE_38_BY0_POS[i118][1] as usize;
                                 {
-                                    let lo104 = 0 + 0;
-                                    let hi107 = lo104 + 768;
-                                    for &bit105 in input.ones_from(lo104) {
-                                        let bit105 = bit105 as usize;
-                                        if bit105 >= hi107 {
-                                            break;
-                                        }
-                                        let offset106 = bit105 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset106 / 6) % 2 == v2_pos && (offset106 / 1) % 6 == 5
-                                        {
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset106 / 12)
-                                                % 64];
-                                            let v3_pos: usize = (offset106 / 12) % 64;
-                                            {
-                                                let key103 = v2_pos * 1;
-                                                for i102 in TABLE_40_AT0[key103]
-                                                    as usize..TABLE_40_AT0[key103 + 1] as usize
+                                    for word115 in 0..=11 {
+                                        let mut rest116 = input.state.0[word115]
+                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
+                                                + 5) * 12 + word115 - 0];
+                                        while rest116 != 0 {
+                                            let bit113 = word115 * 64
+                                                + rest116.trailing_zeros() as usize;
+                                            rest116 &= rest116 - 1;
+                                            let offset114 = bit113 - 0;
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset114 / 12)
+                                                    % 64];
+                                                let v3_pos: usize = (offset114 / 12) % 64;
                                                 {
-                                                    let row101 = &TABLE_40_BY0[i102];
-                                                    let v4: Sym = row101[1];
-                                                    let v4_pos: usize = TABLE_40_BY0_POS[i102][1] as usize;
+                                                    let key111 = v2_pos * 1;
+                                                    for i110 in TABLE_40_AT0[key111]
+                                                        as usize..TABLE_40_AT0[key111 + 1] as usize
                                                     {
-                                                        let key100 = v3_pos * 8 + (v4_pos + 4) * 1;
-                                                        for i99 in TABLE_0_AT0_1[key100]
-                                                            as usize..TABLE_0_AT0_1[key100 + 1] as usize
+                                                        let row109 = &TABLE_40_BY0[i110];
+                                                        let v4: Sym = row109[1];
+                                                        let v4_pos: usize = TABLE_40_BY0_POS[i110][1] as usize;
                                                         {
-                                                            let row98 = &TABLE_0_BY0_1[i99];
-                                                            let v0: Sym = row98[2];
-                                                            let v0_pos: usize = TABLE_0_BY0_1_POS[i99][2] as usize;
-                                                            self.grew |= self.r57.insert(v0_pos * 1);
+                                                            let key108 = v3_pos * 8 + (v4_pos + 4) * 1;
+                                                            for i107 in TABLE_0_AT0_1[key108]
+                                                                as usize..TABLE_0_AT0_1[key108 + 1] as usize
+                                                            {
+                                                                let row106 = &TABLE_0_BY0_1[i107];
+                                                                let v0: Sym = row106[2];
+                                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i107][2] as usize;
+                                                                self.grew |= self.r57.insert(v0_pos * 1);
+                                                            }
                                                         }
                                                     }
                                                 }
@@ -13137,26 +13189,26 @@ impl Rules {
         }
         {
             {
-                let lo118 = 0 + 0 + 4 * 64;
-                let mut cursor122 = rt::OnesCursor::new(
+                let lo127 = 0 + 0 + 4 * 64;
+                let mut cursor131 = rt::OnesCursor::new(
                     self.r16_by1.words(),
-                    lo118,
-                    lo118 + 64,
+                    lo127,
+                    lo127 + 64,
                 );
-                while let Some(bit119) = cursor122.next(self.r16_by1.words()) {
-                    let offset120 = bit119 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset120 / 1) % 64];
-                    let v1_pos: usize = (offset120 / 1) % 64;
+                while let Some(bit128) = cursor131.next(self.r16_by1.words()) {
+                    let offset129 = bit128 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset129 / 1) % 64];
+                    let v1_pos: usize = (offset129 / 1) % 64;
                     {
-                        let key117 = v1_pos * 1;
-                        for i116 in TABLE_0_AT0[key117]
-                            as usize..TABLE_0_AT0[key117 + 1] as usize
+                        let key126 = v1_pos * 1;
+                        for i125 in TABLE_0_AT0[key126]
+                            as usize..TABLE_0_AT0[key126 + 1] as usize
                         {
-                            let row115 = &TABLE_0_BY0[i116];
-                            let v2: Sym = row115[1];
-                            let v0: Sym = row115[2];
-                            let v2_pos: usize = TABLE_0_BY0_POS[i116][1] as usize;
-                            let v0_pos: usize = TABLE_0_BY0_POS[i116][2] as usize;
+                            let row124 = &TABLE_0_BY0[i125];
+                            let v2: Sym = row124[1];
+                            let v0: Sym = row124[2];
+                            let v2_pos: usize = TABLE_0_BY0_POS[i125][1] as usize;
+                            let v0_pos: usize = TABLE_0_BY0_POS[i125][2] as usize;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -13168,27 +13220,27 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo127 = 0;
-                for bit128 in input.state.ones(772 + lo127, 772 + lo127 + 2) {
-                    let offset129 = bit128 - 772;
+                let lo136 = 0;
+                for bit137 in input.state.ones(772 + lo136, 772 + lo136 + 2) {
+                    let offset138 = bit137 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset129 / 1) % 2];
-                        let v0_pos: usize = (offset129 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset138 / 1) % 2];
+                        let v0_pos: usize = (offset138 / 1) % 2;
                         {
-                            let key126 = v0_pos * 1;
-                            for i125 in TABLE_7_AT0[key126]
-                                as usize..TABLE_7_AT0[key126 + 1] as usize
+                            let key135 = v0_pos * 1;
+                            for i134 in TABLE_7_AT0[key135]
+                                as usize..TABLE_7_AT0[key135 + 1] as usize
                             {
-                                let row124 = &TABLE_7_BY0[i125];
-                                let v1: Sym = row124[1];
-                                let v2: Sym = row124[2];
-                                let v1_pos: usize = TABLE_7_BY0_POS[i125][1] as usize;
-                                let v2_pos: usize = TABLE_7_BY0_POS[i125][2] as usize;
+                                let row133 = &TABLE_7_BY0[i134];
+                                let v1: Sym = row133[1];
+                                let v2: Sym = row133[2];
+                                let v1_pos: usize = TABLE_7_BY0_POS[i134][1] as usize;
+                                let v2_pos: usize = TABLE_7_BY0_POS[i134][2] as usize;
                                 {
-                                    let p123 = POS_57[0 + v2 as usize] as usize;
-                                    if p123 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p123 * 1)
+                                    let p132 = POS_57[0 + v2 as usize] as usize;
+                                    if p132 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p132 * 1)
                                     {
                                         self.grew |= self.r2.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13204,27 +13256,27 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo135 = 0;
-                for bit136 in input.state.ones(772 + lo135, 772 + lo135 + 2) {
-                    let offset137 = bit136 - 772;
+                let lo144 = 0;
+                for bit145 in input.state.ones(772 + lo144, 772 + lo144 + 2) {
+                    let offset146 = bit145 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset137 / 1) % 2];
-                        let v0_pos: usize = (offset137 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset146 / 1) % 2];
+                        let v0_pos: usize = (offset146 / 1) % 2;
                         {
-                            let key134 = v0_pos * 1;
-                            for i133 in TABLE_6_AT0[key134]
-                                as usize..TABLE_6_AT0[key134 + 1] as usize
+                            let key143 = v0_pos * 1;
+                            for i142 in TABLE_6_AT0[key143]
+                                as usize..TABLE_6_AT0[key143 + 1] as usize
                             {
-                                let row132 = &TABLE_6_BY0[i133];
-                                let v1: Sym = row132[1];
-                                let v2: Sym = row132[2];
-                                let v1_pos: usize = TABLE_6_BY0_POS[i133][1] as usize;
-                                let v2_pos: usize = TABLE_6_BY0_POS[i133][2] as usize;
+                                let row141 = &TABLE_6_BY0[i142];
+                                let v1: Sym = row141[1];
+                                let v2: Sym = row141[2];
+                                let v1_pos: usize = TABLE_6_BY0_POS[i142][1] as usize;
+                                let v2_pos: usize = TABLE_6_BY0_POS[i142][2] as usize;
                                 {
-                                    let p131 = POS_37[0 + v2 as usize] as usize;
-                                    if p131 != NONE as usize
-                                        && self.r37.has_bit(0 + 0 + p131 * 1)
+                                    let p140 = POS_37[0 + v2 as usize] as usize;
+                                    if p140 != NONE as usize
+                                        && self.r37.has_bit(0 + 0 + p140 * 1)
                                     {
                                         self.grew |= self.r3.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13239,38 +13291,38 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role148 in 0..2 {
-                let row147 = &input.joint[role148 * 7..(role148 + 1) * 7];
-                if row147[1] == 297 && row147[4] == 0 && row147[5] == 0 && row147[6] == 0
+            for role157 in 0..2 {
+                let row156 = &input.joint[role157 * 7..(role157 + 1) * 7];
+                if row156[1] == 297 && row156[4] == 0 && row156[5] == 0 && row156[6] == 0
                 {
-                    let v0: Sym = row147[0];
-                    let v2: Sym = row147[2];
-                    let v3: Sym = row147[3];
+                    let v0: Sym = row156[0];
+                    let v2: Sym = row156[2];
+                    let v3: Sym = row156[3];
                     {
-                        let p145 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p146 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        if p145 != NONE as usize && p146 != NONE as usize && 0 == 0
+                        let p154 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p155 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        if p154 != NONE as usize && p155 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p145 * 12 + p146 * 6 + 4 * 1)
+                            && input.state.get(0 + 0 + p154 * 12 + p155 * 6 + 4 * 1)
                         {
                             {
-                                let k140 = TABLE_9_P0[v0 as usize] as usize;
-                                let k141 = TABLE_9_P2[v2 as usize] as usize;
-                                let k142 = TABLE_9_P3[v3 as usize] as usize;
-                                if k140 != NONE as usize && k141 != NONE as usize
-                                    && k142 != NONE as usize
+                                let k149 = TABLE_9_P0[v0 as usize] as usize;
+                                let k150 = TABLE_9_P2[v2 as usize] as usize;
+                                let k151 = TABLE_9_P3[v3 as usize] as usize;
+                                if k149 != NONE as usize && k150 != NONE as usize
+                                    && k151 != NONE as usize
                                 {
-                                    let key144 = k140 * 8 + k141 * 4 + k142 * 1;
-                                    for i143 in TABLE_9_AT0_2_3[key144]
-                                        as usize..TABLE_9_AT0_2_3[key144 + 1] as usize
+                                    let key153 = k149 * 8 + k150 * 4 + k151 * 1;
+                                    for i152 in TABLE_9_AT0_2_3[key153]
+                                        as usize..TABLE_9_AT0_2_3[key153 + 1] as usize
                                     {
-                                        let row139 = &TABLE_9_BY0_2_3[i143];
-                                        let v1: Sym = row139[1];
-                                        let v4: Sym = row139[4];
-                                        let v5: Sym = row139[5];
-                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i143][1] as usize;
-                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i143][4] as usize;
-                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i143][5] as usize;
+                                        let row148 = &TABLE_9_BY0_2_3[i152];
+                                        let v1: Sym = row148[1];
+                                        let v4: Sym = row148[4];
+                                        let v5: Sym = row148[5];
+                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i152][1] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i152][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i152][5] as usize;
                                         self.grew
                                             |= self
                                                 .r8
@@ -13287,81 +13339,81 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role150 in 0..2 {
-                let row149 = &input.joint[role150 * 7..(role150 + 1) * 7];
-                if row149[1] == 297 && row149[4] == 0 && row149[5] == 0 && row149[6] == 0
+            for role159 in 0..2 {
+                let row158 = &input.joint[role159 * 7..(role159 + 1) * 7];
+                if row158[1] == 297 && row158[4] == 0 && row158[5] == 0 && row158[6] == 0
                 {
-                    let v1: Sym = row149[0];
-                    let v0: Sym = row149[2];
-                    let v2: Sym = row149[3];
+                    let v1: Sym = row158[0];
+                    let v0: Sym = row158[2];
+                    let v2: Sym = row158[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role152 in 0..2 {
-                let row151 = &input.joint[role152 * 7..(role152 + 1) * 7];
-                if row151[1] == 297 && row151[4] == 0 && row151[5] == 0 && row151[6] == 0
+            for role161 in 0..2 {
+                let row160 = &input.joint[role161 * 7..(role161 + 1) * 7];
+                if row160[1] == 297 && row160[4] == 0 && row160[5] == 0 && row160[6] == 0
                 {
-                    let v1: Sym = row151[0];
-                    let v2: Sym = row151[2];
-                    let v0: Sym = row151[3];
+                    let v1: Sym = row160[0];
+                    let v2: Sym = row160[2];
+                    let v0: Sym = row160[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role154 in 0..2 {
-                let row153 = &input.joint[role154 * 7..(role154 + 1) * 7];
-                if row153[1] == 298 && row153[2] == 0 && row153[3] == 0 {
-                    let v1: Sym = row153[0];
-                    let v0: Sym = row153[4];
-                    let v2: Sym = row153[5];
-                    let v3: Sym = row153[6];
+            for role163 in 0..2 {
+                let row162 = &input.joint[role163 * 7..(role163 + 1) * 7];
+                if row162[1] == 298 && row162[2] == 0 && row162[3] == 0 {
+                    let v1: Sym = row162[0];
+                    let v0: Sym = row162[4];
+                    let v2: Sym = row162[5];
+                    let v3: Sym = row162[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role156 in 0..2 {
-                let row155 = &input.joint[role156 * 7..(role156 + 1) * 7];
-                if row155[1] == 298 && row155[2] == 0 && row155[3] == 0 {
-                    let v1: Sym = row155[0];
-                    let v2: Sym = row155[4];
-                    let v0: Sym = row155[5];
-                    let v3: Sym = row155[6];
+            for role165 in 0..2 {
+                let row164 = &input.joint[role165 * 7..(role165 + 1) * 7];
+                if row164[1] == 298 && row164[2] == 0 && row164[3] == 0 {
+                    let v1: Sym = row164[0];
+                    let v2: Sym = row164[4];
+                    let v0: Sym = row164[5];
+                    let v3: Sym = row164[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo160 = 0 + 0;
-                let mut cursor164 = rt::OnesCursor::new(
+                let lo169 = 0 + 0;
+                let mut cursor173 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo160,
-                    lo160 + 4,
+                    lo169,
+                    lo169 + 4,
                 );
-                while let Some(bit161) = cursor164.next(self.r8.words()) {
-                    let offset162 = bit161 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset162 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset162 / 1) % 2];
-                    let v1_pos: usize = (offset162 / 2) % 2;
-                    let v2_pos: usize = (offset162 / 1) % 2;
+                while let Some(bit170) = cursor173.next(self.r8.words()) {
+                    let offset171 = bit170 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset171 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset171 / 1) % 2];
+                    let v1_pos: usize = (offset171 / 2) % 2;
+                    let v2_pos: usize = (offset171 / 1) % 2;
                     {
-                        let key159 = v1_pos * 2 + v2_pos * 1;
-                        for i158 in TABLE_9_AT0_1[key159]
-                            as usize..TABLE_9_AT0_1[key159 + 1] as usize
+                        let key168 = v1_pos * 2 + v2_pos * 1;
+                        for i167 in TABLE_9_AT0_1[key168]
+                            as usize..TABLE_9_AT0_1[key168 + 1] as usize
                         {
-                            let row157 = &TABLE_9_BY0_1[i158];
-                            let v3: Sym = row157[2];
-                            let v4: Sym = row157[3];
-                            let v0: Sym = row157[4];
-                            let v5: Sym = row157[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i158][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i158][3] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i158][4] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i158][5] as usize;
+                            let row166 = &TABLE_9_BY0_1[i167];
+                            let v3: Sym = row166[2];
+                            let v4: Sym = row166[3];
+                            let v0: Sym = row166[4];
+                            let v5: Sym = row166[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i167][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i167][3] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i167][4] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i167][5] as usize;
                             self.grew
                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                         }
@@ -13371,45 +13423,45 @@ impl Rules {
         }
         {
             {
-                let lo176 = 0;
-                for bit177 in input.state.ones(975 + lo176, 975 + lo176 + 64) {
-                    let offset178 = bit177 - 975;
+                let lo185 = 0;
+                for bit186 in input.state.ones(975 + lo185, 975 + lo185 + 64) {
+                    let offset187 = bit186 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset178 / 1) % 64];
-                        let v3_pos: usize = (offset178 / 1) % 64;
-                        for role175 in 0..2 {
-                            let row174 = &input.joint[role175 * 7..(role175 + 1) * 7];
-                            if row174[1] == 297 && row174[3] == v3 && row174[4] == 0
-                                && row174[5] == 0 && row174[6] == 0
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset187 / 1) % 64];
+                        let v3_pos: usize = (offset187 / 1) % 64;
+                        for role184 in 0..2 {
+                            let row183 = &input.joint[role184 * 7..(role184 + 1) * 7];
+                            if row183[1] == 297 && row183[3] == v3 && row183[4] == 0
+                                && row183[5] == 0 && row183[6] == 0
                             {
-                                let v1: Sym = row174[0];
-                                let v2: Sym = row174[2];
+                                let v1: Sym = row183[0];
+                                let v2: Sym = row183[2];
                                 {
-                                    let p172 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                    let p173 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                    if p172 != NONE as usize && p173 != NONE as usize && 0 == 0
+                                    let p181 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                    let p182 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                    if p181 != NONE as usize && p182 != NONE as usize && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p172 * 12 + p173 * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p181 * 12 + p182 * 6 + 5 * 1)
                                     {
                                         {
-                                            let k169 = TABLE_41_P0[v1 as usize] as usize;
-                                            if k169 != NONE as usize {
-                                                let key171 = k169 * 1;
-                                                for i170 in TABLE_41_AT0[key171]
-                                                    as usize..TABLE_41_AT0[key171 + 1] as usize
+                                            let k178 = TABLE_41_P0[v1 as usize] as usize;
+                                            if k178 != NONE as usize {
+                                                let key180 = k178 * 1;
+                                                for i179 in TABLE_41_AT0[key180]
+                                                    as usize..TABLE_41_AT0[key180 + 1] as usize
                                                 {
-                                                    let row168 = &TABLE_41_BY0[i170];
-                                                    let v4: Sym = row168[1];
-                                                    let v4_pos: usize = TABLE_41_BY0_POS[i170][1] as usize;
+                                                    let row177 = &TABLE_41_BY0[i179];
+                                                    let v4: Sym = row177[1];
+                                                    let v4_pos: usize = TABLE_41_BY0_POS[i179][1] as usize;
                                                     {
-                                                        let key167 = (v4_pos + 1) * 64 + v3_pos * 1;
-                                                        for i166 in TABLE_0_AT1_2[key167]
-                                                            as usize..TABLE_0_AT1_2[key167 + 1] as usize
+                                                        let key176 = (v4_pos + 1) * 64 + v3_pos * 1;
+                                                        for i175 in TABLE_0_AT1_2[key176]
+                                                            as usize..TABLE_0_AT1_2[key176 + 1] as usize
                                                         {
-                                                            let row165 = &TABLE_0_BY1_2[i166];
-                                                            let v0: Sym = row165[0];
-                                                            let v0_pos: usize = TABLE_0_BY1_2_POS[i166][0] as usize;
+                                                            let row174 = &TABLE_0_BY1_2[i175];
+                                                            let v0: Sym = row174[0];
+                                                            let v0_pos: usize = TABLE_0_BY1_2_POS[i175][0] as usize;
                                                             self.grew |= self.r10.insert(v0_pos * 1);
                                                         }
                                                     }
@@ -13429,28 +13481,28 @@ impl Rules {
     fn layer30(&mut self, input: &Input) {
         {
             {
-                let lo184 = 0 + 0;
-                let mut cursor188 = rt::OnesCursor::new(
+                let lo193 = 0 + 0;
+                let mut cursor197 = rt::OnesCursor::new(
                     self.r10.words(),
-                    lo184,
-                    lo184 + 64,
+                    lo193,
+                    lo193 + 64,
                 );
-                while let Some(bit185) = cursor188.next(self.r10.words()) {
-                    let offset186 = bit185 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset186 / 1) % 64];
-                    let v2_pos: usize = (offset186 / 1) % 64;
+                while let Some(bit194) = cursor197.next(self.r10.words()) {
+                    let offset195 = bit194 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset195 / 1) % 64];
+                    let v2_pos: usize = (offset195 / 1) % 64;
                     {
-                        let k181 = TABLE_4_P2[v2 as usize] as usize;
-                        if k181 != NONE as usize {
-                            let key183 = k181 * 1;
-                            for i182 in TABLE_4_AT2[key183]
-                                as usize..TABLE_4_AT2[key183 + 1] as usize
+                        let k190 = TABLE_4_P2[v2 as usize] as usize;
+                        if k190 != NONE as usize {
+                            let key192 = k190 * 1;
+                            for i191 in TABLE_4_AT2[key192]
+                                as usize..TABLE_4_AT2[key192 + 1] as usize
                             {
-                                let row180 = &TABLE_4_BY2[i182];
-                                let v0: Sym = row180[0];
-                                let v1: Sym = row180[1];
-                                let v0_pos: usize = TABLE_4_BY2_POS[i182][0] as usize;
-                                let v1_pos: usize = TABLE_4_BY2_POS[i182][1] as usize;
+                                let row189 = &TABLE_4_BY2[i191];
+                                let v0: Sym = row189[0];
+                                let v1: Sym = row189[1];
+                                let v0_pos: usize = TABLE_4_BY2_POS[i191][0] as usize;
+                                let v1_pos: usize = TABLE_4_BY2_POS[i191][1] as usize;
                                 self.grew |= self.r5.insert(v0_pos * 2 + v1_pos * 1);
                             }
                         }
@@ -13463,49 +13515,49 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo199 = 0;
-                for bit200 in input.state.ones(772 + lo199, 772 + lo199 + 2) {
-                    let offset201 = bit200 - 772;
+                let lo209 = 0;
+                for bit210 in input.state.ones(772 + lo209, 772 + lo209 + 2) {
+                    let offset211 = bit210 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset201 / 1) % 2];
-                        let v1_pos: usize = (offset201 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset211 / 1) % 2];
+                        let v1_pos: usize = (offset211 / 1) % 2;
                         {
-                            let key198 = v1_pos * 1;
-                            for i197 in TABLE_38_AT0[key198]
-                                as usize..TABLE_38_AT0[key198 + 1] as usize
+                            let key208 = v1_pos * 1;
+                            for i207 in TABLE_38_AT0[key208]
+                                as usize..TABLE_38_AT0[key208 + 1] as usize
                             {
-                                let row196 = &TABLE_38_BY0[i197];
-                                let v3: Sym = row196[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i197][1] as usize;
+                                let row206 = &TABLE_38_BY0[i207];
+                                let v3: Sym = row206[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i207][1] as usize;
                                 {
-                                    let lo192 = 0 + 0;
-                                    let hi195 = lo192 + 768;
-                                    for &bit193 in input.ones_from(lo192) {
-                                        let bit193 = bit193 as usize;
-                                        if bit193 >= hi195 {
-                                            break;
-                                        }
-                                        let offset194 = bit193 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset194 / 6) % 2 == v1_pos && (offset194 / 1) % 6 == 4
-                                        {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset194 / 12)
-                                                % 64];
-                                            let v2_pos: usize = (offset194 / 12) % 64;
-                                            {
-                                                let key191 = v2_pos * 1;
-                                                for i190 in TABLE_28_AT0[key191]
-                                                    as usize..TABLE_28_AT0[key191 + 1] as usize
+                                    for word204 in 0..=11 {
+                                        let mut rest205 = input.state.0[word204]
+                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v1_pos) * 6
+                                                + 4) * 12 + word204 - 0];
+                                        while rest205 != 0 {
+                                            let bit202 = word204 * 64
+                                                + rest205.trailing_zeros() as usize;
+                                            rest205 &= rest205 - 1;
+                                            let offset203 = bit202 - 0;
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset203 / 12)
+                                                    % 64];
+                                                let v2_pos: usize = (offset203 / 12) % 64;
                                                 {
-                                                    let row189 = &TABLE_28_BY0[i190];
-                                                    let v0: Sym = row189[1];
-                                                    let v0_pos: usize = TABLE_28_BY0_POS[i190][1] as usize;
+                                                    let key200 = v2_pos * 1;
+                                                    for i199 in TABLE_28_AT0[key200]
+                                                        as usize..TABLE_28_AT0[key200 + 1] as usize
                                                     {
-                                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 3 * 1)
+                                                        let row198 = &TABLE_28_BY0[i199];
+                                                        let v0: Sym = row198[1];
+                                                        let v0_pos: usize = TABLE_28_BY0_POS[i199][1] as usize;
                                                         {
-                                                            self.grew |= self.r31.insert(v0_pos * 1);
+                                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                                && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 3 * 1)
+                                                            {
+                                                                self.grew |= self.r31.insert(v0_pos * 1);
+                                                            }
                                                         }
                                                     }
                                                 }
@@ -13521,60 +13573,60 @@ impl Rules {
         }
         {
             {
-                let lo220 = 0;
-                for bit221 in input.state.ones(772 + lo220, 772 + lo220 + 2) {
-                    let offset222 = bit221 - 772;
+                let lo231 = 0;
+                for bit232 in input.state.ones(772 + lo231, 772 + lo231 + 2) {
+                    let offset233 = bit232 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset222 / 1) % 2];
-                        let v1_pos: usize = (offset222 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset233 / 1) % 2];
+                        let v1_pos: usize = (offset233 / 1) % 2;
                         {
-                            let lo216 = 0 + 0;
-                            let hi219 = lo216 + 768;
-                            for &bit217 in input.ones_from(lo216) {
-                                let bit217 = bit217 as usize;
-                                if bit217 >= hi219 {
-                                    break;
-                                }
-                                let offset218 = bit217 - 0;
-                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset218 / 6) % 2 == v1_pos && (offset218 / 1) % 6 == 4
-                                {
-                                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset218 / 12)
-                                        % 64];
-                                    let v2_pos: usize = (offset218 / 12) % 64;
-                                    {
-                                        let key215 = v1_pos * 1;
-                                        for i214 in TABLE_40_AT0[key215]
-                                            as usize..TABLE_40_AT0[key215 + 1] as usize
+                            for word229 in 0..=11 {
+                                let mut rest230 = input.state.0[word229]
+                                    & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v1_pos) * 6
+                                        + 4) * 12 + word229 - 0];
+                                while rest230 != 0 {
+                                    let bit227 = word229 * 64
+                                        + rest230.trailing_zeros() as usize;
+                                    rest230 &= rest230 - 1;
+                                    let offset228 = bit227 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset228 / 12)
+                                            % 64];
+                                        let v2_pos: usize = (offset228 / 12) % 64;
                                         {
-                                            let row213 = &TABLE_40_BY0[i214];
-                                            let v3: Sym = row213[1];
-                                            let v3_pos: usize = TABLE_40_BY0_POS[i214][1] as usize;
+                                            let key225 = v1_pos * 1;
+                                            for i224 in TABLE_40_AT0[key225]
+                                                as usize..TABLE_40_AT0[key225 + 1] as usize
                                             {
-                                                let key212 = v2_pos * 8 + (v3_pos + 4) * 1;
-                                                for i211 in TABLE_0_AT0_1[key212]
-                                                    as usize..TABLE_0_AT0_1[key212 + 1] as usize
+                                                let row223 = &TABLE_40_BY0[i224];
+                                                let v3: Sym = row223[1];
+                                                let v3_pos: usize = TABLE_40_BY0_POS[i224][1] as usize;
                                                 {
-                                                    let row210 = &TABLE_0_BY0_1[i211];
-                                                    let v0: Sym = row210[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i211][2] as usize;
+                                                    let key222 = v2_pos * 8 + (v3_pos + 4) * 1;
+                                                    for i221 in TABLE_0_AT0_1[key222]
+                                                        as usize..TABLE_0_AT0_1[key222 + 1] as usize
                                                     {
-                                                        let lo206 = 0 + v0_pos * 12;
-                                                        for bit207 in input.state.ones(0 + lo206, 0 + lo206 + 12) {
-                                                            let offset208 = bit207 - 0;
-                                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && (offset208 / 1) % 6 == 5
-                                                            {
-                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset208 / 6) % 2];
-                                                                let v4_pos: usize = (offset208 / 6) % 2;
+                                                        let row220 = &TABLE_0_BY0_1[i221];
+                                                        let v0: Sym = row220[2];
+                                                        let v0_pos: usize = TABLE_0_BY0_1_POS[i221][2] as usize;
+                                                        {
+                                                            let lo216 = 0 + v0_pos * 12;
+                                                            for bit217 in input.state.ones(0 + lo216, 0 + lo216 + 12) {
+                                                                let offset218 = bit217 - 0;
+                                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    && (offset218 / 1) % 6 == 5
                                                                 {
-                                                                    let key205 = v1_pos * 2 + v4_pos * 1;
-                                                                    for i204 in TABLE_38_AT0_1[key205]
-                                                                        as usize..TABLE_38_AT0_1[key205 + 1] as usize
+                                                                    let v4: Sym = SYMS_C9C28939C99668C6_2[(offset218 / 6) % 2];
+                                                                    let v4_pos: usize = (offset218 / 6) % 2;
                                                                     {
-                                                                        let row203 = &TABLE_38_BY0_1[i204];
-                                                                        self.grew |= self.r31.insert(v0_pos * 1);
+                                                                        let key215 = v1_pos * 2 + v4_pos * 1;
+                                                                        for i214 in TABLE_38_AT0_1[key215]
+                                                                            as usize..TABLE_38_AT0_1[key215 + 1] as usize
+                                                                        {
+                                                                            let row213 = &TABLE_38_BY0_1[i214];
+                                                                            self.grew |= self.r31.insert(v0_pos * 1);
+                                                                        }
                                                                     }
                                                                 }
                                                             }
@@ -13595,24 +13647,16 @@ impl Rules {
     ///Layer 32: `checker/1`.
     fn layer32(&mut self, input: &Input) {
         {
-            {
-                let mut last_field = usize::MAX;
-                for i in 0..self.r52.len() {
-                    let field = self.r52.added(i) / 64;
-                    if field == last_field {
-                        continue;
-                    }
-                    last_field = field;
-                    let offset = field * 64;
-                    let v1_pos: usize = (offset / 64) % 8;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[v1_pos];
-                    {
-                        let mut w: u64 = self.r52.field(offset, 64);
-                        if w != 0 {
-                            let fresh = self.r12.or_field(0, w);
-                            if fresh != 0 {
-                                self.grew = true;
-                            }
+            for i in 0..self.r52.nonzero_words() {
+                let offset = self.r52.nonzero_word(i) * 64;
+                let v1_pos: usize = (offset / 64) % 8;
+                let v1: Sym = SYMS_A9B0BCBB99F71710_8[v1_pos];
+                {
+                    let mut w: u64 = self.r52.field(offset, 64);
+                    if w != 0 {
+                        let fresh = self.r12.or_field(0, w);
+                        if fresh != 0 {
+                            self.grew = true;
                         }
                     }
                 }
@@ -13634,21 +13678,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo224 = 0 + 0;
-                let hi227 = lo224 + 768;
-                for &bit225 in input.ones_from(lo224) {
-                    let bit225 = bit225 as usize;
-                    if bit225 >= hi227 {
+                let lo235 = 0 + 0;
+                let hi238 = lo235 + 768;
+                for &bit236 in input.ones_from(lo235) {
+                    let bit236 = bit236 as usize;
+                    if bit236 >= hi238 {
                         break;
                     }
-                    let offset226 = bit225 - 0;
+                    let offset237 = bit236 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset226 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset226 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset226 / 1) % 6];
-                        let v0_pos: usize = (offset226 / 12) % 64;
-                        let v1_pos: usize = (offset226 / 6) % 2;
-                        let v2_pos: usize = (offset226 / 1) % 6;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset237 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset237 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset237 / 1) % 6];
+                        let v0_pos: usize = (offset237 / 12) % 64;
+                        let v1_pos: usize = (offset237 / 6) % 2;
+                        let v2_pos: usize = (offset237 / 1) % 6;
                         if self.r13.insert(v0_pos * 2 + v1_pos * 1) {
                             self.grew = true;
                             self.r13_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -13662,27 +13706,27 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo233 = 0 + 0;
-                let mut cursor237 = rt::OnesCursor::new(
+                let lo244 = 0 + 0;
+                let mut cursor248 = rt::OnesCursor::new(
                     self.r12.words(),
-                    lo233,
-                    lo233 + 64,
+                    lo244,
+                    lo244 + 64,
                 );
-                while let Some(bit234) = cursor237.next(self.r12.words()) {
-                    let offset235 = bit234 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset235 / 1) % 64];
-                    let v0_pos: usize = (offset235 / 1) % 64;
+                while let Some(bit245) = cursor248.next(self.r12.words()) {
+                    let offset246 = bit245 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset246 / 1) % 64];
+                    let v0_pos: usize = (offset246 / 1) % 64;
                     {
-                        let lo228 = 0 + 0;
-                        let mut cursor232 = rt::OnesCursor::new(
+                        let lo239 = 0 + 0;
+                        let mut cursor243 = rt::OnesCursor::new(
                             self.r12.words(),
-                            lo228,
-                            lo228 + 64,
+                            lo239,
+                            lo239 + 64,
                         );
-                        while let Some(bit229) = cursor232.next(self.r12.words()) {
-                            let offset230 = bit229 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset230 / 1) % 64];
-                            let v1_pos: usize = (offset230 / 1) % 64;
+                        while let Some(bit240) = cursor243.next(self.r12.words()) {
+                            let offset241 = bit240 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset241 / 1) % 64];
+                            let v1_pos: usize = (offset241 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -13696,39 +13740,39 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo248 = 0;
-                for bit249 in input.state.ones(975 + lo248, 975 + lo248 + 64) {
-                    let offset250 = bit249 - 975;
+                let lo259 = 0;
+                for bit260 in input.state.ones(975 + lo259, 975 + lo259 + 64) {
+                    let offset261 = bit260 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset250 / 1) % 64];
-                        let v1_pos: usize = (offset250 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset261 / 1) % 64];
+                        let v1_pos: usize = (offset261 / 1) % 64;
                         {
-                            let lo244 = 0;
-                            for bit245 in input.state.ones(772 + lo244, 772 + lo244 + 2)
+                            let lo255 = 0;
+                            for bit256 in input.state.ones(772 + lo255, 772 + lo255 + 2)
                             {
-                                let offset246 = bit245 - 772;
+                                let offset257 = bit256 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset246 / 1) % 2];
-                                    let v2_pos: usize = (offset246 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset257 / 1) % 2];
+                                    let v2_pos: usize = (offset257 / 1) % 2;
                                     {
-                                        let key243 = v2_pos * 1;
-                                        for i242 in TABLE_40_AT0[key243]
-                                            as usize..TABLE_40_AT0[key243 + 1] as usize
+                                        let key254 = v2_pos * 1;
+                                        for i253 in TABLE_40_AT0[key254]
+                                            as usize..TABLE_40_AT0[key254 + 1] as usize
                                         {
-                                            let row241 = &TABLE_40_BY0[i242];
-                                            let v3: Sym = row241[1];
-                                            let v3_pos: usize = TABLE_40_BY0_POS[i242][1] as usize;
+                                            let row252 = &TABLE_40_BY0[i253];
+                                            let v3: Sym = row252[1];
+                                            let v3_pos: usize = TABLE_40_BY0_POS[i253][1] as usize;
                                             {
-                                                let key240 = (v3_pos + 4) * 64 + v1_pos * 1;
-                                                for i239 in TABLE_0_AT1_2[key240]
-                                                    as usize..TABLE_0_AT1_2[key240 + 1] as usize
+                                                let key251 = (v3_pos + 4) * 64 + v1_pos * 1;
+                                                for i250 in TABLE_0_AT1_2[key251]
+                                                    as usize..TABLE_0_AT1_2[key251 + 1] as usize
                                                 {
-                                                    let row238 = &TABLE_0_BY1_2[i239];
-                                                    let v0: Sym = row238[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i239][0] as usize;
+                                                    let row249 = &TABLE_0_BY1_2[i250];
+                                                    let v0: Sym = row249[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i250][0] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
@@ -13752,54 +13796,54 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo269 = 0;
-                for bit270 in input.state.ones(975 + lo269, 975 + lo269 + 64) {
-                    let offset271 = bit270 - 975;
+                let lo280 = 0;
+                for bit281 in input.state.ones(975 + lo280, 975 + lo280 + 64) {
+                    let offset282 = bit281 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset271 / 1) % 64];
-                        let v1_pos: usize = (offset271 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset282 / 1) % 64];
+                        let v1_pos: usize = (offset282 / 1) % 64;
                         {
-                            let lo265 = 0;
-                            for bit266 in input.state.ones(772 + lo265, 772 + lo265 + 2)
+                            let lo276 = 0;
+                            for bit277 in input.state.ones(772 + lo276, 772 + lo276 + 2)
                             {
-                                let offset267 = bit266 - 772;
+                                let offset278 = bit277 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset267 / 1) % 2];
-                                    let v2_pos: usize = (offset267 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset278 / 1) % 2];
+                                    let v2_pos: usize = (offset278 / 1) % 2;
                                     {
-                                        let key264 = v2_pos * 1;
-                                        for i263 in TABLE_41_AT0[key264]
-                                            as usize..TABLE_41_AT0[key264 + 1] as usize
+                                        let key275 = v2_pos * 1;
+                                        for i274 in TABLE_41_AT0[key275]
+                                            as usize..TABLE_41_AT0[key275 + 1] as usize
                                         {
-                                            let row262 = &TABLE_41_BY0[i263];
-                                            let v3: Sym = row262[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i263][1] as usize;
+                                            let row273 = &TABLE_41_BY0[i274];
+                                            let v3: Sym = row273[1];
+                                            let v3_pos: usize = TABLE_41_BY0_POS[i274][1] as usize;
                                             {
-                                                let key261 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i260 in TABLE_0_AT1_2[key261]
-                                                    as usize..TABLE_0_AT1_2[key261 + 1] as usize
+                                                let key272 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                                for i271 in TABLE_0_AT1_2[key272]
+                                                    as usize..TABLE_0_AT1_2[key272 + 1] as usize
                                                 {
-                                                    let row259 = &TABLE_0_BY1_2[i260];
-                                                    let v0: Sym = row259[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i260][0] as usize;
+                                                    let row270 = &TABLE_0_BY1_2[i271];
+                                                    let v0: Sym = row270[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i271][0] as usize;
                                                     {
-                                                        let lo255 = 0 + v0_pos * 12;
-                                                        for bit256 in input.state.ones(0 + lo255, 0 + lo255 + 12) {
-                                                            let offset257 = bit256 - 0;
+                                                        let lo266 = 0 + v0_pos * 12;
+                                                        for bit267 in input.state.ones(0 + lo266, 0 + lo266 + 12) {
+                                                            let offset268 = bit267 - 0;
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && (offset257 / 1) % 6 == 5
+                                                                && (offset268 / 1) % 6 == 5
                                                             {
-                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset257 / 6) % 2];
-                                                                let v4_pos: usize = (offset257 / 6) % 2;
+                                                                let v4: Sym = SYMS_C9C28939C99668C6_2[(offset268 / 6) % 2];
+                                                                let v4_pos: usize = (offset268 / 6) % 2;
                                                                 {
-                                                                    let key254 = v2_pos * 2 + v4_pos * 1;
-                                                                    for i253 in TABLE_38_AT0_1[key254]
-                                                                        as usize..TABLE_38_AT0_1[key254 + 1] as usize
+                                                                    let key265 = v2_pos * 2 + v4_pos * 1;
+                                                                    for i264 in TABLE_38_AT0_1[key265]
+                                                                        as usize..TABLE_38_AT0_1[key265 + 1] as usize
                                                                     {
-                                                                        let row252 = &TABLE_38_BY0_1[i253];
+                                                                        let row263 = &TABLE_38_BY0_1[i264];
                                                                         self.grew |= self.r21.insert(v0_pos * 1);
                                                                     }
                                                                 }
@@ -13822,37 +13866,37 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo281 = 0 + 0;
-                let mut cursor285 = rt::OnesCursor::new(
+                let lo292 = 0 + 0;
+                let mut cursor296 = rt::OnesCursor::new(
                     self.r18.words(),
-                    lo281,
-                    lo281 + 64,
+                    lo292,
+                    lo292 + 64,
                 );
-                while let Some(bit282) = cursor285.next(self.r18.words()) {
-                    let offset283 = bit282 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset283 / 1) % 64];
-                    let v0_pos: usize = (offset283 / 1) % 64;
+                while let Some(bit293) = cursor296.next(self.r18.words()) {
+                    let offset294 = bit293 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 1) % 64];
+                    let v0_pos: usize = (offset294 / 1) % 64;
                     {
-                        let lo276 = 0 + 0;
-                        let mut cursor280 = rt::OnesCursor::new(
+                        let lo287 = 0 + 0;
+                        let mut cursor291 = rt::OnesCursor::new(
                             self.r26.words(),
-                            lo276,
-                            lo276 + 64,
+                            lo287,
+                            lo287 + 64,
                         );
-                        while let Some(bit277) = cursor280.next(self.r26.words()) {
-                            let offset278 = bit277 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset278 / 1) % 64];
-                            let v3_pos: usize = (offset278 / 1) % 64;
+                        while let Some(bit288) = cursor291.next(self.r26.words()) {
+                            let offset289 = bit288 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset289 / 1) % 64];
+                            let v3_pos: usize = (offset289 / 1) % 64;
                             {
-                                let key275 = v3_pos * 1;
-                                for i274 in TABLE_0_AT0[key275]
-                                    as usize..TABLE_0_AT0[key275 + 1] as usize
+                                let key286 = v3_pos * 1;
+                                for i285 in TABLE_0_AT0[key286]
+                                    as usize..TABLE_0_AT0[key286 + 1] as usize
                                 {
-                                    let row273 = &TABLE_0_BY0[i274];
-                                    let v1: Sym = row273[1];
-                                    let v2: Sym = row273[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i274][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i274][2] as usize;
+                                    let row284 = &TABLE_0_BY0[i285];
+                                    let v1: Sym = row284[1];
+                                    let v2: Sym = row284[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i285][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i285][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13877,47 +13921,47 @@ impl Rules {
             }
             {
                 {
-                    let lo291 = 0 + 0;
-                    for i295 in delta20.0..delta20.1 {
-                        let bit292 = self.r20.added(i295);
-                        if bit292 < lo291 || bit292 >= lo291 + 32768 {
+                    let lo302 = 0 + 0;
+                    for i306 in delta20.0..delta20.1 {
+                        let bit303 = self.r20.added(i306);
+                        if bit303 < lo302 || bit303 >= lo302 + 32768 {
                             continue;
                         }
-                        let offset293 = bit292 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset293 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64];
-                        let v0_pos: usize = (offset293 / 512) % 64;
-                        let v1_pos: usize = (offset293 / 64) % 8;
-                        let v3_pos: usize = (offset293 / 1) % 64;
-                        let exists = 'found290: {
+                        let offset304 = bit303 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset304 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset304 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset304 / 1) % 64];
+                        let v0_pos: usize = (offset304 / 512) % 64;
+                        let v1_pos: usize = (offset304 / 64) % 8;
+                        let v3_pos: usize = (offset304 / 1) % 64;
+                        let exists = 'found301: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found290 true;
+                                    break 'found301 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found289: {
+                            let exists = 'found300: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found289 true;
+                                        break 'found300 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
                                 {
-                                    let key288 = v3_pos * 8 + v1_pos * 1;
-                                    for i287 in TABLE_0_AT0_1[key288]
-                                        as usize..TABLE_0_AT0_1[key288 + 1] as usize
+                                    let key299 = v3_pos * 8 + v1_pos * 1;
+                                    for i298 in TABLE_0_AT0_1[key299]
+                                        as usize..TABLE_0_AT0_1[key299 + 1] as usize
                                     {
-                                        let row286 = &TABLE_0_BY0_1[i287];
-                                        let v2: Sym = row286[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i287][2] as usize;
+                                        let row297 = &TABLE_0_BY0_1[i298];
+                                        let v2: Sym = row297[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i298][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -13933,29 +13977,29 @@ impl Rules {
             }
             {
                 {
-                    let lo299 = 0 + 0;
-                    for i303 in delta20.0..delta20.1 {
-                        let bit300 = self.r20.added(i303);
-                        if bit300 < lo299 || bit300 >= lo299 + 32768 {
+                    let lo310 = 0 + 0;
+                    for i314 in delta20.0..delta20.1 {
+                        let bit311 = self.r20.added(i314);
+                        if bit311 < lo310 || bit311 >= lo310 + 32768 {
                             continue;
                         }
-                        let offset301 = bit300 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset301 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset301 / 512) % 64]
+                        let offset312 = bit311 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset312 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset312 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset301 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset312 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset301 / 64) % 8];
-                            let v0_pos: usize = (offset301 / 512) % 64;
-                            let v1_pos: usize = (offset301 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset312 / 64) % 8];
+                            let v0_pos: usize = (offset312 / 512) % 64;
+                            let v1_pos: usize = (offset312 / 64) % 8;
                             {
-                                let key298 = v0_pos * 8 + v1_pos * 1;
-                                for i297 in TABLE_0_AT0_1[key298]
-                                    as usize..TABLE_0_AT0_1[key298 + 1] as usize
+                                let key309 = v0_pos * 8 + v1_pos * 1;
+                                for i308 in TABLE_0_AT0_1[key309]
+                                    as usize..TABLE_0_AT0_1[key309 + 1] as usize
                                 {
-                                    let row296 = &TABLE_0_BY0_1[i297];
-                                    let v2: Sym = row296[2];
-                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i297][2] as usize;
+                                    let row307 = &TABLE_0_BY0_1[i308];
+                                    let v2: Sym = row307[2];
+                                    let v2_pos: usize = TABLE_0_BY0_1_POS[i308][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -13970,29 +14014,29 @@ impl Rules {
             }
             {
                 {
-                    let lo307 = 0 + 0;
-                    for i311 in delta20.0..delta20.1 {
-                        let bit308 = self.r20.added(i311);
-                        if bit308 < lo307 || bit308 >= lo307 + 32768 {
+                    let lo318 = 0 + 0;
+                    for i322 in delta20.0..delta20.1 {
+                        let bit319 = self.r20.added(i322);
+                        if bit319 < lo318 || bit319 >= lo318 + 32768 {
                             continue;
                         }
-                        let offset309 = bit308 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset309 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset309 / 1) % 64];
-                        let v0_pos: usize = (offset309 / 512) % 64;
-                        let v1_pos: usize = (offset309 / 64) % 8;
-                        let v3_pos: usize = (offset309 / 1) % 64;
+                        let offset320 = bit319 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset320 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset320 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset320 / 1) % 64];
+                        let v0_pos: usize = (offset320 / 512) % 64;
+                        let v1_pos: usize = (offset320 / 64) % 8;
+                        let v3_pos: usize = (offset320 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
-                                    let key306 = v3_pos * 8 + v1_pos * 1;
-                                    for i305 in TABLE_0_AT0_1[key306]
-                                        as usize..TABLE_0_AT0_1[key306 + 1] as usize
+                                    let key317 = v3_pos * 8 + v1_pos * 1;
+                                    for i316 in TABLE_0_AT0_1[key317]
+                                        as usize..TABLE_0_AT0_1[key317 + 1] as usize
                                     {
-                                        let row304 = &TABLE_0_BY0_1[i305];
-                                        let v2: Sym = row304[2];
-                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i305][2] as usize;
+                                        let row315 = &TABLE_0_BY0_1[i316];
+                                        let v2: Sym = row315[2];
+                                        let v2_pos: usize = TABLE_0_BY0_1_POS[i316][2] as usize;
                                         if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                         {
                                             self.grew = true;
@@ -14012,21 +14056,26 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i316 in 0..self.r17.len() {
-                    let bit313 = self.r17.added(i316);
-                    let offset314 = bit313 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset314 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset314 / 1) % 8];
-                    let v2_pos: usize = (offset314 / 8) % 64;
-                    let v1_pos: usize = (offset314 / 1) % 8;
-                    {
-                        let mut w: u64 = self
-                            .r20_by1_2
-                            .field(0 + v1_pos * 4096 + v2_pos * 64 + 0, 64);
-                        if w != 0 {
-                            let fresh = self.r19.or_field(0, w);
-                            if fresh != 0 {
-                                self.grew = true;
+                for i327 in 0..self.r17.nonzero_words() {
+                    let word328 = self.r17.nonzero_word(i327);
+                    let mut rest329 = self.r17.word(word328);
+                    while rest329 != 0 {
+                        let bit324 = word328 * 64 + rest329.trailing_zeros() as usize;
+                        rest329 &= rest329 - 1;
+                        let offset325 = bit324 - 0;
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset325 / 1) % 8];
+                        let v2_pos: usize = (offset325 / 8) % 64;
+                        let v1_pos: usize = (offset325 / 1) % 8;
+                        {
+                            let mut w: u64 = self
+                                .r20_by1_2
+                                .field(0 + v1_pos * 4096 + v2_pos * 64 + 0, 64);
+                            if w != 0 {
+                                let fresh = self.r19.or_field(0, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                }
                             }
                         }
                     }
@@ -14035,20 +14084,20 @@ impl Rules {
         }
         {
             {
-                let lo318 = 0 + 0;
-                let mut cursor322 = rt::OnesCursor::new(
+                let lo331 = 0 + 0;
+                let mut cursor335 = rt::OnesCursor::new(
                     self.r31.words(),
-                    lo318,
-                    lo318 + 64,
+                    lo331,
+                    lo331 + 64,
                 );
-                while let Some(bit319) = cursor322.next(self.r31.words()) {
-                    let offset320 = bit319 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset320 / 1) % 64];
-                    let v1_pos: usize = (offset320 / 1) % 64;
-                    let exists = 'found317: {
+                while let Some(bit332) = cursor335.next(self.r31.words()) {
+                    let offset333 = bit332 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset333 / 1) % 64];
+                    let v1_pos: usize = (offset333 / 1) % 64;
+                    let exists = 'found330: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found317 true;
+                                break 'found330 true;
                             }
                         }
                         false
@@ -14075,19 +14124,24 @@ impl Rules {
         }
         {
             {
-                for i327 in 0..self.r52.len() {
-                    let bit324 = self.r52.added(i327);
-                    let offset325 = bit324 - 0;
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset325 / 64) % 8];
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset325 / 1) % 64];
-                    let v1_pos: usize = (offset325 / 64) % 8;
-                    let v2_pos: usize = (offset325 / 1) % 64;
-                    {
-                        let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
-                        if w != 0 {
-                            let fresh = self.r22.or_field(0, w);
-                            if fresh != 0 {
-                                self.grew = true;
+                for i340 in 0..self.r52.nonzero_words() {
+                    let word341 = self.r52.nonzero_word(i340);
+                    let mut rest342 = self.r52.word(word341);
+                    while rest342 != 0 {
+                        let bit337 = word341 * 64 + rest342.trailing_zeros() as usize;
+                        rest342 &= rest342 - 1;
+                        let offset338 = bit337 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset338 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1) % 64];
+                        let v1_pos: usize = (offset338 / 64) % 8;
+                        let v2_pos: usize = (offset338 / 1) % 64;
+                        {
+                            let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
+                            if w != 0 {
+                                let fresh = self.r22.or_field(0, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                }
                             }
                         }
                     }
@@ -14099,47 +14153,47 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo341 = 0;
-                for bit342 in input.state.ones(772 + lo341, 772 + lo341 + 2) {
-                    let offset343 = bit342 - 772;
+                let lo356 = 0;
+                for bit357 in input.state.ones(772 + lo356, 772 + lo356 + 2) {
+                    let offset358 = bit357 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset343 / 1) % 2];
-                        let v3_pos: usize = (offset343 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset358 / 1) % 2];
+                        let v3_pos: usize = (offset358 / 1) % 2;
                         {
-                            let lo336 = 0 + 0 + v3_pos * 64;
-                            let mut cursor340 = rt::OnesCursor::new(
+                            let lo351 = 0 + 0 + v3_pos * 64;
+                            let mut cursor355 = rt::OnesCursor::new(
                                 self.r13_by1.words(),
-                                lo336,
-                                lo336 + 64,
+                                lo351,
+                                lo351 + 64,
                             );
-                            while let Some(bit337) = cursor340.next(self.r13_by1.words())
+                            while let Some(bit352) = cursor355.next(self.r13_by1.words())
                             {
-                                let offset338 = bit337 - 0;
-                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
+                                let offset353 = bit352 - 0;
+                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset353 / 1)
                                     % 64];
-                                let v2_pos: usize = (offset338 / 1) % 64;
+                                let v2_pos: usize = (offset353 / 1) % 64;
                                 {
-                                    let lo331 = 0 + 0 + v2_pos * 8;
-                                    let mut cursor335 = rt::OnesCursor::new(
+                                    let lo346 = 0 + 0 + v2_pos * 8;
+                                    let mut cursor350 = rt::OnesCursor::new(
                                         self.r29_by1.words(),
-                                        lo331,
-                                        lo331 + 8,
+                                        lo346,
+                                        lo346 + 8,
                                     );
-                                    while let Some(bit332) = cursor335
+                                    while let Some(bit347) = cursor350
                                         .next(self.r29_by1.words())
                                     {
-                                        let offset333 = bit332 - 0;
-                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset333 / 1) % 8];
-                                        let v0_pos: usize = (offset333 / 1) % 8;
+                                        let offset348 = bit347 - 0;
+                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset348 / 1) % 8];
+                                        let v0_pos: usize = (offset348 / 1) % 8;
                                         {
-                                            let key330 = v2_pos * 8 + v0_pos * 1;
-                                            for i329 in TABLE_0_AT0_1[key330]
-                                                as usize..TABLE_0_AT0_1[key330 + 1] as usize
+                                            let key345 = v2_pos * 8 + v0_pos * 1;
+                                            for i344 in TABLE_0_AT0_1[key345]
+                                                as usize..TABLE_0_AT0_1[key345 + 1] as usize
                                             {
-                                                let row328 = &TABLE_0_BY0_1[i329];
-                                                let v1: Sym = row328[2];
-                                                let v1_pos: usize = TABLE_0_BY0_1_POS[i329][2] as usize;
+                                                let row343 = &TABLE_0_BY0_1[i344];
+                                                let v1: Sym = row343[2];
+                                                let v1_pos: usize = TABLE_0_BY0_1_POS[i344][2] as usize;
                                                 self.grew |= self.r60.insert(v0_pos * 64 + v1_pos * 1);
                                             }
                                         }
@@ -14151,14 +14205,8 @@ impl Rules {
                 }
             }
         }
-        let seeds = self.r60.len();
-        let mut last_prefix = usize::MAX;
-        for seed in 0..seeds {
-            let prefix = self.r60.added(seed) / 64;
-            if prefix == last_prefix {
-                continue;
-            }
-            last_prefix = prefix;
+        for seed in 0..self.r60.nonzero_words() {
+            let prefix = self.r60.nonzero_word(seed);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 1) % 8;
             let mut frontier = self.r60.field(lo, 64);
@@ -14182,73 +14230,79 @@ impl Rules {
     }
     ///Layer 45: `pin-line/2`.
     fn layer45(&mut self, input: &Input) {
-        for i in 0..self.r29.len() {
-            let bit = self.r29.added(i);
-            self.grew |= self.r43.insert(bit);
+        for i in 0..self.r29.nonzero_words() {
+            let word = self.r29.nonzero_word(i);
+            self.grew |= self.r43.or_field(word * 64, self.r29.word(word)) != 0;
         }
-        for i in 0..self.r60.len() {
-            let bit = self.r60.added(i);
-            self.grew |= self.r43.insert(bit);
+        for i in 0..self.r60.nonzero_words() {
+            let word = self.r60.nonzero_word(i);
+            self.grew |= self.r43.or_field(word * 64, self.r60.word(word)) != 0;
         }
     }
     ///Layer 46: `pinned/2`.
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo366 = 0;
-                for bit367 in input.state.ones(772 + lo366, 772 + lo366 + 2) {
-                    let offset368 = bit367 - 772;
+                let lo383 = 0;
+                for bit384 in input.state.ones(772 + lo383, 772 + lo383 + 2) {
+                    let offset385 = bit384 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
-                        let v2_pos: usize = (offset368 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset385 / 1) % 2];
+                        let v2_pos: usize = (offset385 / 1) % 2;
                         {
-                            let key365 = v2_pos * 1;
-                            for i364 in TABLE_38_AT0[key365]
-                                as usize..TABLE_38_AT0[key365 + 1] as usize
+                            let key382 = v2_pos * 1;
+                            for i381 in TABLE_38_AT0[key382]
+                                as usize..TABLE_38_AT0[key382 + 1] as usize
                             {
-                                let row363 = &TABLE_38_BY0[i364];
-                                let v4: Sym = row363[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i364][1] as usize;
+                                let row380 = &TABLE_38_BY0[i381];
+                                let v4: Sym = row380[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i381][1] as usize;
                                 {
-                                    for i362 in 0..self.r60.len() {
-                                        let bit359 = self.r60.added(i362);
-                                        let offset360 = bit359 - 0;
-                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset360 / 64) % 8];
-                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset360 / 1)
-                                            % 64];
-                                        let v1_pos: usize = (offset360 / 64) % 8;
-                                        let v3_pos: usize = (offset360 / 1) % 64;
-                                        {
-                                            let lo354 = 0 + v3_pos * 12 + v4_pos * 6;
-                                            for bit355 in input.state.ones(0 + lo354, 0 + lo354 + 6) {
-                                                let offset356 = bit355 - 0;
-                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset356 / 1) % 6];
-                                                    let v5_pos: usize = (offset356 / 1) % 6;
-                                                    {
-                                                        let k351 = TABLE_53_P0[v5 as usize] as usize;
-                                                        if k351 != NONE as usize {
-                                                            let key353 = k351 * 8 + v1_pos * 1;
-                                                            for i352 in TABLE_53_AT0_1[key353]
-                                                                as usize..TABLE_53_AT0_1[key353 + 1] as usize
-                                                            {
-                                                                let row350 = &TABLE_53_BY0_1[i352];
+                                    for i377 in 0..self.r60.nonzero_words() {
+                                        let word378 = self.r60.nonzero_word(i377);
+                                        let mut rest379 = self.r60.word(word378);
+                                        while rest379 != 0 {
+                                            let bit374 = word378 * 64
+                                                + rest379.trailing_zeros() as usize;
+                                            rest379 &= rest379 - 1;
+                                            let offset375 = bit374 - 0;
+                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset375 / 64) % 8];
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset375 / 1)
+                                                % 64];
+                                            let v1_pos: usize = (offset375 / 64) % 8;
+                                            let v3_pos: usize = (offset375 / 1) % 64;
+                                            {
+                                                let lo369 = 0 + v3_pos * 12 + v4_pos * 6;
+                                                for bit370 in input.state.ones(0 + lo369, 0 + lo369 + 6) {
+                                                    let offset371 = bit370 - 0;
+                                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                        let v5: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset371 / 1) % 6];
+                                                        let v5_pos: usize = (offset371 / 1) % 6;
+                                                        {
+                                                            let k366 = TABLE_53_P0[v5 as usize] as usize;
+                                                            if k366 != NONE as usize {
+                                                                let key368 = k366 * 8 + v1_pos * 1;
+                                                                for i367 in TABLE_53_AT0_1[key368]
+                                                                    as usize..TABLE_53_AT0_1[key368 + 1] as usize
                                                                 {
-                                                                    let lo345 = 0 + 0 + v1_pos * 64;
-                                                                    let mut cursor349 = rt::OnesCursor::new(
-                                                                        self.r29.words(),
-                                                                        lo345,
-                                                                        lo345 + 64,
-                                                                    );
-                                                                    while let Some(bit346) = cursor349.next(self.r29.words()) {
-                                                                        let offset347 = bit346 - 0;
-                                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset347 / 1)
-                                                                            % 64];
-                                                                        let v0_pos: usize = (offset347 / 1) % 64;
-                                                                        {
-                                                                            if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
-                                                                                self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
+                                                                    let row365 = &TABLE_53_BY0_1[i367];
+                                                                    {
+                                                                        let lo360 = 0 + 0 + v1_pos * 64;
+                                                                        let mut cursor364 = rt::OnesCursor::new(
+                                                                            self.r29.words(),
+                                                                            lo360,
+                                                                            lo360 + 64,
+                                                                        );
+                                                                        while let Some(bit361) = cursor364.next(self.r29.words()) {
+                                                                            let offset362 = bit361 - 0;
+                                                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset362 / 1)
+                                                                                % 64];
+                                                                            let v0_pos: usize = (offset362 / 1) % 64;
+                                                                            {
+                                                                                if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
+                                                                                    self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
+                                                                                }
                                                                             }
                                                                         }
                                                                     }
@@ -14272,14 +14326,19 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i374 in 0..self.r44.len() {
-                    let bit371 = self.r44.added(i374);
-                    let offset372 = bit371 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 8) % 64];
-                    let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset372 / 1) % 8];
-                    let v0_pos: usize = (offset372 / 8) % 64;
-                    let v1_pos: usize = (offset372 / 1) % 8;
-                    self.grew |= self.r45.insert(v0_pos * 1);
+                for i391 in 0..self.r44.nonzero_words() {
+                    let word392 = self.r44.nonzero_word(i391);
+                    let mut rest393 = self.r44.word(word392);
+                    while rest393 != 0 {
+                        let bit388 = word392 * 64 + rest393.trailing_zeros() as usize;
+                        rest393 &= rest393 - 1;
+                        let offset389 = bit388 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset389 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset389 / 1) % 8];
+                        let v0_pos: usize = (offset389 / 8) % 64;
+                        let v1_pos: usize = (offset389 / 1) % 8;
+                        self.grew |= self.r45.insert(v0_pos * 1);
+                    }
                 }
             }
         }
@@ -14288,164 +14347,50 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo383 = 0;
-                for bit384 in input.state.ones(772 + lo383, 772 + lo383 + 2) {
-                    let offset385 = bit384 - 772;
+                let lo403 = 0;
+                for bit404 in input.state.ones(772 + lo403, 772 + lo403 + 2) {
+                    let offset405 = bit404 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset385 / 1) % 2];
-                        let v2_pos: usize = (offset385 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset405 / 1) % 2];
+                        let v2_pos: usize = (offset405 / 1) % 2;
                         {
-                            let lo379 = 0 + 0;
-                            let hi382 = lo379 + 768;
-                            for &bit380 in input.ones_from(lo379) {
-                                let bit380 = bit380 as usize;
-                                if bit380 >= hi382 {
-                                    break;
-                                }
-                                let offset381 = bit380 - 0;
-                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset381 / 6) % 2 == v2_pos
-                                {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 12)
-                                        % 64];
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset381 / 1) % 6];
-                                    let v0_pos: usize = (offset381 / 12) % 64;
-                                    let v3_pos: usize = (offset381 / 1) % 6;
-                                    {
-                                        let k376 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k376 != NONE as usize {
-                                            let key378 = k376 * 1;
-                                            for i377 in TABLE_53_AT0[key378]
-                                                as usize..TABLE_53_AT0[key378 + 1] as usize
-                                            {
-                                                let row375 = &TABLE_53_BY0[i377];
-                                                let v4: Sym = row375[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i377][1] as usize;
-                                                {
-                                                    let mut w: u64 = self
-                                                        .r55
-                                                        .field(0 + v0_pos * 512 + v4_pos * 64 + 0, 64);
-                                                    w &= !self.r13_by1.field(0 + v2_pos * 64 + 0, 64);
-                                                    if w != 0 {
-                                                        let fresh = self.r49.or_field(v0_pos * 64, w);
-                                                        if fresh != 0 {
-                                                            self.grew = true;
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo395 = 0;
-                for bit396 in input.state.ones(772 + lo395, 772 + lo395 + 2) {
-                    let offset397 = bit396 - 772;
-                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                    {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset397 / 1) % 2];
-                        let v2_pos: usize = (offset397 / 1) % 2;
-                        {
-                            let lo391 = 0 + 0;
-                            let hi394 = lo391 + 768;
-                            for &bit392 in input.ones_from(lo391) {
-                                let bit392 = bit392 as usize;
-                                if bit392 >= hi394 {
-                                    break;
-                                }
-                                let offset393 = bit392 - 0;
-                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                    && (offset393 / 6) % 2 == v2_pos && (offset393 / 1) % 6 == 3
-                                {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset393 / 12)
-                                        % 64];
-                                    let v0_pos: usize = (offset393 / 12) % 64;
-                                    {
-                                        let key390 = v0_pos * 1;
-                                        for i389 in TABLE_28_AT0[key390]
-                                            as usize..TABLE_28_AT0[key390 + 1] as usize
+                            for word401 in 0..=11 {
+                                let mut rest402 = input.state.0[word401]
+                                    & STATE_MASK_EF69D1A79D10EE05_24[((0) * 2 + v2_pos) * 12
+                                        + word401 - 0];
+                                while rest402 != 0 {
+                                    let bit399 = word401 * 64
+                                        + rest402.trailing_zeros() as usize;
+                                    rest402 &= rest402 - 1;
+                                    let offset400 = bit399 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset400 / 12)
+                                            % 64];
+                                        let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset400 / 1) % 6];
+                                        let v0_pos: usize = (offset400 / 12) % 64;
+                                        let v3_pos: usize = (offset400 / 1) % 6;
                                         {
-                                            let row388 = &TABLE_28_BY0[i389];
-                                            let v1: Sym = row388[1];
-                                            let v1_pos: usize = TABLE_28_BY0_POS[i389][1] as usize;
-                                            let exists = 'found387: {
+                                            let k395 = TABLE_53_P0[v3 as usize] as usize;
+                                            if k395 != NONE as usize {
+                                                let key397 = k395 * 1;
+                                                for i396 in TABLE_53_AT0[key397]
+                                                    as usize..TABLE_53_AT0[key397 + 1] as usize
                                                 {
-                                                    if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
-                                                        break 'found387 true;
-                                                    }
-                                                }
-                                                false
-                                            };
-                                            if !exists {
-                                                self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        {
-            {
-                let lo410 = 0;
-                for bit411 in input.state.ones(772 + lo410, 772 + lo410 + 2) {
-                    let offset412 = bit411 - 772;
-                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                    {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset412 / 1) % 2];
-                        let v2_pos: usize = (offset412 / 1) % 2;
-                        {
-                            let key409 = v2_pos * 1;
-                            for i408 in TABLE_41_AT0[key409]
-                                as usize..TABLE_41_AT0[key409 + 1] as usize
-                            {
-                                let row407 = &TABLE_41_BY0[i408];
-                                let v3: Sym = row407[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i408][1] as usize;
-                                {
-                                    let lo403 = 0 + 0;
-                                    let hi406 = lo403 + 768;
-                                    for &bit404 in input.ones_from(lo403) {
-                                        let bit404 = bit404 as usize;
-                                        if bit404 >= hi406 {
-                                            break;
-                                        }
-                                        let offset405 = bit404 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset405 / 6) % 2 == v2_pos && (offset405 / 1) % 6 == 5
-                                        {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset405 / 12)
-                                                % 64];
-                                            let v0_pos: usize = (offset405 / 12) % 64;
-                                            {
-                                                let key402 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                for i401 in TABLE_0_AT0_1[key402]
-                                                    as usize..TABLE_0_AT0_1[key402 + 1] as usize
-                                                {
-                                                    let row400 = &TABLE_0_BY0_1[i401];
-                                                    let v1: Sym = row400[2];
-                                                    let v1_pos: usize = TABLE_0_BY0_1_POS[i401][2] as usize;
-                                                    let exists = 'found399: {
-                                                        {
-                                                            if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                break 'found399 true;
+                                                    let row394 = &TABLE_53_BY0[i396];
+                                                    let v4: Sym = row394[1];
+                                                    let v4_pos: usize = TABLE_53_BY0_POS[i396][1] as usize;
+                                                    {
+                                                        let mut w: u64 = self
+                                                            .r55
+                                                            .field(0 + v0_pos * 512 + v4_pos * 64 + 0, 64);
+                                                        w &= !self.r13_by1.field(0 + v2_pos * 64 + 0, 64);
+                                                        if w != 0 {
+                                                            let fresh = self.r49.or_field(v0_pos * 64, w);
+                                                            if fresh != 0 {
+                                                                self.grew = true;
                                                             }
                                                         }
-                                                        false
-                                                    };
-                                                    if !exists {
-                                                        self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
                                                     }
                                                 }
                                             }
@@ -14460,66 +14405,180 @@ impl Rules {
         }
         {
             {
-                let lo430 = 0;
-                for bit431 in input.state.ones(772 + lo430, 772 + lo430 + 2) {
-                    let offset432 = bit431 - 772;
+                let lo416 = 0;
+                for bit417 in input.state.ones(772 + lo416, 772 + lo416 + 2) {
+                    let offset418 = bit417 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset432 / 1) % 2];
-                        let v2_pos: usize = (offset432 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset418 / 1) % 2];
+                        let v2_pos: usize = (offset418 / 1) % 2;
                         {
-                            let key429 = v2_pos * 1;
-                            for i428 in TABLE_42_AT0[key429]
-                                as usize..TABLE_42_AT0[key429 + 1] as usize
+                            for word414 in 0..=11 {
+                                let mut rest415 = input.state.0[word414]
+                                    & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
+                                        + 3) * 12 + word414 - 0];
+                                while rest415 != 0 {
+                                    let bit412 = word414 * 64
+                                        + rest415.trailing_zeros() as usize;
+                                    rest415 &= rest415 - 1;
+                                    let offset413 = bit412 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 12)
+                                            % 64];
+                                        let v0_pos: usize = (offset413 / 12) % 64;
+                                        {
+                                            let key410 = v0_pos * 1;
+                                            for i409 in TABLE_28_AT0[key410]
+                                                as usize..TABLE_28_AT0[key410 + 1] as usize
+                                            {
+                                                let row408 = &TABLE_28_BY0[i409];
+                                                let v1: Sym = row408[1];
+                                                let v1_pos: usize = TABLE_28_BY0_POS[i409][1] as usize;
+                                                let exists = 'found407: {
+                                                    {
+                                                        if self.r13.has_bit(0 + 0 + v1_pos * 2 + v2_pos * 1) {
+                                                            break 'found407 true;
+                                                        }
+                                                    }
+                                                    false
+                                                };
+                                                if !exists {
+                                                    self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            {
+                let lo432 = 0;
+                for bit433 in input.state.ones(772 + lo432, 772 + lo432 + 2) {
+                    let offset434 = bit433 - 772;
+                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                    {
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset434 / 1) % 2];
+                        let v2_pos: usize = (offset434 / 1) % 2;
+                        {
+                            let key431 = v2_pos * 1;
+                            for i430 in TABLE_41_AT0[key431]
+                                as usize..TABLE_41_AT0[key431 + 1] as usize
                             {
-                                let row427 = &TABLE_42_BY0[i428];
-                                let v0: Sym = row427[1];
-                                let v0_pos: usize = TABLE_42_BY0_POS[i428][1] as usize;
+                                let row429 = &TABLE_41_BY0[i430];
+                                let v3: Sym = row429[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i430][1] as usize;
                                 {
-                                    let p426 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                    if p426 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                    for word427 in 0..=11 {
+                                        let mut rest428 = input.state.0[word427]
+                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
+                                                + 5) * 12 + word427 - 0];
+                                        while rest428 != 0 {
+                                            let bit425 = word427 * 64
+                                                + rest428.trailing_zeros() as usize;
+                                            rest428 &= rest428 - 1;
+                                            let offset426 = bit425 - 0;
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset426 / 12)
+                                                    % 64];
+                                                let v0_pos: usize = (offset426 / 12) % 64;
+                                                {
+                                                    let key423 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                    for i422 in TABLE_0_AT0_1[key423]
+                                                        as usize..TABLE_0_AT0_1[key423 + 1] as usize
+                                                    {
+                                                        let row421 = &TABLE_0_BY0_1[i422];
+                                                        let v1: Sym = row421[2];
+                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i422][2] as usize;
+                                                        let exists = 'found420: {
+                                                            {
+                                                                if self.r37.has_bit(0 + 0 + v1_pos * 1) {
+                                                                    break 'found420 true;
+                                                                }
+                                                            }
+                                                            false
+                                                        };
+                                                        if !exists {
+                                                            self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        {
+            {
+                let lo452 = 0;
+                for bit453 in input.state.ones(772 + lo452, 772 + lo452 + 2) {
+                    let offset454 = bit453 - 772;
+                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                    {
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset454 / 1) % 2];
+                        let v2_pos: usize = (offset454 / 1) % 2;
+                        {
+                            let key451 = v2_pos * 1;
+                            for i450 in TABLE_42_AT0[key451]
+                                as usize..TABLE_42_AT0[key451 + 1] as usize
+                            {
+                                let row449 = &TABLE_42_BY0[i450];
+                                let v0: Sym = row449[1];
+                                let v0_pos: usize = TABLE_42_BY0_POS[i450][1] as usize;
+                                {
+                                    let p448 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                    if p448 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p426 * 12 + v2_pos * 6 + 5 * 1)
+                                        && input.state.get(0 + 0 + p448 * 12 + v2_pos * 6 + 5 * 1)
                                     {
                                         {
-                                            let key425 = v2_pos * 1;
-                                            for i424 in TABLE_41_AT0[key425]
-                                                as usize..TABLE_41_AT0[key425 + 1] as usize
+                                            let key447 = v2_pos * 1;
+                                            for i446 in TABLE_41_AT0[key447]
+                                                as usize..TABLE_41_AT0[key447 + 1] as usize
                                             {
-                                                let row423 = &TABLE_41_BY0[i424];
-                                                let v3: Sym = row423[1];
-                                                let v3_pos: usize = TABLE_41_BY0_POS[i424][1] as usize;
+                                                let row445 = &TABLE_41_BY0[i446];
+                                                let v3: Sym = row445[1];
+                                                let v3_pos: usize = TABLE_41_BY0_POS[i446][1] as usize;
                                                 {
-                                                    let k420 = TABLE_0_P0[v0 as usize] as usize;
-                                                    if k420 != NONE as usize {
-                                                        let key422 = k420 * 8 + (v3_pos + 1) * 1;
-                                                        for i421 in TABLE_0_AT0_1[key422]
-                                                            as usize..TABLE_0_AT0_1[key422 + 1] as usize
+                                                    let k442 = TABLE_0_P0[v0 as usize] as usize;
+                                                    if k442 != NONE as usize {
+                                                        let key444 = k442 * 8 + (v3_pos + 1) * 1;
+                                                        for i443 in TABLE_0_AT0_1[key444]
+                                                            as usize..TABLE_0_AT0_1[key444 + 1] as usize
                                                         {
-                                                            let row419 = &TABLE_0_BY0_1[i421];
-                                                            let v4: Sym = row419[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i421][2] as usize;
-                                                            let exists = 'found418: {
+                                                            let row441 = &TABLE_0_BY0_1[i443];
+                                                            let v4: Sym = row441[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i443][2] as usize;
+                                                            let exists = 'found440: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found418 true;
+                                                                        break 'found440 true;
                                                                     }
                                                                 }
                                                                 false
                                                             };
                                                             if !exists {
                                                                 {
-                                                                    let key417 = v4_pos * 8 + (v3_pos + 1) * 1;
-                                                                    for i416 in TABLE_0_AT0_1[key417]
-                                                                        as usize..TABLE_0_AT0_1[key417 + 1] as usize
+                                                                    let key439 = v4_pos * 8 + (v3_pos + 1) * 1;
+                                                                    for i438 in TABLE_0_AT0_1[key439]
+                                                                        as usize..TABLE_0_AT0_1[key439 + 1] as usize
                                                                     {
-                                                                        let row415 = &TABLE_0_BY0_1[i416];
-                                                                        let v1: Sym = row415[2];
-                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i416][2] as usize;
-                                                                        let exists = 'found414: {
+                                                                        let row437 = &TABLE_0_BY0_1[i438];
+                                                                        let v1: Sym = row437[2];
+                                                                        let v1_pos: usize = TABLE_0_BY0_1_POS[i438][2] as usize;
+                                                                        let exists = 'found436: {
                                                                             {
                                                                                 if self.r37.has_bit(0 + 0 + v1_pos * 1) {
-                                                                                    break 'found414 true;
+                                                                                    break 'found436 true;
                                                                                 }
                                                                             }
                                                                             false
@@ -14548,55 +14607,55 @@ impl Rules {
         }
         {
             {
-                let lo447 = 0;
-                for bit448 in input.state.ones(772 + lo447, 772 + lo447 + 2) {
-                    let offset449 = bit448 - 772;
+                let lo470 = 0;
+                for bit471 in input.state.ones(772 + lo470, 772 + lo470 + 2) {
+                    let offset472 = bit471 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset449 / 1) % 2];
-                        let v2_pos: usize = (offset449 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset472 / 1) % 2];
+                        let v2_pos: usize = (offset472 / 1) % 2;
                         {
-                            let key446 = v2_pos * 1;
-                            for i445 in TABLE_38_AT0[key446]
-                                as usize..TABLE_38_AT0[key446 + 1] as usize
+                            let key469 = v2_pos * 1;
+                            for i468 in TABLE_38_AT0[key469]
+                                as usize..TABLE_38_AT0[key469 + 1] as usize
                             {
-                                let row444 = &TABLE_38_BY0[i445];
-                                let v4: Sym = row444[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i445][1] as usize;
+                                let row467 = &TABLE_38_BY0[i468];
+                                let v4: Sym = row467[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i468][1] as usize;
                                 {
-                                    let lo440 = 0 + 0;
-                                    let hi443 = lo440 + 768;
-                                    for &bit441 in input.ones_from(lo440) {
-                                        let bit441 = bit441 as usize;
-                                        if bit441 >= hi443 {
-                                            break;
-                                        }
-                                        let offset442 = bit441 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && (offset442 / 6) % 2 == v2_pos && (offset442 / 1) % 6 == 5
-                                        {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 12)
-                                                % 64];
-                                            let v0_pos: usize = (offset442 / 12) % 64;
-                                            {
-                                                let key439 = v2_pos * 1;
-                                                for i438 in TABLE_40_AT0[key439]
-                                                    as usize..TABLE_40_AT0[key439 + 1] as usize
+                                    for word465 in 0..=11 {
+                                        let mut rest466 = input.state.0[word465]
+                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
+                                                + 5) * 12 + word465 - 0];
+                                        while rest466 != 0 {
+                                            let bit463 = word465 * 64
+                                                + rest466.trailing_zeros() as usize;
+                                            rest466 &= rest466 - 1;
+                                            let offset464 = bit463 - 0;
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset464 / 12)
+                                                    % 64];
+                                                let v0_pos: usize = (offset464 / 12) % 64;
                                                 {
-                                                    let row437 = &TABLE_40_BY0[i438];
-                                                    let v3: Sym = row437[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i438][1] as usize;
+                                                    let key461 = v2_pos * 1;
+                                                    for i460 in TABLE_40_AT0[key461]
+                                                        as usize..TABLE_40_AT0[key461 + 1] as usize
                                                     {
-                                                        let key436 = v0_pos * 8 + (v3_pos + 4) * 1;
-                                                        for i435 in TABLE_0_AT0_1[key436]
-                                                            as usize..TABLE_0_AT0_1[key436 + 1] as usize
+                                                        let row459 = &TABLE_40_BY0[i460];
+                                                        let v3: Sym = row459[1];
+                                                        let v3_pos: usize = TABLE_40_BY0_POS[i460][1] as usize;
                                                         {
-                                                            let row434 = &TABLE_0_BY0_1[i435];
-                                                            let v1: Sym = row434[2];
-                                                            let v1_pos: usize = TABLE_0_BY0_1_POS[i435][2] as usize;
+                                                            let key458 = v0_pos * 8 + (v3_pos + 4) * 1;
+                                                            for i457 in TABLE_0_AT0_1[key458]
+                                                                as usize..TABLE_0_AT0_1[key458 + 1] as usize
                                                             {
-                                                                if self.r13.has_bit(0 + 0 + v1_pos * 2 + v4_pos * 1) {
-                                                                    self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                                                let row456 = &TABLE_0_BY0_1[i457];
+                                                                let v1: Sym = row456[2];
+                                                                let v1_pos: usize = TABLE_0_BY0_1_POS[i457][2] as usize;
+                                                                {
+                                                                    if self.r13.has_bit(0 + 0 + v1_pos * 2 + v4_pos * 1) {
+                                                                        self.grew |= self.r49.insert(v0_pos * 64 + v1_pos * 1);
+                                                                    }
                                                                 }
                                                             }
                                                         }
@@ -14616,40 +14675,32 @@ impl Rules {
     ///Layer 50: `unpinned/2`.
     fn layer50(&mut self, input: &Input) {
         {
-            {
-                let mut last_field = usize::MAX;
-                for i in 0..self.r49.len() {
-                    let field = self.r49.added(i) / 64;
-                    if field == last_field {
-                        continue;
-                    }
-                    last_field = field;
-                    let offset = field * 64;
-                    let v0_pos: usize = (offset / 64) % 64;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
-                    {
-                        let exists = 'found451: {
-                            {
-                                if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found451 true;
-                                }
+            for i in 0..self.r49.nonzero_words() {
+                let offset = self.r49.nonzero_word(i) * 64;
+                let v0_pos: usize = (offset / 64) % 64;
+                let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                {
+                    let exists = 'found474: {
+                        {
+                            if self.r45.has_bit(0 + 0 + v0_pos * 1) {
+                                break 'found474 true;
                             }
-                            false
-                        };
-                        if !exists {
-                            {
-                                let mut w: u64 = self.r49.field(offset, 64);
-                                if w != 0 {
-                                    let fresh = self.r59.or_field(v0_pos * 64, w);
-                                    if fresh != 0 {
-                                        self.grew = true;
-                                        let mut rest = fresh;
-                                        while rest != 0 {
-                                            let v1_pos: usize = rest.trailing_zeros() as usize;
-                                            rest &= rest - 1;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
-                                            self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
-                                        }
+                        }
+                        false
+                    };
+                    if !exists {
+                        {
+                            let mut w: u64 = self.r49.field(offset, 64);
+                            if w != 0 {
+                                let fresh = self.r59.or_field(v0_pos * 64, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                    let mut rest = fresh;
+                                    while rest != 0 {
+                                        let v1_pos: usize = rest.trailing_zeros() as usize;
+                                        rest &= rest - 1;
+                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
+                                        self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
                                     }
                                 }
                             }
@@ -14660,26 +14711,31 @@ impl Rules {
         }
         {
             {
-                for i456 in 0..self.r44.len() {
-                    let bit453 = self.r44.added(i456);
-                    let offset454 = bit453 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 8) % 64];
-                    let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset454 / 1) % 8];
-                    let v0_pos: usize = (offset454 / 8) % 64;
-                    let v2_pos: usize = (offset454 / 1) % 8;
-                    {
-                        let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
-                        w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
-                        if w != 0 {
-                            let fresh = self.r59.or_field(v0_pos * 64, w);
-                            if fresh != 0 {
-                                self.grew = true;
-                                let mut rest = fresh;
-                                while rest != 0 {
-                                    let v1_pos: usize = rest.trailing_zeros() as usize;
-                                    rest &= rest - 1;
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
-                                    self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
+                for i479 in 0..self.r44.nonzero_words() {
+                    let word480 = self.r44.nonzero_word(i479);
+                    let mut rest481 = self.r44.word(word480);
+                    while rest481 != 0 {
+                        let bit476 = word480 * 64 + rest481.trailing_zeros() as usize;
+                        rest481 &= rest481 - 1;
+                        let offset477 = bit476 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset477 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset477 / 1) % 8];
+                        let v0_pos: usize = (offset477 / 8) % 64;
+                        let v2_pos: usize = (offset477 / 1) % 8;
+                        {
+                            let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
+                            w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
+                            if w != 0 {
+                                let fresh = self.r59.or_field(v0_pos * 64, w);
+                                if fresh != 0 {
+                                    self.grew = true;
+                                    let mut rest = fresh;
+                                    while rest != 0 {
+                                        let v1_pos: usize = rest.trailing_zeros() as usize;
+                                        rest &= rest - 1;
+                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
+                                        self.r59_by1.insert(v1_pos * 64 + v0_pos * 1);
+                                    }
                                 }
                             }
                         }
@@ -14691,37 +14747,29 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found457: {
+            let exists = 'found482: {
                 if !self.r11.is_empty() {
-                    break 'found457 true;
+                    break 'found482 true;
                 }
                 false
             };
             if !exists {
-                {
-                    let mut last_field = usize::MAX;
-                    for i in 0..self.r59.len() {
-                        let field = self.r59.added(i) / 64;
-                        if field == last_field {
-                            continue;
-                        }
-                        last_field = field;
-                        let offset = field * 64;
-                        let v0_pos: usize = (offset / 64) % 64;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
-                        {
-                            let mut w: u64 = self.r59.field(offset, 64);
-                            if w != 0 {
-                                let fresh = self.r51.or_field(v0_pos * 64, w);
-                                if fresh != 0 {
-                                    self.grew = true;
-                                    let mut rest = fresh;
-                                    while rest != 0 {
-                                        let v1_pos: usize = rest.trailing_zeros() as usize;
-                                        rest &= rest - 1;
-                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
-                                        self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
-                                    }
+                for i in 0..self.r59.nonzero_words() {
+                    let offset = self.r59.nonzero_word(i) * 64;
+                    let v0_pos: usize = (offset / 64) % 64;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                    {
+                        let mut w: u64 = self.r59.field(offset, 64);
+                        if w != 0 {
+                            let fresh = self.r51.or_field(v0_pos * 64, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                                let mut rest = fresh;
+                                while rest != 0 {
+                                    let v1_pos: usize = rest.trailing_zeros() as usize;
+                                    rest &= rest - 1;
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[v1_pos];
+                                    self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
                                 }
                             }
                         }
@@ -14730,39 +14778,39 @@ impl Rules {
             }
         }
         {
-            let exists = 'found468: {
+            let exists = 'found493: {
                 if !self.r15.is_empty() {
-                    break 'found468 true;
+                    break 'found493 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo463 = 0 + 0;
-                        let mut cursor467 = rt::OnesCursor::new(
+                        let lo488 = 0 + 0;
+                        let mut cursor492 = rt::OnesCursor::new(
                             self.r22.words(),
-                            lo463,
-                            lo463 + 64,
+                            lo488,
+                            lo488 + 64,
                         );
-                        while let Some(bit464) = cursor467.next(self.r22.words()) {
-                            let offset465 = bit464 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset465 / 1) % 64];
-                            let v1_pos: usize = (offset465 / 1) % 64;
+                        while let Some(bit489) = cursor492.next(self.r22.words()) {
+                            let offset490 = bit489 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset490 / 1) % 64];
+                            let v1_pos: usize = (offset490 / 1) % 64;
                             {
-                                let lo458 = 0 + 0 + v1_pos * 64;
-                                let mut cursor462 = rt::OnesCursor::new(
+                                let lo483 = 0 + 0 + v1_pos * 64;
+                                let mut cursor487 = rt::OnesCursor::new(
                                     self.r59_by1.words(),
-                                    lo458,
-                                    lo458 + 64,
+                                    lo483,
+                                    lo483 + 64,
                                 );
-                                while let Some(bit459) = cursor462
+                                while let Some(bit484) = cursor487
                                     .next(self.r59_by1.words())
                                 {
-                                    let offset460 = bit459 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset460 / 1)
+                                    let offset485 = bit484 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset485 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset460 / 1) % 64;
+                                    let v0_pos: usize = (offset485 / 1) % 64;
                                     if self.r51.insert(v0_pos * 64 + v1_pos * 1) {
                                         self.grew = true;
                                         self.r51_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14779,42 +14827,48 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo475 = 0;
-                for bit476 in input.state.ones(772 + lo475, 772 + lo475 + 2) {
-                    let offset477 = bit476 - 772;
+                let lo502 = 0;
+                for bit503 in input.state.ones(772 + lo502, 772 + lo502 + 2) {
+                    let offset504 = bit503 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset477 / 1) % 2];
-                        let v2_pos: usize = (offset477 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset504 / 1) % 2];
+                        let v2_pos: usize = (offset504 / 1) % 2;
                         {
-                            for i474 in 0..self.r51.len() {
-                                let bit471 = self.r51.added(i474);
-                                let offset472 = bit471 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset472 / 64)
-                                    % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset472 / 1)
-                                    % 64];
-                                let v0_pos: usize = (offset472 / 64) % 64;
-                                let v1_pos: usize = (offset472 / 1) % 64;
-                                let exists = 'found469: {
-                                    {
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
+                            for i499 in 0..self.r51.nonzero_words() {
+                                let word500 = self.r51.nonzero_word(i499);
+                                let mut rest501 = self.r51.word(word500);
+                                while rest501 != 0 {
+                                    let bit496 = word500 * 64
+                                        + rest501.trailing_zeros() as usize;
+                                    rest501 &= rest501 - 1;
+                                    let offset497 = bit496 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset497 / 64)
+                                        % 64];
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset497 / 1)
+                                        % 64];
+                                    let v0_pos: usize = (offset497 / 64) % 64;
+                                    let v1_pos: usize = (offset497 / 1) % 64;
+                                    let exists = 'found494: {
                                         {
-                                            break 'found469 true;
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
+                                            {
+                                                break 'found494 true;
+                                            }
                                         }
+                                        false
+                                    };
+                                    if !exists {
+                                        self.grew
+                                            |= self
+                                                .r35
+                                                .insert_bit(
+                                                    0 + POS_35[299 + v0 as usize] as usize * 64
+                                                        + POS_35[598 + v1 as usize] as usize * 1,
+                                                    &[297, v0, v1, 0, 0, 0],
+                                                );
                                     }
-                                    false
-                                };
-                                if !exists {
-                                    self.grew
-                                        |= self
-                                            .r35
-                                            .insert_bit(
-                                                0 + POS_35[299 + v0 as usize] as usize * 64
-                                                    + POS_35[598 + v1 as usize] as usize * 1,
-                                                &[297, v0, v1, 0, 0, 0],
-                                            );
                                 }
                             }
                         }
@@ -14824,53 +14878,59 @@ impl Rules {
         }
         {
             {
-                let lo489 = 0;
-                for bit490 in input.state.ones(772 + lo489, 772 + lo489 + 2) {
-                    let offset491 = bit490 - 772;
+                let lo518 = 0;
+                for bit519 in input.state.ones(772 + lo518, 772 + lo518 + 2) {
+                    let offset520 = bit519 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset491 / 1) % 2];
-                        let v2_pos: usize = (offset491 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset520 / 1) % 2];
+                        let v2_pos: usize = (offset520 / 1) % 2;
                         {
-                            for i488 in 0..self.r51.len() {
-                                let bit485 = self.r51.added(i488);
-                                let offset486 = bit485 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset486 / 64)
-                                    % 64];
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset486 / 1)
-                                    % 64];
-                                let v0_pos: usize = (offset486 / 64) % 64;
-                                let v1_pos: usize = (offset486 / 1) % 64;
-                                let exists = 'found479: {
-                                    {
-                                        let k481 = TABLE_30_P1[v1 as usize] as usize;
-                                        if k481 != NONE as usize {
-                                            let key483 = v2_pos * 16 + k481 * 1;
-                                            for i482 in TABLE_30_AT0_1[key483]
-                                                as usize..TABLE_30_AT0_1[key483 + 1] as usize
+                            for i515 in 0..self.r51.nonzero_words() {
+                                let word516 = self.r51.nonzero_word(i515);
+                                let mut rest517 = self.r51.word(word516);
+                                while rest517 != 0 {
+                                    let bit512 = word516 * 64
+                                        + rest517.trailing_zeros() as usize;
+                                    rest517 &= rest517 - 1;
+                                    let offset513 = bit512 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset513 / 64)
+                                        % 64];
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset513 / 1)
+                                        % 64];
+                                    let v0_pos: usize = (offset513 / 64) % 64;
+                                    let v1_pos: usize = (offset513 / 1) % 64;
+                                    let exists = 'found506: {
+                                        {
+                                            let k508 = TABLE_30_P1[v1 as usize] as usize;
+                                            if k508 != NONE as usize {
+                                                let key510 = v2_pos * 16 + k508 * 1;
+                                                for i509 in TABLE_30_AT0_1[key510]
+                                                    as usize..TABLE_30_AT0_1[key510 + 1] as usize
+                                                {
+                                                    let row507 = &TABLE_30_BY0_1[i509];
+                                                    break 'found506 true;
+                                                }
+                                            }
+                                        }
+                                        false
+                                    };
+                                    if !exists {
+                                        {
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
                                             {
-                                                let row480 = &TABLE_30_BY0_1[i482];
-                                                break 'found479 true;
+                                                self.grew
+                                                    |= self
+                                                        .r35
+                                                        .insert_bit(
+                                                            0 + POS_35[299 + v0 as usize] as usize * 64
+                                                                + POS_35[598 + v1 as usize] as usize * 1,
+                                                            &[297, v0, v1, 0, 0, 0],
+                                                        );
                                             }
                                         }
                                     }
-                                    false
-                                };
-                                if !exists {
-                                    {
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                            && input.state.get(0 + 0 + v0_pos * 12 + v2_pos * 6 + 5 * 1)
-                                        {
-                                            self.grew
-                                                |= self
-                                                    .r35
-                                                    .insert_bit(
-                                                        0 + POS_35[299 + v0 as usize] as usize * 64
-                                                            + POS_35[598 + v1 as usize] as usize * 1,
-                                                        &[297, v0, v1, 0, 0, 0],
-                                                    );
-                                        }
-                                    }
                                 }
                             }
                         }
@@ -14880,37 +14940,37 @@ impl Rules {
         }
         {
             {
-                let lo503 = 0;
-                for bit504 in input.state.ones(772 + lo503, 772 + lo503 + 2) {
-                    let offset505 = bit504 - 772;
+                let lo532 = 0;
+                for bit533 in input.state.ones(772 + lo532, 772 + lo532 + 2) {
+                    let offset534 = bit533 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset505 / 1) % 2];
-                        let v3_pos: usize = (offset505 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset534 / 1) % 2];
+                        let v3_pos: usize = (offset534 / 1) % 2;
                         {
-                            let key502 = v3_pos * 1;
-                            for i501 in TABLE_30_AT0[key502]
-                                as usize..TABLE_30_AT0[key502 + 1] as usize
+                            let key531 = v3_pos * 1;
+                            for i530 in TABLE_30_AT0[key531]
+                                as usize..TABLE_30_AT0[key531 + 1] as usize
                             {
-                                let row500 = &TABLE_30_BY0[i501];
-                                let v1: Sym = row500[1];
-                                let v1_pos: usize = TABLE_30_BY0_POS[i501][1] as usize;
+                                let row529 = &TABLE_30_BY0[i530];
+                                let v1: Sym = row529[1];
+                                let v1_pos: usize = TABLE_30_BY0_POS[i530][1] as usize;
                                 {
-                                    let p494 = POS_51[299 + v1 as usize] as usize;
-                                    if p494 != NONE as usize {
-                                        let lo495 = 0 + 0 + p494 * 64;
-                                        let mut cursor499 = rt::OnesCursor::new(
+                                    let p523 = POS_51[299 + v1 as usize] as usize;
+                                    if p523 != NONE as usize {
+                                        let lo524 = 0 + 0 + p523 * 64;
+                                        let mut cursor528 = rt::OnesCursor::new(
                                             self.r51_by1.words(),
-                                            lo495,
-                                            lo495 + 64,
+                                            lo524,
+                                            lo524 + 64,
                                         );
-                                        while let Some(bit496) = cursor499
+                                        while let Some(bit525) = cursor528
                                             .next(self.r51_by1.words())
                                         {
-                                            let offset497 = bit496 - 0;
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset497 / 1)
+                                            let offset526 = bit525 - 0;
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset526 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset497 / 1) % 64;
+                                            let v0_pos: usize = (offset526 / 1) % 64;
                                             {
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                     && input.state.get(0 + 0 + v0_pos * 12 + v3_pos * 6 + 5 * 1)
@@ -14980,57 +15040,57 @@ impl Rules {
         }
         {
             {
-                let lo517 = 0 + 0;
-                let mut cursor521 = rt::OnesCursor::new(
+                let lo546 = 0 + 0;
+                let mut cursor550 = rt::OnesCursor::new(
                     self.r26.words(),
-                    lo517,
-                    lo517 + 64,
+                    lo546,
+                    lo546 + 64,
                 );
-                while let Some(bit518) = cursor521.next(self.r26.words()) {
-                    let offset519 = bit518 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset519 / 1) % 64];
-                    let v0_pos: usize = (offset519 / 1) % 64;
+                while let Some(bit547) = cursor550.next(self.r26.words()) {
+                    let offset548 = bit547 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset548 / 1) % 64];
+                    let v0_pos: usize = (offset548 / 1) % 64;
                     {
-                        let lo513 = 0;
-                        for bit514 in input.state.ones(772 + lo513, 772 + lo513 + 2) {
-                            let offset515 = bit514 - 772;
+                        let lo542 = 0;
+                        for bit543 in input.state.ones(772 + lo542, 772 + lo542 + 2) {
+                            let offset544 = bit543 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset515 / 1) % 2];
-                                let v3_pos: usize = (offset515 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset544 / 1) % 2];
+                                let v3_pos: usize = (offset544 / 1) % 2;
                                 {
-                                    let key512 = v0_pos * 1;
-                                    for i511 in TABLE_0_AT0[key512]
-                                        as usize..TABLE_0_AT0[key512 + 1] as usize
+                                    let key541 = v0_pos * 1;
+                                    for i540 in TABLE_0_AT0[key541]
+                                        as usize..TABLE_0_AT0[key541 + 1] as usize
                                     {
-                                        let row510 = &TABLE_0_BY0[i511];
-                                        let v2: Sym = row510[1];
-                                        let v1: Sym = row510[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i511][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i511][2] as usize;
-                                        let exists = 'found509: {
+                                        let row539 = &TABLE_0_BY0[i540];
+                                        let v2: Sym = row539[1];
+                                        let v1: Sym = row539[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i540][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i540][2] as usize;
+                                        let exists = 'found538: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found509 true;
+                                                    break 'found538 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found508: {
+                                            let exists = 'found537: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found508 true;
+                                                        break 'found537 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found507: {
+                                                let exists = 'found536: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found507 true;
+                                                            break 'found536 true;
                                                         }
                                                     }
                                                     false
@@ -15056,65 +15116,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found533: {
+            let exists = 'found562: {
                 if !self.r11.is_empty() {
-                    break 'found533 true;
+                    break 'found562 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo529 = 0;
-                    for bit530 in input.state.ones(768 + lo529, 768 + lo529 + 4) {
-                        let offset531 = bit530 - 768;
+                    let lo558 = 0;
+                    for bit559 in input.state.ones(768 + lo558, 768 + lo558 + 4) {
+                        let offset560 = bit559 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset531 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset531 / 1) % 2];
-                            let v2_pos: usize = (offset531 / 2) % 2;
-                            let v3_pos: usize = (offset531 / 1) % 2;
-                            let exists = 'found528: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset560 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset560 / 1) % 2];
+                            let v2_pos: usize = (offset560 / 2) % 2;
+                            let v3_pos: usize = (offset560 / 1) % 2;
+                            let exists = 'found557: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found528 true;
+                                        break 'found557 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found527: {
+                                let exists = 'found556: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found527 true;
+                                            break 'found556 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key526 = v2_pos * 2 + v3_pos * 1;
-                                        for i525 in TABLE_9_AT0_1[key526]
-                                            as usize..TABLE_9_AT0_1[key526 + 1] as usize
+                                        let key555 = v2_pos * 2 + v3_pos * 1;
+                                        for i554 in TABLE_9_AT0_1[key555]
+                                            as usize..TABLE_9_AT0_1[key555 + 1] as usize
                                         {
-                                            let row524 = &TABLE_9_BY0_1[i525];
-                                            let v0: Sym = row524[2];
-                                            let v1: Sym = row524[3];
-                                            let v4: Sym = row524[4];
-                                            let v5: Sym = row524[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i525][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i525][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i525][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i525][5] as usize;
+                                            let row553 = &TABLE_9_BY0_1[i554];
+                                            let v0: Sym = row553[2];
+                                            let v1: Sym = row553[3];
+                                            let v4: Sym = row553[4];
+                                            let v5: Sym = row553[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i554][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i554][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i554][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i554][5] as usize;
                                             {
-                                                let p523 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p523 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p552 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p552 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + p523 * 12 + v2_pos * 6 + 4 * 1)
+                                                    && input.state.get(0 + 0 + p552 * 12 + v2_pos * 6 + 4 * 1)
                                                 {
                                                     {
-                                                        let p522 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p522 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p551 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p551 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + p522 * 12 + v2_pos * 6 + 0 * 1)
+                                                            && input.state.get(0 + 0 + p551 * 12 + v2_pos * 6 + 0 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15145,29 +15205,29 @@ impl Rules {
         }
         {
             {
-                let lo540 = 0;
-                for bit541 in input.state.ones(975 + lo540, 975 + lo540 + 64) {
-                    let offset542 = bit541 - 975;
+                let lo569 = 0;
+                for bit570 in input.state.ones(975 + lo569, 975 + lo569 + 64) {
+                    let offset571 = bit570 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset542 / 1) % 64];
-                        let v1_pos: usize = (offset542 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset571 / 1) % 64];
+                        let v1_pos: usize = (offset571 / 1) % 64;
                         {
-                            let lo535 = 0 + 0;
-                            let mut cursor539 = rt::OnesCursor::new(
+                            let lo564 = 0 + 0;
+                            let mut cursor568 = rt::OnesCursor::new(
                                 self.r18.words(),
-                                lo535,
-                                lo535 + 64,
+                                lo564,
+                                lo564 + 64,
                             );
-                            while let Some(bit536) = cursor539.next(self.r18.words()) {
-                                let offset537 = bit536 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset537 / 1)
+                            while let Some(bit565) = cursor568.next(self.r18.words()) {
+                                let offset566 = bit565 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset566 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset537 / 1) % 64;
-                                let exists = 'found534: {
+                                let v0_pos: usize = (offset566 / 1) % 64;
+                                let exists = 'found563: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found534 true;
+                                            break 'found563 true;
                                         }
                                     }
                                     false
@@ -15200,9 +15260,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found544: {
+            let exists = 'found573: {
                 if !self.r34.is_empty() {
-                    break 'found544 true;
+                    break 'found573 true;
                 }
                 false
             };
@@ -15218,14 +15278,14 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo545 = 0;
-                    for bit546 in input.state.ones(772 + lo545, 772 + lo545 + 2) {
-                        let offset547 = bit546 - 772;
+                    let lo574 = 0;
+                    for bit575 in input.state.ones(772 + lo574, 772 + lo574 + 2) {
+                        let offset576 = bit575 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset547 / 1) % 2];
-                            let v0_pos: usize = (offset547 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset576 / 1) % 2];
+                            let v0_pos: usize = (offset576 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15235,22 +15295,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo552 = 0;
-                    for bit553 in input.state.ones(772 + lo552, 772 + lo552 + 2) {
-                        let offset554 = bit553 - 772;
+                    let lo581 = 0;
+                    for bit582 in input.state.ones(772 + lo581, 772 + lo581 + 2) {
+                        let offset583 = bit582 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset554 / 1) % 2];
-                            let v1_pos: usize = (offset554 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset583 / 1) % 2];
+                            let v1_pos: usize = (offset583 / 1) % 2;
                             {
-                                let key551 = v1_pos * 1;
-                                for i550 in TABLE_38_AT0[key551]
-                                    as usize..TABLE_38_AT0[key551 + 1] as usize
+                                let key580 = v1_pos * 1;
+                                for i579 in TABLE_38_AT0[key580]
+                                    as usize..TABLE_38_AT0[key580 + 1] as usize
                                 {
-                                    let row549 = &TABLE_38_BY0[i550];
-                                    let v0: Sym = row549[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i550][1] as usize;
+                                    let row578 = &TABLE_38_BY0[i579];
+                                    let v0: Sym = row578[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i579][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15261,9 +15321,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found557: {
+            let exists = 'found586: {
                 if !self.r33.is_empty() {
-                    break 'found557 true;
+                    break 'found586 true;
                 }
                 false
             };
@@ -15285,13 +15345,13 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo558 = 0;
-                for bit559 in input.state.ones(772 + lo558, 772 + lo558 + 2) {
-                    let offset560 = bit559 - 772;
+                let lo587 = 0;
+                for bit588 in input.state.ones(772 + lo587, 772 + lo587 + 2) {
+                    let offset589 = bit588 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset560 / 1) % 2];
-                        let v0_pos: usize = (offset560 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset589 / 1) % 2];
+                        let v0_pos: usize = (offset589 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15302,21 +15362,21 @@ impl Rules {
         }
         {
             {
-                let lo565 = 0;
-                for bit566 in input.state.ones(772 + lo565, 772 + lo565 + 2) {
-                    let offset567 = bit566 - 772;
+                let lo594 = 0;
+                for bit595 in input.state.ones(772 + lo594, 772 + lo594 + 2) {
+                    let offset596 = bit595 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset567 / 1) % 2];
-                        let v1_pos: usize = (offset567 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset596 / 1) % 2];
+                        let v1_pos: usize = (offset596 / 1) % 2;
                         {
-                            let key564 = v1_pos * 1;
-                            for i563 in TABLE_38_AT0[key564]
-                                as usize..TABLE_38_AT0[key564 + 1] as usize
+                            let key593 = v1_pos * 1;
+                            for i592 in TABLE_38_AT0[key593]
+                                as usize..TABLE_38_AT0[key593 + 1] as usize
                             {
-                                let row562 = &TABLE_38_BY0[i563];
-                                let v0: Sym = row562[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i563][1] as usize;
+                                let row591 = &TABLE_38_BY0[i592];
+                                let v0: Sym = row591[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i592][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -15334,23 +15394,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role576 in 0..2 {
-                let row575 = &input.joint[role576 * 7..(role576 + 1) * 7];
-                if row575[1] == 297 && row575[4] == 0 && row575[5] == 0 && row575[6] == 0
+            for role605 in 0..2 {
+                let row604 = &input.joint[role605 * 7..(role605 + 1) * 7];
+                if row604[1] == 297 && row604[4] == 0 && row604[5] == 0 && row604[6] == 0
                 {
-                    let v1: Sym = row575[0];
-                    let v3: Sym = row575[2];
-                    let v0: Sym = row575[3];
+                    let v1: Sym = row604[0];
+                    let v3: Sym = row604[2];
+                    let v0: Sym = row604[3];
                     {
-                        let p569 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                        let p570 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p569 != NONE as usize && p570 != NONE as usize {
-                            let lo571 = 0 + p569 * 12 + p570 * 6;
-                            for bit572 in input.state.ones(0 + lo571, 0 + lo571 + 6) {
-                                let offset573 = bit572 - 0;
+                        let p598 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                        let p599 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p598 != NONE as usize && p599 != NONE as usize {
+                            let lo600 = 0 + p598 * 12 + p599 * 6;
+                            for bit601 in input.state.ones(0 + lo600, 0 + lo600 + 6) {
+                                let offset602 = bit601 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset573 / 1) % 6];
-                                    let v2_pos: usize = (offset573 / 1) % 6;
+                                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset602 / 1) % 6];
+                                    let v2_pos: usize = (offset602 / 1) % 6;
                                     self.next_bits
                                         .set(
                                             0 + 0
@@ -15383,13 +15443,13 @@ impl Rules {
             }
         }
         {
-            for role578 in 0..2 {
-                let row577 = &input.joint[role578 * 7..(role578 + 1) * 7];
-                if row577[1] == 298 && row577[2] == 0 && row577[3] == 0 {
-                    let v1: Sym = row577[0];
-                    let v3: Sym = row577[4];
-                    let v0: Sym = row577[5];
-                    let v2: Sym = row577[6];
+            for role607 in 0..2 {
+                let row606 = &input.joint[role607 * 7..(role607 + 1) * 7];
+                if row606[1] == 298 && row606[2] == 0 && row606[3] == 0 {
+                    let v1: Sym = row606[0];
+                    let v3: Sym = row606[4];
+                    let v0: Sym = row606[5];
+                    let v2: Sym = row606[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -15429,32 +15489,32 @@ impl Rules {
         }
         {
             {
-                let lo582 = 0 + 0;
-                let mut cursor586 = rt::OnesCursor::new(
+                let lo611 = 0 + 0;
+                let mut cursor615 = rt::OnesCursor::new(
                     self.r8.words(),
-                    lo582,
-                    lo582 + 4,
+                    lo611,
+                    lo611 + 4,
                 );
-                while let Some(bit583) = cursor586.next(self.r8.words()) {
-                    let offset584 = bit583 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset584 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset584 / 1) % 2];
-                    let v1_pos: usize = (offset584 / 2) % 2;
-                    let v2_pos: usize = (offset584 / 1) % 2;
+                while let Some(bit612) = cursor615.next(self.r8.words()) {
+                    let offset613 = bit612 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset613 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset613 / 1) % 2];
+                    let v1_pos: usize = (offset613 / 2) % 2;
+                    let v2_pos: usize = (offset613 / 1) % 2;
                     {
-                        let key581 = v1_pos * 2 + v2_pos * 1;
-                        for i580 in TABLE_9_AT0_1[key581]
-                            as usize..TABLE_9_AT0_1[key581 + 1] as usize
+                        let key610 = v1_pos * 2 + v2_pos * 1;
+                        for i609 in TABLE_9_AT0_1[key610]
+                            as usize..TABLE_9_AT0_1[key610 + 1] as usize
                         {
-                            let row579 = &TABLE_9_BY0_1[i580];
-                            let v3: Sym = row579[2];
-                            let v4: Sym = row579[3];
-                            let v5: Sym = row579[4];
-                            let v0: Sym = row579[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i580][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i580][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i580][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i580][5] as usize;
+                            let row608 = &TABLE_9_BY0_1[i609];
+                            let v3: Sym = row608[2];
+                            let v4: Sym = row608[3];
+                            let v5: Sym = row608[4];
+                            let v0: Sym = row608[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i609][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i609][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i609][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i609][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0
@@ -15476,25 +15536,25 @@ impl Rules {
         }
         {
             {
-                let lo588 = 0 + 0;
-                let hi591 = lo588 + 768;
-                for &bit589 in input.ones_from(lo588) {
-                    let bit589 = bit589 as usize;
-                    if bit589 >= hi591 {
+                let lo617 = 0 + 0;
+                let hi620 = lo617 + 768;
+                for &bit618 in input.ones_from(lo617) {
+                    let bit618 = bit618 as usize;
+                    if bit618 >= hi620 {
                         break;
                     }
-                    let offset590 = bit589 - 0;
+                    let offset619 = bit618 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset590 / 12) % 64];
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset590 / 6) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset590 / 1) % 6];
-                        let v0_pos: usize = (offset590 / 12) % 64;
-                        let v1_pos: usize = (offset590 / 6) % 2;
-                        let v2_pos: usize = (offset590 / 1) % 6;
-                        let exists = 'found587: {
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset619 / 12) % 64];
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset619 / 6) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset619 / 1) % 6];
+                        let v0_pos: usize = (offset619 / 12) % 64;
+                        let v1_pos: usize = (offset619 / 6) % 2;
+                        let v2_pos: usize = (offset619 / 1) % 6;
+                        let exists = 'found616: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found587 true;
+                                    break 'found616 true;
                                 }
                             }
                             false
@@ -15508,48 +15568,48 @@ impl Rules {
             }
         }
         {
-            for role607 in 0..2 {
-                let row606 = &input.joint[role607 * 7..(role607 + 1) * 7];
-                if row606[1] == 297 && row606[4] == 0 && row606[5] == 0 && row606[6] == 0
+            for role636 in 0..2 {
+                let row635 = &input.joint[role636 * 7..(role636 + 1) * 7];
+                if row635[1] == 297 && row635[4] == 0 && row635[5] == 0 && row635[6] == 0
                 {
-                    let v1: Sym = row606[0];
-                    let v2: Sym = row606[2];
-                    let v3: Sym = row606[3];
+                    let v1: Sym = row635[0];
+                    let v2: Sym = row635[2];
+                    let v3: Sym = row635[3];
                     {
-                        let p604 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        let p605 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        if p604 != NONE as usize && p605 != NONE as usize && 0 == 0
+                        let p633 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        let p634 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        if p633 != NONE as usize && p634 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p604 * 12 + p605 * 6 + 5 * 1)
+                            && input.state.get(0 + 0 + p633 * 12 + p634 * 6 + 5 * 1)
                         {
                             {
-                                let k601 = TABLE_41_P0[v1 as usize] as usize;
-                                if k601 != NONE as usize {
-                                    let key603 = k601 * 1;
-                                    for i602 in TABLE_41_AT0[key603]
-                                        as usize..TABLE_41_AT0[key603 + 1] as usize
+                                let k630 = TABLE_41_P0[v1 as usize] as usize;
+                                if k630 != NONE as usize {
+                                    let key632 = k630 * 1;
+                                    for i631 in TABLE_41_AT0[key632]
+                                        as usize..TABLE_41_AT0[key632 + 1] as usize
                                     {
-                                        let row600 = &TABLE_41_BY0[i602];
-                                        let v4: Sym = row600[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i602][1] as usize;
+                                        let row629 = &TABLE_41_BY0[i631];
+                                        let v4: Sym = row629[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i631][1] as usize;
                                         {
-                                            let k597 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k597 != NONE as usize {
-                                                let key599 = k597 * 8 + (v4_pos + 1) * 1;
-                                                for i598 in TABLE_0_AT0_1[key599]
-                                                    as usize..TABLE_0_AT0_1[key599 + 1] as usize
+                                            let k626 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k626 != NONE as usize {
+                                                let key628 = k626 * 8 + (v4_pos + 1) * 1;
+                                                for i627 in TABLE_0_AT0_1[key628]
+                                                    as usize..TABLE_0_AT0_1[key628 + 1] as usize
                                                 {
-                                                    let row596 = &TABLE_0_BY0_1[i598];
-                                                    let v0: Sym = row596[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i598][2] as usize;
+                                                    let row625 = &TABLE_0_BY0_1[i627];
+                                                    let v0: Sym = row625[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i627][2] as usize;
                                                     {
-                                                        let k593 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k593 != NONE as usize {
-                                                            let key595 = v0_pos * 512 + (v4_pos + 1) * 64 + k593 * 1;
-                                                            for i594 in TABLE_0_AT0_1_2[key595]
-                                                                as usize..TABLE_0_AT0_1_2[key595 + 1] as usize
+                                                        let k622 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k622 != NONE as usize {
+                                                            let key624 = v0_pos * 512 + (v4_pos + 1) * 64 + k622 * 1;
+                                                            for i623 in TABLE_0_AT0_1_2[key624]
+                                                                as usize..TABLE_0_AT0_1_2[key624 + 1] as usize
                                                             {
-                                                                let row592 = &TABLE_0_BY0_1_2[i594];
+                                                                let row621 = &TABLE_0_BY0_1_2[i623];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -15567,18 +15627,18 @@ impl Rules {
         }
         {
             {
-                let lo609 = 0;
-                for bit610 in input.state.ones(768 + lo609, 768 + lo609 + 4) {
-                    let offset611 = bit610 - 768;
+                let lo638 = 0;
+                for bit639 in input.state.ones(768 + lo638, 768 + lo638 + 4) {
+                    let offset640 = bit639 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset611 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset611 / 1) % 2];
-                        let v0_pos: usize = (offset611 / 2) % 2;
-                        let v1_pos: usize = (offset611 / 1) % 2;
-                        let exists = 'found608: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset640 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset640 / 1) % 2];
+                        let v0_pos: usize = (offset640 / 2) % 2;
+                        let v1_pos: usize = (offset640 / 1) % 2;
+                        let exists = 'found637: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found608 true;
+                                    break 'found637 true;
                                 }
                             }
                             false
@@ -15592,21 +15652,21 @@ impl Rules {
         }
         {
             {
-                let lo616 = 0;
-                for bit617 in input.state.ones(772 + lo616, 772 + lo616 + 2) {
-                    let offset618 = bit617 - 772;
+                let lo645 = 0;
+                for bit646 in input.state.ones(772 + lo645, 772 + lo645 + 2) {
+                    let offset647 = bit646 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset618 / 1) % 2];
-                        let v1_pos: usize = (offset618 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset647 / 1) % 2];
+                        let v1_pos: usize = (offset647 / 1) % 2;
                         {
-                            let key615 = v1_pos * 1;
-                            for i614 in TABLE_38_AT0[key615]
-                                as usize..TABLE_38_AT0[key615 + 1] as usize
+                            let key644 = v1_pos * 1;
+                            for i643 in TABLE_38_AT0[key644]
+                                as usize..TABLE_38_AT0[key644 + 1] as usize
                             {
-                                let row613 = &TABLE_38_BY0[i614];
-                                let v0: Sym = row613[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i614][1] as usize;
+                                let row642 = &TABLE_38_BY0[i643];
+                                let v0: Sym = row642[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i643][1] as usize;
                                 self.next_bits.set(772 + 0 + v0_pos * 1);
                             }
                         }
@@ -15616,23 +15676,23 @@ impl Rules {
         }
         {
             {
-                let lo624 = 0;
-                for bit625 in input.state.ones(774 + lo624, 774 + lo624 + 201) {
-                    let offset626 = bit625 - 774;
+                let lo653 = 0;
+                for bit654 in input.state.ones(774 + lo653, 774 + lo653 + 201) {
+                    let offset655 = bit654 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset626 / 1) % 201];
-                        let v1_pos: usize = (offset626 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset655 / 1) % 201];
+                        let v1_pos: usize = (offset655 / 1) % 201;
                         {
-                            let k621 = TABLE_46_P0[v1 as usize] as usize;
-                            if k621 != NONE as usize {
-                                let key623 = k621 * 1;
-                                for i622 in TABLE_46_AT0[key623]
-                                    as usize..TABLE_46_AT0[key623 + 1] as usize
+                            let k650 = TABLE_46_P0[v1 as usize] as usize;
+                            if k650 != NONE as usize {
+                                let key652 = k650 * 1;
+                                for i651 in TABLE_46_AT0[key652]
+                                    as usize..TABLE_46_AT0[key652 + 1] as usize
                                 {
-                                    let row620 = &TABLE_46_BY0[i622];
-                                    let v0: Sym = row620[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i622][1] as usize;
+                                    let row649 = &TABLE_46_BY0[i651];
+                                    let v0: Sym = row649[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i651][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -15655,9 +15715,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found628: {
+            let exists = 'found657: {
                 if !self.r34.is_empty() {
-                    break 'found628 true;
+                    break 'found657 true;
                 }
                 false
             };

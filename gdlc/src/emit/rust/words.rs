@@ -29,7 +29,7 @@
 //! bits are listed in the relation's order of bits set, and set in its copies, as
 //! tuple inserts would. Every other recursive layer is evaluated as before.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Arg, FlatAtom, FlatLiteral, RelationId, SymbolId, VarId};
@@ -356,6 +356,49 @@ impl Emitter<'_> {
                 }
             }
         };
+        let closure = quote! {
+            let lo = prefix * #lane_lit;
+            #(#positions)*
+            let mut frontier = self.#store.field(lo, #lane_lit);
+            loop {
+                let mut reached = 0u64;
+                #(#rules)*
+                let fresh = self.#store.or_field(lo, reached);
+                if fresh == 0 {
+                    break;
+                }
+                self.grew = true;
+                #copy_loop
+                frontier = fresh;
+            }
+        };
+        if lane == 64 {
+            // A prefix per word: the words that hold a bit (each once; the closure of a
+            // prefix sets bits in its own word only).
+            return quote! {
+                for seed in 0..self.#store.nonzero_words() {
+                    let prefix = self.#store.nonzero_word(seed);
+                    #closure
+                }
+            };
+        }
+        if 64 % lane == 0 {
+            // Prefixes never straddle words: in each word that holds a bit, the
+            // prefixes with a bit.
+            let lane_mask = Literal::u64_unsuffixed(u64::MAX >> (64 - lane));
+            return quote! {
+                for seed in 0..self.#store.nonzero_words() {
+                    let word = self.#store.nonzero_word(seed);
+                    let mut parts = self.#store.word(word);
+                    while parts != 0 {
+                        let part = parts.trailing_zeros() as usize / #lane_lit;
+                        parts &= !(#lane_mask << (part * #lane_lit));
+                        let prefix = word * (64 / #lane_lit) + part;
+                        #closure
+                    }
+                }
+            };
+        }
         quote! {
             let seeds = self.#store.len();
             let mut last_prefix = usize::MAX;
@@ -365,20 +408,7 @@ impl Emitter<'_> {
                     continue;
                 }
                 last_prefix = prefix;
-                let lo = prefix * #lane_lit;
-                #(#positions)*
-                let mut frontier = self.#store.field(lo, #lane_lit);
-                loop {
-                    let mut reached = 0u64;
-                    #(#rules)*
-                    let fresh = self.#store.or_field(lo, reached);
-                    if fresh == 0 {
-                        break;
-                    }
-                    self.grew = true;
-                    #copy_loop
-                    frontier = fresh;
-                }
+                #closure
             }
         }
     }
