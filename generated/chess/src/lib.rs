@@ -12700,8 +12700,8 @@ impl Rules {
                         {
                             for word3 in 0..=11 {
                                 let mut rest4 = input.state.0[word3]
-                                    & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v1_pos) * 6
-                                        + 4) * 12 + word3 - 0];
+                                    & STATE_MASK_1EDD69C07A905945_144[(v1_pos * 6 + 4 * 1) * 12
+                                        + word3 - 0];
                                 while rest4 != 0 {
                                     let bit1 = word3 * 64 + rest4.trailing_zeros() as usize;
                                     rest4 &= rest4 - 1;
@@ -12945,8 +12945,8 @@ impl Rules {
                                 {
                                     for word64 in 0..=11 {
                                         let mut rest65 = input.state.0[word64]
-                                            & STATE_MASK_EF69D1A79D10EE05_24[((0) * 2 + v3_pos) * 12
-                                                + word64 - 0];
+                                            & STATE_MASK_EF69D1A79D10EE05_24[(v3_pos * 1) * 12 + word64
+                                                - 0];
                                         while rest65 != 0 {
                                             let bit62 = word64 * 64 + rest65.trailing_zeros() as usize;
                                             rest65 &= rest65 - 1;
@@ -13145,8 +13145,8 @@ impl Rules {
                                 {
                                     for word115 in 0..=11 {
                                         let mut rest116 = input.state.0[word115]
-                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
-                                                + 5) * 12 + word115 - 0];
+                                            & STATE_MASK_1EDD69C07A905945_144[(v2_pos * 6 + 5 * 1) * 12
+                                                + word115 - 0];
                                         while rest116 != 0 {
                                             let bit113 = word115 * 64
                                                 + rest116.trailing_zeros() as usize;
@@ -13533,8 +13533,8 @@ impl Rules {
                                 {
                                     for word204 in 0..=11 {
                                         let mut rest205 = input.state.0[word204]
-                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v1_pos) * 6
-                                                + 4) * 12 + word204 - 0];
+                                            & STATE_MASK_1EDD69C07A905945_144[(v1_pos * 6 + 4 * 1) * 12
+                                                + word204 - 0];
                                         while rest205 != 0 {
                                             let bit202 = word204 * 64
                                                 + rest205.trailing_zeros() as usize;
@@ -13583,8 +13583,8 @@ impl Rules {
                         {
                             for word229 in 0..=11 {
                                 let mut rest230 = input.state.0[word229]
-                                    & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v1_pos) * 6
-                                        + 4) * 12 + word229 - 0];
+                                    & STATE_MASK_1EDD69C07A905945_144[(v1_pos * 6 + 4 * 1) * 12
+                                        + word229 - 0];
                                 while rest230 != 0 {
                                     let bit227 = word229 * 64
                                         + rest230.trailing_zeros() as usize;
@@ -14357,8 +14357,8 @@ impl Rules {
                         {
                             for word401 in 0..=11 {
                                 let mut rest402 = input.state.0[word401]
-                                    & STATE_MASK_EF69D1A79D10EE05_24[((0) * 2 + v2_pos) * 12
-                                        + word401 - 0];
+                                    & STATE_MASK_EF69D1A79D10EE05_24[(v2_pos * 1) * 12 + word401
+                                        - 0];
                                 while rest402 != 0 {
                                     let bit399 = word401 * 64
                                         + rest402.trailing_zeros() as usize;
@@ -14415,8 +14415,8 @@ impl Rules {
                         {
                             for word414 in 0..=11 {
                                 let mut rest415 = input.state.0[word414]
-                                    & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
-                                        + 3) * 12 + word414 - 0];
+                                    & STATE_MASK_1EDD69C07A905945_144[(v2_pos * 6 + 3 * 1) * 12
+                                        + word414 - 0];
                                 while rest415 != 0 {
                                     let bit412 = word414 * 64
                                         + rest415.trailing_zeros() as usize;
@@ -14475,8 +14475,8 @@ impl Rules {
                                 {
                                     for word427 in 0..=11 {
                                         let mut rest428 = input.state.0[word427]
-                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
-                                                + 5) * 12 + word427 - 0];
+                                            & STATE_MASK_1EDD69C07A905945_144[(v2_pos * 6 + 5 * 1) * 12
+                                                + word427 - 0];
                                         while rest428 != 0 {
                                             let bit425 = word427 * 64
                                                 + rest428.trailing_zeros() as usize;
@@ -14625,8 +14625,8 @@ impl Rules {
                                 {
                                     for word465 in 0..=11 {
                                         let mut rest466 = input.state.0[word465]
-                                            & STATE_MASK_1EDD69C07A905945_144[(((0) * 2 + v2_pos) * 6
-                                                + 5) * 12 + word465 - 0];
+                                            & STATE_MASK_1EDD69C07A905945_144[(v2_pos * 6 + 5 * 1) * 12
+                                                + word465 - 0];
                                         while rest466 != 0 {
                                             let bit463 = word465 * 64
                                                 + rest466.trailing_zeros() as usize;
