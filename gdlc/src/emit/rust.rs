@@ -142,6 +142,56 @@ fn find_list_readers(tokens: &TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The code running `body` once per field of `width` bits of the bit set `store`
+/// (field `k` is bits `k * width ..`) that holds a bit, the field's number in the local
+/// `field`. When a field never straddles words (`width` divides 64), through the words
+/// holding a bit, each once (`BitSet::nonzero_words`), so the set needs no list of its
+/// bits; else through the list of bits set, repeats of the field just met skipped.
+fn for_each_field_with_a_bit(
+    store: &Ident,
+    width: usize,
+    field: &Ident,
+    body: TokenStream,
+) -> TokenStream {
+    let n = lit(width);
+    if width == 64 {
+        return quote! {
+            for i in 0..self.#store.nonzero_words() {
+                let #field = self.#store.nonzero_word(i);
+                #body
+            }
+        };
+    }
+    if 64 % width == 0 {
+        let mask = Literal::u64_unsuffixed(u64::MAX >> (64 - width));
+        return quote! {
+            for i in 0..self.#store.nonzero_words() {
+                let word = self.#store.nonzero_word(i);
+                let mut parts = self.#store.word(word);
+                while parts != 0 {
+                    let part = parts.trailing_zeros() as usize / #n;
+                    parts &= !(#mask << (part * #n));
+                    let #field = word * (64 / #n) + part;
+                    #body
+                }
+            }
+        };
+    }
+    quote! {
+        {
+            let mut last_field = usize::MAX;
+            for i in 0..self.#store.len() {
+                let #field = self.#store.added(i) / #n;
+                if #field == last_field {
+                    continue;
+                }
+                last_field = #field;
+                #body
+            }
+        }
+    }
+}
+
 fn backend_error(message: impl Into<String>) -> Diagnostic {
     Diagnostic::error(Code::Backend, message)
 }
@@ -2251,50 +2301,18 @@ impl<'a> Emitter<'a> {
                     let #value: Sym = #table[#p];
                 }
             });
-        if width == 64 {
-            // A field per word: visit the words that hold a bit (each once, so the set
-            // needs no list of its bits).
-            return Ok(Some(quote! {
-                for i in 0..self.#source_store.nonzero_words() {
-                    let offset = self.#source_store.nonzero_word(i) * 64;
-                    #(#decodes)*
-                    #code
-                }
-            }));
-        }
-        if 64 % width == 0 {
-            // Fields never straddle words: in each word that holds a bit, the fields
-            // with a bit.
-            let field_mask = Literal::u64_unsuffixed(u64::MAX >> (64 - width));
-            return Ok(Some(quote! {
-                for i in 0..self.#source_store.nonzero_words() {
-                    let word = self.#source_store.nonzero_word(i);
-                    let mut parts = self.#source_store.word(word);
-                    while parts != 0 {
-                        let part = parts.trailing_zeros() as usize / #n;
-                        parts &= !(#field_mask << (part * #n));
-                        let offset = word * 64 + part * #n;
-                        #(#decodes)*
-                        #code
-                    }
-                }
-            }));
-        }
-        Ok(Some(quote! {
-            {
-                let mut last_field = usize::MAX;
-                for i in 0..self.#source_store.len() {
-                    let field = self.#source_store.added(i) / #n;
-                    if field == last_field {
-                        continue;
-                    }
-                    last_field = field;
-                    let offset = field * #n;
-                    #(#decodes)*
-                    #code
-                }
-            }
-        }))
+        let field = format_ident!("field");
+        let body = quote! {
+            let offset = field * #n;
+            #(#decodes)*
+            #code
+        };
+        Ok(Some(for_each_field_with_a_bit(
+            &source_store,
+            width,
+            &field,
+            body,
+        )))
     }
 
     /// The rest of a rule after a join when it is only tests (each with whether it is

@@ -12777,8 +12777,8 @@ impl Rules {
                 }
             }
         }
-        for seed in 0..self.r29.nonzero_words() {
-            let prefix = self.r29.nonzero_word(seed);
+        for i in 0..self.r29.nonzero_words() {
+            let prefix = self.r29.nonzero_word(i);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 1) % 8;
             let mut frontier = self.r29.field(lo, 64);
@@ -13045,8 +13045,8 @@ impl Rules {
                 }
             }
         }
-        for seed in 0..self.r55.nonzero_words() {
-            let prefix = self.r55.nonzero_word(seed);
+        for i in 0..self.r55.nonzero_words() {
+            let prefix = self.r55.nonzero_word(i);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 8) % 64;
             let prefix1: usize = (prefix / 1) % 8;
@@ -13648,7 +13648,8 @@ impl Rules {
     fn layer32(&mut self, input: &Input) {
         {
             for i in 0..self.r52.nonzero_words() {
-                let offset = self.r52.nonzero_word(i) * 64;
+                let field = self.r52.nonzero_word(i);
+                let offset = field * 64;
                 let v1_pos: usize = (offset / 64) % 8;
                 let v1: Sym = SYMS_A9B0BCBB99F71710_8[v1_pos];
                 {
@@ -14205,8 +14206,8 @@ impl Rules {
                 }
             }
         }
-        for seed in 0..self.r60.nonzero_words() {
-            let prefix = self.r60.nonzero_word(seed);
+        for i in 0..self.r60.nonzero_words() {
+            let prefix = self.r60.nonzero_word(i);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 1) % 8;
             let mut frontier = self.r60.field(lo, 64);
@@ -14676,7 +14677,8 @@ impl Rules {
     fn layer50(&mut self, input: &Input) {
         {
             for i in 0..self.r49.nonzero_words() {
-                let offset = self.r49.nonzero_word(i) * 64;
+                let field = self.r49.nonzero_word(i);
+                let offset = field * 64;
                 let v0_pos: usize = (offset / 64) % 64;
                 let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                 {
@@ -14755,7 +14757,8 @@ impl Rules {
             };
             if !exists {
                 for i in 0..self.r59.nonzero_words() {
-                    let offset = self.r59.nonzero_word(i) * 64;
+                    let field = self.r59.nonzero_word(i);
+                    let offset = field * 64;
                     let v0_pos: usize = (offset / 64) % 64;
                     let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                     {

@@ -29,13 +29,13 @@
 //! bits are listed in the relation's order of bits set, and set in its copies, as
 //! tuple inserts would. Every other recursive layer is evaluated as before.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::ir::{Arg, FlatAtom, FlatLiteral, RelationId, SymbolId, VarId};
 use crate::plan::Evaluation;
 
-use super::{Emitter, lit};
+use super::{Emitter, for_each_field_with_a_bit, lit};
 
 /// The most prefix values a step's or a static filter's table is built for.
 const MAX_KEYS: usize = 1 << 12;
@@ -372,45 +372,10 @@ impl Emitter<'_> {
                 frontier = fresh;
             }
         };
-        if lane == 64 {
-            // A prefix per word: the words that hold a bit (each once; the closure of a
-            // prefix sets bits in its own word only).
-            return quote! {
-                for seed in 0..self.#store.nonzero_words() {
-                    let prefix = self.#store.nonzero_word(seed);
-                    #closure
-                }
-            };
-        }
-        if 64 % lane == 0 {
-            // Prefixes never straddle words: in each word that holds a bit, the
-            // prefixes with a bit.
-            let lane_mask = Literal::u64_unsuffixed(u64::MAX >> (64 - lane));
-            return quote! {
-                for seed in 0..self.#store.nonzero_words() {
-                    let word = self.#store.nonzero_word(seed);
-                    let mut parts = self.#store.word(word);
-                    while parts != 0 {
-                        let part = parts.trailing_zeros() as usize / #lane_lit;
-                        parts &= !(#lane_mask << (part * #lane_lit));
-                        let prefix = word * (64 / #lane_lit) + part;
-                        #closure
-                    }
-                }
-            };
-        }
-        quote! {
-            let seeds = self.#store.len();
-            let mut last_prefix = usize::MAX;
-            for seed in 0..seeds {
-                let prefix = self.#store.added(seed) / #lane_lit;
-                if prefix == last_prefix {
-                    continue;
-                }
-                last_prefix = prefix;
-                #closure
-            }
-        }
+        // The prefixes holding a bit (the closure of a prefix sets bits in its own
+        // field only).
+        let prefix = format_ident!("prefix");
+        for_each_field_with_a_bit(&store, lane, &prefix, closure)
     }
 
     /// One recursive rule's contribution to a round of a word closure: the frontier
