@@ -388,19 +388,23 @@ fn left_linear_runs_along_the_last_column_are_computed_a_field_at_a_time() {
 /// position among its column's values (a table parallel to the static table), so a
 /// later key or bit reads that position instead of looking the symbol up, and a keyed
 /// lookup by a variable decoded from the key's values needs no lookup either. Team
-/// chess's slider rays start from the state's squares, the slides table's directions
-/// and the adjacency table's targets, all numbered without a lookup.
+/// chess's slider rays start from the state's squares and the slides table's
+/// directions, numbered without a lookup; the adjacency table's targets from a square
+/// along a direction are then read as a word (see
+/// `word_joins_read_static_relations_as_words`), at the same positions, and a keyed
+/// lookup of that table needs no lookup either.
 #[test]
 fn static_bindings_carry_their_positions() {
     let (sweep, text, code) = join_code(&team_game("chess.kif"), "sweep/3");
     assert!(code.contains("_POS:[[u16;"), "{text}");
     assert!(
-        code.contains(&format!(
-            "self.r{sweep}.insert(v0_pos*512+v1_pos*64+v2_pos*1)"
-        )),
+        code.contains("0+v0_pos*512+v1_pos*64+0,64,);")
+            && code.contains(&format!("self.r{sweep}.or_field(v0_pos*512+v1_pos*64,w)")),
         "{text}"
     );
-    assert!(code.contains("=v0_pos*8+v1_pos*1;"), "{text}");
+    // A keyed lookup of the adjacency table by a square and a direction decoded
+    // from their tables' values (a castling king's two steps).
+    assert!(code.contains("=v2_pos*8+(v3_pos+4)*1;"), "{text}");
 }
 
 /// A role's legal moves are its set bits of `legal`'s store in canonical text order
@@ -520,6 +524,44 @@ fn last_joins_over_one_variable_run_as_words() {
         "{text}"
     );
     assert!(code.contains("_pos*6+3*1)*12+word"), "{text}");
+}
+
+/// A word join reads a static relation's fields from a constant table of its bits,
+/// the variable's column numbered last: team chess's `(<= (threatened ?t)
+/// (enemy-piece ?s knight) (knight-jump ?s ?t))` takes the knight's targets from `?s`
+/// as one word of squares (and `reach`, the same word less the mover's own pieces).
+/// A table is written only for the joins that read it.
+#[test]
+fn word_joins_read_static_relations_as_words() {
+    let file = team_game("chess.kif");
+    let (jump, text, code) = join_code(&file, "knight-jump/2");
+    let (threatened, _, _) = join_code(&file, "threatened/1");
+    let (reach, _, _) = join_code(&file, "reach/2");
+    let table = format!("STATIC_FIELDS_{jump}_1");
+    assert!(
+        code.contains(&format!("static{table}:[u64;64]=[")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!(
+            "letmutw:u64=rt::word_field(&{table},0+v1_pos*64+0,64,);ifw!=0{{letfresh=self.r{threatened}.or_field(0,w);"
+        )),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!(
+            "rt::word_field(&{table},0+v0_pos*64+0,64,);w&=!self.r"
+        )) && code.contains(&format!("self.r{reach}.or_field(v0_pos*64,w)")),
+        "{text}"
+    );
+    // Every table written is read.
+    for name in text.split("static STATIC_FIELDS_").skip(1) {
+        let name = name.split(':').next().unwrap_or_default();
+        assert!(
+            text.contains(&format!("&STATIC_FIELDS_{name},")),
+            "STATIC_FIELDS_{name} unread"
+        );
+    }
 }
 
 /// A rule that copies one bits-only relation into another numbered alike sets the

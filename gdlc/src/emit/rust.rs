@@ -64,6 +64,9 @@ const STATE_LIST_SCAN_BITS: usize = 512;
 /// its known inner columns (`Emitter::state_mask`), and the largest such table.
 const STATE_MASK_WORDS: usize = 16;
 const STATE_MASK_TABLE_WORDS: usize = 2048;
+/// The most bits of a static relation's table of bits for word joins
+/// (`Emitter::static_word_field`): 8 KiB.
+const MAX_STATIC_FIELD_BITS: usize = 1 << 16;
 
 /// A scan of a whole bits-only relation wider than this reads the bits in the order
 /// set instead of the words.
@@ -543,6 +546,28 @@ struct BitCopy {
     field: Ident,
     /// Its numbered columns, in its order.
     numbered: Vec<(usize, usize, Vec<SymbolId>)>,
+}
+
+/// Where a word join reads a field (`Emitter::word_field`): a bit set of the
+/// generated code, or a static relation's constant table of bits.
+enum WordSource {
+    Store(Ident),
+    /// The table, and its definition when no code emitted so far has it (added to
+    /// the file's tables only once the word join is emitted).
+    Static {
+        table: Ident,
+        definition: Option<TokenStream>,
+    },
+}
+
+impl WordSource {
+    /// The `n` bits from bit `lo`, as a word.
+    fn field(&self, lo: &TokenStream, n: &Literal) -> TokenStream {
+        match self {
+            WordSource::Store(store) => quote!(self.#store.field(#lo, #n)),
+            WordSource::Static { table, .. } => quote!(rt::word_field(&#table, #lo, #n)),
+        }
+    }
 }
 
 /// A scan's masks of the state's bits (see `Emitter::state_mask`): the table, the
@@ -2225,8 +2250,8 @@ impl<'a> Emitter<'a> {
         if width == 0 || width > 64 {
             return Ok(None);
         }
-        let (source_store, source_lo) = if whole {
-            (Self::store(source), quote!(offset))
+        let (source_words, source_lo) = if whole {
+            (WordSource::Store(Self::store(source)), quote!(offset))
         } else {
             match self.word_field(source, &query.slots, v) {
                 Some(field) => field,
@@ -2234,6 +2259,8 @@ impl<'a> Emitter<'a> {
             }
         };
         let n = lit(width);
+        let source_field = source_words.field(&source_lo, &n);
+        let mut sources = vec![source_words];
         let Some(TestsThenAccept { tests, head, args }) = Self::tests_then_accept(then) else {
             return Ok(None);
         };
@@ -2246,13 +2273,15 @@ impl<'a> Emitter<'a> {
                 if test.relation == source || self.is_demand(test.relation) {
                     return Ok(None);
                 }
-                let Some((store, lo)) = self.word_field(test.relation, &test.slots, v) else {
+                let Some((words, lo)) = self.word_field(test.relation, &test.slots, v) else {
                     return Ok(None);
                 };
+                let field = words.field(&lo, &n);
+                sources.push(words);
                 masks.push(if negated {
-                    quote!(w &= !self.#store.field(#lo, #n);)
+                    quote!(w &= !#field;)
                 } else {
-                    quote!(w &= self.#store.field(#lo, #n);)
+                    quote!(w &= #field;)
                 });
             }
         }
@@ -2266,9 +2295,21 @@ impl<'a> Emitter<'a> {
         let Some(or_head) = self.word_into(head, args, v) else {
             return Ok(None);
         };
+        for source in sources {
+            if let WordSource::Static {
+                table,
+                definition: Some(definition),
+            } = source
+            {
+                self.tables
+                    .borrow_mut()
+                    .entry(table.to_string())
+                    .or_insert(definition);
+            }
+        }
         let mut code = quote! {
             {
-                let mut w: u64 = self.#source_store.field(#source_lo, #n);
+                let mut w: u64 = #source_field;
                 #(#masks)*
                 if w != 0 {
                     #or_head
@@ -2308,7 +2349,7 @@ impl<'a> Emitter<'a> {
             #code
         };
         Ok(Some(for_each_field_with_a_bit(
-            &source_store,
+            &Self::store(source),
             width,
             &field,
             body,
@@ -2404,8 +2445,17 @@ impl<'a> Emitter<'a> {
     /// For [`Self::word_join`]: the store (a bits-only relation's or one of its copies)
     /// in which variable `v`'s one column of `slots` is numbered last, every other
     /// column holding a symbol of its domain or a variable with a known position, and
-    /// the bit where the field of `v`'s values starts.
-    fn word_field(&self, r: RelationId, slots: &[Slot], v: VarId) -> Option<(Ident, TokenStream)> {
+    /// the bit where the field of `v`'s values starts. A static relation's bits in
+    /// that order are a constant table (`Self::static_word_field`).
+    fn word_field(
+        &self,
+        r: RelationId,
+        slots: &[Slot],
+        v: VarId,
+    ) -> Option<(WordSource, TokenStream)> {
+        if let Evaluation::Static(tuples) = &self.plan.relations[r.0 as usize].evaluation {
+            return self.static_word_field(r, tuples, slots, v);
+        }
         if !matches!(
             self.plan.relations[r.0 as usize].evaluation,
             Evaluation::Materialised
@@ -2455,9 +2505,86 @@ impl<'a> Emitter<'a> {
                 terms.push(quote!(#p * #stride));
             }
             let start = lit(start);
-            return Some((store, quote!(#(#terms)+* + #start)));
+            return Some((WordSource::Store(store), quote!(#(#terms)+* + #start)));
         }
         None
+    }
+
+    /// [`Self::word_field`] of a static relation: its tuples' bits numbered with
+    /// `v`'s column last and the others before it in their order, each over its
+    /// column's values (`static_values`, the positions static queries bind), as a
+    /// constant table `STATIC_FIELDS_<r>_<column>` (at most `MAX_STATIC_FIELD_BITS`):
+    /// team chess's knight jumps from a square as a word of squares.
+    fn static_word_field(
+        &self,
+        r: RelationId,
+        tuples: &[Vec<SymbolId>],
+        slots: &[Slot],
+        v: VarId,
+    ) -> Option<(WordSource, TokenStream)> {
+        let is_v = |s: &Slot| matches!(s, Slot::Bind(w) | Slot::Bound(w) if *w == v);
+        if slots.iter().filter(|s| is_v(s)).count() != 1 || tuples.is_empty() {
+            return None;
+        }
+        let last = slots.iter().position(is_v)?;
+        let lane = static_values(tuples, last);
+        let start = self.run_start(v, &lane)?;
+        let mut columns: Vec<(usize, Vec<SymbolId>)> = (0..slots.len())
+            .filter(|&c| c != last)
+            .map(|c| (c, static_values(tuples, c)))
+            .collect();
+        columns.push((last, lane));
+        let mut strides = vec![1usize; columns.len()];
+        for k in (0..columns.len() - 1).rev() {
+            strides[k] = strides[k + 1].checked_mul(columns[k + 1].1.len())?;
+        }
+        let size = strides[0].checked_mul(columns[0].1.len())?;
+        if size > MAX_STATIC_FIELD_BITS {
+            return None;
+        }
+        let mut terms = vec![quote!(0)];
+        for ((c, domain), stride) in columns.iter().zip(&strides).take(columns.len() - 1) {
+            let p = match slots[*c] {
+                Slot::Sym(s) => {
+                    let p = lit(domain.iter().position(|&d| d == s)?);
+                    quote!(#p)
+                }
+                Slot::Bound(w) => self.known_position(w, domain)?,
+                _ => return None,
+            };
+            let stride = lit(*stride);
+            terms.push(quote!(#p * #stride));
+        }
+        let table = format_ident!("STATIC_FIELDS_{}_{}", r.0, last);
+        let mut definition = None;
+        if !self.tables.borrow().contains_key(&table.to_string()) {
+            let mut words = vec![0u64; size.div_ceil(64)];
+            for row in tuples {
+                let bit: usize = columns
+                    .iter()
+                    .zip(&strides)
+                    .map(|((c, domain), stride)| {
+                        domain
+                            .binary_search(&row[*c])
+                            .expect("a value of the column")
+                            * stride
+                    })
+                    .sum();
+                words[bit / 64] |= 1 << (bit % 64);
+            }
+            let len = lit(words.len());
+            let values = words.iter().map(|&w| Literal::u64_unsuffixed(w));
+            let doc = format!(
+                "`{}`'s tuples as bits, column {last} numbered last (word joins read its fields).",
+                self.ir.relation(r).key()
+            );
+            definition = Some(quote!(#[doc = #doc] static #table: [u64; #len] = [#(#values),*];));
+        }
+        let start = lit(start);
+        Some((
+            WordSource::Static { table, definition },
+            quote!(#(#terms)+* + #start),
+        ))
     }
 
     /// Where the values variable `v` was decoded from start in `domain`: 0 when they
