@@ -240,6 +240,21 @@ fn var_position(v: VarId) -> Ident {
     format_ident!("{}_pos", var(v))
 }
 
+/// The dense number of a static tuple over some of its columns, each `(column, its
+/// sorted values)` with its stride: the sum of each value's position times the stride.
+fn dense_key(columns: &[(usize, Vec<SymbolId>)], strides: &[usize], row: &[SymbolId]) -> usize {
+    columns
+        .iter()
+        .zip(strides)
+        .map(|((c, values), stride)| {
+            values
+                .binary_search(&row[*c])
+                .expect("a value of the column")
+                * stride
+        })
+        .sum()
+}
+
 /// The values of column `c` of a static relation's tuples, sorted: a variable a static
 /// query binds there has its position among them (`static_positions`).
 fn static_values(tuples: &[Vec<SymbolId>], c: usize) -> Vec<SymbolId> {
@@ -2560,16 +2575,7 @@ impl<'a> Emitter<'a> {
         if !self.tables.borrow().contains_key(&table.to_string()) {
             let mut words = vec![0u64; size.div_ceil(64)];
             for row in tuples {
-                let bit: usize = columns
-                    .iter()
-                    .zip(&strides)
-                    .map(|((c, domain), stride)| {
-                        domain
-                            .binary_search(&row[*c])
-                            .expect("a value of the column")
-                            * stride
-                    })
-                    .sum();
+                let bit = dense_key(&columns, &strides, row);
                 words[bit / 64] |= 1 << (bit % 64);
             }
             let len = lit(words.len());
@@ -3902,18 +3908,7 @@ impl<'a> Emitter<'a> {
         for k in (0..key_columns.len().saturating_sub(1)).rev() {
             strides[k] = strides[k + 1] * key_columns[k + 1].1.len();
         }
-        let key_of = |row: &[SymbolId]| -> usize {
-            key_columns
-                .iter()
-                .zip(&strides)
-                .map(|((c, values), stride)| {
-                    values
-                        .binary_search(&row[*c])
-                        .expect("a value of the column")
-                        * stride
-                })
-                .sum()
-        };
+        let key_of = |row: &[SymbolId]| dense_key(&key_columns, &strides, row);
         let suffix = key_columns
             .iter()
             .map(|(c, _)| c.to_string())
