@@ -217,7 +217,7 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
 fn state_blocks_number_own_arguments_and_wide_scans_read_set_bits() {
     let (_, text, code) = join_code(&team_game("chess.kif"), "safe/2");
     assert!(
-        code.contains("size:768,columns:&[1,2,3],strides:&[12,6,1]"),
+        code.contains("size:768,columns:&[2,3,1],strides:&[384,64,1]"),
         "{text}"
     );
     assert!(!code.contains("size:1365,"), "{text}");
@@ -403,8 +403,8 @@ fn static_bindings_carry_their_positions() {
         "{text}"
     );
     // A keyed lookup of the adjacency table by a square and a direction decoded
-    // from their tables' values (a castling king's two steps).
-    assert!(code.contains("=v2_pos*8+(v3_pos+4)*1;"), "{text}");
+    // from their tables' values (a pawn's step forward).
+    assert!(code.contains("=v0_pos*8+(v3_pos+1)*1;"), "{text}");
 }
 
 /// A role's legal moves are its set bits of `legal`'s store in canonical text order
@@ -489,9 +489,7 @@ fn legal_copies_the_bits_of_a_relation_of_moves() {
 /// read from a copy of its bits with the square numbered last, made for this — and
 /// or-s it into `reach`'s field for `?s`. Bit sets whose list of bits set no code reads
 /// are unlisted (`threatened`: tested bit by bit and as words only; `reach`, whose
-/// whole scans read the words holding a bit). A scan of the pieces of one kind and
-/// colour, `(true (cell ?s ?c knight))`, reads each word of the state's block through
-/// a constant mask of those pieces' bits, one per colour and kind (12 × 12 words).
+/// whole scans read the words holding a bit).
 #[test]
 fn last_joins_over_one_variable_run_as_words() {
     let file = team_game("chess.kif");
@@ -515,15 +513,6 @@ fn last_joins_over_one_variable_run_as_words() {
         code.contains(&format!("r{reach}:rt::BitSet::unlisted(4096)")),
         "{text}"
     );
-    assert!(
-        code.contains("staticSTATE_MASK_") && code.contains("_144:[u64;144]=["),
-        "{text}"
-    );
-    assert!(
-        code.contains("letmutrest") && code.contains("=input.state.0[word"),
-        "{text}"
-    );
-    assert!(code.contains("_pos*6+3*1)*12+word"), "{text}");
 }
 
 /// A word join reads a static relation's fields from a constant table of its bits,
@@ -580,3 +569,93 @@ fn rules_copying_a_relation_numbered_alike_copy_its_bits() {
         "{text}"
     );
 }
+
+/// The state numbers a functor's columns in the order the plan's lookups know them
+/// (`Plan::state_orders`): team chess reads `(cell ?square ?colour ?piece)` with the
+/// colour and the piece known and the square bound, so the square is numbered last and
+/// a colour and piece's squares are one word (a bit board). `occupied` ors the twelve
+/// words, `king-at` reads the mover's king's word, and `next`, knowing the square and
+/// the colour of the moved piece, tests each of the six pieces between them instead
+/// of scanning the colour's pieces.
+#[test]
+fn state_columns_are_numbered_as_lookups_know_them() {
+    let file = team_game("chess.kif");
+    let front = gdlc::front_end(&file);
+    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let cell = ir.symbols.get("cell", 3).expect("chess has cell/3");
+    let state = ir
+        .keyword(gdlc::ir::Keyword::True)
+        .expect("chess reads the state");
+    let paths: Vec<Vec<u32>> = plan.state_orders[&cell]
+        .iter()
+        .map(|&c| ir.relation(state).columns[c].path.clone())
+        .collect();
+    assert_eq!(
+        paths,
+        [vec![0, cell.0, 1], vec![0, cell.0, 2], vec![0, cell.0, 0]]
+    );
+    let (occupied, text, code) = join_code(&file, "occupied/1");
+    let (king, _, _) = join_code(&file, "king-at/1");
+    assert!(
+        code.contains(&format!(
+            "forv1_posin0..2{{letv1:Sym=SYMS_C9C28939C99668C6_2[v1_pos];forv2_posin0..6{{letv2:Sym=SYMS_EB5D0E5A42BE7FCC_6[v2_pos];{{letmutw:u64=input.state.field(0+v1_pos*384+v2_pos*64+0,64);ifw!=0{{letfresh=self.r{occupied}.or_field(0,w);"
+        )),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!(
+            "letmutw:u64=input.state.field(0+v1_pos*384+4*64+0,64);ifw!=0{{letfresh=self.r{king}.or_field(0,w);"
+        )),
+        "{text}"
+    );
+    assert!(
+        code.contains("forv2_posin0..6{letv2:Sym=SYMS_EB5D0E5A42BE7FCC_6[v2_pos];"),
+        "{text}"
+    );
+    assert!(code.contains("input.state.get(0+0+p"), "{text}");
+}
+
+/// A scan of the state that knows only an inner column of a block, the columns before
+/// it unknown and too many to enumerate, reads the block's words and-ed with a
+/// constant mask per known position (`STATE_MASK_…`) instead of testing every fluent
+/// of the block: here most lookups of `(on ?row ?col ?colour)` know the square, so the
+/// colour is numbered last, and `blues` knows only the colour.
+#[test]
+fn scans_knowing_only_an_inner_column_read_masked_words() {
+    let file = SourceFile::new("mask.kif", GRID_GAME);
+    let (_, text, code) = join_code(&file, "blues/0");
+    assert!(
+        code.contains("columns:&[1,2,3],strides:&[20,4,1]"),
+        "{text}"
+    );
+    assert!(code.contains("staticSTATE_MASK_"), "{text}");
+    assert!(code.contains("=input.state.0[word"), "{text}");
+}
+
+const GRID_GAME: &str = r#";; Tokens on a 5x5 grid, (on ?row ?col ?colour): most lookups know the square, one
+;; knows only the colour.
+(role player)
+(init (on 1 1 red))
+(init (on 2 3 green))
+(init (on 4 5 blue))
+(init (step 0))
+(index 1) (index 2) (index 3) (index 4) (index 5)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(<= (free ?r ?c) (index ?r) (index ?c) (not (taken ?r ?c)))
+(<= (taken ?r ?c) (true (on ?r ?c ?any)))
+(<= (painted ?r ?c) (index ?r) (index ?c) (true (on ?r ?c ?colour)) (distinct ?colour red))
+(<= (legal player (drop ?r ?c)) (free ?r ?c))
+(<= (legal player (paint ?r ?c)) (painted ?r ?c))
+(<= (next (on ?r ?c red)) (does player (drop ?r ?c)))
+(<= (next (on ?r ?c blue)) (does player (paint ?r ?c)))
+(<= (next (on ?r ?c ?x)) (true (on ?r ?c ?x)) (not (does player (paint ?r ?c))))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= blues (true (on ?r ?c blue)))
+(<= corner (true (on 1 1 ?x)))
+(<= corner (true (on 5 5 ?x)))
+(<= terminal (true (step 4)))
+(<= (goal player 100) blues corner)
+(<= (goal player 0) (not blues))
+(<= (goal player 0) (not corner))
+"#;

@@ -64,6 +64,9 @@ const STATE_LIST_SCAN_BITS: usize = 512;
 /// its known inner columns (`Emitter::state_mask`), and the largest such table.
 const STATE_MASK_WORDS: usize = 16;
 const STATE_MASK_TABLE_WORDS: usize = 2048;
+/// The most fields a word join reads from one scan of the state, enumerating the
+/// positions of the columns it binds besides the word's (`Emitter::state_word_scan`).
+const MAX_ENUMERATED_FIELDS: usize = 64;
 /// The most bits of a static relation's table of bits for word joins
 /// (`Emitter::static_word_field`): 8 KiB.
 const MAX_STATIC_FIELD_BITS: usize = 1 << 16;
@@ -295,6 +298,7 @@ fn functor_blocks(
     relation: RelationId,
     arg: u32,
     listed: &[crate::plan::FluentLayout],
+    orders: &BTreeMap<SymbolId, Vec<usize>>,
 ) -> Vec<FunctorBlock> {
     let columns = &ir.relation(relation).columns;
     let Some(top) = columns.iter().position(|c| c.path == [arg]) else {
@@ -313,7 +317,10 @@ fn functor_blocks(
     let mut blocks = Vec::new();
     let mut base: usize = 0;
     for f in functors {
-        let under = ir.relation(relation).columns_under(arg, f);
+        let under = orders
+            .get(&f)
+            .cloned()
+            .unwrap_or_else(|| ir.relation(relation).columns_under(arg, f));
         let mut size: usize = 1;
         let mut with_strides = vec![(0, 0, Vec::new()); under.len()];
         for (k, &c) in under.iter().enumerate().rev() {
@@ -567,6 +574,8 @@ struct BitCopy {
 /// generated code, or a static relation's constant table of bits.
 enum WordSource {
     Store(Ident),
+    /// The state (`input.state`).
+    State,
     /// The table, and its definition when no code emitted so far has it (added to
     /// the file's tables only once the word join is emitted).
     Static {
@@ -580,9 +589,20 @@ impl WordSource {
     fn field(&self, lo: &TokenStream, n: &Literal) -> TokenStream {
         match self {
             WordSource::Store(store) => quote!(self.#store.field(#lo, #n)),
+            WordSource::State => quote!(input.state.field(#lo, #n)),
             WordSource::Static { table, .. } => quote!(rt::word_field(&#table, #lo, #n)),
         }
     }
+}
+
+/// A query on `true` read a word at a time (`Emitter::state_word_scan`): the variable
+/// whose values the word holds and their domain in the block, the first bit of the
+/// field, and the variables bound here by enumerating their positions.
+struct StateWordScan {
+    v: VarId,
+    lane: Vec<SymbolId>,
+    lo: TokenStream,
+    enumerated: Vec<(VarId, Vec<SymbolId>)>,
 }
 
 /// A scan's masks of the state's bits (see `Emitter::state_mask`): the table, the
@@ -699,7 +719,7 @@ impl<'a> Emitter<'a> {
             }
         }
         let blocks = state_rel
-            .map(|state| functor_blocks(ir, state, 0, &plan.fluents))
+            .map(|state| functor_blocks(ir, state, 0, &plan.fluents, &plan.state_orders))
             .unwrap_or_default();
         let bits = blocks.last().map_or(0, |b| b.base.saturating_add(b.size));
         if let Some(b) = blocks.iter().find(|b| b.size > MAX_STATE_BITS) {
@@ -885,7 +905,7 @@ impl<'a> Emitter<'a> {
         let [(arg, top)] = compound[..] else {
             return None;
         };
-        let blocks = functor_blocks(self.ir, r, arg, &[]);
+        let blocks = functor_blocks(self.ir, r, arg, &[], &BTreeMap::new());
         let layout_bits = blocks
             .iter()
             .try_fold(0usize, |sum, b| sum.checked_add(b.size))?;
@@ -1425,7 +1445,7 @@ impl<'a> Emitter<'a> {
                     .iter()
                     .position(|c| c.path == [1])
                     .unwrap_or(0);
-                layout_tokens(&functor_blocks(ir, legal, 1, &[]), top)
+                layout_tokens(&functor_blocks(ir, legal, 1, &[], &BTreeMap::new()), top)
             }
             None => layout_tokens(&[], 0),
         };
@@ -2237,8 +2257,18 @@ impl<'a> Emitter<'a> {
             })
             .collect();
         let source = query.relation;
-        let whole = binds.len() > 1;
-        let v = if whole {
+        let state_scan = if binds.len() > 1 && Some(source) == self.true_rel {
+            match self.state_word_scan(&query.slots) {
+                Some(scan) => Some(scan),
+                None => return Ok(None),
+            }
+        } else {
+            None
+        };
+        let whole = binds.len() > 1 && state_scan.is_none();
+        let v = if let Some(scan) = &state_scan {
+            scan.v
+        } else if whole {
             // Every column bound here, to distinct variables; the last one's is the word's.
             let Some(numbered) = self.bit_columns(source) else {
                 return Ok(None);
@@ -2265,7 +2295,14 @@ impl<'a> Emitter<'a> {
         if width == 0 || width > 64 {
             return Ok(None);
         }
-        let (source_words, source_lo) = if whole {
+        let (source_words, source_lo) = if let Some(scan) = &state_scan {
+            let Some(start) = self.run_start(v, &scan.lane) else {
+                return Ok(None);
+            };
+            let start = lit(start);
+            let lo = &scan.lo;
+            (WordSource::State, quote!(#lo + #start))
+        } else if whole {
             (WordSource::Store(Self::store(source)), quote!(offset))
         } else {
             match self.word_field(source, &query.slots, v) {
@@ -2285,7 +2322,9 @@ impl<'a> Emitter<'a> {
             if !test.slots.contains(&Slot::Bound(v)) {
                 guards.push((test, negated));
             } else {
-                if test.relation == source || self.is_demand(test.relation) {
+                if (test.relation == source && Some(source) != self.true_rel)
+                    || self.is_demand(test.relation)
+                {
                     return Ok(None);
                 }
                 let Some((words, lo)) = self.word_field(test.relation, &test.slots, v) else {
@@ -2338,6 +2377,20 @@ impl<'a> Emitter<'a> {
             } else {
                 self.query(test, code, sink)?
             };
+        }
+        if let Some(scan) = state_scan {
+            for (u, domain) in scan.enumerated.into_iter().rev() {
+                let (p, value) = (var_position(u), var(u));
+                let table = self.domain_table(&domain);
+                let radix = lit(domain.len());
+                code = quote! {
+                    for #p in 0..#radix {
+                        let #value: Sym = #table[#p];
+                        #code
+                    }
+                };
+            }
+            return Ok(Some(code));
         }
         if !whole {
             return Ok(Some(code));
@@ -2471,6 +2524,15 @@ impl<'a> Emitter<'a> {
         if let Evaluation::Static(tuples) = &self.plan.relations[r.0 as usize].evaluation {
             return self.static_word_field(r, tuples, slots, v);
         }
+        if Some(r) == self.true_rel {
+            let scan = self.state_word_scan(slots)?;
+            if scan.v != v || !scan.enumerated.is_empty() {
+                return None;
+            }
+            let start = lit(self.run_start(v, &scan.lane)?);
+            let lo = scan.lo;
+            return Some((WordSource::State, quote!(#lo + #start)));
+        }
         if !matches!(
             self.plan.relations[r.0 as usize].evaluation,
             Evaluation::Materialised
@@ -2523,6 +2585,82 @@ impl<'a> Emitter<'a> {
             return Some((WordSource::Store(store), quote!(#(#terms)+* + #start)));
         }
         None
+    }
+
+    /// A query on `true` read a word at a time: its functor's block (dense) numbers
+    /// the column of a variable `v` last, with stride 1, and every other column of
+    /// the block holds a symbol, a variable with a known position, or a variable
+    /// bound here only, over the whole domain the block numbers it by; the columns
+    /// outside the block are nil or not looked at. Those bound here are enumerated
+    /// (their domains multiply to at most [`MAX_ENUMERATED_FIELDS`]): `(true (cell ?s
+    /// ?colour ?piece))` is the fields of squares of each colour and piece (a bit
+    /// board each). `lo` is the first bit of `v`'s field, from the positions.
+    fn state_word_scan(&self, slots: &[Slot]) -> Option<StateWordScan> {
+        let true_rel = self.true_rel?;
+        let top = self
+            .ir
+            .relation(true_rel)
+            .columns
+            .iter()
+            .position(|c| c.path == [0])?;
+        let Slot::Sym(functor) = *slots.get(top)? else {
+            return None;
+        };
+        let block = self.blocks.iter().find(|b| b.symbol == functor)?;
+        if block.keys.is_some() {
+            return None;
+        }
+        let ((last, 1, lane), rest) = block.columns.split_last()? else {
+            return None;
+        };
+        let Slot::Bind(v) = slots[*last] else {
+            return None;
+        };
+        let occurrences = |u: VarId| {
+            slots
+                .iter()
+                .filter(|s| matches!(s, Slot::Bind(w) | Slot::Bound(w) | Slot::Same(w) if *w == u))
+                .count()
+        };
+        if occurrences(v) != 1 {
+            return None;
+        }
+        for (c, slot) in slots.iter().enumerate() {
+            let outside = c != top && !block.columns.iter().any(|(bc, _, _)| *bc == c);
+            if outside && !matches!(slot, Slot::Sym(NIL) | Slot::Free) {
+                return None;
+            }
+        }
+        let base = lit(block.base);
+        let mut terms = vec![quote!(#base)];
+        let mut enumerated = Vec::new();
+        let mut combinations: usize = 1;
+        for (c, stride, domain) in rest {
+            let stride_lit = lit(*stride);
+            match slots[*c] {
+                Slot::Sym(sym) => {
+                    let p = lit(domain.iter().position(|&d| d == sym)?);
+                    terms.push(quote!(#p * #stride_lit));
+                }
+                Slot::Bound(u) => {
+                    let p = self.known_position(u, domain)?;
+                    terms.push(quote!(#p * #stride_lit));
+                }
+                Slot::Bind(u) if occurrences(u) == 1 && self.run_start(u, domain) == Some(0) => {
+                    combinations = combinations.saturating_mul(domain.len());
+                    let p = var_position(u);
+                    terms.push(quote!(#p * #stride_lit));
+                    enumerated.push((u, domain.clone()));
+                }
+                _ => return None,
+            }
+        }
+        (combinations <= MAX_ENUMERATED_FIELDS).then(|| StateWordScan {
+            v,
+            lane: lane.clone(),
+            lo: quote!(#(#terms)+*),
+            enumerated,
+        })
     }
 
     /// [`Self::word_field`] of a static relation: its tuples' bits numbered with
@@ -3464,7 +3602,14 @@ impl<'a> Emitter<'a> {
     fn matcher(columns: &[(TokenStream, Slot)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let mut conds = Vec::new();
         let mut binds = Vec::new();
+        // A `Same` column may come before its `Bind` column (the state's blocks order
+        // columns by use, `state_column_orders`): it compares with that value.
         let mut bound_here: BTreeMap<VarId, TokenStream> = BTreeMap::new();
+        for (value, slot) in columns {
+            if let Slot::Bind(v) = *slot {
+                bound_here.entry(v).or_insert_with(|| value.clone());
+            }
+        }
         for (value, slot) in columns {
             match *slot {
                 Slot::Sym(s) => {
@@ -3483,7 +3628,6 @@ impl<'a> Emitter<'a> {
                     }
                 },
                 Slot::Bind(v) => {
-                    bound_here.insert(v, value.clone());
                     let v = var(v);
                     binds.push(quote!(let #v: Sym = #value;));
                 }
@@ -4099,6 +4243,66 @@ impl<'a> Emitter<'a> {
         self.bits_query(&source, slots, outside, then)
     }
 
+    /// [`Self::bits_query`] when unknown columns lie before a known one in `source`'s
+    /// order and their domains multiply to at most [`crate::plan::MAX_GAP_COMBINATIONS`]: a loop
+    /// over their positions around the query with them known, which then reads the
+    /// narrow range of the columns now leading, or tests one bit (`(true (cell ?t ?o
+    /// ?piece))` with the square and colour known, the piece's column between them:
+    /// six bit tests instead of a scan of the colour's pieces). `None` otherwise.
+    fn gap_enumerated(
+        &self,
+        source: &BitSource,
+        slots: &[Slot],
+        outside: &[(TokenStream, Slot)],
+        then: &TokenStream,
+    ) -> Option<TokenStream> {
+        if matches!(source.bits, Bits::Delta(..)) {
+            return None;
+        }
+        let known = |c: usize| matches!(slots[c], Slot::Sym(_) | Slot::Bound(_));
+        let last_known = source.columns.iter().rposition(|(c, _, _)| known(*c))?;
+        let gap: Vec<&(usize, usize, Vec<SymbolId>)> = source.columns[..last_known]
+            .iter()
+            .filter(|(c, _, _)| !known(*c))
+            .collect();
+        if gap.is_empty() {
+            return None;
+        }
+        let mut combinations: usize = 1;
+        let mut with_known = slots.to_vec();
+        for (c, _, domain) in &gap {
+            let Slot::Bind(v) = slots[*c] else {
+                return None;
+            };
+            let repeated = slots.iter().filter(|s| matches!(s, Slot::Bind(w) | Slot::Same(w) if *w == v)).count() > 1
+                || outside.iter().any(|(_, s)| matches!(s, Slot::Bind(w) | Slot::Same(w) | Slot::Bound(w) if *w == v));
+            if repeated || self.run_start(v, domain) != Some(0) {
+                return None;
+            }
+            combinations = combinations.saturating_mul(domain.len());
+            with_known[*c] = Slot::Bound(v);
+        }
+        if combinations > crate::plan::MAX_GAP_COMBINATIONS {
+            return None;
+        }
+        let mut code = self.bits_query(source, &with_known, outside.to_vec(), then.clone());
+        for (c, _, domain) in gap.into_iter().rev() {
+            let Slot::Bind(v) = slots[*c] else {
+                unreachable!("checked above")
+            };
+            let (p, value) = (var_position(v), var(v));
+            let table = self.domain_table(domain);
+            let radix = lit(domain.len());
+            code = quote! {
+                for #p in 0..#radix {
+                    let #value: Sym = #table[#p];
+                    #code
+                }
+            };
+        }
+        Some(code)
+    }
+
     /// The code running `then` for each set bit of `source` matching `slots` (and the
     /// columns `outside` the bits, matched as given): a bit test when every column is
     /// known, else a scan of the narrowest range the known leading columns allow.
@@ -4109,6 +4313,9 @@ impl<'a> Emitter<'a> {
         outside: Vec<(TokenStream, Slot)>,
         then: TokenStream,
     ) -> TokenStream {
+        if let Some(code) = self.gap_enumerated(source, slots, &outside, &then) {
+            return code;
+        }
         let num_symbols = self.ir.symbols.len();
         let positions = &source.positions;
         // Known positions of the columns.

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, Node, Plan, Query,
+    MAX_GAP_COMBINATIONS, Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, Node, Plan, Query,
     RelationPlan, Slot, Storage, Test,
 };
 use crate::diagnostic::{Code, Diagnostic};
@@ -129,7 +129,16 @@ pub fn plan_seeded(
     let mut planner = Planner::new(ir, options.clone());
     planner.decide()?;
     let decided = planner.evaluate_statics(seed)?;
+    // The state's column order follows the trees' lookups of `true`; the trees are
+    // then planned again with the ranges that order gives.
+    let before_trees = planner.trees_snapshot();
     planner.build_trees()?;
+    let orders = super::state_column_orders(ir, &planner.layer_trees, &planner.mode_trees);
+    if !orders.is_empty() {
+        planner.restore_trees(before_trees);
+        planner.state_orders = orders;
+        planner.build_trees()?;
+    }
     let tables = planner.tables.clone();
     let stats = planner.stats.clone();
     let mut plan = planner.finish();
@@ -153,6 +162,14 @@ struct TableStats {
     /// Distinct values per column.
     distinct: Vec<usize>,
 }
+
+/// The planner's tree state before [`Planner::build_trees`].
+type TreesSnapshot = (
+    Vec<BTreeMap<Columns, usize>>,
+    Vec<Vec<Option<Node>>>,
+    Vec<BTreeSet<Columns>>,
+    Vec<Option<Node>>,
+);
 
 /// The most positive literals of a rule body ordered by exhaustive search.
 const MAX_EXACT_ORDER: usize = 12;
@@ -185,6 +202,9 @@ struct Planner<'a> {
     /// Per relation, the index patterns used.
     indexes: Vec<BTreeSet<Columns>>,
     layer_trees: Vec<Option<Node>>,
+    /// The state's column order per function symbol of `true` (see
+    /// [`super::state_column_orders`]): the ranges of `true` lookups follow it.
+    state_orders: BTreeMap<SymbolId, Vec<usize>>,
 }
 
 impl<'a> Planner<'a> {
@@ -200,6 +220,7 @@ impl<'a> Planner<'a> {
             mode_trees: vec![Vec::new(); n],
             indexes: vec![BTreeSet::new(); n],
             layer_trees: vec![None; ir.layers.len()],
+            state_orders: BTreeMap::new(),
         }
     }
 
@@ -455,13 +476,56 @@ impl<'a> Planner<'a> {
             return (matches, matches);
         }
         let density = self.state_density(known[0].flatten());
-        let leading = known.iter().take_while(|k| k.is_some()).count();
-        let prefix: Vec<Option<Option<SymbolId>>> = known
-            .iter()
-            .enumerate()
-            .map(|(c, &k)| if c < leading { k } else { None })
-            .collect();
-        let scanned = 2.0 * self.estimate(relation, &prefix) * density;
+        let order = known[0]
+            .flatten()
+            .and_then(|functor| self.state_orders.get(&functor));
+        let scanned = match order {
+            // The functor's columns in the state's order: the range of the known
+            // leading ones, or a bit test per combination of the few unknown
+            // columns before the last known one (the code enumerates them).
+            Some(order) => {
+                let leading = order.iter().take_while(|&&c| known[c].is_some()).count();
+                let last_known = order.iter().rposition(|&c| known[c].is_some());
+                let mut prefix = known.to_vec();
+                for &c in &order[leading..] {
+                    prefix[c] = None;
+                }
+                let range = 2.0 * self.estimate(relation, &prefix) * density;
+                let gap: f64 = last_known.map_or(1.0, |last| {
+                    order
+                        .get(leading..last)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter(|&&c| known[c].is_none())
+                        .map(|&c| self.ir.relation(relation).columns[c].domain.len().max(1) as f64)
+                        .product()
+                });
+                if gap > 1.0 && gap <= MAX_GAP_COMBINATIONS as f64 {
+                    let mut through_last = known.to_vec();
+                    if let Some(last) = last_known {
+                        for &c in &order[last + 1..] {
+                            through_last[c] = None;
+                        }
+                        for &c in &order[..last] {
+                            through_last[c] = through_last[c].or(Some(None));
+                        }
+                    }
+                    let per_combination = 2.0 * self.estimate(relation, &through_last) * density;
+                    range.min(gap * per_combination.max(1.0))
+                } else {
+                    range
+                }
+            }
+            None => {
+                let leading = known.iter().take_while(|k| k.is_some()).count();
+                let prefix: Vec<Option<Option<SymbolId>>> = known
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &k)| if c < leading { k } else { None })
+                    .collect();
+                2.0 * self.estimate(relation, &prefix) * density
+            }
+        };
         (
             (scanned).max(matches * density),
             (matches * density).max(1e-3),
@@ -1111,6 +1175,7 @@ impl<'a> Planner<'a> {
                 })
                 .collect(),
             fluents: Vec::new(),
+            state_orders: BTreeMap::new(),
             tuning: None,
         }
     }
@@ -1161,6 +1226,21 @@ impl<'a> Planner<'a> {
             self.mode_trees[r][m] = Some(tree);
         }
         Ok(())
+    }
+
+    /// What [`Self::build_trees`] fills: demand modes, their trees, indexes and the
+    /// layers' trees.
+    fn trees_snapshot(&self) -> TreesSnapshot {
+        (
+            self.modes.clone(),
+            self.mode_trees.clone(),
+            self.indexes.clone(),
+            self.layer_trees.clone(),
+        )
+    }
+
+    fn restore_trees(&mut self, snapshot: TreesSnapshot) {
+        (self.modes, self.mode_trees, self.indexes, self.layer_trees) = snapshot;
     }
 
     /// Builds the trees of the materialised layers and of every demand mode used.
@@ -1275,6 +1355,7 @@ impl<'a> Planner<'a> {
             relations,
             layers,
             fluents: Vec::new(),
+            state_orders: std::mem::take(&mut self.state_orders),
             tuning: None,
         }
     }

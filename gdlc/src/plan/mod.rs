@@ -34,7 +34,71 @@ pub use tune::{
     DEMAND_GAIN, GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned,
 };
 
-use crate::ir::{Arg, RelationId, SymbolId, VarId};
+use std::collections::BTreeMap;
+
+use crate::ir::{Arg, Ir, Keyword, RelationId, SymbolId, VarId};
+
+/// The most combinations of positions of unknown columns that a lookup of `true`
+/// enumerates (one bit test each) when they lie before a known column in the state's
+/// order (the join backend's `Emitter::gap_enumerated`).
+pub const MAX_GAP_COMBINATIONS: usize = 16;
+
+/// The order of the state's columns under each function symbol of `true`, most
+/// significant first, from the lookups of `true` in `layer_trees` and `mode_trees`
+/// that leave some column of the functor unknown: the columns known most often (a
+/// constant or a bound variable) outermost, the ones lookups bind innermost, ties in
+/// the columns' order. Lookups then read the narrow range their known columns fix,
+/// and the column that varies inside a join is the one a word holds (`(cell ?s
+/// ?colour ?piece)`, read with the colour and the piece known and the square bound,
+/// is a 64-bit word of squares per colour and piece: a bit board). Only functors
+/// whose order differs from the columns' are listed.
+pub fn state_column_orders(
+    ir: &Ir,
+    layer_trees: &[Option<Node>],
+    mode_trees: &[Vec<Option<Node>>],
+) -> BTreeMap<SymbolId, Vec<usize>> {
+    let Some(true_rel) = ir.keyword(Keyword::True) else {
+        return BTreeMap::new();
+    };
+    let relation = ir.relation(true_rel);
+    let Some(top) = relation.columns.iter().position(|c| c.path == [0]) else {
+        return BTreeMap::new();
+    };
+    // Per functor, per column: the number of lookups knowing it.
+    let mut counts: BTreeMap<SymbolId, BTreeMap<usize, usize>> = BTreeMap::new();
+    let mut look = |query: &Query, negated: bool| {
+        if negated || query.relation != true_rel {
+            return;
+        }
+        let Some(Slot::Sym(f)) = query.slots.get(top).copied() else {
+            return;
+        };
+        let under = relation.columns_under(0, f);
+        let known = |c: usize| matches!(query.slots[c], Slot::Sym(_) | Slot::Bound(_));
+        if under.iter().all(|&c| known(c)) {
+            return;
+        }
+        let per_column = counts.entry(f).or_default();
+        for c in under {
+            *per_column.entry(c).or_default() += usize::from(known(c));
+        }
+    };
+    let trees = layer_trees.iter().chain(mode_trees.iter().flatten()).flatten();
+    for tree in trees {
+        tree.for_each_query_negated(&mut look);
+    }
+    counts
+        .into_iter()
+        .filter_map(|(f, per_column)| {
+            let columns = relation.columns_under(0, f);
+            let mut order = columns.clone();
+            // Every lookup counts each of the functor's columns: descending times
+            // known (stable: ties keep the columns' order).
+            order.sort_by_key(|c| std::cmp::Reverse(per_column.get(c).copied().unwrap_or(0)));
+            (order != columns).then_some((f, order))
+        })
+        .collect()
+}
 
 /// Sorted column indices of a relation (the columns a lookup binds).
 pub type Columns = Vec<usize>;
@@ -49,6 +113,10 @@ pub struct Plan {
     /// The state layouts decided per function symbol of `true` whose dense block is
     /// large (see [`fluent_layouts`]); any other functor's block is dense.
     pub fluents: Vec<FluentLayout>,
+    /// The state's column order per function symbol of `true` whose lookups decide
+    /// one ([`state_column_orders`]), most significant first; any other functor's
+    /// columns are numbered in their order.
+    pub state_orders: BTreeMap<SymbolId, Vec<usize>>,
     /// What measured planning ([`tune`]) tried, when it ran.
     pub tuning: Option<Tuning>,
 }
