@@ -257,6 +257,16 @@ pub fn plan(ir: &Ir, plan: &Plan) -> String {
             layout.reason
         );
     }
+    if let Some(state) = ir.keyword(crate::ir::Keyword::True) {
+        for (functor, order) in &plan.state_orders {
+            let _ = writeln!(
+                out,
+                "fluents ({} …) numbered {}, the last lowest: the columns the lookups of `true` know most often first",
+                ir.symbols.symbol(*functor).name,
+                columns_text(ir, ir.relation(state), order)
+            );
+        }
+    }
     if let Some(tuning) = &plan.tuning {
         tuning_text(ir, tuning, &mut out);
     }

@@ -400,17 +400,24 @@ fn join_orders_use_the_sizes_of_relations_on_sample_states() {
 
 /// The state's density comes from the states of the sampling playout, not the initial
 /// state with a floor of one in ten: in team chess (32 pieces in 768 possible `cell`
-/// fluents, 4 %) a pawn's step scans the mover's pawns before the 56 squares with a
-/// neighbour in the pawn's direction, where the threshold plan, at 10 %, read `adj`
-/// first.
+/// fluents, 4 %) the tuned plan has a pawn's step scan the mover's pawns before the 56
+/// squares with a neighbour in the pawn's direction. The density decides it: with the
+/// counts of a full board instead, the same planner reads `adj` first.
 #[test]
 fn state_scans_use_the_density_of_sample_states() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/chess.kif");
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let cell = ir.symbols.get("cell", 3).expect("chess has cell/3");
+    let with_cells = |count: f64| {
+        let options = gdlc::plan::PlanOptions {
+            state_counts: vec![(cell, count)],
+            ..gdlc::plan::PlanOptions::default()
+        };
+        gdlc::plan::plan_with(&ir, &options).unwrap_or_else(|d| panic!("{}", d.render(&file)))
+    };
     // The queries of the rule for a pawn's single step, in order.
     let pawn_step = |plan: &gdlc::plan::Plan| {
         let text = gdlc::explain::plan(&ir, plan);
@@ -423,10 +430,12 @@ fn state_scans_use_the_density_of_sample_states() {
         let adj = rule.find("query (adj").expect("reads adj");
         (cell < adj, rule.to_owned())
     };
-    let (cell_first, rule) = pawn_step(&threshold);
-    assert!(!cell_first, "{rule}");
     let (cell_first, rule) = pawn_step(&tuned);
     assert!(cell_first, "{rule}");
+    let (cell_first, rule) = pawn_step(&with_cells(32.0));
+    assert!(cell_first, "{rule}");
+    let (cell_first, rule) = pawn_step(&with_cells(768.0));
+    assert!(!cell_first, "{rule}");
 }
 
 /// Measured planning tries materialised layers on demand: in `ladder.kif` the legal

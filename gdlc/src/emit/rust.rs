@@ -4274,8 +4274,14 @@ impl<'a> Emitter<'a> {
             let Slot::Bind(v) = slots[*c] else {
                 return None;
             };
-            let repeated = slots.iter().filter(|s| matches!(s, Slot::Bind(w) | Slot::Same(w) if *w == v)).count() > 1
-                || outside.iter().any(|(_, s)| matches!(s, Slot::Bind(w) | Slot::Same(w) | Slot::Bound(w) if *w == v));
+            let repeated = slots
+                .iter()
+                .filter(|s| matches!(s, Slot::Bind(w) | Slot::Same(w) if *w == v))
+                .count()
+                > 1
+                || outside.iter().any(
+                    |(_, s)| matches!(s, Slot::Bind(w) | Slot::Same(w) | Slot::Bound(w) if *w == v),
+                );
             if repeated || self.run_start(v, domain) != Some(0) {
                 return None;
             }

@@ -18,8 +18,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    MAX_GAP_COMBINATIONS, Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, Node, Plan, Query,
-    RelationPlan, Slot, Storage, Test,
+    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, MAX_GAP_COMBINATIONS,
+    Node, Plan, Query, RelationPlan, Slot, Storage, Test,
 };
 use crate::diagnostic::{Code, Diagnostic};
 use crate::exec::engine::Engine;

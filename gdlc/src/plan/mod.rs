@@ -83,7 +83,10 @@ pub fn state_column_orders(
             *per_column.entry(c).or_default() += usize::from(known(c));
         }
     };
-    let trees = layer_trees.iter().chain(mode_trees.iter().flatten()).flatten();
+    let trees = layer_trees
+        .iter()
+        .chain(mode_trees.iter().flatten())
+        .flatten();
     for tree in trees {
         tree.for_each_query_negated(&mut look);
     }
