@@ -2379,18 +2379,8 @@ impl<'a> Emitter<'a> {
             };
         }
         if let Some(scan) = state_scan {
-            for (u, domain) in scan.enumerated.into_iter().rev() {
-                let (p, value) = (var_position(u), var(u));
-                let table = self.domain_table(&domain);
-                let radix = lit(domain.len());
-                code = quote! {
-                    for #p in 0..#radix {
-                        let #value: Sym = #table[#p];
-                        #code
-                    }
-                };
-            }
-            return Ok(Some(code));
+            let enumerated = scan.enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
+            return Ok(Some(self.for_each_position(enumerated, code)));
         }
         if !whole {
             return Ok(Some(code));
@@ -4291,11 +4281,24 @@ impl<'a> Emitter<'a> {
         if combinations > crate::plan::MAX_GAP_COMBINATIONS {
             return None;
         }
-        let mut code = self.bits_query(source, &with_known, outside.to_vec(), then.clone());
-        for (c, _, domain) in gap.into_iter().rev() {
+        let code = self.bits_query(source, &with_known, outside.to_vec(), then.clone());
+        let enumerated = gap.into_iter().map(|(c, _, domain)| {
             let Slot::Bind(v) = slots[*c] else {
                 unreachable!("checked above")
             };
+            (v, domain.as_slice())
+        });
+        Some(self.for_each_position(enumerated, code))
+    }
+
+    /// `code` inside one loop per variable of `vars`, the first outermost, over the
+    /// positions of its domain (`vN_pos`), binding the variable to its symbol there.
+    fn for_each_position<'d>(
+        &self,
+        vars: impl DoubleEndedIterator<Item = (VarId, &'d [SymbolId])>,
+        mut code: TokenStream,
+    ) -> TokenStream {
+        for (v, domain) in vars.rev() {
             let (p, value) = (var_position(v), var(v));
             let table = self.domain_table(domain);
             let radix = lit(domain.len());
@@ -4306,7 +4309,7 @@ impl<'a> Emitter<'a> {
                 }
             };
         }
-        Some(code)
+        code
     }
 
     /// The code running `then` for each set bit of `source` matching `slots` (and the
