@@ -319,38 +319,49 @@ struct Index {
     next: Vec<u32>,
 }
 
+/// The most words holding legal moves for which a random move is picked by sorting
+/// those words (beyond, by selecting among the rows' bits).
+const MAX_LEGAL_WORDS_SORTED: usize = 64;
+
 /// The tuples of a derived relation as bits only: one bit per tuple of the product of
 /// its column domains (the generated code numbers tuples and decodes bits), with the
 /// words that hold set bits listed so that clearing costs what was set, and — for a
 /// relation some code reads in the order set — the bits set, listed.
 #[derive(Clone, Debug)]
-pub struct BitSet {
+pub struct BitSet<const LISTED: bool = true> {
     words: Vec<u64>,
     dirty: Vec<u32>,
     /// The bits set, in the order set (a semi-naive round reads a range of them);
-    /// kept only when `listed`.
+    /// kept only when `LISTED`.
     added: Vec<u32>,
-    listed: bool,
 }
 
-impl BitSet {
+/// A [`BitSet`] read only by its words and bit tests (no code reads [`BitSet::len`] or
+/// [`BitSet::added`]): its bits are not listed, and [`BitSet::or_field`] sets a field a
+/// word at a time. Whether a set is listed is part of its type, so that no insertion
+/// tests it at run time.
+pub type UnlistedBitSet = BitSet<false>;
+
+impl BitSet<true> {
     /// An empty set of `bits` bits that lists the bits set.
     pub fn new(bits: usize) -> Self {
+        BitSet::empty(bits)
+    }
+}
+
+impl BitSet<false> {
+    /// An empty set of `bits` bits that does not list them (see [`UnlistedBitSet`]).
+    pub fn unlisted(bits: usize) -> Self {
+        BitSet::empty(bits)
+    }
+}
+
+impl<const LISTED: bool> BitSet<LISTED> {
+    fn empty(bits: usize) -> Self {
         BitSet {
             words: vec![0; bits.div_ceil(64).max(1)],
             dirty: Vec::new(),
             added: Vec::new(),
-            listed: true,
-        }
-    }
-
-    /// An empty set of `bits` bits read only by its words and bit tests (no code reads
-    /// [`Self::len`] or [`Self::added`]): its bits are not listed, and
-    /// [`Self::or_field`] sets a field a word at a time.
-    pub fn unlisted(bits: usize) -> Self {
-        BitSet {
-            listed: false,
-            ..BitSet::new(bits)
         }
     }
 
@@ -366,7 +377,7 @@ impl BitSet {
             self.dirty.push((bit / 64) as u32);
         }
         *word |= mask;
-        if self.listed {
+        if LISTED {
             self.added.push(bit as u32);
         }
         true
@@ -388,7 +399,7 @@ impl BitSet {
     /// new one listed as [`Self::insert`] lists it; returns those that were new.
     #[inline(always)]
     pub fn or_field(&mut self, lo: usize, bits: u64) -> u64 {
-        if !self.listed {
+        if !LISTED {
             let (w, shift) = (lo / 64, lo % 64);
             let mut fresh = self.or_word(w, bits << shift) >> shift;
             if shift != 0 && bits >> (64 - shift) != 0 {
@@ -425,10 +436,7 @@ impl BitSet {
     /// Number of bits set (of a listed set).
     #[inline]
     pub fn len(&self) -> usize {
-        assert!(
-            self.listed,
-            "gdlc internal error: an unlisted bit set counted"
-        );
+        assert!(LISTED, "gdlc internal error: an unlisted bit set counted");
         self.added.len()
     }
 
@@ -845,6 +853,16 @@ impl Store {
     pub fn bit_words(&self) -> Option<&[u64]> {
         match &self.dedupe {
             Dedupe::Bits { bits, .. } => Some(bits),
+            _ => None,
+        }
+    }
+
+    /// The words of a bitset store and the indexes of those holding a set bit, in the
+    /// order they got their first (`None` for other stores).
+    #[inline]
+    pub fn bit_words_listed(&self) -> Option<(&[u64], &[u32])> {
+        match &self.dedupe {
+            Dedupe::Bits { bits, dirty, .. } => Some((bits, dirty)),
             _ => None,
         }
     }
@@ -2069,6 +2087,15 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
                     let bit = crate::ground::nth_one(words, lo, hi, pick(count))?;
                     return Some(self.legal_move_of_bit(bit, role_symbol));
                 }
+                // A wide range with few words holding a bit: those words, sorted (chess's
+                // moves, a word per square moved from); with many, the rows' bits.
+                if let Some((words, nonzero)) = store.bit_words_listed()
+                    && nonzero.len() <= MAX_LEGAL_WORDS_SORTED
+                {
+                    let bit =
+                        crate::ground::pick_one_listed(words, nonzero, lo, hi, scratch, pick)?;
+                    return Some(self.legal_move_of_bit(bit, role_symbol));
+                }
                 scratch.clear();
                 for i in 0..store.len() {
                     if let Some(bit) = store.row_bit(i)
@@ -2256,7 +2283,7 @@ mod tests {
 
     #[test]
     fn the_words_holding_a_bit_are_listed_once_in_the_order_they_got_one() {
-        for mut set in [BitSet::new(300), BitSet::unlisted(300)] {
+        fn check<const LISTED: bool>(mut set: BitSet<LISTED>) {
             set.insert(200);
             set.insert(5);
             set.insert(7);
@@ -2275,6 +2302,8 @@ mod tests {
             set.insert(299);
             assert_eq!((set.nonzero_words(), set.nonzero_word(0)), (1, 4));
         }
+        check(BitSet::new(300));
+        check(BitSet::unlisted(300));
     }
 
     #[test]

@@ -130,6 +130,50 @@ pub fn nth_one(words: &[u64], lo: usize, hi: usize, mut k: usize) -> Option<usiz
     None
 }
 
+/// The number of set bits of `words` in `lo..hi` and the `k`-th of them (from 0, `k`
+/// chosen by `pick` from the count), reading only the words listed in `nonzero` (the
+/// words that hold a set bit, in any order: a sparse range of many words, a bitset
+/// store's legal moves, is walked through them). `scratch` is reused for the listed
+/// words of the range, sorted. `None` if the range holds no set bit.
+pub fn pick_one_listed(
+    words: &[u64],
+    nonzero: &[u32],
+    lo: usize,
+    hi: usize,
+    scratch: &mut Vec<u32>,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    if lo >= hi {
+        return None;
+    }
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    scratch.clear();
+    scratch.extend(
+        nonzero
+            .iter()
+            .copied()
+            .filter(|&w| (first..=last).contains(&(w as usize))),
+    );
+    scratch.sort_unstable();
+    let count: usize = scratch
+        .iter()
+        .map(|&w| masked_word(words, w as usize, lo, hi).count_ones() as usize)
+        .sum();
+    if count == 0 {
+        return None;
+    }
+    let mut k = pick(count);
+    for &w in scratch.iter() {
+        let word = masked_word(words, w as usize, lo, hi);
+        let ones = word.count_ones() as usize;
+        if k < ones {
+            return Some(w as usize * 64 + select(word, k as u32) as usize);
+        }
+        k -= ones;
+    }
+    None
+}
+
 /// The position of the `k`-th (from 0) set bit of `word`, which has more than `k`: the
 /// lowest set bit once the `k` below it are cleared. (A binary search on the ones of
 /// its halves takes six `count_ones`, which without the `popcnt` instruction — not in
@@ -390,6 +434,21 @@ mod tests {
                     );
                 }
                 assert_eq!(nth_one(&words, lo, hi, listed.len()), None);
+                // Through the nonzero words listed out of order (as a bitset store
+                // lists them, by first bit set): the same count and the same k-th.
+                let nonzero = [3, 0, 2];
+                let mut scratch = Vec::new();
+                let mut counted = None;
+                let first = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |n| {
+                    counted = Some(n);
+                    0
+                });
+                assert_eq!(counted.unwrap_or(0), listed.len(), "{lo}..{hi}");
+                assert_eq!(first, listed.first().map(|&b| b as usize), "{lo}..{hi}");
+                for (k, &bit) in listed.iter().enumerate() {
+                    let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |_| k);
+                    assert_eq!(picked, Some(bit as usize), "{lo}..{hi} #{k}");
+                }
             }
         }
     }

@@ -1570,13 +1570,13 @@ impl<'a> Emitter<'a> {
                 let bits = lit(numbered
                     .first()
                     .map_or(1, |(_, stride, domain)| stride * domain.len().max(1)));
-                fields.push(quote!(#name: rt::BitSet));
-                bit_sets.push((inits.len(), name.clone(), bits.clone()));
+                bit_sets.push((fields.len(), inits.len(), name.clone(), bits.clone()));
+                fields.push(quote!());
                 inits.push(quote!());
                 for copy in self.bit_copies(id) {
                     let field = copy.field;
-                    fields.push(quote!(#field: rt::BitSet));
-                    bit_sets.push((inits.len(), field, bits.clone()));
+                    bit_sets.push((fields.len(), inits.len(), field, bits.clone()));
+                    fields.push(quote!());
                     inits.push(quote!());
                 }
                 continue;
@@ -1954,11 +1954,17 @@ impl<'a> Emitter<'a> {
         for tokens in code.into_iter().flatten().chain([&next_body]) {
             find_list_readers(tokens, &mut listed);
         }
-        for (at, name, bits) in bit_sets {
-            inits[at] = if listed.contains(&name.to_string()) {
-                quote!(#name: rt::BitSet::new(#bits))
+        for (field_at, init_at, name, bits) in bit_sets {
+            (fields[field_at], inits[init_at]) = if listed.contains(&name.to_string()) {
+                (
+                    quote!(#name: rt::BitSet),
+                    quote!(#name: rt::BitSet::new(#bits)),
+                )
             } else {
-                quote!(#name: rt::BitSet::unlisted(#bits))
+                (
+                    quote!(#name: rt::UnlistedBitSet),
+                    quote!(#name: rt::BitSet::unlisted(#bits)),
+                )
             };
         }
         Ok(quote! {
@@ -4532,6 +4538,20 @@ impl<'a> Emitter<'a> {
                     #body
                 }
             },
+            // A range of one word or less: its bits copied into a word, walked there.
+            Bits::State if width_bits <= 64 => {
+                let rest = self.fresh("rest");
+                quote! {
+                    let #lo = #base_lit + #lo_key;
+                    let mut #rest = input.state.field(#lo, #width);
+                    while #rest != 0 {
+                        let #bit = #lo + #rest.trailing_zeros() as usize;
+                        #rest &= #rest - 1;
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            }
             Bits::State => quote! {
                 let #lo = #lo_key;
                 for #bit in input.state.ones(#base_lit + #lo, #base_lit + #lo + #width) {
@@ -4568,6 +4588,21 @@ impl<'a> Emitter<'a> {
                         if #bit < #lo || #bit >= #lo + #width {
                             continue;
                         }
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            }
+            // As for the state; bits the body sets in the range meanwhile are not seen
+            // (a recursive layer's next round sees them).
+            Bits::Store(store) if width_bits <= 64 => {
+                let rest = self.fresh("rest");
+                quote! {
+                    let #lo = #base_lit + #lo_key;
+                    let mut #rest = self.#store.field(#lo, #width);
+                    while #rest != 0 {
+                        let #bit = #lo + #rest.trailing_zeros() as usize;
+                        #rest &= #rest - 1;
                         let #offset = #bit - #base_lit;
                         #body
                     }

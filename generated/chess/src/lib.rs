@@ -12289,68 +12289,68 @@ pub struct Rules {
     fixpoints: rt::Fixpoints,
     next_bits: State,
     r0: rt::Store,
-    r1: rt::BitSet,
-    r2: rt::BitSet,
-    r3: rt::BitSet,
+    r1: rt::UnlistedBitSet,
+    r2: rt::UnlistedBitSet,
+    r3: rt::UnlistedBitSet,
     r4: rt::Store,
-    r5: rt::BitSet,
+    r5: rt::UnlistedBitSet,
     r6: rt::Store,
     r7: rt::Store,
-    r8: rt::BitSet,
+    r8: rt::UnlistedBitSet,
     r9: rt::Store,
-    r10: rt::BitSet,
+    r10: rt::UnlistedBitSet,
     r11: rt::Store,
-    r12: rt::BitSet,
-    r13: rt::BitSet,
-    r13_by1: rt::BitSet,
+    r12: rt::UnlistedBitSet,
+    r13: rt::UnlistedBitSet,
+    r13_by1: rt::UnlistedBitSet,
     r15: rt::Store,
-    r16: rt::BitSet,
-    r16_by1: rt::BitSet,
-    r17: rt::BitSet,
-    r18: rt::BitSet,
-    r19: rt::BitSet,
+    r16: rt::UnlistedBitSet,
+    r16_by1: rt::UnlistedBitSet,
+    r17: rt::UnlistedBitSet,
+    r18: rt::UnlistedBitSet,
+    r19: rt::UnlistedBitSet,
     r20: rt::BitSet,
-    r20_by1_2: rt::BitSet,
-    r21: rt::BitSet,
-    r22: rt::BitSet,
+    r20_by1_2: rt::UnlistedBitSet,
+    r21: rt::UnlistedBitSet,
+    r22: rt::UnlistedBitSet,
     r23: rt::Store,
     r24: rt::Store,
     r25: rt::Store,
-    r26: rt::BitSet,
+    r26: rt::UnlistedBitSet,
     r27: rt::Store,
     r28: rt::Store,
-    r29: rt::BitSet,
-    r29_by1: rt::BitSet,
+    r29: rt::UnlistedBitSet,
+    r29_by1: rt::UnlistedBitSet,
     r30: rt::Store,
-    r31: rt::BitSet,
+    r31: rt::UnlistedBitSet,
     r32: rt::Store,
     r33: rt::Store,
     r34: rt::Store,
     r35: rt::Store,
-    r37: rt::BitSet,
+    r37: rt::UnlistedBitSet,
     r38: rt::Store,
     r39: rt::Store,
     r40: rt::Store,
     r41: rt::Store,
     r42: rt::Store,
-    r43: rt::BitSet,
-    r44: rt::BitSet,
-    r45: rt::BitSet,
+    r43: rt::UnlistedBitSet,
+    r44: rt::UnlistedBitSet,
+    r45: rt::UnlistedBitSet,
     r46: rt::Store,
     r47: rt::Store,
     r48: rt::Store,
-    r49: rt::BitSet,
+    r49: rt::UnlistedBitSet,
     r50: rt::Store,
-    r51: rt::BitSet,
-    r52: rt::BitSet,
+    r51: rt::UnlistedBitSet,
+    r52: rt::UnlistedBitSet,
     r53: rt::Store,
     r54: rt::Store,
-    r55: rt::BitSet,
+    r55: rt::UnlistedBitSet,
     r56: rt::Store,
-    r57: rt::BitSet,
-    r59: rt::BitSet,
-    r59_by1: rt::BitSet,
-    r60: rt::BitSet,
+    r57: rt::UnlistedBitSet,
+    r59: rt::UnlistedBitSet,
+    r59_by1: rt::UnlistedBitSet,
+    r60: rt::UnlistedBitSet,
 }
 #[allow(
     dead_code,
@@ -13262,8 +13262,11 @@ impl Rules {
     fn layer5(&mut self, input: &Input) {
         {
             {
-                let lo0 = 0;
-                for bit1 in input.state.ones(772 + lo0, 772 + lo0 + 2) {
+                let lo0 = 772 + 0;
+                let mut rest4 = input.state.field(lo0, 2);
+                while rest4 != 0 {
+                    let bit1 = lo0 + rest4.trailing_zeros() as usize;
+                    rest4 &= rest4 - 1;
                     let offset2 = bit1 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
@@ -13311,22 +13314,24 @@ impl Rules {
     fn layer10(&mut self, input: &Input) {
         {
             {
-                let lo7 = 0 + 0;
-                let mut cursor11 = rt::OnesCursor::new(self.r26.words(), lo7, lo7 + 64);
-                while let Some(bit8) = cursor11.next(self.r26.words()) {
-                    let offset9 = bit8 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset9 / 1) % 64];
-                    let v2_pos: usize = (offset9 / 1) % 64;
+                let lo8 = 0 + 0;
+                let mut rest12 = self.r26.field(lo8, 64);
+                while rest12 != 0 {
+                    let bit9 = lo8 + rest12.trailing_zeros() as usize;
+                    rest12 &= rest12 - 1;
+                    let offset10 = bit9 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset10 / 1) % 64];
+                    let v2_pos: usize = (offset10 / 1) % 64;
                     {
-                        let key6 = v2_pos * 1;
-                        for i5 in TABLE_0_AT0[key6]
-                            as usize..TABLE_0_AT0[key6 + 1] as usize
+                        let key7 = v2_pos * 1;
+                        for i6 in TABLE_0_AT0[key7]
+                            as usize..TABLE_0_AT0[key7 + 1] as usize
                         {
-                            let row4 = &TABLE_0_BY0[i5];
-                            let v0: Sym = row4[1];
-                            let v1: Sym = row4[2];
-                            let v0_pos: usize = TABLE_0_BY0_POS[i5][1] as usize;
-                            let v1_pos: usize = TABLE_0_BY0_POS[i5][2] as usize;
+                            let row5 = &TABLE_0_BY0[i6];
+                            let v0: Sym = row5[1];
+                            let v1: Sym = row5[2];
+                            let v0_pos: usize = TABLE_0_BY0_POS[i6][1] as usize;
+                            let v1_pos: usize = TABLE_0_BY0_POS[i6][2] as usize;
                             if self.r29.insert(v0_pos * 64 + v1_pos * 1) {
                                 self.grew = true;
                                 self.r29_by1.insert(v1_pos * 8 + v0_pos * 1);
@@ -13369,50 +13374,50 @@ impl Rules {
     fn layer11(&mut self, input: &Input) {
         {
             {
-                let lo28 = 0;
-                for bit29 in input.state.ones(772 + lo28, 772 + lo28 + 2) {
-                    let offset30 = bit29 - 772;
+                let lo29 = 772 + 0;
+                let mut rest33 = input.state.field(lo29, 2);
+                while rest33 != 0 {
+                    let bit30 = lo29 + rest33.trailing_zeros() as usize;
+                    rest33 &= rest33 - 1;
+                    let offset31 = bit30 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset30 / 1) % 2];
-                        let v2_pos: usize = (offset30 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset31 / 1) % 2];
+                        let v2_pos: usize = (offset31 / 1) % 2;
                         {
-                            let key27 = v2_pos * 1;
-                            for i26 in TABLE_38_AT0[key27]
-                                as usize..TABLE_38_AT0[key27 + 1] as usize
+                            let key28 = v2_pos * 1;
+                            for i27 in TABLE_38_AT0[key28]
+                                as usize..TABLE_38_AT0[key28 + 1] as usize
                             {
-                                let row25 = &TABLE_38_BY0[i26];
-                                let v3: Sym = row25[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i26][1] as usize;
+                                let row26 = &TABLE_38_BY0[i27];
+                                let v3: Sym = row26[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i27][1] as usize;
                                 {
-                                    let lo21 = 0 + v3_pos * 384;
-                                    for bit22 in input.state.ones(0 + lo21, 0 + lo21 + 384) {
-                                        let offset23 = bit22 - 0;
+                                    let lo22 = 0 + v3_pos * 384;
+                                    for bit23 in input.state.ones(0 + lo22, 0 + lo22 + 384) {
+                                        let offset24 = bit23 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset23 / 64) % 6];
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset23 / 1) % 64];
-                                            let v4_pos: usize = (offset23 / 64) % 6;
-                                            let v1_pos: usize = (offset23 / 1) % 64;
+                                            let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset24 / 64) % 6];
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset24 / 1) % 64];
+                                            let v4_pos: usize = (offset24 / 64) % 6;
+                                            let v1_pos: usize = (offset24 / 1) % 64;
                                             {
-                                                let lo16 = 0 + 0 + v1_pos * 8;
-                                                let mut cursor20 = rt::OnesCursor::new(
-                                                    self.r29_by1.words(),
-                                                    lo16,
-                                                    lo16 + 8,
-                                                );
-                                                while let Some(bit17) = cursor20.next(self.r29_by1.words())
-                                                {
-                                                    let offset18 = bit17 - 0;
-                                                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset18 / 1) % 8];
-                                                    let v0_pos: usize = (offset18 / 1) % 8;
+                                                let lo17 = 0 + 0 + v1_pos * 8;
+                                                let mut rest21 = self.r29_by1.field(lo17, 8);
+                                                while rest21 != 0 {
+                                                    let bit18 = lo17 + rest21.trailing_zeros() as usize;
+                                                    rest21 &= rest21 - 1;
+                                                    let offset19 = bit18 - 0;
+                                                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset19 / 1) % 8];
+                                                    let v0_pos: usize = (offset19 / 1) % 8;
                                                     {
-                                                        let k13 = TABLE_53_P0[v4 as usize] as usize;
-                                                        if k13 != NONE as usize {
-                                                            let key15 = k13 * 8 + v0_pos * 1;
-                                                            for i14 in TABLE_53_AT0_1[key15]
-                                                                as usize..TABLE_53_AT0_1[key15 + 1] as usize
+                                                        let k14 = TABLE_53_P0[v4 as usize] as usize;
+                                                        if k14 != NONE as usize {
+                                                            let key16 = k14 * 8 + v0_pos * 1;
+                                                            for i15 in TABLE_53_AT0_1[key16]
+                                                                as usize..TABLE_53_AT0_1[key16 + 1] as usize
                                                             {
-                                                                let row12 = &TABLE_53_BY0_1[i14];
+                                                                let row13 = &TABLE_53_BY0_1[i15];
                                                                 self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
                                                             }
                                                         }
@@ -13433,36 +13438,34 @@ impl Rules {
     fn layer12(&mut self, input: &Input) {
         {
             {
-                for i44 in 0..self.r52.nonzero_words() {
-                    let word45 = self.r52.nonzero_word(i44);
-                    let mut rest46 = self.r52.word(word45);
-                    while rest46 != 0 {
-                        let bit41 = word45 * 64 + rest46.trailing_zeros() as usize;
-                        rest46 &= rest46 - 1;
-                        let offset42 = bit41 - 0;
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset42 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset42 / 1) % 64];
-                        let v1_pos: usize = (offset42 / 64) % 8;
-                        let v2_pos: usize = (offset42 / 1) % 64;
+                for i46 in 0..self.r52.nonzero_words() {
+                    let word47 = self.r52.nonzero_word(i46);
+                    let mut rest48 = self.r52.word(word47);
+                    while rest48 != 0 {
+                        let bit43 = word47 * 64 + rest48.trailing_zeros() as usize;
+                        rest48 &= rest48 - 1;
+                        let offset44 = bit43 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset44 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset44 / 1) % 64];
+                        let v1_pos: usize = (offset44 / 64) % 8;
+                        let v2_pos: usize = (offset44 / 1) % 64;
                         {
-                            let key39 = v1_pos * 1;
-                            for i38 in TABLE_39_AT0[key39]
-                                as usize..TABLE_39_AT0[key39 + 1] as usize
+                            let key41 = v1_pos * 1;
+                            for i40 in TABLE_39_AT0[key41]
+                                as usize..TABLE_39_AT0[key41 + 1] as usize
                             {
-                                let row37 = &TABLE_39_BY0[i38];
-                                let v3: Sym = row37[1];
-                                let v3_pos: usize = TABLE_39_BY0_POS[i38][1] as usize;
+                                let row39 = &TABLE_39_BY0[i40];
+                                let v3: Sym = row39[1];
+                                let v3_pos: usize = TABLE_39_BY0_POS[i40][1] as usize;
                                 {
-                                    let lo32 = 0 + 0;
-                                    let mut cursor36 = rt::OnesCursor::new(
-                                        self.r26.words(),
-                                        lo32,
-                                        lo32 + 64,
-                                    );
-                                    while let Some(bit33) = cursor36.next(self.r26.words()) {
-                                        let offset34 = bit33 - 0;
-                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset34 / 1) % 64];
-                                        let v4_pos: usize = (offset34 / 1) % 64;
+                                    let lo34 = 0 + 0;
+                                    let mut rest38 = self.r26.field(lo34, 64);
+                                    while rest38 != 0 {
+                                        let bit35 = lo34 + rest38.trailing_zeros() as usize;
+                                        rest38 &= rest38 - 1;
+                                        let offset36 = bit35 - 0;
+                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset36 / 1) % 64];
+                                        let v4_pos: usize = (offset36 / 1) % 64;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -13489,30 +13492,33 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo54 = 0;
-                for bit55 in input.state.ones(772 + lo54, 772 + lo54 + 2) {
-                    let offset56 = bit55 - 772;
+                let lo56 = 772 + 0;
+                let mut rest60 = input.state.field(lo56, 2);
+                while rest60 != 0 {
+                    let bit57 = lo56 + rest60.trailing_zeros() as usize;
+                    rest60 &= rest60 - 1;
+                    let offset58 = bit57 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset56 / 1) % 2];
-                        let v2_pos: usize = (offset56 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset58 / 1) % 2];
+                        let v2_pos: usize = (offset58 / 1) % 2;
                         {
-                            let key53 = v2_pos * 1;
-                            for i52 in TABLE_38_AT0[key53]
-                                as usize..TABLE_38_AT0[key53 + 1] as usize
+                            let key55 = v2_pos * 1;
+                            for i54 in TABLE_38_AT0[key55]
+                                as usize..TABLE_38_AT0[key55 + 1] as usize
                             {
-                                let row51 = &TABLE_38_BY0[i52];
-                                let v3: Sym = row51[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i52][1] as usize;
+                                let row53 = &TABLE_38_BY0[i54];
+                                let v3: Sym = row53[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i54][1] as usize;
                                 {
-                                    let lo47 = 0 + v3_pos * 384;
-                                    for bit48 in input.state.ones(0 + lo47, 0 + lo47 + 384) {
-                                        let offset49 = bit48 - 0;
+                                    let lo49 = 0 + v3_pos * 384;
+                                    for bit50 in input.state.ones(0 + lo49, 0 + lo49 + 384) {
+                                        let offset51 = bit50 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset49 / 64) % 6];
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset49 / 1) % 64];
-                                            let v1_pos: usize = (offset49 / 64) % 6;
-                                            let v0_pos: usize = (offset49 / 1) % 64;
+                                            let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset51 / 64) % 6];
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset51 / 1) % 64];
+                                            let v1_pos: usize = (offset51 / 64) % 6;
+                                            let v0_pos: usize = (offset51 / 1) % 64;
                                             if self.r16.insert(v0_pos * 6 + v1_pos * 1) {
                                                 self.grew = true;
                                                 self.r16_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -13530,22 +13536,20 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for (i64, row63) in TABLE_53.iter().enumerate() {
-                let v2: Sym = row63[0];
-                let v1: Sym = row63[1];
-                let v2_pos: usize = TABLE_53_POS[i64][0] as usize;
-                let v1_pos: usize = TABLE_53_POS[i64][1] as usize;
+            for (i67, row66) in TABLE_53.iter().enumerate() {
+                let v2: Sym = row66[0];
+                let v1: Sym = row66[1];
+                let v2_pos: usize = TABLE_53_POS[i67][0] as usize;
+                let v1_pos: usize = TABLE_53_POS[i67][1] as usize;
                 {
-                    let lo58 = 0 + 0 + v2_pos * 64;
-                    let mut cursor62 = rt::OnesCursor::new(
-                        self.r16_by1.words(),
-                        lo58,
-                        lo58 + 64,
-                    );
-                    while let Some(bit59) = cursor62.next(self.r16_by1.words()) {
-                        let offset60 = bit59 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset60 / 1) % 64];
-                        let v0_pos: usize = (offset60 / 1) % 64;
+                    let lo61 = 0 + 0 + v2_pos * 64;
+                    let mut rest65 = self.r16_by1.field(lo61, 64);
+                    while rest65 != 0 {
+                        let bit62 = lo61 + rest65.trailing_zeros() as usize;
+                        rest65 &= rest65 - 1;
+                        let offset63 = bit62 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset63 / 1) % 64];
+                        let v0_pos: usize = (offset63 / 1) % 64;
                         self.grew |= self.r17.insert(v0_pos * 8 + v1_pos * 1);
                     }
                 }
@@ -13556,31 +13560,31 @@ impl Rules {
     fn layer18(&mut self, input: &Input) {
         {
             {
-                let lo69 = 0 + 0;
-                let hi72 = lo69 + 768;
-                for &bit70 in input.ones_from(lo69) {
-                    let bit70 = bit70 as usize;
-                    if bit70 >= hi72 {
+                let lo72 = 0 + 0;
+                let hi75 = lo72 + 768;
+                for &bit73 in input.ones_from(lo72) {
+                    let bit73 = bit73 as usize;
+                    if bit73 >= hi75 {
                         break;
                     }
-                    let offset71 = bit70 - 0;
+                    let offset74 = bit73 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset71 / 384) % 2];
-                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset71 / 64) % 6];
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset71 / 1) % 64];
-                        let v3_pos: usize = (offset71 / 384) % 2;
-                        let v4_pos: usize = (offset71 / 64) % 6;
-                        let v0_pos: usize = (offset71 / 1) % 64;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset74 / 384) % 2];
+                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset74 / 64) % 6];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset74 / 1) % 64];
+                        let v3_pos: usize = (offset74 / 384) % 2;
+                        let v4_pos: usize = (offset74 / 64) % 6;
+                        let v0_pos: usize = (offset74 / 1) % 64;
                         {
-                            let k66 = TABLE_53_P0[v4 as usize] as usize;
-                            if k66 != NONE as usize {
-                                let key68 = k66 * 1;
-                                for i67 in TABLE_53_AT0[key68]
-                                    as usize..TABLE_53_AT0[key68 + 1] as usize
+                            let k69 = TABLE_53_P0[v4 as usize] as usize;
+                            if k69 != NONE as usize {
+                                let key71 = k69 * 1;
+                                for i70 in TABLE_53_AT0[key71]
+                                    as usize..TABLE_53_AT0[key71 + 1] as usize
                                 {
-                                    let row65 = &TABLE_53_BY0[i67];
-                                    let v1: Sym = row65[1];
-                                    let v1_pos: usize = TABLE_53_BY0_POS[i67][1] as usize;
+                                    let row68 = &TABLE_53_BY0[i70];
+                                    let v1: Sym = row68[1];
+                                    let v1_pos: usize = TABLE_53_BY0_POS[i70][1] as usize;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_0_2,
@@ -13631,17 +13635,17 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                for i77 in 0..self.r17.nonzero_words() {
-                    let word78 = self.r17.nonzero_word(i77);
-                    let mut rest79 = self.r17.word(word78);
-                    while rest79 != 0 {
-                        let bit74 = word78 * 64 + rest79.trailing_zeros() as usize;
-                        rest79 &= rest79 - 1;
-                        let offset75 = bit74 - 0;
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset75 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset75 / 1) % 8];
-                        let v1_pos: usize = (offset75 / 8) % 64;
-                        let v2_pos: usize = (offset75 / 1) % 8;
+                for i80 in 0..self.r17.nonzero_words() {
+                    let word81 = self.r17.nonzero_word(i80);
+                    let mut rest82 = self.r17.word(word81);
+                    while rest82 != 0 {
+                        let bit77 = word81 * 64 + rest82.trailing_zeros() as usize;
+                        rest82 &= rest82 - 1;
+                        let offset78 = bit77 - 0;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset78 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset78 / 1) % 8];
+                        let v1_pos: usize = (offset78 / 8) % 64;
+                        let v2_pos: usize = (offset78 / 1) % 8;
                         {
                             let mut w: u64 = self
                                 .r55
@@ -13659,16 +13663,14 @@ impl Rules {
         }
         {
             {
-                let lo80 = 0 + 0 + 3 * 64;
-                let mut cursor84 = rt::OnesCursor::new(
-                    self.r16_by1.words(),
-                    lo80,
-                    lo80 + 64,
-                );
-                while let Some(bit81) = cursor84.next(self.r16_by1.words()) {
-                    let offset82 = bit81 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset82 / 1) % 64];
-                    let v1_pos: usize = (offset82 / 1) % 64;
+                let lo83 = 0 + 0 + 3 * 64;
+                let mut rest87 = self.r16_by1.field(lo83, 64);
+                while rest87 != 0 {
+                    let bit84 = lo83 + rest87.trailing_zeros() as usize;
+                    rest87 &= rest87 - 1;
+                    let offset85 = bit84 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset85 / 1) % 64];
+                    let v1_pos: usize = (offset85 / 1) % 64;
                     {
                         let mut w: u64 = rt::word_field(
                             &STATIC_FIELDS_28_1,
@@ -13687,36 +13689,42 @@ impl Rules {
         }
         {
             {
-                let lo95 = 0;
-                for bit96 in input.state.ones(772 + lo95, 772 + lo95 + 2) {
-                    let offset97 = bit96 - 772;
+                let lo99 = 772 + 0;
+                let mut rest103 = input.state.field(lo99, 2);
+                while rest103 != 0 {
+                    let bit100 = lo99 + rest103.trailing_zeros() as usize;
+                    rest103 &= rest103 - 1;
+                    let offset101 = bit100 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset97 / 1) % 2];
-                        let v1_pos: usize = (offset97 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset101 / 1) % 2];
+                        let v1_pos: usize = (offset101 / 1) % 2;
                         {
-                            let key94 = v1_pos * 1;
-                            for i93 in TABLE_38_AT0[key94]
-                                as usize..TABLE_38_AT0[key94 + 1] as usize
+                            let key98 = v1_pos * 1;
+                            for i97 in TABLE_38_AT0[key98]
+                                as usize..TABLE_38_AT0[key98 + 1] as usize
                             {
-                                let row92 = &TABLE_38_BY0[i93];
-                                let v2: Sym = row92[1];
-                                let v2_pos: usize = TABLE_38_BY0_POS[i93][1] as usize;
+                                let row96 = &TABLE_38_BY0[i97];
+                                let v2: Sym = row96[1];
+                                let v2_pos: usize = TABLE_38_BY0_POS[i97][1] as usize;
                                 {
-                                    let lo88 = 0 + v2_pos * 384 + 5 * 64;
-                                    for bit89 in input.state.ones(0 + lo88, 0 + lo88 + 64) {
-                                        let offset90 = bit89 - 0;
+                                    let lo91 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest95 = input.state.field(lo91, 64);
+                                    while rest95 != 0 {
+                                        let bit92 = lo91 + rest95.trailing_zeros() as usize;
+                                        rest95 &= rest95 - 1;
+                                        let offset93 = bit92 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset90 / 1) % 64];
-                                            let v3_pos: usize = (offset90 / 1) % 64;
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset93 / 1) % 64];
+                                            let v3_pos: usize = (offset93 / 1) % 64;
                                             {
-                                                let key87 = v2_pos * 1;
-                                                for i86 in TABLE_40_AT0[key87]
-                                                    as usize..TABLE_40_AT0[key87 + 1] as usize
+                                                let key90 = v2_pos * 1;
+                                                for i89 in TABLE_40_AT0[key90]
+                                                    as usize..TABLE_40_AT0[key90 + 1] as usize
                                                 {
-                                                    let row85 = &TABLE_40_BY0[i86];
-                                                    let v4: Sym = row85[1];
-                                                    let v4_pos: usize = TABLE_40_BY0_POS[i86][1] as usize;
+                                                    let row88 = &TABLE_40_BY0[i89];
+                                                    let v4: Sym = row88[1];
+                                                    let v4_pos: usize = TABLE_40_BY0_POS[i89][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_2,
@@ -13743,26 +13751,24 @@ impl Rules {
         }
         {
             {
-                let lo102 = 0 + 0 + 4 * 64;
-                let mut cursor106 = rt::OnesCursor::new(
-                    self.r16_by1.words(),
-                    lo102,
-                    lo102 + 64,
-                );
-                while let Some(bit103) = cursor106.next(self.r16_by1.words()) {
-                    let offset104 = bit103 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset104 / 1) % 64];
-                    let v1_pos: usize = (offset104 / 1) % 64;
+                let lo107 = 0 + 0 + 4 * 64;
+                let mut rest111 = self.r16_by1.field(lo107, 64);
+                while rest111 != 0 {
+                    let bit108 = lo107 + rest111.trailing_zeros() as usize;
+                    rest111 &= rest111 - 1;
+                    let offset109 = bit108 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset109 / 1) % 64];
+                    let v1_pos: usize = (offset109 / 1) % 64;
                     {
-                        let key101 = v1_pos * 1;
-                        for i100 in TABLE_0_AT0[key101]
-                            as usize..TABLE_0_AT0[key101 + 1] as usize
+                        let key106 = v1_pos * 1;
+                        for i105 in TABLE_0_AT0[key106]
+                            as usize..TABLE_0_AT0[key106 + 1] as usize
                         {
-                            let row99 = &TABLE_0_BY0[i100];
-                            let v2: Sym = row99[1];
-                            let v0: Sym = row99[2];
-                            let v2_pos: usize = TABLE_0_BY0_POS[i100][1] as usize;
-                            let v0_pos: usize = TABLE_0_BY0_POS[i100][2] as usize;
+                            let row104 = &TABLE_0_BY0[i105];
+                            let v2: Sym = row104[1];
+                            let v0: Sym = row104[2];
+                            let v2_pos: usize = TABLE_0_BY0_POS[i105][1] as usize;
+                            let v0_pos: usize = TABLE_0_BY0_POS[i105][2] as usize;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -13774,27 +13780,30 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo111 = 0;
-                for bit112 in input.state.ones(772 + lo111, 772 + lo111 + 2) {
-                    let offset113 = bit112 - 772;
+                let lo116 = 772 + 0;
+                let mut rest120 = input.state.field(lo116, 2);
+                while rest120 != 0 {
+                    let bit117 = lo116 + rest120.trailing_zeros() as usize;
+                    rest120 &= rest120 - 1;
+                    let offset118 = bit117 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset113 / 1) % 2];
-                        let v0_pos: usize = (offset113 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset118 / 1) % 2];
+                        let v0_pos: usize = (offset118 / 1) % 2;
                         {
-                            let key110 = v0_pos * 1;
-                            for i109 in TABLE_7_AT0[key110]
-                                as usize..TABLE_7_AT0[key110 + 1] as usize
+                            let key115 = v0_pos * 1;
+                            for i114 in TABLE_7_AT0[key115]
+                                as usize..TABLE_7_AT0[key115 + 1] as usize
                             {
-                                let row108 = &TABLE_7_BY0[i109];
-                                let v1: Sym = row108[1];
-                                let v2: Sym = row108[2];
-                                let v1_pos: usize = TABLE_7_BY0_POS[i109][1] as usize;
-                                let v2_pos: usize = TABLE_7_BY0_POS[i109][2] as usize;
+                                let row113 = &TABLE_7_BY0[i114];
+                                let v1: Sym = row113[1];
+                                let v2: Sym = row113[2];
+                                let v1_pos: usize = TABLE_7_BY0_POS[i114][1] as usize;
+                                let v2_pos: usize = TABLE_7_BY0_POS[i114][2] as usize;
                                 {
-                                    let p107 = POS_57[0 + v2 as usize] as usize;
-                                    if p107 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p107 * 1)
+                                    let p112 = POS_57[0 + v2 as usize] as usize;
+                                    if p112 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p112 * 1)
                                     {
                                         self.grew |= self.r2.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13810,27 +13819,30 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo119 = 0;
-                for bit120 in input.state.ones(772 + lo119, 772 + lo119 + 2) {
-                    let offset121 = bit120 - 772;
+                let lo125 = 772 + 0;
+                let mut rest129 = input.state.field(lo125, 2);
+                while rest129 != 0 {
+                    let bit126 = lo125 + rest129.trailing_zeros() as usize;
+                    rest129 &= rest129 - 1;
+                    let offset127 = bit126 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset121 / 1) % 2];
-                        let v0_pos: usize = (offset121 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset127 / 1) % 2];
+                        let v0_pos: usize = (offset127 / 1) % 2;
                         {
-                            let key118 = v0_pos * 1;
-                            for i117 in TABLE_6_AT0[key118]
-                                as usize..TABLE_6_AT0[key118 + 1] as usize
+                            let key124 = v0_pos * 1;
+                            for i123 in TABLE_6_AT0[key124]
+                                as usize..TABLE_6_AT0[key124 + 1] as usize
                             {
-                                let row116 = &TABLE_6_BY0[i117];
-                                let v1: Sym = row116[1];
-                                let v2: Sym = row116[2];
-                                let v1_pos: usize = TABLE_6_BY0_POS[i117][1] as usize;
-                                let v2_pos: usize = TABLE_6_BY0_POS[i117][2] as usize;
+                                let row122 = &TABLE_6_BY0[i123];
+                                let v1: Sym = row122[1];
+                                let v2: Sym = row122[2];
+                                let v1_pos: usize = TABLE_6_BY0_POS[i123][1] as usize;
+                                let v2_pos: usize = TABLE_6_BY0_POS[i123][2] as usize;
                                 {
-                                    let p115 = POS_37[0 + v2 as usize] as usize;
-                                    if p115 != NONE as usize
-                                        && self.r37.has_bit(0 + 0 + p115 * 1)
+                                    let p121 = POS_37[0 + v2 as usize] as usize;
+                                    if p121 != NONE as usize
+                                        && self.r37.has_bit(0 + 0 + p121 * 1)
                                     {
                                         self.grew |= self.r3.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13845,38 +13857,38 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role132 in 0..2 {
-                let row131 = &input.joint[role132 * 7..(role132 + 1) * 7];
-                if row131[1] == 297 && row131[4] == 0 && row131[5] == 0 && row131[6] == 0
+            for role139 in 0..2 {
+                let row138 = &input.joint[role139 * 7..(role139 + 1) * 7];
+                if row138[1] == 297 && row138[4] == 0 && row138[5] == 0 && row138[6] == 0
                 {
-                    let v0: Sym = row131[0];
-                    let v2: Sym = row131[2];
-                    let v3: Sym = row131[3];
+                    let v0: Sym = row138[0];
+                    let v2: Sym = row138[2];
+                    let v3: Sym = row138[3];
                     {
-                        let p129 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        let p130 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p129 != NONE as usize && p130 != NONE as usize && 0 == 0
+                        let p136 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        let p137 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p136 != NONE as usize && p137 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p129 * 384 + 4 * 64 + p130 * 1)
+                            && input.state.get(0 + 0 + p136 * 384 + 4 * 64 + p137 * 1)
                         {
                             {
-                                let k124 = TABLE_9_P0[v0 as usize] as usize;
-                                let k125 = TABLE_9_P2[v2 as usize] as usize;
-                                let k126 = TABLE_9_P3[v3 as usize] as usize;
-                                if k124 != NONE as usize && k125 != NONE as usize
-                                    && k126 != NONE as usize
+                                let k131 = TABLE_9_P0[v0 as usize] as usize;
+                                let k132 = TABLE_9_P2[v2 as usize] as usize;
+                                let k133 = TABLE_9_P3[v3 as usize] as usize;
+                                if k131 != NONE as usize && k132 != NONE as usize
+                                    && k133 != NONE as usize
                                 {
-                                    let key128 = k124 * 8 + k125 * 4 + k126 * 1;
-                                    for i127 in TABLE_9_AT0_2_3[key128]
-                                        as usize..TABLE_9_AT0_2_3[key128 + 1] as usize
+                                    let key135 = k131 * 8 + k132 * 4 + k133 * 1;
+                                    for i134 in TABLE_9_AT0_2_3[key135]
+                                        as usize..TABLE_9_AT0_2_3[key135 + 1] as usize
                                     {
-                                        let row123 = &TABLE_9_BY0_2_3[i127];
-                                        let v1: Sym = row123[1];
-                                        let v4: Sym = row123[4];
-                                        let v5: Sym = row123[5];
-                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i127][1] as usize;
-                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i127][4] as usize;
-                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i127][5] as usize;
+                                        let row130 = &TABLE_9_BY0_2_3[i134];
+                                        let v1: Sym = row130[1];
+                                        let v4: Sym = row130[4];
+                                        let v5: Sym = row130[5];
+                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i134][1] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i134][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i134][5] as usize;
                                         self.grew
                                             |= self
                                                 .r8
@@ -13893,81 +13905,79 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
-            for role134 in 0..2 {
-                let row133 = &input.joint[role134 * 7..(role134 + 1) * 7];
-                if row133[1] == 297 && row133[4] == 0 && row133[5] == 0 && row133[6] == 0
+            for role141 in 0..2 {
+                let row140 = &input.joint[role141 * 7..(role141 + 1) * 7];
+                if row140[1] == 297 && row140[4] == 0 && row140[5] == 0 && row140[6] == 0
                 {
-                    let v1: Sym = row133[0];
-                    let v0: Sym = row133[2];
-                    let v2: Sym = row133[3];
+                    let v1: Sym = row140[0];
+                    let v0: Sym = row140[2];
+                    let v2: Sym = row140[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role136 in 0..2 {
-                let row135 = &input.joint[role136 * 7..(role136 + 1) * 7];
-                if row135[1] == 297 && row135[4] == 0 && row135[5] == 0 && row135[6] == 0
+            for role143 in 0..2 {
+                let row142 = &input.joint[role143 * 7..(role143 + 1) * 7];
+                if row142[1] == 297 && row142[4] == 0 && row142[5] == 0 && row142[6] == 0
                 {
-                    let v1: Sym = row135[0];
-                    let v2: Sym = row135[2];
-                    let v0: Sym = row135[3];
+                    let v1: Sym = row142[0];
+                    let v2: Sym = row142[2];
+                    let v0: Sym = row142[3];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role138 in 0..2 {
-                let row137 = &input.joint[role138 * 7..(role138 + 1) * 7];
-                if row137[1] == 298 && row137[2] == 0 && row137[3] == 0 {
-                    let v1: Sym = row137[0];
-                    let v0: Sym = row137[4];
-                    let v2: Sym = row137[5];
-                    let v3: Sym = row137[6];
+            for role145 in 0..2 {
+                let row144 = &input.joint[role145 * 7..(role145 + 1) * 7];
+                if row144[1] == 298 && row144[2] == 0 && row144[3] == 0 {
+                    let v1: Sym = row144[0];
+                    let v0: Sym = row144[4];
+                    let v2: Sym = row144[5];
+                    let v3: Sym = row144[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
-            for role140 in 0..2 {
-                let row139 = &input.joint[role140 * 7..(role140 + 1) * 7];
-                if row139[1] == 298 && row139[2] == 0 && row139[3] == 0 {
-                    let v1: Sym = row139[0];
-                    let v2: Sym = row139[4];
-                    let v0: Sym = row139[5];
-                    let v3: Sym = row139[6];
+            for role147 in 0..2 {
+                let row146 = &input.joint[role147 * 7..(role147 + 1) * 7];
+                if row146[1] == 298 && row146[2] == 0 && row146[3] == 0 {
+                    let v1: Sym = row146[0];
+                    let v2: Sym = row146[4];
+                    let v0: Sym = row146[5];
+                    let v3: Sym = row146[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo144 = 0 + 0;
-                let mut cursor148 = rt::OnesCursor::new(
-                    self.r8.words(),
-                    lo144,
-                    lo144 + 4,
-                );
-                while let Some(bit145) = cursor148.next(self.r8.words()) {
-                    let offset146 = bit145 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset146 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset146 / 1) % 2];
-                    let v1_pos: usize = (offset146 / 2) % 2;
-                    let v2_pos: usize = (offset146 / 1) % 2;
+                let lo151 = 0 + 0;
+                let mut rest155 = self.r8.field(lo151, 4);
+                while rest155 != 0 {
+                    let bit152 = lo151 + rest155.trailing_zeros() as usize;
+                    rest155 &= rest155 - 1;
+                    let offset153 = bit152 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset153 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset153 / 1) % 2];
+                    let v1_pos: usize = (offset153 / 2) % 2;
+                    let v2_pos: usize = (offset153 / 1) % 2;
                     {
-                        let key143 = v1_pos * 2 + v2_pos * 1;
-                        for i142 in TABLE_9_AT0_1[key143]
-                            as usize..TABLE_9_AT0_1[key143 + 1] as usize
+                        let key150 = v1_pos * 2 + v2_pos * 1;
+                        for i149 in TABLE_9_AT0_1[key150]
+                            as usize..TABLE_9_AT0_1[key150 + 1] as usize
                         {
-                            let row141 = &TABLE_9_BY0_1[i142];
-                            let v3: Sym = row141[2];
-                            let v4: Sym = row141[3];
-                            let v0: Sym = row141[4];
-                            let v5: Sym = row141[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i142][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i142][3] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i142][4] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i142][5] as usize;
+                            let row148 = &TABLE_9_BY0_1[i149];
+                            let v3: Sym = row148[2];
+                            let v4: Sym = row148[3];
+                            let v0: Sym = row148[4];
+                            let v5: Sym = row148[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i149][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i149][3] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i149][4] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i149][5] as usize;
                             self.grew
                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                         }
@@ -13977,37 +13987,40 @@ impl Rules {
         }
         {
             {
-                let lo157 = 0;
-                for bit158 in input.state.ones(975 + lo157, 975 + lo157 + 64) {
-                    let offset159 = bit158 - 975;
+                let lo164 = 975 + 0;
+                let mut rest168 = input.state.field(lo164, 64);
+                while rest168 != 0 {
+                    let bit165 = lo164 + rest168.trailing_zeros() as usize;
+                    rest168 &= rest168 - 1;
+                    let offset166 = bit165 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset159 / 1) % 64];
-                        let v3_pos: usize = (offset159 / 1) % 64;
-                        for role156 in 0..2 {
-                            let row155 = &input.joint[role156 * 7..(role156 + 1) * 7];
-                            if row155[1] == 297 && row155[3] == v3 && row155[4] == 0
-                                && row155[5] == 0 && row155[6] == 0
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset166 / 1) % 64];
+                        let v3_pos: usize = (offset166 / 1) % 64;
+                        for role163 in 0..2 {
+                            let row162 = &input.joint[role163 * 7..(role163 + 1) * 7];
+                            if row162[1] == 297 && row162[3] == v3 && row162[4] == 0
+                                && row162[5] == 0 && row162[6] == 0
                             {
-                                let v1: Sym = row155[0];
-                                let v2: Sym = row155[2];
+                                let v1: Sym = row162[0];
+                                let v2: Sym = row162[2];
                                 {
-                                    let p153 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                    let p154 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                    if p153 != NONE as usize && p154 != NONE as usize && 0 == 0
+                                    let p160 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                    let p161 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                    if p160 != NONE as usize && p161 != NONE as usize && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p153 * 384 + 5 * 64 + p154 * 1)
+                                        && input.state.get(0 + 0 + p160 * 384 + 5 * 64 + p161 * 1)
                                     {
                                         {
-                                            let k150 = TABLE_41_P0[v1 as usize] as usize;
-                                            if k150 != NONE as usize {
-                                                let key152 = k150 * 1;
-                                                for i151 in TABLE_41_AT0[key152]
-                                                    as usize..TABLE_41_AT0[key152 + 1] as usize
+                                            let k157 = TABLE_41_P0[v1 as usize] as usize;
+                                            if k157 != NONE as usize {
+                                                let key159 = k157 * 1;
+                                                for i158 in TABLE_41_AT0[key159]
+                                                    as usize..TABLE_41_AT0[key159 + 1] as usize
                                                 {
-                                                    let row149 = &TABLE_41_BY0[i151];
-                                                    let v4: Sym = row149[1];
-                                                    let v4_pos: usize = TABLE_41_BY0_POS[i151][1] as usize;
+                                                    let row156 = &TABLE_41_BY0[i158];
+                                                    let v4: Sym = row156[1];
+                                                    let v4_pos: usize = TABLE_41_BY0_POS[i158][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_0,
@@ -14037,28 +14050,26 @@ impl Rules {
     fn layer30(&mut self, input: &Input) {
         {
             {
-                let lo165 = 0 + 0;
-                let mut cursor169 = rt::OnesCursor::new(
-                    self.r10.words(),
-                    lo165,
-                    lo165 + 64,
-                );
-                while let Some(bit166) = cursor169.next(self.r10.words()) {
-                    let offset167 = bit166 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset167 / 1) % 64];
-                    let v2_pos: usize = (offset167 / 1) % 64;
+                let lo173 = 0 + 0;
+                let mut rest177 = self.r10.field(lo173, 64);
+                while rest177 != 0 {
+                    let bit174 = lo173 + rest177.trailing_zeros() as usize;
+                    rest177 &= rest177 - 1;
+                    let offset175 = bit174 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset175 / 1) % 64];
+                    let v2_pos: usize = (offset175 / 1) % 64;
                     {
-                        let k162 = TABLE_4_P2[v2 as usize] as usize;
-                        if k162 != NONE as usize {
-                            let key164 = k162 * 1;
-                            for i163 in TABLE_4_AT2[key164]
-                                as usize..TABLE_4_AT2[key164 + 1] as usize
+                        let k170 = TABLE_4_P2[v2 as usize] as usize;
+                        if k170 != NONE as usize {
+                            let key172 = k170 * 1;
+                            for i171 in TABLE_4_AT2[key172]
+                                as usize..TABLE_4_AT2[key172 + 1] as usize
                             {
-                                let row161 = &TABLE_4_BY2[i163];
-                                let v0: Sym = row161[0];
-                                let v1: Sym = row161[1];
-                                let v0_pos: usize = TABLE_4_BY2_POS[i163][0] as usize;
-                                let v1_pos: usize = TABLE_4_BY2_POS[i163][1] as usize;
+                                let row169 = &TABLE_4_BY2[i171];
+                                let v0: Sym = row169[0];
+                                let v1: Sym = row169[1];
+                                let v0_pos: usize = TABLE_4_BY2_POS[i171][0] as usize;
+                                let v1_pos: usize = TABLE_4_BY2_POS[i171][1] as usize;
                                 self.grew |= self.r5.insert(v0_pos * 2 + v1_pos * 1);
                             }
                         }
@@ -14071,29 +14082,35 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo177 = 0;
-                for bit178 in input.state.ones(772 + lo177, 772 + lo177 + 2) {
-                    let offset179 = bit178 - 772;
+                let lo186 = 772 + 0;
+                let mut rest190 = input.state.field(lo186, 2);
+                while rest190 != 0 {
+                    let bit187 = lo186 + rest190.trailing_zeros() as usize;
+                    rest190 &= rest190 - 1;
+                    let offset188 = bit187 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset179 / 1) % 2];
-                        let v1_pos: usize = (offset179 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset188 / 1) % 2];
+                        let v1_pos: usize = (offset188 / 1) % 2;
                         {
-                            let key176 = v1_pos * 1;
-                            for i175 in TABLE_38_AT0[key176]
-                                as usize..TABLE_38_AT0[key176 + 1] as usize
+                            let key185 = v1_pos * 1;
+                            for i184 in TABLE_38_AT0[key185]
+                                as usize..TABLE_38_AT0[key185 + 1] as usize
                             {
-                                let row174 = &TABLE_38_BY0[i175];
-                                let v3: Sym = row174[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i175][1] as usize;
+                                let row183 = &TABLE_38_BY0[i184];
+                                let v3: Sym = row183[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i184][1] as usize;
                                 {
-                                    let lo170 = 0 + v1_pos * 384 + 4 * 64;
-                                    for bit171 in input.state.ones(0 + lo170, 0 + lo170 + 64) {
-                                        let offset172 = bit171 - 0;
+                                    let lo178 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                    let mut rest182 = input.state.field(lo178, 64);
+                                    while rest182 != 0 {
+                                        let bit179 = lo178 + rest182.trailing_zeros() as usize;
+                                        rest182 &= rest182 - 1;
+                                        let offset180 = bit179 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset172 / 1)
+                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset180 / 1)
                                                 % 64];
-                                            let v2_pos: usize = (offset172 / 1) % 64;
+                                            let v2_pos: usize = (offset180 / 1) % 64;
                                             {
                                                 let mut w: u64 = input
                                                     .state
@@ -14122,53 +14139,62 @@ impl Rules {
         }
         {
             {
-                let lo199 = 0;
-                for bit200 in input.state.ones(772 + lo199, 772 + lo199 + 2) {
-                    let offset201 = bit200 - 772;
+                let lo211 = 772 + 0;
+                let mut rest215 = input.state.field(lo211, 2);
+                while rest215 != 0 {
+                    let bit212 = lo211 + rest215.trailing_zeros() as usize;
+                    rest215 &= rest215 - 1;
+                    let offset213 = bit212 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset201 / 1) % 2];
-                        let v1_pos: usize = (offset201 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset213 / 1) % 2];
+                        let v1_pos: usize = (offset213 / 1) % 2;
                         {
-                            let key198 = v1_pos * 1;
-                            for i197 in TABLE_38_AT0[key198]
-                                as usize..TABLE_38_AT0[key198 + 1] as usize
+                            let key210 = v1_pos * 1;
+                            for i209 in TABLE_38_AT0[key210]
+                                as usize..TABLE_38_AT0[key210 + 1] as usize
                             {
-                                let row196 = &TABLE_38_BY0[i197];
-                                let v4: Sym = row196[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i197][1] as usize;
+                                let row208 = &TABLE_38_BY0[i209];
+                                let v4: Sym = row208[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i209][1] as usize;
                                 {
-                                    let lo192 = 0 + v1_pos * 384 + 4 * 64;
-                                    for bit193 in input.state.ones(0 + lo192, 0 + lo192 + 64) {
-                                        let offset194 = bit193 - 0;
+                                    let lo203 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                    let mut rest207 = input.state.field(lo203, 64);
+                                    while rest207 != 0 {
+                                        let bit204 = lo203 + rest207.trailing_zeros() as usize;
+                                        rest207 &= rest207 - 1;
+                                        let offset205 = bit204 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset194 / 1)
+                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset205 / 1)
                                                 % 64];
-                                            let v2_pos: usize = (offset194 / 1) % 64;
+                                            let v2_pos: usize = (offset205 / 1) % 64;
                                             {
-                                                let lo188 = 0 + v4_pos * 384 + 5 * 64;
-                                                for bit189 in input.state.ones(0 + lo188, 0 + lo188 + 64) {
-                                                    let offset190 = bit189 - 0;
+                                                let lo198 = 0 + 0 + v4_pos * 384 + 5 * 64;
+                                                let mut rest202 = input.state.field(lo198, 64);
+                                                while rest202 != 0 {
+                                                    let bit199 = lo198 + rest202.trailing_zeros() as usize;
+                                                    rest202 &= rest202 - 1;
+                                                    let offset200 = bit199 - 0;
                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset190 / 1)
+                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset200 / 1)
                                                             % 64];
-                                                        let v0_pos: usize = (offset190 / 1) % 64;
+                                                        let v0_pos: usize = (offset200 / 1) % 64;
                                                         {
-                                                            let key187 = v2_pos * 64 + v0_pos * 1;
-                                                            for i186 in TABLE_0_AT0_2[key187]
-                                                                as usize..TABLE_0_AT0_2[key187 + 1] as usize
+                                                            let key197 = v2_pos * 64 + v0_pos * 1;
+                                                            for i196 in TABLE_0_AT0_2[key197]
+                                                                as usize..TABLE_0_AT0_2[key197 + 1] as usize
                                                             {
-                                                                let row185 = &TABLE_0_BY0_2[i186];
-                                                                let v3: Sym = row185[1];
-                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i186][1] as usize;
+                                                                let row195 = &TABLE_0_BY0_2[i196];
+                                                                let v3: Sym = row195[1];
+                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i196][1] as usize;
                                                                 {
-                                                                    let k182 = TABLE_40_P1[v3 as usize] as usize;
-                                                                    if k182 != NONE as usize {
-                                                                        let key184 = v1_pos * 4 + k182 * 1;
-                                                                        for i183 in TABLE_40_AT0_1[key184]
-                                                                            as usize..TABLE_40_AT0_1[key184 + 1] as usize
+                                                                    let k192 = TABLE_40_P1[v3 as usize] as usize;
+                                                                    if k192 != NONE as usize {
+                                                                        let key194 = v1_pos * 4 + k192 * 1;
+                                                                        for i193 in TABLE_40_AT0_1[key194]
+                                                                            as usize..TABLE_40_AT0_1[key194 + 1] as usize
                                                                         {
-                                                                            let row181 = &TABLE_40_BY0_1[i183];
+                                                                            let row191 = &TABLE_40_BY0_1[i193];
                                                                             self.grew |= self.r31.insert(v0_pos * 1);
                                                                         }
                                                                     }
@@ -14223,21 +14249,21 @@ impl Rules {
     fn layer34(&mut self, input: &Input) {
         {
             {
-                let lo203 = 0 + 0;
-                let hi206 = lo203 + 768;
-                for &bit204 in input.ones_from(lo203) {
-                    let bit204 = bit204 as usize;
-                    if bit204 >= hi206 {
+                let lo216 = 0 + 0;
+                let hi219 = lo216 + 768;
+                for &bit217 in input.ones_from(lo216) {
+                    let bit217 = bit217 as usize;
+                    if bit217 >= hi219 {
                         break;
                     }
-                    let offset205 = bit204 - 0;
+                    let offset218 = bit217 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset205 / 384) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset205 / 64) % 6];
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset205 / 1) % 64];
-                        let v1_pos: usize = (offset205 / 384) % 2;
-                        let v2_pos: usize = (offset205 / 64) % 6;
-                        let v0_pos: usize = (offset205 / 1) % 64;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset218 / 384) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset218 / 64) % 6];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset218 / 1) % 64];
+                        let v1_pos: usize = (offset218 / 384) % 2;
+                        let v2_pos: usize = (offset218 / 64) % 6;
+                        let v0_pos: usize = (offset218 / 1) % 64;
                         if self.r13.insert(v0_pos * 2 + v1_pos * 1) {
                             self.grew = true;
                             self.r13_by1.insert(v1_pos * 64 + v0_pos * 1);
@@ -14251,27 +14277,23 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo212 = 0 + 0;
-                let mut cursor216 = rt::OnesCursor::new(
-                    self.r12.words(),
-                    lo212,
-                    lo212 + 64,
-                );
-                while let Some(bit213) = cursor216.next(self.r12.words()) {
-                    let offset214 = bit213 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset214 / 1) % 64];
-                    let v0_pos: usize = (offset214 / 1) % 64;
+                let lo225 = 0 + 0;
+                let mut rest229 = self.r12.field(lo225, 64);
+                while rest229 != 0 {
+                    let bit226 = lo225 + rest229.trailing_zeros() as usize;
+                    rest229 &= rest229 - 1;
+                    let offset227 = bit226 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset227 / 1) % 64];
+                    let v0_pos: usize = (offset227 / 1) % 64;
                     {
-                        let lo207 = 0 + 0;
-                        let mut cursor211 = rt::OnesCursor::new(
-                            self.r12.words(),
-                            lo207,
-                            lo207 + 64,
-                        );
-                        while let Some(bit208) = cursor211.next(self.r12.words()) {
-                            let offset209 = bit208 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset209 / 1) % 64];
-                            let v1_pos: usize = (offset209 / 1) % 64;
+                        let lo220 = 0 + 0;
+                        let mut rest224 = self.r12.field(lo220, 64);
+                        while rest224 != 0 {
+                            let bit221 = lo220 + rest224.trailing_zeros() as usize;
+                            rest224 &= rest224 - 1;
+                            let offset222 = bit221 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset222 / 1) % 64];
+                            let v1_pos: usize = (offset222 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -14285,47 +14307,55 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo232 = 0;
-                for bit233 in input.state.ones(975 + lo232, 975 + lo232 + 64) {
-                    let offset234 = bit233 - 975;
+                let lo247 = 975 + 0;
+                let mut rest251 = input.state.field(lo247, 64);
+                while rest251 != 0 {
+                    let bit248 = lo247 + rest251.trailing_zeros() as usize;
+                    rest251 &= rest251 - 1;
+                    let offset249 = bit248 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset234 / 1) % 64];
-                        let v1_pos: usize = (offset234 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset249 / 1) % 64];
+                        let v1_pos: usize = (offset249 / 1) % 64;
                         {
-                            let lo228 = 0;
-                            for bit229 in input.state.ones(772 + lo228, 772 + lo228 + 2)
-                            {
-                                let offset230 = bit229 - 772;
+                            let lo242 = 772 + 0;
+                            let mut rest246 = input.state.field(lo242, 2);
+                            while rest246 != 0 {
+                                let bit243 = lo242 + rest246.trailing_zeros() as usize;
+                                rest246 &= rest246 - 1;
+                                let offset244 = bit243 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset230 / 1) % 2];
-                                    let v2_pos: usize = (offset230 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset244 / 1) % 2];
+                                    let v2_pos: usize = (offset244 / 1) % 2;
                                     {
-                                        let lo224 = 0 + v2_pos * 384 + 5 * 64;
-                                        for bit225 in input.state.ones(0 + lo224, 0 + lo224 + 64) {
-                                            let offset226 = bit225 - 0;
+                                        let lo237 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                        let mut rest241 = input.state.field(lo237, 64);
+                                        while rest241 != 0 {
+                                            let bit238 = lo237 + rest241.trailing_zeros() as usize;
+                                            rest241 &= rest241 - 1;
+                                            let offset239 = bit238 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset226 / 1)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset239 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset226 / 1) % 64;
+                                                let v0_pos: usize = (offset239 / 1) % 64;
                                                 {
-                                                    let key223 = v0_pos * 64 + v1_pos * 1;
-                                                    for i222 in TABLE_0_AT0_2[key223]
-                                                        as usize..TABLE_0_AT0_2[key223 + 1] as usize
+                                                    let key236 = v0_pos * 64 + v1_pos * 1;
+                                                    for i235 in TABLE_0_AT0_2[key236]
+                                                        as usize..TABLE_0_AT0_2[key236 + 1] as usize
                                                     {
-                                                        let row221 = &TABLE_0_BY0_2[i222];
-                                                        let v3: Sym = row221[1];
-                                                        let v3_pos: usize = TABLE_0_BY0_2_POS[i222][1] as usize;
+                                                        let row234 = &TABLE_0_BY0_2[i235];
+                                                        let v3: Sym = row234[1];
+                                                        let v3_pos: usize = TABLE_0_BY0_2_POS[i235][1] as usize;
                                                         {
-                                                            let k218 = TABLE_40_P1[v3 as usize] as usize;
-                                                            if k218 != NONE as usize {
-                                                                let key220 = v2_pos * 4 + k218 * 1;
-                                                                for i219 in TABLE_40_AT0_1[key220]
-                                                                    as usize..TABLE_40_AT0_1[key220 + 1] as usize
+                                                            let k231 = TABLE_40_P1[v3 as usize] as usize;
+                                                            if k231 != NONE as usize {
+                                                                let key233 = v2_pos * 4 + k231 * 1;
+                                                                for i232 in TABLE_40_AT0_1[key233]
+                                                                    as usize..TABLE_40_AT0_1[key233 + 1] as usize
                                                                 {
-                                                                    let row217 = &TABLE_40_BY0_1[i219];
+                                                                    let row230 = &TABLE_40_BY0_1[i232];
                                                                     self.grew |= self.r18.insert(v0_pos * 1);
                                                                 }
                                                             }
@@ -14347,47 +14377,52 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo249 = 0;
-                for bit250 in input.state.ones(975 + lo249, 975 + lo249 + 64) {
-                    let offset251 = bit250 - 975;
+                let lo266 = 975 + 0;
+                let mut rest270 = input.state.field(lo266, 64);
+                while rest270 != 0 {
+                    let bit267 = lo266 + rest270.trailing_zeros() as usize;
+                    rest270 &= rest270 - 1;
+                    let offset268 = bit267 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset251 / 1) % 64];
-                        let v1_pos: usize = (offset251 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset268 / 1) % 64];
+                        let v1_pos: usize = (offset268 / 1) % 64;
                         {
-                            let lo245 = 0;
-                            for bit246 in input.state.ones(772 + lo245, 772 + lo245 + 2)
-                            {
-                                let offset247 = bit246 - 772;
+                            let lo261 = 772 + 0;
+                            let mut rest265 = input.state.field(lo261, 2);
+                            while rest265 != 0 {
+                                let bit262 = lo261 + rest265.trailing_zeros() as usize;
+                                rest265 &= rest265 - 1;
+                                let offset263 = bit262 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset247 / 1) % 2];
-                                    let v2_pos: usize = (offset247 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset263 / 1) % 2];
+                                    let v2_pos: usize = (offset263 / 1) % 2;
                                     {
-                                        let key244 = v2_pos * 1;
-                                        for i243 in TABLE_41_AT0[key244]
-                                            as usize..TABLE_41_AT0[key244 + 1] as usize
+                                        let key260 = v2_pos * 1;
+                                        for i259 in TABLE_41_AT0[key260]
+                                            as usize..TABLE_41_AT0[key260 + 1] as usize
                                         {
-                                            let row242 = &TABLE_41_BY0[i243];
-                                            let v3: Sym = row242[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i243][1] as usize;
+                                            let row258 = &TABLE_41_BY0[i259];
+                                            let v3: Sym = row258[1];
+                                            let v3_pos: usize = TABLE_41_BY0_POS[i259][1] as usize;
                                             {
-                                                let key241 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i240 in TABLE_0_AT1_2[key241]
-                                                    as usize..TABLE_0_AT1_2[key241 + 1] as usize
+                                                let key257 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                                for i256 in TABLE_0_AT1_2[key257]
+                                                    as usize..TABLE_0_AT1_2[key257 + 1] as usize
                                                 {
-                                                    let row239 = &TABLE_0_BY1_2[i240];
-                                                    let v0: Sym = row239[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i240][0] as usize;
+                                                    let row255 = &TABLE_0_BY1_2[i256];
+                                                    let v0: Sym = row255[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i256][0] as usize;
                                                     {
-                                                        let key238 = v2_pos * 1;
-                                                        for i237 in TABLE_38_AT0[key238]
-                                                            as usize..TABLE_38_AT0[key238 + 1] as usize
+                                                        let key254 = v2_pos * 1;
+                                                        for i253 in TABLE_38_AT0[key254]
+                                                            as usize..TABLE_38_AT0[key254 + 1] as usize
                                                         {
-                                                            let row236 = &TABLE_38_BY0[i237];
-                                                            let v4: Sym = row236[1];
-                                                            let v4_pos: usize = TABLE_38_BY0_POS[i237][1] as usize;
+                                                            let row252 = &TABLE_38_BY0[i253];
+                                                            let v4: Sym = row252[1];
+                                                            let v4_pos: usize = TABLE_38_BY0_POS[i253][1] as usize;
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && input
@@ -14415,37 +14450,33 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo261 = 0 + 0;
-                let mut cursor265 = rt::OnesCursor::new(
-                    self.r18.words(),
-                    lo261,
-                    lo261 + 64,
-                );
-                while let Some(bit262) = cursor265.next(self.r18.words()) {
-                    let offset263 = bit262 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset263 / 1) % 64];
-                    let v0_pos: usize = (offset263 / 1) % 64;
+                let lo279 = 0 + 0;
+                let mut rest283 = self.r18.field(lo279, 64);
+                while rest283 != 0 {
+                    let bit280 = lo279 + rest283.trailing_zeros() as usize;
+                    rest283 &= rest283 - 1;
+                    let offset281 = bit280 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset281 / 1) % 64];
+                    let v0_pos: usize = (offset281 / 1) % 64;
                     {
-                        let lo256 = 0 + 0;
-                        let mut cursor260 = rt::OnesCursor::new(
-                            self.r26.words(),
-                            lo256,
-                            lo256 + 64,
-                        );
-                        while let Some(bit257) = cursor260.next(self.r26.words()) {
-                            let offset258 = bit257 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset258 / 1) % 64];
-                            let v3_pos: usize = (offset258 / 1) % 64;
+                        let lo274 = 0 + 0;
+                        let mut rest278 = self.r26.field(lo274, 64);
+                        while rest278 != 0 {
+                            let bit275 = lo274 + rest278.trailing_zeros() as usize;
+                            rest278 &= rest278 - 1;
+                            let offset276 = bit275 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset276 / 1) % 64];
+                            let v3_pos: usize = (offset276 / 1) % 64;
                             {
-                                let key255 = v3_pos * 1;
-                                for i254 in TABLE_0_AT0[key255]
-                                    as usize..TABLE_0_AT0[key255 + 1] as usize
+                                let key273 = v3_pos * 1;
+                                for i272 in TABLE_0_AT0[key273]
+                                    as usize..TABLE_0_AT0[key273 + 1] as usize
                                 {
-                                    let row253 = &TABLE_0_BY0[i254];
-                                    let v1: Sym = row253[1];
-                                    let v2: Sym = row253[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i254][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i254][2] as usize;
+                                    let row271 = &TABLE_0_BY0[i272];
+                                    let v1: Sym = row271[1];
+                                    let v2: Sym = row271[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i272][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i272][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -14470,34 +14501,34 @@ impl Rules {
             }
             {
                 {
-                    let lo268 = 0 + 0;
-                    for i272 in delta20.0..delta20.1 {
-                        let bit269 = self.r20.added(i272);
-                        if bit269 < lo268 || bit269 >= lo268 + 32768 {
+                    let lo286 = 0 + 0;
+                    for i290 in delta20.0..delta20.1 {
+                        let bit287 = self.r20.added(i290);
+                        if bit287 < lo286 || bit287 >= lo286 + 32768 {
                             continue;
                         }
-                        let offset270 = bit269 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset270 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset270 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset270 / 1) % 64];
-                        let v0_pos: usize = (offset270 / 512) % 64;
-                        let v1_pos: usize = (offset270 / 64) % 8;
-                        let v3_pos: usize = (offset270 / 1) % 64;
-                        let exists = 'found267: {
+                        let offset288 = bit287 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset288 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset288 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset288 / 1) % 64];
+                        let v0_pos: usize = (offset288 / 512) % 64;
+                        let v1_pos: usize = (offset288 / 64) % 8;
+                        let v3_pos: usize = (offset288 / 1) % 64;
+                        let exists = 'found285: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found267 true;
+                                    break 'found285 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found266: {
+                            let exists = 'found284: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found266 true;
+                                        break 'found284 true;
                                     }
                                 }
                                 false
@@ -14533,21 +14564,21 @@ impl Rules {
             }
             {
                 {
-                    let lo273 = 0 + 0;
-                    for i277 in delta20.0..delta20.1 {
-                        let bit274 = self.r20.added(i277);
-                        if bit274 < lo273 || bit274 >= lo273 + 32768 {
+                    let lo291 = 0 + 0;
+                    for i295 in delta20.0..delta20.1 {
+                        let bit292 = self.r20.added(i295);
+                        if bit292 < lo291 || bit292 >= lo291 + 32768 {
                             continue;
                         }
-                        let offset275 = bit274 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset275 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset275 / 512) % 64]
+                        let offset293 = bit292 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset293 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset275 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset275 / 64) % 8];
-                            let v0_pos: usize = (offset275 / 512) % 64;
-                            let v1_pos: usize = (offset275 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset293 / 64) % 8];
+                            let v0_pos: usize = (offset293 / 512) % 64;
+                            let v1_pos: usize = (offset293 / 64) % 8;
                             {
                                 let mut w: u64 = rt::word_field(
                                     &STATIC_FIELDS_0_2,
@@ -14577,19 +14608,19 @@ impl Rules {
             }
             {
                 {
-                    let lo278 = 0 + 0;
-                    for i282 in delta20.0..delta20.1 {
-                        let bit279 = self.r20.added(i282);
-                        if bit279 < lo278 || bit279 >= lo278 + 32768 {
+                    let lo296 = 0 + 0;
+                    for i300 in delta20.0..delta20.1 {
+                        let bit297 = self.r20.added(i300);
+                        if bit297 < lo296 || bit297 >= lo296 + 32768 {
                             continue;
                         }
-                        let offset280 = bit279 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset280 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 1) % 64];
-                        let v0_pos: usize = (offset280 / 512) % 64;
-                        let v1_pos: usize = (offset280 / 64) % 8;
-                        let v3_pos: usize = (offset280 / 1) % 64;
+                        let offset298 = bit297 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset298 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset298 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset298 / 1) % 64];
+                        let v0_pos: usize = (offset298 / 512) % 64;
+                        let v1_pos: usize = (offset298 / 64) % 8;
+                        let v3_pos: usize = (offset298 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
@@ -14626,17 +14657,17 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i287 in 0..self.r17.nonzero_words() {
-                    let word288 = self.r17.nonzero_word(i287);
-                    let mut rest289 = self.r17.word(word288);
-                    while rest289 != 0 {
-                        let bit284 = word288 * 64 + rest289.trailing_zeros() as usize;
-                        rest289 &= rest289 - 1;
-                        let offset285 = bit284 - 0;
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset285 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset285 / 1) % 8];
-                        let v2_pos: usize = (offset285 / 8) % 64;
-                        let v1_pos: usize = (offset285 / 1) % 8;
+                for i305 in 0..self.r17.nonzero_words() {
+                    let word306 = self.r17.nonzero_word(i305);
+                    let mut rest307 = self.r17.word(word306);
+                    while rest307 != 0 {
+                        let bit302 = word306 * 64 + rest307.trailing_zeros() as usize;
+                        rest307 &= rest307 - 1;
+                        let offset303 = bit302 - 0;
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset303 / 1) % 8];
+                        let v2_pos: usize = (offset303 / 8) % 64;
+                        let v1_pos: usize = (offset303 / 1) % 8;
                         {
                             let mut w: u64 = self
                                 .r20_by1_2
@@ -14654,20 +14685,18 @@ impl Rules {
         }
         {
             {
-                let lo291 = 0 + 0;
-                let mut cursor295 = rt::OnesCursor::new(
-                    self.r31.words(),
-                    lo291,
-                    lo291 + 64,
-                );
-                while let Some(bit292) = cursor295.next(self.r31.words()) {
-                    let offset293 = bit292 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64];
-                    let v1_pos: usize = (offset293 / 1) % 64;
-                    let exists = 'found290: {
+                let lo309 = 0 + 0;
+                let mut rest313 = self.r31.field(lo309, 64);
+                while rest313 != 0 {
+                    let bit310 = lo309 + rest313.trailing_zeros() as usize;
+                    rest313 &= rest313 - 1;
+                    let offset311 = bit310 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset311 / 1) % 64];
+                    let v1_pos: usize = (offset311 / 1) % 64;
+                    let exists = 'found308: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found290 true;
+                                break 'found308 true;
                             }
                         }
                         false
@@ -14694,17 +14723,17 @@ impl Rules {
         }
         {
             {
-                for i300 in 0..self.r52.nonzero_words() {
-                    let word301 = self.r52.nonzero_word(i300);
-                    let mut rest302 = self.r52.word(word301);
-                    while rest302 != 0 {
-                        let bit297 = word301 * 64 + rest302.trailing_zeros() as usize;
-                        rest302 &= rest302 - 1;
-                        let offset298 = bit297 - 0;
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset298 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset298 / 1) % 64];
-                        let v1_pos: usize = (offset298 / 64) % 8;
-                        let v2_pos: usize = (offset298 / 1) % 64;
+                for i318 in 0..self.r52.nonzero_words() {
+                    let word319 = self.r52.nonzero_word(i318);
+                    let mut rest320 = self.r52.word(word319);
+                    while rest320 != 0 {
+                        let bit315 = word319 * 64 + rest320.trailing_zeros() as usize;
+                        rest320 &= rest320 - 1;
+                        let offset316 = bit315 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset316 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset316 / 1) % 64];
+                        let v1_pos: usize = (offset316 / 64) % 8;
+                        let v2_pos: usize = (offset316 / 1) % 64;
                         {
                             let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
                             if w != 0 {
@@ -14723,39 +14752,35 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo313 = 0;
-                for bit314 in input.state.ones(772 + lo313, 772 + lo313 + 2) {
-                    let offset315 = bit314 - 772;
+                let lo331 = 772 + 0;
+                let mut rest335 = input.state.field(lo331, 2);
+                while rest335 != 0 {
+                    let bit332 = lo331 + rest335.trailing_zeros() as usize;
+                    rest335 &= rest335 - 1;
+                    let offset333 = bit332 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset315 / 1) % 2];
-                        let v3_pos: usize = (offset315 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset333 / 1) % 2];
+                        let v3_pos: usize = (offset333 / 1) % 2;
                         {
-                            let lo308 = 0 + 0 + v3_pos * 64;
-                            let mut cursor312 = rt::OnesCursor::new(
-                                self.r13_by1.words(),
-                                lo308,
-                                lo308 + 64,
-                            );
-                            while let Some(bit309) = cursor312.next(self.r13_by1.words())
-                            {
-                                let offset310 = bit309 - 0;
-                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset310 / 1)
+                            let lo326 = 0 + 0 + v3_pos * 64;
+                            let mut rest330 = self.r13_by1.field(lo326, 64);
+                            while rest330 != 0 {
+                                let bit327 = lo326 + rest330.trailing_zeros() as usize;
+                                rest330 &= rest330 - 1;
+                                let offset328 = bit327 - 0;
+                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset328 / 1)
                                     % 64];
-                                let v2_pos: usize = (offset310 / 1) % 64;
+                                let v2_pos: usize = (offset328 / 1) % 64;
                                 {
-                                    let lo303 = 0 + 0 + v2_pos * 8;
-                                    let mut cursor307 = rt::OnesCursor::new(
-                                        self.r29_by1.words(),
-                                        lo303,
-                                        lo303 + 8,
-                                    );
-                                    while let Some(bit304) = cursor307
-                                        .next(self.r29_by1.words())
-                                    {
-                                        let offset305 = bit304 - 0;
-                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset305 / 1) % 8];
-                                        let v0_pos: usize = (offset305 / 1) % 8;
+                                    let lo321 = 0 + 0 + v2_pos * 8;
+                                    let mut rest325 = self.r29_by1.field(lo321, 8);
+                                    while rest325 != 0 {
+                                        let bit322 = lo321 + rest325.trailing_zeros() as usize;
+                                        rest325 &= rest325 - 1;
+                                        let offset323 = bit322 - 0;
+                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset323 / 1) % 8];
+                                        let v0_pos: usize = (offset323 / 1) % 8;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -14815,43 +14840,46 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo335 = 0;
-                for bit336 in input.state.ones(772 + lo335, 772 + lo335 + 2) {
-                    let offset337 = bit336 - 772;
+                let lo354 = 772 + 0;
+                let mut rest358 = input.state.field(lo354, 2);
+                while rest358 != 0 {
+                    let bit355 = lo354 + rest358.trailing_zeros() as usize;
+                    rest358 &= rest358 - 1;
+                    let offset356 = bit355 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset337 / 1) % 2];
-                        let v2_pos: usize = (offset337 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset356 / 1) % 2];
+                        let v2_pos: usize = (offset356 / 1) % 2;
                         {
-                            let key334 = v2_pos * 1;
-                            for i333 in TABLE_38_AT0[key334]
-                                as usize..TABLE_38_AT0[key334 + 1] as usize
+                            let key353 = v2_pos * 1;
+                            for i352 in TABLE_38_AT0[key353]
+                                as usize..TABLE_38_AT0[key353 + 1] as usize
                             {
-                                let row332 = &TABLE_38_BY0[i333];
-                                let v4: Sym = row332[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i333][1] as usize;
+                                let row351 = &TABLE_38_BY0[i352];
+                                let v4: Sym = row351[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i352][1] as usize;
                                 {
-                                    for i329 in 0..self.r60.nonzero_words() {
-                                        let word330 = self.r60.nonzero_word(i329);
-                                        let mut rest331 = self.r60.word(word330);
-                                        while rest331 != 0 {
-                                            let bit326 = word330 * 64
-                                                + rest331.trailing_zeros() as usize;
-                                            rest331 &= rest331 - 1;
-                                            let offset327 = bit326 - 0;
-                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset327 / 64) % 8];
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset327 / 1)
+                                    for i348 in 0..self.r60.nonzero_words() {
+                                        let word349 = self.r60.nonzero_word(i348);
+                                        let mut rest350 = self.r60.word(word349);
+                                        while rest350 != 0 {
+                                            let bit345 = word349 * 64
+                                                + rest350.trailing_zeros() as usize;
+                                            rest350 &= rest350 - 1;
+                                            let offset346 = bit345 - 0;
+                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset346 / 64) % 8];
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset346 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset327 / 64) % 8;
-                                            let v3_pos: usize = (offset327 / 1) % 64;
+                                            let v1_pos: usize = (offset346 / 64) % 8;
+                                            let v3_pos: usize = (offset346 / 1) % 64;
                                             {
-                                                let key324 = v1_pos * 1;
-                                                for i323 in TABLE_53_AT1[key324]
-                                                    as usize..TABLE_53_AT1[key324 + 1] as usize
+                                                let key343 = v1_pos * 1;
+                                                for i342 in TABLE_53_AT1[key343]
+                                                    as usize..TABLE_53_AT1[key343 + 1] as usize
                                                 {
-                                                    let row322 = &TABLE_53_BY1[i323];
-                                                    let v5: Sym = row322[0];
-                                                    let v5_pos: usize = TABLE_53_BY1_POS[i323][0] as usize;
+                                                    let row341 = &TABLE_53_BY1[i342];
+                                                    let v5: Sym = row341[0];
+                                                    let v5_pos: usize = TABLE_53_BY1_POS[i342][0] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input
@@ -14859,17 +14887,15 @@ impl Rules {
                                                                 .get(0 + 0 + v4_pos * 384 + v5_pos * 64 + v3_pos * 1)
                                                         {
                                                             {
-                                                                let lo317 = 0 + 0 + v1_pos * 64;
-                                                                let mut cursor321 = rt::OnesCursor::new(
-                                                                    self.r29.words(),
-                                                                    lo317,
-                                                                    lo317 + 64,
-                                                                );
-                                                                while let Some(bit318) = cursor321.next(self.r29.words()) {
-                                                                    let offset319 = bit318 - 0;
-                                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset319 / 1)
+                                                                let lo336 = 0 + 0 + v1_pos * 64;
+                                                                let mut rest340 = self.r29.field(lo336, 64);
+                                                                while rest340 != 0 {
+                                                                    let bit337 = lo336 + rest340.trailing_zeros() as usize;
+                                                                    rest340 &= rest340 - 1;
+                                                                    let offset338 = bit337 - 0;
+                                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
                                                                         % 64];
-                                                                    let v0_pos: usize = (offset319 / 1) % 64;
+                                                                    let v0_pos: usize = (offset338 / 1) % 64;
                                                                     {
                                                                         if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                             self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14895,17 +14921,17 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i343 in 0..self.r44.nonzero_words() {
-                    let word344 = self.r44.nonzero_word(i343);
-                    let mut rest345 = self.r44.word(word344);
-                    while rest345 != 0 {
-                        let bit340 = word344 * 64 + rest345.trailing_zeros() as usize;
-                        rest345 &= rest345 - 1;
-                        let offset341 = bit340 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset341 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset341 / 1) % 8];
-                        let v0_pos: usize = (offset341 / 8) % 64;
-                        let v1_pos: usize = (offset341 / 1) % 8;
+                for i363 in 0..self.r44.nonzero_words() {
+                    let word364 = self.r44.nonzero_word(i363);
+                    let mut rest365 = self.r44.word(word364);
+                    while rest365 != 0 {
+                        let bit360 = word364 * 64 + rest365.trailing_zeros() as usize;
+                        rest365 &= rest365 - 1;
+                        let offset361 = bit360 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset361 / 1) % 8];
+                        let v0_pos: usize = (offset361 / 8) % 64;
+                        let v1_pos: usize = (offset361 / 1) % 8;
                         self.grew |= self.r45.insert(v0_pos * 1);
                     }
                 }
@@ -14916,33 +14942,36 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo354 = 0;
-                for bit355 in input.state.ones(772 + lo354, 772 + lo354 + 2) {
-                    let offset356 = bit355 - 772;
+                let lo374 = 772 + 0;
+                let mut rest378 = input.state.field(lo374, 2);
+                while rest378 != 0 {
+                    let bit375 = lo374 + rest378.trailing_zeros() as usize;
+                    rest378 &= rest378 - 1;
+                    let offset376 = bit375 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset356 / 1) % 2];
-                        let v2_pos: usize = (offset356 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset376 / 1) % 2];
+                        let v2_pos: usize = (offset376 / 1) % 2;
                         {
-                            let lo350 = 0 + v2_pos * 384;
-                            for bit351 in input.state.ones(0 + lo350, 0 + lo350 + 384) {
-                                let offset352 = bit351 - 0;
+                            let lo370 = 0 + v2_pos * 384;
+                            for bit371 in input.state.ones(0 + lo370, 0 + lo370 + 384) {
+                                let offset372 = bit371 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset352 / 64) % 6];
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset352 / 1)
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset372 / 64) % 6];
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 1)
                                         % 64];
-                                    let v3_pos: usize = (offset352 / 64) % 6;
-                                    let v0_pos: usize = (offset352 / 1) % 64;
+                                    let v3_pos: usize = (offset372 / 64) % 6;
+                                    let v0_pos: usize = (offset372 / 1) % 64;
                                     {
-                                        let k347 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k347 != NONE as usize {
-                                            let key349 = k347 * 1;
-                                            for i348 in TABLE_53_AT0[key349]
-                                                as usize..TABLE_53_AT0[key349 + 1] as usize
+                                        let k367 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k367 != NONE as usize {
+                                            let key369 = k367 * 1;
+                                            for i368 in TABLE_53_AT0[key369]
+                                                as usize..TABLE_53_AT0[key369 + 1] as usize
                                             {
-                                                let row346 = &TABLE_53_BY0[i348];
-                                                let v4: Sym = row346[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i348][1] as usize;
+                                                let row366 = &TABLE_53_BY0[i368];
+                                                let v4: Sym = row366[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i368][1] as usize;
                                                 {
                                                     let mut w: u64 = self
                                                         .r55
@@ -14967,21 +14996,27 @@ impl Rules {
         }
         {
             {
-                let lo362 = 0;
-                for bit363 in input.state.ones(772 + lo362, 772 + lo362 + 2) {
-                    let offset364 = bit363 - 772;
+                let lo384 = 772 + 0;
+                let mut rest388 = input.state.field(lo384, 2);
+                while rest388 != 0 {
+                    let bit385 = lo384 + rest388.trailing_zeros() as usize;
+                    rest388 &= rest388 - 1;
+                    let offset386 = bit385 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset364 / 1) % 2];
-                        let v2_pos: usize = (offset364 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset386 / 1) % 2];
+                        let v2_pos: usize = (offset386 / 1) % 2;
                         {
-                            let lo358 = 0 + v2_pos * 384 + 3 * 64;
-                            for bit359 in input.state.ones(0 + lo358, 0 + lo358 + 64) {
-                                let offset360 = bit359 - 0;
+                            let lo379 = 0 + 0 + v2_pos * 384 + 3 * 64;
+                            let mut rest383 = input.state.field(lo379, 64);
+                            while rest383 != 0 {
+                                let bit380 = lo379 + rest383.trailing_zeros() as usize;
+                                rest383 &= rest383 - 1;
+                                let offset381 = bit380 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset360 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset360 / 1) % 64;
+                                    let v0_pos: usize = (offset381 / 1) % 64;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_28_1,
@@ -15005,29 +15040,35 @@ impl Rules {
         }
         {
             {
-                let lo373 = 0;
-                for bit374 in input.state.ones(772 + lo373, 772 + lo373 + 2) {
-                    let offset375 = bit374 - 772;
+                let lo397 = 772 + 0;
+                let mut rest401 = input.state.field(lo397, 2);
+                while rest401 != 0 {
+                    let bit398 = lo397 + rest401.trailing_zeros() as usize;
+                    rest401 &= rest401 - 1;
+                    let offset399 = bit398 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset375 / 1) % 2];
-                        let v2_pos: usize = (offset375 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset399 / 1) % 2];
+                        let v2_pos: usize = (offset399 / 1) % 2;
                         {
-                            let key372 = v2_pos * 1;
-                            for i371 in TABLE_41_AT0[key372]
-                                as usize..TABLE_41_AT0[key372 + 1] as usize
+                            let key396 = v2_pos * 1;
+                            for i395 in TABLE_41_AT0[key396]
+                                as usize..TABLE_41_AT0[key396 + 1] as usize
                             {
-                                let row370 = &TABLE_41_BY0[i371];
-                                let v3: Sym = row370[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i371][1] as usize;
+                                let row394 = &TABLE_41_BY0[i395];
+                                let v3: Sym = row394[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i395][1] as usize;
                                 {
-                                    let lo366 = 0 + v2_pos * 384 + 5 * 64;
-                                    for bit367 in input.state.ones(0 + lo366, 0 + lo366 + 64) {
-                                        let offset368 = bit367 - 0;
+                                    let lo389 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest393 = input.state.field(lo389, 64);
+                                    while rest393 != 0 {
+                                        let bit390 = lo389 + rest393.trailing_zeros() as usize;
+                                        rest393 &= rest393 - 1;
+                                        let offset391 = bit390 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset368 / 1)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset368 / 1) % 64;
+                                            let v0_pos: usize = (offset391 / 1) % 64;
                                             {
                                                 let mut w: u64 = rt::word_field(
                                                     &STATIC_FIELDS_0_2,
@@ -15053,49 +15094,55 @@ impl Rules {
         }
         {
             {
-                let lo392 = 0;
-                for bit393 in input.state.ones(772 + lo392, 772 + lo392 + 2) {
-                    let offset394 = bit393 - 772;
+                let lo418 = 772 + 0;
+                let mut rest422 = input.state.field(lo418, 2);
+                while rest422 != 0 {
+                    let bit419 = lo418 + rest422.trailing_zeros() as usize;
+                    rest422 &= rest422 - 1;
+                    let offset420 = bit419 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset394 / 1) % 2];
-                        let v2_pos: usize = (offset394 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset420 / 1) % 2];
+                        let v2_pos: usize = (offset420 / 1) % 2;
                         {
-                            let lo388 = 0 + v2_pos * 384 + 5 * 64;
-                            for bit389 in input.state.ones(0 + lo388, 0 + lo388 + 64) {
-                                let offset390 = bit389 - 0;
+                            let lo413 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest417 = input.state.field(lo413, 64);
+                            while rest417 != 0 {
+                                let bit414 = lo413 + rest417.trailing_zeros() as usize;
+                                rest417 &= rest417 - 1;
+                                let offset415 = bit414 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset390 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset415 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset390 / 1) % 64;
+                                    let v0_pos: usize = (offset415 / 1) % 64;
                                     {
-                                        let k385 = TABLE_42_P1[v0 as usize] as usize;
-                                        if k385 != NONE as usize {
-                                            let key387 = v2_pos * 16 + k385 * 1;
-                                            for i386 in TABLE_42_AT0_1[key387]
-                                                as usize..TABLE_42_AT0_1[key387 + 1] as usize
+                                        let k410 = TABLE_42_P1[v0 as usize] as usize;
+                                        if k410 != NONE as usize {
+                                            let key412 = v2_pos * 16 + k410 * 1;
+                                            for i411 in TABLE_42_AT0_1[key412]
+                                                as usize..TABLE_42_AT0_1[key412 + 1] as usize
                                             {
-                                                let row384 = &TABLE_42_BY0_1[i386];
+                                                let row409 = &TABLE_42_BY0_1[i411];
                                                 {
-                                                    let key383 = v2_pos * 1;
-                                                    for i382 in TABLE_41_AT0[key383]
-                                                        as usize..TABLE_41_AT0[key383 + 1] as usize
+                                                    let key408 = v2_pos * 1;
+                                                    for i407 in TABLE_41_AT0[key408]
+                                                        as usize..TABLE_41_AT0[key408 + 1] as usize
                                                     {
-                                                        let row381 = &TABLE_41_BY0[i382];
-                                                        let v3: Sym = row381[1];
-                                                        let v3_pos: usize = TABLE_41_BY0_POS[i382][1] as usize;
+                                                        let row406 = &TABLE_41_BY0[i407];
+                                                        let v3: Sym = row406[1];
+                                                        let v3_pos: usize = TABLE_41_BY0_POS[i407][1] as usize;
                                                         {
-                                                            let key380 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                            for i379 in TABLE_0_AT0_1[key380]
-                                                                as usize..TABLE_0_AT0_1[key380 + 1] as usize
+                                                            let key405 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                            for i404 in TABLE_0_AT0_1[key405]
+                                                                as usize..TABLE_0_AT0_1[key405 + 1] as usize
                                                             {
-                                                                let row378 = &TABLE_0_BY0_1[i379];
-                                                                let v4: Sym = row378[2];
-                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i379][2] as usize;
-                                                                let exists = 'found377: {
+                                                                let row403 = &TABLE_0_BY0_1[i404];
+                                                                let v4: Sym = row403[2];
+                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i404][2] as usize;
+                                                                let exists = 'found402: {
                                                                     {
                                                                         if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                            break 'found377 true;
+                                                                            break 'found402 true;
                                                                         }
                                                                     }
                                                                     false
@@ -15132,37 +15179,43 @@ impl Rules {
         }
         {
             {
-                let lo406 = 0;
-                for bit407 in input.state.ones(772 + lo406, 772 + lo406 + 2) {
-                    let offset408 = bit407 - 772;
+                let lo434 = 772 + 0;
+                let mut rest438 = input.state.field(lo434, 2);
+                while rest438 != 0 {
+                    let bit435 = lo434 + rest438.trailing_zeros() as usize;
+                    rest438 &= rest438 - 1;
+                    let offset436 = bit435 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset408 / 1) % 2];
-                        let v2_pos: usize = (offset408 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset436 / 1) % 2];
+                        let v2_pos: usize = (offset436 / 1) % 2;
                         {
-                            let key405 = v2_pos * 1;
-                            for i404 in TABLE_38_AT0[key405]
-                                as usize..TABLE_38_AT0[key405 + 1] as usize
+                            let key433 = v2_pos * 1;
+                            for i432 in TABLE_38_AT0[key433]
+                                as usize..TABLE_38_AT0[key433 + 1] as usize
                             {
-                                let row403 = &TABLE_38_BY0[i404];
-                                let v4: Sym = row403[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i404][1] as usize;
+                                let row431 = &TABLE_38_BY0[i432];
+                                let v4: Sym = row431[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i432][1] as usize;
                                 {
-                                    let lo399 = 0 + v2_pos * 384 + 5 * 64;
-                                    for bit400 in input.state.ones(0 + lo399, 0 + lo399 + 64) {
-                                        let offset401 = bit400 - 0;
+                                    let lo426 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest430 = input.state.field(lo426, 64);
+                                    while rest430 != 0 {
+                                        let bit427 = lo426 + rest430.trailing_zeros() as usize;
+                                        rest430 &= rest430 - 1;
+                                        let offset428 = bit427 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset401 / 1)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset428 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset401 / 1) % 64;
+                                            let v0_pos: usize = (offset428 / 1) % 64;
                                             {
-                                                let key398 = v2_pos * 1;
-                                                for i397 in TABLE_40_AT0[key398]
-                                                    as usize..TABLE_40_AT0[key398 + 1] as usize
+                                                let key425 = v2_pos * 1;
+                                                for i424 in TABLE_40_AT0[key425]
+                                                    as usize..TABLE_40_AT0[key425 + 1] as usize
                                                 {
-                                                    let row396 = &TABLE_40_BY0[i397];
-                                                    let v3: Sym = row396[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i397][1] as usize;
+                                                    let row423 = &TABLE_40_BY0[i424];
+                                                    let v3: Sym = row423[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i424][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_2,
@@ -15198,10 +15251,10 @@ impl Rules {
                 let v0_pos: usize = (offset / 64) % 64;
                 let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                 {
-                    let exists = 'found410: {
+                    let exists = 'found439: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found410 true;
+                                break 'found439 true;
                             }
                         }
                         false
@@ -15229,17 +15282,17 @@ impl Rules {
         }
         {
             {
-                for i415 in 0..self.r44.nonzero_words() {
-                    let word416 = self.r44.nonzero_word(i415);
-                    let mut rest417 = self.r44.word(word416);
-                    while rest417 != 0 {
-                        let bit412 = word416 * 64 + rest417.trailing_zeros() as usize;
-                        rest417 &= rest417 - 1;
-                        let offset413 = bit412 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset413 / 1) % 8];
-                        let v0_pos: usize = (offset413 / 8) % 64;
-                        let v2_pos: usize = (offset413 / 1) % 8;
+                for i444 in 0..self.r44.nonzero_words() {
+                    let word445 = self.r44.nonzero_word(i444);
+                    let mut rest446 = self.r44.word(word445);
+                    while rest446 != 0 {
+                        let bit441 = word445 * 64 + rest446.trailing_zeros() as usize;
+                        rest446 &= rest446 - 1;
+                        let offset442 = bit441 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset442 / 1) % 8];
+                        let v0_pos: usize = (offset442 / 8) % 64;
+                        let v2_pos: usize = (offset442 / 1) % 8;
                         {
                             let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
                             w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
@@ -15265,9 +15318,9 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found418: {
+            let exists = 'found447: {
                 if !self.r11.is_empty() {
-                    break 'found418 true;
+                    break 'found447 true;
                 }
                 false
             };
@@ -15290,39 +15343,33 @@ impl Rules {
             }
         }
         {
-            let exists = 'found429: {
+            let exists = 'found458: {
                 if !self.r15.is_empty() {
-                    break 'found429 true;
+                    break 'found458 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo424 = 0 + 0;
-                        let mut cursor428 = rt::OnesCursor::new(
-                            self.r22.words(),
-                            lo424,
-                            lo424 + 64,
-                        );
-                        while let Some(bit425) = cursor428.next(self.r22.words()) {
-                            let offset426 = bit425 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset426 / 1) % 64];
-                            let v1_pos: usize = (offset426 / 1) % 64;
+                        let lo453 = 0 + 0;
+                        let mut rest457 = self.r22.field(lo453, 64);
+                        while rest457 != 0 {
+                            let bit454 = lo453 + rest457.trailing_zeros() as usize;
+                            rest457 &= rest457 - 1;
+                            let offset455 = bit454 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset455 / 1) % 64];
+                            let v1_pos: usize = (offset455 / 1) % 64;
                             {
-                                let lo419 = 0 + 0 + v1_pos * 64;
-                                let mut cursor423 = rt::OnesCursor::new(
-                                    self.r59_by1.words(),
-                                    lo419,
-                                    lo419 + 64,
-                                );
-                                while let Some(bit420) = cursor423
-                                    .next(self.r59_by1.words())
-                                {
-                                    let offset421 = bit420 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset421 / 1)
+                                let lo448 = 0 + 0 + v1_pos * 64;
+                                let mut rest452 = self.r59_by1.field(lo448, 64);
+                                while rest452 != 0 {
+                                    let bit449 = lo448 + rest452.trailing_zeros() as usize;
+                                    rest452 &= rest452 - 1;
+                                    let offset450 = bit449 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset450 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset421 / 1) % 64;
+                                    let v0_pos: usize = (offset450 / 1) % 64;
                                     self.grew |= self.r51.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
@@ -15336,36 +15383,39 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo438 = 0;
-                for bit439 in input.state.ones(772 + lo438, 772 + lo438 + 2) {
-                    let offset440 = bit439 - 772;
+                let lo467 = 772 + 0;
+                let mut rest471 = input.state.field(lo467, 2);
+                while rest471 != 0 {
+                    let bit468 = lo467 + rest471.trailing_zeros() as usize;
+                    rest471 &= rest471 - 1;
+                    let offset469 = bit468 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset440 / 1) % 2];
-                        let v2_pos: usize = (offset440 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset469 / 1) % 2];
+                        let v2_pos: usize = (offset469 / 1) % 2;
                         {
-                            for i435 in 0..self.r51.nonzero_words() {
-                                let word436 = self.r51.nonzero_word(i435);
-                                let mut rest437 = self.r51.word(word436);
-                                while rest437 != 0 {
-                                    let bit432 = word436 * 64
-                                        + rest437.trailing_zeros() as usize;
-                                    rest437 &= rest437 - 1;
-                                    let offset433 = bit432 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset433 / 64)
+                            for i464 in 0..self.r51.nonzero_words() {
+                                let word465 = self.r51.nonzero_word(i464);
+                                let mut rest466 = self.r51.word(word465);
+                                while rest466 != 0 {
+                                    let bit461 = word465 * 64
+                                        + rest466.trailing_zeros() as usize;
+                                    rest466 &= rest466 - 1;
+                                    let offset462 = bit461 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset462 / 64)
                                         % 64];
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset433 / 1)
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset462 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset433 / 64) % 64;
-                                    let v1_pos: usize = (offset433 / 1) % 64;
-                                    let exists = 'found430: {
+                                    let v0_pos: usize = (offset462 / 64) % 64;
+                                    let v1_pos: usize = (offset462 / 1) % 64;
+                                    let exists = 'found459: {
                                         {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input
                                                     .state
                                                     .get(0 + 0 + v2_pos * 384 + 5 * 64 + v0_pos * 1)
                                             {
-                                                break 'found430 true;
+                                                break 'found459 true;
                                             }
                                         }
                                         false
@@ -15389,43 +15439,47 @@ impl Rules {
         }
         {
             {
-                let lo456 = 0;
-                for bit457 in input.state.ones(772 + lo456, 772 + lo456 + 2) {
-                    let offset458 = bit457 - 772;
+                let lo487 = 772 + 0;
+                let mut rest491 = input.state.field(lo487, 2);
+                while rest491 != 0 {
+                    let bit488 = lo487 + rest491.trailing_zeros() as usize;
+                    rest491 &= rest491 - 1;
+                    let offset489 = bit488 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset458 / 1) % 2];
-                        let v2_pos: usize = (offset458 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset489 / 1) % 2];
+                        let v2_pos: usize = (offset489 / 1) % 2;
                         {
-                            let lo452 = 0 + v2_pos * 384 + 5 * 64;
-                            for bit453 in input.state.ones(0 + lo452, 0 + lo452 + 64) {
-                                let offset454 = bit453 - 0;
+                            let lo482 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest486 = input.state.field(lo482, 64);
+                            while rest486 != 0 {
+                                let bit483 = lo482 + rest486.trailing_zeros() as usize;
+                                rest486 &= rest486 - 1;
+                                let offset484 = bit483 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset484 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset454 / 1) % 64;
+                                    let v0_pos: usize = (offset484 / 1) % 64;
                                     {
-                                        let lo447 = 0 + 0 + v0_pos * 64;
-                                        let mut cursor451 = rt::OnesCursor::new(
-                                            self.r51.words(),
-                                            lo447,
-                                            lo447 + 64,
-                                        );
-                                        while let Some(bit448) = cursor451.next(self.r51.words()) {
-                                            let offset449 = bit448 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset449 / 1)
+                                        let lo477 = 0 + 0 + v0_pos * 64;
+                                        let mut rest481 = self.r51.field(lo477, 64);
+                                        while rest481 != 0 {
+                                            let bit478 = lo477 + rest481.trailing_zeros() as usize;
+                                            rest481 &= rest481 - 1;
+                                            let offset479 = bit478 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset479 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset449 / 1) % 64;
-                                            let exists = 'found442: {
+                                            let v1_pos: usize = (offset479 / 1) % 64;
+                                            let exists = 'found472: {
                                                 {
-                                                    let k444 = TABLE_30_P1[v1 as usize] as usize;
-                                                    if k444 != NONE as usize {
-                                                        let key446 = v2_pos * 16 + k444 * 1;
-                                                        for i445 in TABLE_30_AT0_1[key446]
-                                                            as usize..TABLE_30_AT0_1[key446 + 1] as usize
+                                                    let k474 = TABLE_30_P1[v1 as usize] as usize;
+                                                    if k474 != NONE as usize {
+                                                        let key476 = v2_pos * 16 + k474 * 1;
+                                                        for i475 in TABLE_30_AT0_1[key476]
+                                                            as usize..TABLE_30_AT0_1[key476 + 1] as usize
                                                         {
-                                                            let row443 = &TABLE_30_BY0_1[i445];
-                                                            break 'found442 true;
+                                                            let row473 = &TABLE_30_BY0_1[i475];
+                                                            break 'found472 true;
                                                         }
                                                     }
                                                 }
@@ -15452,41 +15506,45 @@ impl Rules {
         }
         {
             {
-                let lo474 = 0;
-                for bit475 in input.state.ones(772 + lo474, 772 + lo474 + 2) {
-                    let offset476 = bit475 - 772;
+                let lo507 = 772 + 0;
+                let mut rest511 = input.state.field(lo507, 2);
+                while rest511 != 0 {
+                    let bit508 = lo507 + rest511.trailing_zeros() as usize;
+                    rest511 &= rest511 - 1;
+                    let offset509 = bit508 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset476 / 1) % 2];
-                        let v3_pos: usize = (offset476 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset509 / 1) % 2];
+                        let v3_pos: usize = (offset509 / 1) % 2;
                         {
-                            let lo470 = 0 + v3_pos * 384 + 5 * 64;
-                            for bit471 in input.state.ones(0 + lo470, 0 + lo470 + 64) {
-                                let offset472 = bit471 - 0;
+                            let lo502 = 0 + 0 + v3_pos * 384 + 5 * 64;
+                            let mut rest506 = input.state.field(lo502, 64);
+                            while rest506 != 0 {
+                                let bit503 = lo502 + rest506.trailing_zeros() as usize;
+                                rest506 &= rest506 - 1;
+                                let offset504 = bit503 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset472 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset504 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset472 / 1) % 64;
+                                    let v0_pos: usize = (offset504 / 1) % 64;
                                     {
-                                        let lo465 = 0 + 0 + v0_pos * 64;
-                                        let mut cursor469 = rt::OnesCursor::new(
-                                            self.r51.words(),
-                                            lo465,
-                                            lo465 + 64,
-                                        );
-                                        while let Some(bit466) = cursor469.next(self.r51.words()) {
-                                            let offset467 = bit466 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset467 / 1)
+                                        let lo497 = 0 + 0 + v0_pos * 64;
+                                        let mut rest501 = self.r51.field(lo497, 64);
+                                        while rest501 != 0 {
+                                            let bit498 = lo497 + rest501.trailing_zeros() as usize;
+                                            rest501 &= rest501 - 1;
+                                            let offset499 = bit498 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset499 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset467 / 1) % 64;
+                                            let v1_pos: usize = (offset499 / 1) % 64;
                                             {
-                                                let k462 = TABLE_30_P1[v1 as usize] as usize;
-                                                if k462 != NONE as usize {
-                                                    let key464 = v3_pos * 16 + k462 * 1;
-                                                    for i463 in TABLE_30_AT0_1[key464]
-                                                        as usize..TABLE_30_AT0_1[key464 + 1] as usize
+                                                let k494 = TABLE_30_P1[v1 as usize] as usize;
+                                                if k494 != NONE as usize {
+                                                    let key496 = v3_pos * 16 + k494 * 1;
+                                                    for i495 in TABLE_30_AT0_1[key496]
+                                                        as usize..TABLE_30_AT0_1[key496 + 1] as usize
                                                     {
-                                                        let row461 = &TABLE_30_BY0_1[i463];
+                                                        let row493 = &TABLE_30_BY0_1[i495];
                                                         {
                                                             let v2: Sym = 283;
                                                             let v2_pos: usize = 0 as usize;
@@ -15553,57 +15611,58 @@ impl Rules {
         }
         {
             {
-                let lo488 = 0 + 0;
-                let mut cursor492 = rt::OnesCursor::new(
-                    self.r26.words(),
-                    lo488,
-                    lo488 + 64,
-                );
-                while let Some(bit489) = cursor492.next(self.r26.words()) {
-                    let offset490 = bit489 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset490 / 1) % 64];
-                    let v0_pos: usize = (offset490 / 1) % 64;
+                let lo523 = 0 + 0;
+                let mut rest527 = self.r26.field(lo523, 64);
+                while rest527 != 0 {
+                    let bit524 = lo523 + rest527.trailing_zeros() as usize;
+                    rest527 &= rest527 - 1;
+                    let offset525 = bit524 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset525 / 1) % 64];
+                    let v0_pos: usize = (offset525 / 1) % 64;
                     {
-                        let lo484 = 0;
-                        for bit485 in input.state.ones(772 + lo484, 772 + lo484 + 2) {
-                            let offset486 = bit485 - 772;
+                        let lo518 = 772 + 0;
+                        let mut rest522 = input.state.field(lo518, 2);
+                        while rest522 != 0 {
+                            let bit519 = lo518 + rest522.trailing_zeros() as usize;
+                            rest522 &= rest522 - 1;
+                            let offset520 = bit519 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset486 / 1) % 2];
-                                let v3_pos: usize = (offset486 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset520 / 1) % 2];
+                                let v3_pos: usize = (offset520 / 1) % 2;
                                 {
-                                    let key483 = v0_pos * 1;
-                                    for i482 in TABLE_0_AT0[key483]
-                                        as usize..TABLE_0_AT0[key483 + 1] as usize
+                                    let key517 = v0_pos * 1;
+                                    for i516 in TABLE_0_AT0[key517]
+                                        as usize..TABLE_0_AT0[key517 + 1] as usize
                                     {
-                                        let row481 = &TABLE_0_BY0[i482];
-                                        let v2: Sym = row481[1];
-                                        let v1: Sym = row481[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i482][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i482][2] as usize;
-                                        let exists = 'found480: {
+                                        let row515 = &TABLE_0_BY0[i516];
+                                        let v2: Sym = row515[1];
+                                        let v1: Sym = row515[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i516][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i516][2] as usize;
+                                        let exists = 'found514: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found480 true;
+                                                    break 'found514 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found479: {
+                                            let exists = 'found513: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found479 true;
+                                                        break 'found513 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found478: {
+                                                let exists = 'found512: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found478 true;
+                                                            break 'found512 true;
                                                         }
                                                     }
                                                     false
@@ -15629,65 +15688,68 @@ impl Rules {
             }
         }
         {
-            let exists = 'found504: {
+            let exists = 'found540: {
                 if !self.r11.is_empty() {
-                    break 'found504 true;
+                    break 'found540 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo500 = 0;
-                    for bit501 in input.state.ones(768 + lo500, 768 + lo500 + 4) {
-                        let offset502 = bit501 - 768;
+                    let lo535 = 768 + 0;
+                    let mut rest539 = input.state.field(lo535, 4);
+                    while rest539 != 0 {
+                        let bit536 = lo535 + rest539.trailing_zeros() as usize;
+                        rest539 &= rest539 - 1;
+                        let offset537 = bit536 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset502 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset502 / 1) % 2];
-                            let v2_pos: usize = (offset502 / 2) % 2;
-                            let v3_pos: usize = (offset502 / 1) % 2;
-                            let exists = 'found499: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset537 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset537 / 1) % 2];
+                            let v2_pos: usize = (offset537 / 2) % 2;
+                            let v3_pos: usize = (offset537 / 1) % 2;
+                            let exists = 'found534: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found499 true;
+                                        break 'found534 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found498: {
+                                let exists = 'found533: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found498 true;
+                                            break 'found533 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key497 = v2_pos * 2 + v3_pos * 1;
-                                        for i496 in TABLE_9_AT0_1[key497]
-                                            as usize..TABLE_9_AT0_1[key497 + 1] as usize
+                                        let key532 = v2_pos * 2 + v3_pos * 1;
+                                        for i531 in TABLE_9_AT0_1[key532]
+                                            as usize..TABLE_9_AT0_1[key532 + 1] as usize
                                         {
-                                            let row495 = &TABLE_9_BY0_1[i496];
-                                            let v0: Sym = row495[2];
-                                            let v1: Sym = row495[3];
-                                            let v4: Sym = row495[4];
-                                            let v5: Sym = row495[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i496][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i496][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i496][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i496][5] as usize;
+                                            let row530 = &TABLE_9_BY0_1[i531];
+                                            let v0: Sym = row530[2];
+                                            let v1: Sym = row530[3];
+                                            let v4: Sym = row530[4];
+                                            let v5: Sym = row530[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i531][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i531][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i531][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i531][5] as usize;
                                             {
-                                                let p494 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p494 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p529 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p529 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p494 * 1)
+                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p529 * 1)
                                                 {
                                                     {
-                                                        let p493 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p493 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p528 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p528 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p493 * 1)
+                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p528 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15718,29 +15780,30 @@ impl Rules {
         }
         {
             {
-                let lo511 = 0;
-                for bit512 in input.state.ones(975 + lo511, 975 + lo511 + 64) {
-                    let offset513 = bit512 - 975;
+                let lo547 = 975 + 0;
+                let mut rest551 = input.state.field(lo547, 64);
+                while rest551 != 0 {
+                    let bit548 = lo547 + rest551.trailing_zeros() as usize;
+                    rest551 &= rest551 - 1;
+                    let offset549 = bit548 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset513 / 1) % 64];
-                        let v1_pos: usize = (offset513 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset549 / 1) % 64];
+                        let v1_pos: usize = (offset549 / 1) % 64;
                         {
-                            let lo506 = 0 + 0;
-                            let mut cursor510 = rt::OnesCursor::new(
-                                self.r18.words(),
-                                lo506,
-                                lo506 + 64,
-                            );
-                            while let Some(bit507) = cursor510.next(self.r18.words()) {
-                                let offset508 = bit507 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset508 / 1)
+                            let lo542 = 0 + 0;
+                            let mut rest546 = self.r18.field(lo542, 64);
+                            while rest546 != 0 {
+                                let bit543 = lo542 + rest546.trailing_zeros() as usize;
+                                rest546 &= rest546 - 1;
+                                let offset544 = bit543 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset544 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset508 / 1) % 64;
-                                let exists = 'found505: {
+                                let v0_pos: usize = (offset544 / 1) % 64;
+                                let exists = 'found541: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found505 true;
+                                            break 'found541 true;
                                         }
                                     }
                                     false
@@ -15773,9 +15836,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found515: {
+            let exists = 'found552: {
                 if !self.r34.is_empty() {
-                    break 'found515 true;
+                    break 'found552 true;
                 }
                 false
             };
@@ -15791,14 +15854,17 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo516 = 0;
-                    for bit517 in input.state.ones(772 + lo516, 772 + lo516 + 2) {
-                        let offset518 = bit517 - 772;
+                    let lo553 = 772 + 0;
+                    let mut rest557 = input.state.field(lo553, 2);
+                    while rest557 != 0 {
+                        let bit554 = lo553 + rest557.trailing_zeros() as usize;
+                        rest557 &= rest557 - 1;
+                        let offset555 = bit554 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset518 / 1) % 2];
-                            let v0_pos: usize = (offset518 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
+                            let v0_pos: usize = (offset555 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15808,22 +15874,25 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo523 = 0;
-                    for bit524 in input.state.ones(772 + lo523, 772 + lo523 + 2) {
-                        let offset525 = bit524 - 772;
+                    let lo561 = 772 + 0;
+                    let mut rest565 = input.state.field(lo561, 2);
+                    while rest565 != 0 {
+                        let bit562 = lo561 + rest565.trailing_zeros() as usize;
+                        rest565 &= rest565 - 1;
+                        let offset563 = bit562 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset525 / 1) % 2];
-                            let v1_pos: usize = (offset525 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset563 / 1) % 2];
+                            let v1_pos: usize = (offset563 / 1) % 2;
                             {
-                                let key522 = v1_pos * 1;
-                                for i521 in TABLE_38_AT0[key522]
-                                    as usize..TABLE_38_AT0[key522 + 1] as usize
+                                let key560 = v1_pos * 1;
+                                for i559 in TABLE_38_AT0[key560]
+                                    as usize..TABLE_38_AT0[key560 + 1] as usize
                                 {
-                                    let row520 = &TABLE_38_BY0[i521];
-                                    let v0: Sym = row520[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i521][1] as usize;
+                                    let row558 = &TABLE_38_BY0[i559];
+                                    let v0: Sym = row558[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i559][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15834,9 +15903,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found528: {
+            let exists = 'found567: {
                 if !self.r33.is_empty() {
-                    break 'found528 true;
+                    break 'found567 true;
                 }
                 false
             };
@@ -15858,13 +15927,16 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo529 = 0;
-                for bit530 in input.state.ones(772 + lo529, 772 + lo529 + 2) {
-                    let offset531 = bit530 - 772;
+                let lo568 = 772 + 0;
+                let mut rest572 = input.state.field(lo568, 2);
+                while rest572 != 0 {
+                    let bit569 = lo568 + rest572.trailing_zeros() as usize;
+                    rest572 &= rest572 - 1;
+                    let offset570 = bit569 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset531 / 1) % 2];
-                        let v0_pos: usize = (offset531 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset570 / 1) % 2];
+                        let v0_pos: usize = (offset570 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15875,21 +15947,24 @@ impl Rules {
         }
         {
             {
-                let lo536 = 0;
-                for bit537 in input.state.ones(772 + lo536, 772 + lo536 + 2) {
-                    let offset538 = bit537 - 772;
+                let lo576 = 772 + 0;
+                let mut rest580 = input.state.field(lo576, 2);
+                while rest580 != 0 {
+                    let bit577 = lo576 + rest580.trailing_zeros() as usize;
+                    rest580 &= rest580 - 1;
+                    let offset578 = bit577 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset538 / 1) % 2];
-                        let v1_pos: usize = (offset538 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset578 / 1) % 2];
+                        let v1_pos: usize = (offset578 / 1) % 2;
                         {
-                            let key535 = v1_pos * 1;
-                            for i534 in TABLE_38_AT0[key535]
-                                as usize..TABLE_38_AT0[key535 + 1] as usize
+                            let key575 = v1_pos * 1;
+                            for i574 in TABLE_38_AT0[key575]
+                                as usize..TABLE_38_AT0[key575 + 1] as usize
                             {
-                                let row533 = &TABLE_38_BY0[i534];
-                                let v0: Sym = row533[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i534][1] as usize;
+                                let row573 = &TABLE_38_BY0[i574];
+                                let v0: Sym = row573[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i574][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -15907,23 +15982,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role543 in 0..2 {
-                let row542 = &input.joint[role543 * 7..(role543 + 1) * 7];
-                if row542[1] == 297 && row542[4] == 0 && row542[5] == 0 && row542[6] == 0
+            for role584 in 0..2 {
+                let row583 = &input.joint[role584 * 7..(role584 + 1) * 7];
+                if row583[1] == 297 && row583[4] == 0 && row583[5] == 0 && row583[6] == 0
                 {
-                    let v1: Sym = row542[0];
-                    let v3: Sym = row542[2];
-                    let v0: Sym = row542[3];
+                    let v1: Sym = row583[0];
+                    let v3: Sym = row583[2];
+                    let v0: Sym = row583[3];
                     for v2_pos in 0..6 {
                         let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
                         {
-                            let p540 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                            let p541 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                            if p540 != NONE as usize && p541 != NONE as usize && 0 == 0
+                            let p581 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                            let p582 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                            if p581 != NONE as usize && p582 != NONE as usize && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && input
                                     .state
-                                    .get(0 + 0 + p540 * 384 + v2_pos * 64 + p541 * 1)
+                                    .get(0 + 0 + p581 * 384 + v2_pos * 64 + p582 * 1)
                             {
                                 self.next_bits
                                     .set(
@@ -15956,13 +16031,13 @@ impl Rules {
             }
         }
         {
-            for role545 in 0..2 {
-                let row544 = &input.joint[role545 * 7..(role545 + 1) * 7];
-                if row544[1] == 298 && row544[2] == 0 && row544[3] == 0 {
-                    let v1: Sym = row544[0];
-                    let v3: Sym = row544[4];
-                    let v0: Sym = row544[5];
-                    let v2: Sym = row544[6];
+            for role586 in 0..2 {
+                let row585 = &input.joint[role586 * 7..(role586 + 1) * 7];
+                if row585[1] == 298 && row585[2] == 0 && row585[3] == 0 {
+                    let v1: Sym = row585[0];
+                    let v3: Sym = row585[4];
+                    let v0: Sym = row585[5];
+                    let v2: Sym = row585[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -16002,32 +16077,30 @@ impl Rules {
         }
         {
             {
-                let lo549 = 0 + 0;
-                let mut cursor553 = rt::OnesCursor::new(
-                    self.r8.words(),
-                    lo549,
-                    lo549 + 4,
-                );
-                while let Some(bit550) = cursor553.next(self.r8.words()) {
-                    let offset551 = bit550 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset551 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset551 / 1) % 2];
-                    let v1_pos: usize = (offset551 / 2) % 2;
-                    let v2_pos: usize = (offset551 / 1) % 2;
+                let lo590 = 0 + 0;
+                let mut rest594 = self.r8.field(lo590, 4);
+                while rest594 != 0 {
+                    let bit591 = lo590 + rest594.trailing_zeros() as usize;
+                    rest594 &= rest594 - 1;
+                    let offset592 = bit591 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset592 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset592 / 1) % 2];
+                    let v1_pos: usize = (offset592 / 2) % 2;
+                    let v2_pos: usize = (offset592 / 1) % 2;
                     {
-                        let key548 = v1_pos * 2 + v2_pos * 1;
-                        for i547 in TABLE_9_AT0_1[key548]
-                            as usize..TABLE_9_AT0_1[key548 + 1] as usize
+                        let key589 = v1_pos * 2 + v2_pos * 1;
+                        for i588 in TABLE_9_AT0_1[key589]
+                            as usize..TABLE_9_AT0_1[key589 + 1] as usize
                         {
-                            let row546 = &TABLE_9_BY0_1[i547];
-                            let v3: Sym = row546[2];
-                            let v4: Sym = row546[3];
-                            let v5: Sym = row546[4];
-                            let v0: Sym = row546[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i547][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i547][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i547][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i547][5] as usize;
+                            let row587 = &TABLE_9_BY0_1[i588];
+                            let v3: Sym = row587[2];
+                            let v4: Sym = row587[3];
+                            let v5: Sym = row587[4];
+                            let v0: Sym = row587[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i588][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i588][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i588][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i588][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0 + v1_pos * 384 + 0 * 64
@@ -16049,25 +16122,25 @@ impl Rules {
         }
         {
             {
-                let lo555 = 0 + 0;
-                let hi558 = lo555 + 768;
-                for &bit556 in input.ones_from(lo555) {
-                    let bit556 = bit556 as usize;
-                    if bit556 >= hi558 {
+                let lo596 = 0 + 0;
+                let hi599 = lo596 + 768;
+                for &bit597 in input.ones_from(lo596) {
+                    let bit597 = bit597 as usize;
+                    if bit597 >= hi599 {
                         break;
                     }
-                    let offset557 = bit556 - 0;
+                    let offset598 = bit597 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset557 / 384) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset557 / 64) % 6];
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset557 / 1) % 64];
-                        let v1_pos: usize = (offset557 / 384) % 2;
-                        let v2_pos: usize = (offset557 / 64) % 6;
-                        let v0_pos: usize = (offset557 / 1) % 64;
-                        let exists = 'found554: {
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset598 / 384) % 2];
+                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset598 / 64) % 6];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset598 / 1) % 64];
+                        let v1_pos: usize = (offset598 / 384) % 2;
+                        let v2_pos: usize = (offset598 / 64) % 6;
+                        let v0_pos: usize = (offset598 / 1) % 64;
+                        let exists = 'found595: {
                             {
                                 if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found554 true;
+                                    break 'found595 true;
                                 }
                             }
                             false
@@ -16081,48 +16154,48 @@ impl Rules {
             }
         }
         {
-            for role574 in 0..2 {
-                let row573 = &input.joint[role574 * 7..(role574 + 1) * 7];
-                if row573[1] == 297 && row573[4] == 0 && row573[5] == 0 && row573[6] == 0
+            for role615 in 0..2 {
+                let row614 = &input.joint[role615 * 7..(role615 + 1) * 7];
+                if row614[1] == 297 && row614[4] == 0 && row614[5] == 0 && row614[6] == 0
                 {
-                    let v1: Sym = row573[0];
-                    let v2: Sym = row573[2];
-                    let v3: Sym = row573[3];
+                    let v1: Sym = row614[0];
+                    let v2: Sym = row614[2];
+                    let v3: Sym = row614[3];
                     {
-                        let p571 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        let p572 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p571 != NONE as usize && p572 != NONE as usize && 0 == 0
+                        let p612 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        let p613 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p612 != NONE as usize && p613 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p571 * 384 + 5 * 64 + p572 * 1)
+                            && input.state.get(0 + 0 + p612 * 384 + 5 * 64 + p613 * 1)
                         {
                             {
-                                let k568 = TABLE_41_P0[v1 as usize] as usize;
-                                if k568 != NONE as usize {
-                                    let key570 = k568 * 1;
-                                    for i569 in TABLE_41_AT0[key570]
-                                        as usize..TABLE_41_AT0[key570 + 1] as usize
+                                let k609 = TABLE_41_P0[v1 as usize] as usize;
+                                if k609 != NONE as usize {
+                                    let key611 = k609 * 1;
+                                    for i610 in TABLE_41_AT0[key611]
+                                        as usize..TABLE_41_AT0[key611 + 1] as usize
                                     {
-                                        let row567 = &TABLE_41_BY0[i569];
-                                        let v4: Sym = row567[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i569][1] as usize;
+                                        let row608 = &TABLE_41_BY0[i610];
+                                        let v4: Sym = row608[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i610][1] as usize;
                                         {
-                                            let k564 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k564 != NONE as usize {
-                                                let key566 = k564 * 8 + (v4_pos + 1) * 1;
-                                                for i565 in TABLE_0_AT0_1[key566]
-                                                    as usize..TABLE_0_AT0_1[key566 + 1] as usize
+                                            let k605 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k605 != NONE as usize {
+                                                let key607 = k605 * 8 + (v4_pos + 1) * 1;
+                                                for i606 in TABLE_0_AT0_1[key607]
+                                                    as usize..TABLE_0_AT0_1[key607 + 1] as usize
                                                 {
-                                                    let row563 = &TABLE_0_BY0_1[i565];
-                                                    let v0: Sym = row563[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i565][2] as usize;
+                                                    let row604 = &TABLE_0_BY0_1[i606];
+                                                    let v0: Sym = row604[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i606][2] as usize;
                                                     {
-                                                        let k560 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k560 != NONE as usize {
-                                                            let key562 = v0_pos * 512 + (v4_pos + 1) * 64 + k560 * 1;
-                                                            for i561 in TABLE_0_AT0_1_2[key562]
-                                                                as usize..TABLE_0_AT0_1_2[key562 + 1] as usize
+                                                        let k601 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k601 != NONE as usize {
+                                                            let key603 = v0_pos * 512 + (v4_pos + 1) * 64 + k601 * 1;
+                                                            for i602 in TABLE_0_AT0_1_2[key603]
+                                                                as usize..TABLE_0_AT0_1_2[key603 + 1] as usize
                                                             {
-                                                                let row559 = &TABLE_0_BY0_1_2[i561];
+                                                                let row600 = &TABLE_0_BY0_1_2[i602];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -16140,18 +16213,21 @@ impl Rules {
         }
         {
             {
-                let lo576 = 0;
-                for bit577 in input.state.ones(768 + lo576, 768 + lo576 + 4) {
-                    let offset578 = bit577 - 768;
+                let lo617 = 768 + 0;
+                let mut rest621 = input.state.field(lo617, 4);
+                while rest621 != 0 {
+                    let bit618 = lo617 + rest621.trailing_zeros() as usize;
+                    rest621 &= rest621 - 1;
+                    let offset619 = bit618 - 768;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset578 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset578 / 1) % 2];
-                        let v0_pos: usize = (offset578 / 2) % 2;
-                        let v1_pos: usize = (offset578 / 1) % 2;
-                        let exists = 'found575: {
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset619 / 2) % 2];
+                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset619 / 1) % 2];
+                        let v0_pos: usize = (offset619 / 2) % 2;
+                        let v1_pos: usize = (offset619 / 1) % 2;
+                        let exists = 'found616: {
                             {
                                 if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found575 true;
+                                    break 'found616 true;
                                 }
                             }
                             false
@@ -16165,21 +16241,24 @@ impl Rules {
         }
         {
             {
-                let lo583 = 0;
-                for bit584 in input.state.ones(772 + lo583, 772 + lo583 + 2) {
-                    let offset585 = bit584 - 772;
+                let lo625 = 772 + 0;
+                let mut rest629 = input.state.field(lo625, 2);
+                while rest629 != 0 {
+                    let bit626 = lo625 + rest629.trailing_zeros() as usize;
+                    rest629 &= rest629 - 1;
+                    let offset627 = bit626 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset585 / 1) % 2];
-                        let v1_pos: usize = (offset585 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset627 / 1) % 2];
+                        let v1_pos: usize = (offset627 / 1) % 2;
                         {
-                            let key582 = v1_pos * 1;
-                            for i581 in TABLE_38_AT0[key582]
-                                as usize..TABLE_38_AT0[key582 + 1] as usize
+                            let key624 = v1_pos * 1;
+                            for i623 in TABLE_38_AT0[key624]
+                                as usize..TABLE_38_AT0[key624 + 1] as usize
                             {
-                                let row580 = &TABLE_38_BY0[i581];
-                                let v0: Sym = row580[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i581][1] as usize;
+                                let row622 = &TABLE_38_BY0[i623];
+                                let v0: Sym = row622[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i623][1] as usize;
                                 self.next_bits.set(772 + 0 + v0_pos * 1);
                             }
                         }
@@ -16189,23 +16268,23 @@ impl Rules {
         }
         {
             {
-                let lo591 = 0;
-                for bit592 in input.state.ones(774 + lo591, 774 + lo591 + 201) {
-                    let offset593 = bit592 - 774;
+                let lo634 = 0;
+                for bit635 in input.state.ones(774 + lo634, 774 + lo634 + 201) {
+                    let offset636 = bit635 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset593 / 1) % 201];
-                        let v1_pos: usize = (offset593 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset636 / 1) % 201];
+                        let v1_pos: usize = (offset636 / 1) % 201;
                         {
-                            let k588 = TABLE_46_P0[v1 as usize] as usize;
-                            if k588 != NONE as usize {
-                                let key590 = k588 * 1;
-                                for i589 in TABLE_46_AT0[key590]
-                                    as usize..TABLE_46_AT0[key590 + 1] as usize
+                            let k631 = TABLE_46_P0[v1 as usize] as usize;
+                            if k631 != NONE as usize {
+                                let key633 = k631 * 1;
+                                for i632 in TABLE_46_AT0[key633]
+                                    as usize..TABLE_46_AT0[key633 + 1] as usize
                                 {
-                                    let row587 = &TABLE_46_BY0[i589];
-                                    let v0: Sym = row587[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i589][1] as usize;
+                                    let row630 = &TABLE_46_BY0[i632];
+                                    let v0: Sym = row630[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i632][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -16228,9 +16307,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found595: {
+            let exists = 'found638: {
                 if !self.r34.is_empty() {
-                    break 'found595 true;
+                    break 'found638 true;
                 }
                 false
             };
