@@ -130,11 +130,16 @@ pub fn nth_one(words: &[u64], lo: usize, hi: usize, mut k: usize) -> Option<usiz
     None
 }
 
+/// The most words a range may span for [`pick_one_listed`] to mark its listed words in
+/// a summary on the stack (64 words per summary word) rather than sort them.
+const MAX_SUMMARY_WORDS: usize = 16;
+
 /// The number of set bits of `words` in `lo..hi` and the `k`-th of them (from 0, `k`
 /// chosen by `pick` from the count), reading only the words listed in `nonzero` (the
 /// words that hold a set bit, in any order: a sparse range of many words, a bitset
-/// store's legal moves, is walked through them). `scratch` is reused for the listed
-/// words of the range, sorted. `None` if the range holds no set bit.
+/// store's legal moves, is walked through them). The listed words of the range are
+/// put in order by a summary bit per word, or (a range of more than 1,024 words) by
+/// sorting them in `scratch`. `None` if the range holds no set bit.
 pub fn pick_one_listed(
     words: &[u64],
     nonzero: &[u32],
@@ -147,13 +152,36 @@ pub fn pick_one_listed(
         return None;
     }
     let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    let in_range = |w: u32| (first..=last).contains(&(w as usize));
+    if (last - first) / 64 < MAX_SUMMARY_WORDS {
+        let mut summary = [0u64; MAX_SUMMARY_WORDS];
+        let mut count = 0;
+        for &w in nonzero.iter().filter(|&&w| in_range(w)) {
+            let i = w as usize - first;
+            summary[i / 64] |= 1 << (i % 64);
+            count += masked_word(words, w as usize, lo, hi).count_ones() as usize;
+        }
+        if count == 0 {
+            return None;
+        }
+        let mut k = pick(count);
+        for (s, &marks) in summary.iter().enumerate() {
+            let mut rest = marks;
+            while rest != 0 {
+                let w = first + s * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let word = masked_word(words, w, lo, hi);
+                let ones = word.count_ones() as usize;
+                if k < ones {
+                    return Some(w * 64 + select(word, k as u32) as usize);
+                }
+                k -= ones;
+            }
+        }
+        return None;
+    }
     scratch.clear();
-    scratch.extend(
-        nonzero
-            .iter()
-            .copied()
-            .filter(|&w| (first..=last).contains(&(w as usize))),
-    );
+    scratch.extend(nonzero.iter().copied().filter(|&w| in_range(w)));
     scratch.sort_unstable();
     let count: usize = scratch
         .iter()
@@ -449,6 +477,32 @@ mod tests {
                     let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |_| k);
                     assert_eq!(picked, Some(bit as usize), "{lo}..{hi} #{k}");
                 }
+            }
+        }
+    }
+
+    /// A range of more than 1,024 words sorts its listed words; either way the k-th
+    /// set bit is the one counting gives.
+    #[test]
+    fn listed_words_of_a_wide_range_are_taken_in_order() {
+        let mut words = vec![0u64; 2000];
+        let nonzero = [1999u32, 3, 1500, 64, 700, 1024];
+        for (i, &w) in nonzero.iter().enumerate() {
+            words[w as usize] = 0b1001 << i;
+        }
+        let mut scratch = Vec::new();
+        for (lo, hi) in [
+            (0, 128_000),
+            (3 * 64 + 1, 1999 * 64 + 4),
+            (64 * 64, 64 * 64 + 64),
+        ] {
+            let total = count_ones(&words, lo, hi);
+            for k in 0..total {
+                let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |n| {
+                    assert_eq!(n, total, "{lo}..{hi}");
+                    k
+                });
+                assert_eq!(picked, nth_one(&words, lo, hi, k), "{lo}..{hi} #{k}");
             }
         }
     }
