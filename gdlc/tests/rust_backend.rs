@@ -373,12 +373,16 @@ fn left_linear_runs_along_the_last_column_are_computed_a_field_at_a_time() {
         code.contains(&format!("staticWORD_MASK_{ray}_0_")),
         "{text}"
     );
+    // The field runs in a register; its new bits are written once per prefix.
+    assert!(code.contains("letadded=reached&!field;"), "{text}");
     assert!(
-        code.contains(&format!("self.r{ray}.or_field(lo,reached)")),
+        code.contains(&format!("self.r{ray}.or_field(lo,fresh)")),
         "{text}"
     );
-    assert!(code.contains("from&=!input.state.field("), "{text}");
-    assert!(code.contains("from&=input.state.field("), "{text}");
+    // The filters, read once per prefix, and-ed into one word per rule.
+    assert!(code.contains("&!input.state.field("), "{text}");
+    assert!(code.contains("&input.state.field("), "{text}");
+    assert!(code.contains("letfrom=frontier&filter"), "{text}");
     assert!(!code.contains(&format!("letmutdelta{ray}")), "{text}");
 
     let (_, text, code) = join_code(&team_game("chess.kif"), "sweep/3");

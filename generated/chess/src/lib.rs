@@ -13345,20 +13345,29 @@ impl Rules {
             let prefix = self.r29.nonzero_word(i);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 1) % 8;
-            let mut frontier = self.r29.field(lo, 64);
+            let filter0: u64 = !0u64 & !self.r37.field(0, 64);
+            let step0 = &WORD_STEP_29_0[0 + prefix0 * 1];
+            let start = self.r29.field(lo, 64);
+            let mut field = start;
+            let mut frontier = start;
             loop {
                 let mut reached = 0u64;
                 {
-                    let mut from = frontier;
-                    from &= !self.r37.field(0, 64);
-                    for &(mask, left, right) in &WORD_STEP_29_0[0 + prefix0 * 1] {
+                    let from = frontier & filter0;
+                    for &(mask, left, right) in step0 {
                         reached |= ((from & mask) << left) >> right;
                     }
                 }
-                let fresh = self.r29.or_field(lo, reached);
-                if fresh == 0 {
+                let added = reached & !field;
+                if added == 0 {
                     break;
                 }
+                field |= added;
+                frontier = added;
+            }
+            let fresh = field & !start;
+            if fresh != 0 {
+                self.r29.or_field(lo, fresh);
                 self.grew = true;
                 let mut rest = fresh;
                 while rest != 0 {
@@ -13366,7 +13375,6 @@ impl Rules {
                     rest &= rest - 1;
                     self.r29_by1.insert(q * 8 + prefix0 * 1);
                 }
-                frontier = fresh;
             }
         }
     }
@@ -13612,22 +13620,30 @@ impl Rules {
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 8) % 64;
             let prefix1: usize = (prefix / 1) % 8;
-            let mut frontier = self.r55.field(lo, 64);
+            let filter0: u64 = !0u64 & !self.r37.field(0, 64);
+            let step0 = &WORD_STEP_55_0[0 + prefix1 * 1];
+            let start = self.r55.field(lo, 64);
+            let mut field = start;
+            let mut frontier = start;
             loop {
                 let mut reached = 0u64;
                 {
-                    let mut from = frontier;
-                    from &= !self.r37.field(0, 64);
-                    for &(mask, left, right) in &WORD_STEP_55_0[0 + prefix1 * 1] {
+                    let from = frontier & filter0;
+                    for &(mask, left, right) in step0 {
                         reached |= ((from & mask) << left) >> right;
                     }
                 }
-                let fresh = self.r55.or_field(lo, reached);
-                if fresh == 0 {
+                let added = reached & !field;
+                if added == 0 {
                     break;
                 }
+                field |= added;
+                frontier = added;
+            }
+            let fresh = field & !start;
+            if fresh != 0 {
+                self.r55.or_field(lo, fresh);
                 self.grew = true;
-                frontier = fresh;
             }
         }
     }
@@ -14806,22 +14822,30 @@ impl Rules {
             let prefix = self.r60.nonzero_word(i);
             let lo = prefix * 64;
             let prefix0: usize = (prefix / 1) % 8;
-            let mut frontier = self.r60.field(lo, 64);
+            let filter0: u64 = !0u64 & !self.r37.field(0, 64);
+            let step0 = &WORD_STEP_60_0[0 + prefix0 * 1];
+            let start = self.r60.field(lo, 64);
+            let mut field = start;
+            let mut frontier = start;
             loop {
                 let mut reached = 0u64;
                 {
-                    let mut from = frontier;
-                    from &= !self.r37.field(0, 64);
-                    for &(mask, left, right) in &WORD_STEP_60_0[0 + prefix0 * 1] {
+                    let from = frontier & filter0;
+                    for &(mask, left, right) in step0 {
                         reached |= ((from & mask) << left) >> right;
                     }
                 }
-                let fresh = self.r60.or_field(lo, reached);
-                if fresh == 0 {
+                let added = reached & !field;
+                if added == 0 {
                     break;
                 }
+                field |= added;
+                frontier = added;
+            }
+            let fresh = field & !start;
+            if fresh != 0 {
+                self.r60.or_field(lo, fresh);
                 self.grew = true;
-                frontier = fresh;
             }
         }
     }

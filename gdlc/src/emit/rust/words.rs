@@ -25,9 +25,11 @@
 //! prefix with a bit runs its own fixpoint: the new bits (first the whole field) are
 //! filtered and stepped by every recursive rule, and what that adds to the field is
 //! the next round's new bits, until nothing is added. Prefixes are independent (the
-//! rules keep the prefix), so this is the semi-naive fixpoint, a field at a time. New
-//! bits are listed in the relation's order of bits set, and set in its copies, as
-//! tuple inserts would. Every other recursive layer is evaluated as before.
+//! rules keep the prefix), so this is the semi-naive fixpoint, a field at a time, the
+//! field in a register (filters read from lower layers and the state, fixed during
+//! the closure, are read once per prefix). The field's new bits are then written at
+//! once — listed in the relation's order of bits set, ascending, and set in its
+//! copies, as tuple inserts would. Every other recursive layer is evaluated as before.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -321,12 +323,12 @@ impl Emitter<'_> {
                 quote!(let #p: usize = (prefix / #over) % #radix;)
             })
             .collect();
-        let rules: Vec<TokenStream> = closure
+        let (setups, rules): (Vec<TokenStream>, Vec<TokenStream>) = closure
             .rules
             .iter()
             .enumerate()
             .map(|(k, rule)| self.word_rule_code(relation, k, rule, lane))
-            .collect();
+            .unzip();
         let copies: Vec<TokenStream> = self
             .bit_copies(relation)
             .iter()
@@ -356,20 +358,30 @@ impl Emitter<'_> {
                 }
             }
         };
+        // The field is kept in a register through the rounds (the filters and steps,
+        // fixed per prefix, read once) and its new bits written once.
         let closure = quote! {
             let lo = prefix * #lane_lit;
             #(#positions)*
-            let mut frontier = self.#store.field(lo, #lane_lit);
+            #(#setups)*
+            let start = self.#store.field(lo, #lane_lit);
+            let mut field = start;
+            let mut frontier = start;
             loop {
                 let mut reached = 0u64;
                 #(#rules)*
-                let fresh = self.#store.or_field(lo, reached);
-                if fresh == 0 {
+                let added = reached & !field;
+                if added == 0 {
                     break;
                 }
+                field |= added;
+                frontier = added;
+            }
+            let fresh = field & !start;
+            if fresh != 0 {
+                self.#store.or_field(lo, fresh);
                 self.grew = true;
                 #copy_loop
-                frontier = fresh;
             }
         };
         // The prefixes holding a bit (the closure of a prefix sets bits in its own
@@ -378,15 +390,16 @@ impl Emitter<'_> {
         for_each_field_with_a_bit(&store, lane, &prefix, closure)
     }
 
-    /// One recursive rule's contribution to a round of a word closure: the frontier
-    /// filtered, then stepped.
+    /// One recursive rule's part of a word closure: what it reads once per prefix (its
+    /// filters, and-ed into one word, and its step's classes) and its contribution to
+    /// a round (the frontier filtered, then stepped).
     fn word_rule_code(
         &self,
         relation: RelationId,
         k: usize,
         rule: &WordRule,
         lane: usize,
-    ) -> TokenStream {
+    ) -> (TokenStream, TokenStream) {
         let lane_lit = lit(lane);
         let key = |keyed_key: &[(usize, usize)]| -> TokenStream {
             let terms = keyed_key.iter().map(|&(i, stride)| {
@@ -426,9 +439,9 @@ impl Emitter<'_> {
                         }
                     };
                     if *negated {
-                        quote!(from &= !#read;)
+                        quote!(& !#read)
                     } else {
-                        quote!(from &= #read;)
+                        quote!(& #read)
                     }
                 }
                 Filter::Mask(keyed) => {
@@ -444,7 +457,7 @@ impl Emitter<'_> {
                         quote!(#[doc = #doc] static #name: [u64; #len] = [#(#values),*];),
                     );
                     let key = key(&keyed.key);
-                    quote!(from &= #name[#key];)
+                    quote!(& #name[#key])
                 }
             });
         let classes = rule.step.entries.iter().map(Vec::len).max().unwrap_or(0);
@@ -476,15 +489,20 @@ impl Emitter<'_> {
             quote!(#[doc = #doc] static #name: [[(u64, u32, u32); #width]; #len] = [#(#entries),*];),
         );
         let key = key(&rule.step.key);
-        quote! {
+        let (filter, step) = (format_ident!("filter{}", k), format_ident!("step{}", k));
+        let setup = quote! {
+            let #filter: u64 = !0u64 #(#filters)*;
+            let #step = &#name[#key];
+        };
+        let round = quote! {
             {
-                let mut from = frontier;
-                #(#filters)*
-                for &(mask, left, right) in &#name[#key] {
+                let from = frontier & #filter;
+                for &(mask, left, right) in #step {
                     reached |= ((from & mask) << left) >> right;
                 }
             }
-        }
+        };
+        (setup, round)
     }
 }
 
