@@ -107,6 +107,17 @@ impl<const W: usize> Bits<W> {
         word_field(&self.0, lo, n)
     }
 
+    /// Sets the bits of `bits`, a field from bit `lo` (bit `i` is bit `lo + i`; a
+    /// `next` rule's word of new fluents).
+    #[inline]
+    pub fn or_field(&mut self, lo: usize, bits: u64) {
+        let (w, shift) = (lo / 64, lo % 64);
+        self.0[w] |= bits << shift;
+        if shift != 0 && bits >> (64 - shift) != 0 {
+            self.0[w + 1] |= bits >> (64 - shift);
+        }
+    }
+
     /// The set bits in `lo..hi`, ascending.
     #[inline]
     pub fn ones(&self, lo: usize, hi: usize) -> Ones<'_> {

@@ -670,3 +670,20 @@ const GRID_GAME: &str = r#";; Tokens on a 5x5 grid, (on ?row ?col ?colour): most
 (<= (goal player 0) (not blues))
 (<= (goal player 0) (not corner))
 "#;
+
+/// A `next` rule copying a state block filtered per square — team chess's `(<= (next
+/// (cell ?s ?c ?piece)) (true (cell ?s ?c ?piece)) (not (changed ?s)))` — is a word
+/// join into the next state: per colour and piece, the state's word of squares, masked
+/// by `changed`, or-ed into the next state's word, rather than a test per piece.
+#[test]
+fn filtered_frame_rules_copy_words_into_the_next_state() {
+    let (changed, text, code) = join_code(&team_game("chess.kif"), "changed/1");
+    assert!(
+        code.contains(&format!("w&=!self.r{changed}.field(0+0,64);")),
+        "{text}"
+    );
+    assert!(
+        code.contains("self.next_bits.or_field(0+v1_pos*384+v2_pos*64,w);"),
+        "{text}"
+    );
+}

@@ -2346,13 +2346,17 @@ impl<'a> Emitter<'a> {
             }
         }
         if head == source
-            || Some(head) == self.next_rel
             || Self::reads(then, head)
             || args.iter().filter(|a| **a == Arg::Var(v)).count() != 1
         {
             return Ok(None);
         }
-        let Some(or_head) = self.word_into(head, args, v) else {
+        let or_head = if Some(head) == self.next_rel {
+            self.word_into_next(args, v)
+        } else {
+            self.word_into(head, args, v)
+        };
+        let Some(or_head) = or_head else {
             return Ok(None);
         };
         for source in sources {
@@ -2504,6 +2508,40 @@ impl<'a> Emitter<'a> {
                 #copied
             }
         })
+    }
+
+    /// For [`Self::word_join`] into `next` (a frame axiom filtered per square, `(<= (next
+    /// (cell ?s ?c ?p)) (true (cell ?s ?c ?p)) (not (changed ?s)))`): `w` or-ed into
+    /// the next state's field of variable `v`'s values, when the head's functor block
+    /// numbers `v`'s column last and every other column holds a symbol of its domain or
+    /// a variable whose position is known.
+    fn word_into_next(&self, args: &[Arg], v: VarId) -> Option<TokenStream> {
+        let Some(Arg::Sym(functor)) = args.first().copied() else {
+            return None;
+        };
+        let block = self.blocks.iter().find(|b| b.symbol == functor)?;
+        if block.keys.is_some() {
+            return None;
+        }
+        let column = args.iter().position(|a| *a == Arg::Var(v))?;
+        let (last, rest) = block.columns.split_last()?;
+        if last.0 != column || last.1 != 1 {
+            return None;
+        }
+        let start = lit(block.base + self.run_start(v, &last.2)?);
+        let mut terms = vec![quote!(#start)];
+        for (c, stride, domain) in rest {
+            let stride = lit(*stride);
+            let p = match args[*c] {
+                Arg::Sym(s) => {
+                    let p = lit(domain.iter().position(|&d| d == s)?);
+                    quote!(#p)
+                }
+                Arg::Var(u) => self.known_position(u, domain)?,
+            };
+            terms.push(quote!(#p * #stride));
+        }
+        Some(quote!(self.next_bits.or_field(#(#terms)+*, w);))
     }
 
     /// For [`Self::word_join`]: the store (a bits-only relation's or one of its copies)
@@ -3066,7 +3104,16 @@ impl<'a> Emitter<'a> {
                 self.find_decoded(body, &mut decoded);
                 let head = self.ir.rules[*rule].head.relation;
                 let arity = self.arity(head);
-                let direct = matches!(sink, Sink::Layer) && self.inserts_directly(head, body);
+                let next_head = Some(head) == self.next_rel;
+                if next_head && let Some(block) = self.frame_block(node) {
+                    let lo = lit(block.base);
+                    let hi = lit(block.base + block.size);
+                    return Ok(quote!(self.next_bits.or_range(&input.state, #lo, #hi);));
+                }
+                // A `next` head sets bits of the next state, which no body reads: its
+                // accepts are direct too (a word join may or a word into it).
+                let direct =
+                    matches!(sink, Sink::Layer) && (next_head || self.inserts_directly(head, body));
                 let outer = self.decoded.replace(decoded);
                 let outer_direct = self.direct.replace(direct);
                 let body = self.node(body, sink);
@@ -3075,13 +3122,6 @@ impl<'a> Emitter<'a> {
                 let body = body?;
                 if direct {
                     return Ok(quote!({ #body }));
-                }
-                if Some(head) == self.next_rel
-                    && let Some(block) = self.frame_block(node)
-                {
-                    let lo = lit(block.base);
-                    let hi = lit(block.base + block.size);
-                    return Ok(quote!(self.next_bits.or_range(&input.state, #lo, #hi);));
                 }
                 match sink {
                     Sink::Layer if arity > 0 && Some(head) != self.next_rel => {

@@ -4964,6 +4964,9 @@ static STATIC_FIELDS_28_1: [u64; 64] = [
     19184278881435648, 38368557762871296, 4679521487814656, 9077567998918656,
 ];
 #[allow(dead_code)]
+///`opponent/2`'s tuples as bits, column 1 numbered last (word joins read its fields).
+static STATIC_FIELDS_38_1: [u64; 1] = [6];
+#[allow(dead_code)]
 ///A domain's symbols by position (1, 2, 3, 4, 5, 6, 7, 8, …).
 static SYMS_11D8A8A85AFF0D5B_201: [Sym; 201] = [
     5, 21, 30, 39, 48, 57, 66, 75, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95,
@@ -16145,81 +16148,65 @@ impl Rules {
             }
         }
         {
-            {
-                let lo596 = 0 + 0;
-                let hi599 = lo596 + 768;
-                for &bit597 in input.ones_from(lo596) {
-                    let bit597 = bit597 as usize;
-                    if bit597 >= hi599 {
-                        break;
-                    }
-                    let offset598 = bit597 - 0;
-                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset598 / 384) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset598 / 64) % 6];
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset598 / 1) % 64];
-                        let v1_pos: usize = (offset598 / 384) % 2;
-                        let v2_pos: usize = (offset598 / 64) % 6;
-                        let v0_pos: usize = (offset598 / 1) % 64;
-                        let exists = 'found595: {
-                            {
-                                if self.r10.has_bit(0 + 0 + v0_pos * 1) {
-                                    break 'found595 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            self.next_bits
-                                .set(0 + 0 + v1_pos * 384 + v2_pos * 64 + v0_pos * 1);
+            for v1_pos in 0..2 {
+                let v1: Sym = SYMS_C9C28939C99668C6_2[v1_pos];
+                for v2_pos in 0..6 {
+                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
+                    {
+                        let mut w: u64 = input
+                            .state
+                            .field(0 + v1_pos * 384 + v2_pos * 64 + 0, 64);
+                        w &= !self.r10.field(0 + 0, 64);
+                        if w != 0 {
+                            self.next_bits.or_field(0 + v1_pos * 384 + v2_pos * 64, w);
                         }
                     }
                 }
             }
         }
         {
-            for role615 in 0..2 {
-                let row614 = &input.joint[role615 * 7..(role615 + 1) * 7];
-                if row614[1] == 297 && row614[4] == 0 && row614[5] == 0 && row614[6] == 0
+            for role610 in 0..2 {
+                let row609 = &input.joint[role610 * 7..(role610 + 1) * 7];
+                if row609[1] == 297 && row609[4] == 0 && row609[5] == 0 && row609[6] == 0
                 {
-                    let v1: Sym = row614[0];
-                    let v2: Sym = row614[2];
-                    let v3: Sym = row614[3];
+                    let v1: Sym = row609[0];
+                    let v2: Sym = row609[2];
+                    let v3: Sym = row609[3];
                     {
-                        let p612 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        let p613 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p612 != NONE as usize && p613 != NONE as usize && 0 == 0
+                        let p607 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        let p608 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p607 != NONE as usize && p608 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p612 * 384 + 5 * 64 + p613 * 1)
+                            && input.state.get(0 + 0 + p607 * 384 + 5 * 64 + p608 * 1)
                         {
                             {
-                                let k609 = TABLE_41_P0[v1 as usize] as usize;
-                                if k609 != NONE as usize {
-                                    let key611 = k609 * 1;
-                                    for i610 in TABLE_41_AT0[key611]
-                                        as usize..TABLE_41_AT0[key611 + 1] as usize
+                                let k604 = TABLE_41_P0[v1 as usize] as usize;
+                                if k604 != NONE as usize {
+                                    let key606 = k604 * 1;
+                                    for i605 in TABLE_41_AT0[key606]
+                                        as usize..TABLE_41_AT0[key606 + 1] as usize
                                     {
-                                        let row608 = &TABLE_41_BY0[i610];
-                                        let v4: Sym = row608[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i610][1] as usize;
+                                        let row603 = &TABLE_41_BY0[i605];
+                                        let v4: Sym = row603[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i605][1] as usize;
                                         {
-                                            let k605 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k605 != NONE as usize {
-                                                let key607 = k605 * 8 + (v4_pos + 1) * 1;
-                                                for i606 in TABLE_0_AT0_1[key607]
-                                                    as usize..TABLE_0_AT0_1[key607 + 1] as usize
+                                            let k600 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k600 != NONE as usize {
+                                                let key602 = k600 * 8 + (v4_pos + 1) * 1;
+                                                for i601 in TABLE_0_AT0_1[key602]
+                                                    as usize..TABLE_0_AT0_1[key602 + 1] as usize
                                                 {
-                                                    let row604 = &TABLE_0_BY0_1[i606];
-                                                    let v0: Sym = row604[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i606][2] as usize;
+                                                    let row599 = &TABLE_0_BY0_1[i601];
+                                                    let v0: Sym = row599[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i601][2] as usize;
                                                     {
-                                                        let k601 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k601 != NONE as usize {
-                                                            let key603 = v0_pos * 512 + (v4_pos + 1) * 64 + k601 * 1;
-                                                            for i602 in TABLE_0_AT0_1_2[key603]
-                                                                as usize..TABLE_0_AT0_1_2[key603 + 1] as usize
+                                                        let k596 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k596 != NONE as usize {
+                                                            let key598 = v0_pos * 512 + (v4_pos + 1) * 64 + k596 * 1;
+                                                            for i597 in TABLE_0_AT0_1_2[key598]
+                                                                as usize..TABLE_0_AT0_1_2[key598 + 1] as usize
                                                             {
-                                                                let row600 = &TABLE_0_BY0_1_2[i602];
+                                                                let row595 = &TABLE_0_BY0_1_2[i597];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -16236,54 +16223,37 @@ impl Rules {
             }
         }
         {
-            {
-                let lo617 = 768 + 0;
-                let mut rest621 = input.state.field(lo617, 4);
-                while rest621 != 0 {
-                    let bit618 = lo617 + rest621.trailing_zeros() as usize;
-                    rest621 &= rest621 - 1;
-                    let offset619 = bit618 - 768;
-                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset619 / 2) % 2];
-                        let v1: Sym = SYMS_EF58CD85215EB4CA_2[(offset619 / 1) % 2];
-                        let v0_pos: usize = (offset619 / 2) % 2;
-                        let v1_pos: usize = (offset619 / 1) % 2;
-                        let exists = 'found616: {
-                            {
-                                if self.r5.has_bit(0 + 0 + v0_pos * 2 + v1_pos * 1) {
-                                    break 'found616 true;
-                                }
-                            }
-                            false
-                        };
-                        if !exists {
-                            self.next_bits.set(768 + 0 + v0_pos * 2 + v1_pos * 1);
-                        }
+            for v0_pos in 0..2 {
+                let v0: Sym = SYMS_C9C28939C99668C6_2[v0_pos];
+                {
+                    let mut w: u64 = input.state.field(768 + v0_pos * 2 + 0, 2);
+                    w &= !self.r5.field(0 + v0_pos * 2 + 0, 2);
+                    if w != 0 {
+                        self.next_bits.or_field(768 + v0_pos * 2, w);
                     }
                 }
             }
         }
         {
             {
-                let lo625 = 772 + 0;
-                let mut rest629 = input.state.field(lo625, 2);
-                while rest629 != 0 {
-                    let bit626 = lo625 + rest629.trailing_zeros() as usize;
-                    rest629 &= rest629 - 1;
-                    let offset627 = bit626 - 772;
+                let lo611 = 772 + 0;
+                let mut rest615 = input.state.field(lo611, 2);
+                while rest615 != 0 {
+                    let bit612 = lo611 + rest615.trailing_zeros() as usize;
+                    rest615 &= rest615 - 1;
+                    let offset613 = bit612 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset627 / 1) % 2];
-                        let v1_pos: usize = (offset627 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset613 / 1) % 2];
+                        let v1_pos: usize = (offset613 / 1) % 2;
                         {
-                            let key624 = v1_pos * 1;
-                            for i623 in TABLE_38_AT0[key624]
-                                as usize..TABLE_38_AT0[key624 + 1] as usize
-                            {
-                                let row622 = &TABLE_38_BY0[i623];
-                                let v0: Sym = row622[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i623][1] as usize;
-                                self.next_bits.set(772 + 0 + v0_pos * 1);
+                            let mut w: u64 = rt::word_field(
+                                &STATIC_FIELDS_38_1,
+                                0 + v1_pos * 2 + 0,
+                                2,
+                            );
+                            if w != 0 {
+                                self.next_bits.or_field(772, w);
                             }
                         }
                     }
@@ -16292,23 +16262,23 @@ impl Rules {
         }
         {
             {
-                let lo634 = 0;
-                for bit635 in input.state.ones(774 + lo634, 774 + lo634 + 201) {
-                    let offset636 = bit635 - 774;
+                let lo620 = 0;
+                for bit621 in input.state.ones(774 + lo620, 774 + lo620 + 201) {
+                    let offset622 = bit621 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset636 / 1) % 201];
-                        let v1_pos: usize = (offset636 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset622 / 1) % 201];
+                        let v1_pos: usize = (offset622 / 1) % 201;
                         {
-                            let k631 = TABLE_46_P0[v1 as usize] as usize;
-                            if k631 != NONE as usize {
-                                let key633 = k631 * 1;
-                                for i632 in TABLE_46_AT0[key633]
-                                    as usize..TABLE_46_AT0[key633 + 1] as usize
+                            let k617 = TABLE_46_P0[v1 as usize] as usize;
+                            if k617 != NONE as usize {
+                                let key619 = k617 * 1;
+                                for i618 in TABLE_46_AT0[key619]
+                                    as usize..TABLE_46_AT0[key619 + 1] as usize
                                 {
-                                    let row630 = &TABLE_46_BY0[i632];
-                                    let v0: Sym = row630[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i632][1] as usize;
+                                    let row616 = &TABLE_46_BY0[i618];
+                                    let v0: Sym = row616[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i618][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -16331,9 +16301,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found638: {
+            let exists = 'found624: {
                 if !self.r34.is_empty() {
-                    break 'found638 true;
+                    break 'found624 true;
                 }
                 false
             };
