@@ -687,3 +687,21 @@ fn filtered_frame_rules_copy_words_into_the_next_state() {
         "{text}"
     );
 }
+
+/// A word join whose head numbers another column last goes into a copy of the head's
+/// bits that numbers the word's column last: team chess's `(<= (colour-on ?s ?colour)
+/// (true (cell ?s ?colour ?piece)))` (bits square first, copied colour first) or-s
+/// each colour's and piece's word of squares into the copy, and sets the new bits in
+/// the head's own bits one by one.
+#[test]
+fn word_joins_fill_a_copy_that_numbers_their_column_last() {
+    let (colour_on, text, code) = join_code(&team_game("chess.kif"), "colour-on/2");
+    assert!(
+        code.contains(&format!("letfresh=self.r{colour_on}_by1.or_field(")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("self.r{colour_on}.insert(v0_pos*2+v1_pos*1);")),
+        "{text}"
+    );
+}

@@ -2460,34 +2460,63 @@ impl<'a> Emitter<'a> {
 
     /// For [`Self::word_join`]: `w` or-ed into `head`'s field of variable `v`'s values
     /// (its column numbered last, the others known from `args`), the head's copies set
-    /// from the new bits.
+    /// from the new bits. When the head's bits number another column last but a copy
+    /// of them numbers `v`'s (`colour-on ?s ?c`, copied colour first for the lookups
+    /// knowing the colour), the word goes into that copy and the new bits into the
+    /// head's bits and its other copies one by one.
     fn word_into(&self, head: RelationId, args: &[Arg], v: VarId) -> Option<TokenStream> {
         let numbered = self.bit_columns(head)?;
         let column = args.iter().position(|a| *a == Arg::Var(v))?;
-        let (last, rest) = numbered.split_last()?;
-        let start = self.run_start(v, &last.2)?;
-        if last.0 != column || last.1 != 1 {
-            return None;
-        }
+        let lane_last = |numbered: &[(usize, usize, Vec<SymbolId>)]| {
+            let (last, rest) = numbered.split_last()?;
+            (last.0 == column && last.1 == 1).then_some(())?;
+            Some((self.run_start(v, &last.2)?, rest.to_vec()))
+        };
+        let copies = self.bit_copies(head);
+        let main = Self::store(head);
+        // The bits or-ed as a word (the head's or a copy's) and the sets (the field,
+        // its numbering) then set bit by bit.
+        let (word_set, start, rest, bitwise) = match lane_last(&numbered) {
+            Some((start, rest)) => {
+                let bitwise: Vec<_> = copies
+                    .iter()
+                    .map(|c| (c.field.clone(), c.numbered.clone()))
+                    .collect();
+                (main, start, rest, bitwise)
+            }
+            None => {
+                let (i, (start, rest)) = copies
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, c)| Some((i, lane_last(&c.numbered)?)))?;
+                let mut bitwise = vec![(main, numbered.clone())];
+                bitwise.extend(
+                    copies
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != i)
+                        .map(|(_, c)| (c.field.clone(), c.numbered.clone())),
+                );
+                (copies[i].field.clone(), start, rest, bitwise)
+            }
+        };
         let mut lo = if rest.is_empty() {
             quote!(0)
         } else {
-            self.bit_of_args(head, rest, args)?
+            self.bit_of_args(head, &rest, args)?
         };
         if start > 0 {
             let start = lit(start);
             lo = quote!(#lo + #start);
         }
-        let copies = self.bit_copies(head);
-        let copied = if copies.is_empty() {
+        let copied = if bitwise.is_empty() {
             quote!()
         } else {
             let (p, value) = (var_position(v), var(v));
             let table = self.domain_table(self.decoded.borrow().get(&v)?);
             let mut inserts = Vec::new();
-            for copy in &copies {
-                let field = &copy.field;
-                let bit = self.bit_of_args(head, &copy.numbered, args)?;
+            for (field, numbered) in &bitwise {
+                let bit = self.bit_of_args(head, numbered, args)?;
                 inserts.push(quote!(self.#field.insert(#bit);));
             }
             quote! {
@@ -2500,9 +2529,8 @@ impl<'a> Emitter<'a> {
                 }
             }
         };
-        let head = Self::store(head);
         Some(quote! {
-            let fresh = self.#head.or_field(#lo, w);
+            let fresh = self.#word_set.or_field(#lo, w);
             if fresh != 0 {
                 self.grew = true;
                 #copied

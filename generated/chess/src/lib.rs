@@ -13503,36 +13503,41 @@ impl Rules {
     fn layer16(&mut self, input: &Input) {
         {
             {
-                let lo56 = 772 + 0;
-                let mut rest60 = input.state.field(lo56, 2);
-                while rest60 != 0 {
-                    let bit57 = lo56 + rest60.trailing_zeros() as usize;
-                    rest60 &= rest60 - 1;
-                    let offset58 = bit57 - 772;
+                let lo52 = 772 + 0;
+                let mut rest56 = input.state.field(lo52, 2);
+                while rest56 != 0 {
+                    let bit53 = lo52 + rest56.trailing_zeros() as usize;
+                    rest56 &= rest56 - 1;
+                    let offset54 = bit53 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset58 / 1) % 2];
-                        let v2_pos: usize = (offset58 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset54 / 1) % 2];
+                        let v2_pos: usize = (offset54 / 1) % 2;
                         {
-                            let key55 = v2_pos * 1;
-                            for i54 in TABLE_38_AT0[key55]
-                                as usize..TABLE_38_AT0[key55 + 1] as usize
+                            let key51 = v2_pos * 1;
+                            for i50 in TABLE_38_AT0[key51]
+                                as usize..TABLE_38_AT0[key51 + 1] as usize
                             {
-                                let row53 = &TABLE_38_BY0[i54];
-                                let v3: Sym = row53[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i54][1] as usize;
-                                {
-                                    let lo49 = 0 + v3_pos * 384;
-                                    for bit50 in input.state.ones(0 + lo49, 0 + lo49 + 384) {
-                                        let offset51 = bit50 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset51 / 64) % 6];
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset51 / 1) % 64];
-                                            let v1_pos: usize = (offset51 / 64) % 6;
-                                            let v0_pos: usize = (offset51 / 1) % 64;
-                                            if self.r16.insert(v0_pos * 6 + v1_pos * 1) {
+                                let row49 = &TABLE_38_BY0[i50];
+                                let v3: Sym = row49[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i50][1] as usize;
+                                for v1_pos in 0..6 {
+                                    let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[v1_pos];
+                                    {
+                                        let mut w: u64 = input
+                                            .state
+                                            .field(0 + v3_pos * 384 + v1_pos * 64 + 0, 64);
+                                        if w != 0 {
+                                            let fresh = self.r16_by1.or_field(v1_pos * 64, w);
+                                            if fresh != 0 {
                                                 self.grew = true;
-                                                self.r16_by1.insert(v1_pos * 64 + v0_pos * 1);
+                                                let mut rest = fresh;
+                                                while rest != 0 {
+                                                    let v0_pos: usize = rest.trailing_zeros() as usize;
+                                                    rest &= rest - 1;
+                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                                                    self.r16.insert(v0_pos * 6 + v1_pos * 1);
+                                                }
                                             }
                                         }
                                     }
@@ -13547,20 +13552,20 @@ impl Rules {
     ///Layer 17: `enemy-slider/2`.
     fn layer17(&mut self, input: &Input) {
         {
-            for (i67, row66) in TABLE_53.iter().enumerate() {
-                let v2: Sym = row66[0];
-                let v1: Sym = row66[1];
-                let v2_pos: usize = TABLE_53_POS[i67][0] as usize;
-                let v1_pos: usize = TABLE_53_POS[i67][1] as usize;
+            for (i63, row62) in TABLE_53.iter().enumerate() {
+                let v2: Sym = row62[0];
+                let v1: Sym = row62[1];
+                let v2_pos: usize = TABLE_53_POS[i63][0] as usize;
+                let v1_pos: usize = TABLE_53_POS[i63][1] as usize;
                 {
-                    let lo61 = 0 + 0 + v2_pos * 64;
-                    let mut rest65 = self.r16_by1.field(lo61, 64);
-                    while rest65 != 0 {
-                        let bit62 = lo61 + rest65.trailing_zeros() as usize;
-                        rest65 &= rest65 - 1;
-                        let offset63 = bit62 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset63 / 1) % 64];
-                        let v0_pos: usize = (offset63 / 1) % 64;
+                    let lo57 = 0 + 0 + v2_pos * 64;
+                    let mut rest61 = self.r16_by1.field(lo57, 64);
+                    while rest61 != 0 {
+                        let bit58 = lo57 + rest61.trailing_zeros() as usize;
+                        rest61 &= rest61 - 1;
+                        let offset59 = bit58 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset59 / 1) % 64];
+                        let v0_pos: usize = (offset59 / 1) % 64;
                         self.grew |= self.r17.insert(v0_pos * 8 + v1_pos * 1);
                     }
                 }
@@ -13571,31 +13576,31 @@ impl Rules {
     fn layer18(&mut self, input: &Input) {
         {
             {
-                let lo72 = 0 + 0;
-                let hi75 = lo72 + 768;
-                for &bit73 in input.ones_from(lo72) {
-                    let bit73 = bit73 as usize;
-                    if bit73 >= hi75 {
+                let lo68 = 0 + 0;
+                let hi71 = lo68 + 768;
+                for &bit69 in input.ones_from(lo68) {
+                    let bit69 = bit69 as usize;
+                    if bit69 >= hi71 {
                         break;
                     }
-                    let offset74 = bit73 - 0;
+                    let offset70 = bit69 - 0;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset74 / 384) % 2];
-                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset74 / 64) % 6];
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset74 / 1) % 64];
-                        let v3_pos: usize = (offset74 / 384) % 2;
-                        let v4_pos: usize = (offset74 / 64) % 6;
-                        let v0_pos: usize = (offset74 / 1) % 64;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset70 / 384) % 2];
+                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset70 / 64) % 6];
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset70 / 1) % 64];
+                        let v3_pos: usize = (offset70 / 384) % 2;
+                        let v4_pos: usize = (offset70 / 64) % 6;
+                        let v0_pos: usize = (offset70 / 1) % 64;
                         {
-                            let k69 = TABLE_53_P0[v4 as usize] as usize;
-                            if k69 != NONE as usize {
-                                let key71 = k69 * 1;
-                                for i70 in TABLE_53_AT0[key71]
-                                    as usize..TABLE_53_AT0[key71 + 1] as usize
+                            let k65 = TABLE_53_P0[v4 as usize] as usize;
+                            if k65 != NONE as usize {
+                                let key67 = k65 * 1;
+                                for i66 in TABLE_53_AT0[key67]
+                                    as usize..TABLE_53_AT0[key67 + 1] as usize
                                 {
-                                    let row68 = &TABLE_53_BY0[i70];
-                                    let v1: Sym = row68[1];
-                                    let v1_pos: usize = TABLE_53_BY0_POS[i70][1] as usize;
+                                    let row64 = &TABLE_53_BY0[i66];
+                                    let v1: Sym = row64[1];
+                                    let v1_pos: usize = TABLE_53_BY0_POS[i66][1] as usize;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_0_2,
@@ -13654,17 +13659,17 @@ impl Rules {
     fn layer19(&mut self, input: &Input) {
         {
             {
-                for i80 in 0..self.r17.nonzero_words() {
-                    let word81 = self.r17.nonzero_word(i80);
-                    let mut rest82 = self.r17.word(word81);
-                    while rest82 != 0 {
-                        let bit77 = word81 * 64 + rest82.trailing_zeros() as usize;
-                        rest82 &= rest82 - 1;
-                        let offset78 = bit77 - 0;
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset78 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset78 / 1) % 8];
-                        let v1_pos: usize = (offset78 / 8) % 64;
-                        let v2_pos: usize = (offset78 / 1) % 8;
+                for i76 in 0..self.r17.nonzero_words() {
+                    let word77 = self.r17.nonzero_word(i76);
+                    let mut rest78 = self.r17.word(word77);
+                    while rest78 != 0 {
+                        let bit73 = word77 * 64 + rest78.trailing_zeros() as usize;
+                        rest78 &= rest78 - 1;
+                        let offset74 = bit73 - 0;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset74 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset74 / 1) % 8];
+                        let v1_pos: usize = (offset74 / 8) % 64;
+                        let v2_pos: usize = (offset74 / 1) % 8;
                         {
                             let mut w: u64 = self
                                 .r55
@@ -13682,14 +13687,14 @@ impl Rules {
         }
         {
             {
-                let lo83 = 0 + 0 + 3 * 64;
-                let mut rest87 = self.r16_by1.field(lo83, 64);
-                while rest87 != 0 {
-                    let bit84 = lo83 + rest87.trailing_zeros() as usize;
-                    rest87 &= rest87 - 1;
-                    let offset85 = bit84 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset85 / 1) % 64];
-                    let v1_pos: usize = (offset85 / 1) % 64;
+                let lo79 = 0 + 0 + 3 * 64;
+                let mut rest83 = self.r16_by1.field(lo79, 64);
+                while rest83 != 0 {
+                    let bit80 = lo79 + rest83.trailing_zeros() as usize;
+                    rest83 &= rest83 - 1;
+                    let offset81 = bit80 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset81 / 1) % 64];
+                    let v1_pos: usize = (offset81 / 1) % 64;
                     {
                         let mut w: u64 = rt::word_field(
                             &STATIC_FIELDS_28_1,
@@ -13708,42 +13713,42 @@ impl Rules {
         }
         {
             {
-                let lo99 = 772 + 0;
-                let mut rest103 = input.state.field(lo99, 2);
-                while rest103 != 0 {
-                    let bit100 = lo99 + rest103.trailing_zeros() as usize;
-                    rest103 &= rest103 - 1;
-                    let offset101 = bit100 - 772;
+                let lo95 = 772 + 0;
+                let mut rest99 = input.state.field(lo95, 2);
+                while rest99 != 0 {
+                    let bit96 = lo95 + rest99.trailing_zeros() as usize;
+                    rest99 &= rest99 - 1;
+                    let offset97 = bit96 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset101 / 1) % 2];
-                        let v1_pos: usize = (offset101 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset97 / 1) % 2];
+                        let v1_pos: usize = (offset97 / 1) % 2;
                         {
-                            let key98 = v1_pos * 1;
-                            for i97 in TABLE_38_AT0[key98]
-                                as usize..TABLE_38_AT0[key98 + 1] as usize
+                            let key94 = v1_pos * 1;
+                            for i93 in TABLE_38_AT0[key94]
+                                as usize..TABLE_38_AT0[key94 + 1] as usize
                             {
-                                let row96 = &TABLE_38_BY0[i97];
-                                let v2: Sym = row96[1];
-                                let v2_pos: usize = TABLE_38_BY0_POS[i97][1] as usize;
+                                let row92 = &TABLE_38_BY0[i93];
+                                let v2: Sym = row92[1];
+                                let v2_pos: usize = TABLE_38_BY0_POS[i93][1] as usize;
                                 {
-                                    let lo91 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest95 = input.state.field(lo91, 64);
-                                    while rest95 != 0 {
-                                        let bit92 = lo91 + rest95.trailing_zeros() as usize;
-                                        rest95 &= rest95 - 1;
-                                        let offset93 = bit92 - 0;
+                                    let lo87 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest91 = input.state.field(lo87, 64);
+                                    while rest91 != 0 {
+                                        let bit88 = lo87 + rest91.trailing_zeros() as usize;
+                                        rest91 &= rest91 - 1;
+                                        let offset89 = bit88 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset93 / 1) % 64];
-                                            let v3_pos: usize = (offset93 / 1) % 64;
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset89 / 1) % 64];
+                                            let v3_pos: usize = (offset89 / 1) % 64;
                                             {
-                                                let key90 = v2_pos * 1;
-                                                for i89 in TABLE_40_AT0[key90]
-                                                    as usize..TABLE_40_AT0[key90 + 1] as usize
+                                                let key86 = v2_pos * 1;
+                                                for i85 in TABLE_40_AT0[key86]
+                                                    as usize..TABLE_40_AT0[key86 + 1] as usize
                                                 {
-                                                    let row88 = &TABLE_40_BY0[i89];
-                                                    let v4: Sym = row88[1];
-                                                    let v4_pos: usize = TABLE_40_BY0_POS[i89][1] as usize;
+                                                    let row84 = &TABLE_40_BY0[i85];
+                                                    let v4: Sym = row84[1];
+                                                    let v4_pos: usize = TABLE_40_BY0_POS[i85][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_2,
@@ -13770,24 +13775,24 @@ impl Rules {
         }
         {
             {
-                let lo107 = 0 + 0 + 4 * 64;
-                let mut rest111 = self.r16_by1.field(lo107, 64);
-                while rest111 != 0 {
-                    let bit108 = lo107 + rest111.trailing_zeros() as usize;
-                    rest111 &= rest111 - 1;
-                    let offset109 = bit108 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset109 / 1) % 64];
-                    let v1_pos: usize = (offset109 / 1) % 64;
+                let lo103 = 0 + 0 + 4 * 64;
+                let mut rest107 = self.r16_by1.field(lo103, 64);
+                while rest107 != 0 {
+                    let bit104 = lo103 + rest107.trailing_zeros() as usize;
+                    rest107 &= rest107 - 1;
+                    let offset105 = bit104 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset105 / 1) % 64];
+                    let v1_pos: usize = (offset105 / 1) % 64;
                     {
-                        let key106 = v1_pos * 1;
-                        for i105 in TABLE_0_AT0[key106]
-                            as usize..TABLE_0_AT0[key106 + 1] as usize
+                        let key102 = v1_pos * 1;
+                        for i101 in TABLE_0_AT0[key102]
+                            as usize..TABLE_0_AT0[key102 + 1] as usize
                         {
-                            let row104 = &TABLE_0_BY0[i105];
-                            let v2: Sym = row104[1];
-                            let v0: Sym = row104[2];
-                            let v2_pos: usize = TABLE_0_BY0_POS[i105][1] as usize;
-                            let v0_pos: usize = TABLE_0_BY0_POS[i105][2] as usize;
+                            let row100 = &TABLE_0_BY0[i101];
+                            let v2: Sym = row100[1];
+                            let v0: Sym = row100[2];
+                            let v2_pos: usize = TABLE_0_BY0_POS[i101][1] as usize;
+                            let v0_pos: usize = TABLE_0_BY0_POS[i101][2] as usize;
                             self.grew |= self.r57.insert(v0_pos * 1);
                         }
                     }
@@ -13799,30 +13804,30 @@ impl Rules {
     fn layer21(&mut self, input: &Input) {
         {
             {
-                let lo116 = 772 + 0;
-                let mut rest120 = input.state.field(lo116, 2);
-                while rest120 != 0 {
-                    let bit117 = lo116 + rest120.trailing_zeros() as usize;
-                    rest120 &= rest120 - 1;
-                    let offset118 = bit117 - 772;
+                let lo112 = 772 + 0;
+                let mut rest116 = input.state.field(lo112, 2);
+                while rest116 != 0 {
+                    let bit113 = lo112 + rest116.trailing_zeros() as usize;
+                    rest116 &= rest116 - 1;
+                    let offset114 = bit113 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset118 / 1) % 2];
-                        let v0_pos: usize = (offset118 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset114 / 1) % 2];
+                        let v0_pos: usize = (offset114 / 1) % 2;
                         {
-                            let key115 = v0_pos * 1;
-                            for i114 in TABLE_7_AT0[key115]
-                                as usize..TABLE_7_AT0[key115 + 1] as usize
+                            let key111 = v0_pos * 1;
+                            for i110 in TABLE_7_AT0[key111]
+                                as usize..TABLE_7_AT0[key111 + 1] as usize
                             {
-                                let row113 = &TABLE_7_BY0[i114];
-                                let v1: Sym = row113[1];
-                                let v2: Sym = row113[2];
-                                let v1_pos: usize = TABLE_7_BY0_POS[i114][1] as usize;
-                                let v2_pos: usize = TABLE_7_BY0_POS[i114][2] as usize;
+                                let row109 = &TABLE_7_BY0[i110];
+                                let v1: Sym = row109[1];
+                                let v2: Sym = row109[2];
+                                let v1_pos: usize = TABLE_7_BY0_POS[i110][1] as usize;
+                                let v2_pos: usize = TABLE_7_BY0_POS[i110][2] as usize;
                                 {
-                                    let p112 = POS_57[0 + v2 as usize] as usize;
-                                    if p112 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p112 * 1)
+                                    let p108 = POS_57[0 + v2 as usize] as usize;
+                                    if p108 != NONE as usize
+                                        && self.r57.has_bit(0 + 0 + p108 * 1)
                                     {
                                         self.grew |= self.r2.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13838,30 +13843,30 @@ impl Rules {
     fn layer23(&mut self, input: &Input) {
         {
             {
-                let lo125 = 772 + 0;
-                let mut rest129 = input.state.field(lo125, 2);
-                while rest129 != 0 {
-                    let bit126 = lo125 + rest129.trailing_zeros() as usize;
-                    rest129 &= rest129 - 1;
-                    let offset127 = bit126 - 772;
+                let lo121 = 772 + 0;
+                let mut rest125 = input.state.field(lo121, 2);
+                while rest125 != 0 {
+                    let bit122 = lo121 + rest125.trailing_zeros() as usize;
+                    rest125 &= rest125 - 1;
+                    let offset123 = bit122 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset127 / 1) % 2];
-                        let v0_pos: usize = (offset127 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset123 / 1) % 2];
+                        let v0_pos: usize = (offset123 / 1) % 2;
                         {
-                            let key124 = v0_pos * 1;
-                            for i123 in TABLE_6_AT0[key124]
-                                as usize..TABLE_6_AT0[key124 + 1] as usize
+                            let key120 = v0_pos * 1;
+                            for i119 in TABLE_6_AT0[key120]
+                                as usize..TABLE_6_AT0[key120 + 1] as usize
                             {
-                                let row122 = &TABLE_6_BY0[i123];
-                                let v1: Sym = row122[1];
-                                let v2: Sym = row122[2];
-                                let v1_pos: usize = TABLE_6_BY0_POS[i123][1] as usize;
-                                let v2_pos: usize = TABLE_6_BY0_POS[i123][2] as usize;
+                                let row118 = &TABLE_6_BY0[i119];
+                                let v1: Sym = row118[1];
+                                let v2: Sym = row118[2];
+                                let v1_pos: usize = TABLE_6_BY0_POS[i119][1] as usize;
+                                let v2_pos: usize = TABLE_6_BY0_POS[i119][2] as usize;
                                 {
-                                    let p121 = POS_37[0 + v2 as usize] as usize;
-                                    if p121 != NONE as usize
-                                        && self.r37.has_bit(0 + 0 + p121 * 1)
+                                    let p117 = POS_37[0 + v2 as usize] as usize;
+                                    if p117 != NONE as usize
+                                        && self.r37.has_bit(0 + 0 + p117 * 1)
                                     {
                                         self.grew |= self.r3.insert(v0_pos * 2 + v1_pos * 1);
                                     }
@@ -13876,38 +13881,38 @@ impl Rules {
     ///Layer 28: `castles/2`.
     fn layer28(&mut self, input: &Input) {
         {
-            for role139 in 0..2 {
-                let row138 = &input.joint[role139 * 7..(role139 + 1) * 7];
-                if row138[1] == 297 && row138[4] == 0 && row138[5] == 0 && row138[6] == 0
+            for role135 in 0..2 {
+                let row134 = &input.joint[role135 * 7..(role135 + 1) * 7];
+                if row134[1] == 297 && row134[4] == 0 && row134[5] == 0 && row134[6] == 0
                 {
-                    let v0: Sym = row138[0];
-                    let v2: Sym = row138[2];
-                    let v3: Sym = row138[3];
+                    let v0: Sym = row134[0];
+                    let v2: Sym = row134[2];
+                    let v3: Sym = row134[3];
                     {
-                        let p136 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
-                        let p137 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p136 != NONE as usize && p137 != NONE as usize && 0 == 0
+                        let p132 = FLUENT_POSITIONS[598 + v0 as usize] as usize;
+                        let p133 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p132 != NONE as usize && p133 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p136 * 384 + 4 * 64 + p137 * 1)
+                            && input.state.get(0 + 0 + p132 * 384 + 4 * 64 + p133 * 1)
                         {
                             {
-                                let k131 = TABLE_9_P0[v0 as usize] as usize;
-                                let k132 = TABLE_9_P2[v2 as usize] as usize;
-                                let k133 = TABLE_9_P3[v3 as usize] as usize;
-                                if k131 != NONE as usize && k132 != NONE as usize
-                                    && k133 != NONE as usize
+                                let k127 = TABLE_9_P0[v0 as usize] as usize;
+                                let k128 = TABLE_9_P2[v2 as usize] as usize;
+                                let k129 = TABLE_9_P3[v3 as usize] as usize;
+                                if k127 != NONE as usize && k128 != NONE as usize
+                                    && k129 != NONE as usize
                                 {
-                                    let key135 = k131 * 8 + k132 * 4 + k133 * 1;
-                                    for i134 in TABLE_9_AT0_2_3[key135]
-                                        as usize..TABLE_9_AT0_2_3[key135 + 1] as usize
+                                    let key131 = k127 * 8 + k128 * 4 + k129 * 1;
+                                    for i130 in TABLE_9_AT0_2_3[key131]
+                                        as usize..TABLE_9_AT0_2_3[key131 + 1] as usize
                                     {
-                                        let row130 = &TABLE_9_BY0_2_3[i134];
-                                        let v1: Sym = row130[1];
-                                        let v4: Sym = row130[4];
-                                        let v5: Sym = row130[5];
-                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i134][1] as usize;
-                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i134][4] as usize;
-                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i134][5] as usize;
+                                        let row126 = &TABLE_9_BY0_2_3[i130];
+                                        let v1: Sym = row126[1];
+                                        let v4: Sym = row126[4];
+                                        let v5: Sym = row126[5];
+                                        let v1_pos: usize = TABLE_9_BY0_2_3_POS[i130][1] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_2_3_POS[i130][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_2_3_POS[i130][5] as usize;
                                         self.grew
                                             |= self
                                                 .r8
@@ -13924,13 +13929,37 @@ impl Rules {
     ///Layer 29: `changed/1`.
     fn layer29(&mut self, input: &Input) {
         {
+            for role137 in 0..2 {
+                let row136 = &input.joint[role137 * 7..(role137 + 1) * 7];
+                if row136[1] == 297 && row136[4] == 0 && row136[5] == 0 && row136[6] == 0
+                {
+                    let v1: Sym = row136[0];
+                    let v0: Sym = row136[2];
+                    let v2: Sym = row136[3];
+                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                }
+            }
+        }
+        {
+            for role139 in 0..2 {
+                let row138 = &input.joint[role139 * 7..(role139 + 1) * 7];
+                if row138[1] == 297 && row138[4] == 0 && row138[5] == 0 && row138[6] == 0
+                {
+                    let v1: Sym = row138[0];
+                    let v2: Sym = row138[2];
+                    let v0: Sym = row138[3];
+                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                }
+            }
+        }
+        {
             for role141 in 0..2 {
                 let row140 = &input.joint[role141 * 7..(role141 + 1) * 7];
-                if row140[1] == 297 && row140[4] == 0 && row140[5] == 0 && row140[6] == 0
-                {
+                if row140[1] == 298 && row140[2] == 0 && row140[3] == 0 {
                     let v1: Sym = row140[0];
-                    let v0: Sym = row140[2];
-                    let v2: Sym = row140[3];
+                    let v0: Sym = row140[4];
+                    let v2: Sym = row140[5];
+                    let v3: Sym = row140[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
@@ -13938,65 +13967,41 @@ impl Rules {
         {
             for role143 in 0..2 {
                 let row142 = &input.joint[role143 * 7..(role143 + 1) * 7];
-                if row142[1] == 297 && row142[4] == 0 && row142[5] == 0 && row142[6] == 0
-                {
+                if row142[1] == 298 && row142[2] == 0 && row142[3] == 0 {
                     let v1: Sym = row142[0];
-                    let v2: Sym = row142[2];
-                    let v0: Sym = row142[3];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
-                }
-            }
-        }
-        {
-            for role145 in 0..2 {
-                let row144 = &input.joint[role145 * 7..(role145 + 1) * 7];
-                if row144[1] == 298 && row144[2] == 0 && row144[3] == 0 {
-                    let v1: Sym = row144[0];
-                    let v0: Sym = row144[4];
-                    let v2: Sym = row144[5];
-                    let v3: Sym = row144[6];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
-                }
-            }
-        }
-        {
-            for role147 in 0..2 {
-                let row146 = &input.joint[role147 * 7..(role147 + 1) * 7];
-                if row146[1] == 298 && row146[2] == 0 && row146[3] == 0 {
-                    let v1: Sym = row146[0];
-                    let v2: Sym = row146[4];
-                    let v0: Sym = row146[5];
-                    let v3: Sym = row146[6];
+                    let v2: Sym = row142[4];
+                    let v0: Sym = row142[5];
+                    let v3: Sym = row142[6];
                     self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
         {
             {
-                let lo151 = 0 + 0;
-                let mut rest155 = self.r8.field(lo151, 4);
-                while rest155 != 0 {
-                    let bit152 = lo151 + rest155.trailing_zeros() as usize;
-                    rest155 &= rest155 - 1;
-                    let offset153 = bit152 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset153 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset153 / 1) % 2];
-                    let v1_pos: usize = (offset153 / 2) % 2;
-                    let v2_pos: usize = (offset153 / 1) % 2;
+                let lo147 = 0 + 0;
+                let mut rest151 = self.r8.field(lo147, 4);
+                while rest151 != 0 {
+                    let bit148 = lo147 + rest151.trailing_zeros() as usize;
+                    rest151 &= rest151 - 1;
+                    let offset149 = bit148 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset149 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset149 / 1) % 2];
+                    let v1_pos: usize = (offset149 / 2) % 2;
+                    let v2_pos: usize = (offset149 / 1) % 2;
                     {
-                        let key150 = v1_pos * 2 + v2_pos * 1;
-                        for i149 in TABLE_9_AT0_1[key150]
-                            as usize..TABLE_9_AT0_1[key150 + 1] as usize
+                        let key146 = v1_pos * 2 + v2_pos * 1;
+                        for i145 in TABLE_9_AT0_1[key146]
+                            as usize..TABLE_9_AT0_1[key146 + 1] as usize
                         {
-                            let row148 = &TABLE_9_BY0_1[i149];
-                            let v3: Sym = row148[2];
-                            let v4: Sym = row148[3];
-                            let v0: Sym = row148[4];
-                            let v5: Sym = row148[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i149][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i149][3] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i149][4] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i149][5] as usize;
+                            let row144 = &TABLE_9_BY0_1[i145];
+                            let v3: Sym = row144[2];
+                            let v4: Sym = row144[3];
+                            let v0: Sym = row144[4];
+                            let v5: Sym = row144[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i145][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i145][3] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i145][4] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i145][5] as usize;
                             self.grew
                                 |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                         }
@@ -14006,40 +14011,40 @@ impl Rules {
         }
         {
             {
-                let lo164 = 975 + 0;
-                let mut rest168 = input.state.field(lo164, 64);
-                while rest168 != 0 {
-                    let bit165 = lo164 + rest168.trailing_zeros() as usize;
-                    rest168 &= rest168 - 1;
-                    let offset166 = bit165 - 975;
+                let lo160 = 975 + 0;
+                let mut rest164 = input.state.field(lo160, 64);
+                while rest164 != 0 {
+                    let bit161 = lo160 + rest164.trailing_zeros() as usize;
+                    rest164 &= rest164 - 1;
+                    let offset162 = bit161 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset166 / 1) % 64];
-                        let v3_pos: usize = (offset166 / 1) % 64;
-                        for role163 in 0..2 {
-                            let row162 = &input.joint[role163 * 7..(role163 + 1) * 7];
-                            if row162[1] == 297 && row162[3] == v3 && row162[4] == 0
-                                && row162[5] == 0 && row162[6] == 0
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset162 / 1) % 64];
+                        let v3_pos: usize = (offset162 / 1) % 64;
+                        for role159 in 0..2 {
+                            let row158 = &input.joint[role159 * 7..(role159 + 1) * 7];
+                            if row158[1] == 297 && row158[3] == v3 && row158[4] == 0
+                                && row158[5] == 0 && row158[6] == 0
                             {
-                                let v1: Sym = row162[0];
-                                let v2: Sym = row162[2];
+                                let v1: Sym = row158[0];
+                                let v2: Sym = row158[2];
                                 {
-                                    let p160 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                                    let p161 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                                    if p160 != NONE as usize && p161 != NONE as usize && 0 == 0
+                                    let p156 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                                    let p157 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                                    if p156 != NONE as usize && p157 != NONE as usize && 0 == 0
                                         && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                        && input.state.get(0 + 0 + p160 * 384 + 5 * 64 + p161 * 1)
+                                        && input.state.get(0 + 0 + p156 * 384 + 5 * 64 + p157 * 1)
                                     {
                                         {
-                                            let k157 = TABLE_41_P0[v1 as usize] as usize;
-                                            if k157 != NONE as usize {
-                                                let key159 = k157 * 1;
-                                                for i158 in TABLE_41_AT0[key159]
-                                                    as usize..TABLE_41_AT0[key159 + 1] as usize
+                                            let k153 = TABLE_41_P0[v1 as usize] as usize;
+                                            if k153 != NONE as usize {
+                                                let key155 = k153 * 1;
+                                                for i154 in TABLE_41_AT0[key155]
+                                                    as usize..TABLE_41_AT0[key155 + 1] as usize
                                                 {
-                                                    let row156 = &TABLE_41_BY0[i158];
-                                                    let v4: Sym = row156[1];
-                                                    let v4_pos: usize = TABLE_41_BY0_POS[i158][1] as usize;
+                                                    let row152 = &TABLE_41_BY0[i154];
+                                                    let v4: Sym = row152[1];
+                                                    let v4_pos: usize = TABLE_41_BY0_POS[i154][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_0,
@@ -14069,26 +14074,26 @@ impl Rules {
     fn layer30(&mut self, input: &Input) {
         {
             {
-                let lo173 = 0 + 0;
-                let mut rest177 = self.r10.field(lo173, 64);
-                while rest177 != 0 {
-                    let bit174 = lo173 + rest177.trailing_zeros() as usize;
-                    rest177 &= rest177 - 1;
-                    let offset175 = bit174 - 0;
-                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset175 / 1) % 64];
-                    let v2_pos: usize = (offset175 / 1) % 64;
+                let lo169 = 0 + 0;
+                let mut rest173 = self.r10.field(lo169, 64);
+                while rest173 != 0 {
+                    let bit170 = lo169 + rest173.trailing_zeros() as usize;
+                    rest173 &= rest173 - 1;
+                    let offset171 = bit170 - 0;
+                    let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset171 / 1) % 64];
+                    let v2_pos: usize = (offset171 / 1) % 64;
                     {
-                        let k170 = TABLE_4_P2[v2 as usize] as usize;
-                        if k170 != NONE as usize {
-                            let key172 = k170 * 1;
-                            for i171 in TABLE_4_AT2[key172]
-                                as usize..TABLE_4_AT2[key172 + 1] as usize
+                        let k166 = TABLE_4_P2[v2 as usize] as usize;
+                        if k166 != NONE as usize {
+                            let key168 = k166 * 1;
+                            for i167 in TABLE_4_AT2[key168]
+                                as usize..TABLE_4_AT2[key168 + 1] as usize
                             {
-                                let row169 = &TABLE_4_BY2[i171];
-                                let v0: Sym = row169[0];
-                                let v1: Sym = row169[1];
-                                let v0_pos: usize = TABLE_4_BY2_POS[i171][0] as usize;
-                                let v1_pos: usize = TABLE_4_BY2_POS[i171][1] as usize;
+                                let row165 = &TABLE_4_BY2[i167];
+                                let v0: Sym = row165[0];
+                                let v1: Sym = row165[1];
+                                let v0_pos: usize = TABLE_4_BY2_POS[i167][0] as usize;
+                                let v1_pos: usize = TABLE_4_BY2_POS[i167][1] as usize;
                                 self.grew |= self.r5.insert(v0_pos * 2 + v1_pos * 1);
                             }
                         }
@@ -14101,35 +14106,35 @@ impl Rules {
     fn layer31(&mut self, input: &Input) {
         {
             {
-                let lo186 = 772 + 0;
-                let mut rest190 = input.state.field(lo186, 2);
-                while rest190 != 0 {
-                    let bit187 = lo186 + rest190.trailing_zeros() as usize;
-                    rest190 &= rest190 - 1;
-                    let offset188 = bit187 - 772;
+                let lo182 = 772 + 0;
+                let mut rest186 = input.state.field(lo182, 2);
+                while rest186 != 0 {
+                    let bit183 = lo182 + rest186.trailing_zeros() as usize;
+                    rest186 &= rest186 - 1;
+                    let offset184 = bit183 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset188 / 1) % 2];
-                        let v1_pos: usize = (offset188 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset184 / 1) % 2];
+                        let v1_pos: usize = (offset184 / 1) % 2;
                         {
-                            let key185 = v1_pos * 1;
-                            for i184 in TABLE_38_AT0[key185]
-                                as usize..TABLE_38_AT0[key185 + 1] as usize
+                            let key181 = v1_pos * 1;
+                            for i180 in TABLE_38_AT0[key181]
+                                as usize..TABLE_38_AT0[key181 + 1] as usize
                             {
-                                let row183 = &TABLE_38_BY0[i184];
-                                let v3: Sym = row183[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i184][1] as usize;
+                                let row179 = &TABLE_38_BY0[i180];
+                                let v3: Sym = row179[1];
+                                let v3_pos: usize = TABLE_38_BY0_POS[i180][1] as usize;
                                 {
-                                    let lo178 = 0 + 0 + v1_pos * 384 + 4 * 64;
-                                    let mut rest182 = input.state.field(lo178, 64);
-                                    while rest182 != 0 {
-                                        let bit179 = lo178 + rest182.trailing_zeros() as usize;
-                                        rest182 &= rest182 - 1;
-                                        let offset180 = bit179 - 0;
+                                    let lo174 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                    let mut rest178 = input.state.field(lo174, 64);
+                                    while rest178 != 0 {
+                                        let bit175 = lo174 + rest178.trailing_zeros() as usize;
+                                        rest178 &= rest178 - 1;
+                                        let offset176 = bit175 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset180 / 1)
+                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset176 / 1)
                                                 % 64];
-                                            let v2_pos: usize = (offset180 / 1) % 64;
+                                            let v2_pos: usize = (offset176 / 1) % 64;
                                             {
                                                 let mut w: u64 = input
                                                     .state
@@ -14158,62 +14163,62 @@ impl Rules {
         }
         {
             {
-                let lo211 = 772 + 0;
-                let mut rest215 = input.state.field(lo211, 2);
-                while rest215 != 0 {
-                    let bit212 = lo211 + rest215.trailing_zeros() as usize;
-                    rest215 &= rest215 - 1;
-                    let offset213 = bit212 - 772;
+                let lo207 = 772 + 0;
+                let mut rest211 = input.state.field(lo207, 2);
+                while rest211 != 0 {
+                    let bit208 = lo207 + rest211.trailing_zeros() as usize;
+                    rest211 &= rest211 - 1;
+                    let offset209 = bit208 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset213 / 1) % 2];
-                        let v1_pos: usize = (offset213 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset209 / 1) % 2];
+                        let v1_pos: usize = (offset209 / 1) % 2;
                         {
-                            let key210 = v1_pos * 1;
-                            for i209 in TABLE_38_AT0[key210]
-                                as usize..TABLE_38_AT0[key210 + 1] as usize
+                            let key206 = v1_pos * 1;
+                            for i205 in TABLE_38_AT0[key206]
+                                as usize..TABLE_38_AT0[key206 + 1] as usize
                             {
-                                let row208 = &TABLE_38_BY0[i209];
-                                let v4: Sym = row208[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i209][1] as usize;
+                                let row204 = &TABLE_38_BY0[i205];
+                                let v4: Sym = row204[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i205][1] as usize;
                                 {
-                                    let lo203 = 0 + 0 + v1_pos * 384 + 4 * 64;
-                                    let mut rest207 = input.state.field(lo203, 64);
-                                    while rest207 != 0 {
-                                        let bit204 = lo203 + rest207.trailing_zeros() as usize;
-                                        rest207 &= rest207 - 1;
-                                        let offset205 = bit204 - 0;
+                                    let lo199 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                    let mut rest203 = input.state.field(lo199, 64);
+                                    while rest203 != 0 {
+                                        let bit200 = lo199 + rest203.trailing_zeros() as usize;
+                                        rest203 &= rest203 - 1;
+                                        let offset201 = bit200 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset205 / 1)
+                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset201 / 1)
                                                 % 64];
-                                            let v2_pos: usize = (offset205 / 1) % 64;
+                                            let v2_pos: usize = (offset201 / 1) % 64;
                                             {
-                                                let lo198 = 0 + 0 + v4_pos * 384 + 5 * 64;
-                                                let mut rest202 = input.state.field(lo198, 64);
-                                                while rest202 != 0 {
-                                                    let bit199 = lo198 + rest202.trailing_zeros() as usize;
-                                                    rest202 &= rest202 - 1;
-                                                    let offset200 = bit199 - 0;
+                                                let lo194 = 0 + 0 + v4_pos * 384 + 5 * 64;
+                                                let mut rest198 = input.state.field(lo194, 64);
+                                                while rest198 != 0 {
+                                                    let bit195 = lo194 + rest198.trailing_zeros() as usize;
+                                                    rest198 &= rest198 - 1;
+                                                    let offset196 = bit195 - 0;
                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset200 / 1)
+                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset196 / 1)
                                                             % 64];
-                                                        let v0_pos: usize = (offset200 / 1) % 64;
+                                                        let v0_pos: usize = (offset196 / 1) % 64;
                                                         {
-                                                            let key197 = v2_pos * 64 + v0_pos * 1;
-                                                            for i196 in TABLE_0_AT0_2[key197]
-                                                                as usize..TABLE_0_AT0_2[key197 + 1] as usize
+                                                            let key193 = v2_pos * 64 + v0_pos * 1;
+                                                            for i192 in TABLE_0_AT0_2[key193]
+                                                                as usize..TABLE_0_AT0_2[key193 + 1] as usize
                                                             {
-                                                                let row195 = &TABLE_0_BY0_2[i196];
-                                                                let v3: Sym = row195[1];
-                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i196][1] as usize;
+                                                                let row191 = &TABLE_0_BY0_2[i192];
+                                                                let v3: Sym = row191[1];
+                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i192][1] as usize;
                                                                 {
-                                                                    let k192 = TABLE_40_P1[v3 as usize] as usize;
-                                                                    if k192 != NONE as usize {
-                                                                        let key194 = v1_pos * 4 + k192 * 1;
-                                                                        for i193 in TABLE_40_AT0_1[key194]
-                                                                            as usize..TABLE_40_AT0_1[key194 + 1] as usize
+                                                                    let k188 = TABLE_40_P1[v3 as usize] as usize;
+                                                                    if k188 != NONE as usize {
+                                                                        let key190 = v1_pos * 4 + k188 * 1;
+                                                                        for i189 in TABLE_40_AT0_1[key190]
+                                                                            as usize..TABLE_40_AT0_1[key190 + 1] as usize
                                                                         {
-                                                                            let row191 = &TABLE_40_BY0_1[i193];
+                                                                            let row187 = &TABLE_40_BY0_1[i189];
                                                                             self.grew |= self.r31.insert(v0_pos * 1);
                                                                         }
                                                                     }
@@ -14267,25 +14272,26 @@ impl Rules {
     ///Layer 34: `colour-on/2`.
     fn layer34(&mut self, input: &Input) {
         {
-            {
-                let lo216 = 0 + 0;
-                let hi219 = lo216 + 768;
-                for &bit217 in input.ones_from(lo216) {
-                    let bit217 = bit217 as usize;
-                    if bit217 >= hi219 {
-                        break;
-                    }
-                    let offset218 = bit217 - 0;
-                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset218 / 384) % 2];
-                        let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset218 / 64) % 6];
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset218 / 1) % 64];
-                        let v1_pos: usize = (offset218 / 384) % 2;
-                        let v2_pos: usize = (offset218 / 64) % 6;
-                        let v0_pos: usize = (offset218 / 1) % 64;
-                        if self.r13.insert(v0_pos * 2 + v1_pos * 1) {
-                            self.grew = true;
-                            self.r13_by1.insert(v1_pos * 64 + v0_pos * 1);
+            for v1_pos in 0..2 {
+                let v1: Sym = SYMS_C9C28939C99668C6_2[v1_pos];
+                for v2_pos in 0..6 {
+                    let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
+                    {
+                        let mut w: u64 = input
+                            .state
+                            .field(0 + v1_pos * 384 + v2_pos * 64 + 0, 64);
+                        if w != 0 {
+                            let fresh = self.r13_by1.or_field(v1_pos * 64, w);
+                            if fresh != 0 {
+                                self.grew = true;
+                                let mut rest = fresh;
+                                while rest != 0 {
+                                    let v0_pos: usize = rest.trailing_zeros() as usize;
+                                    rest &= rest - 1;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                                    self.r13.insert(v0_pos * 2 + v1_pos * 1);
+                                }
+                            }
                         }
                     }
                 }
@@ -14296,23 +14302,23 @@ impl Rules {
     fn layer35(&mut self, input: &Input) {
         {
             {
-                let lo225 = 0 + 0;
-                let mut rest229 = self.r12.field(lo225, 64);
-                while rest229 != 0 {
-                    let bit226 = lo225 + rest229.trailing_zeros() as usize;
-                    rest229 &= rest229 - 1;
-                    let offset227 = bit226 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset227 / 1) % 64];
-                    let v0_pos: usize = (offset227 / 1) % 64;
+                let lo217 = 0 + 0;
+                let mut rest221 = self.r12.field(lo217, 64);
+                while rest221 != 0 {
+                    let bit218 = lo217 + rest221.trailing_zeros() as usize;
+                    rest221 &= rest221 - 1;
+                    let offset219 = bit218 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset219 / 1) % 64];
+                    let v0_pos: usize = (offset219 / 1) % 64;
                     {
-                        let lo220 = 0 + 0;
-                        let mut rest224 = self.r12.field(lo220, 64);
-                        while rest224 != 0 {
-                            let bit221 = lo220 + rest224.trailing_zeros() as usize;
-                            rest224 &= rest224 - 1;
-                            let offset222 = bit221 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset222 / 1) % 64];
-                            let v1_pos: usize = (offset222 / 1) % 64;
+                        let lo212 = 0 + 0;
+                        let mut rest216 = self.r12.field(lo212, 64);
+                        while rest216 != 0 {
+                            let bit213 = lo212 + rest216.trailing_zeros() as usize;
+                            rest216 &= rest216 - 1;
+                            let offset214 = bit213 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset214 / 1) % 64];
+                            let v1_pos: usize = (offset214 / 1) % 64;
                             if v0 != v1 {
                                 self.grew |= self.r15.insert(&[]);
                             }
@@ -14326,55 +14332,55 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo247 = 975 + 0;
-                let mut rest251 = input.state.field(lo247, 64);
-                while rest251 != 0 {
-                    let bit248 = lo247 + rest251.trailing_zeros() as usize;
-                    rest251 &= rest251 - 1;
-                    let offset249 = bit248 - 975;
+                let lo239 = 975 + 0;
+                let mut rest243 = input.state.field(lo239, 64);
+                while rest243 != 0 {
+                    let bit240 = lo239 + rest243.trailing_zeros() as usize;
+                    rest243 &= rest243 - 1;
+                    let offset241 = bit240 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset249 / 1) % 64];
-                        let v1_pos: usize = (offset249 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset241 / 1) % 64];
+                        let v1_pos: usize = (offset241 / 1) % 64;
                         {
-                            let lo242 = 772 + 0;
-                            let mut rest246 = input.state.field(lo242, 2);
-                            while rest246 != 0 {
-                                let bit243 = lo242 + rest246.trailing_zeros() as usize;
-                                rest246 &= rest246 - 1;
-                                let offset244 = bit243 - 772;
+                            let lo234 = 772 + 0;
+                            let mut rest238 = input.state.field(lo234, 2);
+                            while rest238 != 0 {
+                                let bit235 = lo234 + rest238.trailing_zeros() as usize;
+                                rest238 &= rest238 - 1;
+                                let offset236 = bit235 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset244 / 1) % 2];
-                                    let v2_pos: usize = (offset244 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset236 / 1) % 2];
+                                    let v2_pos: usize = (offset236 / 1) % 2;
                                     {
-                                        let lo237 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                        let mut rest241 = input.state.field(lo237, 64);
-                                        while rest241 != 0 {
-                                            let bit238 = lo237 + rest241.trailing_zeros() as usize;
-                                            rest241 &= rest241 - 1;
-                                            let offset239 = bit238 - 0;
+                                        let lo229 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                        let mut rest233 = input.state.field(lo229, 64);
+                                        while rest233 != 0 {
+                                            let bit230 = lo229 + rest233.trailing_zeros() as usize;
+                                            rest233 &= rest233 - 1;
+                                            let offset231 = bit230 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset239 / 1)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset231 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset239 / 1) % 64;
+                                                let v0_pos: usize = (offset231 / 1) % 64;
                                                 {
-                                                    let key236 = v0_pos * 64 + v1_pos * 1;
-                                                    for i235 in TABLE_0_AT0_2[key236]
-                                                        as usize..TABLE_0_AT0_2[key236 + 1] as usize
+                                                    let key228 = v0_pos * 64 + v1_pos * 1;
+                                                    for i227 in TABLE_0_AT0_2[key228]
+                                                        as usize..TABLE_0_AT0_2[key228 + 1] as usize
                                                     {
-                                                        let row234 = &TABLE_0_BY0_2[i235];
-                                                        let v3: Sym = row234[1];
-                                                        let v3_pos: usize = TABLE_0_BY0_2_POS[i235][1] as usize;
+                                                        let row226 = &TABLE_0_BY0_2[i227];
+                                                        let v3: Sym = row226[1];
+                                                        let v3_pos: usize = TABLE_0_BY0_2_POS[i227][1] as usize;
                                                         {
-                                                            let k231 = TABLE_40_P1[v3 as usize] as usize;
-                                                            if k231 != NONE as usize {
-                                                                let key233 = v2_pos * 4 + k231 * 1;
-                                                                for i232 in TABLE_40_AT0_1[key233]
-                                                                    as usize..TABLE_40_AT0_1[key233 + 1] as usize
+                                                            let k223 = TABLE_40_P1[v3 as usize] as usize;
+                                                            if k223 != NONE as usize {
+                                                                let key225 = v2_pos * 4 + k223 * 1;
+                                                                for i224 in TABLE_40_AT0_1[key225]
+                                                                    as usize..TABLE_40_AT0_1[key225 + 1] as usize
                                                                 {
-                                                                    let row230 = &TABLE_40_BY0_1[i232];
+                                                                    let row222 = &TABLE_40_BY0_1[i224];
                                                                     self.grew |= self.r18.insert(v0_pos * 1);
                                                                 }
                                                             }
@@ -14396,52 +14402,52 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo266 = 975 + 0;
-                let mut rest270 = input.state.field(lo266, 64);
-                while rest270 != 0 {
-                    let bit267 = lo266 + rest270.trailing_zeros() as usize;
-                    rest270 &= rest270 - 1;
-                    let offset268 = bit267 - 975;
+                let lo258 = 975 + 0;
+                let mut rest262 = input.state.field(lo258, 64);
+                while rest262 != 0 {
+                    let bit259 = lo258 + rest262.trailing_zeros() as usize;
+                    rest262 &= rest262 - 1;
+                    let offset260 = bit259 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset268 / 1) % 64];
-                        let v1_pos: usize = (offset268 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset260 / 1) % 64];
+                        let v1_pos: usize = (offset260 / 1) % 64;
                         {
-                            let lo261 = 772 + 0;
-                            let mut rest265 = input.state.field(lo261, 2);
-                            while rest265 != 0 {
-                                let bit262 = lo261 + rest265.trailing_zeros() as usize;
-                                rest265 &= rest265 - 1;
-                                let offset263 = bit262 - 772;
+                            let lo253 = 772 + 0;
+                            let mut rest257 = input.state.field(lo253, 2);
+                            while rest257 != 0 {
+                                let bit254 = lo253 + rest257.trailing_zeros() as usize;
+                                rest257 &= rest257 - 1;
+                                let offset255 = bit254 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset263 / 1) % 2];
-                                    let v2_pos: usize = (offset263 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset255 / 1) % 2];
+                                    let v2_pos: usize = (offset255 / 1) % 2;
                                     {
-                                        let key260 = v2_pos * 1;
-                                        for i259 in TABLE_41_AT0[key260]
-                                            as usize..TABLE_41_AT0[key260 + 1] as usize
+                                        let key252 = v2_pos * 1;
+                                        for i251 in TABLE_41_AT0[key252]
+                                            as usize..TABLE_41_AT0[key252 + 1] as usize
                                         {
-                                            let row258 = &TABLE_41_BY0[i259];
-                                            let v3: Sym = row258[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i259][1] as usize;
+                                            let row250 = &TABLE_41_BY0[i251];
+                                            let v3: Sym = row250[1];
+                                            let v3_pos: usize = TABLE_41_BY0_POS[i251][1] as usize;
                                             {
-                                                let key257 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i256 in TABLE_0_AT1_2[key257]
-                                                    as usize..TABLE_0_AT1_2[key257 + 1] as usize
+                                                let key249 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                                for i248 in TABLE_0_AT1_2[key249]
+                                                    as usize..TABLE_0_AT1_2[key249 + 1] as usize
                                                 {
-                                                    let row255 = &TABLE_0_BY1_2[i256];
-                                                    let v0: Sym = row255[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i256][0] as usize;
+                                                    let row247 = &TABLE_0_BY1_2[i248];
+                                                    let v0: Sym = row247[0];
+                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i248][0] as usize;
                                                     {
-                                                        let key254 = v2_pos * 1;
-                                                        for i253 in TABLE_38_AT0[key254]
-                                                            as usize..TABLE_38_AT0[key254 + 1] as usize
+                                                        let key246 = v2_pos * 1;
+                                                        for i245 in TABLE_38_AT0[key246]
+                                                            as usize..TABLE_38_AT0[key246 + 1] as usize
                                                         {
-                                                            let row252 = &TABLE_38_BY0[i253];
-                                                            let v4: Sym = row252[1];
-                                                            let v4_pos: usize = TABLE_38_BY0_POS[i253][1] as usize;
+                                                            let row244 = &TABLE_38_BY0[i245];
+                                                            let v4: Sym = row244[1];
+                                                            let v4_pos: usize = TABLE_38_BY0_POS[i245][1] as usize;
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                     && input
@@ -14469,33 +14475,33 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo279 = 0 + 0;
-                let mut rest283 = self.r18.field(lo279, 64);
-                while rest283 != 0 {
-                    let bit280 = lo279 + rest283.trailing_zeros() as usize;
-                    rest283 &= rest283 - 1;
-                    let offset281 = bit280 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset281 / 1) % 64];
-                    let v0_pos: usize = (offset281 / 1) % 64;
+                let lo271 = 0 + 0;
+                let mut rest275 = self.r18.field(lo271, 64);
+                while rest275 != 0 {
+                    let bit272 = lo271 + rest275.trailing_zeros() as usize;
+                    rest275 &= rest275 - 1;
+                    let offset273 = bit272 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset273 / 1) % 64];
+                    let v0_pos: usize = (offset273 / 1) % 64;
                     {
-                        let lo274 = 0 + 0;
-                        let mut rest278 = self.r26.field(lo274, 64);
-                        while rest278 != 0 {
-                            let bit275 = lo274 + rest278.trailing_zeros() as usize;
-                            rest278 &= rest278 - 1;
-                            let offset276 = bit275 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset276 / 1) % 64];
-                            let v3_pos: usize = (offset276 / 1) % 64;
+                        let lo266 = 0 + 0;
+                        let mut rest270 = self.r26.field(lo266, 64);
+                        while rest270 != 0 {
+                            let bit267 = lo266 + rest270.trailing_zeros() as usize;
+                            rest270 &= rest270 - 1;
+                            let offset268 = bit267 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset268 / 1) % 64];
+                            let v3_pos: usize = (offset268 / 1) % 64;
                             {
-                                let key273 = v3_pos * 1;
-                                for i272 in TABLE_0_AT0[key273]
-                                    as usize..TABLE_0_AT0[key273 + 1] as usize
+                                let key265 = v3_pos * 1;
+                                for i264 in TABLE_0_AT0[key265]
+                                    as usize..TABLE_0_AT0[key265 + 1] as usize
                                 {
-                                    let row271 = &TABLE_0_BY0[i272];
-                                    let v1: Sym = row271[1];
-                                    let v2: Sym = row271[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i272][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i272][2] as usize;
+                                    let row263 = &TABLE_0_BY0[i264];
+                                    let v1: Sym = row263[1];
+                                    let v2: Sym = row263[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i264][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i264][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -14520,34 +14526,34 @@ impl Rules {
             }
             {
                 {
-                    let lo286 = 0 + 0;
-                    for i290 in delta20.0..delta20.1 {
-                        let bit287 = self.r20.added(i290);
-                        if bit287 < lo286 || bit287 >= lo286 + 32768 {
+                    let lo278 = 0 + 0;
+                    for i282 in delta20.0..delta20.1 {
+                        let bit279 = self.r20.added(i282);
+                        if bit279 < lo278 || bit279 >= lo278 + 32768 {
                             continue;
                         }
-                        let offset288 = bit287 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset288 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset288 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset288 / 1) % 64];
-                        let v0_pos: usize = (offset288 / 512) % 64;
-                        let v1_pos: usize = (offset288 / 64) % 8;
-                        let v3_pos: usize = (offset288 / 1) % 64;
-                        let exists = 'found285: {
+                        let offset280 = bit279 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset280 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 1) % 64];
+                        let v0_pos: usize = (offset280 / 512) % 64;
+                        let v1_pos: usize = (offset280 / 64) % 8;
+                        let v3_pos: usize = (offset280 / 1) % 64;
+                        let exists = 'found277: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found285 true;
+                                    break 'found277 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found284: {
+                            let exists = 'found276: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found284 true;
+                                        break 'found276 true;
                                     }
                                 }
                                 false
@@ -14583,21 +14589,21 @@ impl Rules {
             }
             {
                 {
-                    let lo291 = 0 + 0;
-                    for i295 in delta20.0..delta20.1 {
-                        let bit292 = self.r20.added(i295);
-                        if bit292 < lo291 || bit292 >= lo291 + 32768 {
+                    let lo283 = 0 + 0;
+                    for i287 in delta20.0..delta20.1 {
+                        let bit284 = self.r20.added(i287);
+                        if bit284 < lo283 || bit284 >= lo283 + 32768 {
                             continue;
                         }
-                        let offset293 = bit292 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset293 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset293 / 512) % 64]
+                        let offset285 = bit284 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset285 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset285 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset293 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset285 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset293 / 64) % 8];
-                            let v0_pos: usize = (offset293 / 512) % 64;
-                            let v1_pos: usize = (offset293 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset285 / 64) % 8];
+                            let v0_pos: usize = (offset285 / 512) % 64;
+                            let v1_pos: usize = (offset285 / 64) % 8;
                             {
                                 let mut w: u64 = rt::word_field(
                                     &STATIC_FIELDS_0_2,
@@ -14627,19 +14633,19 @@ impl Rules {
             }
             {
                 {
-                    let lo296 = 0 + 0;
-                    for i300 in delta20.0..delta20.1 {
-                        let bit297 = self.r20.added(i300);
-                        if bit297 < lo296 || bit297 >= lo296 + 32768 {
+                    let lo288 = 0 + 0;
+                    for i292 in delta20.0..delta20.1 {
+                        let bit289 = self.r20.added(i292);
+                        if bit289 < lo288 || bit289 >= lo288 + 32768 {
                             continue;
                         }
-                        let offset298 = bit297 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset298 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset298 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset298 / 1) % 64];
-                        let v0_pos: usize = (offset298 / 512) % 64;
-                        let v1_pos: usize = (offset298 / 64) % 8;
-                        let v3_pos: usize = (offset298 / 1) % 64;
+                        let offset290 = bit289 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset290 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset290 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset290 / 1) % 64];
+                        let v0_pos: usize = (offset290 / 512) % 64;
+                        let v1_pos: usize = (offset290 / 64) % 8;
+                        let v3_pos: usize = (offset290 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
@@ -14676,17 +14682,17 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i305 in 0..self.r17.nonzero_words() {
-                    let word306 = self.r17.nonzero_word(i305);
-                    let mut rest307 = self.r17.word(word306);
-                    while rest307 != 0 {
-                        let bit302 = word306 * 64 + rest307.trailing_zeros() as usize;
-                        rest307 &= rest307 - 1;
-                        let offset303 = bit302 - 0;
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset303 / 1) % 8];
-                        let v2_pos: usize = (offset303 / 8) % 64;
-                        let v1_pos: usize = (offset303 / 1) % 8;
+                for i297 in 0..self.r17.nonzero_words() {
+                    let word298 = self.r17.nonzero_word(i297);
+                    let mut rest299 = self.r17.word(word298);
+                    while rest299 != 0 {
+                        let bit294 = word298 * 64 + rest299.trailing_zeros() as usize;
+                        rest299 &= rest299 - 1;
+                        let offset295 = bit294 - 0;
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset295 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset295 / 1) % 8];
+                        let v2_pos: usize = (offset295 / 8) % 64;
+                        let v1_pos: usize = (offset295 / 1) % 8;
                         {
                             let mut w: u64 = self
                                 .r20_by1_2
@@ -14704,18 +14710,18 @@ impl Rules {
         }
         {
             {
-                let lo309 = 0 + 0;
-                let mut rest313 = self.r31.field(lo309, 64);
-                while rest313 != 0 {
-                    let bit310 = lo309 + rest313.trailing_zeros() as usize;
-                    rest313 &= rest313 - 1;
-                    let offset311 = bit310 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset311 / 1) % 64];
-                    let v1_pos: usize = (offset311 / 1) % 64;
-                    let exists = 'found308: {
+                let lo301 = 0 + 0;
+                let mut rest305 = self.r31.field(lo301, 64);
+                while rest305 != 0 {
+                    let bit302 = lo301 + rest305.trailing_zeros() as usize;
+                    rest305 &= rest305 - 1;
+                    let offset303 = bit302 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 1) % 64];
+                    let v1_pos: usize = (offset303 / 1) % 64;
+                    let exists = 'found300: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found308 true;
+                                break 'found300 true;
                             }
                         }
                         false
@@ -14742,17 +14748,17 @@ impl Rules {
         }
         {
             {
-                for i318 in 0..self.r52.nonzero_words() {
-                    let word319 = self.r52.nonzero_word(i318);
-                    let mut rest320 = self.r52.word(word319);
-                    while rest320 != 0 {
-                        let bit315 = word319 * 64 + rest320.trailing_zeros() as usize;
-                        rest320 &= rest320 - 1;
-                        let offset316 = bit315 - 0;
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset316 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset316 / 1) % 64];
-                        let v1_pos: usize = (offset316 / 64) % 8;
-                        let v2_pos: usize = (offset316 / 1) % 64;
+                for i310 in 0..self.r52.nonzero_words() {
+                    let word311 = self.r52.nonzero_word(i310);
+                    let mut rest312 = self.r52.word(word311);
+                    while rest312 != 0 {
+                        let bit307 = word311 * 64 + rest312.trailing_zeros() as usize;
+                        rest312 &= rest312 - 1;
+                        let offset308 = bit307 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset308 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset308 / 1) % 64];
+                        let v1_pos: usize = (offset308 / 64) % 8;
+                        let v2_pos: usize = (offset308 / 1) % 64;
                         {
                             let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
                             if w != 0 {
@@ -14771,35 +14777,35 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo331 = 772 + 0;
-                let mut rest335 = input.state.field(lo331, 2);
-                while rest335 != 0 {
-                    let bit332 = lo331 + rest335.trailing_zeros() as usize;
-                    rest335 &= rest335 - 1;
-                    let offset333 = bit332 - 772;
+                let lo323 = 772 + 0;
+                let mut rest327 = input.state.field(lo323, 2);
+                while rest327 != 0 {
+                    let bit324 = lo323 + rest327.trailing_zeros() as usize;
+                    rest327 &= rest327 - 1;
+                    let offset325 = bit324 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset333 / 1) % 2];
-                        let v3_pos: usize = (offset333 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset325 / 1) % 2];
+                        let v3_pos: usize = (offset325 / 1) % 2;
                         {
-                            let lo326 = 0 + 0 + v3_pos * 64;
-                            let mut rest330 = self.r13_by1.field(lo326, 64);
-                            while rest330 != 0 {
-                                let bit327 = lo326 + rest330.trailing_zeros() as usize;
-                                rest330 &= rest330 - 1;
-                                let offset328 = bit327 - 0;
-                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset328 / 1)
+                            let lo318 = 0 + 0 + v3_pos * 64;
+                            let mut rest322 = self.r13_by1.field(lo318, 64);
+                            while rest322 != 0 {
+                                let bit319 = lo318 + rest322.trailing_zeros() as usize;
+                                rest322 &= rest322 - 1;
+                                let offset320 = bit319 - 0;
+                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset320 / 1)
                                     % 64];
-                                let v2_pos: usize = (offset328 / 1) % 64;
+                                let v2_pos: usize = (offset320 / 1) % 64;
                                 {
-                                    let lo321 = 0 + 0 + v2_pos * 8;
-                                    let mut rest325 = self.r29_by1.field(lo321, 8);
-                                    while rest325 != 0 {
-                                        let bit322 = lo321 + rest325.trailing_zeros() as usize;
-                                        rest325 &= rest325 - 1;
-                                        let offset323 = bit322 - 0;
-                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset323 / 1) % 8];
-                                        let v0_pos: usize = (offset323 / 1) % 8;
+                                    let lo313 = 0 + 0 + v2_pos * 8;
+                                    let mut rest317 = self.r29_by1.field(lo313, 8);
+                                    while rest317 != 0 {
+                                        let bit314 = lo313 + rest317.trailing_zeros() as usize;
+                                        rest317 &= rest317 - 1;
+                                        let offset315 = bit314 - 0;
+                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset315 / 1) % 8];
+                                        let v0_pos: usize = (offset315 / 1) % 8;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -14867,46 +14873,46 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo354 = 772 + 0;
-                let mut rest358 = input.state.field(lo354, 2);
-                while rest358 != 0 {
-                    let bit355 = lo354 + rest358.trailing_zeros() as usize;
-                    rest358 &= rest358 - 1;
-                    let offset356 = bit355 - 772;
+                let lo346 = 772 + 0;
+                let mut rest350 = input.state.field(lo346, 2);
+                while rest350 != 0 {
+                    let bit347 = lo346 + rest350.trailing_zeros() as usize;
+                    rest350 &= rest350 - 1;
+                    let offset348 = bit347 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset356 / 1) % 2];
-                        let v2_pos: usize = (offset356 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset348 / 1) % 2];
+                        let v2_pos: usize = (offset348 / 1) % 2;
                         {
-                            let key353 = v2_pos * 1;
-                            for i352 in TABLE_38_AT0[key353]
-                                as usize..TABLE_38_AT0[key353 + 1] as usize
+                            let key345 = v2_pos * 1;
+                            for i344 in TABLE_38_AT0[key345]
+                                as usize..TABLE_38_AT0[key345 + 1] as usize
                             {
-                                let row351 = &TABLE_38_BY0[i352];
-                                let v4: Sym = row351[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i352][1] as usize;
+                                let row343 = &TABLE_38_BY0[i344];
+                                let v4: Sym = row343[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i344][1] as usize;
                                 {
-                                    for i348 in 0..self.r60.nonzero_words() {
-                                        let word349 = self.r60.nonzero_word(i348);
-                                        let mut rest350 = self.r60.word(word349);
-                                        while rest350 != 0 {
-                                            let bit345 = word349 * 64
-                                                + rest350.trailing_zeros() as usize;
-                                            rest350 &= rest350 - 1;
-                                            let offset346 = bit345 - 0;
-                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset346 / 64) % 8];
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset346 / 1)
+                                    for i340 in 0..self.r60.nonzero_words() {
+                                        let word341 = self.r60.nonzero_word(i340);
+                                        let mut rest342 = self.r60.word(word341);
+                                        while rest342 != 0 {
+                                            let bit337 = word341 * 64
+                                                + rest342.trailing_zeros() as usize;
+                                            rest342 &= rest342 - 1;
+                                            let offset338 = bit337 - 0;
+                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset338 / 64) % 8];
+                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset346 / 64) % 8;
-                                            let v3_pos: usize = (offset346 / 1) % 64;
+                                            let v1_pos: usize = (offset338 / 64) % 8;
+                                            let v3_pos: usize = (offset338 / 1) % 64;
                                             {
-                                                let key343 = v1_pos * 1;
-                                                for i342 in TABLE_53_AT1[key343]
-                                                    as usize..TABLE_53_AT1[key343 + 1] as usize
+                                                let key335 = v1_pos * 1;
+                                                for i334 in TABLE_53_AT1[key335]
+                                                    as usize..TABLE_53_AT1[key335 + 1] as usize
                                                 {
-                                                    let row341 = &TABLE_53_BY1[i342];
-                                                    let v5: Sym = row341[0];
-                                                    let v5_pos: usize = TABLE_53_BY1_POS[i342][0] as usize;
+                                                    let row333 = &TABLE_53_BY1[i334];
+                                                    let v5: Sym = row333[0];
+                                                    let v5_pos: usize = TABLE_53_BY1_POS[i334][0] as usize;
                                                     {
                                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                             && input
@@ -14914,15 +14920,15 @@ impl Rules {
                                                                 .get(0 + 0 + v4_pos * 384 + v5_pos * 64 + v3_pos * 1)
                                                         {
                                                             {
-                                                                let lo336 = 0 + 0 + v1_pos * 64;
-                                                                let mut rest340 = self.r29.field(lo336, 64);
-                                                                while rest340 != 0 {
-                                                                    let bit337 = lo336 + rest340.trailing_zeros() as usize;
-                                                                    rest340 &= rest340 - 1;
-                                                                    let offset338 = bit337 - 0;
-                                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
+                                                                let lo328 = 0 + 0 + v1_pos * 64;
+                                                                let mut rest332 = self.r29.field(lo328, 64);
+                                                                while rest332 != 0 {
+                                                                    let bit329 = lo328 + rest332.trailing_zeros() as usize;
+                                                                    rest332 &= rest332 - 1;
+                                                                    let offset330 = bit329 - 0;
+                                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1)
                                                                         % 64];
-                                                                    let v0_pos: usize = (offset338 / 1) % 64;
+                                                                    let v0_pos: usize = (offset330 / 1) % 64;
                                                                     {
                                                                         if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                             self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14948,17 +14954,17 @@ impl Rules {
     fn layer47(&mut self, input: &Input) {
         {
             {
-                for i363 in 0..self.r44.nonzero_words() {
-                    let word364 = self.r44.nonzero_word(i363);
-                    let mut rest365 = self.r44.word(word364);
-                    while rest365 != 0 {
-                        let bit360 = word364 * 64 + rest365.trailing_zeros() as usize;
-                        rest365 &= rest365 - 1;
-                        let offset361 = bit360 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset361 / 1) % 8];
-                        let v0_pos: usize = (offset361 / 8) % 64;
-                        let v1_pos: usize = (offset361 / 1) % 8;
+                for i355 in 0..self.r44.nonzero_words() {
+                    let word356 = self.r44.nonzero_word(i355);
+                    let mut rest357 = self.r44.word(word356);
+                    while rest357 != 0 {
+                        let bit352 = word356 * 64 + rest357.trailing_zeros() as usize;
+                        rest357 &= rest357 - 1;
+                        let offset353 = bit352 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset353 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset353 / 1) % 8];
+                        let v0_pos: usize = (offset353 / 8) % 64;
+                        let v1_pos: usize = (offset353 / 1) % 8;
                         self.grew |= self.r45.insert(v0_pos * 1);
                     }
                 }
@@ -14969,36 +14975,36 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo374 = 772 + 0;
-                let mut rest378 = input.state.field(lo374, 2);
-                while rest378 != 0 {
-                    let bit375 = lo374 + rest378.trailing_zeros() as usize;
-                    rest378 &= rest378 - 1;
-                    let offset376 = bit375 - 772;
+                let lo366 = 772 + 0;
+                let mut rest370 = input.state.field(lo366, 2);
+                while rest370 != 0 {
+                    let bit367 = lo366 + rest370.trailing_zeros() as usize;
+                    rest370 &= rest370 - 1;
+                    let offset368 = bit367 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset376 / 1) % 2];
-                        let v2_pos: usize = (offset376 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
+                        let v2_pos: usize = (offset368 / 1) % 2;
                         {
-                            let lo370 = 0 + v2_pos * 384;
-                            for bit371 in input.state.ones(0 + lo370, 0 + lo370 + 384) {
-                                let offset372 = bit371 - 0;
+                            let lo362 = 0 + v2_pos * 384;
+                            for bit363 in input.state.ones(0 + lo362, 0 + lo362 + 384) {
+                                let offset364 = bit363 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset372 / 64) % 6];
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset372 / 1)
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset364 / 64) % 6];
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset364 / 1)
                                         % 64];
-                                    let v3_pos: usize = (offset372 / 64) % 6;
-                                    let v0_pos: usize = (offset372 / 1) % 64;
+                                    let v3_pos: usize = (offset364 / 64) % 6;
+                                    let v0_pos: usize = (offset364 / 1) % 64;
                                     {
-                                        let k367 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k367 != NONE as usize {
-                                            let key369 = k367 * 1;
-                                            for i368 in TABLE_53_AT0[key369]
-                                                as usize..TABLE_53_AT0[key369 + 1] as usize
+                                        let k359 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k359 != NONE as usize {
+                                            let key361 = k359 * 1;
+                                            for i360 in TABLE_53_AT0[key361]
+                                                as usize..TABLE_53_AT0[key361 + 1] as usize
                                             {
-                                                let row366 = &TABLE_53_BY0[i368];
-                                                let v4: Sym = row366[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i368][1] as usize;
+                                                let row358 = &TABLE_53_BY0[i360];
+                                                let v4: Sym = row358[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i360][1] as usize;
                                                 {
                                                     let mut w: u64 = self
                                                         .r55
@@ -15023,27 +15029,27 @@ impl Rules {
         }
         {
             {
-                let lo384 = 772 + 0;
-                let mut rest388 = input.state.field(lo384, 2);
-                while rest388 != 0 {
-                    let bit385 = lo384 + rest388.trailing_zeros() as usize;
-                    rest388 &= rest388 - 1;
-                    let offset386 = bit385 - 772;
+                let lo376 = 772 + 0;
+                let mut rest380 = input.state.field(lo376, 2);
+                while rest380 != 0 {
+                    let bit377 = lo376 + rest380.trailing_zeros() as usize;
+                    rest380 &= rest380 - 1;
+                    let offset378 = bit377 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset386 / 1) % 2];
-                        let v2_pos: usize = (offset386 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset378 / 1) % 2];
+                        let v2_pos: usize = (offset378 / 1) % 2;
                         {
-                            let lo379 = 0 + 0 + v2_pos * 384 + 3 * 64;
-                            let mut rest383 = input.state.field(lo379, 64);
-                            while rest383 != 0 {
-                                let bit380 = lo379 + rest383.trailing_zeros() as usize;
-                                rest383 &= rest383 - 1;
-                                let offset381 = bit380 - 0;
+                            let lo371 = 0 + 0 + v2_pos * 384 + 3 * 64;
+                            let mut rest375 = input.state.field(lo371, 64);
+                            while rest375 != 0 {
+                                let bit372 = lo371 + rest375.trailing_zeros() as usize;
+                                rest375 &= rest375 - 1;
+                                let offset373 = bit372 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset381 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset373 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset381 / 1) % 64;
+                                    let v0_pos: usize = (offset373 / 1) % 64;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_28_1,
@@ -15067,35 +15073,35 @@ impl Rules {
         }
         {
             {
-                let lo397 = 772 + 0;
-                let mut rest401 = input.state.field(lo397, 2);
-                while rest401 != 0 {
-                    let bit398 = lo397 + rest401.trailing_zeros() as usize;
-                    rest401 &= rest401 - 1;
-                    let offset399 = bit398 - 772;
+                let lo389 = 772 + 0;
+                let mut rest393 = input.state.field(lo389, 2);
+                while rest393 != 0 {
+                    let bit390 = lo389 + rest393.trailing_zeros() as usize;
+                    rest393 &= rest393 - 1;
+                    let offset391 = bit390 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset399 / 1) % 2];
-                        let v2_pos: usize = (offset399 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset391 / 1) % 2];
+                        let v2_pos: usize = (offset391 / 1) % 2;
                         {
-                            let key396 = v2_pos * 1;
-                            for i395 in TABLE_41_AT0[key396]
-                                as usize..TABLE_41_AT0[key396 + 1] as usize
+                            let key388 = v2_pos * 1;
+                            for i387 in TABLE_41_AT0[key388]
+                                as usize..TABLE_41_AT0[key388 + 1] as usize
                             {
-                                let row394 = &TABLE_41_BY0[i395];
-                                let v3: Sym = row394[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i395][1] as usize;
+                                let row386 = &TABLE_41_BY0[i387];
+                                let v3: Sym = row386[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i387][1] as usize;
                                 {
-                                    let lo389 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest393 = input.state.field(lo389, 64);
-                                    while rest393 != 0 {
-                                        let bit390 = lo389 + rest393.trailing_zeros() as usize;
-                                        rest393 &= rest393 - 1;
-                                        let offset391 = bit390 - 0;
+                                    let lo381 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest385 = input.state.field(lo381, 64);
+                                    while rest385 != 0 {
+                                        let bit382 = lo381 + rest385.trailing_zeros() as usize;
+                                        rest385 &= rest385 - 1;
+                                        let offset383 = bit382 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset391 / 1)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset383 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset391 / 1) % 64;
+                                            let v0_pos: usize = (offset383 / 1) % 64;
                                             {
                                                 let mut w: u64 = rt::word_field(
                                                     &STATIC_FIELDS_0_2,
@@ -15121,55 +15127,55 @@ impl Rules {
         }
         {
             {
-                let lo418 = 772 + 0;
-                let mut rest422 = input.state.field(lo418, 2);
-                while rest422 != 0 {
-                    let bit419 = lo418 + rest422.trailing_zeros() as usize;
-                    rest422 &= rest422 - 1;
-                    let offset420 = bit419 - 772;
+                let lo410 = 772 + 0;
+                let mut rest414 = input.state.field(lo410, 2);
+                while rest414 != 0 {
+                    let bit411 = lo410 + rest414.trailing_zeros() as usize;
+                    rest414 &= rest414 - 1;
+                    let offset412 = bit411 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset420 / 1) % 2];
-                        let v2_pos: usize = (offset420 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset412 / 1) % 2];
+                        let v2_pos: usize = (offset412 / 1) % 2;
                         {
-                            let lo413 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest417 = input.state.field(lo413, 64);
-                            while rest417 != 0 {
-                                let bit414 = lo413 + rest417.trailing_zeros() as usize;
-                                rest417 &= rest417 - 1;
-                                let offset415 = bit414 - 0;
+                            let lo405 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest409 = input.state.field(lo405, 64);
+                            while rest409 != 0 {
+                                let bit406 = lo405 + rest409.trailing_zeros() as usize;
+                                rest409 &= rest409 - 1;
+                                let offset407 = bit406 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset415 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset407 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset415 / 1) % 64;
+                                    let v0_pos: usize = (offset407 / 1) % 64;
                                     {
-                                        let k410 = TABLE_42_P1[v0 as usize] as usize;
-                                        if k410 != NONE as usize {
-                                            let key412 = v2_pos * 16 + k410 * 1;
-                                            for i411 in TABLE_42_AT0_1[key412]
-                                                as usize..TABLE_42_AT0_1[key412 + 1] as usize
+                                        let k402 = TABLE_42_P1[v0 as usize] as usize;
+                                        if k402 != NONE as usize {
+                                            let key404 = v2_pos * 16 + k402 * 1;
+                                            for i403 in TABLE_42_AT0_1[key404]
+                                                as usize..TABLE_42_AT0_1[key404 + 1] as usize
                                             {
-                                                let row409 = &TABLE_42_BY0_1[i411];
+                                                let row401 = &TABLE_42_BY0_1[i403];
                                                 {
-                                                    let key408 = v2_pos * 1;
-                                                    for i407 in TABLE_41_AT0[key408]
-                                                        as usize..TABLE_41_AT0[key408 + 1] as usize
+                                                    let key400 = v2_pos * 1;
+                                                    for i399 in TABLE_41_AT0[key400]
+                                                        as usize..TABLE_41_AT0[key400 + 1] as usize
                                                     {
-                                                        let row406 = &TABLE_41_BY0[i407];
-                                                        let v3: Sym = row406[1];
-                                                        let v3_pos: usize = TABLE_41_BY0_POS[i407][1] as usize;
+                                                        let row398 = &TABLE_41_BY0[i399];
+                                                        let v3: Sym = row398[1];
+                                                        let v3_pos: usize = TABLE_41_BY0_POS[i399][1] as usize;
                                                         {
-                                                            let key405 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                            for i404 in TABLE_0_AT0_1[key405]
-                                                                as usize..TABLE_0_AT0_1[key405 + 1] as usize
+                                                            let key397 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                            for i396 in TABLE_0_AT0_1[key397]
+                                                                as usize..TABLE_0_AT0_1[key397 + 1] as usize
                                                             {
-                                                                let row403 = &TABLE_0_BY0_1[i404];
-                                                                let v4: Sym = row403[2];
-                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i404][2] as usize;
-                                                                let exists = 'found402: {
+                                                                let row395 = &TABLE_0_BY0_1[i396];
+                                                                let v4: Sym = row395[2];
+                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i396][2] as usize;
+                                                                let exists = 'found394: {
                                                                     {
                                                                         if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                            break 'found402 true;
+                                                                            break 'found394 true;
                                                                         }
                                                                     }
                                                                     false
@@ -15206,43 +15212,43 @@ impl Rules {
         }
         {
             {
-                let lo434 = 772 + 0;
-                let mut rest438 = input.state.field(lo434, 2);
-                while rest438 != 0 {
-                    let bit435 = lo434 + rest438.trailing_zeros() as usize;
-                    rest438 &= rest438 - 1;
-                    let offset436 = bit435 - 772;
+                let lo426 = 772 + 0;
+                let mut rest430 = input.state.field(lo426, 2);
+                while rest430 != 0 {
+                    let bit427 = lo426 + rest430.trailing_zeros() as usize;
+                    rest430 &= rest430 - 1;
+                    let offset428 = bit427 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset436 / 1) % 2];
-                        let v2_pos: usize = (offset436 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset428 / 1) % 2];
+                        let v2_pos: usize = (offset428 / 1) % 2;
                         {
-                            let key433 = v2_pos * 1;
-                            for i432 in TABLE_38_AT0[key433]
-                                as usize..TABLE_38_AT0[key433 + 1] as usize
+                            let key425 = v2_pos * 1;
+                            for i424 in TABLE_38_AT0[key425]
+                                as usize..TABLE_38_AT0[key425 + 1] as usize
                             {
-                                let row431 = &TABLE_38_BY0[i432];
-                                let v4: Sym = row431[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i432][1] as usize;
+                                let row423 = &TABLE_38_BY0[i424];
+                                let v4: Sym = row423[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i424][1] as usize;
                                 {
-                                    let lo426 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest430 = input.state.field(lo426, 64);
-                                    while rest430 != 0 {
-                                        let bit427 = lo426 + rest430.trailing_zeros() as usize;
-                                        rest430 &= rest430 - 1;
-                                        let offset428 = bit427 - 0;
+                                    let lo418 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest422 = input.state.field(lo418, 64);
+                                    while rest422 != 0 {
+                                        let bit419 = lo418 + rest422.trailing_zeros() as usize;
+                                        rest422 &= rest422 - 1;
+                                        let offset420 = bit419 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset428 / 1)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset420 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset428 / 1) % 64;
+                                            let v0_pos: usize = (offset420 / 1) % 64;
                                             {
-                                                let key425 = v2_pos * 1;
-                                                for i424 in TABLE_40_AT0[key425]
-                                                    as usize..TABLE_40_AT0[key425 + 1] as usize
+                                                let key417 = v2_pos * 1;
+                                                for i416 in TABLE_40_AT0[key417]
+                                                    as usize..TABLE_40_AT0[key417 + 1] as usize
                                                 {
-                                                    let row423 = &TABLE_40_BY0[i424];
-                                                    let v3: Sym = row423[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i424][1] as usize;
+                                                    let row415 = &TABLE_40_BY0[i416];
+                                                    let v3: Sym = row415[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i416][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_2,
@@ -15278,10 +15284,10 @@ impl Rules {
                 let v0_pos: usize = (offset / 64) % 64;
                 let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                 {
-                    let exists = 'found439: {
+                    let exists = 'found431: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found439 true;
+                                break 'found431 true;
                             }
                         }
                         false
@@ -15309,17 +15315,17 @@ impl Rules {
         }
         {
             {
-                for i444 in 0..self.r44.nonzero_words() {
-                    let word445 = self.r44.nonzero_word(i444);
-                    let mut rest446 = self.r44.word(word445);
-                    while rest446 != 0 {
-                        let bit441 = word445 * 64 + rest446.trailing_zeros() as usize;
-                        rest446 &= rest446 - 1;
-                        let offset442 = bit441 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset442 / 1) % 8];
-                        let v0_pos: usize = (offset442 / 8) % 64;
-                        let v2_pos: usize = (offset442 / 1) % 8;
+                for i436 in 0..self.r44.nonzero_words() {
+                    let word437 = self.r44.nonzero_word(i436);
+                    let mut rest438 = self.r44.word(word437);
+                    while rest438 != 0 {
+                        let bit433 = word437 * 64 + rest438.trailing_zeros() as usize;
+                        rest438 &= rest438 - 1;
+                        let offset434 = bit433 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset434 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset434 / 1) % 8];
+                        let v0_pos: usize = (offset434 / 8) % 64;
+                        let v2_pos: usize = (offset434 / 1) % 8;
                         {
                             let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
                             w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
@@ -15345,9 +15351,9 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found447: {
+            let exists = 'found439: {
                 if !self.r11.is_empty() {
-                    break 'found447 true;
+                    break 'found439 true;
                 }
                 false
             };
@@ -15370,33 +15376,33 @@ impl Rules {
             }
         }
         {
-            let exists = 'found458: {
+            let exists = 'found450: {
                 if !self.r15.is_empty() {
-                    break 'found458 true;
+                    break 'found450 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo453 = 0 + 0;
-                        let mut rest457 = self.r22.field(lo453, 64);
-                        while rest457 != 0 {
-                            let bit454 = lo453 + rest457.trailing_zeros() as usize;
-                            rest457 &= rest457 - 1;
-                            let offset455 = bit454 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset455 / 1) % 64];
-                            let v1_pos: usize = (offset455 / 1) % 64;
+                        let lo445 = 0 + 0;
+                        let mut rest449 = self.r22.field(lo445, 64);
+                        while rest449 != 0 {
+                            let bit446 = lo445 + rest449.trailing_zeros() as usize;
+                            rest449 &= rest449 - 1;
+                            let offset447 = bit446 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 1) % 64];
+                            let v1_pos: usize = (offset447 / 1) % 64;
                             {
-                                let lo448 = 0 + 0 + v1_pos * 64;
-                                let mut rest452 = self.r59_by1.field(lo448, 64);
-                                while rest452 != 0 {
-                                    let bit449 = lo448 + rest452.trailing_zeros() as usize;
-                                    rest452 &= rest452 - 1;
-                                    let offset450 = bit449 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset450 / 1)
+                                let lo440 = 0 + 0 + v1_pos * 64;
+                                let mut rest444 = self.r59_by1.field(lo440, 64);
+                                while rest444 != 0 {
+                                    let bit441 = lo440 + rest444.trailing_zeros() as usize;
+                                    rest444 &= rest444 - 1;
+                                    let offset442 = bit441 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset450 / 1) % 64;
+                                    let v0_pos: usize = (offset442 / 1) % 64;
                                     self.grew |= self.r51.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
@@ -15410,39 +15416,39 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo467 = 772 + 0;
-                let mut rest471 = input.state.field(lo467, 2);
-                while rest471 != 0 {
-                    let bit468 = lo467 + rest471.trailing_zeros() as usize;
-                    rest471 &= rest471 - 1;
-                    let offset469 = bit468 - 772;
+                let lo459 = 772 + 0;
+                let mut rest463 = input.state.field(lo459, 2);
+                while rest463 != 0 {
+                    let bit460 = lo459 + rest463.trailing_zeros() as usize;
+                    rest463 &= rest463 - 1;
+                    let offset461 = bit460 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset469 / 1) % 2];
-                        let v2_pos: usize = (offset469 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset461 / 1) % 2];
+                        let v2_pos: usize = (offset461 / 1) % 2;
                         {
-                            for i464 in 0..self.r51.nonzero_words() {
-                                let word465 = self.r51.nonzero_word(i464);
-                                let mut rest466 = self.r51.word(word465);
-                                while rest466 != 0 {
-                                    let bit461 = word465 * 64
-                                        + rest466.trailing_zeros() as usize;
-                                    rest466 &= rest466 - 1;
-                                    let offset462 = bit461 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset462 / 64)
+                            for i456 in 0..self.r51.nonzero_words() {
+                                let word457 = self.r51.nonzero_word(i456);
+                                let mut rest458 = self.r51.word(word457);
+                                while rest458 != 0 {
+                                    let bit453 = word457 * 64
+                                        + rest458.trailing_zeros() as usize;
+                                    rest458 &= rest458 - 1;
+                                    let offset454 = bit453 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 64)
                                         % 64];
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset462 / 1)
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset462 / 64) % 64;
-                                    let v1_pos: usize = (offset462 / 1) % 64;
-                                    let exists = 'found459: {
+                                    let v0_pos: usize = (offset454 / 64) % 64;
+                                    let v1_pos: usize = (offset454 / 1) % 64;
+                                    let exists = 'found451: {
                                         {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input
                                                     .state
                                                     .get(0 + 0 + v2_pos * 384 + 5 * 64 + v0_pos * 1)
                                             {
-                                                break 'found459 true;
+                                                break 'found451 true;
                                             }
                                         }
                                         false
@@ -15466,47 +15472,47 @@ impl Rules {
         }
         {
             {
-                let lo487 = 772 + 0;
-                let mut rest491 = input.state.field(lo487, 2);
-                while rest491 != 0 {
-                    let bit488 = lo487 + rest491.trailing_zeros() as usize;
-                    rest491 &= rest491 - 1;
-                    let offset489 = bit488 - 772;
+                let lo479 = 772 + 0;
+                let mut rest483 = input.state.field(lo479, 2);
+                while rest483 != 0 {
+                    let bit480 = lo479 + rest483.trailing_zeros() as usize;
+                    rest483 &= rest483 - 1;
+                    let offset481 = bit480 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset489 / 1) % 2];
-                        let v2_pos: usize = (offset489 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset481 / 1) % 2];
+                        let v2_pos: usize = (offset481 / 1) % 2;
                         {
-                            let lo482 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest486 = input.state.field(lo482, 64);
-                            while rest486 != 0 {
-                                let bit483 = lo482 + rest486.trailing_zeros() as usize;
-                                rest486 &= rest486 - 1;
-                                let offset484 = bit483 - 0;
+                            let lo474 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest478 = input.state.field(lo474, 64);
+                            while rest478 != 0 {
+                                let bit475 = lo474 + rest478.trailing_zeros() as usize;
+                                rest478 &= rest478 - 1;
+                                let offset476 = bit475 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset484 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset476 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset484 / 1) % 64;
+                                    let v0_pos: usize = (offset476 / 1) % 64;
                                     {
-                                        let lo477 = 0 + 0 + v0_pos * 64;
-                                        let mut rest481 = self.r51.field(lo477, 64);
-                                        while rest481 != 0 {
-                                            let bit478 = lo477 + rest481.trailing_zeros() as usize;
-                                            rest481 &= rest481 - 1;
-                                            let offset479 = bit478 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset479 / 1)
+                                        let lo469 = 0 + 0 + v0_pos * 64;
+                                        let mut rest473 = self.r51.field(lo469, 64);
+                                        while rest473 != 0 {
+                                            let bit470 = lo469 + rest473.trailing_zeros() as usize;
+                                            rest473 &= rest473 - 1;
+                                            let offset471 = bit470 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset471 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset479 / 1) % 64;
-                                            let exists = 'found472: {
+                                            let v1_pos: usize = (offset471 / 1) % 64;
+                                            let exists = 'found464: {
                                                 {
-                                                    let k474 = TABLE_30_P1[v1 as usize] as usize;
-                                                    if k474 != NONE as usize {
-                                                        let key476 = v2_pos * 16 + k474 * 1;
-                                                        for i475 in TABLE_30_AT0_1[key476]
-                                                            as usize..TABLE_30_AT0_1[key476 + 1] as usize
+                                                    let k466 = TABLE_30_P1[v1 as usize] as usize;
+                                                    if k466 != NONE as usize {
+                                                        let key468 = v2_pos * 16 + k466 * 1;
+                                                        for i467 in TABLE_30_AT0_1[key468]
+                                                            as usize..TABLE_30_AT0_1[key468 + 1] as usize
                                                         {
-                                                            let row473 = &TABLE_30_BY0_1[i475];
-                                                            break 'found472 true;
+                                                            let row465 = &TABLE_30_BY0_1[i467];
+                                                            break 'found464 true;
                                                         }
                                                     }
                                                 }
@@ -15533,45 +15539,45 @@ impl Rules {
         }
         {
             {
-                let lo507 = 772 + 0;
-                let mut rest511 = input.state.field(lo507, 2);
-                while rest511 != 0 {
-                    let bit508 = lo507 + rest511.trailing_zeros() as usize;
-                    rest511 &= rest511 - 1;
-                    let offset509 = bit508 - 772;
+                let lo499 = 772 + 0;
+                let mut rest503 = input.state.field(lo499, 2);
+                while rest503 != 0 {
+                    let bit500 = lo499 + rest503.trailing_zeros() as usize;
+                    rest503 &= rest503 - 1;
+                    let offset501 = bit500 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset509 / 1) % 2];
-                        let v3_pos: usize = (offset509 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset501 / 1) % 2];
+                        let v3_pos: usize = (offset501 / 1) % 2;
                         {
-                            let lo502 = 0 + 0 + v3_pos * 384 + 5 * 64;
-                            let mut rest506 = input.state.field(lo502, 64);
-                            while rest506 != 0 {
-                                let bit503 = lo502 + rest506.trailing_zeros() as usize;
-                                rest506 &= rest506 - 1;
-                                let offset504 = bit503 - 0;
+                            let lo494 = 0 + 0 + v3_pos * 384 + 5 * 64;
+                            let mut rest498 = input.state.field(lo494, 64);
+                            while rest498 != 0 {
+                                let bit495 = lo494 + rest498.trailing_zeros() as usize;
+                                rest498 &= rest498 - 1;
+                                let offset496 = bit495 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset504 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset496 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset504 / 1) % 64;
+                                    let v0_pos: usize = (offset496 / 1) % 64;
                                     {
-                                        let lo497 = 0 + 0 + v0_pos * 64;
-                                        let mut rest501 = self.r51.field(lo497, 64);
-                                        while rest501 != 0 {
-                                            let bit498 = lo497 + rest501.trailing_zeros() as usize;
-                                            rest501 &= rest501 - 1;
-                                            let offset499 = bit498 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset499 / 1)
+                                        let lo489 = 0 + 0 + v0_pos * 64;
+                                        let mut rest493 = self.r51.field(lo489, 64);
+                                        while rest493 != 0 {
+                                            let bit490 = lo489 + rest493.trailing_zeros() as usize;
+                                            rest493 &= rest493 - 1;
+                                            let offset491 = bit490 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset499 / 1) % 64;
+                                            let v1_pos: usize = (offset491 / 1) % 64;
                                             {
-                                                let k494 = TABLE_30_P1[v1 as usize] as usize;
-                                                if k494 != NONE as usize {
-                                                    let key496 = v3_pos * 16 + k494 * 1;
-                                                    for i495 in TABLE_30_AT0_1[key496]
-                                                        as usize..TABLE_30_AT0_1[key496 + 1] as usize
+                                                let k486 = TABLE_30_P1[v1 as usize] as usize;
+                                                if k486 != NONE as usize {
+                                                    let key488 = v3_pos * 16 + k486 * 1;
+                                                    for i487 in TABLE_30_AT0_1[key488]
+                                                        as usize..TABLE_30_AT0_1[key488 + 1] as usize
                                                     {
-                                                        let row493 = &TABLE_30_BY0_1[i495];
+                                                        let row485 = &TABLE_30_BY0_1[i487];
                                                         {
                                                             let v2: Sym = 283;
                                                             let v2_pos: usize = 0 as usize;
@@ -15638,58 +15644,58 @@ impl Rules {
         }
         {
             {
-                let lo523 = 0 + 0;
-                let mut rest527 = self.r26.field(lo523, 64);
-                while rest527 != 0 {
-                    let bit524 = lo523 + rest527.trailing_zeros() as usize;
-                    rest527 &= rest527 - 1;
-                    let offset525 = bit524 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset525 / 1) % 64];
-                    let v0_pos: usize = (offset525 / 1) % 64;
+                let lo515 = 0 + 0;
+                let mut rest519 = self.r26.field(lo515, 64);
+                while rest519 != 0 {
+                    let bit516 = lo515 + rest519.trailing_zeros() as usize;
+                    rest519 &= rest519 - 1;
+                    let offset517 = bit516 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset517 / 1) % 64];
+                    let v0_pos: usize = (offset517 / 1) % 64;
                     {
-                        let lo518 = 772 + 0;
-                        let mut rest522 = input.state.field(lo518, 2);
-                        while rest522 != 0 {
-                            let bit519 = lo518 + rest522.trailing_zeros() as usize;
-                            rest522 &= rest522 - 1;
-                            let offset520 = bit519 - 772;
+                        let lo510 = 772 + 0;
+                        let mut rest514 = input.state.field(lo510, 2);
+                        while rest514 != 0 {
+                            let bit511 = lo510 + rest514.trailing_zeros() as usize;
+                            rest514 &= rest514 - 1;
+                            let offset512 = bit511 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset520 / 1) % 2];
-                                let v3_pos: usize = (offset520 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset512 / 1) % 2];
+                                let v3_pos: usize = (offset512 / 1) % 2;
                                 {
-                                    let key517 = v0_pos * 1;
-                                    for i516 in TABLE_0_AT0[key517]
-                                        as usize..TABLE_0_AT0[key517 + 1] as usize
+                                    let key509 = v0_pos * 1;
+                                    for i508 in TABLE_0_AT0[key509]
+                                        as usize..TABLE_0_AT0[key509 + 1] as usize
                                     {
-                                        let row515 = &TABLE_0_BY0[i516];
-                                        let v2: Sym = row515[1];
-                                        let v1: Sym = row515[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i516][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i516][2] as usize;
-                                        let exists = 'found514: {
+                                        let row507 = &TABLE_0_BY0[i508];
+                                        let v2: Sym = row507[1];
+                                        let v1: Sym = row507[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i508][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i508][2] as usize;
+                                        let exists = 'found506: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found514 true;
+                                                    break 'found506 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found513: {
+                                            let exists = 'found505: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found513 true;
+                                                        break 'found505 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found512: {
+                                                let exists = 'found504: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found512 true;
+                                                            break 'found504 true;
                                                         }
                                                     }
                                                     false
@@ -15715,68 +15721,68 @@ impl Rules {
             }
         }
         {
-            let exists = 'found540: {
+            let exists = 'found532: {
                 if !self.r11.is_empty() {
-                    break 'found540 true;
+                    break 'found532 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo535 = 768 + 0;
-                    let mut rest539 = input.state.field(lo535, 4);
-                    while rest539 != 0 {
-                        let bit536 = lo535 + rest539.trailing_zeros() as usize;
-                        rest539 &= rest539 - 1;
-                        let offset537 = bit536 - 768;
+                    let lo527 = 768 + 0;
+                    let mut rest531 = input.state.field(lo527, 4);
+                    while rest531 != 0 {
+                        let bit528 = lo527 + rest531.trailing_zeros() as usize;
+                        rest531 &= rest531 - 1;
+                        let offset529 = bit528 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset537 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset537 / 1) % 2];
-                            let v2_pos: usize = (offset537 / 2) % 2;
-                            let v3_pos: usize = (offset537 / 1) % 2;
-                            let exists = 'found534: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset529 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset529 / 1) % 2];
+                            let v2_pos: usize = (offset529 / 2) % 2;
+                            let v3_pos: usize = (offset529 / 1) % 2;
+                            let exists = 'found526: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found534 true;
+                                        break 'found526 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found533: {
+                                let exists = 'found525: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found533 true;
+                                            break 'found525 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key532 = v2_pos * 2 + v3_pos * 1;
-                                        for i531 in TABLE_9_AT0_1[key532]
-                                            as usize..TABLE_9_AT0_1[key532 + 1] as usize
+                                        let key524 = v2_pos * 2 + v3_pos * 1;
+                                        for i523 in TABLE_9_AT0_1[key524]
+                                            as usize..TABLE_9_AT0_1[key524 + 1] as usize
                                         {
-                                            let row530 = &TABLE_9_BY0_1[i531];
-                                            let v0: Sym = row530[2];
-                                            let v1: Sym = row530[3];
-                                            let v4: Sym = row530[4];
-                                            let v5: Sym = row530[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i531][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i531][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i531][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i531][5] as usize;
+                                            let row522 = &TABLE_9_BY0_1[i523];
+                                            let v0: Sym = row522[2];
+                                            let v1: Sym = row522[3];
+                                            let v4: Sym = row522[4];
+                                            let v5: Sym = row522[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i523][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i523][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i523][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i523][5] as usize;
                                             {
-                                                let p529 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p529 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p521 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p521 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p529 * 1)
+                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p521 * 1)
                                                 {
                                                     {
-                                                        let p528 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p528 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p520 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p520 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p528 * 1)
+                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p520 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15807,30 +15813,30 @@ impl Rules {
         }
         {
             {
-                let lo547 = 975 + 0;
-                let mut rest551 = input.state.field(lo547, 64);
-                while rest551 != 0 {
-                    let bit548 = lo547 + rest551.trailing_zeros() as usize;
-                    rest551 &= rest551 - 1;
-                    let offset549 = bit548 - 975;
+                let lo539 = 975 + 0;
+                let mut rest543 = input.state.field(lo539, 64);
+                while rest543 != 0 {
+                    let bit540 = lo539 + rest543.trailing_zeros() as usize;
+                    rest543 &= rest543 - 1;
+                    let offset541 = bit540 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset549 / 1) % 64];
-                        let v1_pos: usize = (offset549 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset541 / 1) % 64];
+                        let v1_pos: usize = (offset541 / 1) % 64;
                         {
-                            let lo542 = 0 + 0;
-                            let mut rest546 = self.r18.field(lo542, 64);
-                            while rest546 != 0 {
-                                let bit543 = lo542 + rest546.trailing_zeros() as usize;
-                                rest546 &= rest546 - 1;
-                                let offset544 = bit543 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset544 / 1)
+                            let lo534 = 0 + 0;
+                            let mut rest538 = self.r18.field(lo534, 64);
+                            while rest538 != 0 {
+                                let bit535 = lo534 + rest538.trailing_zeros() as usize;
+                                rest538 &= rest538 - 1;
+                                let offset536 = bit535 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset536 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset544 / 1) % 64;
-                                let exists = 'found541: {
+                                let v0_pos: usize = (offset536 / 1) % 64;
+                                let exists = 'found533: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found541 true;
+                                            break 'found533 true;
                                         }
                                     }
                                     false
@@ -15863,9 +15869,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found552: {
+            let exists = 'found544: {
                 if !self.r34.is_empty() {
-                    break 'found552 true;
+                    break 'found544 true;
                 }
                 false
             };
@@ -15881,17 +15887,17 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo553 = 772 + 0;
-                    let mut rest557 = input.state.field(lo553, 2);
-                    while rest557 != 0 {
-                        let bit554 = lo553 + rest557.trailing_zeros() as usize;
-                        rest557 &= rest557 - 1;
-                        let offset555 = bit554 - 772;
+                    let lo545 = 772 + 0;
+                    let mut rest549 = input.state.field(lo545, 2);
+                    while rest549 != 0 {
+                        let bit546 = lo545 + rest549.trailing_zeros() as usize;
+                        rest549 &= rest549 - 1;
+                        let offset547 = bit546 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
-                            let v0_pos: usize = (offset555 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset547 / 1) % 2];
+                            let v0_pos: usize = (offset547 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15901,25 +15907,25 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo561 = 772 + 0;
-                    let mut rest565 = input.state.field(lo561, 2);
-                    while rest565 != 0 {
-                        let bit562 = lo561 + rest565.trailing_zeros() as usize;
-                        rest565 &= rest565 - 1;
-                        let offset563 = bit562 - 772;
+                    let lo553 = 772 + 0;
+                    let mut rest557 = input.state.field(lo553, 2);
+                    while rest557 != 0 {
+                        let bit554 = lo553 + rest557.trailing_zeros() as usize;
+                        rest557 &= rest557 - 1;
+                        let offset555 = bit554 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset563 / 1) % 2];
-                            let v1_pos: usize = (offset563 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
+                            let v1_pos: usize = (offset555 / 1) % 2;
                             {
-                                let key560 = v1_pos * 1;
-                                for i559 in TABLE_38_AT0[key560]
-                                    as usize..TABLE_38_AT0[key560 + 1] as usize
+                                let key552 = v1_pos * 1;
+                                for i551 in TABLE_38_AT0[key552]
+                                    as usize..TABLE_38_AT0[key552 + 1] as usize
                                 {
-                                    let row558 = &TABLE_38_BY0[i559];
-                                    let v0: Sym = row558[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i559][1] as usize;
+                                    let row550 = &TABLE_38_BY0[i551];
+                                    let v0: Sym = row550[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i551][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15930,9 +15936,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found567: {
+            let exists = 'found559: {
                 if !self.r33.is_empty() {
-                    break 'found567 true;
+                    break 'found559 true;
                 }
                 false
             };
@@ -15954,16 +15960,16 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo568 = 772 + 0;
-                let mut rest572 = input.state.field(lo568, 2);
-                while rest572 != 0 {
-                    let bit569 = lo568 + rest572.trailing_zeros() as usize;
-                    rest572 &= rest572 - 1;
-                    let offset570 = bit569 - 772;
+                let lo560 = 772 + 0;
+                let mut rest564 = input.state.field(lo560, 2);
+                while rest564 != 0 {
+                    let bit561 = lo560 + rest564.trailing_zeros() as usize;
+                    rest564 &= rest564 - 1;
+                    let offset562 = bit561 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset570 / 1) % 2];
-                        let v0_pos: usize = (offset570 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset562 / 1) % 2];
+                        let v0_pos: usize = (offset562 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15974,24 +15980,24 @@ impl Rules {
         }
         {
             {
-                let lo576 = 772 + 0;
-                let mut rest580 = input.state.field(lo576, 2);
-                while rest580 != 0 {
-                    let bit577 = lo576 + rest580.trailing_zeros() as usize;
-                    rest580 &= rest580 - 1;
-                    let offset578 = bit577 - 772;
+                let lo568 = 772 + 0;
+                let mut rest572 = input.state.field(lo568, 2);
+                while rest572 != 0 {
+                    let bit569 = lo568 + rest572.trailing_zeros() as usize;
+                    rest572 &= rest572 - 1;
+                    let offset570 = bit569 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset578 / 1) % 2];
-                        let v1_pos: usize = (offset578 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset570 / 1) % 2];
+                        let v1_pos: usize = (offset570 / 1) % 2;
                         {
-                            let key575 = v1_pos * 1;
-                            for i574 in TABLE_38_AT0[key575]
-                                as usize..TABLE_38_AT0[key575 + 1] as usize
+                            let key567 = v1_pos * 1;
+                            for i566 in TABLE_38_AT0[key567]
+                                as usize..TABLE_38_AT0[key567 + 1] as usize
                             {
-                                let row573 = &TABLE_38_BY0[i574];
-                                let v0: Sym = row573[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i574][1] as usize;
+                                let row565 = &TABLE_38_BY0[i566];
+                                let v0: Sym = row565[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i566][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -16009,23 +16015,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role584 in 0..2 {
-                let row583 = &input.joint[role584 * 7..(role584 + 1) * 7];
-                if row583[1] == 297 && row583[4] == 0 && row583[5] == 0 && row583[6] == 0
+            for role576 in 0..2 {
+                let row575 = &input.joint[role576 * 7..(role576 + 1) * 7];
+                if row575[1] == 297 && row575[4] == 0 && row575[5] == 0 && row575[6] == 0
                 {
-                    let v1: Sym = row583[0];
-                    let v3: Sym = row583[2];
-                    let v0: Sym = row583[3];
+                    let v1: Sym = row575[0];
+                    let v3: Sym = row575[2];
+                    let v0: Sym = row575[3];
                     for v2_pos in 0..6 {
                         let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
                         {
-                            let p581 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                            let p582 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                            if p581 != NONE as usize && p582 != NONE as usize && 0 == 0
+                            let p573 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                            let p574 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                            if p573 != NONE as usize && p574 != NONE as usize && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && input
                                     .state
-                                    .get(0 + 0 + p581 * 384 + v2_pos * 64 + p582 * 1)
+                                    .get(0 + 0 + p573 * 384 + v2_pos * 64 + p574 * 1)
                             {
                                 self.next_bits
                                     .set(
@@ -16058,13 +16064,13 @@ impl Rules {
             }
         }
         {
-            for role586 in 0..2 {
-                let row585 = &input.joint[role586 * 7..(role586 + 1) * 7];
-                if row585[1] == 298 && row585[2] == 0 && row585[3] == 0 {
-                    let v1: Sym = row585[0];
-                    let v3: Sym = row585[4];
-                    let v0: Sym = row585[5];
-                    let v2: Sym = row585[6];
+            for role578 in 0..2 {
+                let row577 = &input.joint[role578 * 7..(role578 + 1) * 7];
+                if row577[1] == 298 && row577[2] == 0 && row577[3] == 0 {
+                    let v1: Sym = row577[0];
+                    let v3: Sym = row577[4];
+                    let v0: Sym = row577[5];
+                    let v2: Sym = row577[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -16104,30 +16110,30 @@ impl Rules {
         }
         {
             {
-                let lo590 = 0 + 0;
-                let mut rest594 = self.r8.field(lo590, 4);
-                while rest594 != 0 {
-                    let bit591 = lo590 + rest594.trailing_zeros() as usize;
-                    rest594 &= rest594 - 1;
-                    let offset592 = bit591 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset592 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset592 / 1) % 2];
-                    let v1_pos: usize = (offset592 / 2) % 2;
-                    let v2_pos: usize = (offset592 / 1) % 2;
+                let lo582 = 0 + 0;
+                let mut rest586 = self.r8.field(lo582, 4);
+                while rest586 != 0 {
+                    let bit583 = lo582 + rest586.trailing_zeros() as usize;
+                    rest586 &= rest586 - 1;
+                    let offset584 = bit583 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset584 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset584 / 1) % 2];
+                    let v1_pos: usize = (offset584 / 2) % 2;
+                    let v2_pos: usize = (offset584 / 1) % 2;
                     {
-                        let key589 = v1_pos * 2 + v2_pos * 1;
-                        for i588 in TABLE_9_AT0_1[key589]
-                            as usize..TABLE_9_AT0_1[key589 + 1] as usize
+                        let key581 = v1_pos * 2 + v2_pos * 1;
+                        for i580 in TABLE_9_AT0_1[key581]
+                            as usize..TABLE_9_AT0_1[key581 + 1] as usize
                         {
-                            let row587 = &TABLE_9_BY0_1[i588];
-                            let v3: Sym = row587[2];
-                            let v4: Sym = row587[3];
-                            let v5: Sym = row587[4];
-                            let v0: Sym = row587[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i588][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i588][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i588][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i588][5] as usize;
+                            let row579 = &TABLE_9_BY0_1[i580];
+                            let v3: Sym = row579[2];
+                            let v4: Sym = row579[3];
+                            let v5: Sym = row579[4];
+                            let v0: Sym = row579[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i580][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i580][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i580][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i580][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0 + v1_pos * 384 + 0 * 64
@@ -16165,48 +16171,48 @@ impl Rules {
             }
         }
         {
-            for role610 in 0..2 {
-                let row609 = &input.joint[role610 * 7..(role610 + 1) * 7];
-                if row609[1] == 297 && row609[4] == 0 && row609[5] == 0 && row609[6] == 0
+            for role602 in 0..2 {
+                let row601 = &input.joint[role602 * 7..(role602 + 1) * 7];
+                if row601[1] == 297 && row601[4] == 0 && row601[5] == 0 && row601[6] == 0
                 {
-                    let v1: Sym = row609[0];
-                    let v2: Sym = row609[2];
-                    let v3: Sym = row609[3];
+                    let v1: Sym = row601[0];
+                    let v2: Sym = row601[2];
+                    let v3: Sym = row601[3];
                     {
-                        let p607 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        let p608 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p607 != NONE as usize && p608 != NONE as usize && 0 == 0
+                        let p599 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        let p600 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p599 != NONE as usize && p600 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p607 * 384 + 5 * 64 + p608 * 1)
+                            && input.state.get(0 + 0 + p599 * 384 + 5 * 64 + p600 * 1)
                         {
                             {
-                                let k604 = TABLE_41_P0[v1 as usize] as usize;
-                                if k604 != NONE as usize {
-                                    let key606 = k604 * 1;
-                                    for i605 in TABLE_41_AT0[key606]
-                                        as usize..TABLE_41_AT0[key606 + 1] as usize
+                                let k596 = TABLE_41_P0[v1 as usize] as usize;
+                                if k596 != NONE as usize {
+                                    let key598 = k596 * 1;
+                                    for i597 in TABLE_41_AT0[key598]
+                                        as usize..TABLE_41_AT0[key598 + 1] as usize
                                     {
-                                        let row603 = &TABLE_41_BY0[i605];
-                                        let v4: Sym = row603[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i605][1] as usize;
+                                        let row595 = &TABLE_41_BY0[i597];
+                                        let v4: Sym = row595[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i597][1] as usize;
                                         {
-                                            let k600 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k600 != NONE as usize {
-                                                let key602 = k600 * 8 + (v4_pos + 1) * 1;
-                                                for i601 in TABLE_0_AT0_1[key602]
-                                                    as usize..TABLE_0_AT0_1[key602 + 1] as usize
+                                            let k592 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k592 != NONE as usize {
+                                                let key594 = k592 * 8 + (v4_pos + 1) * 1;
+                                                for i593 in TABLE_0_AT0_1[key594]
+                                                    as usize..TABLE_0_AT0_1[key594 + 1] as usize
                                                 {
-                                                    let row599 = &TABLE_0_BY0_1[i601];
-                                                    let v0: Sym = row599[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i601][2] as usize;
+                                                    let row591 = &TABLE_0_BY0_1[i593];
+                                                    let v0: Sym = row591[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i593][2] as usize;
                                                     {
-                                                        let k596 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k596 != NONE as usize {
-                                                            let key598 = v0_pos * 512 + (v4_pos + 1) * 64 + k596 * 1;
-                                                            for i597 in TABLE_0_AT0_1_2[key598]
-                                                                as usize..TABLE_0_AT0_1_2[key598 + 1] as usize
+                                                        let k588 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k588 != NONE as usize {
+                                                            let key590 = v0_pos * 512 + (v4_pos + 1) * 64 + k588 * 1;
+                                                            for i589 in TABLE_0_AT0_1_2[key590]
+                                                                as usize..TABLE_0_AT0_1_2[key590 + 1] as usize
                                                             {
-                                                                let row595 = &TABLE_0_BY0_1_2[i597];
+                                                                let row587 = &TABLE_0_BY0_1_2[i589];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -16236,16 +16242,16 @@ impl Rules {
         }
         {
             {
-                let lo611 = 772 + 0;
-                let mut rest615 = input.state.field(lo611, 2);
-                while rest615 != 0 {
-                    let bit612 = lo611 + rest615.trailing_zeros() as usize;
-                    rest615 &= rest615 - 1;
-                    let offset613 = bit612 - 772;
+                let lo603 = 772 + 0;
+                let mut rest607 = input.state.field(lo603, 2);
+                while rest607 != 0 {
+                    let bit604 = lo603 + rest607.trailing_zeros() as usize;
+                    rest607 &= rest607 - 1;
+                    let offset605 = bit604 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset613 / 1) % 2];
-                        let v1_pos: usize = (offset613 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset605 / 1) % 2];
+                        let v1_pos: usize = (offset605 / 1) % 2;
                         {
                             let mut w: u64 = rt::word_field(
                                 &STATIC_FIELDS_38_1,
@@ -16262,23 +16268,23 @@ impl Rules {
         }
         {
             {
-                let lo620 = 0;
-                for bit621 in input.state.ones(774 + lo620, 774 + lo620 + 201) {
-                    let offset622 = bit621 - 774;
+                let lo612 = 0;
+                for bit613 in input.state.ones(774 + lo612, 774 + lo612 + 201) {
+                    let offset614 = bit613 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset622 / 1) % 201];
-                        let v1_pos: usize = (offset622 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset614 / 1) % 201];
+                        let v1_pos: usize = (offset614 / 1) % 201;
                         {
-                            let k617 = TABLE_46_P0[v1 as usize] as usize;
-                            if k617 != NONE as usize {
-                                let key619 = k617 * 1;
-                                for i618 in TABLE_46_AT0[key619]
-                                    as usize..TABLE_46_AT0[key619 + 1] as usize
+                            let k609 = TABLE_46_P0[v1 as usize] as usize;
+                            if k609 != NONE as usize {
+                                let key611 = k609 * 1;
+                                for i610 in TABLE_46_AT0[key611]
+                                    as usize..TABLE_46_AT0[key611 + 1] as usize
                                 {
-                                    let row616 = &TABLE_46_BY0[i618];
-                                    let v0: Sym = row616[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i618][1] as usize;
+                                    let row608 = &TABLE_46_BY0[i610];
+                                    let v0: Sym = row608[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i610][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -16301,9 +16307,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found624: {
+            let exists = 'found616: {
                 if !self.r34.is_empty() {
-                    break 'found624 true;
+                    break 'found616 true;
                 }
                 false
             };
