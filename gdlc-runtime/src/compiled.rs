@@ -2292,6 +2292,19 @@ mod tests {
         assert!(set.is_empty() && set.words().iter().all(|&w| w == 0));
     }
 
+    /// A field or-ed into a state sets its bits from `lo` on, across two words too,
+    /// and reads back as the same field.
+    #[test]
+    fn a_state_field_is_or_ed_in_place() {
+        let mut state = Bits::<3>::default();
+        state.or_field(0, 0b1011);
+        state.or_field(60, 0xff);
+        state.or_field(128, 1 << 63);
+        assert_eq!(state.0, [0b1011 | 0xf << 60, 0xf, 1 << 63]);
+        assert_eq!(state.field(60, 8), 0xff);
+        assert_eq!(state.field(0, 4), 0b1011);
+    }
+
     #[test]
     fn the_words_holding_a_bit_are_listed_once_in_the_order_they_got_one() {
         fn check<const LISTED: bool>(mut set: BitSet<LISTED>) {
