@@ -3139,7 +3139,7 @@ impl<'a> Emitter<'a> {
                     return Ok(quote!(self.next_bits.or_range(&input.state, #lo, #hi);));
                 }
                 // A `next` head sets bits of the next state, which no body reads: its
-                // accepts are direct too (a word join may or a word into it).
+                // accepts are direct too (a word join may then or a word into it).
                 let direct =
                     matches!(sink, Sink::Layer) && (next_head || self.inserts_directly(head, body));
                 let outer = self.decoded.replace(decoded);
@@ -4594,6 +4594,26 @@ impl<'a> Emitter<'a> {
                     }
                 }
             }
+            // A range of one word or less: its bits copied into a word, walked there (a
+            // store's bits the body sets in the range meanwhile are not seen; a recursive
+            // layer's next round sees them).
+            Bits::State | Bits::Store(_) if width_bits <= 64 => {
+                let words = match &source.bits {
+                    Bits::Store(store) => quote!(self.#store),
+                    _ => quote!(input.state),
+                };
+                let rest = self.fresh("rest");
+                quote! {
+                    let #lo = #base_lit + #lo_key;
+                    let mut #rest = #words.field(#lo, #width);
+                    while #rest != 0 {
+                        let #bit = #lo + #rest.trailing_zeros() as usize;
+                        #rest &= #rest - 1;
+                        let #offset = #bit - #base_lit;
+                        #body
+                    }
+                }
+            }
             Bits::State if wide => quote! {
                 let #lo = #base_lit + #lo_key;
                 let #hi = #lo + #width;
@@ -4606,20 +4626,6 @@ impl<'a> Emitter<'a> {
                     #body
                 }
             },
-            // A range of one word or less: its bits copied into a word, walked there.
-            Bits::State if width_bits <= 64 => {
-                let rest = self.fresh("rest");
-                quote! {
-                    let #lo = #base_lit + #lo_key;
-                    let mut #rest = input.state.field(#lo, #width);
-                    while #rest != 0 {
-                        let #bit = #lo + #rest.trailing_zeros() as usize;
-                        #rest &= #rest - 1;
-                        let #offset = #bit - #base_lit;
-                        #body
-                    }
-                }
-            }
             Bits::State => quote! {
                 let #lo = #lo_key;
                 for #bit in input.state.ones(#base_lit + #lo, #base_lit + #lo + #width) {
@@ -4656,21 +4662,6 @@ impl<'a> Emitter<'a> {
                         if #bit < #lo || #bit >= #lo + #width {
                             continue;
                         }
-                        let #offset = #bit - #base_lit;
-                        #body
-                    }
-                }
-            }
-            // As for the state; bits the body sets in the range meanwhile are not seen
-            // (a recursive layer's next round sees them).
-            Bits::Store(store) if width_bits <= 64 => {
-                let rest = self.fresh("rest");
-                quote! {
-                    let #lo = #base_lit + #lo_key;
-                    let mut #rest = self.#store.field(#lo, #width);
-                    while #rest != 0 {
-                        let #bit = #lo + #rest.trailing_zeros() as usize;
-                        #rest &= #rest - 1;
                         let #offset = #bit - #base_lit;
                         #body
                     }
