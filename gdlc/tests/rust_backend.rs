@@ -705,3 +705,22 @@ fn word_joins_fill_a_copy_that_numbers_their_column_last() {
         "{text}"
     );
 }
+
+/// A rule copying one bits-only relation into another numbered otherwise (columns in
+/// another order, a constant in the head: mirror's `(<= (run ?y ?x2 ?x1 west) (east
+/// ?x1 ?y ?x2))`) maps each bit through a constant table, one load per tuple, rather
+/// than decoding the tuple's positions and numbering them again.
+#[test]
+fn copies_in_another_column_order_map_each_bit_through_a_table() {
+    let (run, text, code) = join_code(&plan_fixture("mirror.kif"), "run/4");
+    let (east, ..) = join_code(&plan_fixture("mirror.kif"), "east/3");
+    assert_eq!(code.matches("staticBIT_MAP_").count(), 2, "{text}");
+    assert!(
+        code.contains(&format!("letmutrest=self.r{east}.word(word);")),
+        "{text}"
+    );
+    assert!(
+        code.contains(&format!("self.grew|=self.r{run}.insert(toasusize);")),
+        "{text}"
+    );
+}

@@ -153,6 +153,9 @@ fn verify_the_join_backend_on_groundable_games() {
         // Random moves as the k-th set bit of a role's range of `legal`, laid out in
         // text order (squares 1..12 by name, roles against their order).
         workspace().join("gdlc/tests/plan/relay.kif"),
+        // A relation copied into another in another column order, bit by bit through
+        // a constant table.
+        workspace().join("gdlc/tests/plan/mirror.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -75,6 +75,10 @@ const MAX_STATIC_FIELD_BITS: usize = 1 << 16;
 /// set instead of the words.
 const STORE_LIST_SCAN_BITS: usize = 256;
 
+/// The most bits of a relation whose bits a rule copies into another relation through
+/// a constant table of the head's bit per bit (`Emitter::bits_mapped`): 64 KiB.
+const MAX_MAPPED_BITS: usize = 1 << 14;
+
 /// The most bits of a relation copied so that word joins test it a word at a time
 /// (`Emitter::word_copies`).
 const MAX_WORD_COPY_BITS: usize = 4096;
@@ -2217,6 +2221,113 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// A rule that copies one bits-only relation into another numbered otherwise
+    /// (`(<= (rook ?a ?b ?c ?d) (horizontal ?c ?d ?a ?b))`: its columns in another
+    /// order, over other domains, some of them only, or with constants in the head): each of the source's
+    /// bits maps to the head's bit through a constant table made here
+    /// (`BIT_MAP_<hash>_<len>`, `u32::MAX` where the head's domains lack a value), so a
+    /// tuple costs a load and an insert rather than being decoded into positions and
+    /// numbered again. Only for sources of at most [`MAX_MAPPED_BITS`] bits, heads
+    /// without copies, and rules a word join does not take (the source's last column
+    /// numbered last in the head too). `None` for any other rule.
+    fn bits_mapped(&self, body: &Node) -> Option<TokenStream> {
+        let Node::Query { query, then } = body else {
+            return None;
+        };
+        let Node::Accept { relation, args } = then.as_ref() else {
+            return None;
+        };
+        let (head, source) = (*relation, query.relation);
+        if head == source
+            || Some(head) == self.next_rel
+            || query.access != Access::Scan
+            || self.plan.relations[source.0 as usize].evaluation != Evaluation::Materialised
+            || !self.bit_copies(head).is_empty()
+        {
+            return None;
+        }
+        // Every source column binds its own variable.
+        let mut column_of = BTreeMap::new();
+        for (c, slot) in query.slots.iter().enumerate() {
+            let Slot::Bind(v) = slot else {
+                return None;
+            };
+            if column_of.insert(*v, c).is_some() {
+                return None;
+            }
+        }
+        let from = self.bit_columns(source)?;
+        let to = self.bit_columns(head)?;
+        let size = from
+            .first()
+            .map_or(1, |(_, stride, domain)| stride * domain.len());
+        if size > MAX_MAPPED_BITS || to.len() != args.len() {
+            return None;
+        }
+        // Each head column: the source column whose value it takes, or a constant.
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            values.push(match arg {
+                Arg::Var(v) => Err(*column_of.get(v)?),
+                Arg::Sym(s) => Ok(*s),
+            });
+        }
+        let (&(last_from, ..), &(last_to, ..)) = (from.last()?, to.last()?);
+        if values[last_to] == Err(last_from) {
+            return None;
+        }
+        let map: Vec<u32> = (0..size)
+            .map(|bit| {
+                let symbol = |c: usize| {
+                    let (_, stride, domain) = &from[c];
+                    domain[(bit / stride) % domain.len()]
+                };
+                let mut target = 0usize;
+                for (c, (_, stride, domain)) in to.iter().enumerate() {
+                    let value = match values[c] {
+                        Err(source_column) => symbol(source_column),
+                        Ok(constant) => constant,
+                    };
+                    match domain.iter().position(|&d| d == value) {
+                        Some(p) => target += p * stride,
+                        None => return u32::MAX,
+                    }
+                }
+                u32::try_from(target).unwrap_or(u32::MAX)
+            })
+            .collect();
+        // FNV-1a over the map, as for the domains' tables: the name follows the
+        // contents, so the output stays deterministic.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in map.iter().flat_map(|m| m.to_le_bytes()) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        let table = format_ident!("BIT_MAP_{:016X}_{}", hash, map.len());
+        let len = lit(map.len());
+        let entries = map.iter().map(|&m| Literal::u32_unsuffixed(m));
+        self.tables.borrow_mut().insert(
+            table.to_string(),
+            quote! {
+                #[doc = "Each bit of a relation's bits mapped to another relation's bit (`u32::MAX`: none)."]
+                static #table: [u32; #len] = [#(#entries),*];
+            },
+        );
+        let (head, source) = (Self::store(head), Self::store(source));
+        Some(quote! {
+            for i in 0..self.#source.nonzero_words() {
+                let word = self.#source.nonzero_word(i);
+                let mut rest = self.#source.word(word);
+                while rest != 0 {
+                    let to = #table[word * 64 + rest.trailing_zeros() as usize];
+                    rest &= rest - 1;
+                    if to != u32::MAX {
+                        self.grew |= self.#head.insert(to as usize);
+                    }
+                }
+            }
+        })
+    }
+
     /// The last join of a rule that copies every tuple of a coded relation into a coded
     /// head without rows under outer columns already bound (`(<= (legal ?c ?m) (true
     /// (control ?c)) (mover-move ?m))`), when the source's blocks are the head's, laid
@@ -3124,7 +3235,7 @@ impl<'a> Emitter<'a> {
             }
             Node::Rule { rule, body, .. } => {
                 if matches!(sink, Sink::Layer)
-                    && let Some(copy) = self.bits_copied(body)
+                    && let Some(copy) = self.bits_copied(body).or_else(|| self.bits_mapped(body))
                 {
                     return Ok(copy);
                 }

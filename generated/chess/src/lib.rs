@@ -4804,6 +4804,34 @@ static FLUENT_POSITIONS: [u32; 2691] = [
     4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
 ];
 #[allow(dead_code)]
+///Each bit of a relation's bits mapped to another relation's bit (`u32::MAX`: none).
+static BIT_MAP_EC6CCE2ECD7C2B25_512: [u32; 512] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3,
+    3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6,
+    7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10,
+    10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11, 12, 12, 12, 12, 12, 12, 12, 12,
+    13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15,
+    15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17, 17, 17, 17, 17, 17, 17, 18, 18,
+    18, 18, 18, 18, 18, 18, 19, 19, 19, 19, 19, 19, 19, 19, 20, 20, 20, 20, 20, 20, 20,
+    20, 21, 21, 21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 22, 22, 23, 23, 23, 23,
+    23, 23, 23, 23, 24, 24, 24, 24, 24, 24, 24, 24, 25, 25, 25, 25, 25, 25, 25, 25, 26,
+    26, 26, 26, 26, 26, 26, 26, 27, 27, 27, 27, 27, 27, 27, 27, 28, 28, 28, 28, 28, 28,
+    28, 28, 29, 29, 29, 29, 29, 29, 29, 29, 30, 30, 30, 30, 30, 30, 30, 30, 31, 31, 31,
+    31, 31, 31, 31, 31, 32, 32, 32, 32, 32, 32, 32, 32, 33, 33, 33, 33, 33, 33, 33, 33,
+    34, 34, 34, 34, 34, 34, 34, 34, 35, 35, 35, 35, 35, 35, 35, 35, 36, 36, 36, 36, 36,
+    36, 36, 36, 37, 37, 37, 37, 37, 37, 37, 37, 38, 38, 38, 38, 38, 38, 38, 38, 39, 39,
+    39, 39, 39, 39, 39, 39, 40, 40, 40, 40, 40, 40, 40, 40, 41, 41, 41, 41, 41, 41, 41,
+    41, 42, 42, 42, 42, 42, 42, 42, 42, 43, 43, 43, 43, 43, 43, 43, 43, 44, 44, 44, 44,
+    44, 44, 44, 44, 45, 45, 45, 45, 45, 45, 45, 45, 46, 46, 46, 46, 46, 46, 46, 46, 47,
+    47, 47, 47, 47, 47, 47, 47, 48, 48, 48, 48, 48, 48, 48, 48, 49, 49, 49, 49, 49, 49,
+    49, 49, 50, 50, 50, 50, 50, 50, 50, 50, 51, 51, 51, 51, 51, 51, 51, 51, 52, 52, 52,
+    52, 52, 52, 52, 52, 53, 53, 53, 53, 53, 53, 53, 53, 54, 54, 54, 54, 54, 54, 54, 54,
+    55, 55, 55, 55, 55, 55, 55, 55, 56, 56, 56, 56, 56, 56, 56, 56, 57, 57, 57, 57, 57,
+    57, 57, 57, 58, 58, 58, 58, 58, 58, 58, 58, 59, 59, 59, 59, 59, 59, 59, 59, 60, 60,
+    60, 60, 60, 60, 60, 60, 61, 61, 61, 61, 61, 61, 61, 61, 62, 62, 62, 62, 62, 62, 62,
+    62, 63, 63, 63, 63, 63, 63, 63, 63,
+];
+#[allow(dead_code)]
 ///`adj/3`'s tuples as bits, column 0 numbered last (word joins read its fields).
 static STATIC_FIELDS_0_0: [u64; 512] = [
     0, 1, 2, 4, 8, 16, 32, 64, 0, 256, 512, 1024, 2048, 4096, 8192, 16384, 0, 65536,
@@ -14952,21 +14980,15 @@ impl Rules {
     }
     ///Layer 47: `pinned-piece/1`.
     fn layer47(&mut self, input: &Input) {
-        {
-            {
-                for i355 in 0..self.r44.nonzero_words() {
-                    let word356 = self.r44.nonzero_word(i355);
-                    let mut rest357 = self.r44.word(word356);
-                    while rest357 != 0 {
-                        let bit352 = word356 * 64 + rest357.trailing_zeros() as usize;
-                        rest357 &= rest357 - 1;
-                        let offset353 = bit352 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset353 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset353 / 1) % 8];
-                        let v0_pos: usize = (offset353 / 8) % 64;
-                        let v1_pos: usize = (offset353 / 1) % 8;
-                        self.grew |= self.r45.insert(v0_pos * 1);
-                    }
+        for i in 0..self.r44.nonzero_words() {
+            let word = self.r44.nonzero_word(i);
+            let mut rest = self.r44.word(word);
+            while rest != 0 {
+                let to = BIT_MAP_EC6CCE2ECD7C2B25_512[word * 64
+                    + rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+                if to != u32::MAX {
+                    self.grew |= self.r45.insert(to as usize);
                 }
             }
         }
@@ -14975,36 +14997,36 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo366 = 772 + 0;
-                let mut rest370 = input.state.field(lo366, 2);
-                while rest370 != 0 {
-                    let bit367 = lo366 + rest370.trailing_zeros() as usize;
-                    rest370 &= rest370 - 1;
-                    let offset368 = bit367 - 772;
+                let lo359 = 772 + 0;
+                let mut rest363 = input.state.field(lo359, 2);
+                while rest363 != 0 {
+                    let bit360 = lo359 + rest363.trailing_zeros() as usize;
+                    rest363 &= rest363 - 1;
+                    let offset361 = bit360 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
-                        let v2_pos: usize = (offset368 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset361 / 1) % 2];
+                        let v2_pos: usize = (offset361 / 1) % 2;
                         {
-                            let lo362 = 0 + v2_pos * 384;
-                            for bit363 in input.state.ones(0 + lo362, 0 + lo362 + 384) {
-                                let offset364 = bit363 - 0;
+                            let lo355 = 0 + v2_pos * 384;
+                            for bit356 in input.state.ones(0 + lo355, 0 + lo355 + 384) {
+                                let offset357 = bit356 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset364 / 64) % 6];
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset364 / 1)
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset357 / 64) % 6];
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset357 / 1)
                                         % 64];
-                                    let v3_pos: usize = (offset364 / 64) % 6;
-                                    let v0_pos: usize = (offset364 / 1) % 64;
+                                    let v3_pos: usize = (offset357 / 64) % 6;
+                                    let v0_pos: usize = (offset357 / 1) % 64;
                                     {
-                                        let k359 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k359 != NONE as usize {
-                                            let key361 = k359 * 1;
-                                            for i360 in TABLE_53_AT0[key361]
-                                                as usize..TABLE_53_AT0[key361 + 1] as usize
+                                        let k352 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k352 != NONE as usize {
+                                            let key354 = k352 * 1;
+                                            for i353 in TABLE_53_AT0[key354]
+                                                as usize..TABLE_53_AT0[key354 + 1] as usize
                                             {
-                                                let row358 = &TABLE_53_BY0[i360];
-                                                let v4: Sym = row358[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i360][1] as usize;
+                                                let row351 = &TABLE_53_BY0[i353];
+                                                let v4: Sym = row351[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i353][1] as usize;
                                                 {
                                                     let mut w: u64 = self
                                                         .r55
@@ -15029,27 +15051,27 @@ impl Rules {
         }
         {
             {
-                let lo376 = 772 + 0;
-                let mut rest380 = input.state.field(lo376, 2);
-                while rest380 != 0 {
-                    let bit377 = lo376 + rest380.trailing_zeros() as usize;
-                    rest380 &= rest380 - 1;
-                    let offset378 = bit377 - 772;
+                let lo369 = 772 + 0;
+                let mut rest373 = input.state.field(lo369, 2);
+                while rest373 != 0 {
+                    let bit370 = lo369 + rest373.trailing_zeros() as usize;
+                    rest373 &= rest373 - 1;
+                    let offset371 = bit370 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset378 / 1) % 2];
-                        let v2_pos: usize = (offset378 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset371 / 1) % 2];
+                        let v2_pos: usize = (offset371 / 1) % 2;
                         {
-                            let lo371 = 0 + 0 + v2_pos * 384 + 3 * 64;
-                            let mut rest375 = input.state.field(lo371, 64);
-                            while rest375 != 0 {
-                                let bit372 = lo371 + rest375.trailing_zeros() as usize;
-                                rest375 &= rest375 - 1;
-                                let offset373 = bit372 - 0;
+                            let lo364 = 0 + 0 + v2_pos * 384 + 3 * 64;
+                            let mut rest368 = input.state.field(lo364, 64);
+                            while rest368 != 0 {
+                                let bit365 = lo364 + rest368.trailing_zeros() as usize;
+                                rest368 &= rest368 - 1;
+                                let offset366 = bit365 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset373 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset366 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset373 / 1) % 64;
+                                    let v0_pos: usize = (offset366 / 1) % 64;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_28_1,
@@ -15073,35 +15095,35 @@ impl Rules {
         }
         {
             {
-                let lo389 = 772 + 0;
-                let mut rest393 = input.state.field(lo389, 2);
-                while rest393 != 0 {
-                    let bit390 = lo389 + rest393.trailing_zeros() as usize;
-                    rest393 &= rest393 - 1;
-                    let offset391 = bit390 - 772;
+                let lo382 = 772 + 0;
+                let mut rest386 = input.state.field(lo382, 2);
+                while rest386 != 0 {
+                    let bit383 = lo382 + rest386.trailing_zeros() as usize;
+                    rest386 &= rest386 - 1;
+                    let offset384 = bit383 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset391 / 1) % 2];
-                        let v2_pos: usize = (offset391 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset384 / 1) % 2];
+                        let v2_pos: usize = (offset384 / 1) % 2;
                         {
-                            let key388 = v2_pos * 1;
-                            for i387 in TABLE_41_AT0[key388]
-                                as usize..TABLE_41_AT0[key388 + 1] as usize
+                            let key381 = v2_pos * 1;
+                            for i380 in TABLE_41_AT0[key381]
+                                as usize..TABLE_41_AT0[key381 + 1] as usize
                             {
-                                let row386 = &TABLE_41_BY0[i387];
-                                let v3: Sym = row386[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i387][1] as usize;
+                                let row379 = &TABLE_41_BY0[i380];
+                                let v3: Sym = row379[1];
+                                let v3_pos: usize = TABLE_41_BY0_POS[i380][1] as usize;
                                 {
-                                    let lo381 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest385 = input.state.field(lo381, 64);
-                                    while rest385 != 0 {
-                                        let bit382 = lo381 + rest385.trailing_zeros() as usize;
-                                        rest385 &= rest385 - 1;
-                                        let offset383 = bit382 - 0;
+                                    let lo374 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest378 = input.state.field(lo374, 64);
+                                    while rest378 != 0 {
+                                        let bit375 = lo374 + rest378.trailing_zeros() as usize;
+                                        rest378 &= rest378 - 1;
+                                        let offset376 = bit375 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset383 / 1)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset376 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset383 / 1) % 64;
+                                            let v0_pos: usize = (offset376 / 1) % 64;
                                             {
                                                 let mut w: u64 = rt::word_field(
                                                     &STATIC_FIELDS_0_2,
@@ -15127,55 +15149,55 @@ impl Rules {
         }
         {
             {
-                let lo410 = 772 + 0;
-                let mut rest414 = input.state.field(lo410, 2);
-                while rest414 != 0 {
-                    let bit411 = lo410 + rest414.trailing_zeros() as usize;
-                    rest414 &= rest414 - 1;
-                    let offset412 = bit411 - 772;
+                let lo403 = 772 + 0;
+                let mut rest407 = input.state.field(lo403, 2);
+                while rest407 != 0 {
+                    let bit404 = lo403 + rest407.trailing_zeros() as usize;
+                    rest407 &= rest407 - 1;
+                    let offset405 = bit404 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset412 / 1) % 2];
-                        let v2_pos: usize = (offset412 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset405 / 1) % 2];
+                        let v2_pos: usize = (offset405 / 1) % 2;
                         {
-                            let lo405 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest409 = input.state.field(lo405, 64);
-                            while rest409 != 0 {
-                                let bit406 = lo405 + rest409.trailing_zeros() as usize;
-                                rest409 &= rest409 - 1;
-                                let offset407 = bit406 - 0;
+                            let lo398 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest402 = input.state.field(lo398, 64);
+                            while rest402 != 0 {
+                                let bit399 = lo398 + rest402.trailing_zeros() as usize;
+                                rest402 &= rest402 - 1;
+                                let offset400 = bit399 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset407 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset400 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset407 / 1) % 64;
+                                    let v0_pos: usize = (offset400 / 1) % 64;
                                     {
-                                        let k402 = TABLE_42_P1[v0 as usize] as usize;
-                                        if k402 != NONE as usize {
-                                            let key404 = v2_pos * 16 + k402 * 1;
-                                            for i403 in TABLE_42_AT0_1[key404]
-                                                as usize..TABLE_42_AT0_1[key404 + 1] as usize
+                                        let k395 = TABLE_42_P1[v0 as usize] as usize;
+                                        if k395 != NONE as usize {
+                                            let key397 = v2_pos * 16 + k395 * 1;
+                                            for i396 in TABLE_42_AT0_1[key397]
+                                                as usize..TABLE_42_AT0_1[key397 + 1] as usize
                                             {
-                                                let row401 = &TABLE_42_BY0_1[i403];
+                                                let row394 = &TABLE_42_BY0_1[i396];
                                                 {
-                                                    let key400 = v2_pos * 1;
-                                                    for i399 in TABLE_41_AT0[key400]
-                                                        as usize..TABLE_41_AT0[key400 + 1] as usize
+                                                    let key393 = v2_pos * 1;
+                                                    for i392 in TABLE_41_AT0[key393]
+                                                        as usize..TABLE_41_AT0[key393 + 1] as usize
                                                     {
-                                                        let row398 = &TABLE_41_BY0[i399];
-                                                        let v3: Sym = row398[1];
-                                                        let v3_pos: usize = TABLE_41_BY0_POS[i399][1] as usize;
+                                                        let row391 = &TABLE_41_BY0[i392];
+                                                        let v3: Sym = row391[1];
+                                                        let v3_pos: usize = TABLE_41_BY0_POS[i392][1] as usize;
                                                         {
-                                                            let key397 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                            for i396 in TABLE_0_AT0_1[key397]
-                                                                as usize..TABLE_0_AT0_1[key397 + 1] as usize
+                                                            let key390 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                            for i389 in TABLE_0_AT0_1[key390]
+                                                                as usize..TABLE_0_AT0_1[key390 + 1] as usize
                                                             {
-                                                                let row395 = &TABLE_0_BY0_1[i396];
-                                                                let v4: Sym = row395[2];
-                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i396][2] as usize;
-                                                                let exists = 'found394: {
+                                                                let row388 = &TABLE_0_BY0_1[i389];
+                                                                let v4: Sym = row388[2];
+                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i389][2] as usize;
+                                                                let exists = 'found387: {
                                                                     {
                                                                         if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                            break 'found394 true;
+                                                                            break 'found387 true;
                                                                         }
                                                                     }
                                                                     false
@@ -15212,43 +15234,43 @@ impl Rules {
         }
         {
             {
-                let lo426 = 772 + 0;
-                let mut rest430 = input.state.field(lo426, 2);
-                while rest430 != 0 {
-                    let bit427 = lo426 + rest430.trailing_zeros() as usize;
-                    rest430 &= rest430 - 1;
-                    let offset428 = bit427 - 772;
+                let lo419 = 772 + 0;
+                let mut rest423 = input.state.field(lo419, 2);
+                while rest423 != 0 {
+                    let bit420 = lo419 + rest423.trailing_zeros() as usize;
+                    rest423 &= rest423 - 1;
+                    let offset421 = bit420 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset428 / 1) % 2];
-                        let v2_pos: usize = (offset428 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset421 / 1) % 2];
+                        let v2_pos: usize = (offset421 / 1) % 2;
                         {
-                            let key425 = v2_pos * 1;
-                            for i424 in TABLE_38_AT0[key425]
-                                as usize..TABLE_38_AT0[key425 + 1] as usize
+                            let key418 = v2_pos * 1;
+                            for i417 in TABLE_38_AT0[key418]
+                                as usize..TABLE_38_AT0[key418 + 1] as usize
                             {
-                                let row423 = &TABLE_38_BY0[i424];
-                                let v4: Sym = row423[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i424][1] as usize;
+                                let row416 = &TABLE_38_BY0[i417];
+                                let v4: Sym = row416[1];
+                                let v4_pos: usize = TABLE_38_BY0_POS[i417][1] as usize;
                                 {
-                                    let lo418 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest422 = input.state.field(lo418, 64);
-                                    while rest422 != 0 {
-                                        let bit419 = lo418 + rest422.trailing_zeros() as usize;
-                                        rest422 &= rest422 - 1;
-                                        let offset420 = bit419 - 0;
+                                    let lo411 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                    let mut rest415 = input.state.field(lo411, 64);
+                                    while rest415 != 0 {
+                                        let bit412 = lo411 + rest415.trailing_zeros() as usize;
+                                        rest415 &= rest415 - 1;
+                                        let offset413 = bit412 - 0;
                                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset420 / 1)
+                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 1)
                                                 % 64];
-                                            let v0_pos: usize = (offset420 / 1) % 64;
+                                            let v0_pos: usize = (offset413 / 1) % 64;
                                             {
-                                                let key417 = v2_pos * 1;
-                                                for i416 in TABLE_40_AT0[key417]
-                                                    as usize..TABLE_40_AT0[key417 + 1] as usize
+                                                let key410 = v2_pos * 1;
+                                                for i409 in TABLE_40_AT0[key410]
+                                                    as usize..TABLE_40_AT0[key410 + 1] as usize
                                                 {
-                                                    let row415 = &TABLE_40_BY0[i416];
-                                                    let v3: Sym = row415[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i416][1] as usize;
+                                                    let row408 = &TABLE_40_BY0[i409];
+                                                    let v3: Sym = row408[1];
+                                                    let v3_pos: usize = TABLE_40_BY0_POS[i409][1] as usize;
                                                     {
                                                         let mut w: u64 = rt::word_field(
                                                             &STATIC_FIELDS_0_2,
@@ -15284,10 +15306,10 @@ impl Rules {
                 let v0_pos: usize = (offset / 64) % 64;
                 let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                 {
-                    let exists = 'found431: {
+                    let exists = 'found424: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found431 true;
+                                break 'found424 true;
                             }
                         }
                         false
@@ -15315,17 +15337,17 @@ impl Rules {
         }
         {
             {
-                for i436 in 0..self.r44.nonzero_words() {
-                    let word437 = self.r44.nonzero_word(i436);
-                    let mut rest438 = self.r44.word(word437);
-                    while rest438 != 0 {
-                        let bit433 = word437 * 64 + rest438.trailing_zeros() as usize;
-                        rest438 &= rest438 - 1;
-                        let offset434 = bit433 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset434 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset434 / 1) % 8];
-                        let v0_pos: usize = (offset434 / 8) % 64;
-                        let v2_pos: usize = (offset434 / 1) % 8;
+                for i429 in 0..self.r44.nonzero_words() {
+                    let word430 = self.r44.nonzero_word(i429);
+                    let mut rest431 = self.r44.word(word430);
+                    while rest431 != 0 {
+                        let bit426 = word430 * 64 + rest431.trailing_zeros() as usize;
+                        rest431 &= rest431 - 1;
+                        let offset427 = bit426 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset427 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset427 / 1) % 8];
+                        let v0_pos: usize = (offset427 / 8) % 64;
+                        let v2_pos: usize = (offset427 / 1) % 8;
                         {
                             let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
                             w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
@@ -15351,9 +15373,9 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found439: {
+            let exists = 'found432: {
                 if !self.r11.is_empty() {
-                    break 'found439 true;
+                    break 'found432 true;
                 }
                 false
             };
@@ -15376,33 +15398,33 @@ impl Rules {
             }
         }
         {
-            let exists = 'found450: {
+            let exists = 'found443: {
                 if !self.r15.is_empty() {
-                    break 'found450 true;
+                    break 'found443 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo445 = 0 + 0;
-                        let mut rest449 = self.r22.field(lo445, 64);
-                        while rest449 != 0 {
-                            let bit446 = lo445 + rest449.trailing_zeros() as usize;
-                            rest449 &= rest449 - 1;
-                            let offset447 = bit446 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 1) % 64];
-                            let v1_pos: usize = (offset447 / 1) % 64;
+                        let lo438 = 0 + 0;
+                        let mut rest442 = self.r22.field(lo438, 64);
+                        while rest442 != 0 {
+                            let bit439 = lo438 + rest442.trailing_zeros() as usize;
+                            rest442 &= rest442 - 1;
+                            let offset440 = bit439 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset440 / 1) % 64];
+                            let v1_pos: usize = (offset440 / 1) % 64;
                             {
-                                let lo440 = 0 + 0 + v1_pos * 64;
-                                let mut rest444 = self.r59_by1.field(lo440, 64);
-                                while rest444 != 0 {
-                                    let bit441 = lo440 + rest444.trailing_zeros() as usize;
-                                    rest444 &= rest444 - 1;
-                                    let offset442 = bit441 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 1)
+                                let lo433 = 0 + 0 + v1_pos * 64;
+                                let mut rest437 = self.r59_by1.field(lo433, 64);
+                                while rest437 != 0 {
+                                    let bit434 = lo433 + rest437.trailing_zeros() as usize;
+                                    rest437 &= rest437 - 1;
+                                    let offset435 = bit434 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset435 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset442 / 1) % 64;
+                                    let v0_pos: usize = (offset435 / 1) % 64;
                                     self.grew |= self.r51.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
@@ -15416,39 +15438,39 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo459 = 772 + 0;
-                let mut rest463 = input.state.field(lo459, 2);
-                while rest463 != 0 {
-                    let bit460 = lo459 + rest463.trailing_zeros() as usize;
-                    rest463 &= rest463 - 1;
-                    let offset461 = bit460 - 772;
+                let lo452 = 772 + 0;
+                let mut rest456 = input.state.field(lo452, 2);
+                while rest456 != 0 {
+                    let bit453 = lo452 + rest456.trailing_zeros() as usize;
+                    rest456 &= rest456 - 1;
+                    let offset454 = bit453 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset461 / 1) % 2];
-                        let v2_pos: usize = (offset461 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset454 / 1) % 2];
+                        let v2_pos: usize = (offset454 / 1) % 2;
                         {
-                            for i456 in 0..self.r51.nonzero_words() {
-                                let word457 = self.r51.nonzero_word(i456);
-                                let mut rest458 = self.r51.word(word457);
-                                while rest458 != 0 {
-                                    let bit453 = word457 * 64
-                                        + rest458.trailing_zeros() as usize;
-                                    rest458 &= rest458 - 1;
-                                    let offset454 = bit453 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 64)
+                            for i449 in 0..self.r51.nonzero_words() {
+                                let word450 = self.r51.nonzero_word(i449);
+                                let mut rest451 = self.r51.word(word450);
+                                while rest451 != 0 {
+                                    let bit446 = word450 * 64
+                                        + rest451.trailing_zeros() as usize;
+                                    rest451 &= rest451 - 1;
+                                    let offset447 = bit446 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 64)
                                         % 64];
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 1)
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset454 / 64) % 64;
-                                    let v1_pos: usize = (offset454 / 1) % 64;
-                                    let exists = 'found451: {
+                                    let v0_pos: usize = (offset447 / 64) % 64;
+                                    let v1_pos: usize = (offset447 / 1) % 64;
+                                    let exists = 'found444: {
                                         {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input
                                                     .state
                                                     .get(0 + 0 + v2_pos * 384 + 5 * 64 + v0_pos * 1)
                                             {
-                                                break 'found451 true;
+                                                break 'found444 true;
                                             }
                                         }
                                         false
@@ -15472,47 +15494,47 @@ impl Rules {
         }
         {
             {
-                let lo479 = 772 + 0;
-                let mut rest483 = input.state.field(lo479, 2);
-                while rest483 != 0 {
-                    let bit480 = lo479 + rest483.trailing_zeros() as usize;
-                    rest483 &= rest483 - 1;
-                    let offset481 = bit480 - 772;
+                let lo472 = 772 + 0;
+                let mut rest476 = input.state.field(lo472, 2);
+                while rest476 != 0 {
+                    let bit473 = lo472 + rest476.trailing_zeros() as usize;
+                    rest476 &= rest476 - 1;
+                    let offset474 = bit473 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset481 / 1) % 2];
-                        let v2_pos: usize = (offset481 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset474 / 1) % 2];
+                        let v2_pos: usize = (offset474 / 1) % 2;
                         {
-                            let lo474 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest478 = input.state.field(lo474, 64);
-                            while rest478 != 0 {
-                                let bit475 = lo474 + rest478.trailing_zeros() as usize;
-                                rest478 &= rest478 - 1;
-                                let offset476 = bit475 - 0;
+                            let lo467 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest471 = input.state.field(lo467, 64);
+                            while rest471 != 0 {
+                                let bit468 = lo467 + rest471.trailing_zeros() as usize;
+                                rest471 &= rest471 - 1;
+                                let offset469 = bit468 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset476 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset469 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset476 / 1) % 64;
+                                    let v0_pos: usize = (offset469 / 1) % 64;
                                     {
-                                        let lo469 = 0 + 0 + v0_pos * 64;
-                                        let mut rest473 = self.r51.field(lo469, 64);
-                                        while rest473 != 0 {
-                                            let bit470 = lo469 + rest473.trailing_zeros() as usize;
-                                            rest473 &= rest473 - 1;
-                                            let offset471 = bit470 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset471 / 1)
+                                        let lo462 = 0 + 0 + v0_pos * 64;
+                                        let mut rest466 = self.r51.field(lo462, 64);
+                                        while rest466 != 0 {
+                                            let bit463 = lo462 + rest466.trailing_zeros() as usize;
+                                            rest466 &= rest466 - 1;
+                                            let offset464 = bit463 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset464 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset471 / 1) % 64;
-                                            let exists = 'found464: {
+                                            let v1_pos: usize = (offset464 / 1) % 64;
+                                            let exists = 'found457: {
                                                 {
-                                                    let k466 = TABLE_30_P1[v1 as usize] as usize;
-                                                    if k466 != NONE as usize {
-                                                        let key468 = v2_pos * 16 + k466 * 1;
-                                                        for i467 in TABLE_30_AT0_1[key468]
-                                                            as usize..TABLE_30_AT0_1[key468 + 1] as usize
+                                                    let k459 = TABLE_30_P1[v1 as usize] as usize;
+                                                    if k459 != NONE as usize {
+                                                        let key461 = v2_pos * 16 + k459 * 1;
+                                                        for i460 in TABLE_30_AT0_1[key461]
+                                                            as usize..TABLE_30_AT0_1[key461 + 1] as usize
                                                         {
-                                                            let row465 = &TABLE_30_BY0_1[i467];
-                                                            break 'found464 true;
+                                                            let row458 = &TABLE_30_BY0_1[i460];
+                                                            break 'found457 true;
                                                         }
                                                     }
                                                 }
@@ -15539,45 +15561,45 @@ impl Rules {
         }
         {
             {
-                let lo499 = 772 + 0;
-                let mut rest503 = input.state.field(lo499, 2);
-                while rest503 != 0 {
-                    let bit500 = lo499 + rest503.trailing_zeros() as usize;
-                    rest503 &= rest503 - 1;
-                    let offset501 = bit500 - 772;
+                let lo492 = 772 + 0;
+                let mut rest496 = input.state.field(lo492, 2);
+                while rest496 != 0 {
+                    let bit493 = lo492 + rest496.trailing_zeros() as usize;
+                    rest496 &= rest496 - 1;
+                    let offset494 = bit493 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset501 / 1) % 2];
-                        let v3_pos: usize = (offset501 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset494 / 1) % 2];
+                        let v3_pos: usize = (offset494 / 1) % 2;
                         {
-                            let lo494 = 0 + 0 + v3_pos * 384 + 5 * 64;
-                            let mut rest498 = input.state.field(lo494, 64);
-                            while rest498 != 0 {
-                                let bit495 = lo494 + rest498.trailing_zeros() as usize;
-                                rest498 &= rest498 - 1;
-                                let offset496 = bit495 - 0;
+                            let lo487 = 0 + 0 + v3_pos * 384 + 5 * 64;
+                            let mut rest491 = input.state.field(lo487, 64);
+                            while rest491 != 0 {
+                                let bit488 = lo487 + rest491.trailing_zeros() as usize;
+                                rest491 &= rest491 - 1;
+                                let offset489 = bit488 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset496 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset489 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset496 / 1) % 64;
+                                    let v0_pos: usize = (offset489 / 1) % 64;
                                     {
-                                        let lo489 = 0 + 0 + v0_pos * 64;
-                                        let mut rest493 = self.r51.field(lo489, 64);
-                                        while rest493 != 0 {
-                                            let bit490 = lo489 + rest493.trailing_zeros() as usize;
-                                            rest493 &= rest493 - 1;
-                                            let offset491 = bit490 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 1)
+                                        let lo482 = 0 + 0 + v0_pos * 64;
+                                        let mut rest486 = self.r51.field(lo482, 64);
+                                        while rest486 != 0 {
+                                            let bit483 = lo482 + rest486.trailing_zeros() as usize;
+                                            rest486 &= rest486 - 1;
+                                            let offset484 = bit483 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset484 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset491 / 1) % 64;
+                                            let v1_pos: usize = (offset484 / 1) % 64;
                                             {
-                                                let k486 = TABLE_30_P1[v1 as usize] as usize;
-                                                if k486 != NONE as usize {
-                                                    let key488 = v3_pos * 16 + k486 * 1;
-                                                    for i487 in TABLE_30_AT0_1[key488]
-                                                        as usize..TABLE_30_AT0_1[key488 + 1] as usize
+                                                let k479 = TABLE_30_P1[v1 as usize] as usize;
+                                                if k479 != NONE as usize {
+                                                    let key481 = v3_pos * 16 + k479 * 1;
+                                                    for i480 in TABLE_30_AT0_1[key481]
+                                                        as usize..TABLE_30_AT0_1[key481 + 1] as usize
                                                     {
-                                                        let row485 = &TABLE_30_BY0_1[i487];
+                                                        let row478 = &TABLE_30_BY0_1[i480];
                                                         {
                                                             let v2: Sym = 283;
                                                             let v2_pos: usize = 0 as usize;
@@ -15644,58 +15666,58 @@ impl Rules {
         }
         {
             {
-                let lo515 = 0 + 0;
-                let mut rest519 = self.r26.field(lo515, 64);
-                while rest519 != 0 {
-                    let bit516 = lo515 + rest519.trailing_zeros() as usize;
-                    rest519 &= rest519 - 1;
-                    let offset517 = bit516 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset517 / 1) % 64];
-                    let v0_pos: usize = (offset517 / 1) % 64;
+                let lo508 = 0 + 0;
+                let mut rest512 = self.r26.field(lo508, 64);
+                while rest512 != 0 {
+                    let bit509 = lo508 + rest512.trailing_zeros() as usize;
+                    rest512 &= rest512 - 1;
+                    let offset510 = bit509 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset510 / 1) % 64];
+                    let v0_pos: usize = (offset510 / 1) % 64;
                     {
-                        let lo510 = 772 + 0;
-                        let mut rest514 = input.state.field(lo510, 2);
-                        while rest514 != 0 {
-                            let bit511 = lo510 + rest514.trailing_zeros() as usize;
-                            rest514 &= rest514 - 1;
-                            let offset512 = bit511 - 772;
+                        let lo503 = 772 + 0;
+                        let mut rest507 = input.state.field(lo503, 2);
+                        while rest507 != 0 {
+                            let bit504 = lo503 + rest507.trailing_zeros() as usize;
+                            rest507 &= rest507 - 1;
+                            let offset505 = bit504 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset512 / 1) % 2];
-                                let v3_pos: usize = (offset512 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset505 / 1) % 2];
+                                let v3_pos: usize = (offset505 / 1) % 2;
                                 {
-                                    let key509 = v0_pos * 1;
-                                    for i508 in TABLE_0_AT0[key509]
-                                        as usize..TABLE_0_AT0[key509 + 1] as usize
+                                    let key502 = v0_pos * 1;
+                                    for i501 in TABLE_0_AT0[key502]
+                                        as usize..TABLE_0_AT0[key502 + 1] as usize
                                     {
-                                        let row507 = &TABLE_0_BY0[i508];
-                                        let v2: Sym = row507[1];
-                                        let v1: Sym = row507[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i508][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i508][2] as usize;
-                                        let exists = 'found506: {
+                                        let row500 = &TABLE_0_BY0[i501];
+                                        let v2: Sym = row500[1];
+                                        let v1: Sym = row500[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i501][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i501][2] as usize;
+                                        let exists = 'found499: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found506 true;
+                                                    break 'found499 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found505: {
+                                            let exists = 'found498: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found505 true;
+                                                        break 'found498 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found504: {
+                                                let exists = 'found497: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found504 true;
+                                                            break 'found497 true;
                                                         }
                                                     }
                                                     false
@@ -15721,68 +15743,68 @@ impl Rules {
             }
         }
         {
-            let exists = 'found532: {
+            let exists = 'found525: {
                 if !self.r11.is_empty() {
-                    break 'found532 true;
+                    break 'found525 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo527 = 768 + 0;
-                    let mut rest531 = input.state.field(lo527, 4);
-                    while rest531 != 0 {
-                        let bit528 = lo527 + rest531.trailing_zeros() as usize;
-                        rest531 &= rest531 - 1;
-                        let offset529 = bit528 - 768;
+                    let lo520 = 768 + 0;
+                    let mut rest524 = input.state.field(lo520, 4);
+                    while rest524 != 0 {
+                        let bit521 = lo520 + rest524.trailing_zeros() as usize;
+                        rest524 &= rest524 - 1;
+                        let offset522 = bit521 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset529 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset529 / 1) % 2];
-                            let v2_pos: usize = (offset529 / 2) % 2;
-                            let v3_pos: usize = (offset529 / 1) % 2;
-                            let exists = 'found526: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset522 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset522 / 1) % 2];
+                            let v2_pos: usize = (offset522 / 2) % 2;
+                            let v3_pos: usize = (offset522 / 1) % 2;
+                            let exists = 'found519: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found526 true;
+                                        break 'found519 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found525: {
+                                let exists = 'found518: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found525 true;
+                                            break 'found518 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let key524 = v2_pos * 2 + v3_pos * 1;
-                                        for i523 in TABLE_9_AT0_1[key524]
-                                            as usize..TABLE_9_AT0_1[key524 + 1] as usize
+                                        let key517 = v2_pos * 2 + v3_pos * 1;
+                                        for i516 in TABLE_9_AT0_1[key517]
+                                            as usize..TABLE_9_AT0_1[key517 + 1] as usize
                                         {
-                                            let row522 = &TABLE_9_BY0_1[i523];
-                                            let v0: Sym = row522[2];
-                                            let v1: Sym = row522[3];
-                                            let v4: Sym = row522[4];
-                                            let v5: Sym = row522[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i523][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i523][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i523][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i523][5] as usize;
+                                            let row515 = &TABLE_9_BY0_1[i516];
+                                            let v0: Sym = row515[2];
+                                            let v1: Sym = row515[3];
+                                            let v4: Sym = row515[4];
+                                            let v5: Sym = row515[5];
+                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i516][2] as usize;
+                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i516][3] as usize;
+                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i516][4] as usize;
+                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i516][5] as usize;
                                             {
-                                                let p521 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p521 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                let p514 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                                if p514 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                     && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p521 * 1)
+                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p514 * 1)
                                                 {
                                                     {
-                                                        let p520 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p520 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        let p513 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                        if p513 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                             && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p520 * 1)
+                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p513 * 1)
                                                         {
                                                             {
                                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15813,30 +15835,30 @@ impl Rules {
         }
         {
             {
-                let lo539 = 975 + 0;
-                let mut rest543 = input.state.field(lo539, 64);
-                while rest543 != 0 {
-                    let bit540 = lo539 + rest543.trailing_zeros() as usize;
-                    rest543 &= rest543 - 1;
-                    let offset541 = bit540 - 975;
+                let lo532 = 975 + 0;
+                let mut rest536 = input.state.field(lo532, 64);
+                while rest536 != 0 {
+                    let bit533 = lo532 + rest536.trailing_zeros() as usize;
+                    rest536 &= rest536 - 1;
+                    let offset534 = bit533 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset541 / 1) % 64];
-                        let v1_pos: usize = (offset541 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset534 / 1) % 64];
+                        let v1_pos: usize = (offset534 / 1) % 64;
                         {
-                            let lo534 = 0 + 0;
-                            let mut rest538 = self.r18.field(lo534, 64);
-                            while rest538 != 0 {
-                                let bit535 = lo534 + rest538.trailing_zeros() as usize;
-                                rest538 &= rest538 - 1;
-                                let offset536 = bit535 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset536 / 1)
+                            let lo527 = 0 + 0;
+                            let mut rest531 = self.r18.field(lo527, 64);
+                            while rest531 != 0 {
+                                let bit528 = lo527 + rest531.trailing_zeros() as usize;
+                                rest531 &= rest531 - 1;
+                                let offset529 = bit528 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset529 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset536 / 1) % 64;
-                                let exists = 'found533: {
+                                let v0_pos: usize = (offset529 / 1) % 64;
+                                let exists = 'found526: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found533 true;
+                                            break 'found526 true;
                                         }
                                     }
                                     false
@@ -15869,9 +15891,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found544: {
+            let exists = 'found537: {
                 if !self.r34.is_empty() {
-                    break 'found544 true;
+                    break 'found537 true;
                 }
                 false
             };
@@ -15887,17 +15909,17 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo545 = 772 + 0;
-                    let mut rest549 = input.state.field(lo545, 2);
-                    while rest549 != 0 {
-                        let bit546 = lo545 + rest549.trailing_zeros() as usize;
-                        rest549 &= rest549 - 1;
-                        let offset547 = bit546 - 772;
+                    let lo538 = 772 + 0;
+                    let mut rest542 = input.state.field(lo538, 2);
+                    while rest542 != 0 {
+                        let bit539 = lo538 + rest542.trailing_zeros() as usize;
+                        rest542 &= rest542 - 1;
+                        let offset540 = bit539 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset547 / 1) % 2];
-                            let v0_pos: usize = (offset547 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset540 / 1) % 2];
+                            let v0_pos: usize = (offset540 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15907,25 +15929,25 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo553 = 772 + 0;
-                    let mut rest557 = input.state.field(lo553, 2);
-                    while rest557 != 0 {
-                        let bit554 = lo553 + rest557.trailing_zeros() as usize;
-                        rest557 &= rest557 - 1;
-                        let offset555 = bit554 - 772;
+                    let lo546 = 772 + 0;
+                    let mut rest550 = input.state.field(lo546, 2);
+                    while rest550 != 0 {
+                        let bit547 = lo546 + rest550.trailing_zeros() as usize;
+                        rest550 &= rest550 - 1;
+                        let offset548 = bit547 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
-                            let v1_pos: usize = (offset555 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset548 / 1) % 2];
+                            let v1_pos: usize = (offset548 / 1) % 2;
                             {
-                                let key552 = v1_pos * 1;
-                                for i551 in TABLE_38_AT0[key552]
-                                    as usize..TABLE_38_AT0[key552 + 1] as usize
+                                let key545 = v1_pos * 1;
+                                for i544 in TABLE_38_AT0[key545]
+                                    as usize..TABLE_38_AT0[key545 + 1] as usize
                                 {
-                                    let row550 = &TABLE_38_BY0[i551];
-                                    let v0: Sym = row550[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i551][1] as usize;
+                                    let row543 = &TABLE_38_BY0[i544];
+                                    let v0: Sym = row543[1];
+                                    let v0_pos: usize = TABLE_38_BY0_POS[i544][1] as usize;
                                     self.grew
                                         |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                                 }
@@ -15936,9 +15958,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found559: {
+            let exists = 'found552: {
                 if !self.r33.is_empty() {
-                    break 'found559 true;
+                    break 'found552 true;
                 }
                 false
             };
@@ -15960,16 +15982,16 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo560 = 772 + 0;
-                let mut rest564 = input.state.field(lo560, 2);
-                while rest564 != 0 {
-                    let bit561 = lo560 + rest564.trailing_zeros() as usize;
-                    rest564 &= rest564 - 1;
-                    let offset562 = bit561 - 772;
+                let lo553 = 772 + 0;
+                let mut rest557 = input.state.field(lo553, 2);
+                while rest557 != 0 {
+                    let bit554 = lo553 + rest557.trailing_zeros() as usize;
+                    rest557 &= rest557 - 1;
+                    let offset555 = bit554 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset562 / 1) % 2];
-                        let v0_pos: usize = (offset562 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
+                        let v0_pos: usize = (offset555 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15980,24 +16002,24 @@ impl Rules {
         }
         {
             {
-                let lo568 = 772 + 0;
-                let mut rest572 = input.state.field(lo568, 2);
-                while rest572 != 0 {
-                    let bit569 = lo568 + rest572.trailing_zeros() as usize;
-                    rest572 &= rest572 - 1;
-                    let offset570 = bit569 - 772;
+                let lo561 = 772 + 0;
+                let mut rest565 = input.state.field(lo561, 2);
+                while rest565 != 0 {
+                    let bit562 = lo561 + rest565.trailing_zeros() as usize;
+                    rest565 &= rest565 - 1;
+                    let offset563 = bit562 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset570 / 1) % 2];
-                        let v1_pos: usize = (offset570 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset563 / 1) % 2];
+                        let v1_pos: usize = (offset563 / 1) % 2;
                         {
-                            let key567 = v1_pos * 1;
-                            for i566 in TABLE_38_AT0[key567]
-                                as usize..TABLE_38_AT0[key567 + 1] as usize
+                            let key560 = v1_pos * 1;
+                            for i559 in TABLE_38_AT0[key560]
+                                as usize..TABLE_38_AT0[key560 + 1] as usize
                             {
-                                let row565 = &TABLE_38_BY0[i566];
-                                let v0: Sym = row565[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i566][1] as usize;
+                                let row558 = &TABLE_38_BY0[i559];
+                                let v0: Sym = row558[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i559][1] as usize;
                                 self.grew
                                     |= self
                                         .r32
@@ -16015,23 +16037,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role576 in 0..2 {
-                let row575 = &input.joint[role576 * 7..(role576 + 1) * 7];
-                if row575[1] == 297 && row575[4] == 0 && row575[5] == 0 && row575[6] == 0
+            for role569 in 0..2 {
+                let row568 = &input.joint[role569 * 7..(role569 + 1) * 7];
+                if row568[1] == 297 && row568[4] == 0 && row568[5] == 0 && row568[6] == 0
                 {
-                    let v1: Sym = row575[0];
-                    let v3: Sym = row575[2];
-                    let v0: Sym = row575[3];
+                    let v1: Sym = row568[0];
+                    let v3: Sym = row568[2];
+                    let v0: Sym = row568[3];
                     for v2_pos in 0..6 {
                         let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
                         {
-                            let p573 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                            let p574 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                            if p573 != NONE as usize && p574 != NONE as usize && 0 == 0
+                            let p566 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                            let p567 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                            if p566 != NONE as usize && p567 != NONE as usize && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && input
                                     .state
-                                    .get(0 + 0 + p573 * 384 + v2_pos * 64 + p574 * 1)
+                                    .get(0 + 0 + p566 * 384 + v2_pos * 64 + p567 * 1)
                             {
                                 self.next_bits
                                     .set(
@@ -16064,13 +16086,13 @@ impl Rules {
             }
         }
         {
-            for role578 in 0..2 {
-                let row577 = &input.joint[role578 * 7..(role578 + 1) * 7];
-                if row577[1] == 298 && row577[2] == 0 && row577[3] == 0 {
-                    let v1: Sym = row577[0];
-                    let v3: Sym = row577[4];
-                    let v0: Sym = row577[5];
-                    let v2: Sym = row577[6];
+            for role571 in 0..2 {
+                let row570 = &input.joint[role571 * 7..(role571 + 1) * 7];
+                if row570[1] == 298 && row570[2] == 0 && row570[3] == 0 {
+                    let v1: Sym = row570[0];
+                    let v3: Sym = row570[4];
+                    let v0: Sym = row570[5];
+                    let v2: Sym = row570[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -16110,30 +16132,30 @@ impl Rules {
         }
         {
             {
-                let lo582 = 0 + 0;
-                let mut rest586 = self.r8.field(lo582, 4);
-                while rest586 != 0 {
-                    let bit583 = lo582 + rest586.trailing_zeros() as usize;
-                    rest586 &= rest586 - 1;
-                    let offset584 = bit583 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset584 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset584 / 1) % 2];
-                    let v1_pos: usize = (offset584 / 2) % 2;
-                    let v2_pos: usize = (offset584 / 1) % 2;
+                let lo575 = 0 + 0;
+                let mut rest579 = self.r8.field(lo575, 4);
+                while rest579 != 0 {
+                    let bit576 = lo575 + rest579.trailing_zeros() as usize;
+                    rest579 &= rest579 - 1;
+                    let offset577 = bit576 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset577 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset577 / 1) % 2];
+                    let v1_pos: usize = (offset577 / 2) % 2;
+                    let v2_pos: usize = (offset577 / 1) % 2;
                     {
-                        let key581 = v1_pos * 2 + v2_pos * 1;
-                        for i580 in TABLE_9_AT0_1[key581]
-                            as usize..TABLE_9_AT0_1[key581 + 1] as usize
+                        let key574 = v1_pos * 2 + v2_pos * 1;
+                        for i573 in TABLE_9_AT0_1[key574]
+                            as usize..TABLE_9_AT0_1[key574 + 1] as usize
                         {
-                            let row579 = &TABLE_9_BY0_1[i580];
-                            let v3: Sym = row579[2];
-                            let v4: Sym = row579[3];
-                            let v5: Sym = row579[4];
-                            let v0: Sym = row579[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i580][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i580][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i580][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i580][5] as usize;
+                            let row572 = &TABLE_9_BY0_1[i573];
+                            let v3: Sym = row572[2];
+                            let v4: Sym = row572[3];
+                            let v5: Sym = row572[4];
+                            let v0: Sym = row572[5];
+                            let v3_pos: usize = TABLE_9_BY0_1_POS[i573][2] as usize;
+                            let v4_pos: usize = TABLE_9_BY0_1_POS[i573][3] as usize;
+                            let v5_pos: usize = TABLE_9_BY0_1_POS[i573][4] as usize;
+                            let v0_pos: usize = TABLE_9_BY0_1_POS[i573][5] as usize;
                             self.next_bits
                                 .set(
                                     0 + 0 + v1_pos * 384 + 0 * 64
@@ -16171,48 +16193,48 @@ impl Rules {
             }
         }
         {
-            for role602 in 0..2 {
-                let row601 = &input.joint[role602 * 7..(role602 + 1) * 7];
-                if row601[1] == 297 && row601[4] == 0 && row601[5] == 0 && row601[6] == 0
+            for role595 in 0..2 {
+                let row594 = &input.joint[role595 * 7..(role595 + 1) * 7];
+                if row594[1] == 297 && row594[4] == 0 && row594[5] == 0 && row594[6] == 0
                 {
-                    let v1: Sym = row601[0];
-                    let v2: Sym = row601[2];
-                    let v3: Sym = row601[3];
+                    let v1: Sym = row594[0];
+                    let v2: Sym = row594[2];
+                    let v3: Sym = row594[3];
                     {
-                        let p599 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        let p600 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p599 != NONE as usize && p600 != NONE as usize && 0 == 0
+                        let p592 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        let p593 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p592 != NONE as usize && p593 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p599 * 384 + 5 * 64 + p600 * 1)
+                            && input.state.get(0 + 0 + p592 * 384 + 5 * 64 + p593 * 1)
                         {
                             {
-                                let k596 = TABLE_41_P0[v1 as usize] as usize;
-                                if k596 != NONE as usize {
-                                    let key598 = k596 * 1;
-                                    for i597 in TABLE_41_AT0[key598]
-                                        as usize..TABLE_41_AT0[key598 + 1] as usize
+                                let k589 = TABLE_41_P0[v1 as usize] as usize;
+                                if k589 != NONE as usize {
+                                    let key591 = k589 * 1;
+                                    for i590 in TABLE_41_AT0[key591]
+                                        as usize..TABLE_41_AT0[key591 + 1] as usize
                                     {
-                                        let row595 = &TABLE_41_BY0[i597];
-                                        let v4: Sym = row595[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i597][1] as usize;
+                                        let row588 = &TABLE_41_BY0[i590];
+                                        let v4: Sym = row588[1];
+                                        let v4_pos: usize = TABLE_41_BY0_POS[i590][1] as usize;
                                         {
-                                            let k592 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k592 != NONE as usize {
-                                                let key594 = k592 * 8 + (v4_pos + 1) * 1;
-                                                for i593 in TABLE_0_AT0_1[key594]
-                                                    as usize..TABLE_0_AT0_1[key594 + 1] as usize
+                                            let k585 = TABLE_0_P0[v2 as usize] as usize;
+                                            if k585 != NONE as usize {
+                                                let key587 = k585 * 8 + (v4_pos + 1) * 1;
+                                                for i586 in TABLE_0_AT0_1[key587]
+                                                    as usize..TABLE_0_AT0_1[key587 + 1] as usize
                                                 {
-                                                    let row591 = &TABLE_0_BY0_1[i593];
-                                                    let v0: Sym = row591[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i593][2] as usize;
+                                                    let row584 = &TABLE_0_BY0_1[i586];
+                                                    let v0: Sym = row584[2];
+                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i586][2] as usize;
                                                     {
-                                                        let k588 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k588 != NONE as usize {
-                                                            let key590 = v0_pos * 512 + (v4_pos + 1) * 64 + k588 * 1;
-                                                            for i589 in TABLE_0_AT0_1_2[key590]
-                                                                as usize..TABLE_0_AT0_1_2[key590 + 1] as usize
+                                                        let k581 = TABLE_0_P2[v3 as usize] as usize;
+                                                        if k581 != NONE as usize {
+                                                            let key583 = v0_pos * 512 + (v4_pos + 1) * 64 + k581 * 1;
+                                                            for i582 in TABLE_0_AT0_1_2[key583]
+                                                                as usize..TABLE_0_AT0_1_2[key583 + 1] as usize
                                                             {
-                                                                let row587 = &TABLE_0_BY0_1_2[i589];
+                                                                let row580 = &TABLE_0_BY0_1_2[i582];
                                                                 self.next_bits.set(975 + 0 + v0_pos * 1);
                                                             }
                                                         }
@@ -16242,16 +16264,16 @@ impl Rules {
         }
         {
             {
-                let lo603 = 772 + 0;
-                let mut rest607 = input.state.field(lo603, 2);
-                while rest607 != 0 {
-                    let bit604 = lo603 + rest607.trailing_zeros() as usize;
-                    rest607 &= rest607 - 1;
-                    let offset605 = bit604 - 772;
+                let lo596 = 772 + 0;
+                let mut rest600 = input.state.field(lo596, 2);
+                while rest600 != 0 {
+                    let bit597 = lo596 + rest600.trailing_zeros() as usize;
+                    rest600 &= rest600 - 1;
+                    let offset598 = bit597 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset605 / 1) % 2];
-                        let v1_pos: usize = (offset605 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset598 / 1) % 2];
+                        let v1_pos: usize = (offset598 / 1) % 2;
                         {
                             let mut w: u64 = rt::word_field(
                                 &STATIC_FIELDS_38_1,
@@ -16268,23 +16290,23 @@ impl Rules {
         }
         {
             {
-                let lo612 = 0;
-                for bit613 in input.state.ones(774 + lo612, 774 + lo612 + 201) {
-                    let offset614 = bit613 - 774;
+                let lo605 = 0;
+                for bit606 in input.state.ones(774 + lo605, 774 + lo605 + 201) {
+                    let offset607 = bit606 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset614 / 1) % 201];
-                        let v1_pos: usize = (offset614 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset607 / 1) % 201];
+                        let v1_pos: usize = (offset607 / 1) % 201;
                         {
-                            let k609 = TABLE_46_P0[v1 as usize] as usize;
-                            if k609 != NONE as usize {
-                                let key611 = k609 * 1;
-                                for i610 in TABLE_46_AT0[key611]
-                                    as usize..TABLE_46_AT0[key611 + 1] as usize
+                            let k602 = TABLE_46_P0[v1 as usize] as usize;
+                            if k602 != NONE as usize {
+                                let key604 = k602 * 1;
+                                for i603 in TABLE_46_AT0[key604]
+                                    as usize..TABLE_46_AT0[key604 + 1] as usize
                                 {
-                                    let row608 = &TABLE_46_BY0[i610];
-                                    let v0: Sym = row608[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i610][1] as usize;
+                                    let row601 = &TABLE_46_BY0[i603];
+                                    let v0: Sym = row601[1];
+                                    let v0_pos: usize = TABLE_46_BY0_POS[i603][1] as usize;
                                     self.next_bits
                                         .set(
                                             774 + 0
@@ -16307,9 +16329,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found616: {
+            let exists = 'found609: {
                 if !self.r34.is_empty() {
-                    break 'found616 true;
+                    break 'found609 true;
                 }
                 false
             };

@@ -59,8 +59,8 @@ const MAX_INLINED_TEXT: usize = 128_000;
 const MAX_GAME_INLINED_TEXT: usize = 200_000;
 
 /// The keys an inlined walk holds on the stack (see the module docs): a line of the
-/// board.
-const MAX_WALK: usize = 32;
+/// board of up to 16 squares (longer ones spill into a vector).
+const MAX_WALK: usize = 16;
 
 /// What an inlined call's heads continue with.
 pub(super) struct Continuation {
