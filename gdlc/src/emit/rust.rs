@@ -206,6 +206,14 @@ fn backend_error(message: impl Into<String>) -> Diagnostic {
     Diagnostic::error(Code::Backend, message)
 }
 
+/// FNV-1a over bytes: the hash naming a generated table after its contents, stable
+/// from run to run and platform to platform, so the output stays deterministic.
+fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 fn lit(value: usize) -> Literal {
     Literal::usize_unsuffixed(value)
 }
@@ -2167,13 +2175,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A rule that copies one bits-only relation into another numbered alike
-    /// (`(<= (queen ?a ?b ?c ?d) (rook ?a ?b ?c ?d))`, the same variables in the same
-    /// columns, over the same domains): the source's bits are set in the head as they
-    /// are, a word at a time (every word of a narrow relation, else the words that hold
-    /// a bit), rather than decoded into positions and numbered again. `None` for any
-    /// other rule.
-    fn bits_copied(&self, body: &Node) -> Option<TokenStream> {
+    /// A rule body that is one scan of a materialised relation and then the head, a
+    /// relation other than the scanned one, `next` and any relation with copies of its
+    /// bits: the scan, the head and its arguments (what [`Self::bits_copied`] and
+    /// [`Self::bits_mapped`] copy).
+    fn relation_copy<'n>(&self, body: &'n Node) -> Option<(&'n Query, RelationId, &'n [Arg])> {
         let Node::Query { query, then } = body else {
             return None;
         };
@@ -2186,8 +2192,22 @@ impl<'a> Emitter<'a> {
             || query.access != Access::Scan
             || self.plan.relations[source.0 as usize].evaluation != Evaluation::Materialised
             || !self.bit_copies(head).is_empty()
-            || args.len() != query.slots.len()
         {
+            return None;
+        }
+        Some((query, head, args))
+    }
+
+    /// A rule that copies one bits-only relation into another numbered alike
+    /// (`(<= (queen ?a ?b ?c ?d) (rook ?a ?b ?c ?d))`, the same variables in the same
+    /// columns, over the same domains): the source's bits are set in the head as they
+    /// are, a word at a time (every word of a narrow relation, else the words that hold
+    /// a bit), rather than decoded into positions and numbered again. `None` for any
+    /// other rule.
+    fn bits_copied(&self, body: &Node) -> Option<TokenStream> {
+        let (query, head, args) = self.relation_copy(body)?;
+        let source = query.relation;
+        if args.len() != query.slots.len() {
             return None;
         }
         let same_columns = query
@@ -2231,21 +2251,8 @@ impl<'a> Emitter<'a> {
     /// without copies, and rules a word join does not take (the source's last column
     /// numbered last in the head too). `None` for any other rule.
     fn bits_mapped(&self, body: &Node) -> Option<TokenStream> {
-        let Node::Query { query, then } = body else {
-            return None;
-        };
-        let Node::Accept { relation, args } = then.as_ref() else {
-            return None;
-        };
-        let (head, source) = (*relation, query.relation);
-        if head == source
-            || Some(head) == self.next_rel
-            || query.access != Access::Scan
-            || self.plan.relations[source.0 as usize].evaluation != Evaluation::Materialised
-            || !self.bit_copies(head).is_empty()
-        {
-            return None;
-        }
+        let (query, head, args) = self.relation_copy(body)?;
+        let source = query.relation;
         // Every source column binds its own variable.
         let mut column_of = BTreeMap::new();
         for (c, slot) in query.slots.iter().enumerate() {
@@ -2298,10 +2305,7 @@ impl<'a> Emitter<'a> {
             .collect();
         // FNV-1a over the map, as for the domains' tables: the name follows the
         // contents, so the output stays deterministic.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in map.iter().flat_map(|m| m.to_le_bytes()) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        let hash = fnv1a(map.iter().flat_map(|m| m.to_le_bytes()));
         let table = format_ident!("BIT_MAP_{:016X}_{}", hash, map.len());
         let len = lit(map.len());
         let entries = map.iter().map(|&m| Literal::u32_unsuffixed(m));
@@ -3650,12 +3654,7 @@ impl<'a> Emitter<'a> {
     /// met again reuses its table and the names do not depend on the order of use.
     fn domain_table(&self, domain: &[SymbolId]) -> Ident {
         // FNV-1a over the symbol ids: stable from run to run and platform to platform.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for s in domain {
-            for byte in s.0.to_le_bytes() {
-                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-            }
-        }
+        let hash = fnv1a(domain.iter().flat_map(|s| s.0.to_le_bytes()));
         // A name another domain took (a collision of the hash) gets a suffix.
         let mut domains = self.domain_tables.borrow_mut();
         let mut name = format_ident!("SYMS_{:016X}_{}", hash, domain.len());
@@ -3729,10 +3728,7 @@ impl<'a> Emitter<'a> {
         }
         // FNV-1a over the masks, as for the domains' tables: the name follows the
         // contents, so the output stays deterministic.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in masks.iter().flat_map(|m| m.to_le_bytes()) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        let hash = fnv1a(masks.iter().flat_map(|m| m.to_le_bytes()));
         let table = format_ident!("STATE_MASK_{:016X}_{}", hash, masks.len());
         let len = lit(masks.len());
         let values = masks.iter().map(|&m| Literal::u64_unsuffixed(m));
