@@ -724,3 +724,32 @@ fn copies_in_another_column_order_map_each_bit_through_a_table() {
         "{text}"
     );
 }
+
+/// A static relation with at most one row per key of the bound columns is looked up,
+/// not scanned: with a row for every key the key numbers the row (`succ`, `hop` by
+/// their first column), with a row for some keys the key's offsets are compared once
+/// (`adjacent` by both columns); several rows for a key are scanned (`adjacent` by its
+/// first column).
+#[test]
+fn static_rows_one_per_key_are_looked_up_not_scanned() {
+    let file = plan_fixture("lookups.kif");
+    let (succ, text, code) = join_code(&file, "succ/2");
+    let (hop, ..) = join_code(&file, "hop/3");
+    let (adjacent, ..) = join_code(&file, "adjacent/2");
+    for every_key in [succ, hop] {
+        assert!(
+            code.contains(&format!("=&TABLE_{every_key}_BY0[")),
+            "{text}"
+        );
+        assert!(!code.contains(&format!("TABLE_{every_key}_AT")), "{text}");
+    }
+    assert!(
+        code.contains(&format!("<TABLE_{adjacent}_AT0_1[")),
+        "{text}"
+    );
+    assert!(
+        !code.contains(&format!("inTABLE_{adjacent}_AT0_1[")),
+        "{text}"
+    );
+    assert!(code.contains(&format!("inTABLE_{adjacent}_AT0[")), "{text}");
+}

@@ -156,6 +156,8 @@ fn verify_the_join_backend_on_groundable_games() {
         // A relation copied into another in another column order, bit by bit through
         // a constant table.
         workspace().join("gdlc/tests/plan/mirror.kif"),
+        // Static rows looked up by their key (every key, some keys) or scanned.
+        workspace().join("gdlc/tests/plan/lookups.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -4233,14 +4233,21 @@ impl<'a> Emitter<'a> {
         let at = format_ident!("TABLE_{}_AT{}", r.0, suffix);
         let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
         sorted.sort_by_key(|row| key_of(row));
+        let mut offsets = vec![0u32; space + 1];
+        for row in &sorted {
+            offsets[key_of(row) + 1] += 1;
+        }
+        // At most one row per key (`succ`, a cell's neighbour in one direction): the
+        // row is looked up, not scanned; with exactly one per key, its number is the key.
+        let counts = &offsets[1..];
+        let lookup = counts
+            .iter()
+            .all(|&n| n <= 1)
+            .then(|| counts.iter().all(|&n| n == 1));
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
         if !self.tables.borrow().contains_key(&by.to_string()) {
-            let mut offsets = vec![0u32; space + 1];
-            for row in &sorted {
-                offsets[key_of(row) + 1] += 1;
-            }
-            for i in 1..offsets.len() {
-                offsets[i] += offsets[i - 1];
-            }
             let count = lit(sorted.len());
             let values = sorted.iter().map(|row| {
                 let values = row.iter().map(|&s| sym(s));
@@ -4248,19 +4255,28 @@ impl<'a> Emitter<'a> {
             });
             let offsets_len = lit(offsets.len());
             let offsets = offsets.iter().map(|&o| Literal::u32_unsuffixed(o));
-            let doc = format!(
-                "The tuples of `{}` sorted by the key of columns {suffix}; `{at}` gives each key's first.",
-                self.ir.relation(r).key()
-            );
+            let doc = if lookup == Some(true) {
+                format!(
+                    "The tuples of `{}`, one per key of columns {suffix}, in key order.",
+                    self.ir.relation(r).key()
+                )
+            } else {
+                format!(
+                    "The tuples of `{}` sorted by the key of columns {suffix}; `{at}` gives each key's first.",
+                    self.ir.relation(r).key()
+                )
+            };
             let mut tables = self.tables.borrow_mut();
             tables.insert(
                 by.to_string(),
                 quote!(#[doc = #doc] static #by: [[Sym; #arity_lit]; #count] = [#(#values),*];),
             );
-            tables.insert(
-                at.to_string(),
-                quote!(static #at: [u32; #offsets_len] = [#(#offsets),*];),
-            );
+            if lookup != Some(true) {
+                tables.insert(
+                    at.to_string(),
+                    quote!(static #at: [u32; #offsets_len] = [#(#offsets),*];),
+                );
+            }
         }
         // The key's terms: constant for symbols, looked up for variables.
         let mut prelude = Vec::new();
@@ -4323,12 +4339,28 @@ impl<'a> Emitter<'a> {
         let positions = self.static_row_positions(&by, tuples, &sorted, &checked, &i);
         let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
         let key = self.fresh("key");
-        let scan = quote! {
-            let #key = #(#terms)+*;
-            for #i in #at[#key] as usize..#at[#key + 1] as usize {
+        let scan = match lookup {
+            // Every key has its row: the key numbers it.
+            Some(true) => quote! {
+                let #i = #(#terms)+*;
                 let #row = &#by[#i];
                 #body
-            }
+            },
+            Some(false) => quote! {
+                let #key = #(#terms)+*;
+                let #i = #at[#key] as usize;
+                if #i < #at[#key + 1] as usize {
+                    let #row = &#by[#i];
+                    #body
+                }
+            },
+            None => quote! {
+                let #key = #(#terms)+*;
+                for #i in #at[#key] as usize..#at[#key + 1] as usize {
+                    let #row = &#by[#i];
+                    #body
+                }
+            },
         };
         let scan = Self::guarded(&guards, scan);
         quote!({ #(#prelude)* #scan })

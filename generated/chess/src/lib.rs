@@ -11118,17 +11118,13 @@ static TABLE_30_P1: [u32; 299] = [
     4294967295, 4294967295, 4294967295,
 ];
 #[allow(dead_code)]
-static TABLE_38_AT0: [u32; 3] = [0, 1, 2];
-#[allow(dead_code)]
-///The tuples of `opponent/2` sorted by the key of columns 0; `TABLE_38_AT0` gives each key's first.
+///The tuples of `opponent/2`, one per key of columns 0, in key order.
 static TABLE_38_BY0: [[Sym; 2]; 2] = [[1, 2], [2, 1]];
 #[allow(dead_code)]
 ///Each row's values' positions among its columns' values, as `TABLE_38_BY0`'s.
 static TABLE_38_BY0_POS: [[u16; 2]; 2] = [[0, 1], [1, 0]];
 #[allow(dead_code)]
-static TABLE_39_AT0: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-#[allow(dead_code)]
-///The tuples of `opposite/2` sorted by the key of columns 0; `TABLE_39_AT0` gives each key's first.
+///The tuples of `opposite/2`, one per key of columns 0, in key order.
 static TABLE_39_BY0: [[Sym; 2]; 8] = [
     [13, 278],
     [276, 277],
@@ -11211,9 +11207,7 @@ static TABLE_40_P1: [u32; 299] = [
     4294967295, 4294967295,
 ];
 #[allow(dead_code)]
-static TABLE_41_AT0: [u32; 3] = [0, 1, 2];
-#[allow(dead_code)]
-///The tuples of `pawn-forward/2` sorted by the key of columns 0; `TABLE_41_AT0` gives each key's first.
+///The tuples of `pawn-forward/2`, one per key of columns 0, in key order.
 static TABLE_41_BY0: [[Sym; 2]; 2] = [[1, 276], [2, 277]];
 #[allow(dead_code)]
 ///Each row's values' positions among its columns' values, as `TABLE_41_BY0`'s.
@@ -11335,21 +11329,7 @@ static TABLE_42_P1: [u32; 299] = [
     4294967295, 4294967295,
 ];
 #[allow(dead_code)]
-static TABLE_46_AT0: [u32; 201] = [
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-    24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
-    45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65,
-    66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86,
-    87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105,
-    106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122,
-    123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139,
-    140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156,
-    157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173,
-    174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190,
-    191, 192, 193, 194, 195, 196, 197, 198, 199, 200,
-];
-#[allow(dead_code)]
-///The tuples of `ply-succ/2` sorted by the key of columns 0; `TABLE_46_AT0` gives each key's first.
+///The tuples of `ply-succ/2`, one per key of columns 0, in key order.
 static TABLE_46_BY0: [[Sym; 2]; 200] = [
     [5, 21],
     [21, 30],
@@ -12088,11 +12068,9 @@ static TABLE_7_BY0_POS: [[u16; 3]; 8] = [
     [1, 1, 5],
 ];
 #[allow(dead_code)]
-static TABLE_9_AT0_1: [u32; 5] = [0, 1, 2, 3, 4];
-#[allow(dead_code)]
 static TABLE_9_AT0_2_3: [u32; 17] = [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4];
 #[allow(dead_code)]
-///The tuples of `castling/6` sorted by the key of columns 0_1; `TABLE_9_AT0_1` gives each key's first.
+///The tuples of `castling/6`, one per key of columns 0_1, in key order.
 static TABLE_9_BY0_1: [[Sym; 6]; 4] = [
     [1, 287, 12, 16, 18, 14],
     [1, 288, 12, 8, 3, 10],
@@ -13424,41 +13402,36 @@ impl Rules {
                         let v2: Sym = SYMS_C9C28939C99668C6_2[(offset31 / 1) % 2];
                         let v2_pos: usize = (offset31 / 1) % 2;
                         {
-                            let key28 = v2_pos * 1;
-                            for i27 in TABLE_38_AT0[key28]
-                                as usize..TABLE_38_AT0[key28 + 1] as usize
+                            let i27 = v2_pos * 1;
+                            let row26 = &TABLE_38_BY0[i27];
+                            let v3: Sym = row26[1];
+                            let v3_pos: usize = TABLE_38_BY0_POS[i27][1] as usize;
                             {
-                                let row26 = &TABLE_38_BY0[i27];
-                                let v3: Sym = row26[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i27][1] as usize;
-                                {
-                                    let lo22 = 0 + v3_pos * 384;
-                                    for bit23 in input.state.ones(0 + lo22, 0 + lo22 + 384) {
-                                        let offset24 = bit23 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset24 / 64) % 6];
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset24 / 1) % 64];
-                                            let v4_pos: usize = (offset24 / 64) % 6;
-                                            let v1_pos: usize = (offset24 / 1) % 64;
-                                            {
-                                                let lo17 = 0 + 0 + v1_pos * 8;
-                                                let mut rest21 = self.r29_by1.field(lo17, 8);
-                                                while rest21 != 0 {
-                                                    let bit18 = lo17 + rest21.trailing_zeros() as usize;
-                                                    rest21 &= rest21 - 1;
-                                                    let offset19 = bit18 - 0;
-                                                    let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset19 / 1) % 8];
-                                                    let v0_pos: usize = (offset19 / 1) % 8;
-                                                    {
-                                                        let k14 = TABLE_53_P0[v4 as usize] as usize;
-                                                        if k14 != NONE as usize {
-                                                            let key16 = k14 * 8 + v0_pos * 1;
-                                                            for i15 in TABLE_53_AT0_1[key16]
-                                                                as usize..TABLE_53_AT0_1[key16 + 1] as usize
-                                                            {
-                                                                let row13 = &TABLE_53_BY0_1[i15];
-                                                                self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
-                                                            }
+                                let lo22 = 0 + v3_pos * 384;
+                                for bit23 in input.state.ones(0 + lo22, 0 + lo22 + 384) {
+                                    let offset24 = bit23 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v4: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset24 / 64) % 6];
+                                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset24 / 1) % 64];
+                                        let v4_pos: usize = (offset24 / 64) % 6;
+                                        let v1_pos: usize = (offset24 / 1) % 64;
+                                        {
+                                            let lo17 = 0 + 0 + v1_pos * 8;
+                                            let mut rest21 = self.r29_by1.field(lo17, 8);
+                                            while rest21 != 0 {
+                                                let bit18 = lo17 + rest21.trailing_zeros() as usize;
+                                                rest21 &= rest21 - 1;
+                                                let offset19 = bit18 - 0;
+                                                let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset19 / 1) % 8];
+                                                let v0_pos: usize = (offset19 / 1) % 8;
+                                                {
+                                                    let k14 = TABLE_53_P0[v4 as usize] as usize;
+                                                    if k14 != NONE as usize {
+                                                        let key16 = k14 * 8 + v0_pos * 1;
+                                                        let i15 = TABLE_53_AT0_1[key16] as usize;
+                                                        if i15 < TABLE_53_AT0_1[key16 + 1] as usize {
+                                                            let row13 = &TABLE_53_BY0_1[i15];
+                                                            self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
                                                         }
                                                     }
                                                 }
@@ -13489,33 +13462,29 @@ impl Rules {
                         let v1_pos: usize = (offset44 / 64) % 8;
                         let v2_pos: usize = (offset44 / 1) % 64;
                         {
-                            let key41 = v1_pos * 1;
-                            for i40 in TABLE_39_AT0[key41]
-                                as usize..TABLE_39_AT0[key41 + 1] as usize
+                            let i40 = v1_pos * 1;
+                            let row39 = &TABLE_39_BY0[i40];
+                            let v3: Sym = row39[1];
+                            let v3_pos: usize = TABLE_39_BY0_POS[i40][1] as usize;
                             {
-                                let row39 = &TABLE_39_BY0[i40];
-                                let v3: Sym = row39[1];
-                                let v3_pos: usize = TABLE_39_BY0_POS[i40][1] as usize;
-                                {
-                                    let lo34 = 0 + 0;
-                                    let mut rest38 = self.r26.field(lo34, 64);
-                                    while rest38 != 0 {
-                                        let bit35 = lo34 + rest38.trailing_zeros() as usize;
-                                        rest38 &= rest38 - 1;
-                                        let offset36 = bit35 - 0;
-                                        let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset36 / 1) % 64];
-                                        let v4_pos: usize = (offset36 / 1) % 64;
-                                        {
-                                            let mut w: u64 = rt::word_field(
-                                                &STATIC_FIELDS_0_2,
-                                                0 + v4_pos * 512 + v3_pos * 64 + 0,
-                                                64,
-                                            );
-                                            if w != 0 {
-                                                let fresh = self.r1.or_field(0, w);
-                                                if fresh != 0 {
-                                                    self.grew = true;
-                                                }
+                                let lo34 = 0 + 0;
+                                let mut rest38 = self.r26.field(lo34, 64);
+                                while rest38 != 0 {
+                                    let bit35 = lo34 + rest38.trailing_zeros() as usize;
+                                    rest38 &= rest38 - 1;
+                                    let offset36 = bit35 - 0;
+                                    let v4: Sym = SYMS_5972DEDF60D1561D_64[(offset36 / 1) % 64];
+                                    let v4_pos: usize = (offset36 / 1) % 64;
+                                    {
+                                        let mut w: u64 = rt::word_field(
+                                            &STATIC_FIELDS_0_2,
+                                            0 + v4_pos * 512 + v3_pos * 64 + 0,
+                                            64,
+                                        );
+                                        if w != 0 {
+                                            let fresh = self.r1.or_field(0, w);
+                                            if fresh != 0 {
+                                                self.grew = true;
                                             }
                                         }
                                     }
@@ -13542,30 +13511,26 @@ impl Rules {
                         let v2: Sym = SYMS_C9C28939C99668C6_2[(offset54 / 1) % 2];
                         let v2_pos: usize = (offset54 / 1) % 2;
                         {
-                            let key51 = v2_pos * 1;
-                            for i50 in TABLE_38_AT0[key51]
-                                as usize..TABLE_38_AT0[key51 + 1] as usize
-                            {
-                                let row49 = &TABLE_38_BY0[i50];
-                                let v3: Sym = row49[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i50][1] as usize;
-                                for v1_pos in 0..6 {
-                                    let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[v1_pos];
-                                    {
-                                        let mut w: u64 = input
-                                            .state
-                                            .field(0 + v3_pos * 384 + v1_pos * 64 + 0, 64);
-                                        if w != 0 {
-                                            let fresh = self.r16_by1.or_field(v1_pos * 64, w);
-                                            if fresh != 0 {
-                                                self.grew = true;
-                                                let mut rest = fresh;
-                                                while rest != 0 {
-                                                    let v0_pos: usize = rest.trailing_zeros() as usize;
-                                                    rest &= rest - 1;
-                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
-                                                    self.r16.insert(v0_pos * 6 + v1_pos * 1);
-                                                }
+                            let i50 = v2_pos * 1;
+                            let row49 = &TABLE_38_BY0[i50];
+                            let v3: Sym = row49[1];
+                            let v3_pos: usize = TABLE_38_BY0_POS[i50][1] as usize;
+                            for v1_pos in 0..6 {
+                                let v1: Sym = SYMS_EB5D0E5A42BE7FCC_6[v1_pos];
+                                {
+                                    let mut w: u64 = input
+                                        .state
+                                        .field(0 + v3_pos * 384 + v1_pos * 64 + 0, 64);
+                                    if w != 0 {
+                                        let fresh = self.r16_by1.or_field(v1_pos * 64, w);
+                                        if fresh != 0 {
+                                            self.grew = true;
+                                            let mut rest = fresh;
+                                            while rest != 0 {
+                                                let v0_pos: usize = rest.trailing_zeros() as usize;
+                                                rest &= rest - 1;
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
+                                                self.r16.insert(v0_pos * 6 + v1_pos * 1);
                                             }
                                         }
                                     }
@@ -13752,42 +13717,38 @@ impl Rules {
                         let v1: Sym = SYMS_C9C28939C99668C6_2[(offset97 / 1) % 2];
                         let v1_pos: usize = (offset97 / 1) % 2;
                         {
-                            let key94 = v1_pos * 1;
-                            for i93 in TABLE_38_AT0[key94]
-                                as usize..TABLE_38_AT0[key94 + 1] as usize
+                            let i93 = v1_pos * 1;
+                            let row92 = &TABLE_38_BY0[i93];
+                            let v2: Sym = row92[1];
+                            let v2_pos: usize = TABLE_38_BY0_POS[i93][1] as usize;
                             {
-                                let row92 = &TABLE_38_BY0[i93];
-                                let v2: Sym = row92[1];
-                                let v2_pos: usize = TABLE_38_BY0_POS[i93][1] as usize;
-                                {
-                                    let lo87 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest91 = input.state.field(lo87, 64);
-                                    while rest91 != 0 {
-                                        let bit88 = lo87 + rest91.trailing_zeros() as usize;
-                                        rest91 &= rest91 - 1;
-                                        let offset89 = bit88 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset89 / 1) % 64];
-                                            let v3_pos: usize = (offset89 / 1) % 64;
+                                let lo87 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest91 = input.state.field(lo87, 64);
+                                while rest91 != 0 {
+                                    let bit88 = lo87 + rest91.trailing_zeros() as usize;
+                                    rest91 &= rest91 - 1;
+                                    let offset89 = bit88 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset89 / 1) % 64];
+                                        let v3_pos: usize = (offset89 / 1) % 64;
+                                        {
+                                            let key86 = v2_pos * 1;
+                                            for i85 in TABLE_40_AT0[key86]
+                                                as usize..TABLE_40_AT0[key86 + 1] as usize
                                             {
-                                                let key86 = v2_pos * 1;
-                                                for i85 in TABLE_40_AT0[key86]
-                                                    as usize..TABLE_40_AT0[key86 + 1] as usize
+                                                let row84 = &TABLE_40_BY0[i85];
+                                                let v4: Sym = row84[1];
+                                                let v4_pos: usize = TABLE_40_BY0_POS[i85][1] as usize;
                                                 {
-                                                    let row84 = &TABLE_40_BY0[i85];
-                                                    let v4: Sym = row84[1];
-                                                    let v4_pos: usize = TABLE_40_BY0_POS[i85][1] as usize;
-                                                    {
-                                                        let mut w: u64 = rt::word_field(
-                                                            &STATIC_FIELDS_0_2,
-                                                            0 + v3_pos * 512 + (v4_pos + 4) * 64 + 0,
-                                                            64,
-                                                        );
-                                                        if w != 0 {
-                                                            let fresh = self.r57.or_field(0, w);
-                                                            if fresh != 0 {
-                                                                self.grew = true;
-                                                            }
+                                                    let mut w: u64 = rt::word_field(
+                                                        &STATIC_FIELDS_0_2,
+                                                        0 + v3_pos * 512 + (v4_pos + 4) * 64 + 0,
+                                                        64,
+                                                    );
+                                                    if w != 0 {
+                                                        let fresh = self.r57.or_field(0, w);
+                                                        if fresh != 0 {
+                                                            self.grew = true;
                                                         }
                                                     }
                                                 }
@@ -13931,9 +13892,8 @@ impl Rules {
                                     && k129 != NONE as usize
                                 {
                                     let key131 = k127 * 8 + k128 * 4 + k129 * 1;
-                                    for i130 in TABLE_9_AT0_2_3[key131]
-                                        as usize..TABLE_9_AT0_2_3[key131 + 1] as usize
-                                    {
+                                    let i130 = TABLE_9_AT0_2_3[key131] as usize;
+                                    if i130 < TABLE_9_AT0_2_3[key131 + 1] as usize {
                                         let row126 = &TABLE_9_BY0_2_3[i130];
                                         let v1: Sym = row126[1];
                                         let v4: Sym = row126[4];
@@ -14017,22 +13977,18 @@ impl Rules {
                     let v1_pos: usize = (offset149 / 2) % 2;
                     let v2_pos: usize = (offset149 / 1) % 2;
                     {
-                        let key146 = v1_pos * 2 + v2_pos * 1;
-                        for i145 in TABLE_9_AT0_1[key146]
-                            as usize..TABLE_9_AT0_1[key146 + 1] as usize
-                        {
-                            let row144 = &TABLE_9_BY0_1[i145];
-                            let v3: Sym = row144[2];
-                            let v4: Sym = row144[3];
-                            let v0: Sym = row144[4];
-                            let v5: Sym = row144[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i145][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i145][3] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i145][4] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i145][5] as usize;
-                            self.grew
-                                |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
-                        }
+                        let i145 = v1_pos * 2 + v2_pos * 1;
+                        let row144 = &TABLE_9_BY0_1[i145];
+                        let v3: Sym = row144[2];
+                        let v4: Sym = row144[3];
+                        let v0: Sym = row144[4];
+                        let v5: Sym = row144[5];
+                        let v3_pos: usize = TABLE_9_BY0_1_POS[i145][2] as usize;
+                        let v4_pos: usize = TABLE_9_BY0_1_POS[i145][3] as usize;
+                        let v0_pos: usize = TABLE_9_BY0_1_POS[i145][4] as usize;
+                        let v5_pos: usize = TABLE_9_BY0_1_POS[i145][5] as usize;
+                        self.grew
+                            |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                     }
                 }
             }
@@ -14066,24 +14022,20 @@ impl Rules {
                                         {
                                             let k153 = TABLE_41_P0[v1 as usize] as usize;
                                             if k153 != NONE as usize {
-                                                let key155 = k153 * 1;
-                                                for i154 in TABLE_41_AT0[key155]
-                                                    as usize..TABLE_41_AT0[key155 + 1] as usize
+                                                let i154 = k153 * 1;
+                                                let row152 = &TABLE_41_BY0[i154];
+                                                let v4: Sym = row152[1];
+                                                let v4_pos: usize = TABLE_41_BY0_POS[i154][1] as usize;
                                                 {
-                                                    let row152 = &TABLE_41_BY0[i154];
-                                                    let v4: Sym = row152[1];
-                                                    let v4_pos: usize = TABLE_41_BY0_POS[i154][1] as usize;
-                                                    {
-                                                        let mut w: u64 = rt::word_field(
-                                                            &STATIC_FIELDS_0_0,
-                                                            0 + (v4_pos + 1) * 4096 + v3_pos * 64 + 0,
-                                                            64,
-                                                        );
-                                                        if w != 0 {
-                                                            let fresh = self.r10.or_field(0, w);
-                                                            if fresh != 0 {
-                                                                self.grew = true;
-                                                            }
+                                                    let mut w: u64 = rt::word_field(
+                                                        &STATIC_FIELDS_0_0,
+                                                        0 + (v4_pos + 1) * 4096 + v3_pos * 64 + 0,
+                                                        64,
+                                                    );
+                                                    if w != 0 {
+                                                        let fresh = self.r10.or_field(0, w);
+                                                        if fresh != 0 {
+                                                            self.grew = true;
                                                         }
                                                     }
                                                 }
@@ -14145,39 +14097,35 @@ impl Rules {
                         let v1: Sym = SYMS_C9C28939C99668C6_2[(offset184 / 1) % 2];
                         let v1_pos: usize = (offset184 / 1) % 2;
                         {
-                            let key181 = v1_pos * 1;
-                            for i180 in TABLE_38_AT0[key181]
-                                as usize..TABLE_38_AT0[key181 + 1] as usize
+                            let i180 = v1_pos * 1;
+                            let row179 = &TABLE_38_BY0[i180];
+                            let v3: Sym = row179[1];
+                            let v3_pos: usize = TABLE_38_BY0_POS[i180][1] as usize;
                             {
-                                let row179 = &TABLE_38_BY0[i180];
-                                let v3: Sym = row179[1];
-                                let v3_pos: usize = TABLE_38_BY0_POS[i180][1] as usize;
-                                {
-                                    let lo174 = 0 + 0 + v1_pos * 384 + 4 * 64;
-                                    let mut rest178 = input.state.field(lo174, 64);
-                                    while rest178 != 0 {
-                                        let bit175 = lo174 + rest178.trailing_zeros() as usize;
-                                        rest178 &= rest178 - 1;
-                                        let offset176 = bit175 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset176 / 1)
-                                                % 64];
-                                            let v2_pos: usize = (offset176 / 1) % 64;
-                                            {
-                                                let mut w: u64 = input
-                                                    .state
-                                                    .field(0 + v3_pos * 384 + 3 * 64 + 0, 64);
-                                                w
-                                                    &= rt::word_field(
-                                                        &STATIC_FIELDS_28_1,
-                                                        0 + v2_pos * 64 + 0,
-                                                        64,
-                                                    );
-                                                if w != 0 {
-                                                    let fresh = self.r31.or_field(0, w);
-                                                    if fresh != 0 {
-                                                        self.grew = true;
-                                                    }
+                                let lo174 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                let mut rest178 = input.state.field(lo174, 64);
+                                while rest178 != 0 {
+                                    let bit175 = lo174 + rest178.trailing_zeros() as usize;
+                                    rest178 &= rest178 - 1;
+                                    let offset176 = bit175 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset176 / 1)
+                                            % 64];
+                                        let v2_pos: usize = (offset176 / 1) % 64;
+                                        {
+                                            let mut w: u64 = input
+                                                .state
+                                                .field(0 + v3_pos * 384 + 3 * 64 + 0, 64);
+                                            w
+                                                &= rt::word_field(
+                                                    &STATIC_FIELDS_28_1,
+                                                    0 + v2_pos * 64 + 0,
+                                                    64,
+                                                );
+                                            if w != 0 {
+                                                let fresh = self.r31.or_field(0, w);
+                                                if fresh != 0 {
+                                                    self.grew = true;
                                                 }
                                             }
                                         }
@@ -14202,53 +14150,47 @@ impl Rules {
                         let v1: Sym = SYMS_C9C28939C99668C6_2[(offset209 / 1) % 2];
                         let v1_pos: usize = (offset209 / 1) % 2;
                         {
-                            let key206 = v1_pos * 1;
-                            for i205 in TABLE_38_AT0[key206]
-                                as usize..TABLE_38_AT0[key206 + 1] as usize
+                            let i205 = v1_pos * 1;
+                            let row204 = &TABLE_38_BY0[i205];
+                            let v4: Sym = row204[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i205][1] as usize;
                             {
-                                let row204 = &TABLE_38_BY0[i205];
-                                let v4: Sym = row204[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i205][1] as usize;
-                                {
-                                    let lo199 = 0 + 0 + v1_pos * 384 + 4 * 64;
-                                    let mut rest203 = input.state.field(lo199, 64);
-                                    while rest203 != 0 {
-                                        let bit200 = lo199 + rest203.trailing_zeros() as usize;
-                                        rest203 &= rest203 - 1;
-                                        let offset201 = bit200 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset201 / 1)
-                                                % 64];
-                                            let v2_pos: usize = (offset201 / 1) % 64;
-                                            {
-                                                let lo194 = 0 + 0 + v4_pos * 384 + 5 * 64;
-                                                let mut rest198 = input.state.field(lo194, 64);
-                                                while rest198 != 0 {
-                                                    let bit195 = lo194 + rest198.trailing_zeros() as usize;
-                                                    rest198 &= rest198 - 1;
-                                                    let offset196 = bit195 - 0;
-                                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset196 / 1)
-                                                            % 64];
-                                                        let v0_pos: usize = (offset196 / 1) % 64;
-                                                        {
-                                                            let key193 = v2_pos * 64 + v0_pos * 1;
-                                                            for i192 in TABLE_0_AT0_2[key193]
-                                                                as usize..TABLE_0_AT0_2[key193 + 1] as usize
+                                let lo199 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                let mut rest203 = input.state.field(lo199, 64);
+                                while rest203 != 0 {
+                                    let bit200 = lo199 + rest203.trailing_zeros() as usize;
+                                    rest203 &= rest203 - 1;
+                                    let offset201 = bit200 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset201 / 1)
+                                            % 64];
+                                        let v2_pos: usize = (offset201 / 1) % 64;
+                                        {
+                                            let lo194 = 0 + 0 + v4_pos * 384 + 5 * 64;
+                                            let mut rest198 = input.state.field(lo194, 64);
+                                            while rest198 != 0 {
+                                                let bit195 = lo194 + rest198.trailing_zeros() as usize;
+                                                rest198 &= rest198 - 1;
+                                                let offset196 = bit195 - 0;
+                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset196 / 1)
+                                                        % 64];
+                                                    let v0_pos: usize = (offset196 / 1) % 64;
+                                                    {
+                                                        let key193 = v2_pos * 64 + v0_pos * 1;
+                                                        let i192 = TABLE_0_AT0_2[key193] as usize;
+                                                        if i192 < TABLE_0_AT0_2[key193 + 1] as usize {
+                                                            let row191 = &TABLE_0_BY0_2[i192];
+                                                            let v3: Sym = row191[1];
+                                                            let v3_pos: usize = TABLE_0_BY0_2_POS[i192][1] as usize;
                                                             {
-                                                                let row191 = &TABLE_0_BY0_2[i192];
-                                                                let v3: Sym = row191[1];
-                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i192][1] as usize;
-                                                                {
-                                                                    let k188 = TABLE_40_P1[v3 as usize] as usize;
-                                                                    if k188 != NONE as usize {
-                                                                        let key190 = v1_pos * 4 + k188 * 1;
-                                                                        for i189 in TABLE_40_AT0_1[key190]
-                                                                            as usize..TABLE_40_AT0_1[key190 + 1] as usize
-                                                                        {
-                                                                            let row187 = &TABLE_40_BY0_1[i189];
-                                                                            self.grew |= self.r31.insert(v0_pos * 1);
-                                                                        }
+                                                                let k188 = TABLE_40_P1[v3 as usize] as usize;
+                                                                if k188 != NONE as usize {
+                                                                    let key190 = v1_pos * 4 + k188 * 1;
+                                                                    let i189 = TABLE_40_AT0_1[key190] as usize;
+                                                                    if i189 < TABLE_40_AT0_1[key190 + 1] as usize {
+                                                                        let row187 = &TABLE_40_BY0_1[i189];
+                                                                        self.grew |= self.r31.insert(v0_pos * 1);
                                                                     }
                                                                 }
                                                             }
@@ -14395,9 +14337,8 @@ impl Rules {
                                                 let v0_pos: usize = (offset231 / 1) % 64;
                                                 {
                                                     let key228 = v0_pos * 64 + v1_pos * 1;
-                                                    for i227 in TABLE_0_AT0_2[key228]
-                                                        as usize..TABLE_0_AT0_2[key228 + 1] as usize
-                                                    {
+                                                    let i227 = TABLE_0_AT0_2[key228] as usize;
+                                                    if i227 < TABLE_0_AT0_2[key228 + 1] as usize {
                                                         let row226 = &TABLE_0_BY0_2[i227];
                                                         let v3: Sym = row226[1];
                                                         let v3_pos: usize = TABLE_0_BY0_2_POS[i227][1] as usize;
@@ -14405,9 +14346,8 @@ impl Rules {
                                                             let k223 = TABLE_40_P1[v3 as usize] as usize;
                                                             if k223 != NONE as usize {
                                                                 let key225 = v2_pos * 4 + k223 * 1;
-                                                                for i224 in TABLE_40_AT0_1[key225]
-                                                                    as usize..TABLE_40_AT0_1[key225 + 1] as usize
-                                                                {
+                                                                let i224 = TABLE_40_AT0_1[key225] as usize;
+                                                                if i224 < TABLE_40_AT0_1[key225 + 1] as usize {
                                                                     let row222 = &TABLE_40_BY0_1[i224];
                                                                     self.grew |= self.r18.insert(v0_pos * 1);
                                                                 }
@@ -14453,38 +14393,29 @@ impl Rules {
                                     let v2: Sym = SYMS_C9C28939C99668C6_2[(offset255 / 1) % 2];
                                     let v2_pos: usize = (offset255 / 1) % 2;
                                     {
-                                        let key252 = v2_pos * 1;
-                                        for i251 in TABLE_41_AT0[key252]
-                                            as usize..TABLE_41_AT0[key252 + 1] as usize
+                                        let i251 = v2_pos * 1;
+                                        let row250 = &TABLE_41_BY0[i251];
+                                        let v3: Sym = row250[1];
+                                        let v3_pos: usize = TABLE_41_BY0_POS[i251][1] as usize;
                                         {
-                                            let row250 = &TABLE_41_BY0[i251];
-                                            let v3: Sym = row250[1];
-                                            let v3_pos: usize = TABLE_41_BY0_POS[i251][1] as usize;
-                                            {
-                                                let key249 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                                for i248 in TABLE_0_AT1_2[key249]
-                                                    as usize..TABLE_0_AT1_2[key249 + 1] as usize
+                                            let key249 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                            let i248 = TABLE_0_AT1_2[key249] as usize;
+                                            if i248 < TABLE_0_AT1_2[key249 + 1] as usize {
+                                                let row247 = &TABLE_0_BY1_2[i248];
+                                                let v0: Sym = row247[0];
+                                                let v0_pos: usize = TABLE_0_BY1_2_POS[i248][0] as usize;
                                                 {
-                                                    let row247 = &TABLE_0_BY1_2[i248];
-                                                    let v0: Sym = row247[0];
-                                                    let v0_pos: usize = TABLE_0_BY1_2_POS[i248][0] as usize;
+                                                    let i245 = v2_pos * 1;
+                                                    let row244 = &TABLE_38_BY0[i245];
+                                                    let v4: Sym = row244[1];
+                                                    let v4_pos: usize = TABLE_38_BY0_POS[i245][1] as usize;
                                                     {
-                                                        let key246 = v2_pos * 1;
-                                                        for i245 in TABLE_38_AT0[key246]
-                                                            as usize..TABLE_38_AT0[key246 + 1] as usize
+                                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                            && input
+                                                                .state
+                                                                .get(0 + 0 + v4_pos * 384 + 5 * 64 + v0_pos * 1)
                                                         {
-                                                            let row244 = &TABLE_38_BY0[i245];
-                                                            let v4: Sym = row244[1];
-                                                            let v4_pos: usize = TABLE_38_BY0_POS[i245][1] as usize;
-                                                            {
-                                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && input
-                                                                        .state
-                                                                        .get(0 + 0 + v4_pos * 384 + 5 * 64 + v0_pos * 1)
-                                                                {
-                                                                    self.grew |= self.r21.insert(v0_pos * 1);
-                                                                }
-                                                            }
+                                                            self.grew |= self.r21.insert(v0_pos * 1);
                                                         }
                                                     }
                                                 }
@@ -14912,55 +14843,51 @@ impl Rules {
                         let v2: Sym = SYMS_C9C28939C99668C6_2[(offset348 / 1) % 2];
                         let v2_pos: usize = (offset348 / 1) % 2;
                         {
-                            let key345 = v2_pos * 1;
-                            for i344 in TABLE_38_AT0[key345]
-                                as usize..TABLE_38_AT0[key345 + 1] as usize
+                            let i344 = v2_pos * 1;
+                            let row343 = &TABLE_38_BY0[i344];
+                            let v4: Sym = row343[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i344][1] as usize;
                             {
-                                let row343 = &TABLE_38_BY0[i344];
-                                let v4: Sym = row343[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i344][1] as usize;
-                                {
-                                    for i340 in 0..self.r60.nonzero_words() {
-                                        let word341 = self.r60.nonzero_word(i340);
-                                        let mut rest342 = self.r60.word(word341);
-                                        while rest342 != 0 {
-                                            let bit337 = word341 * 64
-                                                + rest342.trailing_zeros() as usize;
-                                            rest342 &= rest342 - 1;
-                                            let offset338 = bit337 - 0;
-                                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset338 / 64) % 8];
-                                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
-                                                % 64];
-                                            let v1_pos: usize = (offset338 / 64) % 8;
-                                            let v3_pos: usize = (offset338 / 1) % 64;
+                                for i340 in 0..self.r60.nonzero_words() {
+                                    let word341 = self.r60.nonzero_word(i340);
+                                    let mut rest342 = self.r60.word(word341);
+                                    while rest342 != 0 {
+                                        let bit337 = word341 * 64
+                                            + rest342.trailing_zeros() as usize;
+                                        rest342 &= rest342 - 1;
+                                        let offset338 = bit337 - 0;
+                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset338 / 64) % 8];
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
+                                            % 64];
+                                        let v1_pos: usize = (offset338 / 64) % 8;
+                                        let v3_pos: usize = (offset338 / 1) % 64;
+                                        {
+                                            let key335 = v1_pos * 1;
+                                            for i334 in TABLE_53_AT1[key335]
+                                                as usize..TABLE_53_AT1[key335 + 1] as usize
                                             {
-                                                let key335 = v1_pos * 1;
-                                                for i334 in TABLE_53_AT1[key335]
-                                                    as usize..TABLE_53_AT1[key335 + 1] as usize
+                                                let row333 = &TABLE_53_BY1[i334];
+                                                let v5: Sym = row333[0];
+                                                let v5_pos: usize = TABLE_53_BY1_POS[i334][0] as usize;
                                                 {
-                                                    let row333 = &TABLE_53_BY1[i334];
-                                                    let v5: Sym = row333[0];
-                                                    let v5_pos: usize = TABLE_53_BY1_POS[i334][0] as usize;
+                                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                        && input
+                                                            .state
+                                                            .get(0 + 0 + v4_pos * 384 + v5_pos * 64 + v3_pos * 1)
                                                     {
-                                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                            && input
-                                                                .state
-                                                                .get(0 + 0 + v4_pos * 384 + v5_pos * 64 + v3_pos * 1)
                                                         {
-                                                            {
-                                                                let lo328 = 0 + 0 + v1_pos * 64;
-                                                                let mut rest332 = self.r29.field(lo328, 64);
-                                                                while rest332 != 0 {
-                                                                    let bit329 = lo328 + rest332.trailing_zeros() as usize;
-                                                                    rest332 &= rest332 - 1;
-                                                                    let offset330 = bit329 - 0;
-                                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1)
-                                                                        % 64];
-                                                                    let v0_pos: usize = (offset330 / 1) % 64;
-                                                                    {
-                                                                        if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
-                                                                            self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
-                                                                        }
+                                                            let lo328 = 0 + 0 + v1_pos * 64;
+                                                            let mut rest332 = self.r29.field(lo328, 64);
+                                                            while rest332 != 0 {
+                                                                let bit329 = lo328 + rest332.trailing_zeros() as usize;
+                                                                rest332 &= rest332 - 1;
+                                                                let offset330 = bit329 - 0;
+                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1)
+                                                                    % 64];
+                                                                let v0_pos: usize = (offset330 / 1) % 64;
+                                                                {
+                                                                    if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
+                                                                        self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
                                                                     }
                                                                 }
                                                             }
@@ -15106,36 +15033,32 @@ impl Rules {
                         let v2: Sym = SYMS_C9C28939C99668C6_2[(offset384 / 1) % 2];
                         let v2_pos: usize = (offset384 / 1) % 2;
                         {
-                            let key381 = v2_pos * 1;
-                            for i380 in TABLE_41_AT0[key381]
-                                as usize..TABLE_41_AT0[key381 + 1] as usize
+                            let i380 = v2_pos * 1;
+                            let row379 = &TABLE_41_BY0[i380];
+                            let v3: Sym = row379[1];
+                            let v3_pos: usize = TABLE_41_BY0_POS[i380][1] as usize;
                             {
-                                let row379 = &TABLE_41_BY0[i380];
-                                let v3: Sym = row379[1];
-                                let v3_pos: usize = TABLE_41_BY0_POS[i380][1] as usize;
-                                {
-                                    let lo374 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest378 = input.state.field(lo374, 64);
-                                    while rest378 != 0 {
-                                        let bit375 = lo374 + rest378.trailing_zeros() as usize;
-                                        rest378 &= rest378 - 1;
-                                        let offset376 = bit375 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset376 / 1)
-                                                % 64];
-                                            let v0_pos: usize = (offset376 / 1) % 64;
-                                            {
-                                                let mut w: u64 = rt::word_field(
-                                                    &STATIC_FIELDS_0_2,
-                                                    0 + v0_pos * 512 + (v3_pos + 1) * 64 + 0,
-                                                    64,
-                                                );
-                                                w &= !self.r37.field(0 + 0, 64);
-                                                if w != 0 {
-                                                    let fresh = self.r49.or_field(v0_pos * 64, w);
-                                                    if fresh != 0 {
-                                                        self.grew = true;
-                                                    }
+                                let lo374 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest378 = input.state.field(lo374, 64);
+                                while rest378 != 0 {
+                                    let bit375 = lo374 + rest378.trailing_zeros() as usize;
+                                    rest378 &= rest378 - 1;
+                                    let offset376 = bit375 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset376 / 1)
+                                            % 64];
+                                        let v0_pos: usize = (offset376 / 1) % 64;
+                                        {
+                                            let mut w: u64 = rt::word_field(
+                                                &STATIC_FIELDS_0_2,
+                                                0 + v0_pos * 512 + (v3_pos + 1) * 64 + 0,
+                                                64,
+                                            );
+                                            w &= !self.r37.field(0 + 0, 64);
+                                            if w != 0 {
+                                                let fresh = self.r49.or_field(v0_pos * 64, w);
+                                                if fresh != 0 {
+                                                    self.grew = true;
                                                 }
                                             }
                                         }
@@ -15174,47 +15097,41 @@ impl Rules {
                                         let k395 = TABLE_42_P1[v0 as usize] as usize;
                                         if k395 != NONE as usize {
                                             let key397 = v2_pos * 16 + k395 * 1;
-                                            for i396 in TABLE_42_AT0_1[key397]
-                                                as usize..TABLE_42_AT0_1[key397 + 1] as usize
-                                            {
+                                            let i396 = TABLE_42_AT0_1[key397] as usize;
+                                            if i396 < TABLE_42_AT0_1[key397 + 1] as usize {
                                                 let row394 = &TABLE_42_BY0_1[i396];
                                                 {
-                                                    let key393 = v2_pos * 1;
-                                                    for i392 in TABLE_41_AT0[key393]
-                                                        as usize..TABLE_41_AT0[key393 + 1] as usize
+                                                    let i392 = v2_pos * 1;
+                                                    let row391 = &TABLE_41_BY0[i392];
+                                                    let v3: Sym = row391[1];
+                                                    let v3_pos: usize = TABLE_41_BY0_POS[i392][1] as usize;
                                                     {
-                                                        let row391 = &TABLE_41_BY0[i392];
-                                                        let v3: Sym = row391[1];
-                                                        let v3_pos: usize = TABLE_41_BY0_POS[i392][1] as usize;
-                                                        {
-                                                            let key390 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                            for i389 in TABLE_0_AT0_1[key390]
-                                                                as usize..TABLE_0_AT0_1[key390 + 1] as usize
-                                                            {
-                                                                let row388 = &TABLE_0_BY0_1[i389];
-                                                                let v4: Sym = row388[2];
-                                                                let v4_pos: usize = TABLE_0_BY0_1_POS[i389][2] as usize;
-                                                                let exists = 'found387: {
-                                                                    {
-                                                                        if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                            break 'found387 true;
-                                                                        }
+                                                        let key390 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                        let i389 = TABLE_0_AT0_1[key390] as usize;
+                                                        if i389 < TABLE_0_AT0_1[key390 + 1] as usize {
+                                                            let row388 = &TABLE_0_BY0_1[i389];
+                                                            let v4: Sym = row388[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i389][2] as usize;
+                                                            let exists = 'found387: {
+                                                                {
+                                                                    if self.r37.has_bit(0 + 0 + v4_pos * 1) {
+                                                                        break 'found387 true;
                                                                     }
-                                                                    false
-                                                                };
-                                                                if !exists {
-                                                                    {
-                                                                        let mut w: u64 = rt::word_field(
-                                                                            &STATIC_FIELDS_0_2,
-                                                                            0 + v4_pos * 512 + (v3_pos + 1) * 64 + 0,
-                                                                            64,
-                                                                        );
-                                                                        w &= !self.r37.field(0 + 0, 64);
-                                                                        if w != 0 {
-                                                                            let fresh = self.r49.or_field(v0_pos * 64, w);
-                                                                            if fresh != 0 {
-                                                                                self.grew = true;
-                                                                            }
+                                                                }
+                                                                false
+                                                            };
+                                                            if !exists {
+                                                                {
+                                                                    let mut w: u64 = rt::word_field(
+                                                                        &STATIC_FIELDS_0_2,
+                                                                        0 + v4_pos * 512 + (v3_pos + 1) * 64 + 0,
+                                                                        64,
+                                                                    );
+                                                                    w &= !self.r37.field(0 + 0, 64);
+                                                                    if w != 0 {
+                                                                        let fresh = self.r49.or_field(v0_pos * 64, w);
+                                                                        if fresh != 0 {
+                                                                            self.grew = true;
                                                                         }
                                                                     }
                                                                 }
@@ -15245,44 +15162,40 @@ impl Rules {
                         let v2: Sym = SYMS_C9C28939C99668C6_2[(offset421 / 1) % 2];
                         let v2_pos: usize = (offset421 / 1) % 2;
                         {
-                            let key418 = v2_pos * 1;
-                            for i417 in TABLE_38_AT0[key418]
-                                as usize..TABLE_38_AT0[key418 + 1] as usize
+                            let i417 = v2_pos * 1;
+                            let row416 = &TABLE_38_BY0[i417];
+                            let v4: Sym = row416[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i417][1] as usize;
                             {
-                                let row416 = &TABLE_38_BY0[i417];
-                                let v4: Sym = row416[1];
-                                let v4_pos: usize = TABLE_38_BY0_POS[i417][1] as usize;
-                                {
-                                    let lo411 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                    let mut rest415 = input.state.field(lo411, 64);
-                                    while rest415 != 0 {
-                                        let bit412 = lo411 + rest415.trailing_zeros() as usize;
-                                        rest415 &= rest415 - 1;
-                                        let offset413 = bit412 - 0;
-                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 1)
-                                                % 64];
-                                            let v0_pos: usize = (offset413 / 1) % 64;
+                                let lo411 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest415 = input.state.field(lo411, 64);
+                                while rest415 != 0 {
+                                    let bit412 = lo411 + rest415.trailing_zeros() as usize;
+                                    rest415 &= rest415 - 1;
+                                    let offset413 = bit412 - 0;
+                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 1)
+                                            % 64];
+                                        let v0_pos: usize = (offset413 / 1) % 64;
+                                        {
+                                            let key410 = v2_pos * 1;
+                                            for i409 in TABLE_40_AT0[key410]
+                                                as usize..TABLE_40_AT0[key410 + 1] as usize
                                             {
-                                                let key410 = v2_pos * 1;
-                                                for i409 in TABLE_40_AT0[key410]
-                                                    as usize..TABLE_40_AT0[key410 + 1] as usize
+                                                let row408 = &TABLE_40_BY0[i409];
+                                                let v3: Sym = row408[1];
+                                                let v3_pos: usize = TABLE_40_BY0_POS[i409][1] as usize;
                                                 {
-                                                    let row408 = &TABLE_40_BY0[i409];
-                                                    let v3: Sym = row408[1];
-                                                    let v3_pos: usize = TABLE_40_BY0_POS[i409][1] as usize;
-                                                    {
-                                                        let mut w: u64 = rt::word_field(
-                                                            &STATIC_FIELDS_0_2,
-                                                            0 + v0_pos * 512 + (v3_pos + 4) * 64 + 0,
-                                                            64,
-                                                        );
-                                                        w &= self.r13_by1.field(0 + v4_pos * 64 + 0, 64);
-                                                        if w != 0 {
-                                                            let fresh = self.r49.or_field(v0_pos * 64, w);
-                                                            if fresh != 0 {
-                                                                self.grew = true;
-                                                            }
+                                                    let mut w: u64 = rt::word_field(
+                                                        &STATIC_FIELDS_0_2,
+                                                        0 + v0_pos * 512 + (v3_pos + 4) * 64 + 0,
+                                                        64,
+                                                    );
+                                                    w &= self.r13_by1.field(0 + v4_pos * 64 + 0, 64);
+                                                    if w != 0 {
+                                                        let fresh = self.r49.or_field(v0_pos * 64, w);
+                                                        if fresh != 0 {
+                                                            self.grew = true;
                                                         }
                                                     }
                                                 }
@@ -15530,9 +15443,8 @@ impl Rules {
                                                     let k459 = TABLE_30_P1[v1 as usize] as usize;
                                                     if k459 != NONE as usize {
                                                         let key461 = v2_pos * 16 + k459 * 1;
-                                                        for i460 in TABLE_30_AT0_1[key461]
-                                                            as usize..TABLE_30_AT0_1[key461 + 1] as usize
-                                                        {
+                                                        let i460 = TABLE_30_AT0_1[key461] as usize;
+                                                        if i460 < TABLE_30_AT0_1[key461 + 1] as usize {
                                                             let row458 = &TABLE_30_BY0_1[i460];
                                                             break 'found457 true;
                                                         }
@@ -15596,9 +15508,8 @@ impl Rules {
                                                 let k479 = TABLE_30_P1[v1 as usize] as usize;
                                                 if k479 != NONE as usize {
                                                     let key481 = v3_pos * 16 + k479 * 1;
-                                                    for i480 in TABLE_30_AT0_1[key481]
-                                                        as usize..TABLE_30_AT0_1[key481 + 1] as usize
-                                                    {
+                                                    let i480 = TABLE_30_AT0_1[key481] as usize;
+                                                    if i480 < TABLE_30_AT0_1[key481 + 1] as usize {
                                                         let row478 = &TABLE_30_BY0_1[i480];
                                                         {
                                                             let v2: Sym = 283;
@@ -15781,44 +15692,40 @@ impl Rules {
                                 };
                                 if !exists {
                                     {
-                                        let key517 = v2_pos * 2 + v3_pos * 1;
-                                        for i516 in TABLE_9_AT0_1[key517]
-                                            as usize..TABLE_9_AT0_1[key517 + 1] as usize
+                                        let i516 = v2_pos * 2 + v3_pos * 1;
+                                        let row515 = &TABLE_9_BY0_1[i516];
+                                        let v0: Sym = row515[2];
+                                        let v1: Sym = row515[3];
+                                        let v4: Sym = row515[4];
+                                        let v5: Sym = row515[5];
+                                        let v0_pos: usize = TABLE_9_BY0_1_POS[i516][2] as usize;
+                                        let v1_pos: usize = TABLE_9_BY0_1_POS[i516][3] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_1_POS[i516][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_1_POS[i516][5] as usize;
                                         {
-                                            let row515 = &TABLE_9_BY0_1[i516];
-                                            let v0: Sym = row515[2];
-                                            let v1: Sym = row515[3];
-                                            let v4: Sym = row515[4];
-                                            let v5: Sym = row515[5];
-                                            let v0_pos: usize = TABLE_9_BY0_1_POS[i516][2] as usize;
-                                            let v1_pos: usize = TABLE_9_BY0_1_POS[i516][3] as usize;
-                                            let v4_pos: usize = TABLE_9_BY0_1_POS[i516][4] as usize;
-                                            let v5_pos: usize = TABLE_9_BY0_1_POS[i516][5] as usize;
+                                            let p514 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                            if p514 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                && 0 == 0 && 0 == 0
+                                                && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p514 * 1)
                                             {
-                                                let p514 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                                if p514 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                                    && 0 == 0 && 0 == 0
-                                                    && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p514 * 1)
                                                 {
+                                                    let p513 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                    if p513 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                        && 0 == 0 && 0 == 0
+                                                        && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p513 * 1)
                                                     {
-                                                        let p513 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                        if p513 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                                            && 0 == 0 && 0 == 0
-                                                            && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p513 * 1)
                                                         {
+                                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                                && 0 == 0 && input.state.get(772 + 0 + v2_pos * 1)
                                                             {
-                                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                    && 0 == 0 && input.state.get(772 + 0 + v2_pos * 1)
-                                                                {
-                                                                    self.grew
-                                                                        |= self
-                                                                            .r35
-                                                                            .insert_bit(
-                                                                                0 + POS_35[299 + v0 as usize] as usize * 64
-                                                                                    + POS_35[598 + v1 as usize] as usize * 1,
-                                                                                &[297, v0, v1, 0, 0, 0],
-                                                                            );
-                                                                }
+                                                                self.grew
+                                                                    |= self
+                                                                        .r35
+                                                                        .insert_bit(
+                                                                            0 + POS_35[299 + v0 as usize] as usize * 64
+                                                                                + POS_35[598 + v1 as usize] as usize * 1,
+                                                                            &[297, v0, v1, 0, 0, 0],
+                                                                        );
                                                             }
                                                         }
                                                     }
@@ -15941,16 +15848,12 @@ impl Rules {
                             let v1: Sym = SYMS_C9C28939C99668C6_2[(offset548 / 1) % 2];
                             let v1_pos: usize = (offset548 / 1) % 2;
                             {
-                                let key545 = v1_pos * 1;
-                                for i544 in TABLE_38_AT0[key545]
-                                    as usize..TABLE_38_AT0[key545 + 1] as usize
-                                {
-                                    let row543 = &TABLE_38_BY0[i544];
-                                    let v0: Sym = row543[1];
-                                    let v0_pos: usize = TABLE_38_BY0_POS[i544][1] as usize;
-                                    self.grew
-                                        |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
-                                }
+                                let i544 = v1_pos * 1;
+                                let row543 = &TABLE_38_BY0[i544];
+                                let v0: Sym = row543[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i544][1] as usize;
+                                self.grew
+                                    |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                             }
                         }
                     }
@@ -16013,21 +15916,17 @@ impl Rules {
                         let v1: Sym = SYMS_C9C28939C99668C6_2[(offset563 / 1) % 2];
                         let v1_pos: usize = (offset563 / 1) % 2;
                         {
-                            let key560 = v1_pos * 1;
-                            for i559 in TABLE_38_AT0[key560]
-                                as usize..TABLE_38_AT0[key560 + 1] as usize
-                            {
-                                let row558 = &TABLE_38_BY0[i559];
-                                let v0: Sym = row558[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i559][1] as usize;
-                                self.grew
-                                    |= self
-                                        .r32
-                                        .insert_bit(
-                                            20480 + v0_pos * 20481,
-                                            &[v0, 296, 0, 0, 0, 0, 0],
-                                        );
-                            }
+                            let i559 = v1_pos * 1;
+                            let row558 = &TABLE_38_BY0[i559];
+                            let v0: Sym = row558[1];
+                            let v0_pos: usize = TABLE_38_BY0_POS[i559][1] as usize;
+                            self.grew
+                                |= self
+                                    .r32
+                                    .insert_bit(
+                                        20480 + v0_pos * 20481,
+                                        &[v0, 296, 0, 0, 0, 0, 0],
+                                    );
                         }
                     }
                 }
@@ -16143,34 +16042,30 @@ impl Rules {
                     let v1_pos: usize = (offset577 / 2) % 2;
                     let v2_pos: usize = (offset577 / 1) % 2;
                     {
-                        let key574 = v1_pos * 2 + v2_pos * 1;
-                        for i573 in TABLE_9_AT0_1[key574]
-                            as usize..TABLE_9_AT0_1[key574 + 1] as usize
-                        {
-                            let row572 = &TABLE_9_BY0_1[i573];
-                            let v3: Sym = row572[2];
-                            let v4: Sym = row572[3];
-                            let v5: Sym = row572[4];
-                            let v0: Sym = row572[5];
-                            let v3_pos: usize = TABLE_9_BY0_1_POS[i573][2] as usize;
-                            let v4_pos: usize = TABLE_9_BY0_1_POS[i573][3] as usize;
-                            let v5_pos: usize = TABLE_9_BY0_1_POS[i573][4] as usize;
-                            let v0_pos: usize = TABLE_9_BY0_1_POS[i573][5] as usize;
-                            self.next_bits
-                                .set(
-                                    0 + 0 + v1_pos * 384 + 0 * 64
-                                        + {
-                                            let p = FLUENT_POSITIONS[299 + v0 as usize];
-                                            if p == NONE {
-                                                rt::outside_layout(
-                                                    &META,
-                                                    &[289, v0, v1, 283, 0, 0, 0, 0, 0],
-                                                );
-                                            }
-                                            p as usize
-                                        } * 1,
-                                );
-                        }
+                        let i573 = v1_pos * 2 + v2_pos * 1;
+                        let row572 = &TABLE_9_BY0_1[i573];
+                        let v3: Sym = row572[2];
+                        let v4: Sym = row572[3];
+                        let v5: Sym = row572[4];
+                        let v0: Sym = row572[5];
+                        let v3_pos: usize = TABLE_9_BY0_1_POS[i573][2] as usize;
+                        let v4_pos: usize = TABLE_9_BY0_1_POS[i573][3] as usize;
+                        let v5_pos: usize = TABLE_9_BY0_1_POS[i573][4] as usize;
+                        let v0_pos: usize = TABLE_9_BY0_1_POS[i573][5] as usize;
+                        self.next_bits
+                            .set(
+                                0 + 0 + v1_pos * 384 + 0 * 64
+                                    + {
+                                        let p = FLUENT_POSITIONS[299 + v0 as usize];
+                                        if p == NONE {
+                                            rt::outside_layout(
+                                                &META,
+                                                &[289, v0, v1, 283, 0, 0, 0, 0, 0],
+                                            );
+                                        }
+                                        p as usize
+                                    } * 1,
+                            );
                     }
                 }
             }
@@ -16210,33 +16105,27 @@ impl Rules {
                             {
                                 let k589 = TABLE_41_P0[v1 as usize] as usize;
                                 if k589 != NONE as usize {
-                                    let key591 = k589 * 1;
-                                    for i590 in TABLE_41_AT0[key591]
-                                        as usize..TABLE_41_AT0[key591 + 1] as usize
+                                    let i590 = k589 * 1;
+                                    let row588 = &TABLE_41_BY0[i590];
+                                    let v4: Sym = row588[1];
+                                    let v4_pos: usize = TABLE_41_BY0_POS[i590][1] as usize;
                                     {
-                                        let row588 = &TABLE_41_BY0[i590];
-                                        let v4: Sym = row588[1];
-                                        let v4_pos: usize = TABLE_41_BY0_POS[i590][1] as usize;
-                                        {
-                                            let k585 = TABLE_0_P0[v2 as usize] as usize;
-                                            if k585 != NONE as usize {
-                                                let key587 = k585 * 8 + (v4_pos + 1) * 1;
-                                                for i586 in TABLE_0_AT0_1[key587]
-                                                    as usize..TABLE_0_AT0_1[key587 + 1] as usize
+                                        let k585 = TABLE_0_P0[v2 as usize] as usize;
+                                        if k585 != NONE as usize {
+                                            let key587 = k585 * 8 + (v4_pos + 1) * 1;
+                                            let i586 = TABLE_0_AT0_1[key587] as usize;
+                                            if i586 < TABLE_0_AT0_1[key587 + 1] as usize {
+                                                let row584 = &TABLE_0_BY0_1[i586];
+                                                let v0: Sym = row584[2];
+                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i586][2] as usize;
                                                 {
-                                                    let row584 = &TABLE_0_BY0_1[i586];
-                                                    let v0: Sym = row584[2];
-                                                    let v0_pos: usize = TABLE_0_BY0_1_POS[i586][2] as usize;
-                                                    {
-                                                        let k581 = TABLE_0_P2[v3 as usize] as usize;
-                                                        if k581 != NONE as usize {
-                                                            let key583 = v0_pos * 512 + (v4_pos + 1) * 64 + k581 * 1;
-                                                            for i582 in TABLE_0_AT0_1_2[key583]
-                                                                as usize..TABLE_0_AT0_1_2[key583 + 1] as usize
-                                                            {
-                                                                let row580 = &TABLE_0_BY0_1_2[i582];
-                                                                self.next_bits.set(975 + 0 + v0_pos * 1);
-                                                            }
+                                                    let k581 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k581 != NONE as usize {
+                                                        let key583 = v0_pos * 512 + (v4_pos + 1) * 64 + k581 * 1;
+                                                        let i582 = TABLE_0_AT0_1_2[key583] as usize;
+                                                        if i582 < TABLE_0_AT0_1_2[key583 + 1] as usize {
+                                                            let row580 = &TABLE_0_BY0_1_2[i582];
+                                                            self.next_bits.set(975 + 0 + v0_pos * 1);
                                                         }
                                                     }
                                                 }
@@ -16300,25 +16189,21 @@ impl Rules {
                         {
                             let k602 = TABLE_46_P0[v1 as usize] as usize;
                             if k602 != NONE as usize {
-                                let key604 = k602 * 1;
-                                for i603 in TABLE_46_AT0[key604]
-                                    as usize..TABLE_46_AT0[key604 + 1] as usize
-                                {
-                                    let row601 = &TABLE_46_BY0[i603];
-                                    let v0: Sym = row601[1];
-                                    let v0_pos: usize = TABLE_46_BY0_POS[i603][1] as usize;
-                                    self.next_bits
-                                        .set(
-                                            774 + 0
-                                                + {
-                                                    let p = FLUENT_POSITIONS[2093 + v0 as usize];
-                                                    if p == NONE {
-                                                        rt::outside_layout(&META, &[294, 0, 0, 0, 0, 0, 0, v0, 0]);
-                                                    }
-                                                    p as usize
-                                                } * 1,
-                                        );
-                                }
+                                let i603 = k602 * 1;
+                                let row601 = &TABLE_46_BY0[i603];
+                                let v0: Sym = row601[1];
+                                let v0_pos: usize = TABLE_46_BY0_POS[i603][1] as usize;
+                                self.next_bits
+                                    .set(
+                                        774 + 0
+                                            + {
+                                                let p = FLUENT_POSITIONS[2093 + v0 as usize];
+                                                if p == NONE {
+                                                    rt::outside_layout(&META, &[294, 0, 0, 0, 0, 0, 0, v0, 0]);
+                                                }
+                                                p as usize
+                                            } * 1,
+                                    );
                             }
                         }
                     }
