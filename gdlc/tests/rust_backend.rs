@@ -753,3 +753,28 @@ fn static_rows_one_per_key_are_looked_up_not_scanned() {
     );
     assert!(code.contains(&format!("inTABLE_{adjacent}_AT0[")), "{text}");
 }
+
+/// The literals ending a rule that bind only variables its head does not read are
+/// searched for a first match, and the head's tuple is added once after the search
+/// (`mobile`: a free step from the player's cell), not once per match.
+#[test]
+fn existential_tails_stop_at_the_first_match() {
+    let file = plan_fixture("tails.kif");
+    let (mobile, text, code) = join_code(&file, "mobile/1");
+    let layer = code
+        .split("fnlayer")
+        .find(|layer| layer.contains(&format!("self.r{mobile}.insert")))
+        .unwrap_or_else(|| panic!("no layer inserts into mobile: {text}"));
+    // The search: a step, then the two tests, ending at the first step that passes.
+    let search = layer.find("letexists='found").expect("a search");
+    let step = layer.find("TABLE_").expect("the step's table");
+    let insert = layer
+        .find(&format!("ifexists{{self.grew|=self.r{mobile}.insert("))
+        .unwrap_or_else(|| panic!("the insert after the search: {text}"));
+    assert!(search < step && step < insert, "{text}");
+    assert_eq!(
+        layer.matches(&format!("self.r{mobile}.insert(")).count(),
+        1,
+        "{text}"
+    );
+}

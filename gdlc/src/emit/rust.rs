@@ -687,6 +687,9 @@ struct Emitter<'a> {
     continuations: std::cell::RefCell<Vec<inline::Continuation>>,
     /// The source text of the calls inlined so far.
     inlined_text: std::cell::Cell<usize>,
+    /// While a rule's existential tail is searched (see `Emitter::existential_tail`):
+    /// the rule's accept, and what runs in its place (leaving the search).
+    tail_accept: std::cell::RefCell<Option<(*const Node, TokenStream)>>,
     /// Per bits-only relation, the copies word joins test it through (see
     /// `Emitter::word_copies`): the columns numbered first in each.
     word_copies: BTreeMap<RelationId, Vec<Vec<usize>>>,
@@ -789,6 +792,7 @@ impl<'a> Emitter<'a> {
             closures: closure::closures(ir, plan),
             continuations: std::cell::RefCell::new(Vec::new()),
             inlined_text: std::cell::Cell::new(0),
+            tail_accept: std::cell::RefCell::new(None),
             word_copies: BTreeMap::new(),
         };
         emitter.word_copies = emitter.word_copies();
@@ -3334,6 +3338,16 @@ impl<'a> Emitter<'a> {
                     _ => quote!({ #body }),
                 }
             }
+            Node::Accept { .. }
+                if self
+                    .tail_accept
+                    .borrow()
+                    .as_ref()
+                    .is_some_and(|(accept, _)| std::ptr::eq(*accept, node)) =>
+            {
+                let (_, leave) = self.tail_accept.borrow().clone().expect("checked");
+                leave
+            }
             Node::Accept { relation, args } if Some(*relation) == self.next_rel => {
                 self.next_accept(args)?
             }
@@ -3423,6 +3437,29 @@ impl<'a> Emitter<'a> {
                         if !self.#store.is_empty() { #then }
                     });
                 }
+                if self.tail_accept.borrow().is_none()
+                    && let Some(accept) = self.existential_tail(node, sink)
+                {
+                    // Nothing after reads what this query and those after it bind: the
+                    // first match of them all is enough, and the accept runs once.
+                    let label = syn::Lifetime::new(
+                        &format!("'{}", self.fresh("found")),
+                        MacroSpan::call_site(),
+                    );
+                    self.tail_accept
+                        .replace(Some((accept as *const Node, quote!(break #label true;))));
+                    let search = self.node(node, sink);
+                    self.tail_accept.replace(None);
+                    let search = search?;
+                    let accept = self.node(accept, sink)?;
+                    return Ok(quote! {
+                        let exists = #label: {
+                            #search
+                            false
+                        };
+                        if exists { #accept }
+                    });
+                }
                 if Self::existential(query, then) {
                     // Nothing after reads what the query binds: one match is enough.
                     let exists = self.exists(query, sink)?;
@@ -3469,6 +3506,51 @@ impl<'a> Emitter<'a> {
             })
             .collect();
         !bound.is_empty() && !bound.iter().any(|&v| Self::reads_var(then, v))
+    }
+
+    /// The accept ending the rule's path from `node`, a query, when the variables this
+    /// query and the queries after it bind are not among the accept's (`(<=
+    /// (legalMove ?p) (true (location ?x ?y ?p)) (queenMove ?x ?y ?u ?v) (emptyCell ?u
+    /// ?v))` once `?p` is bound): the accepted tuple is the same for every match of
+    /// them, so one is enough. Only a straight path (queries and tests, then the
+    /// accept), and only for sinks whose accept depends on nothing but its values (not
+    /// a chain's `link_key`, nor a known mode's early return).
+    fn existential_tail<'n>(&self, node: &'n Node, sink: Sink) -> Option<&'n Node> {
+        if !matches!(sink, Sink::Layer | Sink::Memo(..) | Sink::Inline) {
+            return None;
+        }
+        let Node::Query { query, .. } = node else {
+            return None;
+        };
+        if matches!(query.access, Access::Input | Access::Flag | Access::Member) {
+            return None;
+        }
+        let mut bound = Vec::new();
+        let mut at = node;
+        loop {
+            match at {
+                Node::Query { query, then } => {
+                    // A call back into a recursive mode's walk or work list: what
+                    // follows adds the call's key (`Self::chain_link`), another sink.
+                    if let Access::Call(m) = query.access
+                        && self.closure(query.relation.0 as usize, m).is_some()
+                    {
+                        return None;
+                    }
+                    bound.extend(query.slots.iter().filter_map(|slot| match slot {
+                        Slot::Bind(v) => Some(*v),
+                        _ => None,
+                    }));
+                    at = then;
+                }
+                Node::If { then, .. } => at = then,
+                Node::Accept { args, .. } => {
+                    let read = bound.iter().any(|&v| args.contains(&Arg::Var(v)));
+                    return (!bound.is_empty() && !read).then_some(at);
+                }
+                _ => return None,
+            }
+        }
     }
 
     /// Whether a node reads variable `v`.
