@@ -14139,62 +14139,68 @@ impl Rules {
         }
         {
             {
-                let lo207 = 772 + 0;
-                let mut rest211 = input.state.field(lo207, 2);
-                while rest211 != 0 {
-                    let bit208 = lo207 + rest211.trailing_zeros() as usize;
-                    rest211 &= rest211 - 1;
-                    let offset209 = bit208 - 772;
+                let lo208 = 772 + 0;
+                let mut rest212 = input.state.field(lo208, 2);
+                while rest212 != 0 {
+                    let bit209 = lo208 + rest212.trailing_zeros() as usize;
+                    rest212 &= rest212 - 1;
+                    let offset210 = bit209 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset209 / 1) % 2];
-                        let v1_pos: usize = (offset209 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset210 / 1) % 2];
+                        let v1_pos: usize = (offset210 / 1) % 2;
                         {
-                            let i205 = v1_pos * 1;
-                            let row204 = &TABLE_38_BY0[i205];
-                            let v4: Sym = row204[1];
-                            let v4_pos: usize = TABLE_38_BY0_POS[i205][1] as usize;
+                            let i206 = v1_pos * 1;
+                            let row205 = &TABLE_38_BY0[i206];
+                            let v4: Sym = row205[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i206][1] as usize;
                             {
-                                let lo199 = 0 + 0 + v1_pos * 384 + 4 * 64;
-                                let mut rest203 = input.state.field(lo199, 64);
-                                while rest203 != 0 {
-                                    let bit200 = lo199 + rest203.trailing_zeros() as usize;
-                                    rest203 &= rest203 - 1;
-                                    let offset201 = bit200 - 0;
+                                let lo200 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                let mut rest204 = input.state.field(lo200, 64);
+                                while rest204 != 0 {
+                                    let bit201 = lo200 + rest204.trailing_zeros() as usize;
+                                    rest204 &= rest204 - 1;
+                                    let offset202 = bit201 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset201 / 1)
+                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset202 / 1)
                                             % 64];
-                                        let v2_pos: usize = (offset201 / 1) % 64;
+                                        let v2_pos: usize = (offset202 / 1) % 64;
                                         {
-                                            let lo194 = 0 + 0 + v4_pos * 384 + 5 * 64;
-                                            let mut rest198 = input.state.field(lo194, 64);
-                                            while rest198 != 0 {
-                                                let bit195 = lo194 + rest198.trailing_zeros() as usize;
-                                                rest198 &= rest198 - 1;
-                                                let offset196 = bit195 - 0;
+                                            let lo195 = 0 + 0 + v4_pos * 384 + 5 * 64;
+                                            let mut rest199 = input.state.field(lo195, 64);
+                                            while rest199 != 0 {
+                                                let bit196 = lo195 + rest199.trailing_zeros() as usize;
+                                                rest199 &= rest199 - 1;
+                                                let offset197 = bit196 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset196 / 1)
+                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset197 / 1)
                                                         % 64];
-                                                    let v0_pos: usize = (offset196 / 1) % 64;
-                                                    {
-                                                        let key193 = v2_pos * 64 + v0_pos * 1;
-                                                        let i192 = TABLE_0_AT0_2[key193] as usize;
-                                                        if i192 < TABLE_0_AT0_2[key193 + 1] as usize {
-                                                            let row191 = &TABLE_0_BY0_2[i192];
-                                                            let v3: Sym = row191[1];
-                                                            let v3_pos: usize = TABLE_0_BY0_2_POS[i192][1] as usize;
-                                                            {
-                                                                let k188 = TABLE_40_P1[v3 as usize] as usize;
-                                                                if k188 != NONE as usize {
-                                                                    let key190 = v1_pos * 4 + k188 * 1;
-                                                                    let i189 = TABLE_40_AT0_1[key190] as usize;
-                                                                    if i189 < TABLE_40_AT0_1[key190 + 1] as usize {
-                                                                        let row187 = &TABLE_40_BY0_1[i189];
-                                                                        self.grew |= self.r31.insert(v0_pos * 1);
+                                                    let v0_pos: usize = (offset197 / 1) % 64;
+                                                    let exists = 'found187: {
+                                                        {
+                                                            let key194 = v2_pos * 64 + v0_pos * 1;
+                                                            let i193 = TABLE_0_AT0_2[key194] as usize;
+                                                            if i193 < TABLE_0_AT0_2[key194 + 1] as usize {
+                                                                let row192 = &TABLE_0_BY0_2[i193];
+                                                                let v3: Sym = row192[1];
+                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i193][1] as usize;
+                                                                {
+                                                                    let k189 = TABLE_40_P1[v3 as usize] as usize;
+                                                                    if k189 != NONE as usize {
+                                                                        let key191 = v1_pos * 4 + k189 * 1;
+                                                                        let i190 = TABLE_40_AT0_1[key191] as usize;
+                                                                        if i190 < TABLE_40_AT0_1[key191 + 1] as usize {
+                                                                            let row188 = &TABLE_40_BY0_1[i190];
+                                                                            break 'found187 true;
+                                                                        }
                                                                     }
                                                                 }
                                                             }
                                                         }
+                                                        false
+                                                    };
+                                                    if exists {
+                                                        self.grew |= self.r31.insert(v0_pos * 1);
                                                     }
                                                 }
                                             }
@@ -14271,30 +14277,37 @@ impl Rules {
     ///Layer 35: `double-check/0`.
     fn layer35(&mut self, input: &Input) {
         {
-            {
-                let lo217 = 0 + 0;
-                let mut rest221 = self.r12.field(lo217, 64);
-                while rest221 != 0 {
-                    let bit218 = lo217 + rest221.trailing_zeros() as usize;
-                    rest221 &= rest221 - 1;
-                    let offset219 = bit218 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset219 / 1) % 64];
-                    let v0_pos: usize = (offset219 / 1) % 64;
-                    {
-                        let lo212 = 0 + 0;
-                        let mut rest216 = self.r12.field(lo212, 64);
-                        while rest216 != 0 {
-                            let bit213 = lo212 + rest216.trailing_zeros() as usize;
-                            rest216 &= rest216 - 1;
-                            let offset214 = bit213 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset214 / 1) % 64];
-                            let v1_pos: usize = (offset214 / 1) % 64;
-                            if v0 != v1 {
-                                self.grew |= self.r15.insert(&[]);
+            let exists = 'found213: {
+                {
+                    let lo219 = 0 + 0;
+                    let mut rest223 = self.r12.field(lo219, 64);
+                    while rest223 != 0 {
+                        let bit220 = lo219 + rest223.trailing_zeros() as usize;
+                        rest223 &= rest223 - 1;
+                        let offset221 = bit220 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset221 / 1) % 64];
+                        let v0_pos: usize = (offset221 / 1) % 64;
+                        {
+                            let lo214 = 0 + 0;
+                            let mut rest218 = self.r12.field(lo214, 64);
+                            while rest218 != 0 {
+                                let bit215 = lo214 + rest218.trailing_zeros() as usize;
+                                rest218 &= rest218 - 1;
+                                let offset216 = bit215 - 0;
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset216 / 1)
+                                    % 64];
+                                let v1_pos: usize = (offset216 / 1) % 64;
+                                if v0 != v1 {
+                                    break 'found213 true;
+                                }
                             }
                         }
                     }
                 }
+                false
+            };
+            if exists {
+                self.grew |= self.r15.insert(&[]);
             }
         }
     }
@@ -14302,58 +14315,64 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo239 = 975 + 0;
-                let mut rest243 = input.state.field(lo239, 64);
-                while rest243 != 0 {
-                    let bit240 = lo239 + rest243.trailing_zeros() as usize;
-                    rest243 &= rest243 - 1;
-                    let offset241 = bit240 - 975;
+                let lo242 = 975 + 0;
+                let mut rest246 = input.state.field(lo242, 64);
+                while rest246 != 0 {
+                    let bit243 = lo242 + rest246.trailing_zeros() as usize;
+                    rest246 &= rest246 - 1;
+                    let offset244 = bit243 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset241 / 1) % 64];
-                        let v1_pos: usize = (offset241 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset244 / 1) % 64];
+                        let v1_pos: usize = (offset244 / 1) % 64;
                         {
-                            let lo234 = 772 + 0;
-                            let mut rest238 = input.state.field(lo234, 2);
-                            while rest238 != 0 {
-                                let bit235 = lo234 + rest238.trailing_zeros() as usize;
-                                rest238 &= rest238 - 1;
-                                let offset236 = bit235 - 772;
+                            let lo237 = 772 + 0;
+                            let mut rest241 = input.state.field(lo237, 2);
+                            while rest241 != 0 {
+                                let bit238 = lo237 + rest241.trailing_zeros() as usize;
+                                rest241 &= rest241 - 1;
+                                let offset239 = bit238 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset236 / 1) % 2];
-                                    let v2_pos: usize = (offset236 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset239 / 1) % 2];
+                                    let v2_pos: usize = (offset239 / 1) % 2;
                                     {
-                                        let lo229 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                        let mut rest233 = input.state.field(lo229, 64);
-                                        while rest233 != 0 {
-                                            let bit230 = lo229 + rest233.trailing_zeros() as usize;
-                                            rest233 &= rest233 - 1;
-                                            let offset231 = bit230 - 0;
+                                        let lo232 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                        let mut rest236 = input.state.field(lo232, 64);
+                                        while rest236 != 0 {
+                                            let bit233 = lo232 + rest236.trailing_zeros() as usize;
+                                            rest236 &= rest236 - 1;
+                                            let offset234 = bit233 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset231 / 1)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset234 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset231 / 1) % 64;
-                                                {
-                                                    let key228 = v0_pos * 64 + v1_pos * 1;
-                                                    let i227 = TABLE_0_AT0_2[key228] as usize;
-                                                    if i227 < TABLE_0_AT0_2[key228 + 1] as usize {
-                                                        let row226 = &TABLE_0_BY0_2[i227];
-                                                        let v3: Sym = row226[1];
-                                                        let v3_pos: usize = TABLE_0_BY0_2_POS[i227][1] as usize;
-                                                        {
-                                                            let k223 = TABLE_40_P1[v3 as usize] as usize;
-                                                            if k223 != NONE as usize {
-                                                                let key225 = v2_pos * 4 + k223 * 1;
-                                                                let i224 = TABLE_40_AT0_1[key225] as usize;
-                                                                if i224 < TABLE_40_AT0_1[key225 + 1] as usize {
-                                                                    let row222 = &TABLE_40_BY0_1[i224];
-                                                                    self.grew |= self.r18.insert(v0_pos * 1);
+                                                let v0_pos: usize = (offset234 / 1) % 64;
+                                                let exists = 'found224: {
+                                                    {
+                                                        let key231 = v0_pos * 64 + v1_pos * 1;
+                                                        let i230 = TABLE_0_AT0_2[key231] as usize;
+                                                        if i230 < TABLE_0_AT0_2[key231 + 1] as usize {
+                                                            let row229 = &TABLE_0_BY0_2[i230];
+                                                            let v3: Sym = row229[1];
+                                                            let v3_pos: usize = TABLE_0_BY0_2_POS[i230][1] as usize;
+                                                            {
+                                                                let k226 = TABLE_40_P1[v3 as usize] as usize;
+                                                                if k226 != NONE as usize {
+                                                                    let key228 = v2_pos * 4 + k226 * 1;
+                                                                    let i227 = TABLE_40_AT0_1[key228] as usize;
+                                                                    if i227 < TABLE_40_AT0_1[key228 + 1] as usize {
+                                                                        let row225 = &TABLE_40_BY0_1[i227];
+                                                                        break 'found224 true;
+                                                                    }
                                                                 }
                                                             }
                                                         }
                                                     }
+                                                    false
+                                                };
+                                                if exists {
+                                                    self.grew |= self.r18.insert(v0_pos * 1);
                                                 }
                                             }
                                         }
@@ -14370,54 +14389,60 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo258 = 975 + 0;
-                let mut rest262 = input.state.field(lo258, 64);
-                while rest262 != 0 {
-                    let bit259 = lo258 + rest262.trailing_zeros() as usize;
-                    rest262 &= rest262 - 1;
-                    let offset260 = bit259 - 975;
+                let lo262 = 975 + 0;
+                let mut rest266 = input.state.field(lo262, 64);
+                while rest266 != 0 {
+                    let bit263 = lo262 + rest266.trailing_zeros() as usize;
+                    rest266 &= rest266 - 1;
+                    let offset264 = bit263 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset260 / 1) % 64];
-                        let v1_pos: usize = (offset260 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset264 / 1) % 64];
+                        let v1_pos: usize = (offset264 / 1) % 64;
                         {
-                            let lo253 = 772 + 0;
-                            let mut rest257 = input.state.field(lo253, 2);
-                            while rest257 != 0 {
-                                let bit254 = lo253 + rest257.trailing_zeros() as usize;
-                                rest257 &= rest257 - 1;
-                                let offset255 = bit254 - 772;
+                            let lo257 = 772 + 0;
+                            let mut rest261 = input.state.field(lo257, 2);
+                            while rest261 != 0 {
+                                let bit258 = lo257 + rest261.trailing_zeros() as usize;
+                                rest261 &= rest261 - 1;
+                                let offset259 = bit258 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset255 / 1) % 2];
-                                    let v2_pos: usize = (offset255 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset259 / 1) % 2];
+                                    let v2_pos: usize = (offset259 / 1) % 2;
                                     {
-                                        let i251 = v2_pos * 1;
-                                        let row250 = &TABLE_41_BY0[i251];
-                                        let v3: Sym = row250[1];
-                                        let v3_pos: usize = TABLE_41_BY0_POS[i251][1] as usize;
+                                        let i255 = v2_pos * 1;
+                                        let row254 = &TABLE_41_BY0[i255];
+                                        let v3: Sym = row254[1];
+                                        let v3_pos: usize = TABLE_41_BY0_POS[i255][1] as usize;
                                         {
-                                            let key249 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                            let i248 = TABLE_0_AT1_2[key249] as usize;
-                                            if i248 < TABLE_0_AT1_2[key249 + 1] as usize {
-                                                let row247 = &TABLE_0_BY1_2[i248];
-                                                let v0: Sym = row247[0];
-                                                let v0_pos: usize = TABLE_0_BY1_2_POS[i248][0] as usize;
-                                                {
-                                                    let i245 = v2_pos * 1;
-                                                    let row244 = &TABLE_38_BY0[i245];
-                                                    let v4: Sym = row244[1];
-                                                    let v4_pos: usize = TABLE_38_BY0_POS[i245][1] as usize;
+                                            let key253 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                            let i252 = TABLE_0_AT1_2[key253] as usize;
+                                            if i252 < TABLE_0_AT1_2[key253 + 1] as usize {
+                                                let row251 = &TABLE_0_BY1_2[i252];
+                                                let v0: Sym = row251[0];
+                                                let v0_pos: usize = TABLE_0_BY1_2_POS[i252][0] as usize;
+                                                let exists = 'found247: {
                                                     {
-                                                        if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                            && input
-                                                                .state
-                                                                .get(0 + 0 + v4_pos * 384 + 5 * 64 + v0_pos * 1)
+                                                        let i249 = v2_pos * 1;
+                                                        let row248 = &TABLE_38_BY0[i249];
+                                                        let v4: Sym = row248[1];
+                                                        let v4_pos: usize = TABLE_38_BY0_POS[i249][1] as usize;
                                                         {
-                                                            self.grew |= self.r21.insert(v0_pos * 1);
+                                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                                && input
+                                                                    .state
+                                                                    .get(0 + 0 + v4_pos * 384 + 5 * 64 + v0_pos * 1)
+                                                            {
+                                                                break 'found247 true;
+                                                            }
                                                         }
                                                     }
+                                                    false
+                                                };
+                                                if exists {
+                                                    self.grew |= self.r21.insert(v0_pos * 1);
                                                 }
                                             }
                                         }
@@ -14434,33 +14459,33 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo271 = 0 + 0;
-                let mut rest275 = self.r18.field(lo271, 64);
-                while rest275 != 0 {
-                    let bit272 = lo271 + rest275.trailing_zeros() as usize;
-                    rest275 &= rest275 - 1;
-                    let offset273 = bit272 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset273 / 1) % 64];
-                    let v0_pos: usize = (offset273 / 1) % 64;
+                let lo275 = 0 + 0;
+                let mut rest279 = self.r18.field(lo275, 64);
+                while rest279 != 0 {
+                    let bit276 = lo275 + rest279.trailing_zeros() as usize;
+                    rest279 &= rest279 - 1;
+                    let offset277 = bit276 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset277 / 1) % 64];
+                    let v0_pos: usize = (offset277 / 1) % 64;
                     {
-                        let lo266 = 0 + 0;
-                        let mut rest270 = self.r26.field(lo266, 64);
-                        while rest270 != 0 {
-                            let bit267 = lo266 + rest270.trailing_zeros() as usize;
-                            rest270 &= rest270 - 1;
-                            let offset268 = bit267 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset268 / 1) % 64];
-                            let v3_pos: usize = (offset268 / 1) % 64;
+                        let lo270 = 0 + 0;
+                        let mut rest274 = self.r26.field(lo270, 64);
+                        while rest274 != 0 {
+                            let bit271 = lo270 + rest274.trailing_zeros() as usize;
+                            rest274 &= rest274 - 1;
+                            let offset272 = bit271 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset272 / 1) % 64];
+                            let v3_pos: usize = (offset272 / 1) % 64;
                             {
-                                let key265 = v3_pos * 1;
-                                for i264 in TABLE_0_AT0[key265]
-                                    as usize..TABLE_0_AT0[key265 + 1] as usize
+                                let key269 = v3_pos * 1;
+                                for i268 in TABLE_0_AT0[key269]
+                                    as usize..TABLE_0_AT0[key269 + 1] as usize
                                 {
-                                    let row263 = &TABLE_0_BY0[i264];
-                                    let v1: Sym = row263[1];
-                                    let v2: Sym = row263[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i264][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i264][2] as usize;
+                                    let row267 = &TABLE_0_BY0[i268];
+                                    let v1: Sym = row267[1];
+                                    let v2: Sym = row267[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i268][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i268][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -14485,34 +14510,34 @@ impl Rules {
             }
             {
                 {
-                    let lo278 = 0 + 0;
-                    for i282 in delta20.0..delta20.1 {
-                        let bit279 = self.r20.added(i282);
-                        if bit279 < lo278 || bit279 >= lo278 + 32768 {
+                    let lo282 = 0 + 0;
+                    for i286 in delta20.0..delta20.1 {
+                        let bit283 = self.r20.added(i286);
+                        if bit283 < lo282 || bit283 >= lo282 + 32768 {
                             continue;
                         }
-                        let offset280 = bit279 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset280 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 1) % 64];
-                        let v0_pos: usize = (offset280 / 512) % 64;
-                        let v1_pos: usize = (offset280 / 64) % 8;
-                        let v3_pos: usize = (offset280 / 1) % 64;
-                        let exists = 'found277: {
+                        let offset284 = bit283 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset284 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset284 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset284 / 1) % 64];
+                        let v0_pos: usize = (offset284 / 512) % 64;
+                        let v1_pos: usize = (offset284 / 64) % 8;
+                        let v3_pos: usize = (offset284 / 1) % 64;
+                        let exists = 'found281: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found277 true;
+                                    break 'found281 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found276: {
+                            let exists = 'found280: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found276 true;
+                                        break 'found280 true;
                                     }
                                 }
                                 false
@@ -14548,21 +14573,21 @@ impl Rules {
             }
             {
                 {
-                    let lo283 = 0 + 0;
-                    for i287 in delta20.0..delta20.1 {
-                        let bit284 = self.r20.added(i287);
-                        if bit284 < lo283 || bit284 >= lo283 + 32768 {
+                    let lo287 = 0 + 0;
+                    for i291 in delta20.0..delta20.1 {
+                        let bit288 = self.r20.added(i291);
+                        if bit288 < lo287 || bit288 >= lo287 + 32768 {
                             continue;
                         }
-                        let offset285 = bit284 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset285 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset285 / 512) % 64]
+                        let offset289 = bit288 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset289 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset289 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset285 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset289 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset285 / 64) % 8];
-                            let v0_pos: usize = (offset285 / 512) % 64;
-                            let v1_pos: usize = (offset285 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset289 / 64) % 8];
+                            let v0_pos: usize = (offset289 / 512) % 64;
+                            let v1_pos: usize = (offset289 / 64) % 8;
                             {
                                 let mut w: u64 = rt::word_field(
                                     &STATIC_FIELDS_0_2,
@@ -14592,19 +14617,19 @@ impl Rules {
             }
             {
                 {
-                    let lo288 = 0 + 0;
-                    for i292 in delta20.0..delta20.1 {
-                        let bit289 = self.r20.added(i292);
-                        if bit289 < lo288 || bit289 >= lo288 + 32768 {
+                    let lo292 = 0 + 0;
+                    for i296 in delta20.0..delta20.1 {
+                        let bit293 = self.r20.added(i296);
+                        if bit293 < lo292 || bit293 >= lo292 + 32768 {
                             continue;
                         }
-                        let offset290 = bit289 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset290 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset290 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset290 / 1) % 64];
-                        let v0_pos: usize = (offset290 / 512) % 64;
-                        let v1_pos: usize = (offset290 / 64) % 8;
-                        let v3_pos: usize = (offset290 / 1) % 64;
+                        let offset294 = bit293 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset294 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 1) % 64];
+                        let v0_pos: usize = (offset294 / 512) % 64;
+                        let v1_pos: usize = (offset294 / 64) % 8;
+                        let v3_pos: usize = (offset294 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
@@ -14641,17 +14666,17 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i297 in 0..self.r17.nonzero_words() {
-                    let word298 = self.r17.nonzero_word(i297);
-                    let mut rest299 = self.r17.word(word298);
-                    while rest299 != 0 {
-                        let bit294 = word298 * 64 + rest299.trailing_zeros() as usize;
-                        rest299 &= rest299 - 1;
-                        let offset295 = bit294 - 0;
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset295 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset295 / 1) % 8];
-                        let v2_pos: usize = (offset295 / 8) % 64;
-                        let v1_pos: usize = (offset295 / 1) % 8;
+                for i301 in 0..self.r17.nonzero_words() {
+                    let word302 = self.r17.nonzero_word(i301);
+                    let mut rest303 = self.r17.word(word302);
+                    while rest303 != 0 {
+                        let bit298 = word302 * 64 + rest303.trailing_zeros() as usize;
+                        rest303 &= rest303 - 1;
+                        let offset299 = bit298 - 0;
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset299 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset299 / 1) % 8];
+                        let v2_pos: usize = (offset299 / 8) % 64;
+                        let v1_pos: usize = (offset299 / 1) % 8;
                         {
                             let mut w: u64 = self
                                 .r20_by1_2
@@ -14669,18 +14694,18 @@ impl Rules {
         }
         {
             {
-                let lo301 = 0 + 0;
-                let mut rest305 = self.r31.field(lo301, 64);
-                while rest305 != 0 {
-                    let bit302 = lo301 + rest305.trailing_zeros() as usize;
-                    rest305 &= rest305 - 1;
-                    let offset303 = bit302 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset303 / 1) % 64];
-                    let v1_pos: usize = (offset303 / 1) % 64;
-                    let exists = 'found300: {
+                let lo305 = 0 + 0;
+                let mut rest309 = self.r31.field(lo305, 64);
+                while rest309 != 0 {
+                    let bit306 = lo305 + rest309.trailing_zeros() as usize;
+                    rest309 &= rest309 - 1;
+                    let offset307 = bit306 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset307 / 1) % 64];
+                    let v1_pos: usize = (offset307 / 1) % 64;
+                    let exists = 'found304: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found300 true;
+                                break 'found304 true;
                             }
                         }
                         false
@@ -14707,17 +14732,17 @@ impl Rules {
         }
         {
             {
-                for i310 in 0..self.r52.nonzero_words() {
-                    let word311 = self.r52.nonzero_word(i310);
-                    let mut rest312 = self.r52.word(word311);
-                    while rest312 != 0 {
-                        let bit307 = word311 * 64 + rest312.trailing_zeros() as usize;
-                        rest312 &= rest312 - 1;
-                        let offset308 = bit307 - 0;
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset308 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset308 / 1) % 64];
-                        let v1_pos: usize = (offset308 / 64) % 8;
-                        let v2_pos: usize = (offset308 / 1) % 64;
+                for i314 in 0..self.r52.nonzero_words() {
+                    let word315 = self.r52.nonzero_word(i314);
+                    let mut rest316 = self.r52.word(word315);
+                    while rest316 != 0 {
+                        let bit311 = word315 * 64 + rest316.trailing_zeros() as usize;
+                        rest316 &= rest316 - 1;
+                        let offset312 = bit311 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset312 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset312 / 1) % 64];
+                        let v1_pos: usize = (offset312 / 64) % 8;
+                        let v2_pos: usize = (offset312 / 1) % 64;
                         {
                             let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
                             if w != 0 {
@@ -14736,35 +14761,35 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo323 = 772 + 0;
-                let mut rest327 = input.state.field(lo323, 2);
-                while rest327 != 0 {
-                    let bit324 = lo323 + rest327.trailing_zeros() as usize;
-                    rest327 &= rest327 - 1;
-                    let offset325 = bit324 - 772;
+                let lo327 = 772 + 0;
+                let mut rest331 = input.state.field(lo327, 2);
+                while rest331 != 0 {
+                    let bit328 = lo327 + rest331.trailing_zeros() as usize;
+                    rest331 &= rest331 - 1;
+                    let offset329 = bit328 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset325 / 1) % 2];
-                        let v3_pos: usize = (offset325 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset329 / 1) % 2];
+                        let v3_pos: usize = (offset329 / 1) % 2;
                         {
-                            let lo318 = 0 + 0 + v3_pos * 64;
-                            let mut rest322 = self.r13_by1.field(lo318, 64);
-                            while rest322 != 0 {
-                                let bit319 = lo318 + rest322.trailing_zeros() as usize;
-                                rest322 &= rest322 - 1;
-                                let offset320 = bit319 - 0;
-                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset320 / 1)
+                            let lo322 = 0 + 0 + v3_pos * 64;
+                            let mut rest326 = self.r13_by1.field(lo322, 64);
+                            while rest326 != 0 {
+                                let bit323 = lo322 + rest326.trailing_zeros() as usize;
+                                rest326 &= rest326 - 1;
+                                let offset324 = bit323 - 0;
+                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset324 / 1)
                                     % 64];
-                                let v2_pos: usize = (offset320 / 1) % 64;
+                                let v2_pos: usize = (offset324 / 1) % 64;
                                 {
-                                    let lo313 = 0 + 0 + v2_pos * 8;
-                                    let mut rest317 = self.r29_by1.field(lo313, 8);
-                                    while rest317 != 0 {
-                                        let bit314 = lo313 + rest317.trailing_zeros() as usize;
-                                        rest317 &= rest317 - 1;
-                                        let offset315 = bit314 - 0;
-                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset315 / 1) % 8];
-                                        let v0_pos: usize = (offset315 / 1) % 8;
+                                    let lo317 = 0 + 0 + v2_pos * 8;
+                                    let mut rest321 = self.r29_by1.field(lo317, 8);
+                                    while rest321 != 0 {
+                                        let bit318 = lo317 + rest321.trailing_zeros() as usize;
+                                        rest321 &= rest321 - 1;
+                                        let offset319 = bit318 - 0;
+                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset319 / 1) % 8];
+                                        let v0_pos: usize = (offset319 / 1) % 8;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -14832,43 +14857,43 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo346 = 772 + 0;
-                let mut rest350 = input.state.field(lo346, 2);
-                while rest350 != 0 {
-                    let bit347 = lo346 + rest350.trailing_zeros() as usize;
-                    rest350 &= rest350 - 1;
-                    let offset348 = bit347 - 772;
+                let lo350 = 772 + 0;
+                let mut rest354 = input.state.field(lo350, 2);
+                while rest354 != 0 {
+                    let bit351 = lo350 + rest354.trailing_zeros() as usize;
+                    rest354 &= rest354 - 1;
+                    let offset352 = bit351 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset348 / 1) % 2];
-                        let v2_pos: usize = (offset348 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset352 / 1) % 2];
+                        let v2_pos: usize = (offset352 / 1) % 2;
                         {
-                            let i344 = v2_pos * 1;
-                            let row343 = &TABLE_38_BY0[i344];
-                            let v4: Sym = row343[1];
-                            let v4_pos: usize = TABLE_38_BY0_POS[i344][1] as usize;
+                            let i348 = v2_pos * 1;
+                            let row347 = &TABLE_38_BY0[i348];
+                            let v4: Sym = row347[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i348][1] as usize;
                             {
-                                for i340 in 0..self.r60.nonzero_words() {
-                                    let word341 = self.r60.nonzero_word(i340);
-                                    let mut rest342 = self.r60.word(word341);
-                                    while rest342 != 0 {
-                                        let bit337 = word341 * 64
-                                            + rest342.trailing_zeros() as usize;
-                                        rest342 &= rest342 - 1;
-                                        let offset338 = bit337 - 0;
-                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset338 / 64) % 8];
-                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset338 / 1)
+                                for i344 in 0..self.r60.nonzero_words() {
+                                    let word345 = self.r60.nonzero_word(i344);
+                                    let mut rest346 = self.r60.word(word345);
+                                    while rest346 != 0 {
+                                        let bit341 = word345 * 64
+                                            + rest346.trailing_zeros() as usize;
+                                        rest346 &= rest346 - 1;
+                                        let offset342 = bit341 - 0;
+                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset342 / 64) % 8];
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset342 / 1)
                                             % 64];
-                                        let v1_pos: usize = (offset338 / 64) % 8;
-                                        let v3_pos: usize = (offset338 / 1) % 64;
+                                        let v1_pos: usize = (offset342 / 64) % 8;
+                                        let v3_pos: usize = (offset342 / 1) % 64;
                                         {
-                                            let key335 = v1_pos * 1;
-                                            for i334 in TABLE_53_AT1[key335]
-                                                as usize..TABLE_53_AT1[key335 + 1] as usize
+                                            let key339 = v1_pos * 1;
+                                            for i338 in TABLE_53_AT1[key339]
+                                                as usize..TABLE_53_AT1[key339 + 1] as usize
                                             {
-                                                let row333 = &TABLE_53_BY1[i334];
-                                                let v5: Sym = row333[0];
-                                                let v5_pos: usize = TABLE_53_BY1_POS[i334][0] as usize;
+                                                let row337 = &TABLE_53_BY1[i338];
+                                                let v5: Sym = row337[0];
+                                                let v5_pos: usize = TABLE_53_BY1_POS[i338][0] as usize;
                                                 {
                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input
@@ -14876,15 +14901,15 @@ impl Rules {
                                                             .get(0 + 0 + v4_pos * 384 + v5_pos * 64 + v3_pos * 1)
                                                     {
                                                         {
-                                                            let lo328 = 0 + 0 + v1_pos * 64;
-                                                            let mut rest332 = self.r29.field(lo328, 64);
-                                                            while rest332 != 0 {
-                                                                let bit329 = lo328 + rest332.trailing_zeros() as usize;
-                                                                rest332 &= rest332 - 1;
-                                                                let offset330 = bit329 - 0;
-                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset330 / 1)
+                                                            let lo332 = 0 + 0 + v1_pos * 64;
+                                                            let mut rest336 = self.r29.field(lo332, 64);
+                                                            while rest336 != 0 {
+                                                                let bit333 = lo332 + rest336.trailing_zeros() as usize;
+                                                                rest336 &= rest336 - 1;
+                                                                let offset334 = bit333 - 0;
+                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset334 / 1)
                                                                     % 64];
-                                                                let v0_pos: usize = (offset330 / 1) % 64;
+                                                                let v0_pos: usize = (offset334 / 1) % 64;
                                                                 {
                                                                     if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                         self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14924,36 +14949,36 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo359 = 772 + 0;
-                let mut rest363 = input.state.field(lo359, 2);
-                while rest363 != 0 {
-                    let bit360 = lo359 + rest363.trailing_zeros() as usize;
-                    rest363 &= rest363 - 1;
-                    let offset361 = bit360 - 772;
+                let lo363 = 772 + 0;
+                let mut rest367 = input.state.field(lo363, 2);
+                while rest367 != 0 {
+                    let bit364 = lo363 + rest367.trailing_zeros() as usize;
+                    rest367 &= rest367 - 1;
+                    let offset365 = bit364 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset361 / 1) % 2];
-                        let v2_pos: usize = (offset361 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset365 / 1) % 2];
+                        let v2_pos: usize = (offset365 / 1) % 2;
                         {
-                            let lo355 = 0 + v2_pos * 384;
-                            for bit356 in input.state.ones(0 + lo355, 0 + lo355 + 384) {
-                                let offset357 = bit356 - 0;
+                            let lo359 = 0 + v2_pos * 384;
+                            for bit360 in input.state.ones(0 + lo359, 0 + lo359 + 384) {
+                                let offset361 = bit360 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset357 / 64) % 6];
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset357 / 1)
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset361 / 64) % 6];
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 1)
                                         % 64];
-                                    let v3_pos: usize = (offset357 / 64) % 6;
-                                    let v0_pos: usize = (offset357 / 1) % 64;
+                                    let v3_pos: usize = (offset361 / 64) % 6;
+                                    let v0_pos: usize = (offset361 / 1) % 64;
                                     {
-                                        let k352 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k352 != NONE as usize {
-                                            let key354 = k352 * 1;
-                                            for i353 in TABLE_53_AT0[key354]
-                                                as usize..TABLE_53_AT0[key354 + 1] as usize
+                                        let k356 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k356 != NONE as usize {
+                                            let key358 = k356 * 1;
+                                            for i357 in TABLE_53_AT0[key358]
+                                                as usize..TABLE_53_AT0[key358 + 1] as usize
                                             {
-                                                let row351 = &TABLE_53_BY0[i353];
-                                                let v4: Sym = row351[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i353][1] as usize;
+                                                let row355 = &TABLE_53_BY0[i357];
+                                                let v4: Sym = row355[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i357][1] as usize;
                                                 {
                                                     let mut w: u64 = self
                                                         .r55
@@ -14978,27 +15003,27 @@ impl Rules {
         }
         {
             {
-                let lo369 = 772 + 0;
-                let mut rest373 = input.state.field(lo369, 2);
-                while rest373 != 0 {
-                    let bit370 = lo369 + rest373.trailing_zeros() as usize;
-                    rest373 &= rest373 - 1;
-                    let offset371 = bit370 - 772;
+                let lo373 = 772 + 0;
+                let mut rest377 = input.state.field(lo373, 2);
+                while rest377 != 0 {
+                    let bit374 = lo373 + rest377.trailing_zeros() as usize;
+                    rest377 &= rest377 - 1;
+                    let offset375 = bit374 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset371 / 1) % 2];
-                        let v2_pos: usize = (offset371 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset375 / 1) % 2];
+                        let v2_pos: usize = (offset375 / 1) % 2;
                         {
-                            let lo364 = 0 + 0 + v2_pos * 384 + 3 * 64;
-                            let mut rest368 = input.state.field(lo364, 64);
-                            while rest368 != 0 {
-                                let bit365 = lo364 + rest368.trailing_zeros() as usize;
-                                rest368 &= rest368 - 1;
-                                let offset366 = bit365 - 0;
+                            let lo368 = 0 + 0 + v2_pos * 384 + 3 * 64;
+                            let mut rest372 = input.state.field(lo368, 64);
+                            while rest372 != 0 {
+                                let bit369 = lo368 + rest372.trailing_zeros() as usize;
+                                rest372 &= rest372 - 1;
+                                let offset370 = bit369 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset366 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset370 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset366 / 1) % 64;
+                                    let v0_pos: usize = (offset370 / 1) % 64;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_28_1,
@@ -15022,32 +15047,32 @@ impl Rules {
         }
         {
             {
-                let lo382 = 772 + 0;
-                let mut rest386 = input.state.field(lo382, 2);
-                while rest386 != 0 {
-                    let bit383 = lo382 + rest386.trailing_zeros() as usize;
-                    rest386 &= rest386 - 1;
-                    let offset384 = bit383 - 772;
+                let lo386 = 772 + 0;
+                let mut rest390 = input.state.field(lo386, 2);
+                while rest390 != 0 {
+                    let bit387 = lo386 + rest390.trailing_zeros() as usize;
+                    rest390 &= rest390 - 1;
+                    let offset388 = bit387 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset384 / 1) % 2];
-                        let v2_pos: usize = (offset384 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset388 / 1) % 2];
+                        let v2_pos: usize = (offset388 / 1) % 2;
                         {
-                            let i380 = v2_pos * 1;
-                            let row379 = &TABLE_41_BY0[i380];
-                            let v3: Sym = row379[1];
-                            let v3_pos: usize = TABLE_41_BY0_POS[i380][1] as usize;
+                            let i384 = v2_pos * 1;
+                            let row383 = &TABLE_41_BY0[i384];
+                            let v3: Sym = row383[1];
+                            let v3_pos: usize = TABLE_41_BY0_POS[i384][1] as usize;
                             {
-                                let lo374 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                let mut rest378 = input.state.field(lo374, 64);
-                                while rest378 != 0 {
-                                    let bit375 = lo374 + rest378.trailing_zeros() as usize;
-                                    rest378 &= rest378 - 1;
-                                    let offset376 = bit375 - 0;
+                                let lo378 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest382 = input.state.field(lo378, 64);
+                                while rest382 != 0 {
+                                    let bit379 = lo378 + rest382.trailing_zeros() as usize;
+                                    rest382 &= rest382 - 1;
+                                    let offset380 = bit379 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset376 / 1)
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset380 / 1)
                                             % 64];
-                                        let v0_pos: usize = (offset376 / 1) % 64;
+                                        let v0_pos: usize = (offset380 / 1) % 64;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -15072,50 +15097,50 @@ impl Rules {
         }
         {
             {
-                let lo403 = 772 + 0;
-                let mut rest407 = input.state.field(lo403, 2);
-                while rest407 != 0 {
-                    let bit404 = lo403 + rest407.trailing_zeros() as usize;
-                    rest407 &= rest407 - 1;
-                    let offset405 = bit404 - 772;
+                let lo407 = 772 + 0;
+                let mut rest411 = input.state.field(lo407, 2);
+                while rest411 != 0 {
+                    let bit408 = lo407 + rest411.trailing_zeros() as usize;
+                    rest411 &= rest411 - 1;
+                    let offset409 = bit408 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset405 / 1) % 2];
-                        let v2_pos: usize = (offset405 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset409 / 1) % 2];
+                        let v2_pos: usize = (offset409 / 1) % 2;
                         {
-                            let lo398 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest402 = input.state.field(lo398, 64);
-                            while rest402 != 0 {
-                                let bit399 = lo398 + rest402.trailing_zeros() as usize;
-                                rest402 &= rest402 - 1;
-                                let offset400 = bit399 - 0;
+                            let lo402 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest406 = input.state.field(lo402, 64);
+                            while rest406 != 0 {
+                                let bit403 = lo402 + rest406.trailing_zeros() as usize;
+                                rest406 &= rest406 - 1;
+                                let offset404 = bit403 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset400 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset404 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset400 / 1) % 64;
+                                    let v0_pos: usize = (offset404 / 1) % 64;
                                     {
-                                        let k395 = TABLE_42_P1[v0 as usize] as usize;
-                                        if k395 != NONE as usize {
-                                            let key397 = v2_pos * 16 + k395 * 1;
-                                            let i396 = TABLE_42_AT0_1[key397] as usize;
-                                            if i396 < TABLE_42_AT0_1[key397 + 1] as usize {
-                                                let row394 = &TABLE_42_BY0_1[i396];
+                                        let k399 = TABLE_42_P1[v0 as usize] as usize;
+                                        if k399 != NONE as usize {
+                                            let key401 = v2_pos * 16 + k399 * 1;
+                                            let i400 = TABLE_42_AT0_1[key401] as usize;
+                                            if i400 < TABLE_42_AT0_1[key401 + 1] as usize {
+                                                let row398 = &TABLE_42_BY0_1[i400];
                                                 {
-                                                    let i392 = v2_pos * 1;
-                                                    let row391 = &TABLE_41_BY0[i392];
-                                                    let v3: Sym = row391[1];
-                                                    let v3_pos: usize = TABLE_41_BY0_POS[i392][1] as usize;
+                                                    let i396 = v2_pos * 1;
+                                                    let row395 = &TABLE_41_BY0[i396];
+                                                    let v3: Sym = row395[1];
+                                                    let v3_pos: usize = TABLE_41_BY0_POS[i396][1] as usize;
                                                     {
-                                                        let key390 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                        let i389 = TABLE_0_AT0_1[key390] as usize;
-                                                        if i389 < TABLE_0_AT0_1[key390 + 1] as usize {
-                                                            let row388 = &TABLE_0_BY0_1[i389];
-                                                            let v4: Sym = row388[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i389][2] as usize;
-                                                            let exists = 'found387: {
+                                                        let key394 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                        let i393 = TABLE_0_AT0_1[key394] as usize;
+                                                        if i393 < TABLE_0_AT0_1[key394 + 1] as usize {
+                                                            let row392 = &TABLE_0_BY0_1[i393];
+                                                            let v4: Sym = row392[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i393][2] as usize;
+                                                            let exists = 'found391: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found387 true;
+                                                                        break 'found391 true;
                                                                     }
                                                                 }
                                                                 false
@@ -15151,40 +15176,40 @@ impl Rules {
         }
         {
             {
-                let lo419 = 772 + 0;
-                let mut rest423 = input.state.field(lo419, 2);
-                while rest423 != 0 {
-                    let bit420 = lo419 + rest423.trailing_zeros() as usize;
-                    rest423 &= rest423 - 1;
-                    let offset421 = bit420 - 772;
+                let lo423 = 772 + 0;
+                let mut rest427 = input.state.field(lo423, 2);
+                while rest427 != 0 {
+                    let bit424 = lo423 + rest427.trailing_zeros() as usize;
+                    rest427 &= rest427 - 1;
+                    let offset425 = bit424 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset421 / 1) % 2];
-                        let v2_pos: usize = (offset421 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset425 / 1) % 2];
+                        let v2_pos: usize = (offset425 / 1) % 2;
                         {
-                            let i417 = v2_pos * 1;
-                            let row416 = &TABLE_38_BY0[i417];
-                            let v4: Sym = row416[1];
-                            let v4_pos: usize = TABLE_38_BY0_POS[i417][1] as usize;
+                            let i421 = v2_pos * 1;
+                            let row420 = &TABLE_38_BY0[i421];
+                            let v4: Sym = row420[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i421][1] as usize;
                             {
-                                let lo411 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                let mut rest415 = input.state.field(lo411, 64);
-                                while rest415 != 0 {
-                                    let bit412 = lo411 + rest415.trailing_zeros() as usize;
-                                    rest415 &= rest415 - 1;
-                                    let offset413 = bit412 - 0;
+                                let lo415 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest419 = input.state.field(lo415, 64);
+                                while rest419 != 0 {
+                                    let bit416 = lo415 + rest419.trailing_zeros() as usize;
+                                    rest419 &= rest419 - 1;
+                                    let offset417 = bit416 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset413 / 1)
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset417 / 1)
                                             % 64];
-                                        let v0_pos: usize = (offset413 / 1) % 64;
+                                        let v0_pos: usize = (offset417 / 1) % 64;
                                         {
-                                            let key410 = v2_pos * 1;
-                                            for i409 in TABLE_40_AT0[key410]
-                                                as usize..TABLE_40_AT0[key410 + 1] as usize
+                                            let key414 = v2_pos * 1;
+                                            for i413 in TABLE_40_AT0[key414]
+                                                as usize..TABLE_40_AT0[key414 + 1] as usize
                                             {
-                                                let row408 = &TABLE_40_BY0[i409];
-                                                let v3: Sym = row408[1];
-                                                let v3_pos: usize = TABLE_40_BY0_POS[i409][1] as usize;
+                                                let row412 = &TABLE_40_BY0[i413];
+                                                let v3: Sym = row412[1];
+                                                let v3_pos: usize = TABLE_40_BY0_POS[i413][1] as usize;
                                                 {
                                                     let mut w: u64 = rt::word_field(
                                                         &STATIC_FIELDS_0_2,
@@ -15219,10 +15244,10 @@ impl Rules {
                 let v0_pos: usize = (offset / 64) % 64;
                 let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                 {
-                    let exists = 'found424: {
+                    let exists = 'found428: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found424 true;
+                                break 'found428 true;
                             }
                         }
                         false
@@ -15250,17 +15275,17 @@ impl Rules {
         }
         {
             {
-                for i429 in 0..self.r44.nonzero_words() {
-                    let word430 = self.r44.nonzero_word(i429);
-                    let mut rest431 = self.r44.word(word430);
-                    while rest431 != 0 {
-                        let bit426 = word430 * 64 + rest431.trailing_zeros() as usize;
-                        rest431 &= rest431 - 1;
-                        let offset427 = bit426 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset427 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset427 / 1) % 8];
-                        let v0_pos: usize = (offset427 / 8) % 64;
-                        let v2_pos: usize = (offset427 / 1) % 8;
+                for i433 in 0..self.r44.nonzero_words() {
+                    let word434 = self.r44.nonzero_word(i433);
+                    let mut rest435 = self.r44.word(word434);
+                    while rest435 != 0 {
+                        let bit430 = word434 * 64 + rest435.trailing_zeros() as usize;
+                        rest435 &= rest435 - 1;
+                        let offset431 = bit430 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset431 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset431 / 1) % 8];
+                        let v0_pos: usize = (offset431 / 8) % 64;
+                        let v2_pos: usize = (offset431 / 1) % 8;
                         {
                             let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
                             w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
@@ -15286,9 +15311,9 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found432: {
+            let exists = 'found436: {
                 if !self.r11.is_empty() {
-                    break 'found432 true;
+                    break 'found436 true;
                 }
                 false
             };
@@ -15311,33 +15336,33 @@ impl Rules {
             }
         }
         {
-            let exists = 'found443: {
+            let exists = 'found447: {
                 if !self.r15.is_empty() {
-                    break 'found443 true;
+                    break 'found447 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo438 = 0 + 0;
-                        let mut rest442 = self.r22.field(lo438, 64);
-                        while rest442 != 0 {
-                            let bit439 = lo438 + rest442.trailing_zeros() as usize;
-                            rest442 &= rest442 - 1;
-                            let offset440 = bit439 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset440 / 1) % 64];
-                            let v1_pos: usize = (offset440 / 1) % 64;
+                        let lo442 = 0 + 0;
+                        let mut rest446 = self.r22.field(lo442, 64);
+                        while rest446 != 0 {
+                            let bit443 = lo442 + rest446.trailing_zeros() as usize;
+                            rest446 &= rest446 - 1;
+                            let offset444 = bit443 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset444 / 1) % 64];
+                            let v1_pos: usize = (offset444 / 1) % 64;
                             {
-                                let lo433 = 0 + 0 + v1_pos * 64;
-                                let mut rest437 = self.r59_by1.field(lo433, 64);
-                                while rest437 != 0 {
-                                    let bit434 = lo433 + rest437.trailing_zeros() as usize;
-                                    rest437 &= rest437 - 1;
-                                    let offset435 = bit434 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset435 / 1)
+                                let lo437 = 0 + 0 + v1_pos * 64;
+                                let mut rest441 = self.r59_by1.field(lo437, 64);
+                                while rest441 != 0 {
+                                    let bit438 = lo437 + rest441.trailing_zeros() as usize;
+                                    rest441 &= rest441 - 1;
+                                    let offset439 = bit438 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset439 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset435 / 1) % 64;
+                                    let v0_pos: usize = (offset439 / 1) % 64;
                                     self.grew |= self.r51.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
@@ -15351,39 +15376,39 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo452 = 772 + 0;
-                let mut rest456 = input.state.field(lo452, 2);
-                while rest456 != 0 {
-                    let bit453 = lo452 + rest456.trailing_zeros() as usize;
-                    rest456 &= rest456 - 1;
-                    let offset454 = bit453 - 772;
+                let lo456 = 772 + 0;
+                let mut rest460 = input.state.field(lo456, 2);
+                while rest460 != 0 {
+                    let bit457 = lo456 + rest460.trailing_zeros() as usize;
+                    rest460 &= rest460 - 1;
+                    let offset458 = bit457 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset454 / 1) % 2];
-                        let v2_pos: usize = (offset454 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset458 / 1) % 2];
+                        let v2_pos: usize = (offset458 / 1) % 2;
                         {
-                            for i449 in 0..self.r51.nonzero_words() {
-                                let word450 = self.r51.nonzero_word(i449);
-                                let mut rest451 = self.r51.word(word450);
-                                while rest451 != 0 {
-                                    let bit446 = word450 * 64
-                                        + rest451.trailing_zeros() as usize;
-                                    rest451 &= rest451 - 1;
-                                    let offset447 = bit446 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 64)
+                            for i453 in 0..self.r51.nonzero_words() {
+                                let word454 = self.r51.nonzero_word(i453);
+                                let mut rest455 = self.r51.word(word454);
+                                while rest455 != 0 {
+                                    let bit450 = word454 * 64
+                                        + rest455.trailing_zeros() as usize;
+                                    rest455 &= rest455 - 1;
+                                    let offset451 = bit450 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset451 / 64)
                                         % 64];
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 1)
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset451 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset447 / 64) % 64;
-                                    let v1_pos: usize = (offset447 / 1) % 64;
-                                    let exists = 'found444: {
+                                    let v0_pos: usize = (offset451 / 64) % 64;
+                                    let v1_pos: usize = (offset451 / 1) % 64;
+                                    let exists = 'found448: {
                                         {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input
                                                     .state
                                                     .get(0 + 0 + v2_pos * 384 + 5 * 64 + v0_pos * 1)
                                             {
-                                                break 'found444 true;
+                                                break 'found448 true;
                                             }
                                         }
                                         false
@@ -15407,46 +15432,46 @@ impl Rules {
         }
         {
             {
-                let lo472 = 772 + 0;
-                let mut rest476 = input.state.field(lo472, 2);
-                while rest476 != 0 {
-                    let bit473 = lo472 + rest476.trailing_zeros() as usize;
-                    rest476 &= rest476 - 1;
-                    let offset474 = bit473 - 772;
+                let lo476 = 772 + 0;
+                let mut rest480 = input.state.field(lo476, 2);
+                while rest480 != 0 {
+                    let bit477 = lo476 + rest480.trailing_zeros() as usize;
+                    rest480 &= rest480 - 1;
+                    let offset478 = bit477 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset474 / 1) % 2];
-                        let v2_pos: usize = (offset474 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset478 / 1) % 2];
+                        let v2_pos: usize = (offset478 / 1) % 2;
                         {
-                            let lo467 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest471 = input.state.field(lo467, 64);
-                            while rest471 != 0 {
-                                let bit468 = lo467 + rest471.trailing_zeros() as usize;
-                                rest471 &= rest471 - 1;
-                                let offset469 = bit468 - 0;
+                            let lo471 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest475 = input.state.field(lo471, 64);
+                            while rest475 != 0 {
+                                let bit472 = lo471 + rest475.trailing_zeros() as usize;
+                                rest475 &= rest475 - 1;
+                                let offset473 = bit472 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset469 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset473 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset469 / 1) % 64;
+                                    let v0_pos: usize = (offset473 / 1) % 64;
                                     {
-                                        let lo462 = 0 + 0 + v0_pos * 64;
-                                        let mut rest466 = self.r51.field(lo462, 64);
-                                        while rest466 != 0 {
-                                            let bit463 = lo462 + rest466.trailing_zeros() as usize;
-                                            rest466 &= rest466 - 1;
-                                            let offset464 = bit463 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset464 / 1)
+                                        let lo466 = 0 + 0 + v0_pos * 64;
+                                        let mut rest470 = self.r51.field(lo466, 64);
+                                        while rest470 != 0 {
+                                            let bit467 = lo466 + rest470.trailing_zeros() as usize;
+                                            rest470 &= rest470 - 1;
+                                            let offset468 = bit467 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset468 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset464 / 1) % 64;
-                                            let exists = 'found457: {
+                                            let v1_pos: usize = (offset468 / 1) % 64;
+                                            let exists = 'found461: {
                                                 {
-                                                    let k459 = TABLE_30_P1[v1 as usize] as usize;
-                                                    if k459 != NONE as usize {
-                                                        let key461 = v2_pos * 16 + k459 * 1;
-                                                        let i460 = TABLE_30_AT0_1[key461] as usize;
-                                                        if i460 < TABLE_30_AT0_1[key461 + 1] as usize {
-                                                            let row458 = &TABLE_30_BY0_1[i460];
-                                                            break 'found457 true;
+                                                    let k463 = TABLE_30_P1[v1 as usize] as usize;
+                                                    if k463 != NONE as usize {
+                                                        let key465 = v2_pos * 16 + k463 * 1;
+                                                        let i464 = TABLE_30_AT0_1[key465] as usize;
+                                                        if i464 < TABLE_30_AT0_1[key465 + 1] as usize {
+                                                            let row462 = &TABLE_30_BY0_1[i464];
+                                                            break 'found461 true;
                                                         }
                                                     }
                                                 }
@@ -15473,44 +15498,44 @@ impl Rules {
         }
         {
             {
-                let lo492 = 772 + 0;
-                let mut rest496 = input.state.field(lo492, 2);
-                while rest496 != 0 {
-                    let bit493 = lo492 + rest496.trailing_zeros() as usize;
-                    rest496 &= rest496 - 1;
-                    let offset494 = bit493 - 772;
+                let lo496 = 772 + 0;
+                let mut rest500 = input.state.field(lo496, 2);
+                while rest500 != 0 {
+                    let bit497 = lo496 + rest500.trailing_zeros() as usize;
+                    rest500 &= rest500 - 1;
+                    let offset498 = bit497 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset494 / 1) % 2];
-                        let v3_pos: usize = (offset494 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset498 / 1) % 2];
+                        let v3_pos: usize = (offset498 / 1) % 2;
                         {
-                            let lo487 = 0 + 0 + v3_pos * 384 + 5 * 64;
-                            let mut rest491 = input.state.field(lo487, 64);
-                            while rest491 != 0 {
-                                let bit488 = lo487 + rest491.trailing_zeros() as usize;
-                                rest491 &= rest491 - 1;
-                                let offset489 = bit488 - 0;
+                            let lo491 = 0 + 0 + v3_pos * 384 + 5 * 64;
+                            let mut rest495 = input.state.field(lo491, 64);
+                            while rest495 != 0 {
+                                let bit492 = lo491 + rest495.trailing_zeros() as usize;
+                                rest495 &= rest495 - 1;
+                                let offset493 = bit492 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset489 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset493 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset489 / 1) % 64;
+                                    let v0_pos: usize = (offset493 / 1) % 64;
                                     {
-                                        let lo482 = 0 + 0 + v0_pos * 64;
-                                        let mut rest486 = self.r51.field(lo482, 64);
-                                        while rest486 != 0 {
-                                            let bit483 = lo482 + rest486.trailing_zeros() as usize;
-                                            rest486 &= rest486 - 1;
-                                            let offset484 = bit483 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset484 / 1)
+                                        let lo486 = 0 + 0 + v0_pos * 64;
+                                        let mut rest490 = self.r51.field(lo486, 64);
+                                        while rest490 != 0 {
+                                            let bit487 = lo486 + rest490.trailing_zeros() as usize;
+                                            rest490 &= rest490 - 1;
+                                            let offset488 = bit487 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset488 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset484 / 1) % 64;
+                                            let v1_pos: usize = (offset488 / 1) % 64;
                                             {
-                                                let k479 = TABLE_30_P1[v1 as usize] as usize;
-                                                if k479 != NONE as usize {
-                                                    let key481 = v3_pos * 16 + k479 * 1;
-                                                    let i480 = TABLE_30_AT0_1[key481] as usize;
-                                                    if i480 < TABLE_30_AT0_1[key481 + 1] as usize {
-                                                        let row478 = &TABLE_30_BY0_1[i480];
+                                                let k483 = TABLE_30_P1[v1 as usize] as usize;
+                                                if k483 != NONE as usize {
+                                                    let key485 = v3_pos * 16 + k483 * 1;
+                                                    let i484 = TABLE_30_AT0_1[key485] as usize;
+                                                    if i484 < TABLE_30_AT0_1[key485 + 1] as usize {
+                                                        let row482 = &TABLE_30_BY0_1[i484];
                                                         {
                                                             let v2: Sym = 283;
                                                             let v2_pos: usize = 0 as usize;
@@ -15577,58 +15602,58 @@ impl Rules {
         }
         {
             {
-                let lo508 = 0 + 0;
-                let mut rest512 = self.r26.field(lo508, 64);
-                while rest512 != 0 {
-                    let bit509 = lo508 + rest512.trailing_zeros() as usize;
-                    rest512 &= rest512 - 1;
-                    let offset510 = bit509 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset510 / 1) % 64];
-                    let v0_pos: usize = (offset510 / 1) % 64;
+                let lo512 = 0 + 0;
+                let mut rest516 = self.r26.field(lo512, 64);
+                while rest516 != 0 {
+                    let bit513 = lo512 + rest516.trailing_zeros() as usize;
+                    rest516 &= rest516 - 1;
+                    let offset514 = bit513 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset514 / 1) % 64];
+                    let v0_pos: usize = (offset514 / 1) % 64;
                     {
-                        let lo503 = 772 + 0;
-                        let mut rest507 = input.state.field(lo503, 2);
-                        while rest507 != 0 {
-                            let bit504 = lo503 + rest507.trailing_zeros() as usize;
-                            rest507 &= rest507 - 1;
-                            let offset505 = bit504 - 772;
+                        let lo507 = 772 + 0;
+                        let mut rest511 = input.state.field(lo507, 2);
+                        while rest511 != 0 {
+                            let bit508 = lo507 + rest511.trailing_zeros() as usize;
+                            rest511 &= rest511 - 1;
+                            let offset509 = bit508 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset505 / 1) % 2];
-                                let v3_pos: usize = (offset505 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset509 / 1) % 2];
+                                let v3_pos: usize = (offset509 / 1) % 2;
                                 {
-                                    let key502 = v0_pos * 1;
-                                    for i501 in TABLE_0_AT0[key502]
-                                        as usize..TABLE_0_AT0[key502 + 1] as usize
+                                    let key506 = v0_pos * 1;
+                                    for i505 in TABLE_0_AT0[key506]
+                                        as usize..TABLE_0_AT0[key506 + 1] as usize
                                     {
-                                        let row500 = &TABLE_0_BY0[i501];
-                                        let v2: Sym = row500[1];
-                                        let v1: Sym = row500[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i501][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i501][2] as usize;
-                                        let exists = 'found499: {
+                                        let row504 = &TABLE_0_BY0[i505];
+                                        let v2: Sym = row504[1];
+                                        let v1: Sym = row504[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i505][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i505][2] as usize;
+                                        let exists = 'found503: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found499 true;
+                                                    break 'found503 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found498: {
+                                            let exists = 'found502: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found498 true;
+                                                        break 'found502 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found497: {
+                                                let exists = 'found501: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found497 true;
+                                                            break 'found501 true;
                                                         }
                                                     }
                                                     false
@@ -15654,65 +15679,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found525: {
+            let exists = 'found529: {
                 if !self.r11.is_empty() {
-                    break 'found525 true;
+                    break 'found529 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo520 = 768 + 0;
-                    let mut rest524 = input.state.field(lo520, 4);
-                    while rest524 != 0 {
-                        let bit521 = lo520 + rest524.trailing_zeros() as usize;
-                        rest524 &= rest524 - 1;
-                        let offset522 = bit521 - 768;
+                    let lo524 = 768 + 0;
+                    let mut rest528 = input.state.field(lo524, 4);
+                    while rest528 != 0 {
+                        let bit525 = lo524 + rest528.trailing_zeros() as usize;
+                        rest528 &= rest528 - 1;
+                        let offset526 = bit525 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset522 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset522 / 1) % 2];
-                            let v2_pos: usize = (offset522 / 2) % 2;
-                            let v3_pos: usize = (offset522 / 1) % 2;
-                            let exists = 'found519: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset526 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset526 / 1) % 2];
+                            let v2_pos: usize = (offset526 / 2) % 2;
+                            let v3_pos: usize = (offset526 / 1) % 2;
+                            let exists = 'found523: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found519 true;
+                                        break 'found523 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found518: {
+                                let exists = 'found522: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found518 true;
+                                            break 'found522 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let i516 = v2_pos * 2 + v3_pos * 1;
-                                        let row515 = &TABLE_9_BY0_1[i516];
-                                        let v0: Sym = row515[2];
-                                        let v1: Sym = row515[3];
-                                        let v4: Sym = row515[4];
-                                        let v5: Sym = row515[5];
-                                        let v0_pos: usize = TABLE_9_BY0_1_POS[i516][2] as usize;
-                                        let v1_pos: usize = TABLE_9_BY0_1_POS[i516][3] as usize;
-                                        let v4_pos: usize = TABLE_9_BY0_1_POS[i516][4] as usize;
-                                        let v5_pos: usize = TABLE_9_BY0_1_POS[i516][5] as usize;
+                                        let i520 = v2_pos * 2 + v3_pos * 1;
+                                        let row519 = &TABLE_9_BY0_1[i520];
+                                        let v0: Sym = row519[2];
+                                        let v1: Sym = row519[3];
+                                        let v4: Sym = row519[4];
+                                        let v5: Sym = row519[5];
+                                        let v0_pos: usize = TABLE_9_BY0_1_POS[i520][2] as usize;
+                                        let v1_pos: usize = TABLE_9_BY0_1_POS[i520][3] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_1_POS[i520][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_1_POS[i520][5] as usize;
                                         {
-                                            let p514 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                            if p514 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                            let p518 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                            if p518 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0 && 0 == 0
-                                                && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p514 * 1)
+                                                && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p518 * 1)
                                             {
                                                 {
-                                                    let p513 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                    if p513 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p517 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                    if p517 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p513 * 1)
+                                                        && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p517 * 1)
                                                     {
                                                         {
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15742,30 +15767,30 @@ impl Rules {
         }
         {
             {
-                let lo532 = 975 + 0;
-                let mut rest536 = input.state.field(lo532, 64);
-                while rest536 != 0 {
-                    let bit533 = lo532 + rest536.trailing_zeros() as usize;
-                    rest536 &= rest536 - 1;
-                    let offset534 = bit533 - 975;
+                let lo536 = 975 + 0;
+                let mut rest540 = input.state.field(lo536, 64);
+                while rest540 != 0 {
+                    let bit537 = lo536 + rest540.trailing_zeros() as usize;
+                    rest540 &= rest540 - 1;
+                    let offset538 = bit537 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset534 / 1) % 64];
-                        let v1_pos: usize = (offset534 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset538 / 1) % 64];
+                        let v1_pos: usize = (offset538 / 1) % 64;
                         {
-                            let lo527 = 0 + 0;
-                            let mut rest531 = self.r18.field(lo527, 64);
-                            while rest531 != 0 {
-                                let bit528 = lo527 + rest531.trailing_zeros() as usize;
-                                rest531 &= rest531 - 1;
-                                let offset529 = bit528 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset529 / 1)
+                            let lo531 = 0 + 0;
+                            let mut rest535 = self.r18.field(lo531, 64);
+                            while rest535 != 0 {
+                                let bit532 = lo531 + rest535.trailing_zeros() as usize;
+                                rest535 &= rest535 - 1;
+                                let offset533 = bit532 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset533 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset529 / 1) % 64;
-                                let exists = 'found526: {
+                                let v0_pos: usize = (offset533 / 1) % 64;
+                                let exists = 'found530: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found526 true;
+                                            break 'found530 true;
                                         }
                                     }
                                     false
@@ -15798,9 +15823,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found537: {
+            let exists = 'found541: {
                 if !self.r34.is_empty() {
-                    break 'found537 true;
+                    break 'found541 true;
                 }
                 false
             };
@@ -15816,17 +15841,17 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo538 = 772 + 0;
-                    let mut rest542 = input.state.field(lo538, 2);
-                    while rest542 != 0 {
-                        let bit539 = lo538 + rest542.trailing_zeros() as usize;
-                        rest542 &= rest542 - 1;
-                        let offset540 = bit539 - 772;
+                    let lo542 = 772 + 0;
+                    let mut rest546 = input.state.field(lo542, 2);
+                    while rest546 != 0 {
+                        let bit543 = lo542 + rest546.trailing_zeros() as usize;
+                        rest546 &= rest546 - 1;
+                        let offset544 = bit543 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset540 / 1) % 2];
-                            let v0_pos: usize = (offset540 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset544 / 1) % 2];
+                            let v0_pos: usize = (offset544 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15836,22 +15861,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo546 = 772 + 0;
-                    let mut rest550 = input.state.field(lo546, 2);
-                    while rest550 != 0 {
-                        let bit547 = lo546 + rest550.trailing_zeros() as usize;
-                        rest550 &= rest550 - 1;
-                        let offset548 = bit547 - 772;
+                    let lo550 = 772 + 0;
+                    let mut rest554 = input.state.field(lo550, 2);
+                    while rest554 != 0 {
+                        let bit551 = lo550 + rest554.trailing_zeros() as usize;
+                        rest554 &= rest554 - 1;
+                        let offset552 = bit551 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset548 / 1) % 2];
-                            let v1_pos: usize = (offset548 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset552 / 1) % 2];
+                            let v1_pos: usize = (offset552 / 1) % 2;
                             {
-                                let i544 = v1_pos * 1;
-                                let row543 = &TABLE_38_BY0[i544];
-                                let v0: Sym = row543[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i544][1] as usize;
+                                let i548 = v1_pos * 1;
+                                let row547 = &TABLE_38_BY0[i548];
+                                let v0: Sym = row547[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i548][1] as usize;
                                 self.grew
                                     |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                             }
@@ -15861,9 +15886,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found552: {
+            let exists = 'found556: {
                 if !self.r33.is_empty() {
-                    break 'found552 true;
+                    break 'found556 true;
                 }
                 false
             };
@@ -15885,16 +15910,16 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo553 = 772 + 0;
-                let mut rest557 = input.state.field(lo553, 2);
-                while rest557 != 0 {
-                    let bit554 = lo553 + rest557.trailing_zeros() as usize;
-                    rest557 &= rest557 - 1;
-                    let offset555 = bit554 - 772;
+                let lo557 = 772 + 0;
+                let mut rest561 = input.state.field(lo557, 2);
+                while rest561 != 0 {
+                    let bit558 = lo557 + rest561.trailing_zeros() as usize;
+                    rest561 &= rest561 - 1;
+                    let offset559 = bit558 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
-                        let v0_pos: usize = (offset555 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset559 / 1) % 2];
+                        let v0_pos: usize = (offset559 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15905,21 +15930,21 @@ impl Rules {
         }
         {
             {
-                let lo561 = 772 + 0;
-                let mut rest565 = input.state.field(lo561, 2);
-                while rest565 != 0 {
-                    let bit562 = lo561 + rest565.trailing_zeros() as usize;
-                    rest565 &= rest565 - 1;
-                    let offset563 = bit562 - 772;
+                let lo565 = 772 + 0;
+                let mut rest569 = input.state.field(lo565, 2);
+                while rest569 != 0 {
+                    let bit566 = lo565 + rest569.trailing_zeros() as usize;
+                    rest569 &= rest569 - 1;
+                    let offset567 = bit566 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset563 / 1) % 2];
-                        let v1_pos: usize = (offset563 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset567 / 1) % 2];
+                        let v1_pos: usize = (offset567 / 1) % 2;
                         {
-                            let i559 = v1_pos * 1;
-                            let row558 = &TABLE_38_BY0[i559];
-                            let v0: Sym = row558[1];
-                            let v0_pos: usize = TABLE_38_BY0_POS[i559][1] as usize;
+                            let i563 = v1_pos * 1;
+                            let row562 = &TABLE_38_BY0[i563];
+                            let v0: Sym = row562[1];
+                            let v0_pos: usize = TABLE_38_BY0_POS[i563][1] as usize;
                             self.grew
                                 |= self
                                     .r32
@@ -15936,23 +15961,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role569 in 0..2 {
-                let row568 = &input.joint[role569 * 7..(role569 + 1) * 7];
-                if row568[1] == 297 && row568[4] == 0 && row568[5] == 0 && row568[6] == 0
+            for role573 in 0..2 {
+                let row572 = &input.joint[role573 * 7..(role573 + 1) * 7];
+                if row572[1] == 297 && row572[4] == 0 && row572[5] == 0 && row572[6] == 0
                 {
-                    let v1: Sym = row568[0];
-                    let v3: Sym = row568[2];
-                    let v0: Sym = row568[3];
+                    let v1: Sym = row572[0];
+                    let v3: Sym = row572[2];
+                    let v0: Sym = row572[3];
                     for v2_pos in 0..6 {
                         let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
                         {
-                            let p566 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                            let p567 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                            if p566 != NONE as usize && p567 != NONE as usize && 0 == 0
+                            let p570 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                            let p571 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                            if p570 != NONE as usize && p571 != NONE as usize && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && input
                                     .state
-                                    .get(0 + 0 + p566 * 384 + v2_pos * 64 + p567 * 1)
+                                    .get(0 + 0 + p570 * 384 + v2_pos * 64 + p571 * 1)
                             {
                                 self.next_bits
                                     .set(
@@ -15985,13 +16010,13 @@ impl Rules {
             }
         }
         {
-            for role571 in 0..2 {
-                let row570 = &input.joint[role571 * 7..(role571 + 1) * 7];
-                if row570[1] == 298 && row570[2] == 0 && row570[3] == 0 {
-                    let v1: Sym = row570[0];
-                    let v3: Sym = row570[4];
-                    let v0: Sym = row570[5];
-                    let v2: Sym = row570[6];
+            for role575 in 0..2 {
+                let row574 = &input.joint[role575 * 7..(role575 + 1) * 7];
+                if row574[1] == 298 && row574[2] == 0 && row574[3] == 0 {
+                    let v1: Sym = row574[0];
+                    let v3: Sym = row574[4];
+                    let v0: Sym = row574[5];
+                    let v2: Sym = row574[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -16031,27 +16056,27 @@ impl Rules {
         }
         {
             {
-                let lo575 = 0 + 0;
-                let mut rest579 = self.r8.field(lo575, 4);
-                while rest579 != 0 {
-                    let bit576 = lo575 + rest579.trailing_zeros() as usize;
-                    rest579 &= rest579 - 1;
-                    let offset577 = bit576 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset577 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset577 / 1) % 2];
-                    let v1_pos: usize = (offset577 / 2) % 2;
-                    let v2_pos: usize = (offset577 / 1) % 2;
+                let lo579 = 0 + 0;
+                let mut rest583 = self.r8.field(lo579, 4);
+                while rest583 != 0 {
+                    let bit580 = lo579 + rest583.trailing_zeros() as usize;
+                    rest583 &= rest583 - 1;
+                    let offset581 = bit580 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset581 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset581 / 1) % 2];
+                    let v1_pos: usize = (offset581 / 2) % 2;
+                    let v2_pos: usize = (offset581 / 1) % 2;
                     {
-                        let i573 = v1_pos * 2 + v2_pos * 1;
-                        let row572 = &TABLE_9_BY0_1[i573];
-                        let v3: Sym = row572[2];
-                        let v4: Sym = row572[3];
-                        let v5: Sym = row572[4];
-                        let v0: Sym = row572[5];
-                        let v3_pos: usize = TABLE_9_BY0_1_POS[i573][2] as usize;
-                        let v4_pos: usize = TABLE_9_BY0_1_POS[i573][3] as usize;
-                        let v5_pos: usize = TABLE_9_BY0_1_POS[i573][4] as usize;
-                        let v0_pos: usize = TABLE_9_BY0_1_POS[i573][5] as usize;
+                        let i577 = v1_pos * 2 + v2_pos * 1;
+                        let row576 = &TABLE_9_BY0_1[i577];
+                        let v3: Sym = row576[2];
+                        let v4: Sym = row576[3];
+                        let v5: Sym = row576[4];
+                        let v0: Sym = row576[5];
+                        let v3_pos: usize = TABLE_9_BY0_1_POS[i577][2] as usize;
+                        let v4_pos: usize = TABLE_9_BY0_1_POS[i577][3] as usize;
+                        let v5_pos: usize = TABLE_9_BY0_1_POS[i577][4] as usize;
+                        let v0_pos: usize = TABLE_9_BY0_1_POS[i577][5] as usize;
                         self.next_bits
                             .set(
                                 0 + 0 + v1_pos * 384 + 0 * 64
@@ -16088,43 +16113,43 @@ impl Rules {
             }
         }
         {
-            for role595 in 0..2 {
-                let row594 = &input.joint[role595 * 7..(role595 + 1) * 7];
-                if row594[1] == 297 && row594[4] == 0 && row594[5] == 0 && row594[6] == 0
+            for role599 in 0..2 {
+                let row598 = &input.joint[role599 * 7..(role599 + 1) * 7];
+                if row598[1] == 297 && row598[4] == 0 && row598[5] == 0 && row598[6] == 0
                 {
-                    let v1: Sym = row594[0];
-                    let v2: Sym = row594[2];
-                    let v3: Sym = row594[3];
+                    let v1: Sym = row598[0];
+                    let v2: Sym = row598[2];
+                    let v3: Sym = row598[3];
                     {
-                        let p592 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        let p593 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p592 != NONE as usize && p593 != NONE as usize && 0 == 0
+                        let p596 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        let p597 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p596 != NONE as usize && p597 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p592 * 384 + 5 * 64 + p593 * 1)
+                            && input.state.get(0 + 0 + p596 * 384 + 5 * 64 + p597 * 1)
                         {
                             {
-                                let k589 = TABLE_41_P0[v1 as usize] as usize;
-                                if k589 != NONE as usize {
-                                    let i590 = k589 * 1;
-                                    let row588 = &TABLE_41_BY0[i590];
-                                    let v4: Sym = row588[1];
-                                    let v4_pos: usize = TABLE_41_BY0_POS[i590][1] as usize;
+                                let k593 = TABLE_41_P0[v1 as usize] as usize;
+                                if k593 != NONE as usize {
+                                    let i594 = k593 * 1;
+                                    let row592 = &TABLE_41_BY0[i594];
+                                    let v4: Sym = row592[1];
+                                    let v4_pos: usize = TABLE_41_BY0_POS[i594][1] as usize;
                                     {
-                                        let k585 = TABLE_0_P0[v2 as usize] as usize;
-                                        if k585 != NONE as usize {
-                                            let key587 = k585 * 8 + (v4_pos + 1) * 1;
-                                            let i586 = TABLE_0_AT0_1[key587] as usize;
-                                            if i586 < TABLE_0_AT0_1[key587 + 1] as usize {
-                                                let row584 = &TABLE_0_BY0_1[i586];
-                                                let v0: Sym = row584[2];
-                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i586][2] as usize;
+                                        let k589 = TABLE_0_P0[v2 as usize] as usize;
+                                        if k589 != NONE as usize {
+                                            let key591 = k589 * 8 + (v4_pos + 1) * 1;
+                                            let i590 = TABLE_0_AT0_1[key591] as usize;
+                                            if i590 < TABLE_0_AT0_1[key591 + 1] as usize {
+                                                let row588 = &TABLE_0_BY0_1[i590];
+                                                let v0: Sym = row588[2];
+                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i590][2] as usize;
                                                 {
-                                                    let k581 = TABLE_0_P2[v3 as usize] as usize;
-                                                    if k581 != NONE as usize {
-                                                        let key583 = v0_pos * 512 + (v4_pos + 1) * 64 + k581 * 1;
-                                                        let i582 = TABLE_0_AT0_1_2[key583] as usize;
-                                                        if i582 < TABLE_0_AT0_1_2[key583 + 1] as usize {
-                                                            let row580 = &TABLE_0_BY0_1_2[i582];
+                                                    let k585 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k585 != NONE as usize {
+                                                        let key587 = v0_pos * 512 + (v4_pos + 1) * 64 + k585 * 1;
+                                                        let i586 = TABLE_0_AT0_1_2[key587] as usize;
+                                                        if i586 < TABLE_0_AT0_1_2[key587 + 1] as usize {
+                                                            let row584 = &TABLE_0_BY0_1_2[i586];
                                                             self.next_bits.set(975 + 0 + v0_pos * 1);
                                                         }
                                                     }
@@ -16153,16 +16178,16 @@ impl Rules {
         }
         {
             {
-                let lo596 = 772 + 0;
-                let mut rest600 = input.state.field(lo596, 2);
-                while rest600 != 0 {
-                    let bit597 = lo596 + rest600.trailing_zeros() as usize;
-                    rest600 &= rest600 - 1;
-                    let offset598 = bit597 - 772;
+                let lo600 = 772 + 0;
+                let mut rest604 = input.state.field(lo600, 2);
+                while rest604 != 0 {
+                    let bit601 = lo600 + rest604.trailing_zeros() as usize;
+                    rest604 &= rest604 - 1;
+                    let offset602 = bit601 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset598 / 1) % 2];
-                        let v1_pos: usize = (offset598 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset602 / 1) % 2];
+                        let v1_pos: usize = (offset602 / 1) % 2;
                         {
                             let mut w: u64 = rt::word_field(
                                 &STATIC_FIELDS_38_1,
@@ -16179,20 +16204,20 @@ impl Rules {
         }
         {
             {
-                let lo605 = 0;
-                for bit606 in input.state.ones(774 + lo605, 774 + lo605 + 201) {
-                    let offset607 = bit606 - 774;
+                let lo609 = 0;
+                for bit610 in input.state.ones(774 + lo609, 774 + lo609 + 201) {
+                    let offset611 = bit610 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset607 / 1) % 201];
-                        let v1_pos: usize = (offset607 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset611 / 1) % 201];
+                        let v1_pos: usize = (offset611 / 1) % 201;
                         {
-                            let k602 = TABLE_46_P0[v1 as usize] as usize;
-                            if k602 != NONE as usize {
-                                let i603 = k602 * 1;
-                                let row601 = &TABLE_46_BY0[i603];
-                                let v0: Sym = row601[1];
-                                let v0_pos: usize = TABLE_46_BY0_POS[i603][1] as usize;
+                            let k606 = TABLE_46_P0[v1 as usize] as usize;
+                            if k606 != NONE as usize {
+                                let i607 = k606 * 1;
+                                let row605 = &TABLE_46_BY0[i607];
+                                let v0: Sym = row605[1];
+                                let v0_pos: usize = TABLE_46_BY0_POS[i607][1] as usize;
                                 self.next_bits
                                     .set(
                                         774 + 0
@@ -16214,9 +16239,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found609: {
+            let exists = 'found613: {
                 if !self.r34.is_empty() {
-                    break 'found609 true;
+                    break 'found613 true;
                 }
                 false
             };
