@@ -3921,7 +3921,7 @@ impl<'a> Emitter<'a> {
             if sink == Sink::Inline
                 && let Some((inline::Walk::Answers, depth)) = self.walk_of(r.0 as usize, m)
             {
-                return Ok(Self::walk_answers(depth, slots, then));
+                return Ok(self.walk_answers(depth, query, then));
             }
             if let Some(inlined) = self.inlined_call(query, &then)? {
                 return Ok(inlined);

@@ -72,6 +72,9 @@ pub(super) struct Continuation {
     then: TokenStream,
     /// For a walk, its kind and the depth naming its locals.
     walk: Option<(Walk, usize)>,
+    /// For a walk of answers, its calls back entered at most once per pass, each
+    /// reading the answers from a cursor of its own (`cursorD_I`, I its place here).
+    cursors: Vec<*const Query>,
 }
 
 /// What an inlined recursive mode walks (see the module docs).
@@ -113,12 +116,20 @@ impl Emitter<'_> {
         let key_len = super::lit(modes[m].bound.len());
         let key = quote!([#(#key),*]);
         let depth = INLINE_DEPTH.get();
+        let mut cursors = Vec::new();
+        if walk == Some(Walk::Answers) {
+            self.single_entry_calls(&modes[m].tree, (r, m), &mut cursors);
+        }
+        let cursor_names: Vec<proc_macro2::Ident> = (0..cursors.len())
+            .map(|i| quote::format_ident!("cursor{}_{}", depth, i))
+            .collect();
         self.continuations.borrow_mut().push(Continuation {
             relation: r,
             mode: m,
             slots: query.slots.clone(),
             then: then.clone(),
             walk: walk.map(|kind| (kind, depth)),
+            cursors,
         });
         // The calls inlined inside count as part of this one's text.
         let before = self.inlined_text.get();
@@ -145,6 +156,7 @@ impl Emitter<'_> {
                     let mut #answers = [[0 as Sym; #arity]; #cap];
                     let mut #count: usize = 0;
                     let mut #spill: Vec<[Sym; #arity]> = Vec::new();
+                    #(let mut #cursor_names: usize = 0;)*
                     loop {
                         let #pass = #count + #spill.len();
                         #body
@@ -253,8 +265,15 @@ impl Emitter<'_> {
     }
 
     /// A call back into the mode of the walk of answers at `depth`, inline: `then` for
-    /// each answer found so far, and each found while it runs.
-    pub(super) fn walk_answers(depth: usize, slots: &[Slot], then: TokenStream) -> TokenStream {
+    /// each answer found so far, and each found while it runs. A call back entered at
+    /// most once per pass (with the same bindings each pass) reads each answer once,
+    /// from its cursor; any other reads them all, every pass.
+    pub(super) fn walk_answers(
+        &self,
+        depth: usize,
+        query: &Query,
+        then: TokenStream,
+    ) -> TokenStream {
         let WalkNames {
             keys: answers,
             count,
@@ -262,19 +281,88 @@ impl Emitter<'_> {
             ..
         } = WalkNames::at(depth);
         let cap = super::lit(MAX_WALK);
+        let slots = &query.slots;
+        let cursor = self.continuations.borrow().last().and_then(|top| {
+            top.cursors
+                .iter()
+                .position(|&site| std::ptr::eq(site, query))
+        });
         let i = quote::format_ident!("read{}", depth);
+        let start = match cursor {
+            Some(place) => {
+                let cursor = quote::format_ident!("cursor{}_{}", depth, place);
+                quote!(#cursor)
+            }
+            None => quote!(0),
+        };
+        let save = match cursor {
+            Some(place) => {
+                let cursor = quote::format_ident!("cursor{}_{}", depth, place);
+                quote!(#cursor = #i;)
+            }
+            None => quote!(),
+        };
         let row = quote::format_ident!("answer{}", depth);
         let columns = Self::read_from(&row, slots);
         let (conds, binds) = Self::matcher(&columns);
         let body = Self::guarded(&conds, quote!(#(#binds)* #then));
         quote! {
-            let mut #i: usize = 0;
+            let mut #i: usize = #start;
             while #i < #count + #spill.len() {
                 let #row = if #i < #cap { #answers[#i] } else { #spill[#i - #cap] };
                 #i += 1;
                 #body
             }
+            #save
         }
+    }
+
+    /// The calls back into mode `own` in `node` (a mode's tree) that a pass enters at
+    /// most once, with the same bindings every pass: on their path from the rule's
+    /// input, only tests and queries matching at most one row (see
+    /// [`Self::at_most_one_match`]).
+    fn single_entry_calls(&self, node: &Node, own: (usize, usize), out: &mut Vec<*const Query>) {
+        match node {
+            Node::Sequence(children) => {
+                for child in children {
+                    self.single_entry_calls(child, own, out);
+                }
+            }
+            Node::Rule { body, .. } => self.single_entry_calls(body, own, out),
+            Node::Query { query, then } => {
+                if query.access == Access::Call(own.1) && query.relation.0 as usize == own.0 {
+                    out.push(query as *const Query);
+                } else if self.at_most_one_match(query) {
+                    self.single_entry_calls(then, own, out);
+                }
+            }
+            Node::If { then, .. } => self.single_entry_calls(then, own, out),
+            Node::Accept { .. } | Node::Repeat(_) | Node::SemiNaive { .. } => {}
+        }
+    }
+
+    /// Whether `query` matches at most one row whatever its bound values: the input,
+    /// a test of one tuple, or a static relation with at most one row per value of its
+    /// known columns.
+    fn at_most_one_match(&self, query: &Query) -> bool {
+        if matches!(query.access, Access::Input | Access::Member | Access::Flag) {
+            return true;
+        }
+        let Evaluation::Static(tuples) = &self.plan.relations[query.relation.0 as usize].evaluation
+        else {
+            return false;
+        };
+        let known: Vec<usize> = (0..query.slots.len())
+            .filter(|&c| matches!(query.slots[c], Slot::Sym(_) | Slot::Bound(_)))
+            .collect();
+        let mut keys: Vec<Vec<crate::ir::SymbolId>> = tuples
+            .iter()
+            .map(|row| known.iter().map(|&c| row[c]).collect())
+            .collect();
+        let rows = keys.len();
+        keys.sort();
+        keys.dedup();
+        keys.len() == rows
     }
 
     /// A head of an inlined rule: the caller's slots matched against its values, then
