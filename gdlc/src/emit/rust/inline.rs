@@ -37,7 +37,11 @@
 //! have the call's key ([`Closure::Own`]) is inlined as a walk of its *answers*: the
 //! same array holds the answers found, the rules run in passes until none is new, a
 //! call back reads the answers found so far (and those found while it runs), and a
-//! head runs the continuation only for a new answer. Keys or answers past the array's
+//! head runs the continuation only for a new answer. A call back that a pass enters at
+//! most once, with the same bindings every pass (only the input, single tuple tests
+//! and static lookups of at most one row before it), reads each answer once, from a
+//! cursor of its own (`cursorD_I`): a line walked backwards from its end costs a read
+//! per square, not a read of every square found so far per pass. Keys or answers past the array's
 //! [`MAX_WALK`] go to a vector (`spillD`), allocated only then.
 
 use proc_macro2::TokenStream;
