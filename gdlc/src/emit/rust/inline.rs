@@ -41,8 +41,8 @@
 //! most once, with the same bindings every pass (only the input, single tuple tests
 //! and static lookups of at most one row before it), reads each answer once, from a
 //! cursor of its own (`cursorD_I`): a line walked backwards from its end costs a read
-//! per square, not a read of every square found so far per pass. Keys or answers past the array's
-//! [`MAX_WALK`] go to a vector (`spillD`), allocated only then.
+//! per square, not a read of every square found so far per pass. Keys or answers past
+//! the array's [`MAX_WALK`] go to a vector (`spillD`), allocated only then.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -292,19 +292,12 @@ impl Emitter<'_> {
                 .position(|&site| std::ptr::eq(site, query))
         });
         let i = quote::format_ident!("read{}", depth);
-        let start = match cursor {
+        let (start, save) = match cursor {
             Some(place) => {
                 let cursor = quote::format_ident!("cursor{}_{}", depth, place);
-                quote!(#cursor)
+                (quote!(#cursor), quote!(#cursor = #i;))
             }
-            None => quote!(0),
-        };
-        let save = match cursor {
-            Some(place) => {
-                let cursor = quote::format_ident!("cursor{}_{}", depth, place);
-                quote!(#cursor = #i;)
-            }
-            None => quote!(),
+            None => (quote!(0), quote!()),
         };
         let row = quote::format_ident!("answer{}", depth);
         let columns = Self::read_from(&row, slots);
