@@ -778,3 +778,17 @@ fn existential_tails_stop_at_the_first_match() {
         "{text}"
     );
 }
+
+/// A left-linear mode inlined as a walk of its answers (`south` in `rays.kif`, a line
+/// asked from its start on a torus): its call back, entered once per pass, reads the
+/// answers from a cursor of its own and saves where it stopped, so each answer is read
+/// once, not once per pass.
+#[test]
+fn walks_of_answers_read_each_answer_once() {
+    let file = plan_fixture("rays.kif");
+    let (_, text, code) = join_code(&file, "south/4");
+    assert!(code.contains("letmutcursor0_0:usize=0;"), "{text}");
+    assert!(code.contains("letmutread0:usize=cursor0_0;"), "{text}");
+    assert!(code.contains("cursor0_0=read0;"), "{text}");
+    assert!(!code.contains("letmutread0:usize=0;"), "{text}");
+}
