@@ -782,7 +782,7 @@ fn existential_tails_stop_at_the_first_match() {
 /// A left-linear mode inlined as a walk of its answers (`south` in `rays.kif`, a line
 /// asked from its start on a torus): its call back, entered once per pass, reads the
 /// answers from a cursor of its own and saves where it stopped, so each answer is read
-/// once, not once per pass.
+/// once, not once per pass; its exit rule runs once, before the passes.
 #[test]
 fn walks_of_answers_read_each_answer_once() {
     let file = plan_fixture("rays.kif");
@@ -791,4 +791,14 @@ fn walks_of_answers_read_each_answer_once() {
     assert!(code.contains("letmutread0:usize=cursor0_0;"), "{text}");
     assert!(code.contains("cursor0_0=read0;"), "{text}");
     assert!(!code.contains("letmutread0:usize=0;"), "{text}");
+    // The exit rule (no call back) runs once, before the passes; the passes run only
+    // when it found an answer, and read the answers without comparing the key.
+    let walk = code.find("letmutcursor0_0:usize=0;").expect("a cursor");
+    let passes = walk
+        + code[walk..]
+            .find("whilewalked0+spill0.len()>0{")
+            .expect("passes while answers were found");
+    let exit_answer = walk + code[walk..].find("letanswer=[").expect("an answer");
+    assert!(exit_answer < passes, "{text}");
+    assert!(!code.contains("ifanswer0[0]=="), "{text}");
 }

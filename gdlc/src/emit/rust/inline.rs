@@ -35,9 +35,11 @@
 //! adding its key, an exit rule's head running the continuation with the bound columns
 //! of the call's own key (`originD`). A left-linear mode whose calls back into itself
 //! have the call's key ([`Closure::Own`]) is inlined as a walk of its *answers*: the
-//! same array holds the answers found, the rules run in passes until none is new, a
-//! call back reads the answers found so far (and those found while it runs), and a
-//! head runs the continuation only for a new answer. A call back that a pass enters at
+//! same array holds the answers found, the rules without a call back run once, those
+//! with one in passes until none is new (none when the first found nothing), a call
+//! back reads the answers found so far (and those found while it runs) without
+//! comparing the key columns (every answer has the walk's key there), and a head runs
+//! the continuation only for a new answer. A call back that a pass enters at
 //! most once, with the same bindings every pass (only the input, single tuple tests
 //! and static lookups of at most one row before it), reads each answer once, from a
 //! cursor of its own (`cursorD_I`): a line walked backwards from its end costs a read
@@ -138,10 +140,30 @@ impl Emitter<'_> {
         // The calls inlined inside count as part of this one's text.
         let before = self.inlined_text.get();
         INLINE_DEPTH.set(depth + 1);
-        let body = self.node(&modes[m].tree, Sink::Inline);
+        // A walk of answers runs the rules that read its answers (a call back into the
+        // mode) in passes; the others find the same answers every pass, so run once.
+        let (once, body) = if walk == Some(Walk::Answers) {
+            let rules: Vec<&Node> = match &modes[m].tree {
+                Node::Sequence(rules) => rules.iter().collect(),
+                tree => vec![tree],
+            };
+            let (passes, once): (Vec<&Node>, Vec<&Node>) = rules
+                .into_iter()
+                .partition(|rule| Self::calls_back(rule, (r, m)));
+            let emit = |rules: Vec<&Node>| -> Result<TokenStream, Diagnostic> {
+                let code = rules
+                    .into_iter()
+                    .map(|rule| self.node(rule, Sink::Inline))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(quote!(#(#code)*))
+            };
+            (emit(once), emit(passes))
+        } else {
+            (Ok(quote!()), self.node(&modes[m].tree, Sink::Inline))
+        };
         INLINE_DEPTH.set(depth);
         self.continuations.borrow_mut().pop();
-        let body = body?;
+        let (once, body) = (once?, body?);
         let names = WalkNames::at(depth);
         let cap = super::lit(MAX_WALK);
         let code = if walk == Some(Walk::Answers) {
@@ -161,7 +183,8 @@ impl Emitter<'_> {
                     let mut #count: usize = 0;
                     let mut #spill: Vec<[Sym; #arity]> = Vec::new();
                     #(let mut #cursor_names: usize = 0;)*
-                    loop {
+                    #once
+                    while #count + #spill.len() > 0 {
                         let #pass = #count + #spill.len();
                         #body
                         if #count + #spill.len() == #pass {
@@ -300,7 +323,18 @@ impl Emitter<'_> {
             None => (quote!(0), quote!()),
         };
         let row = quote::format_ident!("answer{}", depth);
-        let columns = Self::read_from(&row, slots);
+        // Every answer has the walk's key in the bound columns, and a call back into an
+        // own mode passes that key (`Closure::Own`): those columns need no comparing.
+        let mut slots = slots.clone();
+        let (r, m) = self.inlined_mode();
+        if let Evaluation::Demand(modes) = &self.plan.relations[r].evaluation {
+            for &c in &modes[m].bound {
+                if matches!(slots[c], Slot::Sym(_) | Slot::Bound(_)) {
+                    slots[c] = Slot::Free;
+                }
+            }
+        }
+        let columns = Self::read_from(&row, &slots);
         let (conds, binds) = Self::matcher(&columns);
         let body = Self::guarded(&conds, quote!(#(#binds)* #then));
         quote! {
@@ -312,6 +346,15 @@ impl Emitter<'_> {
             }
             #save
         }
+    }
+
+    /// Whether the rule `rule` of mode `own` calls back into it.
+    fn calls_back(rule: &Node, own: (usize, usize)) -> bool {
+        let mut found = false;
+        rule.for_each_query(&mut |query| {
+            found |= query.access == Access::Call(own.1) && query.relation.0 as usize == own.0;
+        });
+        found
     }
 
     /// The calls back into mode `own` in `node` (a mode's tree) that a pass enters at
