@@ -255,7 +255,9 @@ fn fluents_too_many_for_a_dense_state_are_listed() {
 /// open square and enemy stone; measured on sample states it is cheaper materialised,
 /// and the tuned plan still agrees with the interpreter. Amazons' arrow lines
 /// (`queenmoveignoring`), called from the few squares a queen can reach, stay on
-/// demand (when the corpus is present).
+/// demand, and so do its queen lines (`queenmove`, asked from the four queens): each
+/// tuple of a layer materialised over every pair of squares is stored, which the
+/// executor's work counts (`MATERIALISED_TUPLE_WORK`; when the corpus is present).
 #[test]
 fn measured_planning_materialises_layers_demand_makes_dear() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plan/flips.kif");
@@ -329,6 +331,16 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
     assert!(
         matches!(
             tuned.relations[ignoring].evaluation,
+            gdlc::plan::Evaluation::Demand(_)
+        ),
+        "{tuning:?}"
+    );
+    let queen_lines = (0..ir.relations.len())
+        .find(|&r| ir.relations[r].key() == "queenmove/4")
+        .expect("queenmove/4");
+    assert!(
+        matches!(
+            tuned.relations[queen_lines].evaluation,
             gdlc::plan::Evaluation::Demand(_)
         ),
         "{tuning:?}"

@@ -15,8 +15,9 @@
 //!    which [`SAMPLES`] states spread evenly are kept, each with the joint move played
 //!    from it (the last one terminal when the playout ended).
 //! 2. **Measures a plan** by the work of its executor (filter-tree nodes visited, and
-//!    per new row the hash indexes the join backend updates where it keeps rows: a
-//!    count that does not drift with the machine's load) on one playout step from
+//!    per new tuple of a materialised relation its store and the hash indexes the join
+//!    backend updates where it keeps rows: a count that does not drift with the
+//!    machine's load) on one playout step from
 //!    every sample: terminal, every role's legal moves and the next state after the
 //!    sampled joint move; the goals in a terminal state.
 //! 3. **Sizes the relations**: the mean number of tuples of every materialised
