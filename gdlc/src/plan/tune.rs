@@ -17,9 +17,9 @@
 //! 2. **Measures a plan** by the work of its executor (filter-tree nodes visited, and
 //!    per new tuple of a materialised relation its store and the hash indexes the join
 //!    backend updates where it keeps rows: a count that does not drift with the
-//!    machine's load) on one playout step from
-//!    every sample: terminal, every role's legal moves and the next state after the
-//!    sampled joint move; the goals in a terminal state.
+//!    machine's load) on one playout step from every sample: terminal, every role's
+//!    legal moves and the next state after the sampled joint move; the goals in a
+//!    terminal state.
 //! 3. **Sizes the relations**: the mean number of tuples of every materialised
 //!    relation on the samples, and of distinct values per column
 //!    ([`PlanOptions::sampled`]), replace the product of its column domains in the

@@ -351,10 +351,13 @@ impl Emitter<'_> {
     /// Whether the rule `rule` of mode `own` calls back into it.
     fn calls_back(rule: &Node, own: (usize, usize)) -> bool {
         let mut found = false;
-        rule.for_each_query(&mut |query| {
-            found |= query.access == Access::Call(own.1) && query.relation.0 as usize == own.0;
-        });
+        rule.for_each_query(&mut |query| found |= Self::is_call_back(query, own));
         found
+    }
+
+    /// Whether `query` calls mode `own` (relation, mode).
+    fn is_call_back(query: &Query, own: (usize, usize)) -> bool {
+        query.access == Access::Call(own.1) && query.relation.0 as usize == own.0
     }
 
     /// The calls back into mode `own` in `node` (a mode's tree) that a pass enters at
@@ -370,7 +373,7 @@ impl Emitter<'_> {
             }
             Node::Rule { body, .. } => self.single_entry_calls(body, own, out),
             Node::Query { query, then } => {
-                if query.access == Access::Call(own.1) && query.relation.0 as usize == own.0 {
+                if Self::is_call_back(query, own) {
                     out.push(query as *const Query);
                 } else if self.at_most_one_match(query) {
                     self.single_entry_calls(then, own, out);
