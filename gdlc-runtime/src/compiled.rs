@@ -1111,6 +1111,77 @@ impl Memo {
     }
 }
 
+/// The answers an inlined call gathers before its caller's continuation reads them
+/// (the values of the variables the call binds, `W` of them), each once: the first
+/// [`GATHERED_ON_STACK`] in an array searched in place, later ones in a vector with a
+/// hash set. A union of lines can reach a square along two of them (a torus); the
+/// continuation then runs once for it, as it did over a memo table.
+#[derive(Clone, Debug)]
+pub struct Gathered<const W: usize> {
+    stack: [[Sym; W]; GATHERED_ON_STACK],
+    count: usize,
+    spill: Vec<[Sym; W]>,
+    seen: rustc_hash::FxHashSet<[Sym; W]>,
+}
+
+/// The answers a [`Gathered`] holds in its array.
+pub const GATHERED_ON_STACK: usize = 32;
+
+impl<const W: usize> Default for Gathered<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const W: usize> Gathered<W> {
+    /// No answers.
+    #[inline]
+    pub fn new() -> Self {
+        Gathered {
+            stack: [[0; W]; GATHERED_ON_STACK],
+            count: 0,
+            spill: Vec::new(),
+            seen: rustc_hash::FxHashSet::default(),
+        }
+    }
+
+    /// Adds an answer unless already there.
+    #[inline]
+    pub fn add(&mut self, answer: [Sym; W]) {
+        if self.stack[..self.count].contains(&answer) {
+            return;
+        }
+        if self.count < GATHERED_ON_STACK {
+            self.stack[self.count] = answer;
+            self.count += 1;
+        } else if self.seen.insert(answer) {
+            self.spill.push(answer);
+        }
+    }
+
+    /// How many answers are held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.count + self.spill.len()
+    }
+
+    /// Whether no answer is held.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Answer `i`, in the order added.
+    #[inline]
+    pub fn get(&self, i: usize) -> [Sym; W] {
+        if i < GATHERED_ON_STACK {
+            self.stack[i]
+        } else {
+            self.spill[i - GATHERED_ON_STACK]
+        }
+    }
+}
+
 /// The answers of a demand relation called with every column bound, outside a
 /// recursive layer: per key, whether it holds. A whole table per key (a [`Memo`]) would
 /// cost a hashed store and a scan of its rows for one bit, and its evaluation would
@@ -2215,6 +2286,23 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Answers gathered are kept once each, in the order first added, on the stack and
+    /// past it.
+    #[test]
+    fn gathered_answers_are_kept_once_in_order() {
+        let mut gathered = Gathered::<2>::new();
+        assert!(gathered.is_empty());
+        let answers: Vec<[Sym; 2]> = (0..100).map(|i| [i % 7, i / 7]).collect();
+        for round in 0..3 {
+            for &answer in &answers {
+                gathered.add(answer);
+            }
+            assert_eq!(gathered.len(), answers.len(), "round {round}");
+        }
+        let held: Vec<[Sym; 2]> = (0..gathered.len()).map(|i| gathered.get(i)).collect();
+        assert_eq!(held, answers);
+    }
 
     #[test]
     fn ones_respects_ranges() {

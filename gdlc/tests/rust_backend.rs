@@ -802,3 +802,32 @@ fn walks_of_answers_read_each_answer_once() {
     assert!(exit_answer < passes, "{text}");
     assert!(!code.contains("ifanswer0[0]=="), "{text}");
 }
+
+/// A cheap call whose heads are too many to copy the caller's continuation at each
+/// (`gathered.kif`: `near`, a union of 36 jumps) is inlined gathering its answers: the
+/// rules run in place, each head adds the variables the call binds to a buffer (which
+/// keeps each answer once), and the caller's continuation runs once, reading it. The
+/// legal layer calls no mode of `near`.
+#[test]
+fn calls_with_many_heads_are_inlined_gathering_their_answers() {
+    let file = plan_fixture("gathered.kif");
+    let (near, text, code) = join_code(&file, "near/4");
+    let legal_layer = code
+        .split("fnlayer")
+        .skip(1)
+        .map(|layer| &layer[..layer.find("fn").unwrap_or(layer.len())])
+        .find(|layer| layer.contains("gathered_read0"))
+        .unwrap_or_else(|| panic!("no layer gathering `near`'s answers: {text}"));
+    assert!(!legal_layer.contains(&format!("call{near}_")), "{text}");
+    // 36 heads each add to the buffer; the continuation (the insert into `legal`)
+    // comes once, after the rules.
+    assert_eq!(legal_layer.matches("gathered0.add([").count(), 36, "{text}");
+    let rules = legal_layer
+        .find("letmutgathered0=rt::Gathered::<2>::new();")
+        .expect("a buffer of two columns");
+    let read = legal_layer
+        .find("whilegathered_read0<")
+        .expect("a read loop");
+    assert!(!legal_layer[rules..read].contains("insert_bit("), "{text}");
+    assert!(legal_layer[read..].contains("insert_bit("), "{text}");
+}

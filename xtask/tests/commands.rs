@@ -139,6 +139,9 @@ fn verify_the_join_backend_on_groundable_games() {
         // Recursive demand modes: right-linear over cycles, left-linear, every column
         // bound, and non-linear (tabled, evaluations that must repeat).
         workspace().join("gdlc/tests/plan/rays.kif"),
+        // A call with too many heads to copy its caller's continuation: its answers
+        // gathered in a buffer.
+        workspace().join("gdlc/tests/plan/gathered.kif"),
         // Measured planning materialises a layer the threshold plan puts on demand.
         workspace().join("gdlc/tests/plan/flips.kif"),
         // A recursive layer from its exit rules; a wide lookup read from a copy of the

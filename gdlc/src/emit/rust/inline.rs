@@ -23,9 +23,15 @@
 //! The continuation is copied once per head reached ([`MAX_INLINED_HEADS`], counted
 //! through nested inlining before emitting), the inlined code of one call must stay
 //! under [`MAX_INLINED_TEXT`] bytes of source, and the inlined code of the whole game
-//! under [`MAX_GAME_INLINED_TEXT`] (call sites in emission order, so deterministic);
-//! otherwise the call stays a call. Code size is compile time: a game's crate is built
-//! when a match starts.
+//! under [`MAX_GAME_INLINED_TEXT`] (call sites in emission order, so deterministic).
+//! Code size is compile time: a game's crate is built when a match starts. A call past
+//! those limits is inlined *gathering* its answers, if that fits them: each head adds
+//! the values of the variables the call binds to a local buffer (`gatheredD`, a
+//! `rt::Gathered`, which keeps each answer once), and the continuation, written once,
+//! runs for each answer after the rules (once, when the call binds nothing). Amazons' legal rule
+//! calls the queen lines (eight walks, each ending in the arrow lines with their own
+//! heads): a copy of the continuation at each head doubled the crate's source, a
+//! memo table hashed every answer; gathered, neither. Otherwise the call stays a call.
 //!
 //! A right-linear mode ([`Closure::Chain`], a line walked square by square) is inlined
 //! as a *walk*: its memo table held, per key, the exit rules' answers at every key
@@ -57,6 +63,10 @@ use super::{Closure, Emitter, INLINE_DEPTH, Sink};
 
 /// The most heads (copies of the continuation) one inlined call may reach.
 const MAX_INLINED_HEADS: usize = 32;
+
+/// The most heads an inlined call gathering its answers may reach (each adds the
+/// answer to the buffer: a few lines).
+const MAX_GATHERED_HEADS: usize = 256;
 
 /// The most source text of one inlined call.
 const MAX_INLINED_TEXT: usize = 128_000;
@@ -93,12 +103,83 @@ pub(super) enum Walk {
 }
 
 impl Emitter<'_> {
-    /// The code of `query`, a call, with the called mode's rules in place and `then`
-    /// run at each head; `None` when the call stays a call.
+    /// The code of `query`, a call, with the called mode's rules in place: `then` run
+    /// at each head, or, when copies of it at every head would pass the text budgets,
+    /// the answers gathered first and `then` run once over them; `None` when the call
+    /// stays a call.
     pub(super) fn inlined_call(
         &self,
         query: &Query,
         then: &TokenStream,
+    ) -> Result<Option<TokenStream>, Diagnostic> {
+        if let Some(code) = self.inlined_with(query, then, MAX_INLINED_HEADS)? {
+            return Ok(Some(code));
+        }
+        self.inlined_gathered(query, then)
+    }
+
+    /// The call inlined with its heads adding the variables it binds to a local
+    /// buffer (`gatheredD`, the caller's depth), and `then` run once after the rules,
+    /// for each answer gathered (see the module docs).
+    fn inlined_gathered(
+        &self,
+        query: &Query,
+        then: &TokenStream,
+    ) -> Result<Option<TokenStream>, Diagnostic> {
+        let mut binds = Vec::new();
+        for slot in &query.slots {
+            if let Slot::Bind(v) = *slot
+                && !binds.contains(&v)
+            {
+                binds.push(v);
+            }
+        }
+        let names: Vec<proc_macro2::Ident> = binds.iter().map(|&v| super::var(v)).collect();
+        let depth = INLINE_DEPTH.get();
+        let gathered = quote::format_ident!("gathered{}", depth);
+        let read = quote::format_ident!("gathered_read{}", depth);
+        if names.is_empty() {
+            // Nothing to bind: whether any head was reached.
+            let add = quote!(#gathered = true;);
+            let Some(rules) = self.inlined_with(query, &add, MAX_GATHERED_HEADS)? else {
+                return Ok(None);
+            };
+            return Ok(Some(quote! {
+                {
+                    let mut #gathered = false;
+                    #rules
+                    if #gathered {
+                        #then
+                    }
+                }
+            }));
+        }
+        let width = super::lit(names.len());
+        let add = quote!(#gathered.add([#(#names),*]););
+        let Some(rules) = self.inlined_with(query, &add, MAX_GATHERED_HEADS)? else {
+            return Ok(None);
+        };
+        Ok(Some(quote! {
+            {
+                let mut #gathered = rt::Gathered::<#width>::new();
+                #rules
+                let mut #read: usize = 0;
+                while #read < #gathered.len() {
+                    let [#(#names),*] = #gathered.get(#read);
+                    #read += 1;
+                    #then
+                }
+            }
+        }))
+    }
+
+    /// The call inlined with `then` at each head, if it reaches at most `max_heads`
+    /// heads and its text is within the budgets.
+    fn inlined_with(
+        &self,
+        query: &Query,
+        then: &TokenStream,
+        max_heads: usize,
     ) -> Result<Option<TokenStream>, Diagnostic> {
         let Access::Call(m) = query.access else {
             return Ok(None);
@@ -109,7 +190,7 @@ impl Emitter<'_> {
             Some(Closure::Own) => Some(Walk::Answers),
             _ => None,
         };
-        if !self.inlines(r, m) || self.heads(r, m, MAX_INLINED_HEADS).is_none() {
+        if !self.inlines(r, m) || self.heads(r, m, max_heads).is_none() {
             return Ok(None);
         }
         let Evaluation::Demand(modes) = &self.plan.relations[r].evaluation else {
