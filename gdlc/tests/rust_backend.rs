@@ -341,13 +341,20 @@ fn calls_to_cheap_demand_modes_are_inlined() {
         .split("fnlayer")
         .skip(1)
         .map(|layer| &layer[..layer.find("fn").unwrap_or(layer.len())])
-        .find(|layer| layer.contains("contains(&link_key)") && layer.contains("insert_bit"))
+        .find(|layer| layer.contains("contains(&link_entry)") && layer.contains("insert_bit"))
         .unwrap_or_else(|| panic!("no layer walking `east`: {text}"));
     assert!(!legal_layer.contains(&format!("call{line}_")), "{text}");
     assert!(!legal_layer.contains(&format!("call{east}_")), "{text}");
     // A walk of keys (a key joins unless met) and a walk of answers (passes until none
     // is new).
-    assert!(legal_layer.contains("contains(&link_key)"), "{text}");
+    assert!(legal_layer.contains("contains(&link_entry)"), "{text}");
+    // `east` steps along its first column and passes its row on: the walk holds the
+    // column that changes, the row is the call's throughout.
+    assert!(legal_layer.contains("[[0asSym;1];16]"), "{text}");
+    assert!(
+        legal_layer.contains("letlink_entry=[link_key[0]];"),
+        "{text}"
+    );
     assert!(legal_layer.contains("contains(&answer)"), "{text}");
     // Variables of inlined rules are named apart from the caller's.
     assert!(legal_layer.contains("letkey:[Sym;2]"), "{text}");

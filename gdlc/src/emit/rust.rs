@@ -3389,7 +3389,7 @@ impl<'a> Emitter<'a> {
                         quote!(self.#chain.insert(&link_key);)
                     }
                     Sink::Inline => self.continue_inlined(args),
-                    Sink::Walk(depth) => Self::walk_push(depth),
+                    Sink::Walk(depth) => self.walk_push(depth),
                     // Every column is bound: the answer is the key.
                     Sink::Known(..) => quote!(return true;),
                 }

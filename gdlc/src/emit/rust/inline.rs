@@ -39,7 +39,12 @@
 //! local array (`walkD`, the call's key first; a key already in it is not added, so a
 //! line closing on itself ends) and runs the rules at each, a call back into the mode
 //! adding its key, an exit rule's head running the continuation with the bound columns
-//! of the call's own key (`originD`). A left-linear mode whose calls back into itself
+//! of the call's own key (`originD`). The array holds only the key's *varying* places:
+//! a place every call back passes on unchanged (the variable its rule read there, or
+//! the same constant) holds the call's key at every key met, so it is read from
+//! `originD` (a line's row as it steps along a column): a narrower key to store and
+//! compare, and what is computed from those places the compiler hoists out of the
+//! loop. A left-linear mode whose calls back into itself
 //! have the call's key ([`Closure::Own`]) is inlined as a walk of its *answers*: the
 //! same array holds the answers found, the rules without a call back run once, those
 //! with one in passes until none is new (none when the first found nothing), a call
@@ -91,6 +96,9 @@ pub(super) struct Continuation {
     /// For a walk of answers, its calls back entered at most once per pass, each
     /// reading the answers from a cursor of its own (`cursorD_I`, I its place here).
     cursors: Vec<*const Query>,
+    /// For a walk of keys, the places of the key that its calls back may change (the
+    /// others hold the call's key at every key met: `walkD` holds only these).
+    varying: Vec<usize>,
 }
 
 /// What an inlined recursive mode walks (see the module docs).
@@ -210,6 +218,11 @@ impl Emitter<'_> {
         let cursor_names: Vec<proc_macro2::Ident> = (0..cursors.len())
             .map(|i| quote::format_ident!("cursor{}_{}", depth, i))
             .collect();
+        let varying = if walk == Some(Walk::Keys) {
+            self.varying_key_places(&modes[m].tree, &modes[m].bound, (r, m))
+        } else {
+            Vec::new()
+        };
         self.continuations.borrow_mut().push(Continuation {
             relation: r,
             mode: m,
@@ -217,6 +230,7 @@ impl Emitter<'_> {
             then: then.clone(),
             walk: walk.map(|kind| (kind, depth)),
             cursors,
+            varying: varying.clone(),
         });
         // The calls inlined inside count as part of this one's text.
         let before = self.inlined_text.get();
@@ -282,21 +296,39 @@ impl Emitter<'_> {
                 spill,
                 link,
             } = names;
+            // The walk holds the key's varying places; the others are the call's.
+            let width = super::lit(varying.len());
+            let first = varying.iter().map(|&j| {
+                let j = super::lit(j);
+                quote!(#origin[#j])
+            });
+            let places =
+                (0..modes[m].bound.len()).map(|j| match varying.iter().position(|&v| v == j) {
+                    Some(i) => {
+                        let i = super::lit(i);
+                        quote!(entry[#i])
+                    }
+                    None => {
+                        let j = super::lit(j);
+                        quote!(#origin[#j])
+                    }
+                });
             quote! {
                 {
                     let #origin: [Sym; #key_len] = #key;
-                    let mut #keys = [[0 as Sym; #key_len]; #cap];
-                    #keys[0] = #origin;
+                    let mut #keys = [[0 as Sym; #width]; #cap];
+                    #keys[0] = [#(#first),*];
                     let mut #count: usize = 1;
-                    let mut #spill: Vec<[Sym; #key_len]> = Vec::new();
+                    let mut #spill: Vec<[Sym; #width]> = Vec::new();
                     let mut #link: usize = 0;
                     while #link < #count + #spill.len() {
-                        let key: [Sym; #key_len] = if #link < #cap {
+                        let entry: [Sym; #width] = if #link < #cap {
                             #keys[#link]
                         } else {
                             #spill[#link - #cap]
                         };
                         #link += 1;
+                        let key: [Sym; #key_len] = [#(#places),*];
                         #body
                     }
                 }
@@ -341,12 +373,60 @@ impl Emitter<'_> {
     }
 
     /// An accept after a call back into the mode of the walk at `depth`: the call's key
-    /// joins the walk's keys unless already there.
-    pub(super) fn walk_push(depth: usize) -> TokenStream {
-        let add = Self::add_unmet(depth, &quote::format_ident!("link_key"));
+    /// (its varying places) joins the walk's keys unless already there.
+    pub(super) fn walk_push(&self, depth: usize) -> TokenStream {
+        let continuations = self.continuations.borrow();
+        let walk = continuations
+            .iter()
+            .rev()
+            .find(|c| c.walk == Some((Walk::Keys, depth)))
+            .expect("a call back inside its walk");
+        let places = walk.varying.iter().map(|&j| {
+            let j = super::lit(j);
+            quote!(link_key[#j])
+        });
+        let add = Self::add_unmet(depth, &quote::format_ident!("link_entry"));
         quote! {
+            let link_entry = [#(#places),*];
             let _ = #add;
         }
+    }
+
+    /// The places of a walk's key (mode `own`'s bound columns `bound`, its rules
+    /// `tree`) that a call back may change: those where some call back does not pass
+    /// the value its rule read from the key there (the same variable, or the same
+    /// constant). Every key the walk meets holds the call's key in the others.
+    fn varying_key_places(&self, tree: &Node, bound: &[usize], own: (usize, usize)) -> Vec<usize> {
+        let rules: Vec<&Node> = match tree {
+            Node::Sequence(rules) => rules.iter().collect(),
+            tree => vec![tree],
+        };
+        let mut varying = vec![false; bound.len()];
+        for rule in rules {
+            let Node::Rule { body, .. } = rule else {
+                return (0..bound.len()).collect();
+            };
+            let Node::Query { query: input, .. } = &**body else {
+                return (0..bound.len()).collect();
+            };
+            if input.access != Access::Input {
+                return (0..bound.len()).collect();
+            }
+            rule.for_each_query(&mut |query| {
+                if !Self::is_call_back(query, own) {
+                    return;
+                }
+                for (j, &c) in bound.iter().enumerate() {
+                    let kept = match (input.slots[c], query.slots[c]) {
+                        (Slot::Bind(v) | Slot::Same(v), Slot::Bound(w)) => v == w,
+                        (Slot::Sym(a), Slot::Sym(b)) => a == b,
+                        _ => false,
+                    };
+                    varying[j] |= !kept;
+                }
+            });
+        }
+        (0..bound.len()).filter(|&j| varying[j]).collect()
     }
 
     /// An expression adding the array local `entry` to the keys or answers of the walk
