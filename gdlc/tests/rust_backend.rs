@@ -808,6 +808,10 @@ fn walks_of_answers_read_each_answer_once() {
     let exit_answer = walk + code[walk..].find("letanswer=[").expect("an answer");
     assert!(exit_answer < passes, "{text}");
     assert!(!code.contains("ifanswer0[0]=="), "{text}");
+    // The answers are held by their free column (`south ?x ?y1 ?x ?y3` called with
+    // `?x` and `?y1` bound: every answer has the walk's key in its first three).
+    assert!(code.contains("letmutwalk0=[[0asSym;1];16];"), "{text}");
+    assert!(!code.contains("letmutwalk0=[[0asSym;4];16];"), "{text}");
 }
 
 /// A cheap call whose heads are too many to copy the caller's continuation at each

@@ -46,7 +46,8 @@
 //! compare, and what is computed from those places the compiler hoists out of the
 //! loop. A left-linear mode whose calls back into itself
 //! have the call's key ([`Closure::Own`]) is inlined as a walk of its *answers*: the
-//! same array holds the answers found, the rules without a call back run once, those
+//! same array holds the answers found (their free columns: the bound ones hold the
+//! walk's key in every answer), the rules without a call back run once, those
 //! with one in passes until none is new (none when the first found nothing), a call
 //! back reads the answers found so far (and those found while it runs) without
 //! comparing the key columns (every answer has the walk's key there), and a head runs
@@ -269,14 +270,17 @@ impl Emitter<'_> {
                 spill,
                 link: pass,
             } = names;
-            let arity = super::lit(self.ir.relations[r].columns.len());
+            // An answer is held by its free columns: every answer has the walk's key in
+            // the bound ones.
+            let free = self.ir.relations[r].columns.len() - modes[m].bound.len();
+            let free = super::lit(free);
             quote! {
                 {
                     let #origin: [Sym; #key_len] = #key;
                     let key: [Sym; #key_len] = #origin;
-                    let mut #answers = [[0 as Sym; #arity]; #cap];
+                    let mut #answers = [[0 as Sym; #free]; #cap];
                     let mut #count: usize = 0;
-                    let mut #spill: Vec<[Sym; #arity]> = Vec::new();
+                    let mut #spill: Vec<[Sym; #free]> = Vec::new();
                     #(let mut #cursor_names: usize = 0;)*
                     #once
                     while #count + #spill.len() > 0 {
@@ -485,17 +489,26 @@ impl Emitter<'_> {
         };
         let row = quote::format_ident!("answer{}", depth);
         // Every answer has the walk's key in the bound columns, and a call back into an
-        // own mode passes that key (`Closure::Own`): those columns need no comparing.
-        let mut slots = slots.clone();
+        // own mode passes that key (`Closure::Own`): those columns need no comparing,
+        // and the answers hold only the free ones.
         let (r, m) = self.inlined_mode();
-        if let Evaluation::Demand(modes) = &self.plan.relations[r].evaluation {
-            for &c in &modes[m].bound {
-                if matches!(slots[c], Slot::Sym(_) | Slot::Bound(_)) {
-                    slots[c] = Slot::Free;
+        let bound: &[usize] = match &self.plan.relations[r].evaluation {
+            Evaluation::Demand(modes) => &modes[m].bound,
+            _ => &[],
+        };
+        let mut held = 0;
+        let columns: Vec<(TokenStream, Slot)> = slots
+            .iter()
+            .enumerate()
+            .map(|(c, &slot)| {
+                if bound.contains(&c) {
+                    return (quote!(0), Slot::Free);
                 }
-            }
-        }
-        let columns = Self::read_from(&row, &slots);
+                let i = super::lit(held);
+                held += 1;
+                (quote!(#row[#i]), slot)
+            })
+            .collect();
         let (conds, binds) = Self::matcher(&columns);
         let body = Self::guarded(&conds, quote!(#(#binds)* #then));
         quote! {
@@ -579,10 +592,17 @@ impl Emitter<'_> {
             .last()
             .expect("an inlined rule's head inside an inlined call");
         let mut new_answer = None;
-        if let Some((Walk::Answers, depth)) = top.walk {
+        if let Some((Walk::Answers, depth)) = top.walk
+            && let Evaluation::Demand(modes) = &self.plan.relations[top.relation].evaluation
+        {
+            // The answer's free columns (its bound ones hold the walk's key).
+            let bound = &modes[top.mode].bound;
+            let free = (0..values.len())
+                .filter(|c| !bound.contains(c))
+                .map(|c| &values[c]);
             let add = Self::add_unmet(depth, &quote::format_ident!("answer"));
             new_answer = Some(quote! {
-                let answer = [#(#values),*];
+                let answer = [#(#free),*];
                 #add
             });
         }
