@@ -193,6 +193,11 @@ impl Emitter<'_> {
         let Access::Call(m) = query.access else {
             return Ok(None);
         };
+        // The game's budget spent: no inlined code fits (and emitting it to find out
+        // would cost compile time at every call site left).
+        if self.inlined_text.get() >= MAX_GAME_INLINED_TEXT {
+            return Ok(None);
+        }
         let r = query.relation.0 as usize;
         let walk = match self.closure(r, m) {
             Some(Closure::Chain) => Some(Walk::Keys),
