@@ -28,10 +28,11 @@
 //! those limits is inlined *gathering* its answers, if that fits them: each head adds
 //! the values of the variables the call binds to a local buffer (`gatheredD`, a
 //! `rt::Gathered`, which keeps each answer once), and the continuation, written once,
-//! runs for each answer after the rules (once, when the call binds nothing). Amazons' legal rule
-//! calls the queen lines (eight walks, each ending in the arrow lines with their own
-//! heads): a copy of the continuation at each head doubled the crate's source, a
-//! memo table hashed every answer; gathered, neither. Otherwise the call stays a call.
+//! runs for each answer after the rules (once, when the call binds nothing). Amazons'
+//! legal rule calls the queen lines (eight walks, each ending in the arrow lines with
+//! their own heads): a copy of the continuation at each head doubled the crate's
+//! source, a memo table hashed every answer; gathered, neither. Otherwise the call
+//! stays a call.
 //!
 //! A right-linear mode ([`Closure::Chain`], a line walked square by square) is inlined
 //! as a *walk*: its memo table held, per key, the exit rules' answers at every key
@@ -44,19 +45,21 @@
 //! the same constant) holds the call's key at every key met, so it is read from
 //! `originD` (a line's row as it steps along a column): a narrower key to store and
 //! compare, and what is computed from those places the compiler hoists out of the
-//! loop. A left-linear mode whose calls back into itself
-//! have the call's key ([`Closure::Own`]) is inlined as a walk of its *answers*: the
-//! same array holds the answers found (their free columns: the bound ones hold the
-//! walk's key in every answer), the rules without a call back run once, those
-//! with one in passes until none is new (none when the first found nothing), a call
-//! back reads the answers found so far (and those found while it runs) without
-//! comparing the key columns (every answer has the walk's key there), and a head runs
-//! the continuation only for a new answer. A call back that a pass enters at
-//! most once, with the same bindings every pass (only the input, single tuple tests
-//! and static lookups of at most one row before it), reads each answer once, from a
-//! cursor of its own (`cursorD_I`): a line walked backwards from its end costs a read
-//! per square, not a read of every square found so far per pass. Keys or answers past
-//! the array's [`MAX_WALK`] go to a vector (`spillD`), allocated only then.
+//! loop.
+//!
+//! A left-linear mode whose calls back into itself have the call's key
+//! ([`Closure::Own`]) is inlined as a walk of its *answers*: the same array holds the
+//! answers found (their free columns: the bound ones hold the walk's key in every
+//! answer), the rules without a call back run once, those with one in passes until
+//! none is new (none when the first found nothing), a call back reads the answers
+//! found so far (and those found while it runs) without comparing the key columns,
+//! and a head runs the continuation only for a new answer. A call back that a pass
+//! enters at most once, with the same bindings every pass (only the input, single
+//! tuple tests and static lookups of at most one row before it), reads each answer
+//! once, from a cursor of its own (`cursorD_I`): a line walked backwards from its end
+//! costs a read per square, not a read of every square found so far per pass. Keys or
+//! answers past the array's [`MAX_WALK`] go to a vector (`spillD`), allocated only
+//! then.
 
 use proc_macro2::TokenStream;
 use quote::quote;
