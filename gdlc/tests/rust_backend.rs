@@ -149,6 +149,15 @@ fn join_code(file: &SourceFile, key: &str) -> (usize, String, String) {
     (relation, text, code)
 }
 
+/// The first layer method of `code` (whitespace removed, see [`join_code`]), up to the
+/// next method, that `holds`.
+fn layer_where(code: &str, holds: impl Fn(&str) -> bool) -> Option<&str> {
+    code.split("fnlayer")
+        .skip(1)
+        .map(|layer| &layer[..layer.find("fn").unwrap_or(layer.len())])
+        .find(|layer| holds(layer))
+}
+
 /// A lookup that binds only a later column of a large bits-only relation reads a copy
 /// of its bits with that column first (`rR_by1`), set with the main bits on each
 /// insert, rather than keeping the relation's rows with hash indexes.
@@ -336,13 +345,10 @@ fn calls_to_cheap_demand_modes_are_inlined() {
     let file = plan_fixture("rays.kif");
     let (east, text, code) = join_code(&file, "east/4");
     let (line, _, _) = join_code(&file, "line/4");
-    // Each layer method, up to the next method.
-    let legal_layer = code
-        .split("fnlayer")
-        .skip(1)
-        .map(|layer| &layer[..layer.find("fn").unwrap_or(layer.len())])
-        .find(|layer| layer.contains("contains(&link_entry)") && layer.contains("insert_bit"))
-        .unwrap_or_else(|| panic!("no layer walking `east`: {text}"));
+    let legal_layer = layer_where(&code, |layer| {
+        layer.contains("contains(&link_entry)") && layer.contains("insert_bit")
+    })
+    .unwrap_or_else(|| panic!("no layer walking `east`: {text}"));
     assert!(!legal_layer.contains(&format!("call{line}_")), "{text}");
     assert!(!legal_layer.contains(&format!("call{east}_")), "{text}");
     // A walk of keys (a key joins unless met) and a walk of answers (passes until none
@@ -823,11 +829,7 @@ fn walks_of_answers_read_each_answer_once() {
 fn calls_with_many_heads_are_inlined_gathering_their_answers() {
     let file = plan_fixture("gathered.kif");
     let (near, text, code) = join_code(&file, "near/4");
-    let legal_layer = code
-        .split("fnlayer")
-        .skip(1)
-        .map(|layer| &layer[..layer.find("fn").unwrap_or(layer.len())])
-        .find(|layer| layer.contains("gathered_read0"))
+    let legal_layer = layer_where(&code, |layer| layer.contains("gathered_read0"))
         .unwrap_or_else(|| panic!("no layer gathering `near`'s answers: {text}"));
     assert!(!legal_layer.contains(&format!("call{near}_")), "{text}");
     // 36 heads each add to the buffer; the continuation (the insert into `legal`)
