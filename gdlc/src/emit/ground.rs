@@ -148,6 +148,92 @@ struct Tabled {
     keyed: bool,
 }
 
+/// The budget-independent sizes of a grounding's code that [`Tabled::chosen`] weighs
+/// against a budget ([`Layout::weigh`]): computed once per grounding, so a second
+/// budget is tried without laying the grounding out again.
+#[derive(Clone, Copy, Debug)]
+struct Weighed {
+    /// The straight-line code of every state (literals, or reads as emitted).
+    state: usize,
+    /// The literals of every joint move.
+    moves: usize,
+    /// The straight-line code of the goals (as `state`).
+    goals: usize,
+    /// The literals of the instances under one move that a keyed program can hold, and
+    /// their most per move of a role on average.
+    keyed_literals: usize,
+    keyed_per_move: usize,
+    /// The goals' literals, and whether a goal atom is recursive.
+    goal_literals: usize,
+    goals_recursive: bool,
+}
+
+impl Tabled {
+    /// Which code is a program (data) rather than straight-line code: nothing while
+    /// all the code fits [`MAX_EMITTED_LITERALS`]. Past it, in this order until it
+    /// fits:
+    ///
+    /// 1. the `next` instances that run under one move become a keyed program (data:
+    ///    only the played move's part runs, so they cost no more than straight-line
+    ///    arms), when the code of every state and joint move does not fit;
+    /// 2. the goals, which run once per game, become a program.
+    ///
+    /// The code every state and joint move runs must fit in straight lines, else the
+    /// join backend is used: as a program it is slower than the join backend on every
+    /// game measured, even as a forward program that looks only at the instances of
+    /// true fluents and atoms (god 0.75×, skirmish 0.71×, mummymaze2p 0.01×).
+    fn chosen(weighed: &Weighed, budget: Budget) -> Result<Tabled, String> {
+        let Weighed {
+            state,
+            moves,
+            goals,
+            keyed_literals,
+            keyed_per_move,
+            goal_literals: literals,
+            goals_recursive,
+        } = *weighed;
+        if state > budget.state_literals {
+            let work = budget.join_work.unwrap_or_default();
+            return Err(format!(
+                "the ground code for every state would hold {state} literals, more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {work} per step"
+            ));
+        }
+        let fits = |literals: usize| literals <= budget.literals;
+        if fits(state + moves + goals) {
+            return Ok(Tabled::default());
+        }
+        let mut tabled = Tabled::default();
+        let mut per_step = state + moves;
+        if !fits(per_step)
+            && keyed_per_move <= MAX_KEYED_PER_MOVE
+            && keyed_literals <= MAX_KEYED_LITERALS
+        {
+            tabled.keyed = true;
+            per_step -= keyed_literals;
+        }
+        if !fits(per_step) {
+            return Err(format!(
+                "the ground code for every state and joint move would hold {per_step} literals, more than {} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)",
+                budget.literals
+            ));
+        }
+        if !fits(per_step + goals) {
+            let limit = if goals_recursive {
+                MAX_PROGRAM_LITERALS
+            } else {
+                MAX_FORWARD_PROGRAM_LITERALS
+            };
+            if literals > limit {
+                return Err(format!(
+                    "the ground goals hold {literals} literals, more than {limit}"
+                ));
+            }
+            tabled.goals = true;
+        }
+        Ok(tabled)
+    }
+}
+
 /// The fewest atoms that share a guard before they are computed under it (see
 /// `Layout::statements`).
 const MIN_GUARDED: usize = 4;
@@ -369,6 +455,10 @@ struct Groundings {
     /// With shared conjunctions, of the plain and of the projected grounding: made when
     /// first needed (`None` inside: nothing to share, or no grounding).
     shared: [Option<Option<Grounding>>; 2],
+    /// The sizes of each grounding's code once laid out (plain, projected, and those
+    /// with shared conjunctions), so the second budget refuses a grounding without
+    /// laying it out again (team chess: 6.1 → 3.9 s).
+    weighed: [Option<Weighed>; 4],
 }
 
 impl Groundings {
@@ -377,6 +467,7 @@ impl Groundings {
             plain: crate::ground::ground(ir, plan, &crate::ground::LIMITS, false),
             projected: None,
             shared: [None, None],
+            weighed: [None; 4],
         }
     }
 
@@ -417,20 +508,26 @@ impl Groundings {
             .plain
             .as_ref()
             .ok()
-            .map(|grounding| lib_rs(ir, grounding, source, budget));
+            .map(|grounding| lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[0]));
         if let (Ok(grounding), Some(Ok(module))) = (&self.plain, &plain_module) {
             return Ok(found(grounding, false, module.clone()));
         }
-        let why_not_projected = match self.projected(ir, plan) {
-            Ok(grounding) => match lib_rs(ir, grounding, source, budget) {
-                Ok(module) => return Ok(found(grounding, true, module)),
-                Err(reason) => reason,
-            },
+        self.projected(ir, plan);
+        let projected = self.projected.as_ref().expect("made above");
+        let why_not_projected = match projected {
+            Ok(grounding) => {
+                match lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[1]) {
+                    Ok(module) => return Ok(found(grounding, true, module)),
+                    Err(reason) => reason,
+                }
+            }
             Err(reason) => reason.clone(),
         };
         for (which, projected) in [(0, false), (1, true)] {
-            if let Some(shared) = self.shared(ir, plan, which)
-                && let Ok(module) = lib_rs(ir, shared, source, budget)
+            self.shared(ir, plan, which);
+            if let Some(shared) = self.shared[which].as_ref().and_then(Option::as_ref)
+                && let Ok(module) =
+                    lib_rs_weighed(ir, shared, source, budget, &mut self.weighed[2 + which])
             {
                 return Ok(found(shared, projected, module));
             }
@@ -512,7 +609,18 @@ pub fn lib_rs(
     source: &str,
     budget: Budget,
 ) -> Result<String, String> {
-    let layout = Layout::new(ir, grounding, budget)?;
+    lib_rs_weighed(ir, grounding, source, budget, &mut None)
+}
+
+/// [`lib_rs`] with the grounding's sizes once known (see [`Layout::new`]).
+fn lib_rs_weighed(
+    ir: &Ir,
+    grounding: &Grounding,
+    source: &str,
+    budget: Budget,
+    weighed: &mut Option<Weighed>,
+) -> Result<String, String> {
+    let layout = Layout::new(ir, grounding, budget, weighed)?;
     let text = layout.module();
     let file = syn::parse_file(&text)
         .map_err(|e| format!("internal error: the generated code does not parse: {e}"))?;
@@ -559,7 +667,7 @@ pub struct CodeSize {
 /// The code size of a grounded game under `budget` (see [`CodeSize`]), or why this
 /// backend cannot emit it.
 pub fn code_size(ir: &Ir, grounding: &Grounding, budget: Budget) -> Result<CodeSize, String> {
-    let layout = Layout::new(ir, grounding, budget)?;
+    let layout = Layout::new(ir, grounding, budget, &mut None)?;
     Ok(CodeSize {
         state: layout.cone_literals(&layout.state_cone),
         state_reads: (grounding.shared_relations > 0)
@@ -610,8 +718,6 @@ struct Layout<'a> {
     d_bits: usize,
     m_bits: usize,
     tabled: Tabled,
-    /// The code's budget.
-    budget: Budget,
     families: Vec<Family>,
     /// The words of `d` a family owns (see [`Layout::owned_words`]).
     owned: BTreeSet<usize>,
@@ -974,7 +1080,18 @@ fn words(bits: usize) -> usize {
 }
 
 impl<'a> Layout<'a> {
-    fn new(ir: &'a Ir, g: &'a Grounding, budget: Budget) -> Result<Self, String> {
+    /// The layout of grounding `g` under `budget`, or why its code does not fit.
+    /// `weighed` holds the grounding's sizes once known ([`Layout::weigh`]): a
+    /// budget they do not fit is refused before any work.
+    fn new(
+        ir: &'a Ir,
+        g: &'a Grounding,
+        budget: Budget,
+        weighed: &mut Option<Weighed>,
+    ) -> Result<Self, String> {
+        if let Some(known) = weighed {
+            Tabled::chosen(known, budget)?;
+        }
         let relation_of = |k: Keyword| ir.keyword(k);
         let true_rel = relation_of(Keyword::True);
         let does_rel = relation_of(Keyword::Does);
@@ -1259,7 +1376,6 @@ impl<'a> Layout<'a> {
             d_bits,
             m_bits,
             tabled: Tabled::default(),
-            budget,
             families,
             owned: BTreeSet::new(),
             demand: Vec::new(),
@@ -1267,28 +1383,17 @@ impl<'a> Layout<'a> {
         let mut layout = layout;
         layout.owned = layout.owned_words();
         layout.demand = demand_guards(ir, g, &layout.places, &layout.order);
-        layout.tabled = layout.choose_tabled()?;
+        let sizes = *weighed.get_or_insert_with(|| layout.weigh());
+        layout.tabled = Tabled::chosen(&sizes, budget)?;
         Ok(layout)
     }
 
-    /// Which code is a program (data) rather than straight-line code: nothing while
-    /// all the code fits [`MAX_EMITTED_LITERALS`]. Past it, in this order until it
-    /// fits:
-    ///
-    /// 1. the `next` instances that run under one move become a keyed program (data:
-    ///    only the played move's part runs, so they cost no more than straight-line
-    ///    arms), when the code of every state and joint move does not fit;
-    /// 2. the goals, which run once per game, become a program.
-    ///
-    /// The code every state and joint move runs must fit in straight lines, else the
-    /// join backend is used: as a program it is slower than the join backend on every
-    /// game measured, even as a forward program that looks only at the instances of
-    /// true fluents and atoms (god 0.75×, skirmish 0.71×, mummymaze2p 0.01×).
-    fn choose_tabled(&self) -> Result<Tabled, String> {
-        // With shared conjunctions, the straight-line code is measured as emitted:
-        // what sharing saves (the words of an OR, a guard's literal) shows only there.
-        // Other groundings keep the literal count, which keeps the projected grounding
-        // where it pays (tron_10x10: the plain one fits as emitted but runs 5× slower).
+    /// The sizes [`Tabled::chosen`] weighs (see there): with shared conjunctions,
+    /// the straight-line code is measured as emitted, since what sharing saves (the
+    /// words of an OR, a guard's literal) shows only there. Other groundings keep the
+    /// literal count, which keeps the projected grounding where it pays (tron_10x10:
+    /// the plain one fits as emitted but runs 5× slower).
+    fn weigh(&self) -> Weighed {
         let size = |cone: &[bool]| {
             if self.g.shared_relations > 0 {
                 self.emitted_reads(cone)
@@ -1296,51 +1401,16 @@ impl<'a> Layout<'a> {
                 self.cone_literals(cone)
             }
         };
-        let state = size(&self.state_cone);
-        let moves = self.cone_literals(&self.move_cone);
-        let goals = size(&self.goal_cone);
-        let budget = self.budget;
-        if state > budget.state_literals {
-            let work = budget.join_work.unwrap_or_default();
-            return Err(format!(
-                "the ground code for every state would hold {state} literals, more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {work} per step"
-            ));
-        }
-        let fits = |literals: usize| literals <= budget.literals;
-        if fits(state + moves + goals) {
-            return Ok(Tabled::default());
-        }
-        let mut tabled = Tabled::default();
-        let mut per_step = state + moves;
         let (keyed_literals, keyed_per_move) = self.keyed_literals();
-        if !fits(per_step)
-            && keyed_per_move <= MAX_KEYED_PER_MOVE
-            && keyed_literals <= MAX_KEYED_LITERALS
-        {
-            tabled.keyed = true;
-            per_step -= keyed_literals;
+        Weighed {
+            state: size(&self.state_cone),
+            moves: self.cone_literals(&self.move_cone),
+            goals: size(&self.goal_cone),
+            keyed_literals,
+            keyed_per_move,
+            goal_literals: self.cone_literals(&self.goal_cone),
+            goals_recursive: self.recursive_in(&self.goal_cone),
         }
-        if !fits(per_step) {
-            return Err(format!(
-                "the ground code for every state and joint move would hold {per_step} literals, more than {} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)",
-                budget.literals
-            ));
-        }
-        if !fits(per_step + goals) {
-            let literals = self.cone_literals(&self.goal_cone);
-            let limit = if self.recursive_in(&self.goal_cone) {
-                MAX_PROGRAM_LITERALS
-            } else {
-                MAX_FORWARD_PROGRAM_LITERALS
-            };
-            if literals > limit {
-                return Err(format!(
-                    "the ground goals hold {literals} literals, more than {limit}"
-                ));
-            }
-            tabled.goals = true;
-        }
-        Ok(tabled)
     }
 
     /// The size of the straight-line code computing a cone of state atoms: how many
