@@ -889,6 +889,7 @@ impl Store {
     fn push_row(&mut self, tuple: &[Sym]) {
         let row = self.count as u32;
         let arity = self.arity;
+        debug_assert_eq!(tuple.len(), arity, "a row of the store's arity");
         self.rows.extend_from_slice(tuple);
         self.count += 1;
         let rows = &self.rows;

@@ -815,6 +815,10 @@ fn code_past_the_default_budget_is_ground_when_the_join_backend_works_more() {
     assert!(grounded.module.is_ok(), "{:?}", grounded.module);
     assert_eq!(grounded.budget, Budget::measured(work));
     assert_eq!(grounded.budget.literals, MAX_MEASURED_LITERALS);
+    // Weighed under the default budget first, the grounding gives the module the
+    // measured budget alone gives it (its sizes are kept, not its layout).
+    let direct = ground_and_emit(&ir, &plan, "god.kif", Budget::measured(work)).expect("grounds");
+    assert_eq!(grounded.module, direct.module);
 
     // A join backend that worked 1/40 as much would not be beaten.
     let small = Budget::measured(work / 40);
@@ -830,6 +834,30 @@ fn code_past_the_default_budget_is_ground_when_the_join_backend_works_more() {
     // The compiler makes the same choice: god's reasoner is the ground one.
     let code = gdlc::compile::rust_from_front_end(&front, "god.kif").expect("compiles");
     assert!(code.contains("rt::Ground::new()"), "the ground backend");
+}
+
+/// Skirmish grounds projected (the plain grounding passes the limits), and that
+/// grounding is past the default budget: 34,000 literals per state. With shared
+/// conjunctions its code reads 14,700 bits and words, and fits. A grounding is shared
+/// unless it is past the budget by more than sharing shrinks code
+/// (`MAX_SHARING_GAIN`): this one is within reach, and is shared.
+#[test]
+fn groundings_within_reach_of_sharing_are_shared() {
+    let Some(file) = common::game_source("skirmish.kif") else {
+        return;
+    };
+    let front = gdlc::front_end(&file);
+    let ir = analyze(&front).expect("analyses");
+    let plan = gdlc::plan::plan(&ir).expect("plans");
+    let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
+    let why = gdlc::emit::ground::lib_rs(&ir, &projected, "skirmish.kif", Budget::DEFAULT)
+        .expect_err("past the budget unshared");
+    assert!(why.contains("more than 30000"), "{why}");
+    let grounded = gdlc::emit::ground::ground_and_emit(&ir, &plan, "skirmish.kif", Budget::DEFAULT)
+        .expect("grounds");
+    assert!(grounded.module.is_ok(), "{:?}", grounded.module);
+    assert!(grounded.projected, "projected");
+    assert!(grounded.grounding.shared_relations > 0, "shared");
 }
 
 /// Wide (our own game): noughts and crosses on 12 columns. The state's fluents are

@@ -219,8 +219,21 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
         code.contains(&format!("self.r{legal}.insert_bit(")),
         "inserts number their bit in line: {text}"
     );
-    // No rule reads `legal`: its store keeps bits only, the runtime decodes new rows.
+    // No rule reads `legal`: its store keeps bits only, the runtime decodes new rows,
+    // and an insert passes its bit alone (no tuple built for a row not kept).
     assert!(code.contains(".without_rows()"), "{text}");
+    let inserts: Vec<&str> = code
+        .split(&format!("self.r{legal}.insert_bit("))
+        .skip(1)
+        .collect();
+    assert!(!inserts.is_empty(), "{text}");
+    for insert in inserts {
+        let args = insert.split(");").next().unwrap_or_default();
+        assert!(
+            args.ends_with(",&[]"),
+            "an insert without its tuple: {args}"
+        );
+    }
 }
 
 /// A functor's block of the state numbers its own arguments without nil, which their

@@ -138,6 +138,14 @@ const MAX_KEYED_PER_MOVE: usize = 250;
 /// parses (knightwar's 230,000 words: 1.7 MB of source).
 const MAX_KEYED_LITERALS: usize = 1_000_000;
 
+/// The most that sharing conjunctions ([`crate::ground::share`]) is taken to shrink the
+/// straight-line code of every state: a grounding whose code is further past the
+/// budget is not shared (sharing and laying out team chess's two groundings cost
+/// 1.6 s of the compiler's 4). The most measured, over the corpus and GGP.org's 295
+/// files, is 11× (wargame01's 1,663 literals to 150 reads); games that sharing brought
+/// within the budget, 3.4× at most (knightazons).
+const MAX_SHARING_GAIN: usize = 20;
+
 /// Which code is a program rather than straight-line code.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tabled {
@@ -504,11 +512,10 @@ impl Groundings {
             module: Ok(module),
             budget,
         };
-        let plain_module = self
-            .plain
-            .as_ref()
-            .ok()
-            .map(|grounding| lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[0]));
+        let plain_module =
+            self.plain.as_ref().ok().map(|grounding| {
+                lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[0])
+            });
         if let (Ok(grounding), Some(Ok(module))) = (&self.plain, &plain_module) {
             return Ok(found(grounding, false, module.clone()));
         }
@@ -523,7 +530,11 @@ impl Groundings {
             }
             Err(reason) => reason.clone(),
         };
+        let limit = budget.literals.min(budget.state_literals);
         for (which, projected) in [(0, false), (1, true)] {
+            if self.weighed[which].is_some_and(|w| w.state / MAX_SHARING_GAIN > limit) {
+                continue;
+            }
             self.shared(ir, plan, which);
             if let Some(shared) = self.shared[which].as_ref().and_then(Option::as_ref)
                 && let Ok(module) =

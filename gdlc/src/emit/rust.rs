@@ -2147,8 +2147,15 @@ impl<'a> Emitter<'a> {
     fn direct_insert(&self, relation: RelationId, args: &[Arg]) -> TokenStream {
         let store = Self::store(relation);
         let values: Vec<TokenStream> = args.iter().map(|&a| Self::value(a)).collect();
+        // A store without rows (`Store::without_rows`) keeps a tuple as its bit alone:
+        // no tuple to build for it.
+        let row: &[TokenStream] = if self.rows_unread(relation) {
+            &[]
+        } else {
+            &values
+        };
         if let Some(bit) = self.coded_bit(relation, args) {
-            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#values),*]););
+            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#row),*]););
         }
         let Some(numbered) = self.numbered_columns(relation) else {
             return quote!(self.grew |= self.#store.insert(&[#(#values),*]););
@@ -2157,7 +2164,7 @@ impl<'a> Emitter<'a> {
             return quote!(panic!("gdlc internal error: a tuple outside the domains of its relation"););
         };
         if self.bit_columns(relation).is_none() {
-            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#values),*]););
+            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#row),*]););
         }
         let copies = self.bit_copies(relation);
         if copies.is_empty() {
