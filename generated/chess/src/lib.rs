@@ -15420,7 +15420,7 @@ impl Rules {
                                                 .insert_bit(
                                                     0 + POS_35[299 + v0 as usize] as usize * 64
                                                         + POS_35[598 + v1 as usize] as usize * 1,
-                                                    &[297, v0, v1, 0, 0, 0],
+                                                    &[],
                                                 );
                                     }
                                 }
@@ -15484,7 +15484,7 @@ impl Rules {
                                                         .insert_bit(
                                                             0 + POS_35[299 + v0 as usize] as usize * 64
                                                                 + POS_35[598 + v1 as usize] as usize * 1,
-                                                            &[297, v0, v1, 0, 0, 0],
+                                                            &[],
                                                         );
                                             }
                                         }
@@ -15546,7 +15546,7 @@ impl Rules {
                                                                         4096 + POS_35[897 + v0 as usize] as usize * 256
                                                                             + POS_35[1196 + v1 as usize] as usize * 4
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[298, 0, 0, v0, v1, v2],
+                                                                        &[],
                                                                     );
                                                         }
                                                         {
@@ -15559,7 +15559,7 @@ impl Rules {
                                                                         4096 + POS_35[897 + v0 as usize] as usize * 256
                                                                             + POS_35[1196 + v1 as usize] as usize * 4
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[298, 0, 0, v0, v1, v2],
+                                                                        &[],
                                                                     );
                                                         }
                                                         {
@@ -15572,7 +15572,7 @@ impl Rules {
                                                                         4096 + POS_35[897 + v0 as usize] as usize * 256
                                                                             + POS_35[1196 + v1 as usize] as usize * 4
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[298, 0, 0, v0, v1, v2],
+                                                                        &[],
                                                                     );
                                                         }
                                                         {
@@ -15585,7 +15585,7 @@ impl Rules {
                                                                         4096 + POS_35[897 + v0 as usize] as usize * 256
                                                                             + POS_35[1196 + v1 as usize] as usize * 4
                                                                             + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[298, 0, 0, v0, v1, v2],
+                                                                        &[],
                                                                     );
                                                         }
                                                     }
@@ -15665,7 +15665,7 @@ impl Rules {
                                                             .insert_bit(
                                                                 0 + POS_35[299 + v0 as usize] as usize * 64
                                                                     + POS_35[598 + v1 as usize] as usize * 1,
-                                                                &[297, v0, v1, 0, 0, 0],
+                                                                &[],
                                                             );
                                                 }
                                             }
@@ -15749,7 +15749,7 @@ impl Rules {
                                                                         .insert_bit(
                                                                             0 + POS_35[299 + v0 as usize] as usize * 64
                                                                                 + POS_35[598 + v1 as usize] as usize * 1,
-                                                                            &[297, v0, v1, 0, 0, 0],
+                                                                            &[],
                                                                         );
                                                             }
                                                         }
@@ -15802,7 +15802,7 @@ impl Rules {
                                             .insert_bit(
                                                 0 + POS_35[299 + v0 as usize] as usize * 64
                                                     + POS_35[598 + v1 as usize] as usize * 1,
-                                                &[297, v0, v1, 0, 0, 0],
+                                                &[],
                                             );
                                 }
                             }
@@ -15946,12 +15946,7 @@ impl Rules {
                             let v0: Sym = row562[1];
                             let v0_pos: usize = TABLE_38_BY0_POS[i563][1] as usize;
                             self.grew
-                                |= self
-                                    .r32
-                                    .insert_bit(
-                                        20480 + v0_pos * 20481,
-                                        &[v0, 296, 0, 0, 0, 0, 0],
-                                    );
+                                |= self.r32.insert_bit(20480 + v0_pos * 20481, &[]);
                         }
                     }
                 }
