@@ -140,10 +140,10 @@ const MAX_KEYED_LITERALS: usize = 1_000_000;
 
 /// The most that sharing conjunctions ([`crate::ground::share`]) is taken to shrink the
 /// straight-line code of every state: a grounding whose code is further past the
-/// budget is not shared (sharing and laying out team chess's two groundings cost
-/// 1.6 s of the compiler's 4). The most measured, over the corpus and GGP.org's 295
-/// files, is 11× (wargame01's 1,663 literals to 150 reads); games that sharing brought
-/// within the budget, 3.4× at most (knightazons).
+/// budget is not shared (sharing team chess's two groundings and laying them out cost
+/// 2 s of the compiler's 4.2). The most measured, over the 459 files of the corpus,
+/// its `test/` cases and GGP.org's repository, is 11× (wargame01's 1,663 literals to
+/// 150 reads); on games that sharing brought within the budget, 3.4× (knightazons).
 const MAX_SHARING_GAIN: usize = 20;
 
 /// Which code is a program rather than straight-line code.
@@ -465,7 +465,7 @@ struct Groundings {
     shared: [Option<Option<Grounding>>; 2],
     /// The sizes of each grounding's code once laid out (plain, projected, and those
     /// with shared conjunctions), so the second budget refuses a grounding without
-    /// laying it out again (team chess: 6.1 → 3.9 s).
+    /// laying it out again (team chess: 7.2 → 4.2 s, measured in turn).
     weighed: [Option<Weighed>; 4],
 }
 
