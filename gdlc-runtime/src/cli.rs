@@ -5,8 +5,15 @@
 //! playout [--seed N] [--count N] [--max-steps N]
 //!                                              seeded random playouts, as `gdlc playout`
 //! rates [--seconds S] [--seed N]               random playouts/s and states/s, one core
+//! history FILE [--state-changes N] [--seed N]  gdl-perf's correctness-test log
 //! help                                         this text
 //! ```
+//!
+//! `history` writes the log gdl-perf's correctness test reads from an engine
+//! ([`write_history`]): seeded random games, each state's terminality, every role's legal
+//! moves, the joint move played and the goals at the end, until more than N state
+//! changes (`player/scripts/gdl-perf-correctness` runs it for gdl-perf; its validator
+//! replays the log on ggp-base's prover).
 //!
 //! The output formats are `gdlc perft`'s and `gdlc playout`'s ([`playout_lines`] is
 //! shared with it), so a compiled reasoner and the interpreter can be compared with
@@ -14,7 +21,7 @@
 //! played (no legal move, no end) exits with code 1. Arguments are parsed by hand: the
 //! runtime keeps its dependencies to what generated code needs.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -28,6 +35,8 @@ usage: <reasoner> COMMAND
   playout [--seed N] [--count N] [--max-steps N]
                                                seeded random playouts (seed N, N+1, …)
   rates [--seconds S] [--seed N]               random playouts per second, one core
+  history FILE [--state-changes N] [--seed N]  gdl-perf's correctness-test log of
+                                               random games, until N state changes
   help                                         this text";
 
 /// A command of the runner.
@@ -49,6 +58,15 @@ pub enum Command {
         /// The time budget in seconds.
         seconds: f64,
         /// The seed.
+        seed: u64,
+    },
+    /// gdl-perf's correctness-test log.
+    History {
+        /// Where the log goes.
+        file: String,
+        /// Games are played until more state changes than this.
+        state_changes: u64,
+        /// The seed of the moves' choice.
         seed: u64,
     },
     /// The usage text.
@@ -81,6 +99,11 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 seed: options.value("--seed", 1)?,
             }
         }
+        "history" => Command::History {
+            file: options.positional("FILE")?,
+            state_changes: options.value("--state-changes", 0)?,
+            seed: options.value("--seed", 1)?,
+        },
         "help" | "--help" | "-h" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
     };
@@ -234,6 +257,21 @@ pub fn run<G: Game>(game: &mut G, command: &Command) -> ExitCode {
                 }
             }
         }
+        Command::History {
+            ref file,
+            state_changes,
+            seed,
+        } => {
+            let written = std::fs::File::create(file).and_then(|f| {
+                let mut log = std::io::BufWriter::new(f);
+                write_history(game, state_changes, seed, 100_000, &mut log)?;
+                log.flush()
+            });
+            if let Err(e) = written {
+                eprintln!("error: cannot write {file}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
         Command::Rates { seconds, seed } => {
             let budget = Duration::from_secs_f64(seconds);
             match crate::simulate_for(game, budget, seed, 100_000) {
@@ -253,6 +291,71 @@ pub fn run<G: Game>(game: &mut G, command: &Command) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// gdl-perf's correctness-test log (its `GameActionFormat`): `!R!` and the roles, then
+/// games from the initial state: per state `!T!false`, each role's legal moves (`!L!`,
+/// move texts joined by commas) and the joint move chosen at random (`!C!`), then
+/// `!T!true` and the goals (`!G!`); games repeat until more than `state_changes` state
+/// changes, then `!F!`. An initial state that is terminal gives `!T!true` and `!F!`
+/// (as gdl-perf's own engines do); a state without a legal move for a role, a game past
+/// `max_steps` or a goal without a value gives `!E!` and the reason, then `!F!`.
+pub fn write_history<G: Game>(
+    game: &mut G,
+    state_changes: u64,
+    seed: u64,
+    max_steps: usize,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    use rand::{RngExt, SeedableRng};
+    let roles: Vec<String> = (0..game.num_roles())
+        .map(|r| game.role_name(r).to_owned())
+        .collect();
+    writeln!(out, "!R!{}", roles.join(","))?;
+    let initial = game.initial_state();
+    if game.is_terminal(&initial) {
+        return writeln!(out, "!T!true\n!F!");
+    }
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let mut changes = 0u64;
+    let mut legal = Vec::new();
+    loop {
+        let mut state = initial.clone();
+        let mut steps = 0usize;
+        while !game.is_terminal(&state) {
+            if steps == max_steps {
+                return writeln!(out, "!E!no terminal state after {max_steps} steps\n!F!");
+            }
+            writeln!(out, "!T!false")?;
+            let mut joint = Vec::with_capacity(roles.len());
+            for (role, name) in roles.iter().enumerate() {
+                game.legal_moves(&state, role, &mut legal);
+                if legal.is_empty() {
+                    return writeln!(out, "!E!role {name} has no legal move\n!F!");
+                }
+                let texts: Vec<String> = legal.iter().map(|&m| game.move_to_kif(m)).collect();
+                writeln!(out, "!L!{}", texts.join(","))?;
+                joint.push(legal[rng.random_range(0..legal.len())]);
+            }
+            let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
+            writeln!(out, "!C!{}", texts.join(","))?;
+            state = game.next_state(&state, &joint);
+            changes += 1;
+            steps += 1;
+        }
+        writeln!(out, "!T!true")?;
+        let mut goals = Vec::with_capacity(roles.len());
+        for (role, name) in roles.iter().enumerate() {
+            match game.goal(&state, role) {
+                Ok(value) => goals.push(value.to_string()),
+                Err(err) => return writeln!(out, "!E!goal of role {name}: {err}\n!F!"),
+            }
+        }
+        writeln!(out, "!G!{}", goals.join(","))?;
+        if changes > state_changes {
+            return writeln!(out, "!F!");
+        }
+    }
 }
 
 fn unplayable(err: &PlayoutError) -> ExitCode {

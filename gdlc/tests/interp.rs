@@ -917,3 +917,68 @@ fn static_membership_tables_are_bounded() {
     game.legal_moves(&other, 0, &mut moves);
     assert_eq!(moves.len(), 3600);
 }
+
+/// gdl-perf's correctness-test log (`gdlc_runtime::cli::write_history`), written by the
+/// interpreter for a game of two steps and a game with a terminal initial state: every
+/// state's terminality, each role's legal moves, a joint move among them, the goals at
+/// the end, games repeated until more state changes than asked, then `!F!`.
+#[test]
+fn correctness_logs_list_every_state_legal_moves_and_goals() {
+    let mut game = interpreter_from_text(
+        "two.kif",
+        "(role p) (role q) (init (s 0)) (succ 0 1) (succ 1 2)
+         (<= (legal p (go ?y)) (true (s ?x)) (succ ?x ?y))
+         (<= (legal p stay) (true (s 0)))
+         (legal q wait)
+         (<= (next (s ?y)) (does p (go ?y)))
+         (<= (next (s 1)) (does p stay))
+         (<= terminal (true (s 2)))
+         (goal p 100) (goal q 0)",
+    );
+    let mut log = Vec::new();
+    gdlc_runtime::cli::write_history(&mut game, 3, 7, 100, &mut log).expect("written");
+    let log = String::from_utf8(log).expect("text");
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines[0], "!R!p,q");
+    assert_eq!(lines.last(), Some(&"!F!"));
+    // Each game: s 0 (p: go 1 or stay), s 1 (p: go 2), terminal; every game two steps.
+    let game_lines = [
+        "!T!false",
+        "!L!(go 1),stay",
+        "!L!wait",
+        "",
+        "!T!false",
+        "!L!(go 2)",
+        "!L!wait",
+        "!C!(go 2),wait",
+        "!T!true",
+        "!G!100,0",
+    ];
+    let games = &lines[1..lines.len() - 1];
+    assert_eq!(
+        games.len(),
+        2 * game_lines.len(),
+        "two games of two steps: 4 > 3 changes"
+    );
+    for (line, expected) in games.iter().zip(game_lines.iter().cycle()) {
+        if expected.is_empty() {
+            assert!(
+                ["!C!(go 1),wait", "!C!stay,wait"].contains(line),
+                "a legal joint move: {line}"
+            );
+        } else {
+            assert_eq!(line, expected);
+        }
+    }
+
+    let mut ended = interpreter_from_text(
+        "ended.kif",
+        "(role p) (legal p go) (<= terminal (not (true (s 0)))) (goal p 50)",
+    );
+    let mut log = Vec::new();
+    gdlc_runtime::cli::write_history(&mut ended, 10, 1, 100, &mut log).expect("written");
+    assert_eq!(
+        String::from_utf8(log).expect("text"),
+        "!R!p\n!T!true\n!F!\n"
+    );
+}
