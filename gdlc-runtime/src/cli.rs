@@ -390,6 +390,14 @@ mod tests {
             })
         );
         assert_eq!(parse(&args("--help")), Ok(Command::Help));
+        assert_eq!(
+            parse(&args("history log.txt --state-changes 5")),
+            Ok(Command::History {
+                file: "log.txt".to_owned(),
+                state_changes: 5,
+                seed: 1
+            })
+        );
     }
 
     #[test]
@@ -404,6 +412,7 @@ mod tests {
             error("rates --seconds 0"),
             "--seconds must be positive, not 0"
         );
+        assert_eq!(error("history"), "missing FILE");
         assert_eq!(error("fly"), "unknown command `fly`");
     }
 }
