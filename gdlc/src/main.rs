@@ -267,12 +267,12 @@ fn compile(files: &[PathBuf], out: Option<&Path>) -> Result<(), Reported> {
                 );
                 match &krate.workspace {
                     None => println!(
-                        "  run it: cd {} && cargo run --release -- perft 3   (or: playout, rates, help)",
+                        "  run it: cd {} && cargo run --release -- perft 3   (or: playout, rates, history, help)",
                         krate.dir.display()
                     ),
                     Some(workspace) => println!(
                         "  inside the Cargo workspace {}: it must be one of its members; then \
-                         `cargo run --release -p {} -- perft 3` (or: playout, rates, help)",
+                         `cargo run --release -p {} -- perft 3` (or: playout, rates, history, help)",
                         workspace.display(),
                         krate.name
                     ),
