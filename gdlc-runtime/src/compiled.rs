@@ -807,12 +807,19 @@ impl Store {
 
     /// Adds a tuple of a bitset store whose bit (the mixed-radix number of its columns'
     /// positions in their domains) the caller computed; true if it was new.
-    #[inline]
+    ///
+    /// Inlined at every call site: the test of the bit and the bookkeeping of a new
+    /// one are a few instructions, the rows' code and the panics are out of line (an
+    /// outlined insert spent most of its instructions saving registers: amazons'
+    /// moves).
+    #[inline(always)]
     pub fn insert_bit(&mut self, bit: usize, tuple: &[Sym]) -> bool {
         let Dedupe::Bits { bits, dirty, .. } = &mut self.dedupe else {
-            panic!("gdlc internal error: a bit inserted into a store without a bitset");
+            not_a_bitset();
         };
-        let word = &mut bits[bit / 64];
+        let Some(word) = bits.get_mut(bit / 64) else {
+            bit_outside_the_bitset(bit);
+        };
         let mask = 1 << (bit % 64);
         if *word & mask != 0 {
             return false;
@@ -823,11 +830,17 @@ impl Store {
         *word |= mask;
         self.row_bits.push(bit as u32);
         if self.keep_rows {
-            self.push_row(tuple);
+            self.push_new_row(tuple);
         } else {
             self.count += 1;
         }
         true
+    }
+
+    /// [`Self::push_row`] out of line, for [`Self::insert_bit`].
+    #[inline(never)]
+    fn push_new_row(&mut self, tuple: &[Sym]) {
+        self.push_row(tuple);
     }
 
     /// Inserts into a bitset store without rows the tuples numbered `offset + b` for
@@ -2179,19 +2192,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
                         crate::ground::pick_one_listed(words, nonzero, lo, hi, scratch, pick)?;
                     return Some(self.legal_move_of_bit(bit, role_symbol));
                 }
-                scratch.clear();
-                for i in 0..store.len() {
-                    if let Some(bit) = store.row_bit(i)
-                        && (lo..hi).contains(&bit)
-                    {
-                        scratch.push(bit as u32);
-                    }
-                }
-                if scratch.is_empty() {
-                    return None;
-                }
-                let k = pick(scratch.len());
-                let bit = *scratch.select_nth_unstable(k).1 as usize;
+                let bit = crate::ground::pick_one_of(store.row_bits(), lo, hi, scratch, pick)?;
                 return Some(self.legal_move_of_bit(bit, role_symbol));
             }
         }
@@ -2282,6 +2283,20 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
         }
         Ok(state)
     }
+}
+
+/// The panic of a bit inserted into a store that is not a bitset (a bug of gdlc's).
+#[cold]
+#[inline(never)]
+fn not_a_bitset() -> ! {
+    panic!("gdlc internal error: a bit inserted into a store without a bitset");
+}
+
+/// The panic of a bit past a bitset store's words (a bug of gdlc's).
+#[cold]
+#[inline(never)]
+fn bit_outside_the_bitset(bit: usize) -> ! {
+    panic!("gdlc internal error: bit {bit} outside a bitset store");
 }
 
 #[cfg(test)]

@@ -202,6 +202,81 @@ pub fn pick_one_listed(
     None
 }
 
+/// The `k`-th smallest (from 0, `k` chosen by `pick` from the count) of the values of
+/// `values` in `lo..hi`, which are distinct (a bitset store's rows' bits, in the order
+/// inserted: a wide range of many words holding a bit, amazons' moves). The values in
+/// range are copied into `scratch` in one pass, then narrowed by their digits
+/// ([`nth_smallest`]). `None` if none is in range.
+pub fn pick_one_of(
+    values: &[u32],
+    lo: usize,
+    hi: usize,
+    scratch: &mut Vec<u32>,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    let lo = u32::try_from(lo).ok()?;
+    let width = u32::try_from(hi.min(u32::MAX as usize))
+        .ok()?
+        .checked_sub(lo)?;
+    scratch.clear();
+    let (mut min, mut max) = (u32::MAX, 0);
+    for &v in values {
+        if v.wrapping_sub(lo) < width {
+            scratch.push(v);
+            min = min.min(v);
+            max = max.max(v);
+        }
+    }
+    if scratch.is_empty() {
+        return None;
+    }
+    let k = pick(scratch.len());
+    Some(nth_smallest(scratch, k, (min, max)) as usize)
+}
+
+/// The most values [`nth_smallest`] sorts; more are narrowed by a digit first.
+const MAX_SORTED: usize = 8;
+
+/// The `k`-th smallest (from 0) of `values` (`k` < their number; `bounds` their least
+/// and greatest), reordering and shrinking them: while more than a few are left, they
+/// are counted by the next 8 bits below their common leading bits, and only those of
+/// the digit holding the `k`-th are kept (two passes over the values per digit, a few
+/// instructions per value; a selection by partitioning compares each several times).
+pub fn nth_smallest(values: &mut Vec<u32>, mut k: usize, bounds: (u32, u32)) -> u32 {
+    debug_assert!(k < values.len());
+    let (mut min, mut max) = bounds;
+    while values.len() > MAX_SORTED {
+        let span = max - min;
+        if span == 0 {
+            return min;
+        }
+        let shift = (32 - span.leading_zeros()).saturating_sub(8);
+        let mut counts = [0u32; 256];
+        for &v in values.iter() {
+            counts[((v - min) >> shift) as usize] += 1;
+        }
+        let mut digit = 0;
+        while k >= counts[digit] as usize {
+            k -= counts[digit] as usize;
+            digit += 1;
+        }
+        let (base, mut kept) = (min, 0);
+        (min, max) = (u32::MAX, 0);
+        for i in 0..values.len() {
+            let v = values[i];
+            if ((v - base) >> shift) as usize == digit {
+                values[kept] = v;
+                kept += 1;
+                min = min.min(v);
+                max = max.max(v);
+            }
+        }
+        values.truncate(kept);
+    }
+    values.sort_unstable();
+    values[k]
+}
+
 /// The position of the `k`-th (from 0) set bit of `word`, which has more than `k`: the
 /// lowest set bit once the `k` below it are cleared. (A binary search on the ones of
 /// its halves takes six `count_ones`, which without the `popcnt` instruction — not in
@@ -503,6 +578,57 @@ mod tests {
                     k
                 });
                 assert_eq!(picked, nth_one(&words, lo, hi, k), "{lo}..{hi} #{k}");
+            }
+        }
+    }
+
+    /// The picked value is the `k`-th of the values in range in ascending order, for
+    /// every `k`: values spread over a wide range, clustered (moves of a few pieces in
+    /// a block of a million bits), equal to the range's ends, or few.
+    #[test]
+    fn picked_values_are_the_kth_in_order() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let mut sets: Vec<Vec<u32>> = vec![vec![5], vec![9, 3, 7], (0..40).rev().collect()];
+        for clusters in [1, 4, 30] {
+            let mut set = std::collections::BTreeSet::new();
+            for c in 0..clusters {
+                let base = 1_000_000 + c * 31_337;
+                for _ in 0..(480 / clusters) {
+                    set.insert(base + rng.random_range(0..10_000u32));
+                }
+            }
+            let mut values: Vec<u32> = set.into_iter().collect();
+            values.sort_by_key(|v| v.wrapping_mul(2_654_435_761));
+            sets.push(values);
+        }
+        let mut scratch = Vec::new();
+        for values in &sets {
+            let max = *values.iter().max().expect("a set of values") as usize;
+            let min = *values.iter().min().expect("a set of values") as usize;
+            for (lo, hi) in [
+                (0, max + 1),
+                (min, max + 1),
+                (min + 1, max),
+                (max + 1, max + 9),
+            ] {
+                let mut in_range: Vec<u32> = values
+                    .iter()
+                    .copied()
+                    .filter(|&v| (lo..hi).contains(&(v as usize)))
+                    .collect();
+                in_range.sort_unstable();
+                if in_range.is_empty() {
+                    assert_eq!(pick_one_of(values, lo, hi, &mut scratch, |_| 0), None);
+                    continue;
+                }
+                for k in (0..in_range.len()).step_by(in_range.len().div_ceil(60)) {
+                    let picked = pick_one_of(values, lo, hi, &mut scratch, |n| {
+                        assert_eq!(n, in_range.len(), "{lo}..{hi}");
+                        k
+                    });
+                    assert_eq!(picked, Some(in_range[k] as usize), "{lo}..{hi} #{k}");
+                }
             }
         }
     }

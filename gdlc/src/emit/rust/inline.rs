@@ -59,7 +59,8 @@
 //! once, from a cursor of its own (`cursorD_I`): a line walked backwards from its end
 //! costs a read per square, not a read of every square found so far per pass. Keys or
 //! answers past the array's [`MAX_WALK`] go to a vector (`spillD`), allocated only
-//! then.
+//! then; the count of keys (`walkedD`) counts both, so the vector is read only when
+//! it holds some (a walk of a line shorter than the array never touches it).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -291,10 +292,10 @@ impl Emitter<'_> {
                     let mut #spill: Vec<[Sym; #free]> = Vec::new();
                     #(let mut #cursor_names: usize = 0;)*
                     #once
-                    while #count + #spill.len() > 0 {
-                        let #pass = #count + #spill.len();
+                    while #count > 0 {
+                        let #pass = #count;
                         #body
-                        if #count + #spill.len() == #pass {
+                        if #count == #pass {
                             break;
                         }
                     }
@@ -333,7 +334,7 @@ impl Emitter<'_> {
                     let mut #count: usize = 1;
                     let mut #spill: Vec<[Sym; #width]> = Vec::new();
                     let mut #link: usize = 0;
-                    while #link < #count + #spill.len() {
+                    while #link < #count {
                         let entry: [Sym; #width] = if #link < #cap {
                             #keys[#link]
                         } else {
@@ -450,15 +451,17 @@ impl Emitter<'_> {
         } = WalkNames::at(depth);
         let cap = super::lit(MAX_WALK);
         quote! {
-            if #keys[..#count].contains(&#entry) || #spill.contains(&#entry) {
+            if #keys[..#count.min(#cap)].contains(&#entry)
+                || (#count > #cap && #spill.contains(&#entry))
+            {
                 false
             } else {
                 if #count < #cap {
                     #keys[#count] = #entry;
-                    #count += 1;
                 } else {
                     #spill.push(#entry);
                 }
+                #count += 1;
                 true
             }
         }
@@ -521,7 +524,7 @@ impl Emitter<'_> {
         let body = Self::guarded(&conds, quote!(#(#binds)* #then));
         quote! {
             let mut #i: usize = #start;
-            while #i < #count + #spill.len() {
+            while #i < #count {
                 let #row = if #i < #cap { #answers[#i] } else { #spill[#i - #cap] };
                 #i += 1;
                 #body
@@ -764,7 +767,8 @@ struct WalkNames {
     origin: proc_macro2::Ident,
     /// The keys met, the call's first.
     keys: proc_macro2::Ident,
-    /// How many keys are met.
+    /// How many keys are met (on the stack and spilled: the spill is read only past
+    /// the stack's room).
     count: proc_macro2::Ident,
     /// The keys met past the array's room.
     spill: proc_macro2::Ident,
