@@ -2172,7 +2172,8 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
             let store = self.rules.entry(&self.input, Entry::Legal)?;
             if let Some((lo, hi)) = store.outer_range(0, role_symbol) {
                 // A range of few words is counted and searched in place; a wide one
-                // (a move per tuple of a big product, amazons') through its rows' bits.
+                // (a move per tuple of a big product, amazons') through the words
+                // holding a bit or, past those a summary can order, its rows' bits.
                 if let Some(words) = store.bit_words()
                     && (hi - lo) / 64 <= 2 * store.len() + 8
                 {
@@ -2183,10 +2184,13 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
                     let bit = crate::ground::nth_one(words, lo, hi, pick(count))?;
                     return Some(self.legal_move_of_bit(bit, role_symbol));
                 }
-                // A wide range with few words holding a bit: those words, sorted (chess's
-                // moves, a word per square moved from); with many, the rows' bits.
+                // A wide range: the words holding a bit, in order by a summary of the
+                // range (amazons', a summary entry per 32 words: 489) or, when few,
+                // sorted (chess's moves, a word per square moved from); with many
+                // words in a range too wide to summarise, the rows' bits.
                 if let Some((words, nonzero)) = store.bit_words_listed()
-                    && nonzero.len() <= MAX_LEGAL_WORDS_SORTED
+                    && (nonzero.len() <= MAX_LEGAL_WORDS_SORTED
+                        || crate::ground::listed_in_summary(lo, hi, nonzero.len()))
                 {
                     let bit =
                         crate::ground::pick_one_listed(words, nonzero, lo, hi, scratch, pick)?;

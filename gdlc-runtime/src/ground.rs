@@ -134,12 +134,30 @@ pub fn nth_one(words: &[u64], lo: usize, hi: usize, mut k: usize) -> Option<usiz
 /// a summary on the stack (64 words per summary word) rather than sort them.
 const MAX_SUMMARY_WORDS: usize = 16;
 
+/// The most words of a range per word holding a bit (and 8,192 more) for which
+/// [`pick_one_listed`] marks the listed words in a summary on the heap, 32 words of the
+/// range per summary entry, rather than sort them: the summary is cleared and scanned
+/// whole, a few instructions per entry, 16 entries per listed word at most, against a
+/// sort's few comparisons per listed word (amazons' moves: 15,626 words of a role's
+/// range, 489 entries, 20 to 400 words holding a bit).
+const HEAP_SUMMARY_WORDS_PER_LISTED: usize = 512;
+
+/// Whether [`pick_one_listed`] puts the listed words of `lo..hi` in order through a
+/// summary (on the stack, or on the heap when the range is not much wider than the
+/// words holding a bit), not by sorting them.
+pub fn listed_in_summary(lo: usize, hi: usize, listed: usize) -> bool {
+    let words = (hi.max(lo + 1) - 1) / 64 - lo / 64 + 1;
+    words / 64 < MAX_SUMMARY_WORDS
+        || words <= HEAP_SUMMARY_WORDS_PER_LISTED * listed + MAX_SUMMARY_WORDS * 512
+}
+
 /// The number of set bits of `words` in `lo..hi` and the `k`-th of them (from 0, `k`
 /// chosen by `pick` from the count), reading only the words listed in `nonzero` (the
 /// words that hold a set bit, in any order: a sparse range of many words, a bitset
 /// store's legal moves, is walked through them). The listed words of the range are
-/// put in order by a summary bit per word, or (a range of more than 1,024 words) by
-/// sorting them in `scratch`. `None` if the range holds no set bit.
+/// put in order by a summary bit per word — on the stack for a range of at most 1,024
+/// words, else in `scratch` when [`listed_in_summary`] — or by sorting them in
+/// `scratch`. `None` if the range holds no set bit.
 pub fn pick_one_listed(
     words: &[u64],
     nonzero: &[u32],
@@ -161,26 +179,19 @@ pub fn pick_one_listed(
             summary[i / 64] |= 1 << (i % 64);
             count += masked_word(words, w as usize, lo, hi).count_ones() as usize;
         }
-        if count == 0 {
-            return None;
-        }
-        let mut k = pick(count);
-        for (s, &marks) in summary.iter().enumerate() {
-            let mut rest = marks;
-            while rest != 0 {
-                let w = first + s * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let word = masked_word(words, w, lo, hi);
-                let ones = word.count_ones() as usize;
-                if k < ones {
-                    return Some(w * 64 + select(word, k as u32) as usize);
-                }
-                k -= ones;
-            }
-        }
-        return None;
+        return nth_marked(words, &summary, first, lo, hi, count, pick);
     }
     scratch.clear();
+    if listed_in_summary(lo, hi, nonzero.len()) {
+        scratch.resize((last - first) / 32 + 1, 0);
+        let mut count = 0;
+        for &w in nonzero.iter().filter(|&&w| in_range(w)) {
+            let i = w as usize - first;
+            scratch[i / 32] |= 1 << (i % 32);
+            count += masked_word(words, w as usize, lo, hi).count_ones() as usize;
+        }
+        return nth_marked(words, scratch, first, lo, hi, count, pick);
+    }
     scratch.extend(nonzero.iter().copied().filter(|&w| in_range(w)));
     scratch.sort_unstable();
     let count: usize = scratch
@@ -198,6 +209,39 @@ pub fn pick_one_listed(
             return Some(w as usize * 64 + select(word, k as u32) as usize);
         }
         k -= ones;
+    }
+    None
+}
+
+/// The `k`-th (chosen by `pick` from `count`, the set bits of `words` in `lo..hi`) set
+/// bit of the words marked in `summary` (bit `i` of entry `s`: word `first + s * B + i`,
+/// B the entry's bits), in order. `None` if `count` is 0.
+fn nth_marked<M: Copy + Into<u64>>(
+    words: &[u64],
+    summary: &[M],
+    first: usize,
+    lo: usize,
+    hi: usize,
+    count: usize,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    if count == 0 {
+        return None;
+    }
+    let per_entry = 8 * std::mem::size_of::<M>();
+    let mut k = pick(count);
+    for (s, &marks) in summary.iter().enumerate() {
+        let mut rest: u64 = marks.into();
+        while rest != 0 {
+            let w = first + s * per_entry + rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let word = masked_word(words, w, lo, hi);
+            let ones = word.count_ones() as usize;
+            if k < ones {
+                return Some(w * 64 + select(word, k as u32) as usize);
+            }
+            k -= ones;
+        }
     }
     None
 }
@@ -556,21 +600,26 @@ mod tests {
         }
     }
 
-    /// A range of more than 1,024 words sorts its listed words; either way the k-th
-    /// set bit is the one counting gives.
+    /// A range of more than 1,024 words puts its listed words in order through a
+    /// summary on the heap or, far wider than the words listed, by sorting them; every
+    /// way the k-th set bit is the one counting gives.
     #[test]
     fn listed_words_of_a_wide_range_are_taken_in_order() {
-        let mut words = vec![0u64; 2000];
-        let nonzero = [1999u32, 3, 1500, 64, 700, 1024];
+        let mut words = vec![0u64; 40_000];
+        let nonzero = [1999u32, 3, 1500, 64, 39_999, 700, 1024, 20_000];
         for (i, &w) in nonzero.iter().enumerate() {
             words[w as usize] = 0b1001 << i;
         }
         let mut scratch = Vec::new();
-        for (lo, hi) in [
-            (0, 128_000),
-            (3 * 64 + 1, 1999 * 64 + 4),
-            (64 * 64, 64 * 64 + 64),
+        let listed = nonzero.len();
+        for (lo, hi, summarised) in [
+            (0, 2_560_000, false),
+            (3 * 64 + 1, 1999 * 64 + 4, true),
+            (1, 39_999 * 64 + 9, false),
+            (0, 12_000 * 64, true),
+            (64 * 64, 64 * 64 + 64, true),
         ] {
+            assert_eq!(listed_in_summary(lo, hi, listed), summarised, "{lo}..{hi}");
             let total = count_ones(&words, lo, hi);
             for k in 0..total {
                 let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |n| {

@@ -782,7 +782,8 @@ fn static_rows_one_per_key_are_looked_up_not_scanned() {
 
 /// The literals ending a rule that bind only variables its head does not read are
 /// searched for a first match, and the head's tuple is added once after the search
-/// (`mobile`: a free step from the player's cell), not once per match.
+/// (`mobile`: a free step from the player's cell), not once per match; the search is
+/// skipped when the head's tuple holds already (from another of the player's cells).
 #[test]
 fn existential_tails_stop_at_the_first_match() {
     let file = plan_fixture("tails.kif");
@@ -803,6 +804,15 @@ fn existential_tails_stop_at_the_first_match() {
         1,
         "{text}"
     );
+    // Before the search, whether `mobile ?p` holds already: the search runs only when
+    // it does not (it could only find the same tuple again).
+    let held = layer
+        .find(&format!("self.r{mobile}.has_bit("))
+        .unwrap_or_else(|| panic!("no test of the head before the search: {text}"));
+    let skipped = layer
+        .find("if!exists{letexists='found")
+        .unwrap_or_else(|| panic!("the search not skipped when the head holds: {text}"));
+    assert!(held < skipped && skipped < step, "{text}");
 }
 
 /// A left-linear mode inlined as a walk of its answers (`south` in `rays.kif`, a line

@@ -3458,13 +3458,21 @@ impl<'a> Emitter<'a> {
                     let search = self.node(node, sink);
                     self.tail_accept.replace(None);
                     let search = search?;
+                    let held = self.accepted_already(accept, sink)?;
                     let accept = self.node(accept, sink)?;
-                    return Ok(quote! {
+                    let tail = quote! {
                         let exists = #label: {
                             #search
                             false
                         };
                         if exists { #accept }
+                    };
+                    return Ok(match held {
+                        Some(held) => quote! {
+                            #held
+                            if !exists { #tail }
+                        },
+                        None => tail,
                     });
                 }
                 if Self::existential(query, then) {
@@ -3480,6 +3488,47 @@ impl<'a> Emitter<'a> {
                 self.query(query, then, sink)?
             }
         })
+    }
+
+    /// For an existential tail's accept (`Self::existential_tail`) inserting straight
+    /// into a layer's bit set: `let exists = …;`, whether the store holds the tuple
+    /// already (its values are all bound before the tail), so the search is skipped
+    /// when it could only find it again: amazons' `legalMove ?p`, known from the first
+    /// piece of `?p` with a move, was searched again from each of its pieces (every
+    /// arrow's eight lines). `None` for other accepts and sinks.
+    fn accepted_already(
+        &self,
+        accept: &Node,
+        sink: Sink,
+    ) -> Result<Option<TokenStream>, Diagnostic> {
+        let Node::Accept { relation, args } = accept else {
+            return Ok(None);
+        };
+        let bitset = matches!(
+            self.plan.relations[relation.0 as usize].storage,
+            Storage::Bitset { .. }
+        );
+        if !matches!(sink, Sink::Layer)
+            || !self.direct.get()
+            || !bitset
+            || args.is_empty()
+            || Some(*relation) == self.next_rel
+        {
+            return Ok(None);
+        }
+        let slots = args
+            .iter()
+            .map(|&arg| match arg {
+                Arg::Var(v) => Slot::Bound(v),
+                Arg::Sym(s) => Slot::Sym(s),
+            })
+            .collect();
+        let query = Query {
+            relation: *relation,
+            slots,
+            access: Access::Member,
+        };
+        self.exists(&query, sink).map(Some)
     }
 
     /// `let exists = …;`: whether some tuple matches `query`, the scan stopping at the

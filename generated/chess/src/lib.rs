@@ -14139,68 +14139,78 @@ impl Rules {
         }
         {
             {
-                let lo208 = 772 + 0;
-                let mut rest212 = input.state.field(lo208, 2);
-                while rest212 != 0 {
-                    let bit209 = lo208 + rest212.trailing_zeros() as usize;
-                    rest212 &= rest212 - 1;
-                    let offset210 = bit209 - 772;
+                let lo209 = 772 + 0;
+                let mut rest213 = input.state.field(lo209, 2);
+                while rest213 != 0 {
+                    let bit210 = lo209 + rest213.trailing_zeros() as usize;
+                    rest213 &= rest213 - 1;
+                    let offset211 = bit210 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset210 / 1) % 2];
-                        let v1_pos: usize = (offset210 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset211 / 1) % 2];
+                        let v1_pos: usize = (offset211 / 1) % 2;
                         {
-                            let i206 = v1_pos * 1;
-                            let row205 = &TABLE_38_BY0[i206];
-                            let v4: Sym = row205[1];
-                            let v4_pos: usize = TABLE_38_BY0_POS[i206][1] as usize;
+                            let i207 = v1_pos * 1;
+                            let row206 = &TABLE_38_BY0[i207];
+                            let v4: Sym = row206[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i207][1] as usize;
                             {
-                                let lo200 = 0 + 0 + v1_pos * 384 + 4 * 64;
-                                let mut rest204 = input.state.field(lo200, 64);
-                                while rest204 != 0 {
-                                    let bit201 = lo200 + rest204.trailing_zeros() as usize;
-                                    rest204 &= rest204 - 1;
-                                    let offset202 = bit201 - 0;
+                                let lo201 = 0 + 0 + v1_pos * 384 + 4 * 64;
+                                let mut rest205 = input.state.field(lo201, 64);
+                                while rest205 != 0 {
+                                    let bit202 = lo201 + rest205.trailing_zeros() as usize;
+                                    rest205 &= rest205 - 1;
+                                    let offset203 = bit202 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset202 / 1)
+                                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset203 / 1)
                                             % 64];
-                                        let v2_pos: usize = (offset202 / 1) % 64;
+                                        let v2_pos: usize = (offset203 / 1) % 64;
                                         {
-                                            let lo195 = 0 + 0 + v4_pos * 384 + 5 * 64;
-                                            let mut rest199 = input.state.field(lo195, 64);
-                                            while rest199 != 0 {
-                                                let bit196 = lo195 + rest199.trailing_zeros() as usize;
-                                                rest199 &= rest199 - 1;
-                                                let offset197 = bit196 - 0;
+                                            let lo196 = 0 + 0 + v4_pos * 384 + 5 * 64;
+                                            let mut rest200 = input.state.field(lo196, 64);
+                                            while rest200 != 0 {
+                                                let bit197 = lo196 + rest200.trailing_zeros() as usize;
+                                                rest200 &= rest200 - 1;
+                                                let offset198 = bit197 - 0;
                                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset197 / 1)
+                                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset198 / 1)
                                                         % 64];
-                                                    let v0_pos: usize = (offset197 / 1) % 64;
-                                                    let exists = 'found187: {
+                                                    let v0_pos: usize = (offset198 / 1) % 64;
+                                                    let exists = 'found195: {
                                                         {
-                                                            let key194 = v2_pos * 64 + v0_pos * 1;
-                                                            let i193 = TABLE_0_AT0_2[key194] as usize;
-                                                            if i193 < TABLE_0_AT0_2[key194 + 1] as usize {
-                                                                let row192 = &TABLE_0_BY0_2[i193];
-                                                                let v3: Sym = row192[1];
-                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i193][1] as usize;
-                                                                {
-                                                                    let k189 = TABLE_40_P1[v3 as usize] as usize;
-                                                                    if k189 != NONE as usize {
-                                                                        let key191 = v1_pos * 4 + k189 * 1;
-                                                                        let i190 = TABLE_40_AT0_1[key191] as usize;
-                                                                        if i190 < TABLE_40_AT0_1[key191 + 1] as usize {
-                                                                            let row188 = &TABLE_40_BY0_1[i190];
-                                                                            break 'found187 true;
-                                                                        }
-                                                                    }
-                                                                }
+                                                            if self.r31.has_bit(0 + 0 + v0_pos * 1) {
+                                                                break 'found195 true;
                                                             }
                                                         }
                                                         false
                                                     };
-                                                    if exists {
-                                                        self.grew |= self.r31.insert(v0_pos * 1);
+                                                    if !exists {
+                                                        let exists = 'found187: {
+                                                            {
+                                                                let key194 = v2_pos * 64 + v0_pos * 1;
+                                                                let i193 = TABLE_0_AT0_2[key194] as usize;
+                                                                if i193 < TABLE_0_AT0_2[key194 + 1] as usize {
+                                                                    let row192 = &TABLE_0_BY0_2[i193];
+                                                                    let v3: Sym = row192[1];
+                                                                    let v3_pos: usize = TABLE_0_BY0_2_POS[i193][1] as usize;
+                                                                    {
+                                                                        let k189 = TABLE_40_P1[v3 as usize] as usize;
+                                                                        if k189 != NONE as usize {
+                                                                            let key191 = v1_pos * 4 + k189 * 1;
+                                                                            let i190 = TABLE_40_AT0_1[key191] as usize;
+                                                                            if i190 < TABLE_40_AT0_1[key191 + 1] as usize {
+                                                                                let row188 = &TABLE_40_BY0_1[i190];
+                                                                                break 'found187 true;
+                                                                            }
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                            false
+                                                        };
+                                                        if exists {
+                                                            self.grew |= self.r31.insert(v0_pos * 1);
+                                                        }
                                                     }
                                                 }
                                             }
@@ -14277,28 +14287,28 @@ impl Rules {
     ///Layer 35: `double-check/0`.
     fn layer35(&mut self, input: &Input) {
         {
-            let exists = 'found213: {
+            let exists = 'found214: {
                 {
-                    let lo219 = 0 + 0;
-                    let mut rest223 = self.r12.field(lo219, 64);
-                    while rest223 != 0 {
-                        let bit220 = lo219 + rest223.trailing_zeros() as usize;
-                        rest223 &= rest223 - 1;
-                        let offset221 = bit220 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset221 / 1) % 64];
-                        let v0_pos: usize = (offset221 / 1) % 64;
+                    let lo220 = 0 + 0;
+                    let mut rest224 = self.r12.field(lo220, 64);
+                    while rest224 != 0 {
+                        let bit221 = lo220 + rest224.trailing_zeros() as usize;
+                        rest224 &= rest224 - 1;
+                        let offset222 = bit221 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset222 / 1) % 64];
+                        let v0_pos: usize = (offset222 / 1) % 64;
                         {
-                            let lo214 = 0 + 0;
-                            let mut rest218 = self.r12.field(lo214, 64);
-                            while rest218 != 0 {
-                                let bit215 = lo214 + rest218.trailing_zeros() as usize;
-                                rest218 &= rest218 - 1;
-                                let offset216 = bit215 - 0;
-                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset216 / 1)
+                            let lo215 = 0 + 0;
+                            let mut rest219 = self.r12.field(lo215, 64);
+                            while rest219 != 0 {
+                                let bit216 = lo215 + rest219.trailing_zeros() as usize;
+                                rest219 &= rest219 - 1;
+                                let offset217 = bit216 - 0;
+                                let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset217 / 1)
                                     % 64];
-                                let v1_pos: usize = (offset216 / 1) % 64;
+                                let v1_pos: usize = (offset217 / 1) % 64;
                                 if v0 != v1 {
-                                    break 'found213 true;
+                                    break 'found214 true;
                                 }
                             }
                         }
@@ -14315,64 +14325,74 @@ impl Rules {
     fn layer36(&mut self, input: &Input) {
         {
             {
-                let lo242 = 975 + 0;
-                let mut rest246 = input.state.field(lo242, 64);
-                while rest246 != 0 {
-                    let bit243 = lo242 + rest246.trailing_zeros() as usize;
-                    rest246 &= rest246 - 1;
-                    let offset244 = bit243 - 975;
+                let lo244 = 975 + 0;
+                let mut rest248 = input.state.field(lo244, 64);
+                while rest248 != 0 {
+                    let bit245 = lo244 + rest248.trailing_zeros() as usize;
+                    rest248 &= rest248 - 1;
+                    let offset246 = bit245 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset244 / 1) % 64];
-                        let v1_pos: usize = (offset244 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset246 / 1) % 64];
+                        let v1_pos: usize = (offset246 / 1) % 64;
                         {
-                            let lo237 = 772 + 0;
-                            let mut rest241 = input.state.field(lo237, 2);
-                            while rest241 != 0 {
-                                let bit238 = lo237 + rest241.trailing_zeros() as usize;
-                                rest241 &= rest241 - 1;
-                                let offset239 = bit238 - 772;
+                            let lo239 = 772 + 0;
+                            let mut rest243 = input.state.field(lo239, 2);
+                            while rest243 != 0 {
+                                let bit240 = lo239 + rest243.trailing_zeros() as usize;
+                                rest243 &= rest243 - 1;
+                                let offset241 = bit240 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset239 / 1) % 2];
-                                    let v2_pos: usize = (offset239 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset241 / 1) % 2];
+                                    let v2_pos: usize = (offset241 / 1) % 2;
                                     {
-                                        let lo232 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                        let mut rest236 = input.state.field(lo232, 64);
-                                        while rest236 != 0 {
-                                            let bit233 = lo232 + rest236.trailing_zeros() as usize;
-                                            rest236 &= rest236 - 1;
-                                            let offset234 = bit233 - 0;
+                                        let lo234 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                        let mut rest238 = input.state.field(lo234, 64);
+                                        while rest238 != 0 {
+                                            let bit235 = lo234 + rest238.trailing_zeros() as usize;
+                                            rest238 &= rest238 - 1;
+                                            let offset236 = bit235 - 0;
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset234 / 1)
+                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset236 / 1)
                                                     % 64];
-                                                let v0_pos: usize = (offset234 / 1) % 64;
-                                                let exists = 'found224: {
+                                                let v0_pos: usize = (offset236 / 1) % 64;
+                                                let exists = 'found233: {
                                                     {
-                                                        let key231 = v0_pos * 64 + v1_pos * 1;
-                                                        let i230 = TABLE_0_AT0_2[key231] as usize;
-                                                        if i230 < TABLE_0_AT0_2[key231 + 1] as usize {
-                                                            let row229 = &TABLE_0_BY0_2[i230];
-                                                            let v3: Sym = row229[1];
-                                                            let v3_pos: usize = TABLE_0_BY0_2_POS[i230][1] as usize;
-                                                            {
-                                                                let k226 = TABLE_40_P1[v3 as usize] as usize;
-                                                                if k226 != NONE as usize {
-                                                                    let key228 = v2_pos * 4 + k226 * 1;
-                                                                    let i227 = TABLE_40_AT0_1[key228] as usize;
-                                                                    if i227 < TABLE_40_AT0_1[key228 + 1] as usize {
-                                                                        let row225 = &TABLE_40_BY0_1[i227];
-                                                                        break 'found224 true;
-                                                                    }
-                                                                }
-                                                            }
+                                                        if self.r18.has_bit(0 + 0 + v0_pos * 1) {
+                                                            break 'found233 true;
                                                         }
                                                     }
                                                     false
                                                 };
-                                                if exists {
-                                                    self.grew |= self.r18.insert(v0_pos * 1);
+                                                if !exists {
+                                                    let exists = 'found225: {
+                                                        {
+                                                            let key232 = v0_pos * 64 + v1_pos * 1;
+                                                            let i231 = TABLE_0_AT0_2[key232] as usize;
+                                                            if i231 < TABLE_0_AT0_2[key232 + 1] as usize {
+                                                                let row230 = &TABLE_0_BY0_2[i231];
+                                                                let v3: Sym = row230[1];
+                                                                let v3_pos: usize = TABLE_0_BY0_2_POS[i231][1] as usize;
+                                                                {
+                                                                    let k227 = TABLE_40_P1[v3 as usize] as usize;
+                                                                    if k227 != NONE as usize {
+                                                                        let key229 = v2_pos * 4 + k227 * 1;
+                                                                        let i228 = TABLE_40_AT0_1[key229] as usize;
+                                                                        if i228 < TABLE_40_AT0_1[key229 + 1] as usize {
+                                                                            let row226 = &TABLE_40_BY0_1[i228];
+                                                                            break 'found225 true;
+                                                                        }
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                        false
+                                                    };
+                                                    if exists {
+                                                        self.grew |= self.r18.insert(v0_pos * 1);
+                                                    }
                                                 }
                                             }
                                         }
@@ -14389,60 +14409,70 @@ impl Rules {
     fn layer37(&mut self, input: &Input) {
         {
             {
-                let lo262 = 975 + 0;
-                let mut rest266 = input.state.field(lo262, 64);
-                while rest266 != 0 {
-                    let bit263 = lo262 + rest266.trailing_zeros() as usize;
-                    rest266 &= rest266 - 1;
-                    let offset264 = bit263 - 975;
+                let lo265 = 975 + 0;
+                let mut rest269 = input.state.field(lo265, 64);
+                while rest269 != 0 {
+                    let bit266 = lo265 + rest269.trailing_zeros() as usize;
+                    rest269 &= rest269 - 1;
+                    let offset267 = bit266 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset264 / 1) % 64];
-                        let v1_pos: usize = (offset264 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset267 / 1) % 64];
+                        let v1_pos: usize = (offset267 / 1) % 64;
                         {
-                            let lo257 = 772 + 0;
-                            let mut rest261 = input.state.field(lo257, 2);
-                            while rest261 != 0 {
-                                let bit258 = lo257 + rest261.trailing_zeros() as usize;
-                                rest261 &= rest261 - 1;
-                                let offset259 = bit258 - 772;
+                            let lo260 = 772 + 0;
+                            let mut rest264 = input.state.field(lo260, 2);
+                            while rest264 != 0 {
+                                let bit261 = lo260 + rest264.trailing_zeros() as usize;
+                                rest264 &= rest264 - 1;
+                                let offset262 = bit261 - 772;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                     && 0 == 0
                                 {
-                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset259 / 1) % 2];
-                                    let v2_pos: usize = (offset259 / 1) % 2;
+                                    let v2: Sym = SYMS_C9C28939C99668C6_2[(offset262 / 1) % 2];
+                                    let v2_pos: usize = (offset262 / 1) % 2;
                                     {
-                                        let i255 = v2_pos * 1;
-                                        let row254 = &TABLE_41_BY0[i255];
-                                        let v3: Sym = row254[1];
-                                        let v3_pos: usize = TABLE_41_BY0_POS[i255][1] as usize;
+                                        let i258 = v2_pos * 1;
+                                        let row257 = &TABLE_41_BY0[i258];
+                                        let v3: Sym = row257[1];
+                                        let v3_pos: usize = TABLE_41_BY0_POS[i258][1] as usize;
                                         {
-                                            let key253 = (v3_pos + 1) * 64 + v1_pos * 1;
-                                            let i252 = TABLE_0_AT1_2[key253] as usize;
-                                            if i252 < TABLE_0_AT1_2[key253 + 1] as usize {
-                                                let row251 = &TABLE_0_BY1_2[i252];
-                                                let v0: Sym = row251[0];
-                                                let v0_pos: usize = TABLE_0_BY1_2_POS[i252][0] as usize;
-                                                let exists = 'found247: {
+                                            let key256 = (v3_pos + 1) * 64 + v1_pos * 1;
+                                            let i255 = TABLE_0_AT1_2[key256] as usize;
+                                            if i255 < TABLE_0_AT1_2[key256 + 1] as usize {
+                                                let row254 = &TABLE_0_BY1_2[i255];
+                                                let v0: Sym = row254[0];
+                                                let v0_pos: usize = TABLE_0_BY1_2_POS[i255][0] as usize;
+                                                let exists = 'found253: {
                                                     {
-                                                        let i249 = v2_pos * 1;
-                                                        let row248 = &TABLE_38_BY0[i249];
-                                                        let v4: Sym = row248[1];
-                                                        let v4_pos: usize = TABLE_38_BY0_POS[i249][1] as usize;
-                                                        {
-                                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                                                                && input
-                                                                    .state
-                                                                    .get(0 + 0 + v4_pos * 384 + 5 * 64 + v0_pos * 1)
-                                                            {
-                                                                break 'found247 true;
-                                                            }
+                                                        if self.r21.has_bit(0 + 0 + v0_pos * 1) {
+                                                            break 'found253 true;
                                                         }
                                                     }
                                                     false
                                                 };
-                                                if exists {
-                                                    self.grew |= self.r21.insert(v0_pos * 1);
+                                                if !exists {
+                                                    let exists = 'found249: {
+                                                        {
+                                                            let i251 = v2_pos * 1;
+                                                            let row250 = &TABLE_38_BY0[i251];
+                                                            let v4: Sym = row250[1];
+                                                            let v4_pos: usize = TABLE_38_BY0_POS[i251][1] as usize;
+                                                            {
+                                                                if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
+                                                                    && input
+                                                                        .state
+                                                                        .get(0 + 0 + v4_pos * 384 + 5 * 64 + v0_pos * 1)
+                                                                {
+                                                                    break 'found249 true;
+                                                                }
+                                                            }
+                                                        }
+                                                        false
+                                                    };
+                                                    if exists {
+                                                        self.grew |= self.r21.insert(v0_pos * 1);
+                                                    }
                                                 }
                                             }
                                         }
@@ -14459,33 +14489,33 @@ impl Rules {
     fn layer38(&mut self, input: &Input) {
         {
             {
-                let lo275 = 0 + 0;
-                let mut rest279 = self.r18.field(lo275, 64);
-                while rest279 != 0 {
-                    let bit276 = lo275 + rest279.trailing_zeros() as usize;
-                    rest279 &= rest279 - 1;
-                    let offset277 = bit276 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset277 / 1) % 64];
-                    let v0_pos: usize = (offset277 / 1) % 64;
+                let lo278 = 0 + 0;
+                let mut rest282 = self.r18.field(lo278, 64);
+                while rest282 != 0 {
+                    let bit279 = lo278 + rest282.trailing_zeros() as usize;
+                    rest282 &= rest282 - 1;
+                    let offset280 = bit279 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset280 / 1) % 64];
+                    let v0_pos: usize = (offset280 / 1) % 64;
                     {
-                        let lo270 = 0 + 0;
-                        let mut rest274 = self.r26.field(lo270, 64);
-                        while rest274 != 0 {
-                            let bit271 = lo270 + rest274.trailing_zeros() as usize;
-                            rest274 &= rest274 - 1;
-                            let offset272 = bit271 - 0;
-                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset272 / 1) % 64];
-                            let v3_pos: usize = (offset272 / 1) % 64;
+                        let lo273 = 0 + 0;
+                        let mut rest277 = self.r26.field(lo273, 64);
+                        while rest277 != 0 {
+                            let bit274 = lo273 + rest277.trailing_zeros() as usize;
+                            rest277 &= rest277 - 1;
+                            let offset275 = bit274 - 0;
+                            let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset275 / 1) % 64];
+                            let v3_pos: usize = (offset275 / 1) % 64;
                             {
-                                let key269 = v3_pos * 1;
-                                for i268 in TABLE_0_AT0[key269]
-                                    as usize..TABLE_0_AT0[key269 + 1] as usize
+                                let key272 = v3_pos * 1;
+                                for i271 in TABLE_0_AT0[key272]
+                                    as usize..TABLE_0_AT0[key272 + 1] as usize
                                 {
-                                    let row267 = &TABLE_0_BY0[i268];
-                                    let v1: Sym = row267[1];
-                                    let v2: Sym = row267[2];
-                                    let v1_pos: usize = TABLE_0_BY0_POS[i268][1] as usize;
-                                    let v2_pos: usize = TABLE_0_BY0_POS[i268][2] as usize;
+                                    let row270 = &TABLE_0_BY0[i271];
+                                    let v1: Sym = row270[1];
+                                    let v2: Sym = row270[2];
+                                    let v1_pos: usize = TABLE_0_BY0_POS[i271][1] as usize;
+                                    let v2_pos: usize = TABLE_0_BY0_POS[i271][2] as usize;
                                     if self.r20.insert(v0_pos * 512 + v1_pos * 64 + v2_pos * 1)
                                     {
                                         self.grew = true;
@@ -14510,34 +14540,34 @@ impl Rules {
             }
             {
                 {
-                    let lo282 = 0 + 0;
-                    for i286 in delta20.0..delta20.1 {
-                        let bit283 = self.r20.added(i286);
-                        if bit283 < lo282 || bit283 >= lo282 + 32768 {
+                    let lo285 = 0 + 0;
+                    for i289 in delta20.0..delta20.1 {
+                        let bit286 = self.r20.added(i289);
+                        if bit286 < lo285 || bit286 >= lo285 + 32768 {
                             continue;
                         }
-                        let offset284 = bit283 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset284 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset284 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset284 / 1) % 64];
-                        let v0_pos: usize = (offset284 / 512) % 64;
-                        let v1_pos: usize = (offset284 / 64) % 8;
-                        let v3_pos: usize = (offset284 / 1) % 64;
-                        let exists = 'found281: {
+                        let offset287 = bit286 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset287 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset287 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset287 / 1) % 64];
+                        let v0_pos: usize = (offset287 / 512) % 64;
+                        let v1_pos: usize = (offset287 / 64) % 8;
+                        let v3_pos: usize = (offset287 / 1) % 64;
+                        let exists = 'found284: {
                             {
                                 if self.r37.has_bit(0 + 0 + v3_pos * 1) {
-                                    break 'found281 true;
+                                    break 'found284 true;
                                 }
                             }
                             false
                         };
                         if !exists {
-                            let exists = 'found280: {
+                            let exists = 'found283: {
                                 {
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                         && 0 == 0 && input.state.get(975 + 0 + v3_pos * 1)
                                     {
-                                        break 'found280 true;
+                                        break 'found283 true;
                                     }
                                 }
                                 false
@@ -14573,21 +14603,21 @@ impl Rules {
             }
             {
                 {
-                    let lo287 = 0 + 0;
-                    for i291 in delta20.0..delta20.1 {
-                        let bit288 = self.r20.added(i291);
-                        if bit288 < lo287 || bit288 >= lo287 + 32768 {
+                    let lo290 = 0 + 0;
+                    for i294 in delta20.0..delta20.1 {
+                        let bit291 = self.r20.added(i294);
+                        if bit291 < lo290 || bit291 >= lo290 + 32768 {
                             continue;
                         }
-                        let offset289 = bit288 - 0;
-                        if SYMS_5972DEDF60D1561D_64[(offset289 / 1) % 64]
-                            == SYMS_5972DEDF60D1561D_64[(offset289 / 512) % 64]
+                        let offset292 = bit291 - 0;
+                        if SYMS_5972DEDF60D1561D_64[(offset292 / 1) % 64]
+                            == SYMS_5972DEDF60D1561D_64[(offset292 / 512) % 64]
                         {
-                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset289 / 512)
+                            let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset292 / 512)
                                 % 64];
-                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset289 / 64) % 8];
-                            let v0_pos: usize = (offset289 / 512) % 64;
-                            let v1_pos: usize = (offset289 / 64) % 8;
+                            let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset292 / 64) % 8];
+                            let v0_pos: usize = (offset292 / 512) % 64;
+                            let v1_pos: usize = (offset292 / 64) % 8;
                             {
                                 let mut w: u64 = rt::word_field(
                                     &STATIC_FIELDS_0_2,
@@ -14617,19 +14647,19 @@ impl Rules {
             }
             {
                 {
-                    let lo292 = 0 + 0;
-                    for i296 in delta20.0..delta20.1 {
-                        let bit293 = self.r20.added(i296);
-                        if bit293 < lo292 || bit293 >= lo292 + 32768 {
+                    let lo295 = 0 + 0;
+                    for i299 in delta20.0..delta20.1 {
+                        let bit296 = self.r20.added(i299);
+                        if bit296 < lo295 || bit296 >= lo295 + 32768 {
                             continue;
                         }
-                        let offset294 = bit293 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 512) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset294 / 64) % 8];
-                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset294 / 1) % 64];
-                        let v0_pos: usize = (offset294 / 512) % 64;
-                        let v1_pos: usize = (offset294 / 64) % 8;
-                        let v3_pos: usize = (offset294 / 1) % 64;
+                        let offset297 = bit296 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset297 / 512) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset297 / 64) % 8];
+                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset297 / 1) % 64];
+                        let v0_pos: usize = (offset297 / 512) % 64;
+                        let v1_pos: usize = (offset297 / 64) % 8;
+                        let v3_pos: usize = (offset297 / 1) % 64;
                         {
                             if self.r21.has_bit(0 + 0 + v3_pos * 1) {
                                 {
@@ -14666,17 +14696,17 @@ impl Rules {
     fn layer39(&mut self, input: &Input) {
         {
             {
-                for i301 in 0..self.r17.nonzero_words() {
-                    let word302 = self.r17.nonzero_word(i301);
-                    let mut rest303 = self.r17.word(word302);
-                    while rest303 != 0 {
-                        let bit298 = word302 * 64 + rest303.trailing_zeros() as usize;
-                        rest303 &= rest303 - 1;
-                        let offset299 = bit298 - 0;
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset299 / 8) % 64];
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset299 / 1) % 8];
-                        let v2_pos: usize = (offset299 / 8) % 64;
-                        let v1_pos: usize = (offset299 / 1) % 8;
+                for i304 in 0..self.r17.nonzero_words() {
+                    let word305 = self.r17.nonzero_word(i304);
+                    let mut rest306 = self.r17.word(word305);
+                    while rest306 != 0 {
+                        let bit301 = word305 * 64 + rest306.trailing_zeros() as usize;
+                        rest306 &= rest306 - 1;
+                        let offset302 = bit301 - 0;
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset302 / 8) % 64];
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset302 / 1) % 8];
+                        let v2_pos: usize = (offset302 / 8) % 64;
+                        let v1_pos: usize = (offset302 / 1) % 8;
                         {
                             let mut w: u64 = self
                                 .r20_by1_2
@@ -14694,18 +14724,18 @@ impl Rules {
         }
         {
             {
-                let lo305 = 0 + 0;
-                let mut rest309 = self.r31.field(lo305, 64);
-                while rest309 != 0 {
-                    let bit306 = lo305 + rest309.trailing_zeros() as usize;
-                    rest309 &= rest309 - 1;
-                    let offset307 = bit306 - 0;
-                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset307 / 1) % 64];
-                    let v1_pos: usize = (offset307 / 1) % 64;
-                    let exists = 'found304: {
+                let lo308 = 0 + 0;
+                let mut rest312 = self.r31.field(lo308, 64);
+                while rest312 != 0 {
+                    let bit309 = lo308 + rest312.trailing_zeros() as usize;
+                    rest312 &= rest312 - 1;
+                    let offset310 = bit309 - 0;
+                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset310 / 1) % 64];
+                    let v1_pos: usize = (offset310 / 1) % 64;
+                    let exists = 'found307: {
                         {
                             if self.r21.has_bit(0 + 0 + v1_pos * 1) {
-                                break 'found304 true;
+                                break 'found307 true;
                             }
                         }
                         false
@@ -14732,17 +14762,17 @@ impl Rules {
         }
         {
             {
-                for i314 in 0..self.r52.nonzero_words() {
-                    let word315 = self.r52.nonzero_word(i314);
-                    let mut rest316 = self.r52.word(word315);
-                    while rest316 != 0 {
-                        let bit311 = word315 * 64 + rest316.trailing_zeros() as usize;
-                        rest316 &= rest316 - 1;
-                        let offset312 = bit311 - 0;
-                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset312 / 64) % 8];
-                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset312 / 1) % 64];
-                        let v1_pos: usize = (offset312 / 64) % 8;
-                        let v2_pos: usize = (offset312 / 1) % 64;
+                for i317 in 0..self.r52.nonzero_words() {
+                    let word318 = self.r52.nonzero_word(i317);
+                    let mut rest319 = self.r52.word(word318);
+                    while rest319 != 0 {
+                        let bit314 = word318 * 64 + rest319.trailing_zeros() as usize;
+                        rest319 &= rest319 - 1;
+                        let offset315 = bit314 - 0;
+                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset315 / 64) % 8];
+                        let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset315 / 1) % 64];
+                        let v1_pos: usize = (offset315 / 64) % 8;
+                        let v2_pos: usize = (offset315 / 1) % 64;
                         {
                             let mut w: u64 = self.r29.field(0 + v1_pos * 64 + 0, 64);
                             if w != 0 {
@@ -14761,35 +14791,35 @@ impl Rules {
     fn layer44(&mut self, input: &Input) {
         {
             {
-                let lo327 = 772 + 0;
-                let mut rest331 = input.state.field(lo327, 2);
-                while rest331 != 0 {
-                    let bit328 = lo327 + rest331.trailing_zeros() as usize;
-                    rest331 &= rest331 - 1;
-                    let offset329 = bit328 - 772;
+                let lo330 = 772 + 0;
+                let mut rest334 = input.state.field(lo330, 2);
+                while rest334 != 0 {
+                    let bit331 = lo330 + rest334.trailing_zeros() as usize;
+                    rest334 &= rest334 - 1;
+                    let offset332 = bit331 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset329 / 1) % 2];
-                        let v3_pos: usize = (offset329 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset332 / 1) % 2];
+                        let v3_pos: usize = (offset332 / 1) % 2;
                         {
-                            let lo322 = 0 + 0 + v3_pos * 64;
-                            let mut rest326 = self.r13_by1.field(lo322, 64);
-                            while rest326 != 0 {
-                                let bit323 = lo322 + rest326.trailing_zeros() as usize;
-                                rest326 &= rest326 - 1;
-                                let offset324 = bit323 - 0;
-                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset324 / 1)
+                            let lo325 = 0 + 0 + v3_pos * 64;
+                            let mut rest329 = self.r13_by1.field(lo325, 64);
+                            while rest329 != 0 {
+                                let bit326 = lo325 + rest329.trailing_zeros() as usize;
+                                rest329 &= rest329 - 1;
+                                let offset327 = bit326 - 0;
+                                let v2: Sym = SYMS_5972DEDF60D1561D_64[(offset327 / 1)
                                     % 64];
-                                let v2_pos: usize = (offset324 / 1) % 64;
+                                let v2_pos: usize = (offset327 / 1) % 64;
                                 {
-                                    let lo317 = 0 + 0 + v2_pos * 8;
-                                    let mut rest321 = self.r29_by1.field(lo317, 8);
-                                    while rest321 != 0 {
-                                        let bit318 = lo317 + rest321.trailing_zeros() as usize;
-                                        rest321 &= rest321 - 1;
-                                        let offset319 = bit318 - 0;
-                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset319 / 1) % 8];
-                                        let v0_pos: usize = (offset319 / 1) % 8;
+                                    let lo320 = 0 + 0 + v2_pos * 8;
+                                    let mut rest324 = self.r29_by1.field(lo320, 8);
+                                    while rest324 != 0 {
+                                        let bit321 = lo320 + rest324.trailing_zeros() as usize;
+                                        rest324 &= rest324 - 1;
+                                        let offset322 = bit321 - 0;
+                                        let v0: Sym = SYMS_A9B0BCBB99F71710_8[(offset322 / 1) % 8];
+                                        let v0_pos: usize = (offset322 / 1) % 8;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -14857,43 +14887,43 @@ impl Rules {
     fn layer46(&mut self, input: &Input) {
         {
             {
-                let lo350 = 772 + 0;
-                let mut rest354 = input.state.field(lo350, 2);
-                while rest354 != 0 {
-                    let bit351 = lo350 + rest354.trailing_zeros() as usize;
-                    rest354 &= rest354 - 1;
-                    let offset352 = bit351 - 772;
+                let lo353 = 772 + 0;
+                let mut rest357 = input.state.field(lo353, 2);
+                while rest357 != 0 {
+                    let bit354 = lo353 + rest357.trailing_zeros() as usize;
+                    rest357 &= rest357 - 1;
+                    let offset355 = bit354 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset352 / 1) % 2];
-                        let v2_pos: usize = (offset352 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset355 / 1) % 2];
+                        let v2_pos: usize = (offset355 / 1) % 2;
                         {
-                            let i348 = v2_pos * 1;
-                            let row347 = &TABLE_38_BY0[i348];
-                            let v4: Sym = row347[1];
-                            let v4_pos: usize = TABLE_38_BY0_POS[i348][1] as usize;
+                            let i351 = v2_pos * 1;
+                            let row350 = &TABLE_38_BY0[i351];
+                            let v4: Sym = row350[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i351][1] as usize;
                             {
-                                for i344 in 0..self.r60.nonzero_words() {
-                                    let word345 = self.r60.nonzero_word(i344);
-                                    let mut rest346 = self.r60.word(word345);
-                                    while rest346 != 0 {
-                                        let bit341 = word345 * 64
-                                            + rest346.trailing_zeros() as usize;
-                                        rest346 &= rest346 - 1;
-                                        let offset342 = bit341 - 0;
-                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset342 / 64) % 8];
-                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset342 / 1)
+                                for i347 in 0..self.r60.nonzero_words() {
+                                    let word348 = self.r60.nonzero_word(i347);
+                                    let mut rest349 = self.r60.word(word348);
+                                    while rest349 != 0 {
+                                        let bit344 = word348 * 64
+                                            + rest349.trailing_zeros() as usize;
+                                        rest349 &= rest349 - 1;
+                                        let offset345 = bit344 - 0;
+                                        let v1: Sym = SYMS_A9B0BCBB99F71710_8[(offset345 / 64) % 8];
+                                        let v3: Sym = SYMS_5972DEDF60D1561D_64[(offset345 / 1)
                                             % 64];
-                                        let v1_pos: usize = (offset342 / 64) % 8;
-                                        let v3_pos: usize = (offset342 / 1) % 64;
+                                        let v1_pos: usize = (offset345 / 64) % 8;
+                                        let v3_pos: usize = (offset345 / 1) % 64;
                                         {
-                                            let key339 = v1_pos * 1;
-                                            for i338 in TABLE_53_AT1[key339]
-                                                as usize..TABLE_53_AT1[key339 + 1] as usize
+                                            let key342 = v1_pos * 1;
+                                            for i341 in TABLE_53_AT1[key342]
+                                                as usize..TABLE_53_AT1[key342 + 1] as usize
                                             {
-                                                let row337 = &TABLE_53_BY1[i338];
-                                                let v5: Sym = row337[0];
-                                                let v5_pos: usize = TABLE_53_BY1_POS[i338][0] as usize;
+                                                let row340 = &TABLE_53_BY1[i341];
+                                                let v5: Sym = row340[0];
+                                                let v5_pos: usize = TABLE_53_BY1_POS[i341][0] as usize;
                                                 {
                                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input
@@ -14901,15 +14931,15 @@ impl Rules {
                                                             .get(0 + 0 + v4_pos * 384 + v5_pos * 64 + v3_pos * 1)
                                                     {
                                                         {
-                                                            let lo332 = 0 + 0 + v1_pos * 64;
-                                                            let mut rest336 = self.r29.field(lo332, 64);
-                                                            while rest336 != 0 {
-                                                                let bit333 = lo332 + rest336.trailing_zeros() as usize;
-                                                                rest336 &= rest336 - 1;
-                                                                let offset334 = bit333 - 0;
-                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset334 / 1)
+                                                            let lo335 = 0 + 0 + v1_pos * 64;
+                                                            let mut rest339 = self.r29.field(lo335, 64);
+                                                            while rest339 != 0 {
+                                                                let bit336 = lo335 + rest339.trailing_zeros() as usize;
+                                                                rest339 &= rest339 - 1;
+                                                                let offset337 = bit336 - 0;
+                                                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset337 / 1)
                                                                     % 64];
-                                                                let v0_pos: usize = (offset334 / 1) % 64;
+                                                                let v0_pos: usize = (offset337 / 1) % 64;
                                                                 {
                                                                     if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
                                                                         self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
@@ -14949,36 +14979,36 @@ impl Rules {
     fn layer49(&mut self, input: &Input) {
         {
             {
-                let lo363 = 772 + 0;
-                let mut rest367 = input.state.field(lo363, 2);
-                while rest367 != 0 {
-                    let bit364 = lo363 + rest367.trailing_zeros() as usize;
-                    rest367 &= rest367 - 1;
-                    let offset365 = bit364 - 772;
+                let lo366 = 772 + 0;
+                let mut rest370 = input.state.field(lo366, 2);
+                while rest370 != 0 {
+                    let bit367 = lo366 + rest370.trailing_zeros() as usize;
+                    rest370 &= rest370 - 1;
+                    let offset368 = bit367 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset365 / 1) % 2];
-                        let v2_pos: usize = (offset365 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset368 / 1) % 2];
+                        let v2_pos: usize = (offset368 / 1) % 2;
                         {
-                            let lo359 = 0 + v2_pos * 384;
-                            for bit360 in input.state.ones(0 + lo359, 0 + lo359 + 384) {
-                                let offset361 = bit360 - 0;
+                            let lo362 = 0 + v2_pos * 384;
+                            for bit363 in input.state.ones(0 + lo362, 0 + lo362 + 384) {
+                                let offset364 = bit363 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset361 / 64) % 6];
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset361 / 1)
+                                    let v3: Sym = SYMS_EB5D0E5A42BE7FCC_6[(offset364 / 64) % 6];
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset364 / 1)
                                         % 64];
-                                    let v3_pos: usize = (offset361 / 64) % 6;
-                                    let v0_pos: usize = (offset361 / 1) % 64;
+                                    let v3_pos: usize = (offset364 / 64) % 6;
+                                    let v0_pos: usize = (offset364 / 1) % 64;
                                     {
-                                        let k356 = TABLE_53_P0[v3 as usize] as usize;
-                                        if k356 != NONE as usize {
-                                            let key358 = k356 * 1;
-                                            for i357 in TABLE_53_AT0[key358]
-                                                as usize..TABLE_53_AT0[key358 + 1] as usize
+                                        let k359 = TABLE_53_P0[v3 as usize] as usize;
+                                        if k359 != NONE as usize {
+                                            let key361 = k359 * 1;
+                                            for i360 in TABLE_53_AT0[key361]
+                                                as usize..TABLE_53_AT0[key361 + 1] as usize
                                             {
-                                                let row355 = &TABLE_53_BY0[i357];
-                                                let v4: Sym = row355[1];
-                                                let v4_pos: usize = TABLE_53_BY0_POS[i357][1] as usize;
+                                                let row358 = &TABLE_53_BY0[i360];
+                                                let v4: Sym = row358[1];
+                                                let v4_pos: usize = TABLE_53_BY0_POS[i360][1] as usize;
                                                 {
                                                     let mut w: u64 = self
                                                         .r55
@@ -15003,27 +15033,27 @@ impl Rules {
         }
         {
             {
-                let lo373 = 772 + 0;
-                let mut rest377 = input.state.field(lo373, 2);
-                while rest377 != 0 {
-                    let bit374 = lo373 + rest377.trailing_zeros() as usize;
-                    rest377 &= rest377 - 1;
-                    let offset375 = bit374 - 772;
+                let lo376 = 772 + 0;
+                let mut rest380 = input.state.field(lo376, 2);
+                while rest380 != 0 {
+                    let bit377 = lo376 + rest380.trailing_zeros() as usize;
+                    rest380 &= rest380 - 1;
+                    let offset378 = bit377 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset375 / 1) % 2];
-                        let v2_pos: usize = (offset375 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset378 / 1) % 2];
+                        let v2_pos: usize = (offset378 / 1) % 2;
                         {
-                            let lo368 = 0 + 0 + v2_pos * 384 + 3 * 64;
-                            let mut rest372 = input.state.field(lo368, 64);
-                            while rest372 != 0 {
-                                let bit369 = lo368 + rest372.trailing_zeros() as usize;
-                                rest372 &= rest372 - 1;
-                                let offset370 = bit369 - 0;
+                            let lo371 = 0 + 0 + v2_pos * 384 + 3 * 64;
+                            let mut rest375 = input.state.field(lo371, 64);
+                            while rest375 != 0 {
+                                let bit372 = lo371 + rest375.trailing_zeros() as usize;
+                                rest375 &= rest375 - 1;
+                                let offset373 = bit372 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset370 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset373 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset370 / 1) % 64;
+                                    let v0_pos: usize = (offset373 / 1) % 64;
                                     {
                                         let mut w: u64 = rt::word_field(
                                             &STATIC_FIELDS_28_1,
@@ -15047,32 +15077,32 @@ impl Rules {
         }
         {
             {
-                let lo386 = 772 + 0;
-                let mut rest390 = input.state.field(lo386, 2);
-                while rest390 != 0 {
-                    let bit387 = lo386 + rest390.trailing_zeros() as usize;
-                    rest390 &= rest390 - 1;
-                    let offset388 = bit387 - 772;
+                let lo389 = 772 + 0;
+                let mut rest393 = input.state.field(lo389, 2);
+                while rest393 != 0 {
+                    let bit390 = lo389 + rest393.trailing_zeros() as usize;
+                    rest393 &= rest393 - 1;
+                    let offset391 = bit390 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset388 / 1) % 2];
-                        let v2_pos: usize = (offset388 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset391 / 1) % 2];
+                        let v2_pos: usize = (offset391 / 1) % 2;
                         {
-                            let i384 = v2_pos * 1;
-                            let row383 = &TABLE_41_BY0[i384];
-                            let v3: Sym = row383[1];
-                            let v3_pos: usize = TABLE_41_BY0_POS[i384][1] as usize;
+                            let i387 = v2_pos * 1;
+                            let row386 = &TABLE_41_BY0[i387];
+                            let v3: Sym = row386[1];
+                            let v3_pos: usize = TABLE_41_BY0_POS[i387][1] as usize;
                             {
-                                let lo378 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                let mut rest382 = input.state.field(lo378, 64);
-                                while rest382 != 0 {
-                                    let bit379 = lo378 + rest382.trailing_zeros() as usize;
-                                    rest382 &= rest382 - 1;
-                                    let offset380 = bit379 - 0;
+                                let lo381 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest385 = input.state.field(lo381, 64);
+                                while rest385 != 0 {
+                                    let bit382 = lo381 + rest385.trailing_zeros() as usize;
+                                    rest385 &= rest385 - 1;
+                                    let offset383 = bit382 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset380 / 1)
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset383 / 1)
                                             % 64];
-                                        let v0_pos: usize = (offset380 / 1) % 64;
+                                        let v0_pos: usize = (offset383 / 1) % 64;
                                         {
                                             let mut w: u64 = rt::word_field(
                                                 &STATIC_FIELDS_0_2,
@@ -15097,50 +15127,50 @@ impl Rules {
         }
         {
             {
-                let lo407 = 772 + 0;
-                let mut rest411 = input.state.field(lo407, 2);
-                while rest411 != 0 {
-                    let bit408 = lo407 + rest411.trailing_zeros() as usize;
-                    rest411 &= rest411 - 1;
-                    let offset409 = bit408 - 772;
+                let lo410 = 772 + 0;
+                let mut rest414 = input.state.field(lo410, 2);
+                while rest414 != 0 {
+                    let bit411 = lo410 + rest414.trailing_zeros() as usize;
+                    rest414 &= rest414 - 1;
+                    let offset412 = bit411 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset409 / 1) % 2];
-                        let v2_pos: usize = (offset409 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset412 / 1) % 2];
+                        let v2_pos: usize = (offset412 / 1) % 2;
                         {
-                            let lo402 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest406 = input.state.field(lo402, 64);
-                            while rest406 != 0 {
-                                let bit403 = lo402 + rest406.trailing_zeros() as usize;
-                                rest406 &= rest406 - 1;
-                                let offset404 = bit403 - 0;
+                            let lo405 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest409 = input.state.field(lo405, 64);
+                            while rest409 != 0 {
+                                let bit406 = lo405 + rest409.trailing_zeros() as usize;
+                                rest409 &= rest409 - 1;
+                                let offset407 = bit406 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset404 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset407 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset404 / 1) % 64;
+                                    let v0_pos: usize = (offset407 / 1) % 64;
                                     {
-                                        let k399 = TABLE_42_P1[v0 as usize] as usize;
-                                        if k399 != NONE as usize {
-                                            let key401 = v2_pos * 16 + k399 * 1;
-                                            let i400 = TABLE_42_AT0_1[key401] as usize;
-                                            if i400 < TABLE_42_AT0_1[key401 + 1] as usize {
-                                                let row398 = &TABLE_42_BY0_1[i400];
+                                        let k402 = TABLE_42_P1[v0 as usize] as usize;
+                                        if k402 != NONE as usize {
+                                            let key404 = v2_pos * 16 + k402 * 1;
+                                            let i403 = TABLE_42_AT0_1[key404] as usize;
+                                            if i403 < TABLE_42_AT0_1[key404 + 1] as usize {
+                                                let row401 = &TABLE_42_BY0_1[i403];
                                                 {
-                                                    let i396 = v2_pos * 1;
-                                                    let row395 = &TABLE_41_BY0[i396];
-                                                    let v3: Sym = row395[1];
-                                                    let v3_pos: usize = TABLE_41_BY0_POS[i396][1] as usize;
+                                                    let i399 = v2_pos * 1;
+                                                    let row398 = &TABLE_41_BY0[i399];
+                                                    let v3: Sym = row398[1];
+                                                    let v3_pos: usize = TABLE_41_BY0_POS[i399][1] as usize;
                                                     {
-                                                        let key394 = v0_pos * 8 + (v3_pos + 1) * 1;
-                                                        let i393 = TABLE_0_AT0_1[key394] as usize;
-                                                        if i393 < TABLE_0_AT0_1[key394 + 1] as usize {
-                                                            let row392 = &TABLE_0_BY0_1[i393];
-                                                            let v4: Sym = row392[2];
-                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i393][2] as usize;
-                                                            let exists = 'found391: {
+                                                        let key397 = v0_pos * 8 + (v3_pos + 1) * 1;
+                                                        let i396 = TABLE_0_AT0_1[key397] as usize;
+                                                        if i396 < TABLE_0_AT0_1[key397 + 1] as usize {
+                                                            let row395 = &TABLE_0_BY0_1[i396];
+                                                            let v4: Sym = row395[2];
+                                                            let v4_pos: usize = TABLE_0_BY0_1_POS[i396][2] as usize;
+                                                            let exists = 'found394: {
                                                                 {
                                                                     if self.r37.has_bit(0 + 0 + v4_pos * 1) {
-                                                                        break 'found391 true;
+                                                                        break 'found394 true;
                                                                     }
                                                                 }
                                                                 false
@@ -15176,40 +15206,40 @@ impl Rules {
         }
         {
             {
-                let lo423 = 772 + 0;
-                let mut rest427 = input.state.field(lo423, 2);
-                while rest427 != 0 {
-                    let bit424 = lo423 + rest427.trailing_zeros() as usize;
-                    rest427 &= rest427 - 1;
-                    let offset425 = bit424 - 772;
+                let lo426 = 772 + 0;
+                let mut rest430 = input.state.field(lo426, 2);
+                while rest430 != 0 {
+                    let bit427 = lo426 + rest430.trailing_zeros() as usize;
+                    rest430 &= rest430 - 1;
+                    let offset428 = bit427 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset425 / 1) % 2];
-                        let v2_pos: usize = (offset425 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset428 / 1) % 2];
+                        let v2_pos: usize = (offset428 / 1) % 2;
                         {
-                            let i421 = v2_pos * 1;
-                            let row420 = &TABLE_38_BY0[i421];
-                            let v4: Sym = row420[1];
-                            let v4_pos: usize = TABLE_38_BY0_POS[i421][1] as usize;
+                            let i424 = v2_pos * 1;
+                            let row423 = &TABLE_38_BY0[i424];
+                            let v4: Sym = row423[1];
+                            let v4_pos: usize = TABLE_38_BY0_POS[i424][1] as usize;
                             {
-                                let lo415 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                                let mut rest419 = input.state.field(lo415, 64);
-                                while rest419 != 0 {
-                                    let bit416 = lo415 + rest419.trailing_zeros() as usize;
-                                    rest419 &= rest419 - 1;
-                                    let offset417 = bit416 - 0;
+                                let lo418 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                                let mut rest422 = input.state.field(lo418, 64);
+                                while rest422 != 0 {
+                                    let bit419 = lo418 + rest422.trailing_zeros() as usize;
+                                    rest422 &= rest422 - 1;
+                                    let offset420 = bit419 - 0;
                                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset417 / 1)
+                                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset420 / 1)
                                             % 64];
-                                        let v0_pos: usize = (offset417 / 1) % 64;
+                                        let v0_pos: usize = (offset420 / 1) % 64;
                                         {
-                                            let key414 = v2_pos * 1;
-                                            for i413 in TABLE_40_AT0[key414]
-                                                as usize..TABLE_40_AT0[key414 + 1] as usize
+                                            let key417 = v2_pos * 1;
+                                            for i416 in TABLE_40_AT0[key417]
+                                                as usize..TABLE_40_AT0[key417 + 1] as usize
                                             {
-                                                let row412 = &TABLE_40_BY0[i413];
-                                                let v3: Sym = row412[1];
-                                                let v3_pos: usize = TABLE_40_BY0_POS[i413][1] as usize;
+                                                let row415 = &TABLE_40_BY0[i416];
+                                                let v3: Sym = row415[1];
+                                                let v3_pos: usize = TABLE_40_BY0_POS[i416][1] as usize;
                                                 {
                                                     let mut w: u64 = rt::word_field(
                                                         &STATIC_FIELDS_0_2,
@@ -15244,10 +15274,10 @@ impl Rules {
                 let v0_pos: usize = (offset / 64) % 64;
                 let v0: Sym = SYMS_5972DEDF60D1561D_64[v0_pos];
                 {
-                    let exists = 'found428: {
+                    let exists = 'found431: {
                         {
                             if self.r45.has_bit(0 + 0 + v0_pos * 1) {
-                                break 'found428 true;
+                                break 'found431 true;
                             }
                         }
                         false
@@ -15275,17 +15305,17 @@ impl Rules {
         }
         {
             {
-                for i433 in 0..self.r44.nonzero_words() {
-                    let word434 = self.r44.nonzero_word(i433);
-                    let mut rest435 = self.r44.word(word434);
-                    while rest435 != 0 {
-                        let bit430 = word434 * 64 + rest435.trailing_zeros() as usize;
-                        rest435 &= rest435 - 1;
-                        let offset431 = bit430 - 0;
-                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset431 / 8) % 64];
-                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset431 / 1) % 8];
-                        let v0_pos: usize = (offset431 / 8) % 64;
-                        let v2_pos: usize = (offset431 / 1) % 8;
+                for i436 in 0..self.r44.nonzero_words() {
+                    let word437 = self.r44.nonzero_word(i436);
+                    let mut rest438 = self.r44.word(word437);
+                    while rest438 != 0 {
+                        let bit433 = word437 * 64 + rest438.trailing_zeros() as usize;
+                        rest438 &= rest438 - 1;
+                        let offset434 = bit433 - 0;
+                        let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset434 / 8) % 64];
+                        let v2: Sym = SYMS_A9B0BCBB99F71710_8[(offset434 / 1) % 8];
+                        let v0_pos: usize = (offset434 / 8) % 64;
+                        let v2_pos: usize = (offset434 / 1) % 8;
                         {
                             let mut w: u64 = self.r43.field(0 + v2_pos * 64 + 0, 64);
                             w &= self.r49.field(0 + v0_pos * 64 + 0, 64);
@@ -15311,9 +15341,9 @@ impl Rules {
     ///Layer 51: `safe/2`.
     fn layer51(&mut self, input: &Input) {
         {
-            let exists = 'found436: {
+            let exists = 'found439: {
                 if !self.r11.is_empty() {
-                    break 'found436 true;
+                    break 'found439 true;
                 }
                 false
             };
@@ -15336,33 +15366,33 @@ impl Rules {
             }
         }
         {
-            let exists = 'found447: {
+            let exists = 'found450: {
                 if !self.r15.is_empty() {
-                    break 'found447 true;
+                    break 'found450 true;
                 }
                 false
             };
             if !exists {
                 if !self.r11.is_empty() {
                     {
-                        let lo442 = 0 + 0;
-                        let mut rest446 = self.r22.field(lo442, 64);
-                        while rest446 != 0 {
-                            let bit443 = lo442 + rest446.trailing_zeros() as usize;
-                            rest446 &= rest446 - 1;
-                            let offset444 = bit443 - 0;
-                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset444 / 1) % 64];
-                            let v1_pos: usize = (offset444 / 1) % 64;
+                        let lo445 = 0 + 0;
+                        let mut rest449 = self.r22.field(lo445, 64);
+                        while rest449 != 0 {
+                            let bit446 = lo445 + rest449.trailing_zeros() as usize;
+                            rest449 &= rest449 - 1;
+                            let offset447 = bit446 - 0;
+                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset447 / 1) % 64];
+                            let v1_pos: usize = (offset447 / 1) % 64;
                             {
-                                let lo437 = 0 + 0 + v1_pos * 64;
-                                let mut rest441 = self.r59_by1.field(lo437, 64);
-                                while rest441 != 0 {
-                                    let bit438 = lo437 + rest441.trailing_zeros() as usize;
-                                    rest441 &= rest441 - 1;
-                                    let offset439 = bit438 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset439 / 1)
+                                let lo440 = 0 + 0 + v1_pos * 64;
+                                let mut rest444 = self.r59_by1.field(lo440, 64);
+                                while rest444 != 0 {
+                                    let bit441 = lo440 + rest444.trailing_zeros() as usize;
+                                    rest444 &= rest444 - 1;
+                                    let offset442 = bit441 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset439 / 1) % 64;
+                                    let v0_pos: usize = (offset442 / 1) % 64;
                                     self.grew |= self.r51.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
@@ -15376,39 +15406,39 @@ impl Rules {
     fn layer52(&mut self, input: &Input) {
         {
             {
-                let lo456 = 772 + 0;
-                let mut rest460 = input.state.field(lo456, 2);
-                while rest460 != 0 {
-                    let bit457 = lo456 + rest460.trailing_zeros() as usize;
-                    rest460 &= rest460 - 1;
-                    let offset458 = bit457 - 772;
+                let lo459 = 772 + 0;
+                let mut rest463 = input.state.field(lo459, 2);
+                while rest463 != 0 {
+                    let bit460 = lo459 + rest463.trailing_zeros() as usize;
+                    rest463 &= rest463 - 1;
+                    let offset461 = bit460 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset458 / 1) % 2];
-                        let v2_pos: usize = (offset458 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset461 / 1) % 2];
+                        let v2_pos: usize = (offset461 / 1) % 2;
                         {
-                            for i453 in 0..self.r51.nonzero_words() {
-                                let word454 = self.r51.nonzero_word(i453);
-                                let mut rest455 = self.r51.word(word454);
-                                while rest455 != 0 {
-                                    let bit450 = word454 * 64
-                                        + rest455.trailing_zeros() as usize;
-                                    rest455 &= rest455 - 1;
-                                    let offset451 = bit450 - 0;
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset451 / 64)
+                            for i456 in 0..self.r51.nonzero_words() {
+                                let word457 = self.r51.nonzero_word(i456);
+                                let mut rest458 = self.r51.word(word457);
+                                while rest458 != 0 {
+                                    let bit453 = word457 * 64
+                                        + rest458.trailing_zeros() as usize;
+                                    rest458 &= rest458 - 1;
+                                    let offset454 = bit453 - 0;
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 64)
                                         % 64];
-                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset451 / 1)
+                                    let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset454 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset451 / 64) % 64;
-                                    let v1_pos: usize = (offset451 / 1) % 64;
-                                    let exists = 'found448: {
+                                    let v0_pos: usize = (offset454 / 64) % 64;
+                                    let v1_pos: usize = (offset454 / 1) % 64;
+                                    let exists = 'found451: {
                                         {
                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input
                                                     .state
                                                     .get(0 + 0 + v2_pos * 384 + 5 * 64 + v0_pos * 1)
                                             {
-                                                break 'found448 true;
+                                                break 'found451 true;
                                             }
                                         }
                                         false
@@ -15432,46 +15462,46 @@ impl Rules {
         }
         {
             {
-                let lo476 = 772 + 0;
-                let mut rest480 = input.state.field(lo476, 2);
-                while rest480 != 0 {
-                    let bit477 = lo476 + rest480.trailing_zeros() as usize;
-                    rest480 &= rest480 - 1;
-                    let offset478 = bit477 - 772;
+                let lo479 = 772 + 0;
+                let mut rest483 = input.state.field(lo479, 2);
+                while rest483 != 0 {
+                    let bit480 = lo479 + rest483.trailing_zeros() as usize;
+                    rest483 &= rest483 - 1;
+                    let offset481 = bit480 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset478 / 1) % 2];
-                        let v2_pos: usize = (offset478 / 1) % 2;
+                        let v2: Sym = SYMS_C9C28939C99668C6_2[(offset481 / 1) % 2];
+                        let v2_pos: usize = (offset481 / 1) % 2;
                         {
-                            let lo471 = 0 + 0 + v2_pos * 384 + 5 * 64;
-                            let mut rest475 = input.state.field(lo471, 64);
-                            while rest475 != 0 {
-                                let bit472 = lo471 + rest475.trailing_zeros() as usize;
-                                rest475 &= rest475 - 1;
-                                let offset473 = bit472 - 0;
+                            let lo474 = 0 + 0 + v2_pos * 384 + 5 * 64;
+                            let mut rest478 = input.state.field(lo474, 64);
+                            while rest478 != 0 {
+                                let bit475 = lo474 + rest478.trailing_zeros() as usize;
+                                rest478 &= rest478 - 1;
+                                let offset476 = bit475 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset473 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset476 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset473 / 1) % 64;
+                                    let v0_pos: usize = (offset476 / 1) % 64;
                                     {
-                                        let lo466 = 0 + 0 + v0_pos * 64;
-                                        let mut rest470 = self.r51.field(lo466, 64);
-                                        while rest470 != 0 {
-                                            let bit467 = lo466 + rest470.trailing_zeros() as usize;
-                                            rest470 &= rest470 - 1;
-                                            let offset468 = bit467 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset468 / 1)
+                                        let lo469 = 0 + 0 + v0_pos * 64;
+                                        let mut rest473 = self.r51.field(lo469, 64);
+                                        while rest473 != 0 {
+                                            let bit470 = lo469 + rest473.trailing_zeros() as usize;
+                                            rest473 &= rest473 - 1;
+                                            let offset471 = bit470 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset471 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset468 / 1) % 64;
-                                            let exists = 'found461: {
+                                            let v1_pos: usize = (offset471 / 1) % 64;
+                                            let exists = 'found464: {
                                                 {
-                                                    let k463 = TABLE_30_P1[v1 as usize] as usize;
-                                                    if k463 != NONE as usize {
-                                                        let key465 = v2_pos * 16 + k463 * 1;
-                                                        let i464 = TABLE_30_AT0_1[key465] as usize;
-                                                        if i464 < TABLE_30_AT0_1[key465 + 1] as usize {
-                                                            let row462 = &TABLE_30_BY0_1[i464];
-                                                            break 'found461 true;
+                                                    let k466 = TABLE_30_P1[v1 as usize] as usize;
+                                                    if k466 != NONE as usize {
+                                                        let key468 = v2_pos * 16 + k466 * 1;
+                                                        let i467 = TABLE_30_AT0_1[key468] as usize;
+                                                        if i467 < TABLE_30_AT0_1[key468 + 1] as usize {
+                                                            let row465 = &TABLE_30_BY0_1[i467];
+                                                            break 'found464 true;
                                                         }
                                                     }
                                                 }
@@ -15498,44 +15528,44 @@ impl Rules {
         }
         {
             {
-                let lo496 = 772 + 0;
-                let mut rest500 = input.state.field(lo496, 2);
-                while rest500 != 0 {
-                    let bit497 = lo496 + rest500.trailing_zeros() as usize;
-                    rest500 &= rest500 - 1;
-                    let offset498 = bit497 - 772;
+                let lo499 = 772 + 0;
+                let mut rest503 = input.state.field(lo499, 2);
+                while rest503 != 0 {
+                    let bit500 = lo499 + rest503.trailing_zeros() as usize;
+                    rest503 &= rest503 - 1;
+                    let offset501 = bit500 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset498 / 1) % 2];
-                        let v3_pos: usize = (offset498 / 1) % 2;
+                        let v3: Sym = SYMS_C9C28939C99668C6_2[(offset501 / 1) % 2];
+                        let v3_pos: usize = (offset501 / 1) % 2;
                         {
-                            let lo491 = 0 + 0 + v3_pos * 384 + 5 * 64;
-                            let mut rest495 = input.state.field(lo491, 64);
-                            while rest495 != 0 {
-                                let bit492 = lo491 + rest495.trailing_zeros() as usize;
-                                rest495 &= rest495 - 1;
-                                let offset493 = bit492 - 0;
+                            let lo494 = 0 + 0 + v3_pos * 384 + 5 * 64;
+                            let mut rest498 = input.state.field(lo494, 64);
+                            while rest498 != 0 {
+                                let bit495 = lo494 + rest498.trailing_zeros() as usize;
+                                rest498 &= rest498 - 1;
+                                let offset496 = bit495 - 0;
                                 if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset493 / 1)
+                                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset496 / 1)
                                         % 64];
-                                    let v0_pos: usize = (offset493 / 1) % 64;
+                                    let v0_pos: usize = (offset496 / 1) % 64;
                                     {
-                                        let lo486 = 0 + 0 + v0_pos * 64;
-                                        let mut rest490 = self.r51.field(lo486, 64);
-                                        while rest490 != 0 {
-                                            let bit487 = lo486 + rest490.trailing_zeros() as usize;
-                                            rest490 &= rest490 - 1;
-                                            let offset488 = bit487 - 0;
-                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset488 / 1)
+                                        let lo489 = 0 + 0 + v0_pos * 64;
+                                        let mut rest493 = self.r51.field(lo489, 64);
+                                        while rest493 != 0 {
+                                            let bit490 = lo489 + rest493.trailing_zeros() as usize;
+                                            rest493 &= rest493 - 1;
+                                            let offset491 = bit490 - 0;
+                                            let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset491 / 1)
                                                 % 64];
-                                            let v1_pos: usize = (offset488 / 1) % 64;
+                                            let v1_pos: usize = (offset491 / 1) % 64;
                                             {
-                                                let k483 = TABLE_30_P1[v1 as usize] as usize;
-                                                if k483 != NONE as usize {
-                                                    let key485 = v3_pos * 16 + k483 * 1;
-                                                    let i484 = TABLE_30_AT0_1[key485] as usize;
-                                                    if i484 < TABLE_30_AT0_1[key485 + 1] as usize {
-                                                        let row482 = &TABLE_30_BY0_1[i484];
+                                                let k486 = TABLE_30_P1[v1 as usize] as usize;
+                                                if k486 != NONE as usize {
+                                                    let key488 = v3_pos * 16 + k486 * 1;
+                                                    let i487 = TABLE_30_AT0_1[key488] as usize;
+                                                    if i487 < TABLE_30_AT0_1[key488 + 1] as usize {
+                                                        let row485 = &TABLE_30_BY0_1[i487];
                                                         {
                                                             let v2: Sym = 283;
                                                             let v2_pos: usize = 0 as usize;
@@ -15602,58 +15632,58 @@ impl Rules {
         }
         {
             {
-                let lo512 = 0 + 0;
-                let mut rest516 = self.r26.field(lo512, 64);
-                while rest516 != 0 {
-                    let bit513 = lo512 + rest516.trailing_zeros() as usize;
-                    rest516 &= rest516 - 1;
-                    let offset514 = bit513 - 0;
-                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset514 / 1) % 64];
-                    let v0_pos: usize = (offset514 / 1) % 64;
+                let lo515 = 0 + 0;
+                let mut rest519 = self.r26.field(lo515, 64);
+                while rest519 != 0 {
+                    let bit516 = lo515 + rest519.trailing_zeros() as usize;
+                    rest519 &= rest519 - 1;
+                    let offset517 = bit516 - 0;
+                    let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset517 / 1) % 64];
+                    let v0_pos: usize = (offset517 / 1) % 64;
                     {
-                        let lo507 = 772 + 0;
-                        let mut rest511 = input.state.field(lo507, 2);
-                        while rest511 != 0 {
-                            let bit508 = lo507 + rest511.trailing_zeros() as usize;
-                            rest511 &= rest511 - 1;
-                            let offset509 = bit508 - 772;
+                        let lo510 = 772 + 0;
+                        let mut rest514 = input.state.field(lo510, 2);
+                        while rest514 != 0 {
+                            let bit511 = lo510 + rest514.trailing_zeros() as usize;
+                            rest514 &= rest514 - 1;
+                            let offset512 = bit511 - 772;
                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && 0 == 0
                             {
-                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset509 / 1) % 2];
-                                let v3_pos: usize = (offset509 / 1) % 2;
+                                let v3: Sym = SYMS_C9C28939C99668C6_2[(offset512 / 1) % 2];
+                                let v3_pos: usize = (offset512 / 1) % 2;
                                 {
-                                    let key506 = v0_pos * 1;
-                                    for i505 in TABLE_0_AT0[key506]
-                                        as usize..TABLE_0_AT0[key506 + 1] as usize
+                                    let key509 = v0_pos * 1;
+                                    for i508 in TABLE_0_AT0[key509]
+                                        as usize..TABLE_0_AT0[key509 + 1] as usize
                                     {
-                                        let row504 = &TABLE_0_BY0[i505];
-                                        let v2: Sym = row504[1];
-                                        let v1: Sym = row504[2];
-                                        let v2_pos: usize = TABLE_0_BY0_POS[i505][1] as usize;
-                                        let v1_pos: usize = TABLE_0_BY0_POS[i505][2] as usize;
-                                        let exists = 'found503: {
+                                        let row507 = &TABLE_0_BY0[i508];
+                                        let v2: Sym = row507[1];
+                                        let v1: Sym = row507[2];
+                                        let v2_pos: usize = TABLE_0_BY0_POS[i508][1] as usize;
+                                        let v1_pos: usize = TABLE_0_BY0_POS[i508][2] as usize;
+                                        let exists = 'found506: {
                                             {
                                                 if self.r57.has_bit(0 + 0 + v1_pos * 1) {
-                                                    break 'found503 true;
+                                                    break 'found506 true;
                                                 }
                                             }
                                             false
                                         };
                                         if !exists {
-                                            let exists = 'found502: {
+                                            let exists = 'found505: {
                                                 {
                                                     if self.r1.has_bit(0 + 0 + v1_pos * 1) {
-                                                        break 'found502 true;
+                                                        break 'found505 true;
                                                     }
                                                 }
                                                 false
                                             };
                                             if !exists {
-                                                let exists = 'found501: {
+                                                let exists = 'found504: {
                                                     {
                                                         if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
-                                                            break 'found501 true;
+                                                            break 'found504 true;
                                                         }
                                                     }
                                                     false
@@ -15679,65 +15709,65 @@ impl Rules {
             }
         }
         {
-            let exists = 'found529: {
+            let exists = 'found532: {
                 if !self.r11.is_empty() {
-                    break 'found529 true;
+                    break 'found532 true;
                 }
                 false
             };
             if !exists {
                 {
-                    let lo524 = 768 + 0;
-                    let mut rest528 = input.state.field(lo524, 4);
-                    while rest528 != 0 {
-                        let bit525 = lo524 + rest528.trailing_zeros() as usize;
-                        rest528 &= rest528 - 1;
-                        let offset526 = bit525 - 768;
+                    let lo527 = 768 + 0;
+                    let mut rest531 = input.state.field(lo527, 4);
+                    while rest531 != 0 {
+                        let bit528 = lo527 + rest531.trailing_zeros() as usize;
+                        rest531 &= rest531 - 1;
+                        let offset529 = bit528 - 768;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 {
-                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset526 / 2) % 2];
-                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset526 / 1) % 2];
-                            let v2_pos: usize = (offset526 / 2) % 2;
-                            let v3_pos: usize = (offset526 / 1) % 2;
-                            let exists = 'found523: {
+                            let v2: Sym = SYMS_C9C28939C99668C6_2[(offset529 / 2) % 2];
+                            let v3: Sym = SYMS_EF58CD85215EB4CA_2[(offset529 / 1) % 2];
+                            let v2_pos: usize = (offset529 / 2) % 2;
+                            let v3_pos: usize = (offset529 / 1) % 2;
+                            let exists = 'found526: {
                                 {
                                     if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                        break 'found523 true;
+                                        break 'found526 true;
                                     }
                                 }
                                 false
                             };
                             if !exists {
-                                let exists = 'found522: {
+                                let exists = 'found525: {
                                     {
                                         if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
-                                            break 'found522 true;
+                                            break 'found525 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
                                     {
-                                        let i520 = v2_pos * 2 + v3_pos * 1;
-                                        let row519 = &TABLE_9_BY0_1[i520];
-                                        let v0: Sym = row519[2];
-                                        let v1: Sym = row519[3];
-                                        let v4: Sym = row519[4];
-                                        let v5: Sym = row519[5];
-                                        let v0_pos: usize = TABLE_9_BY0_1_POS[i520][2] as usize;
-                                        let v1_pos: usize = TABLE_9_BY0_1_POS[i520][3] as usize;
-                                        let v4_pos: usize = TABLE_9_BY0_1_POS[i520][4] as usize;
-                                        let v5_pos: usize = TABLE_9_BY0_1_POS[i520][5] as usize;
+                                        let i523 = v2_pos * 2 + v3_pos * 1;
+                                        let row522 = &TABLE_9_BY0_1[i523];
+                                        let v0: Sym = row522[2];
+                                        let v1: Sym = row522[3];
+                                        let v4: Sym = row522[4];
+                                        let v5: Sym = row522[5];
+                                        let v0_pos: usize = TABLE_9_BY0_1_POS[i523][2] as usize;
+                                        let v1_pos: usize = TABLE_9_BY0_1_POS[i523][3] as usize;
+                                        let v4_pos: usize = TABLE_9_BY0_1_POS[i523][4] as usize;
+                                        let v5_pos: usize = TABLE_9_BY0_1_POS[i523][5] as usize;
                                         {
-                                            let p518 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                            if p518 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                            let p521 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
+                                            if p521 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                 && 0 == 0 && 0 == 0
-                                                && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p518 * 1)
+                                                && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p521 * 1)
                                             {
                                                 {
-                                                    let p517 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                    if p517 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
+                                                    let p520 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
+                                                    if p520 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
                                                         && 0 == 0 && 0 == 0
-                                                        && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p517 * 1)
+                                                        && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p520 * 1)
                                                     {
                                                         {
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
@@ -15767,30 +15797,30 @@ impl Rules {
         }
         {
             {
-                let lo536 = 975 + 0;
-                let mut rest540 = input.state.field(lo536, 64);
-                while rest540 != 0 {
-                    let bit537 = lo536 + rest540.trailing_zeros() as usize;
-                    rest540 &= rest540 - 1;
-                    let offset538 = bit537 - 975;
+                let lo539 = 975 + 0;
+                let mut rest543 = input.state.field(lo539, 64);
+                while rest543 != 0 {
+                    let bit540 = lo539 + rest543.trailing_zeros() as usize;
+                    rest543 &= rest543 - 1;
+                    let offset541 = bit540 - 975;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset538 / 1) % 64];
-                        let v1_pos: usize = (offset538 / 1) % 64;
+                        let v1: Sym = SYMS_5972DEDF60D1561D_64[(offset541 / 1) % 64];
+                        let v1_pos: usize = (offset541 / 1) % 64;
                         {
-                            let lo531 = 0 + 0;
-                            let mut rest535 = self.r18.field(lo531, 64);
-                            while rest535 != 0 {
-                                let bit532 = lo531 + rest535.trailing_zeros() as usize;
-                                rest535 &= rest535 - 1;
-                                let offset533 = bit532 - 0;
-                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset533 / 1)
+                            let lo534 = 0 + 0;
+                            let mut rest538 = self.r18.field(lo534, 64);
+                            while rest538 != 0 {
+                                let bit535 = lo534 + rest538.trailing_zeros() as usize;
+                                rest538 &= rest538 - 1;
+                                let offset536 = bit535 - 0;
+                                let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset536 / 1)
                                     % 64];
-                                let v0_pos: usize = (offset533 / 1) % 64;
-                                let exists = 'found530: {
+                                let v0_pos: usize = (offset536 / 1) % 64;
+                                let exists = 'found533: {
                                     {
                                         if self.r19.has_bit(0 + 0 + v0_pos * 1) {
-                                            break 'found530 true;
+                                            break 'found533 true;
                                         }
                                     }
                                     false
@@ -15823,9 +15853,9 @@ impl Rules {
     ///Layer 54: `mated/0`.
     fn layer54(&mut self, input: &Input) {
         {
-            let exists = 'found541: {
+            let exists = 'found544: {
                 if !self.r34.is_empty() {
-                    break 'found541 true;
+                    break 'found544 true;
                 }
                 false
             };
@@ -15841,17 +15871,17 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo542 = 772 + 0;
-                    let mut rest546 = input.state.field(lo542, 2);
-                    while rest546 != 0 {
-                        let bit543 = lo542 + rest546.trailing_zeros() as usize;
-                        rest546 &= rest546 - 1;
-                        let offset544 = bit543 - 772;
+                    let lo545 = 772 + 0;
+                    let mut rest549 = input.state.field(lo545, 2);
+                    while rest549 != 0 {
+                        let bit546 = lo545 + rest549.trailing_zeros() as usize;
+                        rest549 &= rest549 - 1;
+                        let offset547 = bit546 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset544 / 1) % 2];
-                            let v0_pos: usize = (offset544 / 1) % 2;
+                            let v0: Sym = SYMS_C9C28939C99668C6_2[(offset547 / 1) % 2];
+                            let v0_pos: usize = (offset547 / 1) % 2;
                             self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
@@ -15861,22 +15891,22 @@ impl Rules {
         {
             if !self.r33.is_empty() {
                 {
-                    let lo550 = 772 + 0;
-                    let mut rest554 = input.state.field(lo550, 2);
-                    while rest554 != 0 {
-                        let bit551 = lo550 + rest554.trailing_zeros() as usize;
-                        rest554 &= rest554 - 1;
-                        let offset552 = bit551 - 772;
+                    let lo553 = 772 + 0;
+                    let mut rest557 = input.state.field(lo553, 2);
+                    while rest557 != 0 {
+                        let bit554 = lo553 + rest557.trailing_zeros() as usize;
+                        rest557 &= rest557 - 1;
+                        let offset555 = bit554 - 772;
                         if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                             && 0 == 0
                         {
-                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset552 / 1) % 2];
-                            let v1_pos: usize = (offset552 / 1) % 2;
+                            let v1: Sym = SYMS_C9C28939C99668C6_2[(offset555 / 1) % 2];
+                            let v1_pos: usize = (offset555 / 1) % 2;
                             {
-                                let i548 = v1_pos * 1;
-                                let row547 = &TABLE_38_BY0[i548];
-                                let v0: Sym = row547[1];
-                                let v0_pos: usize = TABLE_38_BY0_POS[i548][1] as usize;
+                                let i551 = v1_pos * 1;
+                                let row550 = &TABLE_38_BY0[i551];
+                                let v0: Sym = row550[1];
+                                let v0_pos: usize = TABLE_38_BY0_POS[i551][1] as usize;
                                 self.grew
                                     |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                             }
@@ -15886,9 +15916,9 @@ impl Rules {
             }
         }
         {
-            let exists = 'found556: {
+            let exists = 'found559: {
                 if !self.r33.is_empty() {
-                    break 'found556 true;
+                    break 'found559 true;
                 }
                 false
             };
@@ -15910,16 +15940,16 @@ impl Rules {
     fn layer57(&mut self, input: &Input) {
         {
             {
-                let lo557 = 772 + 0;
-                let mut rest561 = input.state.field(lo557, 2);
-                while rest561 != 0 {
-                    let bit558 = lo557 + rest561.trailing_zeros() as usize;
-                    rest561 &= rest561 - 1;
-                    let offset559 = bit558 - 772;
+                let lo560 = 772 + 0;
+                let mut rest564 = input.state.field(lo560, 2);
+                while rest564 != 0 {
+                    let bit561 = lo560 + rest564.trailing_zeros() as usize;
+                    rest564 &= rest564 - 1;
+                    let offset562 = bit561 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset559 / 1) % 2];
-                        let v0_pos: usize = (offset559 / 1) % 2;
+                        let v0: Sym = SYMS_C9C28939C99668C6_2[(offset562 / 1) % 2];
+                        let v0_pos: usize = (offset562 / 1) % 2;
                         self.grew
                             |= self
                                 .r32
@@ -15930,21 +15960,21 @@ impl Rules {
         }
         {
             {
-                let lo565 = 772 + 0;
-                let mut rest569 = input.state.field(lo565, 2);
-                while rest569 != 0 {
-                    let bit566 = lo565 + rest569.trailing_zeros() as usize;
-                    rest569 &= rest569 - 1;
-                    let offset567 = bit566 - 772;
+                let lo568 = 772 + 0;
+                let mut rest572 = input.state.field(lo568, 2);
+                while rest572 != 0 {
+                    let bit569 = lo568 + rest572.trailing_zeros() as usize;
+                    rest572 &= rest572 - 1;
+                    let offset570 = bit569 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset567 / 1) % 2];
-                        let v1_pos: usize = (offset567 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset570 / 1) % 2];
+                        let v1_pos: usize = (offset570 / 1) % 2;
                         {
-                            let i563 = v1_pos * 1;
-                            let row562 = &TABLE_38_BY0[i563];
-                            let v0: Sym = row562[1];
-                            let v0_pos: usize = TABLE_38_BY0_POS[i563][1] as usize;
+                            let i566 = v1_pos * 1;
+                            let row565 = &TABLE_38_BY0[i566];
+                            let v0: Sym = row565[1];
+                            let v0_pos: usize = TABLE_38_BY0_POS[i566][1] as usize;
                             self.grew
                                 |= self.r32.insert_bit(20480 + v0_pos * 20481, &[]);
                         }
@@ -15956,23 +15986,23 @@ impl Rules {
     ///Layer 59: `next/1`.
     fn layer59(&mut self, input: &Input) {
         {
-            for role573 in 0..2 {
-                let row572 = &input.joint[role573 * 7..(role573 + 1) * 7];
-                if row572[1] == 297 && row572[4] == 0 && row572[5] == 0 && row572[6] == 0
+            for role576 in 0..2 {
+                let row575 = &input.joint[role576 * 7..(role576 + 1) * 7];
+                if row575[1] == 297 && row575[4] == 0 && row575[5] == 0 && row575[6] == 0
                 {
-                    let v1: Sym = row572[0];
-                    let v3: Sym = row572[2];
-                    let v0: Sym = row572[3];
+                    let v1: Sym = row575[0];
+                    let v3: Sym = row575[2];
+                    let v0: Sym = row575[3];
                     for v2_pos in 0..6 {
                         let v2: Sym = SYMS_EB5D0E5A42BE7FCC_6[v2_pos];
                         {
-                            let p570 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                            let p571 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
-                            if p570 != NONE as usize && p571 != NONE as usize && 0 == 0
+                            let p573 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                            let p574 = FLUENT_POSITIONS[299 + v3 as usize] as usize;
+                            if p573 != NONE as usize && p574 != NONE as usize && 0 == 0
                                 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                 && input
                                     .state
-                                    .get(0 + 0 + p570 * 384 + v2_pos * 64 + p571 * 1)
+                                    .get(0 + 0 + p573 * 384 + v2_pos * 64 + p574 * 1)
                             {
                                 self.next_bits
                                     .set(
@@ -16005,13 +16035,13 @@ impl Rules {
             }
         }
         {
-            for role575 in 0..2 {
-                let row574 = &input.joint[role575 * 7..(role575 + 1) * 7];
-                if row574[1] == 298 && row574[2] == 0 && row574[3] == 0 {
-                    let v1: Sym = row574[0];
-                    let v3: Sym = row574[4];
-                    let v0: Sym = row574[5];
-                    let v2: Sym = row574[6];
+            for role578 in 0..2 {
+                let row577 = &input.joint[role578 * 7..(role578 + 1) * 7];
+                if row577[1] == 298 && row577[2] == 0 && row577[3] == 0 {
+                    let v1: Sym = row577[0];
+                    let v3: Sym = row577[4];
+                    let v0: Sym = row577[5];
+                    let v2: Sym = row577[6];
                     self.next_bits
                         .set(
                             0 + 0
@@ -16051,27 +16081,27 @@ impl Rules {
         }
         {
             {
-                let lo579 = 0 + 0;
-                let mut rest583 = self.r8.field(lo579, 4);
-                while rest583 != 0 {
-                    let bit580 = lo579 + rest583.trailing_zeros() as usize;
-                    rest583 &= rest583 - 1;
-                    let offset581 = bit580 - 0;
-                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset581 / 2) % 2];
-                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset581 / 1) % 2];
-                    let v1_pos: usize = (offset581 / 2) % 2;
-                    let v2_pos: usize = (offset581 / 1) % 2;
+                let lo582 = 0 + 0;
+                let mut rest586 = self.r8.field(lo582, 4);
+                while rest586 != 0 {
+                    let bit583 = lo582 + rest586.trailing_zeros() as usize;
+                    rest586 &= rest586 - 1;
+                    let offset584 = bit583 - 0;
+                    let v1: Sym = SYMS_C9C28939C99668C6_2[(offset584 / 2) % 2];
+                    let v2: Sym = SYMS_EF58CD85215EB4CA_2[(offset584 / 1) % 2];
+                    let v1_pos: usize = (offset584 / 2) % 2;
+                    let v2_pos: usize = (offset584 / 1) % 2;
                     {
-                        let i577 = v1_pos * 2 + v2_pos * 1;
-                        let row576 = &TABLE_9_BY0_1[i577];
-                        let v3: Sym = row576[2];
-                        let v4: Sym = row576[3];
-                        let v5: Sym = row576[4];
-                        let v0: Sym = row576[5];
-                        let v3_pos: usize = TABLE_9_BY0_1_POS[i577][2] as usize;
-                        let v4_pos: usize = TABLE_9_BY0_1_POS[i577][3] as usize;
-                        let v5_pos: usize = TABLE_9_BY0_1_POS[i577][4] as usize;
-                        let v0_pos: usize = TABLE_9_BY0_1_POS[i577][5] as usize;
+                        let i580 = v1_pos * 2 + v2_pos * 1;
+                        let row579 = &TABLE_9_BY0_1[i580];
+                        let v3: Sym = row579[2];
+                        let v4: Sym = row579[3];
+                        let v5: Sym = row579[4];
+                        let v0: Sym = row579[5];
+                        let v3_pos: usize = TABLE_9_BY0_1_POS[i580][2] as usize;
+                        let v4_pos: usize = TABLE_9_BY0_1_POS[i580][3] as usize;
+                        let v5_pos: usize = TABLE_9_BY0_1_POS[i580][4] as usize;
+                        let v0_pos: usize = TABLE_9_BY0_1_POS[i580][5] as usize;
                         self.next_bits
                             .set(
                                 0 + 0 + v1_pos * 384 + 0 * 64
@@ -16108,43 +16138,43 @@ impl Rules {
             }
         }
         {
-            for role599 in 0..2 {
-                let row598 = &input.joint[role599 * 7..(role599 + 1) * 7];
-                if row598[1] == 297 && row598[4] == 0 && row598[5] == 0 && row598[6] == 0
+            for role602 in 0..2 {
+                let row601 = &input.joint[role602 * 7..(role602 + 1) * 7];
+                if row601[1] == 297 && row601[4] == 0 && row601[5] == 0 && row601[6] == 0
                 {
-                    let v1: Sym = row598[0];
-                    let v2: Sym = row598[2];
-                    let v3: Sym = row598[3];
+                    let v1: Sym = row601[0];
+                    let v2: Sym = row601[2];
+                    let v3: Sym = row601[3];
                     {
-                        let p596 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
-                        let p597 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
-                        if p596 != NONE as usize && p597 != NONE as usize && 0 == 0
+                        let p599 = FLUENT_POSITIONS[598 + v1 as usize] as usize;
+                        let p600 = FLUENT_POSITIONS[299 + v2 as usize] as usize;
+                        if p599 != NONE as usize && p600 != NONE as usize && 0 == 0
                             && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
-                            && input.state.get(0 + 0 + p596 * 384 + 5 * 64 + p597 * 1)
+                            && input.state.get(0 + 0 + p599 * 384 + 5 * 64 + p600 * 1)
                         {
                             {
-                                let k593 = TABLE_41_P0[v1 as usize] as usize;
-                                if k593 != NONE as usize {
-                                    let i594 = k593 * 1;
-                                    let row592 = &TABLE_41_BY0[i594];
-                                    let v4: Sym = row592[1];
-                                    let v4_pos: usize = TABLE_41_BY0_POS[i594][1] as usize;
+                                let k596 = TABLE_41_P0[v1 as usize] as usize;
+                                if k596 != NONE as usize {
+                                    let i597 = k596 * 1;
+                                    let row595 = &TABLE_41_BY0[i597];
+                                    let v4: Sym = row595[1];
+                                    let v4_pos: usize = TABLE_41_BY0_POS[i597][1] as usize;
                                     {
-                                        let k589 = TABLE_0_P0[v2 as usize] as usize;
-                                        if k589 != NONE as usize {
-                                            let key591 = k589 * 8 + (v4_pos + 1) * 1;
-                                            let i590 = TABLE_0_AT0_1[key591] as usize;
-                                            if i590 < TABLE_0_AT0_1[key591 + 1] as usize {
-                                                let row588 = &TABLE_0_BY0_1[i590];
-                                                let v0: Sym = row588[2];
-                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i590][2] as usize;
+                                        let k592 = TABLE_0_P0[v2 as usize] as usize;
+                                        if k592 != NONE as usize {
+                                            let key594 = k592 * 8 + (v4_pos + 1) * 1;
+                                            let i593 = TABLE_0_AT0_1[key594] as usize;
+                                            if i593 < TABLE_0_AT0_1[key594 + 1] as usize {
+                                                let row591 = &TABLE_0_BY0_1[i593];
+                                                let v0: Sym = row591[2];
+                                                let v0_pos: usize = TABLE_0_BY0_1_POS[i593][2] as usize;
                                                 {
-                                                    let k585 = TABLE_0_P2[v3 as usize] as usize;
-                                                    if k585 != NONE as usize {
-                                                        let key587 = v0_pos * 512 + (v4_pos + 1) * 64 + k585 * 1;
-                                                        let i586 = TABLE_0_AT0_1_2[key587] as usize;
-                                                        if i586 < TABLE_0_AT0_1_2[key587 + 1] as usize {
-                                                            let row584 = &TABLE_0_BY0_1_2[i586];
+                                                    let k588 = TABLE_0_P2[v3 as usize] as usize;
+                                                    if k588 != NONE as usize {
+                                                        let key590 = v0_pos * 512 + (v4_pos + 1) * 64 + k588 * 1;
+                                                        let i589 = TABLE_0_AT0_1_2[key590] as usize;
+                                                        if i589 < TABLE_0_AT0_1_2[key590 + 1] as usize {
+                                                            let row587 = &TABLE_0_BY0_1_2[i589];
                                                             self.next_bits.set(975 + 0 + v0_pos * 1);
                                                         }
                                                     }
@@ -16173,16 +16203,16 @@ impl Rules {
         }
         {
             {
-                let lo600 = 772 + 0;
-                let mut rest604 = input.state.field(lo600, 2);
-                while rest604 != 0 {
-                    let bit601 = lo600 + rest604.trailing_zeros() as usize;
-                    rest604 &= rest604 - 1;
-                    let offset602 = bit601 - 772;
+                let lo603 = 772 + 0;
+                let mut rest607 = input.state.field(lo603, 2);
+                while rest607 != 0 {
+                    let bit604 = lo603 + rest607.trailing_zeros() as usize;
+                    rest607 &= rest607 - 1;
+                    let offset605 = bit604 - 772;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset602 / 1) % 2];
-                        let v1_pos: usize = (offset602 / 1) % 2;
+                        let v1: Sym = SYMS_C9C28939C99668C6_2[(offset605 / 1) % 2];
+                        let v1_pos: usize = (offset605 / 1) % 2;
                         {
                             let mut w: u64 = rt::word_field(
                                 &STATIC_FIELDS_38_1,
@@ -16199,20 +16229,20 @@ impl Rules {
         }
         {
             {
-                let lo609 = 0;
-                for bit610 in input.state.ones(774 + lo609, 774 + lo609 + 201) {
-                    let offset611 = bit610 - 774;
+                let lo612 = 0;
+                for bit613 in input.state.ones(774 + lo612, 774 + lo612 + 201) {
+                    let offset614 = bit613 - 774;
                     if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                     {
-                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset611 / 1) % 201];
-                        let v1_pos: usize = (offset611 / 1) % 201;
+                        let v1: Sym = SYMS_11D8A8A85AFF0D5B_201[(offset614 / 1) % 201];
+                        let v1_pos: usize = (offset614 / 1) % 201;
                         {
-                            let k606 = TABLE_46_P0[v1 as usize] as usize;
-                            if k606 != NONE as usize {
-                                let i607 = k606 * 1;
-                                let row605 = &TABLE_46_BY0[i607];
-                                let v0: Sym = row605[1];
-                                let v0_pos: usize = TABLE_46_BY0_POS[i607][1] as usize;
+                            let k609 = TABLE_46_P0[v1 as usize] as usize;
+                            if k609 != NONE as usize {
+                                let i610 = k609 * 1;
+                                let row608 = &TABLE_46_BY0[i610];
+                                let v0: Sym = row608[1];
+                                let v0_pos: usize = TABLE_46_BY0_POS[i610][1] as usize;
                                 self.next_bits
                                     .set(
                                         774 + 0
@@ -16234,9 +16264,9 @@ impl Rules {
     ///Layer 60: `terminal/0`.
     fn layer60(&mut self, input: &Input) {
         {
-            let exists = 'found613: {
+            let exists = 'found616: {
                 if !self.r34.is_empty() {
-                    break 'found613 true;
+                    break 'found616 true;
                 }
                 false
             };
