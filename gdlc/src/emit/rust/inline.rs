@@ -60,11 +60,7 @@
 //! costs a read per square, not a read of every square found so far per pass. Keys or
 //! answers past the array's [`MAX_WALK`] go to a vector (`spillD`), allocated only
 //! then; the count of keys (`walkedD`) counts both, so the vector is read only when
-//! it holds some (a walk of a line shorter than the array never touches it). The
-//! array's unused places hold `Sym::MAX`, no symbol's number, so whether a key was
-//! met compares every place, without a branch per place: a search stopping at the
-//! count mispredicts its end at almost every key (a quarter of amazons' mispredicted
-//! branches).
+//! it holds some (a walk of a line shorter than the array never touches it).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -291,7 +287,7 @@ impl Emitter<'_> {
                 {
                     let #origin: [Sym; #key_len] = #key;
                     let key: [Sym; #key_len] = #origin;
-                    let mut #answers = [[Sym::MAX; #free]; #cap];
+                    let mut #answers = [[0 as Sym; #free]; #cap];
                     let mut #count: usize = 0;
                     let mut #spill: Vec<[Sym; #free]> = Vec::new();
                     #(let mut #cursor_names: usize = 0;)*
@@ -333,7 +329,7 @@ impl Emitter<'_> {
             quote! {
                 {
                     let #origin: [Sym; #key_len] = #key;
-                    let mut #keys = [[Sym::MAX; #width]; #cap];
+                    let mut #keys = [[0 as Sym; #width]; #cap];
                     #keys[0] = [#(#first),*];
                     let mut #count: usize = 1;
                     let mut #spill: Vec<[Sym; #width]> = Vec::new();
@@ -455,7 +451,7 @@ impl Emitter<'_> {
         } = WalkNames::at(depth);
         let cap = super::lit(MAX_WALK);
         quote! {
-            if #keys.iter().fold(false, |met, key| met | (*key == #entry))
+            if #keys[..#count.min(#cap)].contains(&#entry)
                 || (#count > #cap && #spill.contains(&#entry))
             {
                 false
