@@ -173,23 +173,13 @@ pub fn pick_one_listed(
     let in_range = |w: u32| (first..=last).contains(&(w as usize));
     if (last - first) / 64 < MAX_SUMMARY_WORDS {
         let mut summary = [0u64; MAX_SUMMARY_WORDS];
-        let mut count = 0;
-        for &w in nonzero.iter().filter(|&&w| in_range(w)) {
-            let i = w as usize - first;
-            summary[i / 64] |= 1 << (i % 64);
-            count += masked_word(words, w as usize, lo, hi).count_ones() as usize;
-        }
+        let count = summarise(&mut summary, words, nonzero, lo, hi);
         return nth_marked(words, &summary, first, lo, hi, count, pick);
     }
     scratch.clear();
     if listed_in_summary(lo, hi, nonzero.len()) {
         scratch.resize((last - first) / 32 + 1, 0);
-        let mut count = 0;
-        for &w in nonzero.iter().filter(|&&w| in_range(w)) {
-            let i = w as usize - first;
-            scratch[i / 32] |= 1 << (i % 32);
-            count += masked_word(words, w as usize, lo, hi).count_ones() as usize;
-        }
+        let count = summarise(scratch, words, nonzero, lo, hi);
         return nth_marked(words, scratch, first, lo, hi, count, pick);
     }
     scratch.extend(nonzero.iter().copied().filter(|&w| in_range(w)));
@@ -213,10 +203,55 @@ pub fn pick_one_listed(
     None
 }
 
+/// An entry of a summary of words: a bit per word ([`pick_one_listed`]).
+trait SummaryEntry: Copy + Into<u64> {
+    /// The words an entry marks.
+    const BITS: usize;
+    /// The entry with bit `i` set too.
+    fn with(self, i: usize) -> Self;
+}
+
+impl SummaryEntry for u64 {
+    const BITS: usize = 64;
+    fn with(self, i: usize) -> Self {
+        self | 1 << i
+    }
+}
+
+impl SummaryEntry for u32 {
+    const BITS: usize = 32;
+    fn with(self, i: usize) -> Self {
+        self | 1 << i
+    }
+}
+
+/// Marks in `summary` (cleared, covering the words of `lo..hi`) the words of `nonzero`
+/// in that range: bit `i` of entry `s` is word `lo / 64 + s * BITS + i`. The number of
+/// set bits of `words` in the range.
+fn summarise<M: SummaryEntry>(
+    summary: &mut [M],
+    words: &[u64],
+    nonzero: &[u32],
+    lo: usize,
+    hi: usize,
+) -> usize {
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    let mut count = 0;
+    for &w in nonzero {
+        let w = w as usize;
+        if (first..=last).contains(&w) {
+            let i = w - first;
+            summary[i / M::BITS] = summary[i / M::BITS].with(i % M::BITS);
+            count += masked_word(words, w, lo, hi).count_ones() as usize;
+        }
+    }
+    count
+}
+
 /// The `k`-th (chosen by `pick` from `count`, the set bits of `words` in `lo..hi`) set
-/// bit of the words marked in `summary` (bit `i` of entry `s`: word `first + s * B + i`,
-/// B the entry's bits), in order. `None` if `count` is 0.
-fn nth_marked<M: Copy + Into<u64>>(
+/// bit of the words marked in `summary` (see [`summarise`]), in order. `None` if
+/// `count` is 0.
+fn nth_marked<M: SummaryEntry>(
     words: &[u64],
     summary: &[M],
     first: usize,
@@ -228,12 +263,11 @@ fn nth_marked<M: Copy + Into<u64>>(
     if count == 0 {
         return None;
     }
-    let per_entry = 8 * std::mem::size_of::<M>();
     let mut k = pick(count);
     for (s, &marks) in summary.iter().enumerate() {
         let mut rest: u64 = marks.into();
         while rest != 0 {
-            let w = first + s * per_entry + rest.trailing_zeros() as usize;
+            let w = first + s * M::BITS + rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let word = masked_word(words, w, lo, hi);
             let ones = word.count_ones() as usize;
