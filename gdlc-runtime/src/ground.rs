@@ -142,9 +142,13 @@ const MAX_SUMMARY_WORDS: usize = 16;
 /// range, 489 entries, 20 to 400 words holding a bit).
 const HEAP_SUMMARY_WORDS_PER_LISTED: usize = 512;
 
-/// Whether [`pick_one_listed`] puts the listed words of `lo..hi` in order through a
-/// summary (on the stack, or on the heap when the range is not much wider than the
-/// words holding a bit), not by sorting them.
+/// The most listed words of a range past 1,024 words that [`pick_one_listed`] sorts
+/// rather than mark in a summary on the heap (which it clears and scans whole).
+const MAX_LISTED_SORTED: usize = 64;
+
+/// Whether [`pick_one_listed`] may put `listed` words holding a bit in `lo..hi` in
+/// order through a summary (on the stack, or on the heap when the range is not much
+/// wider than the words holding a bit) rather than by sorting them.
 pub fn listed_in_summary(lo: usize, hi: usize, listed: usize) -> bool {
     let words = (hi.max(lo + 1) - 1) / 64 - lo / 64 + 1;
     words / 64 < MAX_SUMMARY_WORDS
@@ -156,8 +160,9 @@ pub fn listed_in_summary(lo: usize, hi: usize, listed: usize) -> bool {
 /// words that hold a set bit, in any order: a sparse range of many words, a bitset
 /// store's legal moves, is walked through them). The listed words of the range are
 /// put in order by a summary bit per word — on the stack for a range of at most 1,024
-/// words, else in `scratch` when [`listed_in_summary`] — or by sorting them in
-/// `scratch`. `None` if the range holds no set bit.
+/// words, else, past [`MAX_LISTED_SORTED`] of them in range, in `scratch` when
+/// [`listed_in_summary`] — or by sorting them in `scratch`. `None` if the range holds
+/// no set bit.
 pub fn pick_one_listed(
     words: &[u64],
     nonzero: &[u32],
@@ -176,13 +181,17 @@ pub fn pick_one_listed(
         let count = summarise(&mut summary, words, nonzero, lo, hi);
         return nth_marked(words, &summary, first, lo, hi, count, pick);
     }
+    // The range's listed words first: few are sorted (a role with one move among
+    // another's hundreds), many marked in a summary after them in `scratch`.
     scratch.clear();
-    if listed_in_summary(lo, hi, nonzero.len()) {
-        scratch.resize((last - first) / 32 + 1, 0);
-        let count = summarise(scratch, words, nonzero, lo, hi);
-        return nth_marked(words, scratch, first, lo, hi, count, pick);
-    }
     scratch.extend(nonzero.iter().copied().filter(|&w| in_range(w)));
+    let listed = scratch.len();
+    if listed > MAX_LISTED_SORTED && listed_in_summary(lo, hi, listed) {
+        scratch.resize(listed + (last - first) / 32 + 1, 0);
+        let (in_range, summary) = scratch.split_at_mut(listed);
+        let count = summarise(summary, words, in_range, lo, hi);
+        return nth_marked(words, summary, first, lo, hi, count, pick);
+    }
     scratch.sort_unstable();
     let count: usize = scratch
         .iter()
@@ -635,25 +644,35 @@ mod tests {
     }
 
     /// A range of more than 1,024 words puts its listed words in order through a
-    /// summary on the heap or, far wider than the words listed, by sorting them; every
-    /// way the k-th set bit is the one counting gives.
+    /// summary on the heap when many are in range and the range is not far wider, else
+    /// by sorting them; every way the k-th set bit is the one counting gives.
     #[test]
     fn listed_words_of_a_wide_range_are_taken_in_order() {
-        let mut words = vec![0u64; 40_000];
-        let nonzero = [1999u32, 3, 1500, 64, 39_999, 700, 1024, 20_000];
+        let mut words = vec![0u64; 70_000];
+        let mut nonzero = vec![1999u32, 3, 1500, 64, 39_999, 700, 1024, 69_999];
+        nonzero.extend((0..100).map(|i| 2_100 + 97 * i));
         for (i, &w) in nonzero.iter().enumerate() {
-            words[w as usize] = 0b1001 << i;
+            words[w as usize] = 0b1001 << (i % 60) | 1 << 63;
         }
         let mut scratch = Vec::new();
-        let listed = nonzero.len();
+        // (range, whether its listed words are marked in a summary on the heap)
         for (lo, hi, summarised) in [
-            (0, 2_560_000, false),
-            (3 * 64 + 1, 1999 * 64 + 4, true),
-            (1, 39_999 * 64 + 9, false),
-            (0, 12_000 * 64, true),
-            (64 * 64, 64 * 64 + 64, true),
+            (0, 4_480_000, false),
+            (3 * 64 + 1, 1999 * 64 + 4, false),
+            (2_000 * 64 + 5, 12_000 * 64, true),
+            (1, 40_000 * 64 + 9, true),
+            (64 * 64, 64 * 64 + 64, false),
         ] {
-            assert_eq!(listed_in_summary(lo, hi, listed), summarised, "{lo}..{hi}");
+            let listed = nonzero
+                .iter()
+                .filter(|&&w| (lo / 64..=(hi - 1) / 64).contains(&(w as usize)))
+                .count();
+            let wide = (hi - 1) / 64 - lo / 64 >= 64 * MAX_SUMMARY_WORDS;
+            assert_eq!(
+                wide && listed > MAX_LISTED_SORTED && listed_in_summary(lo, hi, listed),
+                summarised,
+                "{lo}..{hi}"
+            );
             let total = count_ones(&words, lo, hi);
             for k in 0..total {
                 let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |n| {
