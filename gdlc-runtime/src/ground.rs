@@ -160,7 +160,7 @@ pub fn listed_in_summary(lo: usize, hi: usize, listed: usize) -> bool {
 /// words that hold a set bit, in any order: a sparse range of many words, a bitset
 /// store's legal moves, is walked through them). The listed words of the range are
 /// put in order by a summary bit per word — on the stack for a range of at most 1,024
-/// words, else, past [`MAX_LISTED_SORTED`] of them in range, in `scratch` when
+/// words, else, past 64 of them in range (`MAX_LISTED_SORTED`), in `scratch` when
 /// [`listed_in_summary`] — or by sorting them in `scratch`. `None` if the range holds
 /// no set bit.
 pub fn pick_one_listed(
