@@ -197,19 +197,14 @@ pub fn pick_one_listed(
         .iter()
         .map(|&w| masked_word(words, w as usize, lo, hi).count_ones() as usize)
         .sum();
-    if count == 0 {
-        return None;
-    }
-    let mut k = pick(count);
-    for &w in scratch.iter() {
-        let word = masked_word(words, w as usize, lo, hi);
-        let ones = word.count_ones() as usize;
-        if k < ones {
-            return Some(w as usize * 64 + select(word, k as u32) as usize);
-        }
-        k -= ones;
-    }
-    None
+    nth_of_words(
+        words,
+        scratch.iter().map(|&w| w as usize),
+        lo,
+        hi,
+        count,
+        pick,
+    )
 }
 
 /// An entry of a summary of words: a bit per word ([`pick_one_listed`]).
@@ -269,22 +264,41 @@ fn nth_marked<M: SummaryEntry>(
     count: usize,
     pick: impl FnOnce(usize) -> usize,
 ) -> Option<usize> {
+    let marked = summary.iter().enumerate().flat_map(|(s, &marks)| {
+        let mut rest: u64 = marks.into();
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let w = first + s * M::BITS + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w
+            })
+        })
+    });
+    nth_of_words(words, marked, lo, hi, count, pick)
+}
+
+/// The `k`-th (chosen by `pick` from `count`, the set bits of `words` in `lo..hi`) set
+/// bit of the words `in_order` (ascending, every word of the range holding a bit).
+/// `None` if `count` is 0.
+fn nth_of_words(
+    words: &[u64],
+    in_order: impl Iterator<Item = usize>,
+    lo: usize,
+    hi: usize,
+    count: usize,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
     if count == 0 {
         return None;
     }
     let mut k = pick(count);
-    for (s, &marks) in summary.iter().enumerate() {
-        let mut rest: u64 = marks.into();
-        while rest != 0 {
-            let w = first + s * M::BITS + rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let word = masked_word(words, w, lo, hi);
-            let ones = word.count_ones() as usize;
-            if k < ones {
-                return Some(w * 64 + select(word, k as u32) as usize);
-            }
-            k -= ones;
+    for w in in_order {
+        let word = masked_word(words, w, lo, hi);
+        let ones = word.count_ones() as usize;
+        if k < ones {
+            return Some(w * 64 + select(word, k as u32) as usize);
         }
+        k -= ones;
     }
     None
 }
