@@ -45,11 +45,15 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// A source file from a name and its text.
+    /// A source file from a name and its text. A carriage return not followed by a
+    /// line feed (classic Mac OS files: some old GDL games) ends a line, as it does for
+    /// the line readers of other GDL systems: it becomes a line feed, so comments end
+    /// there and diagnostics count it as a line break (one byte for one: every offset
+    /// stays the same).
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
         SourceFile {
             name: name.into(),
-            text: text.into(),
+            text: lone_carriage_returns_as_line_feeds(text.into()),
         }
     }
 
@@ -93,6 +97,23 @@ impl SourceFile {
             + 1;
         (line, column)
     }
+}
+
+/// `text` with each carriage return that no line feed follows replaced by a line feed.
+fn lone_carriage_returns_as_line_feeds(text: String) -> String {
+    if !text.contains('\r') {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() != Some(&'\n') {
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The error for bytes that are not UTF-8: located at the first invalid byte, with its

@@ -128,6 +128,29 @@ fn crlf_line_endings_and_tabs_are_whitespace() {
 }
 
 #[test]
+fn lone_carriage_returns_end_lines_and_comments() {
+    // Classic Mac OS line endings (an old game of the Dresden server's libraries):
+    // every comment ended only at a line feed, so the first one ran to the end of the
+    // file and the game had no sentences at all.
+    let text = ";;; Maze\r(role robot)\r; the start\r(init (cell a)) ; a comment\r(<= (p ?x)\r    (q ?x))\r";
+    let (parsed, shown, warnings) = parse_ok(text);
+    assert_eq!(
+        shown,
+        ["(role robot)", "(init (cell a))", "(<= (p ?x) (q ?x))"]
+    );
+    assert!(warnings.is_empty());
+    let file = SourceFile::new("test.kif", text);
+    let rule = &parsed.description.rules[2];
+    assert_eq!(file.line_column(rule.span.start), (5, 1));
+    // A CRLF file is unchanged, and an error after lone carriage returns is reported
+    // on its line.
+    assert_eq!(SourceFile::new("crlf.kif", "(a)\r\n(b)").text, "(a)\r\n(b)");
+    let (error, position) = parse_error("(role a)\r(role b) ; (\r  (p))");
+    assert_eq!(error.code, Code::Syntax);
+    assert_eq!(position, (3, 6));
+}
+
+#[test]
 fn names_with_dashes_dots_pluses_and_leading_digits() {
     let (parsed, shown, warnings) = parse_ok("(<= (p 1st-move a.b x+) (q ?x-1 ?y.z 2nd+))");
     assert_eq!(shown, ["(<= (p 1st-move a.b x+) (q ?x-1 ?y.z 2nd+))"]);

@@ -129,7 +129,7 @@ fn check_parentheses(text: &str) -> Result<(), Diagnostic> {
     let mut in_comment = false;
     for (at, byte) in text.bytes().enumerate() {
         match byte {
-            b'\n' => in_comment = false,
+            b'\n' | b'\r' => in_comment = false,
             _ if in_comment => {}
             b';' => in_comment = true,
             b'(' => {
