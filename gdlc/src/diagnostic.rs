@@ -51,9 +51,17 @@ impl SourceFile {
     /// there and diagnostics count it as a line break (one byte for one: every offset
     /// stays the same).
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let mut text: String = text.into();
+        if text.contains('\r') {
+            let mut bytes = text.into_bytes();
+            lone_carriage_returns_as_line_feeds(&mut bytes);
+            // One ASCII byte for another: still UTF-8.
+            text = String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        }
         SourceFile {
             name: name.into(),
-            text: lone_carriage_returns_as_line_feeds(text.into()),
+            text,
         }
     }
 
@@ -74,8 +82,10 @@ impl SourceFile {
     /// [`source`](Diagnostic::source) — the line with that byte, invalid bytes shown as
     /// `\xNN` — so it renders with the line whatever file it is rendered against, and its
     /// `Display` starts with `file:line:column`.
-    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Result<Self, Diagnostic> {
+    pub fn from_bytes(name: impl Into<String>, mut bytes: Vec<u8>) -> Result<Self, Diagnostic> {
         let name = name.into();
+        // Lines as `new` counts them, for the error's line too.
+        lone_carriage_returns_as_line_feeds(&mut bytes);
         match String::from_utf8(bytes) {
             Ok(text) => Ok(SourceFile::new(name, text)),
             Err(err) => Err(not_utf8(name, err.as_bytes(), err.utf8_error())),
@@ -99,21 +109,14 @@ impl SourceFile {
     }
 }
 
-/// `text` with each carriage return that no line feed follows replaced by a line feed.
-fn lone_carriage_returns_as_line_feeds(text: String) -> String {
-    if !text.contains('\r') {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\r' && chars.peek() != Some(&'\n') {
-            out.push('\n');
-        } else {
-            out.push(c);
+/// Replaces each carriage return that no line feed follows by a line feed, in place
+/// (a byte that is never part of a longer UTF-8 sequence: text stays text).
+fn lone_carriage_returns_as_line_feeds(bytes: &mut [u8]) {
+    for i in 0..bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
         }
     }
-    out
 }
 
 /// The error for bytes that are not UTF-8: located at the first invalid byte, with its

@@ -183,6 +183,10 @@ fn the_library_reports_the_location_of_bad_bytes() {
     assert!(rendered.contains("2 │   (\\xff)"), "{rendered}");
     let fine = SourceFile::from_bytes("g.kif", "(role é)".as_bytes().to_vec()).expect("UTF-8");
     assert_eq!(fine.text, "(role é)");
+    // Lines ended by a lone carriage return (classic Mac OS) are lines here too.
+    let error = SourceFile::from_bytes("g.kif", b"(role x)\r; \xe9\r  (\xff)\r".to_vec())
+        .expect_err("not UTF-8");
+    assert!(error.to_string().starts_with("g.kif:2:3: "), "{error}");
 }
 
 #[test]
