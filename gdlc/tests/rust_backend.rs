@@ -871,3 +871,40 @@ fn calls_with_many_heads_are_inlined_gathering_their_answers() {
     assert!(!legal_layer[rules..read].contains("insert_bit("), "{text}");
     assert!(legal_layer[read..].contains("insert_bit("), "{text}");
 }
+
+/// What a call's continuation numbers from values bound before the call is looked up
+/// once, before the call (`emit/rust/hoist.rs`), not once per answer: `gathered.kif`'s
+/// legal rule numbers its head's bit from the role (bound by the state before the
+/// jumps are gathered, its position among the head's roles read from a table) and the
+/// jump's square (bound by the call).
+#[test]
+fn terms_bound_before_a_call_are_looked_up_before_it() {
+    let file = plan_fixture("gathered.kif");
+    let (legal, text, code) = join_code(&file, "legal/2");
+    let insert = format!("self.r{legal}.insert_bit(");
+    let layer = layer_where(&code, |l| {
+        l.contains("letmutgathered0") && l.contains(&insert)
+    })
+    .unwrap_or_else(|| panic!("no layer gathers the jumps into legal: {text}"));
+    let hoisted = layer
+        .find("#[allow(unused_variables)]lethoist")
+        .unwrap_or_else(|| panic!("no term looked up before the call: {text}"));
+    let call = layer.find("letmutgathered0").expect("the call");
+    assert!(hoisted < call, "{text}");
+    // The local's name, and the role's lookup in it.
+    let local = &layer[hoisted + "#[allow(unused_variables)]let".len()..];
+    let (name, term) = local.split_once('=').expect("a let");
+    assert!(
+        term.starts_with("POS_") && term.contains("[0+v0asusize]"),
+        "{text}"
+    );
+    // The insert, after the call, reads the local; the role is looked up nowhere else
+    // between the call and the insert.
+    let insert_at = call
+        + layer[call..]
+            .find(&insert)
+            .expect("the insert after the call");
+    let bit = &layer[insert_at + insert.len()..];
+    assert!(bit.starts_with(&format!("{name}+")), "{text}");
+    assert!(!layer[call..insert_at].contains("[0+v0asusize]"), "{text}");
+}

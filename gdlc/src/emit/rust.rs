@@ -43,6 +43,7 @@ use crate::ir::{Arg, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{Access, Evaluation, LayerEvaluation, Node, Plan, Query, Slot, Storage, Test};
 
 mod closure;
+mod hoist;
 mod inline;
 mod words;
 use closure::Closure;
@@ -693,6 +694,8 @@ struct Emitter<'a> {
     /// Per bits-only relation, the copies word joins test it through (see
     /// `Emitter::word_copies`): the columns numbered first in each.
     word_copies: BTreeMap<RelationId, Vec<Vec<usize>>>,
+    /// The hoist scopes open, outermost first (see `hoist.rs`).
+    hoists: std::cell::RefCell<Vec<hoist::HoistScope>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -794,6 +797,7 @@ impl<'a> Emitter<'a> {
             inlined_text: std::cell::Cell::new(0),
             tail_accept: std::cell::RefCell::new(None),
             word_copies: BTreeMap::new(),
+            hoists: std::cell::RefCell::new(Vec::new()),
         };
         emitter.word_copies = emitter.word_copies();
         Ok(emitter)
@@ -3063,8 +3067,9 @@ impl<'a> Emitter<'a> {
                     Some(p) => terms.push(quote!(#p * #stride_lit)),
                     None => {
                         let offset = lit(c * num_symbols);
-                        let v = var(v);
-                        terms.push(quote!(#table[#offset + #v as usize] as usize * #stride_lit));
+                        let value = var(v);
+                        let term = quote!(#table[#offset + #value as usize] as usize * #stride_lit);
+                        terms.push(self.hoisted(v, term));
                     }
                 },
             }
@@ -3484,8 +3489,20 @@ impl<'a> Emitter<'a> {
                         if exists { #then }
                     });
                 }
-                let then = self.node(then, sink)?;
-                self.query(query, then, sink)?
+                if matches!(query.access, Access::Call(_)) {
+                    // What the continuation numbers from values bound before the
+                    // call is computed once, before it (`hoist.rs`).
+                    let (lets, then) = self.hoisting(query, then, || self.node(then, sink))?;
+                    let code = self.query(query, then, sink)?;
+                    if lets.is_empty() {
+                        code
+                    } else {
+                        quote!({ #(#lets)* #code })
+                    }
+                } else {
+                    let then = self.node(then, sink)?;
+                    self.query(query, then, sink)?
+                }
             }
         })
     }
