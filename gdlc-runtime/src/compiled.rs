@@ -512,6 +512,9 @@ pub struct Store {
     row_bits: Vec<u32>,
     /// Whether the rows' tuples are kept (see [`Store::without_rows`]).
     keep_rows: bool,
+    /// Whether a bitset store lists its rows' bits in `row_bits` (see
+    /// [`Store::unlisted`]).
+    list_bits: bool,
 }
 
 impl Store {
@@ -536,6 +539,7 @@ impl Store {
                 .collect(),
             row_bits: Vec::new(),
             keep_rows: true,
+            list_bits: true,
         }
     }
 
@@ -640,6 +644,27 @@ impl Store {
             self.keep_rows = false;
         }
         self
+    }
+
+    /// A bitset store without rows that does not list its rows' bits either: its
+    /// tuples are read through the words holding a bit ([`Store::bit_words_listed`],
+    /// in no particular order), not by row number. For `legal` when no rule reads it
+    /// (the runtime picks a move from the words and lists the moves from them): a
+    /// move inserted costs a bit and, for a word's first bit, the word's number, not
+    /// a row's bit as well (amazons inserts about 500 moves per state). A store that
+    /// keeps its rows is returned as is.
+    pub fn unlisted(mut self) -> Self {
+        if matches!(self.dedupe, Dedupe::Bits { .. }) && !self.keep_rows {
+            self.list_bits = false;
+        }
+        self
+    }
+
+    /// Whether the store's tuples are read through its words, not by row number
+    /// ([`Store::unlisted`]).
+    #[inline]
+    pub fn is_unlisted(&self) -> bool {
+        !self.list_bits
     }
 
     /// Whether [`Store::row`] gives the rows' tuples (else decode them:
@@ -828,7 +853,9 @@ impl Store {
             dirty.push((bit / 64) as u32);
         }
         *word |= mask;
-        self.row_bits.push(bit as u32);
+        if self.list_bits {
+            self.row_bits.push(bit as u32);
+        }
         if self.keep_rows {
             self.push_new_row(tuple);
         } else {
@@ -856,7 +883,8 @@ impl Store {
         grew
     }
 
-    /// The bits of a bitset store's rows, in row order (empty for other stores).
+    /// The bits of a bitset store's rows, in row order (empty for other stores and
+    /// for an [unlisted](Store::unlisted) one).
     #[inline]
     pub fn row_bits(&self) -> &[u32] {
         &self.row_bits
@@ -891,7 +919,8 @@ impl Store {
         }
     }
 
-    /// The bit of row `i` of a bitset store (`None` for other stores).
+    /// The bit of row `i` of a bitset store (`None` for other stores and for an
+    /// [unlisted](Store::unlisted) one).
     #[inline]
     pub fn row_bit(&self, i: usize) -> Option<usize> {
         self.row_bits.get(i).map(|&b| b as usize)
@@ -2090,6 +2119,50 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         let Some(store) = self.rules.entry(&self.input, entry) else {
             return;
         };
+        if store.is_unlisted() {
+            // The bits, word by word, then each replaced by its move's id in place
+            // (no row numbers to read them by).
+            let Some((words, nonzero)) = store.bit_words_listed() else {
+                return;
+            };
+            for &w in nonzero {
+                let mut word = words[w as usize];
+                while word != 0 {
+                    out.push(w * 64 + word.trailing_zeros());
+                    word &= word - 1;
+                }
+            }
+            let mut kept = 0;
+            for k in 0..out.len() {
+                let bit = out[k] as usize;
+                if let Some(&(id, row_role)) = of_bit.get(bit)
+                    && id != NONE
+                {
+                    if row_role == role_symbol {
+                        out[kept] = id;
+                        kept += 1;
+                    }
+                    continue;
+                }
+                self.scratch.clear();
+                self.scratch.resize(paths.len(), 0);
+                store.decode_bit(bit, &mut self.scratch);
+                let row_role = self.scratch[0];
+                self.scratch[0] = 0;
+                let scratch = &self.scratch;
+                let id = interner.intern(scratch, |tuple| meta.text(paths, tuple, 1));
+                if of_bit.len() <= bit {
+                    of_bit.resize(bit + 1, (NONE, 0));
+                }
+                of_bit[bit] = (id, row_role);
+                if row_role == role_symbol {
+                    out[kept] = id;
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+            return;
+        }
         for i in 0..store.len() {
             let bit = store.row_bit(i);
             if let Some(&(id, row_role)) = bit.and_then(|b| of_bit.get(b))
@@ -2190,6 +2263,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
                 // words in a range too wide to summarise, the rows' bits.
                 if let Some((words, nonzero)) = store.bit_words_listed()
                     && (nonzero.len() <= MAX_LEGAL_WORDS_SORTED
+                        || store.is_unlisted()
                         || crate::ground::listed_in_summary(lo, hi, nonzero.len()))
                 {
                     let bit =
@@ -2781,6 +2855,36 @@ mod tests {
     /// A bitset store without rows keeps its bits in the order set, and each row's
     /// tuple decodes from its bit, over a flat numbering and over one coded by a
     /// layout of a nested argument.
+    #[test]
+    fn unlisted_stores_are_read_through_their_words() {
+        let mut store = Store::bitset(&[&[1, 2], &[5, 6], &[5, 6]], 7, &[])
+            .without_rows()
+            .unlisted();
+        assert!(store.is_unlisted());
+        // A store that keeps its rows lists them whatever it is asked.
+        assert!(!Store::bitset(&[&[1, 2]], 3, &[]).unlisted().is_unlisted());
+        for bit in [6, 1, 6, 3] {
+            store.insert_bit(bit, &[]);
+        }
+        assert_eq!(store.len(), 3);
+        assert!(store.row_bits().is_empty());
+        assert_eq!(store.row_bit(0), None);
+        let (words, listed) = store.bit_words_listed().expect("a bitset");
+        assert_eq!(listed, [0]);
+        assert_eq!(words[0], 1 << 1 | 1 << 3 | 1 << 6);
+        let mut out = [0; 3];
+        store.decode_bit(6, &mut out);
+        assert_eq!(out, [2, 6, 5]);
+        store.clear();
+        assert!(store.is_empty());
+        assert_eq!(
+            store.bit_words_listed().expect("a bitset").1,
+            [] as [u32; 0]
+        );
+        store.insert_bit(2, &[]);
+        assert_eq!(store.len(), 1);
+    }
+
     #[test]
     fn stores_without_rows_decode_their_rows_from_bits() {
         // Symbols: 1, 2 roles; 3 `noop`; 4 `mark` (arity 2); 5, 6 coordinates.

@@ -220,8 +220,9 @@ fn relations_of_moves_are_numbered_by_functor_blocks() {
         "inserts number their bit in line: {text}"
     );
     // No rule reads `legal`: its store keeps bits only, the runtime decodes new rows,
-    // and an insert passes its bit alone (no tuple built for a row not kept).
-    assert!(code.contains(".without_rows()"), "{text}");
+    // and an insert passes its bit alone (no tuple built for a row not kept); nor
+    // does it list the rows' bits (the runtime reads the words holding one).
+    assert!(code.contains(".without_rows().unlisted()"), "{text}");
     let inserts: Vec<&str> = code
         .split(&format!("self.r{legal}.insert_bit("))
         .skip(1)

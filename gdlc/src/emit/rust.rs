@@ -1603,6 +1603,10 @@ impl<'a> Emitter<'a> {
             }
             if self.rows_unread(id) {
                 make = quote!(#make.without_rows());
+                // The runtime reads `legal` through its words alone.
+                if self.ir.relation(id).keyword == Some(Keyword::Legal) {
+                    make = quote!(#make.unlisted());
+                }
             }
             fields.push(quote!(#name: rt::Store));
             inits.push(quote!(#name: #make));

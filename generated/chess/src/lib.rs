@@ -12539,7 +12539,8 @@ impl rt::Rules<WORDS> for Rules {
                 .with_rows(TABLE_30.as_flattened(), 16),
             r31: rt::BitSet::unlisted(64),
             r32: rt::Store::coded(7, &LAYOUT_32, &[(0, &[1, 2][..])], 299, &[])
-                .without_rows(),
+                .without_rows()
+                .unlisted(),
             r33: rt::Store::hashed(0, &[]),
             r34: rt::Store::hashed(0, &[]),
             r35: rt::Store::coded(6, &LAYOUT_35, &[], 299, &[]).without_rows(),
