@@ -1154,6 +1154,20 @@ impl Memo {
     }
 }
 
+/// A walk's filter of the keys or answers it has met (generated code: `seenD`): one of
+/// 64 bits per key, chosen by hashing its symbols. A key whose bit is clear is new,
+/// with no search of those met; one whose bit is set is searched for (another key may
+/// have set it). Amazons' lines meet at most ten squares: most of a walk's steps add a
+/// new key, which cost a search of every key met before.
+#[inline(always)]
+pub fn walk_bit<const W: usize>(key: [Sym; W]) -> u64 {
+    let mut hash = 0u32;
+    for symbol in key {
+        hash = (hash ^ symbol).wrapping_mul(0x9E37_79B9);
+    }
+    1 << (hash >> 26)
+}
+
 /// The answers an inlined call gathers before its caller's continuation reads them
 /// (the values of the variables the call binds, `W` of them), each once: the first
 /// [`GATHERED_ON_STACK`] in an array searched in place, later ones in a vector with a
@@ -2855,6 +2869,25 @@ mod tests {
     /// A bitset store without rows keeps its bits in the order set, and each row's
     /// tuple decodes from its bit, over a flat numbering and over one coded by a
     /// layout of a nested argument.
+    #[test]
+    fn a_walk_filter_bit_is_one_of_64_chosen_by_the_key() {
+        let mut bits = std::collections::BTreeSet::new();
+        for a in 0..20 {
+            for b in 0..20 {
+                let bit = walk_bit([a, b]);
+                assert_eq!(bit.count_ones(), 1);
+                assert_eq!(bit, walk_bit([a, b]));
+                bits.insert(bit);
+            }
+            assert_eq!(walk_bit([a]).count_ones(), 1);
+        }
+        // The hash spreads a board's squares over the filter.
+        assert!(bits.len() > 48, "{}", bits.len());
+        // Ten squares of a line: mostly distinct bits (a clash only costs a search).
+        let line: std::collections::BTreeSet<u64> = (4..14).map(|x| walk_bit([x])).collect();
+        assert!(line.len() >= 8, "{line:?}");
+    }
+
     #[test]
     fn unlisted_stores_are_read_through_their_words() {
         let mut store = Store::bitset(&[&[1, 2], &[5, 6], &[5, 6]], 7, &[])

@@ -366,8 +366,23 @@ fn calls_to_cheap_demand_modes_are_inlined() {
     assert!(!legal_layer.contains(&format!("call{line}_")), "{text}");
     assert!(!legal_layer.contains(&format!("call{east}_")), "{text}");
     // A walk of keys (a key joins unless met) and a walk of answers (passes until none
-    // is new).
+    // is new). The keys met are searched only when a filter of 64 bits has the new
+    // key's bit already (`rt::walk_bit`): the first key's bit is set before the loop.
     assert!(legal_layer.contains("contains(&link_entry)"), "{text}");
+    let filtered = |depth: usize| {
+        legal_layer.contains(&format!(
+            "letmutseen{depth}:u64=rt::walk_bit(walk{depth}[0]);"
+        )) && legal_layer.contains(&format!(
+            "letbit=rt::walk_bit(link_entry);letmet=seen{depth}&bit!=0\
+             &&(walk{depth}[..walked{depth}.min(16)].contains(&link_entry)"
+        ))
+    };
+    assert!((0..4).any(filtered), "{text}");
+    // The walk of answers starts with an empty filter.
+    assert!(
+        (0..4).any(|depth| legal_layer.contains(&format!("letmutseen{depth}:u64=0;"))),
+        "{text}"
+    );
     // `east` steps along its first column and passes its row on: the walk holds the
     // column that changes, the row is the call's throughout.
     assert!(legal_layer.contains("[[0asSym;1];16]"), "{text}");

@@ -60,7 +60,10 @@
 //! costs a read per square, not a read of every square found so far per pass. Keys or
 //! answers past the array's [`MAX_WALK`] go to a vector (`spillD`), allocated only
 //! then; the count of keys (`walkedD`) counts both, so the vector is read only when
-//! it holds some (a walk of a line shorter than the array never touches it).
+//! it holds some (a walk of a line shorter than the array never touches it). Whether
+//! a key or answer was met is first asked of a filter of 64 bits (`seenD`, a bit per
+//! key by a hash of its symbols, `rt::walk_bit`): a clear bit means a new one, with no
+//! search of those met; a set bit (the key, or another with its bit) means a search.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -278,6 +281,7 @@ impl Emitter<'_> {
                 count,
                 spill,
                 link: pass,
+                seen,
             } = names;
             // An answer is held by its free columns: every answer has the walk's key in
             // the bound ones.
@@ -289,6 +293,7 @@ impl Emitter<'_> {
                     let key: [Sym; #key_len] = #origin;
                     let mut #answers = [[0 as Sym; #free]; #cap];
                     let mut #count: usize = 0;
+                    let mut #seen: u64 = 0;
                     let mut #spill: Vec<[Sym; #free]> = Vec::new();
                     #(let mut #cursor_names: usize = 0;)*
                     #once
@@ -308,6 +313,7 @@ impl Emitter<'_> {
                 count,
                 spill,
                 link,
+                seen,
             } = names;
             // The walk holds the key's varying places; the others are the call's.
             let width = super::lit(varying.len());
@@ -331,6 +337,7 @@ impl Emitter<'_> {
                     let #origin: [Sym; #key_len] = #key;
                     let mut #keys = [[0 as Sym; #width]; #cap];
                     #keys[0] = [#(#first),*];
+                    let mut #seen: u64 = rt::walk_bit(#keys[0]);
                     let mut #count: usize = 1;
                     let mut #spill: Vec<[Sym; #width]> = Vec::new();
                     let mut #link: usize = 0;
@@ -447,13 +454,23 @@ impl Emitter<'_> {
     /// it was added.
     fn add_unmet(depth: usize, entry: &proc_macro2::Ident) -> TokenStream {
         let WalkNames {
-            keys, count, spill, ..
+            keys,
+            count,
+            spill,
+            seen,
+            ..
         } = WalkNames::at(depth);
         let cap = super::lit(MAX_WALK);
         quote! {
-            if #keys[..#count.min(#cap)].contains(&#entry)
-                || (#count > #cap && #spill.contains(&#entry))
-            {
+            if {
+                // Searched for only when its bit of the filter is set.
+                let bit = rt::walk_bit(#entry);
+                let met = #seen & bit != 0
+                    && (#keys[..#count.min(#cap)].contains(&#entry)
+                        || (#count > #cap && #spill.contains(&#entry)));
+                #seen |= bit;
+                met
+            } {
                 false
             } else {
                 if #count < #cap {
@@ -774,6 +791,8 @@ struct WalkNames {
     spill: proc_macro2::Ident,
     /// The next key to visit.
     link: proc_macro2::Ident,
+    /// The filter of the keys or answers met (`rt::walk_bit`).
+    seen: proc_macro2::Ident,
 }
 
 impl WalkNames {
@@ -784,6 +803,7 @@ impl WalkNames {
             count: quote::format_ident!("walked{}", depth),
             spill: quote::format_ident!("spill{}", depth),
             link: quote::format_ident!("link{}", depth),
+            seen: quote::format_ident!("seen{}", depth),
         }
     }
 }
