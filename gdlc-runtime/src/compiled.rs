@@ -2133,73 +2133,34 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
         let Some(store) = self.rules.entry(&self.input, entry) else {
             return;
         };
-        if store.is_unlisted() {
-            // The bits, word by word, then each replaced by its move's id in place
-            // (no row numbers to read them by).
-            let Some((words, nonzero)) = store.bit_words_listed() else {
-                return;
-            };
-            for &w in nonzero {
-                let mut word = words[w as usize];
-                while word != 0 {
-                    out.push(w * 64 + word.trailing_zeros());
-                    word &= word - 1;
-                }
-            }
-            let mut kept = 0;
-            for k in 0..out.len() {
-                let bit = out[k] as usize;
-                if let Some(&(id, row_role)) = of_bit.get(bit)
-                    && id != NONE
-                {
-                    if row_role == role_symbol {
-                        out[kept] = id;
-                        kept += 1;
-                    }
-                    continue;
-                }
-                self.scratch.clear();
-                self.scratch.resize(paths.len(), 0);
-                store.decode_bit(bit, &mut self.scratch);
-                let row_role = self.scratch[0];
-                self.scratch[0] = 0;
-                let scratch = &self.scratch;
-                let id = interner.intern(scratch, |tuple| meta.text(paths, tuple, 1));
-                if of_bit.len() <= bit {
-                    of_bit.resize(bit + 1, (NONE, 0));
-                }
-                of_bit[bit] = (id, row_role);
-                if row_role == role_symbol {
-                    out[kept] = id;
-                    kept += 1;
-                }
-            }
-            out.truncate(kept);
-            return;
-        }
-        for i in 0..store.len() {
-            let bit = store.row_bit(i);
+        // The id of `role`'s tuple in row `row` (`None`: an unlisted store's tuple
+        // numbered `bit`), unless its bit has an id already; `None` for another
+        // role's tuple.
+        let scratch = &mut self.scratch;
+        let mut id_of = |bit: Option<usize>, row: Option<usize>| -> Option<u32> {
             if let Some(&(id, row_role)) = bit.and_then(|b| of_bit.get(b))
                 && id != NONE
             {
-                if row_role == role_symbol {
-                    out.push(id);
+                return (row_role == role_symbol).then_some(id);
+            }
+            scratch.clear();
+            match (row, bit) {
+                (Some(i), _) if store.has_rows() => scratch.extend_from_slice(store.row(i)),
+                (Some(i), _) => {
+                    scratch.resize(paths.len(), 0);
+                    store.decode_row(i, scratch);
                 }
-                continue;
+                (None, Some(b)) => {
+                    scratch.resize(paths.len(), 0);
+                    store.decode_bit(b, scratch);
+                }
+                (None, None) => return None,
             }
-            self.scratch.clear();
-            if store.has_rows() {
-                self.scratch.extend_from_slice(store.row(i));
-            } else {
-                self.scratch.resize(paths.len(), 0);
-                store.decode_row(i, &mut self.scratch);
-            }
-            let row_role = self.scratch[0];
+            let row_role = scratch[0];
             if row_role != role_symbol {
-                continue;
+                return None;
             }
-            self.scratch[0] = 0;
-            let scratch = &self.scratch;
+            scratch[0] = 0;
             let id = interner.intern(scratch, |tuple| meta.text(paths, tuple, 1));
             if let Some(b) = bit {
                 if of_bit.len() <= b {
@@ -2207,7 +2168,25 @@ impl<R: Rules<W>, const W: usize> Compiled<R, W> {
                 }
                 of_bit[b] = (id, row_role);
             }
-            out.push(id);
+            Some(id)
+        };
+        if store.is_unlisted() {
+            // The bits, word by word (no row numbers to read them by).
+            let Some((words, nonzero)) = store.bit_words_listed() else {
+                return;
+            };
+            for &w in nonzero {
+                let mut word = words[w as usize];
+                while word != 0 {
+                    let bit = (w * 64 + word.trailing_zeros()) as usize;
+                    word &= word - 1;
+                    out.extend(id_of(Some(bit), None));
+                }
+            }
+            return;
+        }
+        for i in 0..store.len() {
+            out.extend(id_of(store.row_bit(i), Some(i)));
         }
     }
 }
