@@ -864,6 +864,30 @@ impl Store {
         true
     }
 
+    /// [`Self::insert_bit`] into a store made [without rows](Self::without_rows) and
+    /// [unlisted](Self::unlisted): the bit, its word's listing and the count alone,
+    /// with no flags to test (amazons' moves, some 500 a state).
+    #[inline(always)]
+    pub fn insert_unlisted_bit(&mut self, bit: usize) -> bool {
+        debug_assert!(!self.keep_rows && !self.list_bits, "a store of bits alone");
+        let Dedupe::Bits { bits, dirty, .. } = &mut self.dedupe else {
+            not_a_bitset();
+        };
+        let Some(word) = bits.get_mut(bit / 64) else {
+            bit_outside_the_bitset(bit);
+        };
+        let mask = 1 << (bit % 64);
+        if *word & mask != 0 {
+            return false;
+        }
+        if *word == 0 {
+            dirty.push((bit / 64) as u32);
+        }
+        *word |= mask;
+        self.count += 1;
+        true
+    }
+
     /// [`Self::push_row`] out of line, for [`Self::insert_bit`].
     #[inline(never)]
     fn push_new_row(&mut self, tuple: &[Sym]) {
@@ -1161,11 +1185,13 @@ impl Memo {
 /// new key, which cost a search of every key met before.
 #[inline(always)]
 pub fn walk_bit<const W: usize>(key: [Sym; W]) -> u64 {
+    // Symbols are small numbers: a key of one is its own bit (distinct below 64), a
+    // wider one shifts the earlier symbols by three bits a column, no multiply.
     let mut hash = 0u32;
     for symbol in key {
-        hash = (hash ^ symbol).wrapping_mul(0x9E37_79B9);
+        hash = hash.rotate_left(3) ^ symbol;
     }
-    1 << (hash >> 26)
+    1 << (hash % 64)
 }
 
 /// The answers an inlined call gathers before its caller's continuation reads them

@@ -585,6 +585,7 @@ struct BitCopy {
 
 /// Where a word join reads a field (`Emitter::word_field`): a bit set of the
 /// generated code, or a static relation's constant table of bits.
+#[derive(Clone)]
 enum WordSource {
     Store(Ident),
     /// The state (`input.state`).
@@ -615,6 +616,18 @@ struct StateWordScan {
     v: VarId,
     lane: Vec<SymbolId>,
     lo: TokenStream,
+    enumerated: Vec<(VarId, Vec<SymbolId>)>,
+}
+
+/// A scan of a whole static relation read a word at a time (see
+/// `Emitter::static_word_scan`).
+struct StaticWordScan {
+    /// The variable of the column numbered in the word.
+    v: VarId,
+    source: WordSource,
+    /// The bit of the constant table where the field starts.
+    lo: TokenStream,
+    /// The other columns' variables, each over its column's values.
     enumerated: Vec<(VarId, Vec<SymbolId>)>,
 }
 
@@ -1151,6 +1164,13 @@ impl<'a> Emitter<'a> {
         !read
     }
 
+    /// Whether relation `r`'s store keeps its tuples as bits alone, neither rows nor a
+    /// list of their bits (the runtime's `Store::unlisted`): a
+    /// `legal` no rule reads, which the runtime reads through its words.
+    fn bits_alone(&self, r: RelationId) -> bool {
+        self.rows_unread(r) && self.ir.relation(r).keyword == Some(Keyword::Legal)
+    }
+
     /// Whether a materialised coded relation's rows go unread: every join reading it
     /// is the source of a copy of its bits ([`Self::coded_copy`], in a rule whose
     /// tuples go straight to the head) or asks only whether it has a tuple
@@ -1603,10 +1623,9 @@ impl<'a> Emitter<'a> {
             }
             if self.rows_unread(id) {
                 make = quote!(#make.without_rows());
-                // The runtime reads `legal` through its words alone.
-                if self.ir.relation(id).keyword == Some(Keyword::Legal) {
-                    make = quote!(#make.unlisted());
-                }
+            }
+            if self.bits_alone(id) {
+                make = quote!(#make.unlisted());
             }
             fields.push(quote!(#name: rt::Store));
             inits.push(quote!(#name: #make));
@@ -2163,6 +2182,9 @@ impl<'a> Emitter<'a> {
             &values
         };
         if let Some(bit) = self.coded_bit(relation, args) {
+            if self.bits_alone(relation) {
+                return quote!(self.grew |= self.#store.insert_unlisted_bit(#bit););
+            }
             return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#row),*]););
         }
         let Some(numbered) = self.numbered_columns(relation) else {
@@ -2405,8 +2427,17 @@ impl<'a> Emitter<'a> {
         } else {
             None
         };
-        let whole = binds.len() > 1 && state_scan.is_none();
+        // A whole static relation (`(cell ?x ?y)`): its columns but the last
+        // enumerated over their values, the last one's a word of a constant table.
+        let static_scan = if binds.len() > 1 && state_scan.is_none() {
+            self.static_word_scan(query, &binds)
+        } else {
+            None
+        };
+        let whole = binds.len() > 1 && state_scan.is_none() && static_scan.is_none();
         let v = if let Some(scan) = &state_scan {
+            scan.v
+        } else if let Some(scan) = &static_scan {
             scan.v
         } else if whole {
             // Every column bound here, to distinct variables; the last one's is the word's.
@@ -2442,6 +2473,8 @@ impl<'a> Emitter<'a> {
             let start = lit(start);
             let lo = &scan.lo;
             (WordSource::State, quote!(#lo + #start))
+        } else if let Some(scan) = &static_scan {
+            (scan.source.clone(), scan.lo.clone())
         } else if whole {
             (WordSource::Store(Self::store(source)), quote!(offset))
         } else {
@@ -2526,6 +2559,10 @@ impl<'a> Emitter<'a> {
             let enumerated = scan.enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
             return Ok(Some(self.for_each_position(enumerated, code)));
         }
+        if let Some(scan) = static_scan {
+            let enumerated = scan.enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
+            return Ok(Some(self.for_each_position(enumerated, code)));
+        }
         if !whole {
             return Ok(Some(code));
         }
@@ -2556,6 +2593,58 @@ impl<'a> Emitter<'a> {
             &field,
             body,
         )))
+    }
+
+    /// For [`Self::word_join`], a scan of a whole static relation, every column bound
+    /// here to a distinct variable (`binds`): the variable of the last column is the
+    /// word's, its field a constant table's (`Self::static_word_field`) at the
+    /// positions of the other columns' variables, which are enumerated over their
+    /// column's values (at most [`MAX_ENUMERATED_FIELDS`] combinations). `(cell ?x
+    /// ?y)` before tests of the state's squares: ten words of ten squares, not a
+    /// hundred rows.
+    fn static_word_scan(&self, query: &Query, binds: &[VarId]) -> Option<StaticWordScan> {
+        let Evaluation::Static(tuples) = &self.plan.relations[query.relation.0 as usize].evaluation
+        else {
+            return None;
+        };
+        let distinct: BTreeSet<VarId> = binds.iter().copied().collect();
+        if query.access != Access::Scan
+            || binds.len() != query.slots.len()
+            || distinct.len() != binds.len()
+        {
+            return None;
+        }
+        let (&v, others) = binds.split_last()?;
+        let enumerated: Vec<(VarId, Vec<SymbolId>)> = others
+            .iter()
+            .enumerate()
+            .map(|(c, &u)| (u, static_values(tuples, c)))
+            .collect();
+        let mut combinations = 1usize;
+        for (u, values) in &enumerated {
+            // The enumeration numbers each variable by its column's values, as the
+            // static query would have decoded it.
+            if self.decoded.borrow().get(u) != Some(values) {
+                return None;
+            }
+            combinations = combinations.checked_mul(values.len())?;
+        }
+        if combinations > MAX_ENUMERATED_FIELDS {
+            return None;
+        }
+        let mut slots = query.slots.clone();
+        for slot in &mut slots[..others.len()] {
+            if let Slot::Bind(u) = *slot {
+                *slot = Slot::Bound(u);
+            }
+        }
+        let (source, lo) = self.static_word_field(query.relation, tuples, &slots, v)?;
+        Some(StaticWordScan {
+            v,
+            source,
+            lo,
+            enumerated,
+        })
     }
 
     /// The rest of a rule after a join when it is only tests (each with whether it is
@@ -2721,7 +2810,14 @@ impl<'a> Emitter<'a> {
             return self.static_word_field(r, tuples, slots, v);
         }
         if Some(r) == self.true_rel {
-            let scan = self.state_word_scan(slots)?;
+            // A test of `v`'s value reads the field of all its values (the mask).
+            let slots: Vec<Slot> = (slots.iter())
+                .map(|&slot| match slot {
+                    Slot::Bound(w) if w == v => Slot::Bind(v),
+                    slot => slot,
+                })
+                .collect();
+            let scan = self.state_word_scan(&slots)?;
             if scan.v != v || !scan.enumerated.is_empty() {
                 return None;
             }

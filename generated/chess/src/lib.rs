@@ -15977,7 +15977,7 @@ impl Rules {
                             let v0: Sym = row565[1];
                             let v0_pos: usize = TABLE_38_BY0_POS[i566][1] as usize;
                             self.grew
-                                |= self.r32.insert_bit(20480 + v0_pos * 20481, &[]);
+                                |= self.r32.insert_unlisted_bit(20480 + v0_pos * 20481);
                         }
                     }
                 }
