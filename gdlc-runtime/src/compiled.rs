@@ -488,6 +488,18 @@ impl<const LISTED: bool> BitSet<LISTED> {
         &self.words
     }
 
+    /// A copy of the words of a set of at most `N` words, the rest zero: a layer that
+    /// only tests a small set of an earlier layer tests its copy ([`has_bit_in`]), held
+    /// in registers or on the stack rather than reached through the rules each time.
+    #[inline]
+    pub fn words_array<const N: usize>(&self) -> [u64; N] {
+        let mut copy = [0; N];
+        for (to, from) in copy.iter_mut().zip(&self.words) {
+            *to = *from;
+        }
+        copy
+    }
+
     /// Clears every bit, keeping the memory.
     #[inline]
     pub fn clear(&mut self) {
@@ -1176,6 +1188,12 @@ impl Memo {
         self.rows += usize::from(new);
         new
     }
+}
+
+/// Whether bit `bit` of a copy of a set's words ([`BitSet::words_array`]) is set.
+#[inline(always)]
+pub fn has_bit_in<const N: usize>(words: &[u64; N], bit: usize) -> bool {
+    words[bit / 64] & (1 << (bit % 64)) != 0
 }
 
 /// A walk's filter of the keys or answers it has met (generated code: `seenD`): one of

@@ -646,6 +646,76 @@ fn scans_of_a_whole_static_relation_are_word_joins() {
     assert!(!layer.contains("TABLE_"), "{text}");
 }
 
+/// A layer's method tests the small sets of earlier layers (at most four words)
+/// through a copy of their words made when it starts (`rN_words`), never a set it
+/// changes itself: team chess's squares attacked, occupied, … are one word each.
+#[test]
+fn layers_test_small_sets_of_earlier_layers_through_a_copy() {
+    let (_, text, code) = join_code(&team_game("chess.kif"), "legal/2");
+    let mut copies = 0;
+    for layer in code.split("fnlayer").skip(1) {
+        let layer = &layer[..layer.find("fn").unwrap_or(layer.len())];
+        for copy in layer.split("letr").skip(1) {
+            let Some((set, rest)) = copy.split_once("_words:[u64;") else {
+                continue;
+            };
+            copies += 1;
+            let words = rest.split(']').next().unwrap_or_default();
+            assert!(
+                rest.contains(&format!("=self.r{set}.words_array::<{words}>();")),
+                "{text}"
+            );
+            assert!(
+                layer.contains(&format!("rt::has_bit_in(&r{set}_words,")),
+                "a copy made and not read: r{set} {text}"
+            );
+            for change in ["insert(", "insert_bit(", "or_field("] {
+                assert!(
+                    !layer.contains(&format!("self.r{set}.{change}")),
+                    "a layer changes a set it tests through a copy: r{set} {text}"
+                );
+            }
+        }
+        assert!(!layer.contains(".has_bit_in(&self."), "{text}");
+    }
+    assert!(copies > 0, "{text}");
+}
+
+/// A recursive layer through a relation without columns, run in rounds until one
+/// adds nothing (`Node::Repeat`, not semi-naive).
+const ROUNDS_GAME: &str = r#"(role p)
+(init (s 1))
+(init (s 2))
+(<= (r ?x) (true (s ?x)) (true (s 1)))
+(<= (r ?x) (true (s ?x)) (true (s ?y)) (distinct ?x ?y) flag)
+(<= flag (r 2))
+(<= (legal p wait) (role p))
+(<= (next (s ?x)) (true (s ?x)))
+(<= terminal flag)
+(<= (goal p 100) (r 1))
+"#;
+
+/// An insert notes in `self.grew` that it added a tuple only inside a loop of rounds
+/// (`Node::Repeat`), which reads it to stop: `ROUNDS_GAME`'s recursive layer does, a
+/// layer run once (`tails.kif`'s `mobile`) does not.
+#[test]
+fn only_rounds_note_whether_an_insert_added_a_tuple() {
+    let file = SourceFile::new("rounds.kif", ROUNDS_GAME);
+    let (r, text, code) = join_code(&file, "r/1");
+    let layer = layer_where(&code, |layer| layer.contains("loop{self.grew=false;"))
+        .unwrap_or_else(|| panic!("no rounds: {text}"));
+    assert!(
+        layer.contains(&format!("self.grew|=self.r{r}.insert")),
+        "{text}"
+    );
+    let (mobile, text, code) = join_code(&plan_fixture("tails.kif"), "mobile/1");
+    assert!(code.contains(&format!("self.r{mobile}.insert")), "{text}");
+    assert!(
+        !code.contains(&format!("self.grew|=self.r{mobile}.insert")),
+        "{text}"
+    );
+}
+
 /// A rule that copies one bits-only relation into another numbered alike sets the
 /// source's bits as they are, a word at a time when the relation is narrow: team
 /// chess's `(<= (checker ?t) (leaper-check ?t))` (64 squares), where the other rule of
@@ -852,7 +922,7 @@ fn existential_tails_stop_at_the_first_match() {
     let search = layer.find("letexists='found").expect("a search");
     let step = layer.find("TABLE_").expect("the step's table");
     let insert = layer
-        .find(&format!("ifexists{{self.grew|=self.r{mobile}.insert("))
+        .find(&format!("ifexists{{self.r{mobile}.insert("))
         .unwrap_or_else(|| panic!("the insert after the search: {text}"));
     assert!(search < step && step < insert, "{text}");
     assert_eq!(

@@ -524,6 +524,9 @@ struct BitSource<'b> {
     bits: Bits,
     /// For a listed block of the state: the table of its dense numbers, ascending.
     keys: Option<&'b Ident>,
+    /// For a small set of an earlier layer: the local copy of its words a test reads
+    /// (see [`Snapshots`]), and the number of words.
+    snapshot: Option<(Ident, usize)>,
 }
 
 /// What holds the bits of a [`BitSource`].
@@ -619,6 +622,22 @@ struct StateWordScan {
     enumerated: Vec<(VarId, Vec<SymbolId>)>,
 }
 
+/// The most words of a set of an earlier layer that a layer's method copies into a
+/// local to test it (see [`Snapshots`]).
+const MAX_SNAPSHOT_WORDS: usize = 4;
+
+/// The bit sets of earlier layers that the method of the layer being emitted tests,
+/// each through a local copy of its words (`rN_words`, at most
+/// [`MAX_SNAPSHOT_WORDS`]): no layer changes an earlier layer's sets, and a copy in
+/// registers or on the stack spares each test the reads of the set's words through
+/// the rules (amazons' empty squares, tested at every step of every line: two words).
+struct Snapshots {
+    /// The layer's own relations (sets it changes).
+    own: BTreeSet<RelationId>,
+    /// The copies tested so far: their local, the set's field and its words.
+    used: BTreeMap<String, (Ident, Ident, usize)>,
+}
+
 /// A scan of a whole static relation read a word at a time (see
 /// `Emitter::static_word_scan`).
 struct StaticWordScan {
@@ -690,6 +709,12 @@ struct Emitter<'a> {
     /// In the rule being emitted: the variables bound by decoding a bit, with the
     /// domain they were decoded from (their position in it is a local too).
     decoded: std::cell::RefCell<BTreeMap<VarId, Vec<SymbolId>>>,
+    /// While a layer's method is emitted: the small sets of earlier layers it tests,
+    /// through a copy of their words made when the method starts ([`Snapshots`]).
+    snapshots: std::cell::RefCell<Option<Snapshots>>,
+    /// How many [`Node::Repeat`] loops enclose the code being emitted: only their
+    /// rounds read `self.grew` (whether a round added a tuple).
+    repeats: std::cell::Cell<usize>,
     /// In the rule being emitted: whether accepted tuples go straight into the head's
     /// store (the body does not read the head relation), not through `pending`.
     direct: std::cell::Cell<bool>,
@@ -802,6 +827,8 @@ impl<'a> Emitter<'a> {
             names: std::cell::Cell::new(0),
             tables: std::cell::RefCell::new(BTreeMap::new()),
             decoded: std::cell::RefCell::new(BTreeMap::new()),
+            snapshots: std::cell::RefCell::new(None),
+            repeats: std::cell::Cell::new(0),
             domain_tables: std::cell::RefCell::new(BTreeMap::new()),
             direct: std::cell::Cell::new(false),
             state_list: std::cell::Cell::new(false),
@@ -1685,7 +1712,21 @@ impl<'a> Emitter<'a> {
                 continue;
             };
             let name = format_ident!("layer{}", l);
-            let body = self.node(tree, Sink::Layer)?;
+            self.snapshots.replace(Some(Snapshots {
+                own: ir.layers[l].relations.iter().copied().collect(),
+                used: BTreeMap::new(),
+            }));
+            let body = self.node(tree, Sink::Layer);
+            let snapshots = self.snapshots.take();
+            let body = body?;
+            let copies = (snapshots.map(|s| s.used))
+                .unwrap_or_default()
+                .into_values()
+                .map(|(local, store, words)| {
+                    let words = lit(words);
+                    quote!(let #local: [u64; #words] = self.#store.words_array::<#words>();)
+                });
+            let body = quote!(#(#copies)* #body);
             let doc = format!(
                 "Layer {l}: {}.",
                 ir.layers[l]
@@ -2169,6 +2210,16 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The statement running `insert` (an expression: whether it added a tuple), noting
+    /// in `self.grew` that it did only inside a [`Node::Repeat`], whose rounds read it.
+    fn growing(&self, insert: TokenStream) -> TokenStream {
+        if self.repeats.get() > 0 {
+            quote!(self.grew |= #insert;)
+        } else {
+            quote!(#insert;)
+        }
+    }
+
     /// Adds an accepted tuple straight to its relation's store: bitset relations get
     /// the bit numbered here (from decoded positions where the variables have them).
     fn direct_insert(&self, relation: RelationId, args: &[Arg]) -> TokenStream {
@@ -2183,22 +2234,22 @@ impl<'a> Emitter<'a> {
         };
         if let Some(bit) = self.coded_bit(relation, args) {
             if self.bits_alone(relation) {
-                return quote!(self.grew |= self.#store.insert_unlisted_bit(#bit););
+                return self.growing(quote!(self.#store.insert_unlisted_bit(#bit)));
             }
-            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#row),*]););
+            return self.growing(quote!(self.#store.insert_bit(#bit, &[#(#row),*])));
         }
         let Some(numbered) = self.numbered_columns(relation) else {
-            return quote!(self.grew |= self.#store.insert(&[#(#values),*]););
+            return self.growing(quote!(self.#store.insert(&[#(#values),*])));
         };
         let Some(bit) = self.bit_of_args(relation, &numbered, args) else {
             return quote!(panic!("gdlc internal error: a tuple outside the domains of its relation"););
         };
         if self.bit_columns(relation).is_none() {
-            return quote!(self.grew |= self.#store.insert_bit(#bit, &[#(#row),*]););
+            return self.growing(quote!(self.#store.insert_bit(#bit, &[#(#row),*])));
         }
         let copies = self.bit_copies(relation);
         if copies.is_empty() {
-            return quote!(self.grew |= self.#store.insert(#bit););
+            return self.growing(quote!(self.#store.insert(#bit)));
         }
         let mut inserts = Vec::new();
         for copy in &copies {
@@ -2647,6 +2698,29 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// The local copy of the words of relation `r`'s set `store` (`size` bits) that a
+    /// test in the layer method being emitted may read instead of the set, when the
+    /// set is an earlier layer's and small ([`Snapshots`]).
+    fn snapshot_of(&self, r: RelationId, store: &Ident, size: usize) -> Option<(Ident, usize)> {
+        let snapshots = self.snapshots.borrow();
+        let snapshots = snapshots.as_ref()?;
+        let words = size.div_ceil(64).max(1);
+        if snapshots.own.contains(&r) || words > MAX_SNAPSHOT_WORDS {
+            return None;
+        }
+        Some((format_ident!("{}_words", store), words))
+    }
+
+    /// Records that the layer method being emitted reads `local`, the copy of `store`.
+    fn snapshot_used(&self, store: &Ident, local: &Ident, words: usize) {
+        if let Some(snapshots) = self.snapshots.borrow_mut().as_mut() {
+            snapshots
+                .used
+                .entry(local.to_string())
+                .or_insert_with(|| (local.clone(), store.clone(), words));
+        }
+    }
+
     /// The rest of a rule after a join when it is only tests (each with whether it is
     /// negated) and then the head (`None` otherwise): what [`Self::word_join`] can run
     /// on a word.
@@ -3023,6 +3097,13 @@ impl<'a> Emitter<'a> {
         ))
     }
 
+    /// Whether variable `v` was decoded from values all in `domain` (sorted): its
+    /// position there, looked up, needs no guard.
+    fn decoded_within(&self, v: VarId, domain: &[SymbolId]) -> bool {
+        (self.decoded.borrow().get(&v))
+            .is_some_and(|from| from.iter().all(|s| domain.binary_search(s).is_ok()))
+    }
+
     /// Where the values variable `v` was decoded from start in `domain`: 0 when they
     /// are the domain, else where their run sits in it ([`Self::known_position`]).
     fn run_start(&self, v: VarId, domain: &[SymbolId]) -> Option<usize> {
@@ -3304,7 +3385,10 @@ impl<'a> Emitter<'a> {
                 quote!(#(#children)*)
             }
             Node::Repeat(body) => {
-                let body = self.node(body, sink)?;
+                self.repeats.set(self.repeats.get() + 1);
+                let body = self.node(body, sink);
+                self.repeats.set(self.repeats.get() - 1);
+                let body = body?;
                 quote! {
                     loop {
                         self.grew = false;
@@ -4207,6 +4291,12 @@ impl<'a> Emitter<'a> {
             } else {
                 Bits::Store(store)
             };
+            let snapshot = match &bits {
+                Bits::Store(store) if self.bit_columns(r).is_some() => {
+                    self.snapshot_of(r, store, size)
+                }
+                _ => None,
+            };
             let source = BitSource {
                 base: 0,
                 size,
@@ -4214,6 +4304,7 @@ impl<'a> Emitter<'a> {
                 positions: quote!(#table),
                 bits,
                 keys: None,
+                snapshot,
             };
             return Ok(self.bits_query(&source, slots, Vec::new(), then));
         }
@@ -4568,9 +4659,12 @@ impl<'a> Emitter<'a> {
                         );
                     }
                     let k = self.fresh("k");
+                    let within = self.decoded_within(v, values);
                     let v = var(v);
                     prelude.push(quote!(let #k = #positions[#v as usize] as usize;));
-                    guards.push(quote!(#k != NONE as usize));
+                    if !within {
+                        guards.push(quote!(#k != NONE as usize));
+                    }
                     terms.push(quote!(#k * #stride_lit));
                 }
                 _ => unreachable!("key columns are known"),
@@ -4697,6 +4791,7 @@ impl<'a> Emitter<'a> {
             positions: self.fluent_positions(),
             bits: Bits::State,
             keys: block.keys.as_ref().map(|(_, table)| table),
+            snapshot: None,
         };
         self.bits_query(&source, slots, outside, then)
     }
@@ -4826,7 +4921,10 @@ impl<'a> Emitter<'a> {
             .iter()
             .zip(&position)
             .filter_map(|((c, _, domain), p)| match (slots[*c], p) {
-                (Slot::Bound(v), Some(p)) if self.known_position(v, domain).is_none() => {
+                (Slot::Bound(v), Some(p))
+                    if self.known_position(v, domain).is_none()
+                        && !self.decoded_within(v, domain) =>
+                {
                     Some(quote!(#p != NONE as usize))
                 }
                 _ => None,
@@ -4850,7 +4948,13 @@ impl<'a> Emitter<'a> {
                     rt::listed_rank(&#keys, #offset).is_some_and(|i| input.state.get(#base_lit + i))
                 ),
                 (Bits::State, None) => quote!(input.state.get(#base_lit + #offset)),
-                (Bits::Store(store), _) => quote!(self.#store.has_bit(#base_lit + #offset)),
+                (Bits::Store(store), _) => match &source.snapshot {
+                    Some((local, words)) => {
+                        self.snapshot_used(store, local, *words);
+                        quote!(rt::has_bit_in(&#local, #base_lit + #offset))
+                    }
+                    None => quote!(self.#store.has_bit(#base_lit + #offset)),
+                },
                 (Bits::Delta(..), _) => unreachable!("a delta is scanned"),
             });
             let body = Self::guarded(&conds, quote!(#(#outside_binds)* #then));

@@ -13432,7 +13432,7 @@ impl Rules {
                                                         let i15 = TABLE_53_AT0_1[key16] as usize;
                                                         if i15 < TABLE_53_AT0_1[key16 + 1] as usize {
                                                             let row13 = &TABLE_53_BY0_1[i15];
-                                                            self.grew |= self.r52.insert(v0_pos * 64 + v1_pos * 1);
+                                                            self.r52.insert(v0_pos * 64 + v1_pos * 1);
                                                         }
                                                     }
                                                 }
@@ -13560,7 +13560,7 @@ impl Rules {
                         let offset59 = bit58 - 0;
                         let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset59 / 1) % 64];
                         let v0_pos: usize = (offset59 / 1) % 64;
-                        self.grew |= self.r17.insert(v0_pos * 8 + v1_pos * 1);
+                        self.r17.insert(v0_pos * 8 + v1_pos * 1);
                     }
                 }
             }
@@ -13783,7 +13783,7 @@ impl Rules {
                             let v0: Sym = row100[2];
                             let v2_pos: usize = TABLE_0_BY0_POS[i101][1] as usize;
                             let v0_pos: usize = TABLE_0_BY0_POS[i101][2] as usize;
-                            self.grew |= self.r57.insert(v0_pos * 1);
+                            self.r57.insert(v0_pos * 1);
                         }
                     }
                 }
@@ -13792,6 +13792,7 @@ impl Rules {
     }
     ///Layer 21: `castle-attacked/2`.
     fn layer21(&mut self, input: &Input) {
+        let r57_words: [u64; 1] = self.r57.words_array::<1>();
         {
             {
                 let lo112 = 772 + 0;
@@ -13816,10 +13817,8 @@ impl Rules {
                                 let v2_pos: usize = TABLE_7_BY0_POS[i110][2] as usize;
                                 {
                                     let p108 = POS_57[0 + v2 as usize] as usize;
-                                    if p108 != NONE as usize
-                                        && self.r57.has_bit(0 + 0 + p108 * 1)
-                                    {
-                                        self.grew |= self.r2.insert(v0_pos * 2 + v1_pos * 1);
+                                    if rt::has_bit_in(&r57_words, 0 + 0 + p108 * 1) {
+                                        self.r2.insert(v0_pos * 2 + v1_pos * 1);
                                     }
                                 }
                             }
@@ -13831,6 +13830,7 @@ impl Rules {
     }
     ///Layer 23: `castle-blocked/2`.
     fn layer23(&mut self, input: &Input) {
+        let r37_words: [u64; 1] = self.r37.words_array::<1>();
         {
             {
                 let lo121 = 772 + 0;
@@ -13855,10 +13855,8 @@ impl Rules {
                                 let v2_pos: usize = TABLE_6_BY0_POS[i119][2] as usize;
                                 {
                                     let p117 = POS_37[0 + v2 as usize] as usize;
-                                    if p117 != NONE as usize
-                                        && self.r37.has_bit(0 + 0 + p117 * 1)
-                                    {
-                                        self.grew |= self.r3.insert(v0_pos * 2 + v1_pos * 1);
+                                    if rt::has_bit_in(&r37_words, 0 + 0 + p117 * 1) {
+                                        self.r3.insert(v0_pos * 2 + v1_pos * 1);
                                     }
                                 }
                             }
@@ -13902,10 +13900,8 @@ impl Rules {
                                         let v1_pos: usize = TABLE_9_BY0_2_3_POS[i130][1] as usize;
                                         let v4_pos: usize = TABLE_9_BY0_2_3_POS[i130][4] as usize;
                                         let v5_pos: usize = TABLE_9_BY0_2_3_POS[i130][5] as usize;
-                                        self.grew
-                                            |= self
-                                                .r8
-                                                .insert(POS_8[0 + v0 as usize] as usize * 2 + v1_pos * 1);
+                                        self.r8
+                                            .insert(POS_8[0 + v0 as usize] as usize * 2 + v1_pos * 1);
                                     }
                                 }
                             }
@@ -13925,7 +13921,7 @@ impl Rules {
                     let v1: Sym = row136[0];
                     let v0: Sym = row136[2];
                     let v2: Sym = row136[3];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                    self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
@@ -13937,7 +13933,7 @@ impl Rules {
                     let v1: Sym = row138[0];
                     let v2: Sym = row138[2];
                     let v0: Sym = row138[3];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                    self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
@@ -13949,7 +13945,7 @@ impl Rules {
                     let v0: Sym = row140[4];
                     let v2: Sym = row140[5];
                     let v3: Sym = row140[6];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                    self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
@@ -13961,7 +13957,7 @@ impl Rules {
                     let v2: Sym = row142[4];
                     let v0: Sym = row142[5];
                     let v3: Sym = row142[6];
-                    self.grew |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                    self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                 }
             }
         }
@@ -13988,8 +13984,7 @@ impl Rules {
                         let v4_pos: usize = TABLE_9_BY0_1_POS[i145][3] as usize;
                         let v0_pos: usize = TABLE_9_BY0_1_POS[i145][4] as usize;
                         let v5_pos: usize = TABLE_9_BY0_1_POS[i145][5] as usize;
-                        self.grew
-                            |= self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
+                        self.r10.insert(POS_10[0 + v0 as usize] as usize * 1);
                     }
                 }
             }
@@ -14075,7 +14070,7 @@ impl Rules {
                                 let v1: Sym = row165[1];
                                 let v0_pos: usize = TABLE_4_BY2_POS[i167][0] as usize;
                                 let v1_pos: usize = TABLE_4_BY2_POS[i167][1] as usize;
-                                self.grew |= self.r5.insert(v0_pos * 2 + v1_pos * 1);
+                                self.r5.insert(v0_pos * 2 + v1_pos * 1);
                             }
                         }
                     }
@@ -14210,7 +14205,7 @@ impl Rules {
                                                             false
                                                         };
                                                         if exists {
-                                                            self.grew |= self.r31.insert(v0_pos * 1);
+                                                            self.r31.insert(v0_pos * 1);
                                                         }
                                                     }
                                                 }
@@ -14392,7 +14387,7 @@ impl Rules {
                                                         false
                                                     };
                                                     if exists {
-                                                        self.grew |= self.r18.insert(v0_pos * 1);
+                                                        self.r18.insert(v0_pos * 1);
                                                     }
                                                 }
                                             }
@@ -14472,7 +14467,7 @@ impl Rules {
                                                         false
                                                     };
                                                     if exists {
-                                                        self.grew |= self.r21.insert(v0_pos * 1);
+                                                        self.r21.insert(v0_pos * 1);
                                                     }
                                                 }
                                             }
@@ -14488,6 +14483,8 @@ impl Rules {
     }
     ///Layer 38: `ep-ray/3`.
     fn layer38(&mut self, input: &Input) {
+        let r21_words: [u64; 1] = self.r21.words_array::<1>();
+        let r37_words: [u64; 1] = self.r37.words_array::<1>();
         {
             {
                 let lo278 = 0 + 0;
@@ -14556,7 +14553,7 @@ impl Rules {
                         let v3_pos: usize = (offset287 / 1) % 64;
                         let exists = 'found284: {
                             {
-                                if self.r37.has_bit(0 + 0 + v3_pos * 1) {
+                                if rt::has_bit_in(&r37_words, 0 + 0 + v3_pos * 1) {
                                     break 'found284 true;
                                 }
                             }
@@ -14662,7 +14659,7 @@ impl Rules {
                         let v1_pos: usize = (offset297 / 64) % 8;
                         let v3_pos: usize = (offset297 / 1) % 64;
                         {
-                            if self.r21.has_bit(0 + 0 + v3_pos * 1) {
+                            if rt::has_bit_in(&r21_words, 0 + 0 + v3_pos * 1) {
                                 {
                                     let mut w: u64 = rt::word_field(
                                         &STATIC_FIELDS_0_2,
@@ -14695,6 +14692,7 @@ impl Rules {
     }
     ///Layer 39: `ep-exposed/1`.
     fn layer39(&mut self, input: &Input) {
+        let r21_words: [u64; 1] = self.r21.words_array::<1>();
         {
             {
                 for i304 in 0..self.r17.nonzero_words() {
@@ -14735,7 +14733,7 @@ impl Rules {
                     let v1_pos: usize = (offset310 / 1) % 64;
                     let exists = 'found307: {
                         {
-                            if self.r21.has_bit(0 + 0 + v1_pos * 1) {
+                            if rt::has_bit_in(&r21_words, 0 + 0 + v1_pos * 1) {
                                 break 'found307 true;
                             }
                         }
@@ -14886,6 +14884,7 @@ impl Rules {
     }
     ///Layer 46: `pinned/2`.
     fn layer46(&mut self, input: &Input) {
+        let r13_words: [u64; 2] = self.r13.words_array::<2>();
         {
             {
                 let lo353 = 772 + 0;
@@ -14942,8 +14941,11 @@ impl Rules {
                                                                     % 64];
                                                                 let v0_pos: usize = (offset337 / 1) % 64;
                                                                 {
-                                                                    if self.r13.has_bit(0 + 0 + v0_pos * 2 + v2_pos * 1) {
-                                                                        self.grew |= self.r44.insert(v0_pos * 8 + v1_pos * 1);
+                                                                    if rt::has_bit_in(
+                                                                        &r13_words,
+                                                                        0 + 0 + v0_pos * 2 + v2_pos * 1,
+                                                                    ) {
+                                                                        self.r44.insert(v0_pos * 8 + v1_pos * 1);
                                                                     }
                                                                 }
                                                             }
@@ -14978,6 +14980,7 @@ impl Rules {
     }
     ///Layer 49: `reach/2`.
     fn layer49(&mut self, input: &Input) {
+        let r37_words: [u64; 1] = self.r37.words_array::<1>();
         {
             {
                 let lo366 = 772 + 0;
@@ -15170,7 +15173,7 @@ impl Rules {
                                                             let v4_pos: usize = TABLE_0_BY0_1_POS[i396][2] as usize;
                                                             let exists = 'found394: {
                                                                 {
-                                                                    if self.r37.has_bit(0 + 0 + v4_pos * 1) {
+                                                                    if rt::has_bit_in(&r37_words, 0 + 0 + v4_pos * 1) {
                                                                         break 'found394 true;
                                                                     }
                                                                 }
@@ -15268,6 +15271,7 @@ impl Rules {
     }
     ///Layer 50: `unpinned/2`.
     fn layer50(&mut self, input: &Input) {
+        let r45_words: [u64; 1] = self.r45.words_array::<1>();
         {
             for i in 0..self.r49.nonzero_words() {
                 let field = self.r49.nonzero_word(i);
@@ -15277,7 +15281,7 @@ impl Rules {
                 {
                     let exists = 'found431: {
                         {
-                            if self.r45.has_bit(0 + 0 + v0_pos * 1) {
+                            if rt::has_bit_in(&r45_words, 0 + 0 + v0_pos * 1) {
                                 break 'found431 true;
                             }
                         }
@@ -15394,7 +15398,7 @@ impl Rules {
                                     let v0: Sym = SYMS_5972DEDF60D1561D_64[(offset442 / 1)
                                         % 64];
                                     let v0_pos: usize = (offset442 / 1) % 64;
-                                    self.grew |= self.r51.insert(v0_pos * 64 + v1_pos * 1);
+                                    self.r51.insert(v0_pos * 64 + v1_pos * 1);
                                 }
                             }
                         }
@@ -15405,6 +15409,12 @@ impl Rules {
     }
     ///Layer 52: `mover-move/1`.
     fn layer52(&mut self, input: &Input) {
+        let r13_words: [u64; 2] = self.r13.words_array::<2>();
+        let r19_words: [u64; 1] = self.r19.words_array::<1>();
+        let r1_words: [u64; 1] = self.r1.words_array::<1>();
+        let r2_words: [u64; 1] = self.r2.words_array::<1>();
+        let r3_words: [u64; 1] = self.r3.words_array::<1>();
+        let r57_words: [u64; 1] = self.r57.words_array::<1>();
         {
             {
                 let lo459 = 772 + 0;
@@ -15445,14 +15455,12 @@ impl Rules {
                                         false
                                     };
                                     if !exists {
-                                        self.grew
-                                            |= self
-                                                .r35
-                                                .insert_bit(
-                                                    0 + POS_35[299 + v0 as usize] as usize * 64
-                                                        + POS_35[598 + v1 as usize] as usize * 1,
-                                                    &[],
-                                                );
+                                        self.r35
+                                            .insert_bit(
+                                                0 + POS_35[299 + v0 as usize] as usize * 64
+                                                    + POS_35[598 + v1 as usize] as usize * 1,
+                                                &[],
+                                            );
                                     }
                                 }
                             }
@@ -15509,14 +15517,12 @@ impl Rules {
                                                 false
                                             };
                                             if !exists {
-                                                self.grew
-                                                    |= self
-                                                        .r35
-                                                        .insert_bit(
-                                                            0 + POS_35[299 + v0 as usize] as usize * 64
-                                                                + POS_35[598 + v1 as usize] as usize * 1,
-                                                            &[],
-                                                        );
+                                                self.r35
+                                                    .insert_bit(
+                                                        0 + POS_35[299 + v0 as usize] as usize * 64
+                                                            + POS_35[598 + v1 as usize] as usize * 1,
+                                                        &[],
+                                                    );
                                             }
                                         }
                                     }
@@ -15570,54 +15576,46 @@ impl Rules {
                                                         {
                                                             let v2: Sym = 283;
                                                             let v2_pos: usize = 0 as usize;
-                                                            self.grew
-                                                                |= self
-                                                                    .r35
-                                                                    .insert_bit(
-                                                                        4096 + POS_35[897 + v0 as usize] as usize * 256
-                                                                            + POS_35[1196 + v1 as usize] as usize * 4
-                                                                            + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[],
-                                                                    );
+                                                            self.r35
+                                                                .insert_bit(
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
+                                                                    &[],
+                                                                );
                                                         }
                                                         {
                                                             let v2: Sym = 284;
                                                             let v2_pos: usize = 1 as usize;
-                                                            self.grew
-                                                                |= self
-                                                                    .r35
-                                                                    .insert_bit(
-                                                                        4096 + POS_35[897 + v0 as usize] as usize * 256
-                                                                            + POS_35[1196 + v1 as usize] as usize * 4
-                                                                            + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[],
-                                                                    );
+                                                            self.r35
+                                                                .insert_bit(
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
+                                                                    &[],
+                                                                );
                                                         }
                                                         {
                                                             let v2: Sym = 285;
                                                             let v2_pos: usize = 2 as usize;
-                                                            self.grew
-                                                                |= self
-                                                                    .r35
-                                                                    .insert_bit(
-                                                                        4096 + POS_35[897 + v0 as usize] as usize * 256
-                                                                            + POS_35[1196 + v1 as usize] as usize * 4
-                                                                            + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[],
-                                                                    );
+                                                            self.r35
+                                                                .insert_bit(
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
+                                                                    &[],
+                                                                );
                                                         }
                                                         {
                                                             let v2: Sym = 286;
                                                             let v2_pos: usize = 3 as usize;
-                                                            self.grew
-                                                                |= self
-                                                                    .r35
-                                                                    .insert_bit(
-                                                                        4096 + POS_35[897 + v0 as usize] as usize * 256
-                                                                            + POS_35[1196 + v1 as usize] as usize * 4
-                                                                            + POS_35[1495 + v2 as usize] as usize * 1,
-                                                                        &[],
-                                                                    );
+                                                            self.r35
+                                                                .insert_bit(
+                                                                    4096 + POS_35[897 + v0 as usize] as usize * 256
+                                                                        + POS_35[1196 + v1 as usize] as usize * 4
+                                                                        + POS_35[1495 + v2 as usize] as usize * 1,
+                                                                    &[],
+                                                                );
                                                         }
                                                     }
                                                 }
@@ -15665,7 +15663,7 @@ impl Rules {
                                         let v1_pos: usize = TABLE_0_BY0_POS[i508][2] as usize;
                                         let exists = 'found506: {
                                             {
-                                                if self.r57.has_bit(0 + 0 + v1_pos * 1) {
+                                                if rt::has_bit_in(&r57_words, 0 + 0 + v1_pos * 1) {
                                                     break 'found506 true;
                                                 }
                                             }
@@ -15674,7 +15672,7 @@ impl Rules {
                                         if !exists {
                                             let exists = 'found505: {
                                                 {
-                                                    if self.r1.has_bit(0 + 0 + v1_pos * 1) {
+                                                    if rt::has_bit_in(&r1_words, 0 + 0 + v1_pos * 1) {
                                                         break 'found505 true;
                                                     }
                                                 }
@@ -15683,21 +15681,22 @@ impl Rules {
                                             if !exists {
                                                 let exists = 'found504: {
                                                     {
-                                                        if self.r13.has_bit(0 + 0 + v1_pos * 2 + v3_pos * 1) {
+                                                        if rt::has_bit_in(
+                                                            &r13_words,
+                                                            0 + 0 + v1_pos * 2 + v3_pos * 1,
+                                                        ) {
                                                             break 'found504 true;
                                                         }
                                                     }
                                                     false
                                                 };
                                                 if !exists {
-                                                    self.grew
-                                                        |= self
-                                                            .r35
-                                                            .insert_bit(
-                                                                0 + POS_35[299 + v0 as usize] as usize * 64
-                                                                    + POS_35[598 + v1 as usize] as usize * 1,
-                                                                &[],
-                                                            );
+                                                    self.r35
+                                                        .insert_bit(
+                                                            0 + POS_35[299 + v0 as usize] as usize * 64
+                                                                + POS_35[598 + v1 as usize] as usize * 1,
+                                                            &[],
+                                                        );
                                                 }
                                             }
                                         }
@@ -15731,7 +15730,10 @@ impl Rules {
                             let v3_pos: usize = (offset529 / 1) % 2;
                             let exists = 'found526: {
                                 {
-                                    if self.r3.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
+                                    if rt::has_bit_in(
+                                        &r3_words,
+                                        0 + 0 + v2_pos * 2 + v3_pos * 1,
+                                    ) {
                                         break 'found526 true;
                                     }
                                 }
@@ -15740,7 +15742,10 @@ impl Rules {
                             if !exists {
                                 let exists = 'found525: {
                                     {
-                                        if self.r2.has_bit(0 + 0 + v2_pos * 2 + v3_pos * 1) {
+                                        if rt::has_bit_in(
+                                            &r2_words,
+                                            0 + 0 + v2_pos * 2 + v3_pos * 1,
+                                        ) {
                                             break 'found525 true;
                                         }
                                     }
@@ -15760,28 +15765,24 @@ impl Rules {
                                         let v5_pos: usize = TABLE_9_BY0_1_POS[i523][5] as usize;
                                         {
                                             let p521 = FLUENT_POSITIONS[299 + v0 as usize] as usize;
-                                            if p521 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                                && 0 == 0 && 0 == 0
+                                            if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                 && input.state.get(0 + 0 + v2_pos * 384 + 4 * 64 + p521 * 1)
                                             {
                                                 {
                                                     let p520 = FLUENT_POSITIONS[299 + v4 as usize] as usize;
-                                                    if p520 != NONE as usize && 0 == 0 && 0 == 0 && 0 == 0
-                                                        && 0 == 0 && 0 == 0
+                                                    if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                         && input.state.get(0 + 0 + v2_pos * 384 + 0 * 64 + p520 * 1)
                                                     {
                                                         {
                                                             if 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0 && 0 == 0
                                                                 && 0 == 0 && input.state.get(772 + 0 + v2_pos * 1)
                                                             {
-                                                                self.grew
-                                                                    |= self
-                                                                        .r35
-                                                                        .insert_bit(
-                                                                            0 + POS_35[299 + v0 as usize] as usize * 64
-                                                                                + POS_35[598 + v1 as usize] as usize * 1,
-                                                                            &[],
-                                                                        );
+                                                                self.r35
+                                                                    .insert_bit(
+                                                                        0 + POS_35[299 + v0 as usize] as usize * 64
+                                                                            + POS_35[598 + v1 as usize] as usize * 1,
+                                                                        &[],
+                                                                    );
                                                             }
                                                         }
                                                     }
@@ -15820,21 +15821,19 @@ impl Rules {
                                 let v0_pos: usize = (offset536 / 1) % 64;
                                 let exists = 'found533: {
                                     {
-                                        if self.r19.has_bit(0 + 0 + v0_pos * 1) {
+                                        if rt::has_bit_in(&r19_words, 0 + 0 + v0_pos * 1) {
                                             break 'found533 true;
                                         }
                                     }
                                     false
                                 };
                                 if !exists {
-                                    self.grew
-                                        |= self
-                                            .r35
-                                            .insert_bit(
-                                                0 + POS_35[299 + v0 as usize] as usize * 64
-                                                    + POS_35[598 + v1 as usize] as usize * 1,
-                                                &[],
-                                            );
+                                    self.r35
+                                        .insert_bit(
+                                            0 + POS_35[299 + v0 as usize] as usize * 64
+                                                + POS_35[598 + v1 as usize] as usize * 1,
+                                            &[],
+                                        );
                                 }
                             }
                         }
@@ -15883,7 +15882,7 @@ impl Rules {
                         {
                             let v0: Sym = SYMS_C9C28939C99668C6_2[(offset547 / 1) % 2];
                             let v0_pos: usize = (offset547 / 1) % 2;
-                            self.grew |= self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
+                            self.r24.insert_bit(v0_pos * 3 + 0, &[v0, 83]);
                         }
                     }
                 }
@@ -15908,8 +15907,7 @@ impl Rules {
                                 let row550 = &TABLE_38_BY0[i551];
                                 let v0: Sym = row550[1];
                                 let v0_pos: usize = TABLE_38_BY0_POS[i551][1] as usize;
-                                self.grew
-                                    |= self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
+                                self.r24.insert_bit(v0_pos * 3 + 2, &[v0, 175]);
                             }
                         }
                     }
@@ -15927,12 +15925,12 @@ impl Rules {
                 {
                     let v0: Sym = 1;
                     let v0_pos: usize = 0 as usize;
-                    self.grew |= self.r24.insert_bit(v0_pos * 3 + 1, &[v0, 125]);
+                    self.r24.insert_bit(v0_pos * 3 + 1, &[v0, 125]);
                 }
                 {
                     let v0: Sym = 2;
                     let v0_pos: usize = 1 as usize;
-                    self.grew |= self.r24.insert_bit(v0_pos * 3 + 1, &[v0, 125]);
+                    self.r24.insert_bit(v0_pos * 3 + 1, &[v0, 125]);
                 }
             }
         }
@@ -15976,8 +15974,7 @@ impl Rules {
                             let row565 = &TABLE_38_BY0[i566];
                             let v0: Sym = row565[1];
                             let v0_pos: usize = TABLE_38_BY0_POS[i566][1] as usize;
-                            self.grew
-                                |= self.r32.insert_unlisted_bit(20480 + v0_pos * 20481);
+                            self.r32.insert_unlisted_bit(20480 + v0_pos * 20481);
                         }
                     }
                 }
