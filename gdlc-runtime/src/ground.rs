@@ -49,6 +49,10 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     const GOALS: &'static [&'static [(u32, &'static str)]];
     /// Per role, its percept atoms: the bit of `m` and the percept, by percept.
     const SEES: &'static [&'static [(u32, u32)]];
+    /// Whether the goals are worth remembering by state (in [`Ground`], every role's
+    /// value by state while states repeat): a program run as data (too long for
+    /// straight-line code), not a few literals.
+    const GOALS_REMEMBERED: bool = false;
 
     /// Computes into `d` (cleared first) every state atom that `terminal`, `legal`,
     /// `next` and `sees` need.
@@ -411,6 +415,59 @@ enum Cached {
     Goals,
 }
 
+/// The lookups of a [`GoalMemo`] after which it stops unless one in eight hit.
+const GOAL_MEMO_TRIAL: u64 = 4096;
+
+/// The most states a [`GoalMemo`] holds (it reads them back, adding none, after).
+const MAX_GOAL_MEMO: usize = 1 << 16;
+
+/// Every role's goal value in states met before, by state, for rules whose goals are a
+/// long program ([`GroundRules::GOALS_REMEMBERED`]): goals are a function of the state
+/// alone, and in some games few states end a game — a one-move game of guesses between
+/// 0 and 100, its goals tens of thousands of literals over the two guesses, ends in at
+/// most 10,201 states. It is kept while it pays: after [`GOAL_MEMO_TRIAL`] lookups with
+/// fewer than one hit in eight (a game whose ends rarely repeat), it is dropped and
+/// never asked again; past [`MAX_GOAL_MEMO`] states it adds no more.
+#[derive(Clone, Debug, Default)]
+struct GoalMemo<const W: usize> {
+    /// Each state's first value in `values` (one per role).
+    at: rustc_hash::FxHashMap<[u64; W], u32>,
+    values: Vec<u8>,
+    lookups: u64,
+    hits: u64,
+    off: bool,
+}
+
+impl<const W: usize> GoalMemo<W> {
+    /// The goal values of `state`, one per role, if remembered.
+    fn get(&mut self, state: &[u64; W], roles: usize) -> Option<&[u8]> {
+        if self.off {
+            return None;
+        }
+        self.lookups += 1;
+        let Some(&at) = self.at.get(state) else {
+            if self.lookups >= GOAL_MEMO_TRIAL && self.hits * 8 < self.lookups {
+                *self = GoalMemo {
+                    off: true,
+                    ..GoalMemo::default()
+                };
+            }
+            return None;
+        };
+        self.hits += 1;
+        Some(&self.values[at as usize..at as usize + roles])
+    }
+
+    /// Remembers `state`'s goal values (one per role).
+    fn remember(&mut self, state: &[u64; W], values: &[u8]) {
+        if self.off || self.at.len() >= MAX_GOAL_MEMO {
+            return;
+        }
+        self.at.insert(*state, self.values.len() as u32);
+        self.values.extend_from_slice(values);
+    }
+}
+
 /// A [`Game`] over generated ground rules, caching the atoms of the last state.
 #[derive(Clone, Debug)]
 pub struct Ground<R, const W: usize, const D: usize, const M: usize> {
@@ -418,6 +475,7 @@ pub struct Ground<R, const W: usize, const D: usize, const M: usize> {
     cached: Cached,
     d: [u64; D],
     m: [u64; M],
+    goal_memo: GoalMemo<W>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -437,8 +495,26 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
             cached: Cached::Nothing,
             d: [0; D],
             m: [0; M],
+            goal_memo: GoalMemo {
+                off: !R::GOALS_REMEMBERED,
+                ..GoalMemo::default()
+            },
             rules: std::marker::PhantomData,
         }
+    }
+
+    /// Role `role`'s goal value from the goal atoms in `d`.
+    fn goal_in_d(&self, role: RoleIndex) -> Result<u8, GoalError> {
+        let mut held = crate::game::HeldGoals::default();
+        for &(b, text) in R::GOALS[role] {
+            if bit(&self.d, b as usize) {
+                match kif::goal_value(text) {
+                    Some(value) => held.add(value),
+                    None => return Err(GoalError::NotANumber(text.to_owned())),
+                }
+            }
+        }
+        held.value()
     }
 
     #[inline]
@@ -518,21 +594,26 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
     }
 
     fn goal(&mut self, state: &Bits<W>, role: RoleIndex) -> Result<u8, GoalError> {
+        let goals_here = self.cached == Cached::Goals && self.state == state.0;
+        if !(self.goal_memo.off || goals_here)
+            && let Some(values) = self.goal_memo.get(&state.0, R::ROLES.len())
+        {
+            return Ok(values[role]);
+        }
         self.load(&state.0);
         if self.cached != Cached::Goals {
             R::eval_goals(&state.0, &mut self.d);
             self.cached = Cached::Goals;
-        }
-        let mut held = crate::game::HeldGoals::default();
-        for &(b, text) in R::GOALS[role] {
-            if bit(&self.d, b as usize) {
-                match kif::goal_value(text) {
-                    Some(value) => held.add(value),
-                    None => return Err(GoalError::NotANumber(text.to_owned())),
+            if !self.goal_memo.off {
+                // Every role's value, remembered only when each has one.
+                let values: Result<Vec<u8>, GoalError> =
+                    (0..R::ROLES.len()).map(|r| self.goal_in_d(r)).collect();
+                if let Ok(values) = values {
+                    self.goal_memo.remember(&state.0, &values);
                 }
             }
         }
-        held.value()
+        self.goal_in_d(role)
     }
 
     fn sees(&mut self, state: &Bits<W>, joint: &[u32], role: RoleIndex, out: &mut Vec<u32>) {
@@ -583,6 +664,32 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_goal_memo_reads_back_what_it_remembered_while_it_pays() {
+        let mut memo = GoalMemo::<2>::default();
+        assert_eq!(memo.get(&[1, 2], 2), None);
+        memo.remember(&[1, 2], &[100, 0]);
+        memo.remember(&[3, 4], &[50, 50]);
+        assert_eq!(memo.get(&[1, 2], 2), Some(&[100, 0][..]));
+        assert_eq!(memo.get(&[3, 4], 2), Some(&[50, 50][..]));
+        assert_eq!(memo.get(&[2, 1], 2), None);
+        // Hits keep it: one lookup in two hits.
+        for i in 0..GOAL_MEMO_TRIAL {
+            let state = if i % 2 == 0 { [1, 2] } else { [9, i] };
+            memo.get(&state, 2);
+        }
+        assert!(!memo.off);
+        // States that never repeat drop it, and it is asked no more.
+        let mut misses = GoalMemo::<1>::default();
+        for i in 0..GOAL_MEMO_TRIAL {
+            assert_eq!(misses.get(&[i], 1), None);
+            misses.remember(&[i], &[i as u8]);
+        }
+        assert!(misses.off && misses.at.is_empty() && misses.values.is_empty());
+        misses.remember(&[0], &[7]);
+        assert_eq!(misses.get(&[0], 1), None);
+    }
 
     #[test]
     fn ones_are_listed_in_order_from_the_base() {

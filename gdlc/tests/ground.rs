@@ -307,6 +307,8 @@ fn projection_shrinks_rules_and_goals_become_a_program() {
     assert!(grounded.projected, "the projected grounding is used");
     let module = grounded.module.expect("emits");
     assert!(module.contains("static GOAL_PROGRAM"), "goals as a program");
+    // Goals run as a program are remembered by state (`GroundRules::GOALS_REMEMBERED`).
+    assert!(module.contains("const GOALS_REMEMBERED: bool = true;"));
     // A forward program: the cell-by-cell counts read the board's fluents, each
     // instance looked at only when the state holds the fluent it watches.
     let watch = module

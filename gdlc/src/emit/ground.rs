@@ -3208,7 +3208,7 @@ const INIT: [u64; WORDS] = [{init}];
 const LEGAL_BITS: &'static [u32] = &[{legal_bits}];
 const TERMINAL_BIT: Option<u32> = {terminal};
 const GOALS: &'static [&'static [(u32, &'static str)]] = &[{goals}];
-const SEES: &'static [&'static [(u32, u32)]] = &[{sees}];
+const SEES: &'static [&'static [(u32, u32)]] = &[{sees}];{remembered}
 #[inline(never)]
 fn eval_state(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {{
 {state_body}}}
@@ -3229,6 +3229,12 @@ fn eval_moves(s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64;
             terminal = self.terminal_bit.map_or("None".to_owned(), |b| format!("Some({b})")),
             goals = goals.join(", "),
             sees = sees.join(", "),
+            // Goals run as a program are long enough to remember by state.
+            remembered = if self.tabled.goals {
+                "\nconst GOALS_REMEMBERED: bool = true;"
+            } else {
+                ""
+            },
         );
         out
     }
