@@ -851,20 +851,9 @@ impl Store {
     /// moves).
     #[inline(always)]
     pub fn insert_bit(&mut self, bit: usize, tuple: &[Sym]) -> bool {
-        let Dedupe::Bits { bits, dirty, .. } = &mut self.dedupe else {
-            not_a_bitset();
-        };
-        let Some(word) = bits.get_mut(bit / 64) else {
-            bit_outside_the_bitset(bit);
-        };
-        let mask = 1 << (bit % 64);
-        if *word & mask != 0 {
+        if !self.set_bit(bit) {
             return false;
         }
-        if *word == 0 {
-            dirty.push((bit / 64) as u32);
-        }
-        *word |= mask;
         if self.list_bits {
             self.row_bits.push(bit as u32);
         }
@@ -882,6 +871,17 @@ impl Store {
     #[inline(always)]
     pub fn insert_unlisted_bit(&mut self, bit: usize) -> bool {
         debug_assert!(!self.keep_rows && !self.list_bits, "a store of bits alone");
+        if !self.set_bit(bit) {
+            return false;
+        }
+        self.count += 1;
+        true
+    }
+
+    /// Sets bit `bit` of a bitset store, listing its word among those holding a bit
+    /// when it is the word's first; whether it was clear (the inserts' common part).
+    #[inline(always)]
+    fn set_bit(&mut self, bit: usize) -> bool {
         let Dedupe::Bits { bits, dirty, .. } = &mut self.dedupe else {
             not_a_bitset();
         };
@@ -896,7 +896,6 @@ impl Store {
             dirty.push((bit / 64) as u32);
         }
         *word |= mask;
-        self.count += 1;
         true
     }
 

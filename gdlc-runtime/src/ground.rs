@@ -433,6 +433,8 @@ struct GoalMemo<const W: usize> {
     /// Each state's first value in `values` (one per role).
     at: rustc_hash::FxHashMap<[u64; W], u32>,
     values: Vec<u8>,
+    /// A state's values as they are gathered, before [`GoalMemo::remember`].
+    scratch: Vec<u8>,
     lookups: u64,
     hits: u64,
     off: bool,
@@ -605,12 +607,20 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
             R::eval_goals(&state.0, &mut self.d);
             self.cached = Cached::Goals;
             if !self.goal_memo.off {
-                // Every role's value, remembered only when each has one.
-                let values: Result<Vec<u8>, GoalError> =
-                    (0..R::ROLES.len()).map(|r| self.goal_in_d(r)).collect();
-                if let Ok(values) = values {
+                // Every role's value, remembered only when each has one (gathered in
+                // the memo's own scratch: nothing allocated once it has grown).
+                let mut values = std::mem::take(&mut self.goal_memo.scratch);
+                values.clear();
+                for r in 0..R::ROLES.len() {
+                    match self.goal_in_d(r) {
+                        Ok(value) => values.push(value),
+                        Err(_) => break,
+                    }
+                }
+                if values.len() == R::ROLES.len() {
                     self.goal_memo.remember(&state.0, &values);
                 }
+                self.goal_memo.scratch = values;
             }
         }
         self.goal_in_d(role)
