@@ -2606,12 +2606,11 @@ impl<'a> Emitter<'a> {
                 self.query(test, code, sink)?
             };
         }
-        if let Some(scan) = state_scan {
-            let enumerated = scan.enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
-            return Ok(Some(self.for_each_position(enumerated, code)));
-        }
-        if let Some(scan) = static_scan {
-            let enumerated = scan.enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
+        // A scan of the state or of a static relation: its other columns enumerated.
+        let enumerated = (state_scan.map(|scan| scan.enumerated))
+            .or_else(|| static_scan.map(|scan| scan.enumerated));
+        if let Some(enumerated) = enumerated {
+            let enumerated = enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
             return Ok(Some(self.for_each_position(enumerated, code)));
         }
         if !whole {
