@@ -32,6 +32,7 @@ pub mod ir;
 pub mod normalize;
 pub mod plan;
 pub mod prove;
+pub mod scramble;
 pub mod syntax;
 
 pub use builder::Builder;

@@ -5,6 +5,8 @@
 //! - `gdlc perft FILE DEPTH` — `depth<TAB>count` for each depth 1..=DEPTH.
 //! - `gdlc playout FILE [--seed N] [--count N] [--moves TEXT]` — seeded random playouts.
 //! - `gdlc explain FILE --stage domains|flat|layers|plan|ground` — text dumps of the analysis.
+//! - `gdlc scramble FILE [--seed N] [--keep-numbers] [--no-rename] [--no-reorder]` — the
+//!   same game in another spelling (`gdlc::scramble`), on standard output.
 //! - `gdlc prove FILE [--class …] [--formula TEXT] …` — prove invariants (feature
 //!   `prove`; see `prove_cmd.rs`).
 //!
@@ -92,6 +94,25 @@ enum Command {
         #[arg(long, value_enum)]
         stage: StageArg,
     },
+    /// Write the same game in another spelling: symbols and variables renamed to random
+    /// words, sentences and body literals shuffled (what ggp-base's game server does to
+    /// every game it sends by default). The result goes to standard output.
+    Scramble {
+        /// The game (KIF).
+        file: PathBuf,
+        /// Seed of the random names and orders.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Keep numbers as they are (as ggp-base's scrambler does).
+        #[arg(long)]
+        keep_numbers: bool,
+        /// Keep every name (only reorder).
+        #[arg(long)]
+        no_rename: bool,
+        /// Keep the order of sentences and literals (only rename).
+        #[arg(long)]
+        no_reorder: bool,
+    },
     /// Prove invariants by induction with answer set programming: the standard property
     /// classes (functionals, legals, goals, persistence) or your own formulas.
     Prove {
@@ -166,6 +187,21 @@ fn main() -> ExitCode {
             max_steps,
         } => playout(&file, seed, count, moves.as_deref(), max_steps),
         Command::Explain { file, stage } => explain(&file, stage),
+        Command::Scramble {
+            file,
+            seed,
+            keep_numbers,
+            no_rename,
+            no_reorder,
+        } => scramble(
+            &file,
+            &gdlc::scramble::Options {
+                seed,
+                rename: !no_rename,
+                keep_numbers,
+                reorder: !no_reorder,
+            },
+        ),
         Command::Prove {
             file,
             classes,
@@ -298,6 +334,25 @@ fn compile(files: &[PathBuf], out: Option<&Path>) -> Result<(), Reported> {
         }
         Err(Reported)
     }
+}
+
+/// `gdlc scramble`: the game in another spelling on standard output.
+fn scramble(path: &Path, options: &gdlc::scramble::Options) -> Result<(), Reported> {
+    let file = SourceFile::read(path).map_err(|diagnostic| {
+        emit(
+            &diagnostic,
+            &SourceFile::new(path.display().to_string(), ""),
+        );
+        Reported
+    })?;
+    let text = gdlc::scramble::scramble(&file, options).map_err(|diagnostic| {
+        emit(&diagnostic, &file);
+        Reported
+    })?;
+    std::io::stdout().write_all(text.as_bytes()).map_err(|err| {
+        eprintln!("error: writing the scrambled game: {err}");
+        Reported
+    })
 }
 
 /// Reads and checks a game, reporting any error.

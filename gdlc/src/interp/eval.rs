@@ -43,8 +43,8 @@
 //! `true` and `does` — the state and the joint move — are stored relations with indexes.
 //!
 //! The bound/free status of every argument is known when a rule is planned for a call's
-//! bound head columns (literals run left to right after normalisation); plans are
-//! cached per rule and head columns. Only what the queries of a state need is ever
+//! bound head columns (the body's run order is chosen then from the game's structure,
+//! see `order.rs`); plans are cached per rule and head columns. Only what the queries of a state need is ever
 //! computed: rules written for top-down provers (e.g. `(coordinate ?x)` generators
 //! behind a negated call) cost no more than they do there. Variable bindings, the
 //! undo trail and call keys live on stacks shared by all rule activations, so
@@ -55,6 +55,7 @@ use std::hash::{BuildHasher, Hasher};
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use super::order::Sample;
 use super::relation::{ColumnMask, END, Relation};
 use super::terms::{Sym, TermId, TermStore};
 
@@ -115,7 +116,7 @@ pub struct CompiledRule {
 }
 
 /// The columns of `pats` whose variables are all in `bound`.
-fn bound_mask(pats: &[Pat], bound: &[bool]) -> ColumnMask {
+pub(super) fn bound_mask(pats: &[Pat], bound: &[bool]) -> ColumnMask {
     let mut mask = 0;
     for (i, pat) in pats.iter().enumerate().take(64) {
         let mut ready = true;
@@ -125,31 +126,6 @@ fn bound_mask(pats: &[Pat], bound: &[bool]) -> ColumnMask {
         }
     }
     mask
-}
-
-impl CompiledRule {
-    /// Each step's bound columns, given the head columns bound by the call.
-    fn plan(&self, head_mask: ColumnMask) -> Vec<ColumnMask> {
-        let mut bound = vec![false; self.num_vars];
-        for (i, pat) in self.head.iter().enumerate().take(64) {
-            if head_mask & (1 << i) != 0 {
-                pat.for_each_var(&mut |v| bound[v as usize] = true);
-            }
-        }
-        let mut masks = Vec::with_capacity(self.steps.len());
-        for step in &self.steps {
-            match step {
-                Step::Scan { pats, .. } => {
-                    masks.push(bound_mask(pats, &bound));
-                    for pat in pats.iter() {
-                        pat.for_each_var(&mut |v| bound[v as usize] = true);
-                    }
-                }
-                _ => masks.push(0),
-            }
-        }
-        masks
-    }
 }
 
 /// How a relation is evaluated, and when its results are forgotten.
@@ -180,6 +156,8 @@ pub struct RelationInfo {
     /// builds no compound term in its head (`(<= (islist (list ?x ?l)) (e ?x) (islist
     /// ?l))` does, and has a huge extension).
     pub groundable: bool,
+    /// What its matches are estimated from when bodies are ordered (`order.rs`).
+    pub sample: Sample,
 }
 
 /// The compiled program: rules and relation facts, immutable after construction.
@@ -189,6 +167,17 @@ pub struct Program {
     pub rules: Vec<CompiledRule>,
     /// Per relation.
     pub relations: Vec<RelationInfo>,
+    /// The head relation of each rule.
+    pub head_of: Vec<usize>,
+    /// The strongly connected component of each relation in the dependency graph.
+    pub component_of: Vec<usize>,
+}
+
+impl Program {
+    /// Whether two relations are in one strongly connected component.
+    pub fn same_component(&self, a: usize, b: usize) -> bool {
+        self.component_of[a] == self.component_of[b]
+    }
 }
 
 /// Calls of a static relation with this many different keys make it computed whole
@@ -366,9 +355,13 @@ pub struct Db {
     /// The lowest stack position of an incomplete table read by the evaluation in
     /// progress ([`NONE`]: none).
     low: u32,
-    /// Plans by rule and bound head columns: where their masks start in `plan_masks`.
+    /// Plans by rule and bound head columns: where their steps start in `plan_steps`.
     plans: FxHashMap<(usize, ColumnMask), u32>,
-    plan_masks: Vec<ColumnMask>,
+    /// Each plan's steps in run order: the step's index in the rule and its bound
+    /// columns (`order.rs`).
+    plan_steps: Vec<(u32, ColumnMask)>,
+    /// Expected answers of derived relations, for ordering bodies.
+    estimates: super::order::Estimates,
     /// Variable bindings of the rule activations in progress, each a window.
     bindings: Vec<Option<TermId>>,
     /// Bindings to undo on backtracking (positions in the activation's window).
@@ -397,7 +390,8 @@ impl Db {
             stack: Vec::new(),
             low: NONE,
             plans: FxHashMap::default(),
-            plan_masks: Vec::new(),
+            plan_steps: Vec::new(),
+            estimates: super::order::Estimates::default(),
             bindings: Vec::new(),
             trail: Vec::new(),
             keys: Vec::new(),
@@ -652,14 +646,15 @@ impl Db {
         grew
     }
 
-    /// The masks of rule `r`'s steps for calls binding `mask`: where they start in
-    /// `plan_masks`.
+    /// The steps of rule `r` in run order for calls binding `mask`: where they start in
+    /// `plan_steps`.
     fn plan(&mut self, program: &Program, r: usize, mask: ColumnMask) -> u32 {
         if let Some(&start) = self.plans.get(&(r, mask)) {
             return start;
         }
-        let start = self.plan_masks.len() as u32;
-        self.plan_masks.extend(program.rules[r].plan(mask));
+        let start = self.plan_steps.len() as u32;
+        let steps = super::order::order(program, &self.store, &mut self.estimates, r, mask);
+        self.plan_steps.extend(steps);
         self.plans.insert((r, mask), start);
         start
     }
@@ -714,13 +709,14 @@ impl Db {
             return false;
         }
         let rule = frame.rule;
-        let Some(current) = rule.steps.get(step) else {
+        if step == rule.steps.len() {
             return self.add_answer(frame);
-        };
+        }
+        let (index, mask) = self.plan_steps[frame.plan as usize + step];
+        let current = &rule.steps[index as usize];
         match current {
             Step::Scan { rel, pats } => {
                 let rel = *rel;
-                let mask = self.plan_masks[frame.plan as usize + step];
                 let stored = program.relations[rel].stored;
                 let key = self.keys.len();
                 let exists = key_of(
@@ -875,7 +871,7 @@ struct Frame<'a> {
     rule: &'a CompiledRule,
     /// Start of its bindings in `Db::bindings`.
     base: usize,
-    /// Start of its steps' masks in `Db::plan_masks`.
+    /// Start of its steps in `Db::plan_steps`.
     plan: u32,
     rel: usize,
     t: u32,

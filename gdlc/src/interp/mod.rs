@@ -16,6 +16,7 @@
 //! and percepts are listed in canonical KIF text order, as the runtime contract asks.
 
 mod eval;
+mod order;
 mod relation;
 mod terms;
 
@@ -108,20 +109,33 @@ impl Interpreter {
                 stored: Some(rel) == entry.true_rel || Some(rel) == entry.does_rel,
                 rules: Vec::new(),
                 groundable: true,
+                sample: order::Sample::Derived,
             });
         }
         let mut compiled = Vec::with_capacity(rules.len());
+        let mut head_of = Vec::with_capacity(rules.len());
         for rule in rules {
             let Some(head_rel) = graph.relation(&rule.head.name.text, rule.head.args.len()) else {
                 continue;
             };
             relations[head_rel].rules.push(compiled.len());
+            head_of.push(head_rel);
             compiled.push(compile_rule(rule, head_rel, &graph, &mut store));
         }
         mark_groundable(&mut relations, &compiled);
+        set_samples(&mut relations, &compiled, &entry, graph.relation("init", 1));
+        if let Some(d) = entry.does_rel {
+            let roles = rules
+                .iter()
+                .filter(|r| r.head.is("role", 1) && r.body.is_empty())
+                .count();
+            relations[d].sample = order::Sample::Moves(roles.max(1));
+        }
         let program = Program {
             rules: compiled,
             relations,
+            head_of,
+            component_of: graph.component_of.clone(),
         };
         let mut db = Db::new(&program, store);
 
@@ -319,6 +333,54 @@ fn mark_groundable(relations: &mut [RelationInfo], rules: &[CompiledRule]) {
         if !changed {
             break;
         }
+    }
+}
+
+/// The samples bodies are ordered by (see `order.rs`): the ground facts of a relation
+/// defined by ground facts alone, and the initial fluents (ground `init` facts) for
+/// `true`.
+fn set_samples(
+    relations: &mut [RelationInfo],
+    rules: &[CompiledRule],
+    entry: &Entry,
+    init: Option<usize>,
+) {
+    let ground_facts = |rel: usize| -> Option<Vec<Box<[TermId]>>> {
+        relations[rel]
+            .rules
+            .iter()
+            .map(|&r| {
+                let rule = &rules[r];
+                if !rule.steps.is_empty() {
+                    return None;
+                }
+                rule.head
+                    .iter()
+                    .map(|p| match p {
+                        Pat::Term(t) => Some(*t),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let samples: Vec<Option<Vec<Box<[TermId]>>>> = (0..relations.len())
+        .map(|rel| {
+            if relations[rel].stored || relations[rel].rules.is_empty() {
+                None
+            } else {
+                ground_facts(rel)
+            }
+        })
+        .collect();
+    let initial = init.and_then(ground_facts);
+    for (rel, sample) in samples.into_iter().enumerate() {
+        if let Some(tuples) = sample {
+            relations[rel].sample = order::Sample::Tuples(order::thinned(tuples));
+        }
+    }
+    if let (Some(t), Some(tuples)) = (entry.true_rel, initial) {
+        relations[t].sample = order::Sample::Tuples(order::thinned(tuples));
     }
 }
 

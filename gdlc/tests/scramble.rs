@@ -1,0 +1,173 @@
+//! `gdlc::scramble`: another spelling of a game means the same game. Scrambled files
+//! parse, check, keep their perft under the interpreter and the plan executor, and the
+//! scrambler is deterministic and really renames and reorders.
+
+mod common;
+
+use gdlc::SourceFile;
+use gdlc::analysis::analyze;
+use gdlc::exec::Executor;
+use gdlc::scramble::{Options, scramble};
+use gdlc_runtime::{Game, perft};
+
+/// The spellings tried on every game: everything, numbers kept (ggp-base's scrambler),
+/// reordering only, renaming only.
+fn spellings(seed: u64) -> [Options; 4] {
+    [
+        Options::all(seed),
+        Options {
+            keep_numbers: true,
+            ..Options::all(seed + 1)
+        },
+        Options {
+            rename: false,
+            ..Options::all(seed + 2)
+        },
+        Options {
+            reorder: false,
+            ..Options::all(seed + 3)
+        },
+    ]
+}
+
+fn perfts(game: &mut impl Game, depth: u32) -> Vec<u64> {
+    let initial = game.initial_state();
+    (1..=depth).map(|d| perft(game, &initial, d)).collect()
+}
+
+/// Perft of the interpreter and of the plan executor (the tuned plan, as compiled).
+fn both_perfts(file: &SourceFile, depth: u32) -> (Vec<u64>, Vec<u64>) {
+    let front = gdlc::front_end(file);
+    assert!(
+        front.is_valid(),
+        "{} is not valid:\n{}\n{}",
+        file.name,
+        front
+            .diagnostics
+            .iter()
+            .map(|d| d.render(file))
+            .collect::<String>(),
+        file.text
+    );
+    let mut interpreter = common::interpreter_for(file);
+    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let plan = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let mut executor = Executor::new(&ir, &plan);
+    (
+        perfts(&mut interpreter, depth),
+        perfts(&mut executor, depth),
+    )
+}
+
+fn assert_spellings_agree(file: &SourceFile, depth: u32, seed: u64) {
+    let (plain, executed) = both_perfts(file, depth);
+    assert_eq!(
+        plain, executed,
+        "{}: executor against interpreter",
+        file.name
+    );
+    for options in spellings(seed) {
+        let text = scramble(file, &options).unwrap_or_else(|d| panic!("{}", d.render(file)));
+        let scrambled = SourceFile::new(format!("{} scrambled {options:?}", file.name), text);
+        let (interpreted, executed) = both_perfts(&scrambled, depth);
+        assert_eq!(interpreted, plain, "{}: interpreter", scrambled.name);
+        assert_eq!(executed, plain, "{}: executor", scrambled.name);
+    }
+}
+
+#[test]
+fn team_games_keep_their_perft_in_every_spelling() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../games");
+    for (name, depth, seed) in [
+        ("tictactoe.kif", 3, 11),
+        ("connectfour.kif", 3, 23),
+        ("breakthrough.kif", 2, 37),
+        ("nim.kif", 3, 41),
+    ] {
+        let file = common::read_source(&std::path::Path::new(dir).join(name));
+        assert_spellings_agree(&file, depth, seed);
+    }
+}
+
+#[test]
+fn corpus_games_keep_their_perft_in_every_spelling() {
+    for (name, depth, seed) in [
+        ("checkers.kif", 2, 101),
+        ("pentago.kif", 1, 202),
+        ("blocker.kif", 2, 303),
+        ("3pttc.kif", 2, 404),
+    ] {
+        let Some(file) = common::game_source(name) else {
+            return;
+        };
+        assert_spellings_agree(&file, depth, seed);
+    }
+}
+
+#[test]
+fn scrambling_renames_reorders_and_is_deterministic() {
+    let file = SourceFile::new(
+        "tiny.kif",
+        "; a comment\n(role Xplayer) (role oplayer)\n(init (cell 1 b)) (init (cell 10 b))\n\
+         (<= (legal ?p (mark ?x)) (true (cell ?x b)) (role ?p))\n(<= terminal (not (true (cell 1 b))))\n\
+         (<= (goal ?p 100) (role ?p))\n(<= (next (cell ?x x)) (does ?p (mark ?x)))\n",
+    );
+    let all = scramble(&file, &Options::all(7)).expect("scrambles");
+    assert_eq!(all, scramble(&file, &Options::all(7)).expect("scrambles"));
+    assert_ne!(all, scramble(&file, &Options::all(8)).expect("scrambles"));
+    for kept in [
+        "(role ", "(init ", "(legal ", "(true ", "terminal", "(goal ", "100", "(not ",
+    ] {
+        assert!(all.contains(kept), "{kept} kept in\n{all}");
+    }
+    for renamed in [
+        "xplayer", "Xplayer", "cell", "mark", "?p", "?x", " 10 ", "comment",
+    ] {
+        assert!(!all.contains(renamed), "{renamed} renamed in\n{all}");
+    }
+    let numbers = scramble(
+        &file,
+        &Options {
+            keep_numbers: true,
+            ..Options::all(7)
+        },
+    )
+    .expect("scrambles");
+    assert!(numbers.contains(" 10 "), "numbers kept:\n{numbers}");
+    let unrenamed = scramble(
+        &file,
+        &Options {
+            rename: false,
+            ..Options::all(7)
+        },
+    )
+    .expect("scrambles");
+    assert!(unrenamed.contains("(cell ?x b)"), "{unrenamed}");
+    let characters = |text: &str| {
+        let mut characters: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+        characters.sort_unstable();
+        characters
+    };
+    let unordered = scramble(
+        &file,
+        &Options {
+            reorder: false,
+            rename: false,
+            ..Options::all(7)
+        },
+    )
+    .expect("scrambles");
+    assert_eq!(characters(&unordered), characters(&unrenamed));
+    assert!(unordered.starts_with("(role Xplayer)"), "{unordered}");
+}
+
+#[test]
+fn a_syntax_error_is_reported_not_scrambled() {
+    let file = SourceFile::new("bad.kif", "(role x) (init (cell 1)");
+    let error = scramble(&file, &Options::all(0)).expect_err("unclosed parenthesis");
+    assert!(
+        error.render(&file).contains("never closed"),
+        "{}",
+        error.render(&file)
+    );
+}
