@@ -362,6 +362,8 @@ pub struct Db {
     plan_steps: Vec<(u32, ColumnMask)>,
     /// Expected answers of derived relations, for ordering bodies.
     estimates: super::order::Estimates,
+    /// Tuples matched against a body literal so far: the evaluation's work.
+    pub tuples_tried: u64,
     /// Variable bindings of the rule activations in progress, each a window.
     bindings: Vec<Option<TermId>>,
     /// Bindings to undo on backtracking (positions in the activation's window).
@@ -392,6 +394,7 @@ impl Db {
             plans: FxHashMap::default(),
             plan_steps: Vec::new(),
             estimates: super::order::Estimates::default(),
+            tuples_tried: 0,
             bindings: Vec::new(),
             trail: Vec::new(),
             keys: Vec::new(),
@@ -845,6 +848,7 @@ impl Db {
         if !self.spend_step() {
             return false;
         }
+        self.tuples_tried += 1;
         let mark = self.trail.len();
         let tuple = match source {
             Source::Stored(rel) => self.stored[rel].tuple(i),

@@ -172,6 +172,12 @@ impl Interpreter {
         }
     }
 
+    /// The tuples matched against body literals since the interpreter was made: its work,
+    /// counted the same on every machine.
+    pub fn work(&self) -> u64 {
+        self.db.tuples_tried
+    }
+
     /// Memo tables kept (over every relation and phase), and the answers in them: what
     /// the interpreter's memory grows with.
     pub fn table_sizes(&self) -> (usize, usize) {
