@@ -123,7 +123,7 @@ impl Interpreter {
             compiled.push(compile_rule(rule, head_rel, &graph, &mut store));
         }
         mark_groundable(&mut relations, &compiled);
-        set_samples(&mut relations, &compiled, &entry, graph.relation("init", 1));
+        set_samples(&mut relations, &compiled, &entry);
         if let Some(d) = entry.does_rel {
             let roles = rules
                 .iter()
@@ -131,7 +131,7 @@ impl Interpreter {
                 .count();
             relations[d].sample = order::Sample::Moves(roles.max(1));
         }
-        let program = Program {
+        let mut program = Program {
             rules: compiled,
             relations,
             head_of,
@@ -158,6 +158,13 @@ impl Interpreter {
         }
         initial.sort_unstable();
         initial.dedup();
+        // Bodies that read `true` are ordered with the initial state as its sample,
+        // whether `init` is written as facts or derived by rules (no rule reading
+        // `true` has been ordered yet: `init` cannot depend on it).
+        if let Some(t) = entry.true_rel {
+            let fluents = initial.iter().map(|&f| Box::from([f])).collect();
+            program.relations[t].sample = order::Sample::Tuples(order::thinned(fluents));
+        }
         Interpreter {
             program,
             db,
@@ -343,14 +350,8 @@ fn mark_groundable(relations: &mut [RelationInfo], rules: &[CompiledRule]) {
 }
 
 /// The samples bodies are ordered by (see `order.rs`): the ground facts of a relation
-/// defined by ground facts alone, and the initial fluents (ground `init` facts) for
-/// `true`.
-fn set_samples(
-    relations: &mut [RelationInfo],
-    rules: &[CompiledRule],
-    entry: &Entry,
-    init: Option<usize>,
-) {
+/// defined by ground facts alone (`true` gets the initial state once it is computed).
+fn set_samples(relations: &mut [RelationInfo], rules: &[CompiledRule], entry: &Entry) {
     let ground_facts = |rel: usize| -> Option<Vec<Box<[TermId]>>> {
         relations[rel]
             .rules
@@ -379,14 +380,15 @@ fn set_samples(
             }
         })
         .collect();
-    let initial = init.and_then(ground_facts);
     for (rel, sample) in samples.into_iter().enumerate() {
         if let Some(tuples) = sample {
             relations[rel].sample = order::Sample::Tuples(order::thinned(tuples));
         }
     }
-    if let (Some(t), Some(tuples)) = (entry.true_rel, initial) {
-        relations[t].sample = order::Sample::Tuples(order::thinned(tuples));
+    // `true` has no rules: until the initial state is known, an empty sample (one
+    // match, a scan of at least `order::STATE_GUESS` fluents).
+    if let Some(t) = entry.true_rel {
+        relations[t].sample = order::Sample::Tuples(Vec::new());
     }
 }
 
