@@ -336,15 +336,20 @@ fn compile(files: &[PathBuf], out: Option<&Path>) -> Result<(), Reported> {
     }
 }
 
-/// `gdlc scramble`: the game in another spelling on standard output.
-fn scramble(path: &Path, options: &gdlc::scramble::Options) -> Result<(), Reported> {
-    let file = SourceFile::read(path).map_err(|diagnostic| {
+/// Reads a source file, reporting a failure.
+fn read_source(path: &Path) -> Result<SourceFile, Reported> {
+    SourceFile::read(path).map_err(|diagnostic| {
         emit(
             &diagnostic,
             &SourceFile::new(path.display().to_string(), ""),
         );
         Reported
-    })?;
+    })
+}
+
+/// `gdlc scramble`: the game in another spelling on standard output.
+fn scramble(path: &Path, options: &gdlc::scramble::Options) -> Result<(), Reported> {
+    let file = read_source(path)?;
     let text = gdlc::scramble::scramble(&file, options).map_err(|diagnostic| {
         emit(&diagnostic, &file);
         Reported
@@ -357,13 +362,7 @@ fn scramble(path: &Path, options: &gdlc::scramble::Options) -> Result<(), Report
 
 /// Reads and checks a game, reporting any error.
 fn front_end(path: &Path) -> Result<(SourceFile, gdlc::FrontEnd), Reported> {
-    let file = SourceFile::read(path).map_err(|diagnostic| {
-        emit(
-            &diagnostic,
-            &SourceFile::new(path.display().to_string(), ""),
-        );
-        Reported
-    })?;
+    let file = read_source(path)?;
     let front = gdlc::front_end(&file);
     let mut failed = false;
     for diagnostic in front.diagnostics.iter().filter(|d| d.is_error()) {
