@@ -361,11 +361,13 @@ impl Entry {
 /// The analysed game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ir {
-    /// Every symbol.
+    /// Every symbol, numbered in canonical order ([`crate::analysis::canonical`]).
     pub symbols: Symbols,
+    /// The chains of constants that ordered symbols.
+    pub chains: Vec<crate::analysis::canonical::Chain>,
     /// Every relation, sorted by name then arity.
     pub relations: Vec<Relation>,
-    /// Every rule, flattened, in normalised order.
+    /// Every rule, flattened, in canonical order.
     pub rules: Vec<FlatRule>,
     /// Roles in description order.
     pub roles: Vec<SymbolId>,

@@ -188,8 +188,13 @@ fn fold_and_order(body: Vec<Literal>) -> Option<Vec<Literal>> {
             _ => tests.push(literal),
         }
     }
-    // Place each test right after the first prefix of positives that binds its variables;
-    // tests whose variables are never bound (unsafe rules) go last, in written order.
+    Some(place_tests(positives, tests))
+}
+
+/// `positives` in their order, each test of `tests` right after the first prefix of
+/// positives that binds its variables; tests whose variables are never bound (unsafe
+/// rules) go last, in their order.
+pub fn place_tests(positives: Vec<Literal>, tests: Vec<Literal>) -> Vec<Literal> {
     let mut bound: HashSet<&str> = HashSet::new();
     let mut placed = vec![false; tests.len()];
     let mut order: Vec<(usize, usize)> = Vec::new(); // (0 = positive / 1 = test, index)
@@ -221,18 +226,16 @@ fn fold_and_order(body: Vec<Literal>) -> Option<Vec<Literal>> {
     }
     let mut positives: Vec<Option<Literal>> = positives.iter().cloned().map(Some).collect();
     let mut tests: Vec<Option<Literal>> = tests.iter().cloned().map(Some).collect();
-    Some(
-        order
-            .into_iter()
-            .filter_map(|(kind, i)| {
-                if kind == 0 {
-                    positives[i].take()
-                } else {
-                    tests[i].take()
-                }
-            })
-            .collect(),
-    )
+    order
+        .into_iter()
+        .filter_map(|(kind, i)| {
+            if kind == 0 {
+                positives[i].take()
+            } else {
+                tests[i].take()
+            }
+        })
+        .collect()
 }
 
 /// A text key identifying a rule up to spans.

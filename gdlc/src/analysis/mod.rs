@@ -4,6 +4,7 @@
 //! layers ([`layers`]). Analysis does no I/O and never panics on a checked game; a game it
 //! cannot handle gets a diagnostic naming the relation and rule.
 
+pub mod canonical;
 pub mod domains;
 pub mod flatten;
 pub mod layers;
@@ -63,7 +64,8 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
         ));
     }
     let mut symbols = Symbols::default();
-    let computed = domains::compute(&front.rules, &mut symbols)?;
+    let (canonical_rules, chains) = canonical::canonical(&front.rules, &mut symbols);
+    let computed = domains::compute(&canonical_rules, &mut symbols)?;
     let rules: &[crate::normalize::Rule] = &computed.rules;
     let domains = &computed.domains;
     let flat = flatten::flatten(rules, domains, &mut symbols)?;
@@ -93,6 +95,7 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
     );
     Ok(Ir {
         symbols,
+        chains,
         relations: flat.relations,
         rules: flat.rules,
         roles,

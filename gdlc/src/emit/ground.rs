@@ -3,9 +3,9 @@
 //!
 //! Layout (one bit per reachable ground atom):
 //!
-//! - **the state** `s`: one bit per reachable fluent, in layout order (KIF text order
-//!   but integers by value: `layout_order`, so a board's rows past the ninth keep
-//!   their neighbours at one distance);
+//! - **the state** `s`: one bit per reachable fluent, in canonical symbol order
+//!   (`layout_order`: along the chains the game defines, so a board's neighbours lie at
+//!   one distance whatever the coordinates are called);
 //! - **moves**: every role's possible moves numbered in one range per role, in text
 //!   order, so a legal-move list is the set bits of one range of `d`;
 //! - **`d`**: the state-dependent atoms — each role's legal moves first (in move
@@ -1056,31 +1056,19 @@ fn without<'i>(
 }
 
 /// The order of the state's fluent bits: terms compared symbol by symbol, argument by
-/// argument, where two integers compare by value and an integer comes before any other
-/// name (which compare as text). Text order would put `10` between `1` and `2`, so a
-/// board's neighbours past the ninth row or column would lie at irregular distances
-/// and fall out of word-parallel families and classes; by value they lie at one
-/// distance.
-fn layout_order(
-    symbols: &crate::ir::Symbols,
-    a: &crate::ir::Term,
-    b: &crate::ir::Term,
-) -> std::cmp::Ordering {
-    let key = |t: &crate::ir::Term| {
-        let name = symbols.symbol(t.symbol).name.as_str();
-        match name.parse::<i64>() {
-            Ok(value) => (0, value, ""),
-            Err(_) => (1, 0, name),
-        }
-    };
-    key(a)
-        .cmp(&key(b))
+/// argument, in canonical symbol order ([`crate::analysis::canonical`]): along the
+/// chains the game defines (a board's coordinates in board order whatever their
+/// names), then integers by value, then names. So a board's neighbours lie at one
+/// distance and fall into word-parallel families and classes.
+fn layout_order(a: &crate::ir::Term, b: &crate::ir::Term) -> std::cmp::Ordering {
+    a.symbol
+        .cmp(&b.symbol)
         .then_with(|| a.args.len().cmp(&b.args.len()))
         .then_with(|| {
             a.args
                 .iter()
                 .zip(&b.args)
-                .map(|(x, y)| layout_order(symbols, x, y))
+                .map(|(x, y)| layout_order(x, y))
                 .find(|o| o.is_ne())
                 .unwrap_or(std::cmp::Ordering::Equal)
         })
@@ -1128,7 +1116,7 @@ impl<'a> Layout<'a> {
                 .position(|&r| r == term.symbol && term.args.is_empty())
         };
 
-        // Fluents in layout order (numbers by value), ties by text.
+        // Fluents in layout order (canonical symbol order), ties by text.
         let mut fluents: Vec<(crate::ir::Term, String, AtomId)> = Vec::new();
         if let Some(t) = true_rel {
             for a in g.of(t) {
@@ -1138,7 +1126,7 @@ impl<'a> Layout<'a> {
                 fluents.push((term, text, a));
             }
         }
-        fluents.sort_by(|a, b| layout_order(&ir.symbols, &a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+        fluents.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
         for (bit, &(_, _, a)) in fluents.iter().enumerate() {
             places[a as usize] = Place::State(bit);
         }

@@ -15,6 +15,7 @@
 //! 4. Storage: a flag without columns; a bitset when the product of the column domains
 //!    is small; otherwise a hash set with one index per lookup pattern.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
@@ -205,6 +206,11 @@ struct Planner<'a> {
     /// The state's column order per function symbol of `true` (see
     /// [`super::state_column_orders`]): the ranges of `true` lookups follow it.
     state_orders: BTreeMap<SymbolId, Vec<usize>>,
+    /// The estimated work of one call of a demand relation by its bound columns
+    /// ([`Self::call_work`]), forgotten whenever a layer's evaluation or a table
+    /// changes; and the calls being estimated (recursion).
+    call_works: RefCell<BTreeMap<(RelationId, Columns), f64>>,
+    estimating: RefCell<BTreeSet<(RelationId, Columns)>>,
 }
 
 impl<'a> Planner<'a> {
@@ -221,7 +227,41 @@ impl<'a> Planner<'a> {
             indexes: vec![BTreeSet::new(); n],
             layer_trees: vec![None; ir.layers.len()],
             state_orders: BTreeMap::new(),
+            call_works: RefCell::new(BTreeMap::new()),
+            estimating: RefCell::new(BTreeSet::new()),
         }
+    }
+
+    /// Forgets the estimated work of demand calls (a layer's evaluation or a table
+    /// changed).
+    fn forget_call_works(&self) {
+        self.call_works.borrow_mut().clear();
+    }
+
+    /// The estimated work of one call of demand relation `relation` with `columns`
+    /// bound: one, plus the work of each of its rules in its cheapest order with those
+    /// head columns bound (which counts the calls they make in turn). A call met again
+    /// while it is estimated (recursion through other layers) counts one.
+    fn call_work(&self, relation: RelationId, columns: Columns) -> f64 {
+        let key = (relation, columns);
+        if let Some(&work) = self.call_works.borrow().get(&key) {
+            return work;
+        }
+        if !self.estimating.borrow_mut().insert(key.clone()) {
+            return 1.0;
+        }
+        let layer = self.ir.layer_of[relation.0 as usize];
+        let mut work = 1.0;
+        for &r in &self.ir.layers[layer].rules {
+            if self.ir.rules[r].head.relation == relation {
+                work += self
+                    .order_and_work(r, &self.head_bound(r, &key.1), None)
+                    .1;
+            }
+        }
+        self.estimating.borrow_mut().remove(&key);
+        self.call_works.borrow_mut().insert(key, work);
+        work
     }
 
     fn is_input(&self, relation: RelationId) -> bool {
@@ -321,7 +361,17 @@ impl<'a> Planner<'a> {
     /// the tables at every level, while the domain-product estimate of its answers
     /// makes that look cheap. (Only static tables count: the estimates of derived
     /// relations are domain products, far too large to be squared.)
+    ///
+    /// A call of another layer's demand relation also costs, per row reaching it, the
+    /// work of evaluating the call ([`Self::call_work`]): enumerating its answers with
+    /// few columns bound once is cheaper than calling it bound per candidate of a
+    /// table or of the state, though the estimated answers may tie.
     fn cheapest_order(&self, r: usize, bound: &[bool], skip: Option<usize>) -> Vec<usize> {
+        self.order_and_work(r, bound, skip).0
+    }
+
+    /// [`Self::cheapest_order`] and its estimated work.
+    fn order_and_work(&self, r: usize, bound: &[bool], skip: Option<usize>) -> (Vec<usize>, f64) {
         let rule = &self.ir.rules[r];
         let head_layer = self.ir.layer_of[rule.head.relation.0 as usize];
         let recursive_demand = |relation: RelationId| {
@@ -391,37 +441,45 @@ impl<'a> Planner<'a> {
             } else {
                 1.0
             };
+            let call = if self.is_demand(a.relation) && !recursive_demand(a.relation) {
+                let columns: Columns = (0..known.len()).filter(|&c| known[c].is_some()).collect();
+                self.call_work(a.relation, columns)
+            } else {
+                0.0
+            };
             let fan_after = if self.stats[a.relation.0 as usize].is_some() {
                 (fan * matches).clamp(1.0, 1e3)
             } else {
                 fan
             };
-            (rows_after, rows * penalty * (1.0 + scan), fan_after)
+            (rows_after, rows * (penalty * (1.0 + scan) + call), fan_after)
         };
         if n == 0 {
-            return Vec::new();
+            return (Vec::new(), 0.0);
         }
         if n > MAX_EXACT_ORDER {
             let mut order = Vec::with_capacity(n);
             let mut mask = 0usize;
             let mut rows = 1.0;
             let mut fan = 1.0;
+            let mut total = 0.0;
             while order.len() < n {
                 let b = bound_after(mask);
-                let mut best: Option<(usize, f64, f64, f64)> = None;
+                let mut best: Option<(usize, f64, f64, f64, f64)> = None;
                 for i in (0..n).filter(|i| mask & (1 << i) == 0) {
                     let (rows_after, work, fan_after) = step(i, &b, rows, fan);
-                    if best.is_none_or(|(_, w, _, _)| work + rows_after < w) {
-                        best = Some((i, work + rows_after, rows_after, fan_after));
+                    if best.is_none_or(|(_, w, _, _, _)| work + rows_after < w) {
+                        best = Some((i, work + rows_after, rows_after, fan_after, work));
                     }
                 }
-                let (i, _, rows_after, fan_after) = best.expect("a literal is left");
+                let (i, _, rows_after, fan_after, work) = best.expect("a literal is left");
+                total += work;
                 order.push(positives[i]);
                 mask |= 1 << i;
                 rows = rows_after;
                 fan = fan_after;
             }
-            return order;
+            return (order, total);
         }
         // best[mask]: (work, rows, static fan-out, last literal) of the cheapest order
         // of `mask`.
@@ -448,6 +506,7 @@ impl<'a> Planner<'a> {
                 }
             }
         }
+        let work = best[full].map_or(0.0, |(work, _, _, _)| work);
         let mut order = Vec::with_capacity(n);
         let mut mask = full;
         while mask != 0 {
@@ -456,7 +515,7 @@ impl<'a> Planner<'a> {
             mask &= !(1 << i);
         }
         order.reverse();
-        order
+        (order, work)
     }
 
     /// The estimated cost of one lookup (`.0`: tuples looked at) and its number of
@@ -963,6 +1022,7 @@ impl<'a> Planner<'a> {
                 patterns[callee.0 as usize].insert(columns);
             }
             self.demand_layer[l] = demand;
+            self.forget_call_works();
         }
         Ok(())
     }
@@ -1011,6 +1071,7 @@ impl<'a> Planner<'a> {
                 self.stats[r].clone_from(&seed.stats[r]);
             }
             self.demand_layer[l] = after;
+            self.forget_call_works();
             return Ok(Some((before, after)));
         }
         if !self.demand_layer[l] {
@@ -1019,10 +1080,12 @@ impl<'a> Planner<'a> {
             }
         } else if self.reads_only_tables(l) {
             self.demand_layer[l] = false;
+            self.forget_call_works();
             if !self.evaluate_static(l, SMALL_STATIC_LIMIT, SMALL_STATIC_WORK)? {
                 self.demand_layer[l] = true;
                 self.retain_used_indexes();
             }
+            self.forget_call_works();
         }
         Ok(Some((before, self.demand_layer[l])))
     }
@@ -1103,6 +1166,7 @@ impl<'a> Planner<'a> {
                 distinct,
             });
             self.tables[relation.0 as usize] = Some(tuples);
+            self.forget_call_works();
         }
         // The tree served compile time only: keep exactly the indexes that the trees
         // still alive use (demand modes planned meanwhile stay in the plan and are run
