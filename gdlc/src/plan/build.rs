@@ -254,9 +254,7 @@ impl<'a> Planner<'a> {
         let mut work = 1.0;
         for &r in &self.ir.layers[layer].rules {
             if self.ir.rules[r].head.relation == relation {
-                work += self
-                    .order_and_work(r, &self.head_bound(r, &key.1), None)
-                    .1;
+                work += self.order_and_work(r, &self.head_bound(r, &key.1), None).1;
             }
         }
         self.estimating.borrow_mut().remove(&key);
@@ -452,7 +450,11 @@ impl<'a> Planner<'a> {
             } else {
                 fan
             };
-            (rows_after, rows * (penalty * (1.0 + scan) + call), fan_after)
+            (
+                rows_after,
+                rows * (penalty * (1.0 + scan) + call),
+                fan_after,
+            )
         };
         if n == 0 {
             return (Vec::new(), 0.0);

@@ -32,8 +32,11 @@
 //! 4. **Decides greedily**, from the last demand layer to the first: the layer is
 //!    planned materialised (with the decisions kept so far; layers only it called
 //!    with their columns bound follow it), and kept so when that costs at most
-//!    [`GAIN`] of the best plan so far. A trial stops as soon as it passes that bound,
-//!    and no trial starts once the trials could pass [`TRIALS_WORK`] nodes in all.
+//!    [`GAIN`] of the best plan so far; the pass repeats (up to
+//!    [`MATERIALISE_PASSES`]) while it keeps a layer, so that the layers' numbering
+//!    (their relations' names) does not decide which of two layers that pay together
+//!    is tried first. A trial stops as soon as it passes that bound, and no trial
+//!    starts once the trials could pass [`TRIALS_WORK`] nodes in all.
 //! 5. **Tries materialised layers on demand**, from the first layer to the last: a
 //!    materialised state-dependent layer is planned on demand
 //!    ([`PlanOptions::on_demand`]; only when every query of it binds a column) and
@@ -54,6 +57,9 @@ use super::{LayerEvaluation, Plan, PlanOptions, SampledSize, Statics, plan_seede
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
 use crate::ir::{Ir, Phase, SymbolId};
+
+/// The most passes over the demand layers trying each materialised (see [`tune`]).
+const MATERIALISE_PASSES: usize = 3;
 
 /// The most steps of the sampling playout.
 pub const SAMPLE_STEPS: usize = 300;
@@ -178,18 +184,26 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
         spent: threshold_work,
         trials: Vec::new(),
     };
-    // From the last demand layer back, each is tried materialised.
-    let demand_layers: Vec<usize> = (0..ir.layers.len())
-        .rev()
-        .filter(|&l| {
-            search.best.layers[l].evaluation == LayerEvaluation::Demand
-                && ir.layers[l].phase != Phase::Static
-        })
-        .collect();
-    for l in demand_layers {
-        if search.best.layers[l].evaluation == LayerEvaluation::Demand
-            && !search.try_layer(ir, statics, &samples, l, false)
-        {
+    // From the last demand layer back, each is tried materialised; passes repeat
+    // while one keeps a layer so (a layer can pay only once another is materialised,
+    // and which is tried first follows the layers' numbering, not the game).
+    'passes: for _ in 0..MATERIALISE_PASSES {
+        let demand_layers: Vec<usize> = (0..ir.layers.len())
+            .rev()
+            .filter(|&l| {
+                search.best.layers[l].evaluation == LayerEvaluation::Demand
+                    && ir.layers[l].phase != Phase::Static
+            })
+            .collect();
+        let kept = search.trials.iter().filter(|t| t.work.is_some()).count();
+        for l in demand_layers {
+            if search.best.layers[l].evaluation == LayerEvaluation::Demand
+                && !search.try_layer(ir, statics, &samples, l, false)
+            {
+                break 'passes;
+            }
+        }
+        if search.trials.iter().filter(|t| t.work.is_some()).count() == kept {
             break;
         }
     }
