@@ -133,8 +133,8 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const LEGAL_BITS: &'static [u32] = &[0, 10];
     const TERMINAL_BIT: Option<u32> = Some(20);
     const GOALS: &'static [&'static [(u32, &'static str)]] = &[
-        &[(26, "0"), (23, "100"), (21, "50")],
-        &[(24, "0"), (25, "100"), (22, "50")],
+        &[(25, "0"), (24, "100"), (22, "50")],
+        &[(23, "0"), (26, "100"), (21, "50")],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]
