@@ -26,6 +26,60 @@ pub fn explain(ir: &Ir, stage: Stage) -> String {
     }
 }
 
+/// How the constants of each column of the state's fluents are ordered — the order of
+/// their positions in every store and of the fluents' bits
+/// ([`crate::analysis::canonical`]): by the chains of static relations the game
+/// defines, integers by value, or names (no structure: text order).
+fn orders_text(ir: &Ir, out: &mut String) {
+    let Some(state) = ir.keyword(crate::ir::Keyword::True) else {
+        return;
+    };
+    for column in &ir.relation(state).columns {
+        let values: Vec<&str> = column
+            .domain
+            .iter()
+            .filter(|&&s| s != crate::ir::NIL && ir.symbols.symbol(s).arity == 0)
+            .map(|&s| ir.symbols.symbol(s).name.as_str())
+            .collect();
+        if values.len() < 2 {
+            continue;
+        }
+        let mut parts = Vec::new();
+        let mut rest: Vec<&str> = values.clone();
+        for chain in &ir.chains {
+            let on: usize = rest
+                .iter()
+                .filter(|v| chain.constants.iter().any(|c| c == *v))
+                .count();
+            if on > 0 {
+                rest.retain(|v| !chain.constants.iter().any(|c| c == v));
+                parts.push(format!(
+                    "{on} by the chain of static relation `{}`{}",
+                    chain.relation,
+                    if chain.symmetric { " (both ways)" } else { "" }
+                ));
+            }
+        }
+        let integers = rest.iter().filter(|v| v.parse::<i64>().is_ok()).count();
+        if integers > 0 {
+            parts.push(format!("{integers} integers by value"));
+        }
+        if rest.len() > integers {
+            parts.push(format!(
+                "{} by name (no structure: text order)",
+                rest.len() - integers
+            ));
+        }
+        let _ = writeln!(
+            out,
+            "order of fluent column {} ({} constants): {}",
+            ir.path_text(&column.path),
+            values.len(),
+            parts.join(", then ")
+        );
+    }
+}
+
 fn symbol_set(ir: &Ir, symbols: &[SymbolId]) -> String {
     let names: Vec<String> = symbols.iter().map(|&s| ir.symbols.display(s)).collect();
     format!("{{{}}}", names.join(" "))
@@ -225,6 +279,7 @@ fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
 /// every layer's filter tree and every demand mode's tree, one node per line.
 pub fn plan(ir: &Ir, plan: &Plan) -> String {
     let mut out = String::new();
+    orders_text(ir, &mut out);
     for (relation, rp) in ir.relations.iter().zip(&plan.relations) {
         let kind = match &rp.evaluation {
             Evaluation::Input => "input".to_owned(),
@@ -431,6 +486,7 @@ fn node_text(ir: &Ir, node: &Node, rule: Option<&FlatRule>, depth: usize, out: &
 /// it and why, the reachable atoms of every non-static relation, and the instances.
 pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     let mut out = String::new();
+    orders_text(ir, &mut out);
     let (grounded, _) = crate::emit::ground::ground_and_emit_auto(ir, plan, source, || {
         crate::plan::tuned(ir).unwrap_or_else(|_| plan.clone())
     });

@@ -12,7 +12,8 @@
 //!   the parser does). Numbers are renamed too unless [`Options::keep_numbers`] (what
 //!   ggp-base's scrambler does), but for the goal values written in `goal` heads (and
 //!   every integer 0–100 when some goal value is a variable), which must stay numbers.
-//! - **reordering** ([`Options::reorder`]): the sentences of the file are shuffled, and
+//! - **reordering** ([`Options::reorder`]): the sentences of the file are shuffled (the
+//!   `role` facts keep their order among themselves: it is the order of the roles), and
 //!   so are the literals of every rule body and of every `or`/`and` in it.
 //!
 //! Comments are dropped. The output parses to a description with exactly the same
@@ -67,7 +68,20 @@ pub fn scramble(file: &SourceFile, options: &Options) -> Result<String, Diagnost
         Renaming::default()
     };
     if options.reorder {
+        // The role facts keep their order among themselves: it is the game's order of
+        // the roles (of joint moves and goals), not a matter of spelling.
+        let roles: Vec<SExpr> = sentences
+            .iter()
+            .filter(|s| is_role_fact(s))
+            .cloned()
+            .collect();
         shuffle(&mut sentences, &mut rng);
+        let mut roles = roles.into_iter();
+        for sentence in sentences.iter_mut().filter(|s| is_role_fact(s)) {
+            if let Some(role) = roles.next() {
+                *sentence = role;
+            }
+        }
         for sentence in &mut sentences {
             reorder_rule(sentence, &mut rng);
         }
@@ -207,6 +221,13 @@ fn random_word(rng: &mut Pcg64Mcg) -> String {
 }
 
 /// Fisher–Yates with the scrambler's generator.
+/// Whether `sentence` is a fact `(role r)`.
+fn is_role_fact(sentence: &SExpr) -> bool {
+    matches!(sentence, SExpr::List(items, _)
+        if items.len() == 2
+            && matches!(&items[0], SExpr::Symbol(name, _) if name.eq_ignore_ascii_case("role")))
+}
+
 fn shuffle<T>(items: &mut [T], rng: &mut Pcg64Mcg) {
     for i in (1..items.len()).rev() {
         items.swap(i, rng.random_range(0..=i));

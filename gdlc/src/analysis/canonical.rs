@@ -17,12 +17,15 @@
 //!   coordinates thus lie in board order whatever they are called, and a neighbour is
 //!   one position away.
 //! - **Bodies and rules are listed in a canonical order**: a body's positive literals by
-//!   relation and constant arguments (variables do not count), each test right after the
-//!   positives that bind its variables (the order [`crate::normalize`] promises); rules
-//!   by the same key, but `role` facts first and in written order (it is the order of
-//!   the roles). Literals or rules equal under the key keep their written order.
+//!   relation, constant arguments and the structural colour of their variables (their
+//!   places in the head, then the literals they meet: [`variable_colours`], never their
+//!   names), each test right after the positives that bind its variables (the order
+//!   [`crate::normalize`] promises); rules by the same key, but `role` facts first and
+//!   in written order (it is the order of the roles). Literals or rules equal under the
+//!   key keep their written order.
 //!
-//! [`explain_orders`] says which order each chain got.
+//! `gdlc explain --stage plan` (and `ground`) says how each column of the state's
+//! fluents got its order.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -424,22 +427,6 @@ fn rule_key(rule: &Rule, rank: &BTreeMap<SymbolKey, SymbolId>, colours: &Colours
         key.push_str(&literal_key(literal, rank, colours));
     }
     key
-}
-
-/// One line per chain: the relation, and the constants in the order they got.
-pub fn explain_orders(chains: &[Chain]) -> Vec<String> {
-    chains
-        .iter()
-        .map(|chain| {
-            let shown: Vec<&str> = chain.constants.iter().map(String::as_str).collect();
-            format!(
-                "ordered by the chain of static relation `{}`{}: {}",
-                chain.relation,
-                if chain.symmetric { " (both ways)" } else { "" },
-                shown.join(" < ")
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]
