@@ -114,6 +114,9 @@ pub struct Options {
     pub check_playouts: usize,
     /// Where the results go (`None`: `<target>/bench`).
     pub out: Option<PathBuf>,
+    /// Other spellings measured after each game (`--spellings`, see
+    /// [`crate::spellings`]).
+    pub spellings: Vec<crate::spellings::Spelling>,
     /// The command line, as shown in the results.
     pub command_line: String,
 }
@@ -1592,6 +1595,7 @@ pub fn bench(options: &Options) -> Result<bool, String> {
         None => scratch::target_root().join("bench"),
     };
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let games = crate::spellings::with_spellings(games, &options.spellings, &out)?;
     let swipl_version = crate::prolog::swipl_version();
     if swipl_version.is_none() {
         eprintln!(

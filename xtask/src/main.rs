@@ -34,6 +34,7 @@ mod bench;
 mod codegen;
 mod prolog;
 mod scratch;
+mod spellings;
 mod test_cmd;
 
 use std::path::{Path, PathBuf};
@@ -163,6 +164,12 @@ enum Command {
         /// interpreter before it is measured (as `verify`); 0 skips the check.
         #[arg(long, default_value_t = 20)]
         check_playouts: usize,
+        /// Other spellings of each game measured right after it, written by `gdlc
+        /// scramble`: comma-separated KIND:SEED, KIND one of all (renamed, numbers too,
+        /// and reordered), numbers (the same with numbers kept, as ggp-base's server
+        /// sends), order (reordered only), names (renamed only).
+        #[arg(long)]
+        spellings: Option<String>,
     },
     /// The project's tests: `cargo test --workspace`, after one line each on the game
     /// corpus and SWI-Prolog (found, or which tests skip without them; with
@@ -290,8 +297,17 @@ fn main() -> ExitCode {
             seed,
             out,
             check_playouts,
+            spellings,
         } => {
+            let spellings = match spellings.as_deref().map(spellings::parse).transpose() {
+                Ok(spellings) => spellings.unwrap_or_default(),
+                Err(message) => {
+                    report(&message);
+                    return ExitCode::from(2);
+                }
+            };
             let options = bench::Options {
+                spellings,
                 games,
                 seconds,
                 seed,

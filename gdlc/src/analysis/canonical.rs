@@ -276,7 +276,7 @@ fn variable_colours(
     let mut at = 0;
     head.for_each_var(&mut |v| {
         let colour = colours.entry(v.text.clone()).or_default();
-        colour.push_str(&format!("h{at}."));
+        colour.push_str(&format!("h{at:04}."));
         at += 1;
     });
     for literal in body {
@@ -313,7 +313,7 @@ fn variable_colours(
             names.iter().enumerate().map(|(i, n)| (n, i)).collect();
         colours = refined
             .iter()
-            .map(|(v, name)| (v.clone(), format!("c{}", number[name])))
+            .map(|(v, name)| (v.clone(), format!("c{:06}", number[name])))
             .collect();
     }
     colours
