@@ -304,8 +304,8 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
     compare(&mut reference, &mut executor, options).expect("agree");
 
     if let Some(file) = common::game_source("othello-comp2007.kif") {
-        let renamed = gdlc::scramble::scramble(&file, &gdlc::scramble::Options::all(5))
-            .expect("scrambles");
+        let renamed =
+            gdlc::scramble::scramble(&file, &gdlc::scramble::Options::all(5)).expect("scrambles");
         for file in [file, gdlc::SourceFile::new("othello renamed", renamed)] {
             let front = gdlc::front_end(&file);
             let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));

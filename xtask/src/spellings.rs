@@ -123,8 +123,16 @@ mod tests {
         assert_eq!(kinds, ["all", "numbers", "order", "names"]);
         assert!(spellings[1].options.keep_numbers && !spellings[2].options.rename);
         assert!(!spellings[3].options.reorder && spellings[3].options.rename);
-        assert!(parse("all").unwrap_err().contains("KIND:SEED"));
-        assert!(parse("all:x").unwrap_err().contains("not a number"));
-        assert!(parse("upside:1").unwrap_err().contains("unknown spelling kind"));
+        assert!(parse("all").expect_err("no seed").contains("KIND:SEED"));
+        assert!(
+            parse("all:x")
+                .expect_err("bad seed")
+                .contains("not a number")
+        );
+        assert!(
+            parse("upside:1")
+                .expect_err("bad kind")
+                .contains("unknown spelling kind")
+        );
     }
 }

@@ -439,7 +439,10 @@ impl<'a> Planner<'a> {
             } else {
                 1.0
             };
-            let call = if self.is_demand(a.relation) && !recursive_demand(a.relation) {
+            let call = if self.is_demand(a.relation)
+                && !recursive_demand(a.relation)
+                && self.ir.layers[self.ir.layer_of[a.relation.0 as usize]].phase != Phase::Static
+            {
                 let columns: Columns = (0..known.len()).filter(|&c| known[c].is_some()).collect();
                 self.call_work(a.relation, columns)
             } else {
