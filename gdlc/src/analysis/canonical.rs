@@ -16,13 +16,14 @@
 //!   outside every chain come next, by value; every other symbol by name. A board's
 //!   coordinates thus lie in board order whatever they are called, and a neighbour is
 //!   one position away.
-//! - **Bodies and rules are listed in a canonical order**: a body's positive literals by
-//!   relation, constant arguments and the structural colour of their variables (their
-//!   places in the head, then the literals they meet: [`variable_colours`], never their
-//!   names), each test right after the positives that bind its variables (the order
-//!   [`crate::normalize`] promises); rules by the same key, but `role` facts first and
-//!   in written order (it is the order of the roles). Literals or rules equal under the
-//!   key keep their written order.
+//! - **Rules are listed in a canonical order**: by a key of their head and body literals
+//!   — relations, constant ranks and the structural colour of variables (their places
+//!   in the head, then the literals they meet: `variable_colours`, never their names)
+//!   — but `role` facts first and in written order (it is the order of the roles).
+//!   Rules equal under the key keep their written order. Body literals keep the order
+//!   normalisation gave them: the planner orders them by estimated work, and written
+//!   order still breaks its ties (sorting them too lost join-backend word joins on team
+//!   chess; see the tests of `tests/rust_backend.rs`).
 //!
 //! `gdlc explain --stage plan` (and `ground`) says how each column of the state's
 //! fluents got its order.
@@ -84,7 +85,7 @@ pub fn canonical(rules: &[Rule], symbols: &mut Symbols) -> (Vec<Rule>, Vec<Chain
         let colours = variable_colours(&rule.head, &rule.body, &rank);
         let rule = Rule {
             head: rule.head.clone(),
-            body: canonical_body(&rule.body, &rank, &colours),
+            body: rule.body.clone(),
             span: rule.span,
         };
         (rule_key(&rule, &rank, &colours), rule)
@@ -256,7 +257,7 @@ fn fallback_key(name: &str) -> (u8, i64, &str) {
 }
 
 /// Per variable of a rule, a name for its place in the rule's structure (see
-/// [`variable_colours`]).
+/// `variable_colours`).
 type Colours = BTreeMap<String, String>;
 
 /// Rounds of refinement of the variables' colours.
@@ -317,30 +318,6 @@ fn variable_colours(
             .collect();
     }
     colours
-}
-
-/// `body` with its positive literals in canonical order (by [`literal_key`] under the
-/// variables' colours, stable) and each test right after the positives that bind its
-/// variables.
-fn canonical_body(
-    body: &[Literal],
-    rank: &BTreeMap<SymbolKey, SymbolId>,
-    colours: &Colours,
-) -> Vec<Literal> {
-    let mut positives: Vec<&Literal> = Vec::new();
-    let mut tests: Vec<&Literal> = Vec::new();
-    for literal in body {
-        match literal {
-            Literal::Pos(_) => positives.push(literal),
-            _ => tests.push(literal),
-        }
-    }
-    positives.sort_by_cached_key(|l| literal_key(l, rank, colours));
-    tests.sort_by_cached_key(|l| literal_key(l, rank, colours));
-    crate::normalize::place_tests(
-        positives.into_iter().cloned().collect(),
-        tests.into_iter().cloned().collect(),
-    )
 }
 
 /// A literal as text with every constant replaced by its rank and every variable by
@@ -497,8 +474,8 @@ mod tests {
             let names: Vec<String> = (0..symbols.len())
                 .map(|i| symbols.display(SymbolId(i as u32)))
                 .collect();
-            let rules: Vec<String> = ordered.iter().map(ToString::to_string).collect();
-            (names, rules)
+            let heads: Vec<String> = ordered.iter().map(|r| r.head.to_string()).collect();
+            (names, heads)
         };
         assert_eq!(text(a), text(b));
     }
