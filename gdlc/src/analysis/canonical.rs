@@ -22,8 +22,8 @@
 //!   — but `role` facts first and in written order (it is the order of the roles).
 //!   Rules equal under the key keep their written order. Body literals keep the order
 //!   normalisation gave them: the planner orders them by estimated work, and written
-//!   order still breaks its ties (sorting them too lost join-backend word joins on team
-//!   chess; see the tests of `tests/rust_backend.rs`).
+//!   order still breaks its ties (the join backend's word joins on team chess depend on
+//!   those ties; `tests/rust_backend.rs`).
 //!
 //! `gdlc explain --stage plan` (and `ground`) says how each column of the state's
 //! fluents got its order.
