@@ -397,8 +397,27 @@ fn calls_to_cheap_demand_modes_are_inlined() {
 /// its prefix's own square) keeps its rounds.
 #[test]
 fn left_linear_runs_along_the_last_column_are_computed_a_field_at_a_time() {
-    // (`beams.kif`'s `ray/3` lost its word steps with the canonical symbol order: an
-    // open regression, see issue 49's note; chess's rays keep theirs.)
+    let (ray, text, code) = join_code(&plan_fixture("beams.kif"), "ray/3");
+    for rule in 0..2 {
+        assert!(
+            code.contains(&format!("staticWORD_STEP_{ray}_{rule}:[[(u64,u32,u32);")),
+            "{text}"
+        );
+    }
+    // `open ?y2`, a static filter: a mask per prefix.
+    assert!(code.contains(&format!("staticWORD_MASK_{ray}_")), "{text}");
+    // The field runs in a register; its new bits are written once per prefix.
+    assert!(code.contains("letadded=reached&!field;"), "{text}");
+    assert!(
+        code.contains(&format!("self.r{ray}.or_field(lo,fresh)")),
+        "{text}"
+    );
+    // The filters, read once per prefix, and-ed into one word per rule.
+    assert!(code.contains("&!input.state.field("), "{text}");
+    assert!(code.contains("&input.state.field("), "{text}");
+    assert!(code.contains("letfrom=frontier&filter"), "{text}");
+    assert!(!code.contains(&format!("letmutdelta{ray}")), "{text}");
+
     let (_, text, code) = join_code(&team_game("chess.kif"), "sweep/3");
     for key in ["kray/2", "sweep/3", "xray/2"] {
         assert!(
@@ -991,13 +1010,25 @@ fn terms_bound_before_a_call_are_looked_up_before_it() {
         l.contains("letmutgathered0") && l.contains(&insert)
     })
     .unwrap_or_else(|| panic!("no layer gathers the jumps into legal: {text}"));
-    // The role's position is not looked up between the call and the insert, once per
-    // answer. (With the canonical symbol order the role's lookup before the call is no
-    // longer hoisted into a local either: see issue 49's note.)
+    let hoisted = layer
+        .find("#[allow(unused_variables)]lethoist")
+        .unwrap_or_else(|| panic!("no term looked up before the call: {text}"));
     let call = layer.find("letmutgathered0").expect("the call");
+    assert!(hoisted < call, "{text}");
+    // The local's name, and the role's lookup in it.
+    let local = &layer[hoisted + "#[allow(unused_variables)]let".len()..];
+    let (name, term) = local.split_once('=').expect("a let");
+    assert!(
+        term.starts_with("POS_") && term.contains("[0+v0asusize]"),
+        "{text}"
+    );
+    // The insert, after the call, reads the local; the role is looked up nowhere else
+    // between the call and the insert.
     let insert_at = call
         + layer[call..]
             .find(&insert)
             .expect("the insert after the call");
+    let bit = &layer[insert_at + insert.len()..];
+    assert!(bit.starts_with(&format!("{name}+")), "{text}");
     assert!(!layer[call..insert_at].contains("[0+v0asusize]"), "{text}");
 }
