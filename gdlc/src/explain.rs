@@ -254,16 +254,9 @@ fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
             ("materialised", "on demand")
         };
         let outcome = match trial.work {
-            Some(work) => format!("{work} nodes: {tried}"),
-            None => format!(
-                "over {} nodes: stays {other}",
-                (trial.before as f64
-                    * if trial.on_demand {
-                        crate::plan::DEMAND_GAIN
-                    } else {
-                        crate::plan::GAIN
-                    }) as usize
-            ),
+            Some(work) if trial.kept => format!("{work} nodes: {tried}"),
+            Some(work) => format!("{work} nodes: another trial of the round kept"),
+            None => format!("over {} nodes: stays {other}", trial.limit),
         };
         let _ = writeln!(
             out,

@@ -194,7 +194,7 @@ fn fold_and_order(body: Vec<Literal>) -> Option<Vec<Literal>> {
 /// `positives` in their order, each test of `tests` right after the first prefix of
 /// positives that binds its variables; tests whose variables are never bound (unsafe
 /// rules) go last, in their order.
-fn place_tests(positives: Vec<Literal>, tests: Vec<Literal>) -> Vec<Literal> {
+pub(crate) fn place_tests(positives: Vec<Literal>, tests: Vec<Literal>) -> Vec<Literal> {
     let mut bound: HashSet<&str> = HashSet::new();
     let mut placed = vec![false; tests.len()];
     let mut order: Vec<(usize, usize)> = Vec::new(); // (0 = positive / 1 = test, index)

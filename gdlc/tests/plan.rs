@@ -450,7 +450,7 @@ fn state_scans_use_the_density_of_sample_states() {
     // The queries of the rule for a pawn's single step, in order.
     let pawn_step = |plan: &gdlc::plan::Plan| {
         let text = gdlc::explain::plan(&ir, plan);
-        let head = "(pawn-forward ?c ?dir) (adj ?s ?dir ?t) (not (occupied ?t)))";
+        let head = "(<= (reach ?s ?t) (adj ?s ?dir ?t) (not (occupied ?t)) (pawn-forward ?c ?dir)";
         let start = text.find(head).expect("the pawn step rule");
         let rule = &text[start..];
         let end = rule[1..].find("  rule ").map_or(rule.len(), |e| e + 1);

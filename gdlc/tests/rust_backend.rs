@@ -541,10 +541,24 @@ fn last_joins_over_one_variable_run_as_words() {
     let (colour, _, _) = join_code(&file, "colour-on/2");
     let (reach, _, _) = join_code(&file, "reach/2");
     let (threatened, _, _) = join_code(&file, "threatened/1");
-    let word = format!(
-        "letmutw:u64=self.r{sweep}.field(0+v0_pos*512+v4_pos*64+0,64);w&=!self.r{colour}_by1.field(0+v2_pos*64+0,64);ifw!=0{{letfresh=self.r{reach}.or_field(v0_pos*64,w);"
-    );
-    assert!(code.contains(&word), "{text}");
+    // The field of `sweep` for the square and a direction, and-ed with the negated
+    // field of `colour-on` for the colour, or-ed into `reach`'s field for the square
+    // (whatever the numbers of the direction's and the colour's variables).
+    let word = code
+        .split(&format!("letmutw:u64=self.r{sweep}.field(0+v0_pos*512+v"))
+        .skip(1)
+        .find(|rest| {
+            let Some((_, rest)) = rest.split_once("_pos*64+0,64);") else {
+                return false;
+            };
+            rest.starts_with(&format!("w&=!self.r{colour}_by1.field(0+v"))
+                && rest.split_once("_pos*64+0,64);").is_some_and(|(_, rest)| {
+                    rest.starts_with(&format!(
+                        "ifw!=0{{letfresh=self.r{reach}.or_field(v0_pos*64,w);"
+                    ))
+                })
+        });
+    assert!(word.is_some(), "{text}");
     assert!(
         code.contains(&format!("r{colour}_by1:rt::BitSet::unlisted(128)")),
         "{text}"

@@ -85,7 +85,7 @@ pub fn canonical(rules: &[Rule], symbols: &mut Symbols) -> (Vec<Rule>, Vec<Chain
         let colours = variable_colours(&rule.head, &rule.body, &rank);
         let rule = Rule {
             head: rule.head.clone(),
-            body: rule.body.clone(),
+            body: canonical_body(&rule.body, &rank, &colours),
             span: rule.span,
         };
         (rule_key(&rule, &rank, &colours), rule)
@@ -101,6 +101,27 @@ pub fn canonical(rules: &[Rule], symbols: &mut Symbols) -> (Vec<Rule>, Vec<Chain
         .chain(sorted.into_iter().map(|(_, rule)| rule))
         .collect();
     (ordered, chains)
+}
+
+/// `body` in canonical order: its positive literals by key, each test (negation,
+/// `distinct`, equality) right after the positives that bind its variables
+/// ([`crate::normalize::place_tests`]), tests by key among themselves.
+fn canonical_body(
+    body: &[Literal],
+    rank: &BTreeMap<SymbolKey, SymbolId>,
+    colours: &Colours,
+) -> Vec<Literal> {
+    let keyed = |literals: Vec<&Literal>| {
+        let mut keyed: Vec<(String, Literal)> = literals
+            .into_iter()
+            .map(|l| (literal_key(l, rank, colours), l.clone()))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        keyed.into_iter().map(|(_, l)| l).collect::<Vec<Literal>>()
+    };
+    let (positives, tests): (Vec<&Literal>, Vec<&Literal>) =
+        body.iter().partition(|l| matches!(l, Literal::Pos(_)));
+    crate::normalize::place_tests(keyed(positives), keyed(tests))
 }
 
 /// `f` on every term at argument level of `rule` (heads, atoms, tests).

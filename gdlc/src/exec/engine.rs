@@ -33,6 +33,16 @@ const NONE: u32 = u32::MAX;
 /// are inlined at their call sites and store nothing.
 const MATERIALISED_TUPLE_WORK: usize = 2;
 
+/// The work counted for each memo table a call of a recursive demand relation opens,
+/// and for each new answer in it: the generated code tables every such call (a hash
+/// lookup, a table allocated, answers inserted and read back through their store),
+/// where a non-recursive demand mode is mostly inlined and stores nothing. Uncharged,
+/// team chess's slider rays on demand counted 1.25 times the nodes of the materialised
+/// rays (under [`crate::plan::tune::GAIN`]: they stayed on demand in one order of its
+/// rule bodies) and the generated code ran 2.3 times the instructions.
+const MEMO_TABLE_WORK: usize = 4;
+const MEMO_ANSWER_WORK: usize = 2;
+
 fn hash_values(values: impl Iterator<Item = SymbolId>) -> u64 {
     let mut hasher = FxHasher::default();
     for v in values {
@@ -702,7 +712,11 @@ impl<'a> Engine<'a> {
                     let mut tuple = std::mem::take(&mut self.scratch);
                     tuple.clear();
                     tuple.extend(args.iter().map(|&a| Self::value(a, bindings)));
-                    self.memos[r][mode].answers[t].insert(&tuple);
+                    if self.memos[r][mode].answers[t].insert(&tuple)
+                        && self.ir.layers[self.ir.layer_of[r]].cyclic
+                    {
+                        self.work += MEMO_ANSWER_WORK;
+                    }
                     self.scratch = tuple;
                 }
             },
@@ -845,6 +859,9 @@ impl<'a> Engine<'a> {
             hash_values(keys[t as usize].iter().copied())
         });
         let layer = self.ir.layer_of[r];
+        if self.ir.layers[layer].cyclic {
+            self.work += MEMO_TABLE_WORK;
+        }
         if !self.ir.layers[layer].cyclic {
             self.evaluate_call(r, mode, t);
         } else if let Some(fixpoint) = self.fixpoints.iter_mut().find(|f| f.layer == layer) {

@@ -29,14 +29,17 @@
 //!    the 56 squares with a neighbour in their direction); the plan so ordered is kept
 //!    when it costs no more than the threshold plan (a relation that holds one square
 //!    in every state goes first rather than after a static table of 420 rows).
-//! 4. **Decides greedily**, from the last demand layer to the first: the layer is
-//!    planned materialised (with the decisions kept so far; layers only it called
-//!    with their columns bound follow it), and kept so when that costs at most
-//!    [`GAIN`] of the best plan so far; the pass repeats (up to
-//!    [`MATERIALISE_PASSES`]) while it keeps a layer, so that the layers' numbering
-//!    (their relations' names) does not decide which of two layers that pay together
-//!    is tried first. A trial stops as soon as it passes that bound, and no trial
-//!    starts once the trials could pass [`TRIALS_WORK`] nodes in all.
+//! 4. **Decides by rounds**: in each, every demand layer is planned materialised
+//!    (with the decisions kept so far; layers only it called with their columns bound
+//!    follow it), and the cheapest of them is kept when it costs at most [`GAIN`] of
+//!    the best plan so far; rounds repeat (up to [`MATERIALISE_ROUNDS`]) while one
+//!    is kept. Keeping the best of a round, not the first layer that pays, keeps the
+//!    layers' numbering (their relations' names, the text's order) out of the
+//!    outcome: a renamed othello-comp2007 kept its first-numbered layer at 0.80 of
+//!    the nodes and then neither of the two that pay only together (430k nodes
+//!    against 128k). A trial stops as soon as it passes its bound (within a round,
+//!    the best trial so far), and no trial starts once the trials could pass
+//!    [`TRIALS_WORK`] nodes in all.
 //! 5. **Tries materialised layers on demand**, from the first layer to the last: a
 //!    materialised state-dependent layer is planned on demand
 //!    ([`PlanOptions::on_demand`]; only when every query of it binds a column) and
@@ -58,8 +61,8 @@ use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
 use crate::ir::{Ir, Phase, SymbolId};
 
-/// The most passes over the demand layers trying each materialised (see [`tune`]).
-const MATERIALISE_PASSES: usize = 3;
+/// The most rounds of trials materialising demand layers (see [`tune`]).
+const MATERIALISE_ROUNDS: usize = 8;
 
 /// The most steps of the sampling playout.
 pub const SAMPLE_STEPS: usize = 300;
@@ -122,15 +125,20 @@ pub struct Trial {
     pub on_demand: bool,
     /// The best work before the trial.
     pub before: usize,
-    /// The trial's work, `None` when it passed `before × GAIN` (or could not be
-    /// planned or measured).
+    /// The work the trial had to stay within: `before × GAIN` (or [`DEMAND_GAIN`]),
+    /// or less when another trial of the same round did better.
+    pub limit: usize,
+    /// The trial's work, `None` when it passed `limit` (or could not be planned or
+    /// measured).
     pub work: Option<usize>,
+    /// Whether the trial's plan was kept.
+    pub kept: bool,
 }
 
 impl Trial {
     /// Whether the trial's plan was kept.
     pub fn kept(&self) -> bool {
-        self.work.is_some()
+        self.kept
     }
 }
 
@@ -184,10 +192,12 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
         spent: threshold_work,
         trials: Vec::new(),
     };
-    // From the last demand layer back, each is tried materialised; passes repeat
-    // while one keeps a layer so (a layer can pay only once another is materialised,
-    // and which is tried first follows the layers' numbering, not the game).
-    'passes: for _ in 0..MATERIALISE_PASSES {
+    // Rounds: every demand layer is tried materialised (from the last back), and the
+    // one that costs least, within GAIN of the best plan, is kept; rounds repeat while
+    // one is (a layer can pay only once another is materialised). Keeping the best
+    // of a round rather than the first that pays makes the outcome independent of
+    // the layers' numbering (their relations' names and the text's order).
+    for _ in 0..MATERIALISE_ROUNDS {
         let demand_layers: Vec<usize> = (0..ir.layers.len())
             .rev()
             .filter(|&l| {
@@ -195,15 +205,10 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
                     && ir.layers[l].phase != Phase::Static
             })
             .collect();
-        let kept = search.trials.iter().filter(|t| t.work.is_some()).count();
-        for l in demand_layers {
-            if search.best.layers[l].evaluation == LayerEvaluation::Demand
-                && !search.try_layer(ir, statics, &samples, l, false)
-            {
-                break 'passes;
-            }
-        }
-        if search.trials.iter().filter(|t| t.work.is_some()).count() == kept {
+        let Some(kept) = search.round(ir, statics, &samples, &demand_layers) else {
+            break;
+        };
+        if !kept {
             break;
         }
     }
@@ -239,6 +244,63 @@ struct Search {
 }
 
 impl Search {
+    /// One round of trials materialising each of `layers`: the cheapest within
+    /// [`GAIN`] of the best plan (later trials need only beat it; ties go to the
+    /// first tried) is kept. Whether a plan was kept; `None` when the trials' budget
+    /// ([`TRIALS_WORK`]) ran out.
+    fn round(
+        &mut self,
+        ir: &Ir,
+        statics: &Statics,
+        samples: &[Sample],
+        layers: &[usize],
+    ) -> Option<bool> {
+        let mut chosen: Option<(usize, usize, Plan, PlanOptions)> = None;
+        let mut exhausted = false;
+        for &l in layers {
+            let limit = match &chosen {
+                Some((_, work, _, _)) => work.saturating_sub(1),
+                None => (self.best_work as f64 * GAIN) as usize,
+            };
+            if self.spent + limit > TRIALS_WORK {
+                exhausted = true;
+                break;
+            }
+            let mut options = self.options.clone();
+            options.materialise.insert(l);
+            let Some((plan, _)) = plan_seeded(ir, &options, Some(statics))
+                .ok()
+                .filter(|(plan, _)| plan.layers[l].evaluation != LayerEvaluation::Demand)
+            else {
+                continue;
+            };
+            self.spent += limit;
+            let work = cost(ir, &plan, samples, limit);
+            self.trials.push(Trial {
+                layer: l,
+                on_demand: false,
+                before: self.best_work,
+                limit,
+                work,
+                kept: false,
+            });
+            if let Some(work) = work {
+                chosen = Some((self.trials.len() - 1, work, plan, options));
+            }
+        }
+        match chosen {
+            Some((trial, work, plan, options)) => {
+                self.trials[trial].kept = true;
+                self.best = plan;
+                self.best_work = work;
+                self.options = options;
+                Some(true)
+            }
+            None if exhausted => None,
+            None => Some(false),
+        }
+    }
+
     /// Tries layer `l` on demand (`on_demand`) or materialised, and keeps that plan
     /// when it costs at most [`DEMAND_GAIN`] or [`GAIN`] of the best. A trial whose
     /// plan leaves the layer as it was is not made. `false` when the trials' budget
@@ -276,7 +338,9 @@ impl Search {
             layer: l,
             on_demand,
             before: self.best_work,
+            limit,
             work,
+            kept: work.is_some(),
         });
         if let Some(work) = work {
             self.best = plan;
