@@ -20,10 +20,17 @@
 //!   — relations, constant ranks and the structural colour of variables (their places
 //!   in the head, then the literals they meet: `variable_colours`, never their names)
 //!   — but `role` facts first and in written order (it is the order of the roles).
-//!   Rules equal under the key keep their written order. Body literals keep the order
-//!   normalisation gave them: the planner orders them by estimated work, and written
-//!   order still breaks its ties (the join backend's word joins on team chess depend on
-//!   those ties; `tests/rust_backend.rs`).
+//!   Rules equal under the key keep their written order.
+//! - **Body literals are listed in a canonical order**: positive literals by the same
+//!   key, each test (negation, `distinct`, equality) right after the first positives
+//!   that bind its variables. The planner orders bodies by estimated work and breaks
+//!   ties by list order; so a reordered file gives the same IR, the same plan and the
+//!   same code.
+//!
+//! What still follows names: symbols without structure (no chain) are ordered by
+//! name, and the keys compare relation names, so a *renamed* game can break the
+//! planner's ties another way (the planner charges the work that used to hide in
+//! ties: demand calls, memo tables).
 //!
 //! `gdlc explain --stage plan` (and `ground`) says how each column of the state's
 //! fluents got its order.
