@@ -11,7 +11,8 @@
 //!   constant arguments, given by facts only, whose facts form chains (every constant at
 //!   most one successor and one predecessor, no cycle: `succ`, `next_row`, a counter's
 //!   step table) orders the constants of each chain of three or more from its start; a
-//!   relation listed both ways (`adjacent`) orders its paths from an end. Longer chains
+//!   relation listed both ways (`adjacent`) orders its paths from an end, leaving aside
+//!   facts that relate a constant to itself (`same or adjacent`). Longer chains
 //!   are taken first; a chain meeting a constant already placed is left out. Integers
 //!   outside every chain come next, by value; every other symbol by name. A board's
 //!   coordinates thus lie in board order whatever they are called, and a neighbour is
@@ -170,6 +171,7 @@ fn chains(rules: &[Rule]) -> Vec<Chain> {
         .collect();
     let mut links: BTreeMap<&str, BTreeSet<(&str, &str)>> = BTreeMap::new();
     let mut not_constants: HashSet<&str> = HashSet::new();
+    let mut reflexive: HashSet<&str> = HashSet::new();
     for rule in rules.iter().filter(|r| r.body.is_empty()) {
         let name = rule.head.name.text.as_str();
         if rule.head.args.len() != 2
@@ -185,6 +187,12 @@ fn chains(rules: &[Rule]) -> Vec<Chain> {
                     .or_default()
                     .insert((a.text.as_str(), b.text.as_str()));
             }
+            // A constant related to itself: left aside if the relation turns out
+            // symmetric ("same or adjacent", blocker's `cont`), else it orders nothing
+            // (a table mapping some values to themselves, knightstour's `scoremap`).
+            (Term::Const(_), Term::Const(_)) => {
+                reflexive.insert(name);
+            }
             _ => {
                 not_constants.insert(name);
             }
@@ -192,7 +200,10 @@ fn chains(rules: &[Rule]) -> Vec<Chain> {
     }
     let mut found: Vec<Chain> = Vec::new();
     for (relation, links) in links {
-        if not_constants.contains(relation) {
+        if not_constants.contains(relation)
+            || (reflexive.contains(relation)
+                && !links.iter().all(|&(a, b)| links.contains(&(b, a))))
+        {
             continue;
         }
         found.extend(paths(relation, &links));
@@ -477,6 +488,19 @@ mod tests {
         assert_eq!(chains.len(), 1);
         assert!(chains[0].symmetric);
         assert_eq!(chains[0].constants, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_reflexive_symmetric_path_is_ordered_from_an_end() {
+        // "Same or adjacent", as blocker's `cont` writes its columns.
+        let found = chains(&rules(
+            "(near w w) (near x x) (near y y) (near x w) (near w x) (near x y) (near y x)",
+        ));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].constants, ["w", "x", "y"]);
+        // One way only, a relation with a constant related to itself is a table, not
+        // an order.
+        assert!(chains(&rules("(score 1 1) (score 2 5) (score 5 7) (score 7 9)")).is_empty());
     }
 
     #[test]
