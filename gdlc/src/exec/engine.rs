@@ -37,9 +37,9 @@ const MATERIALISED_TUPLE_WORK: usize = 2;
 /// and for each new answer in it: the generated code tables every such call (a hash
 /// lookup, a table allocated, answers inserted and read back through their store),
 /// where a non-recursive demand mode is mostly inlined and stores nothing. Uncharged,
-/// team chess's slider rays on demand counted 1.25 times the nodes of the materialised
-/// rays (under [`crate::plan::tune::GAIN`]: they stayed on demand in one order of its
-/// rule bodies) and the generated code ran 2.3 times the instructions.
+/// team chess's slider rays on demand counted less than 1/[`crate::plan::GAIN`] times
+/// the nodes of the materialised rays in one order of its rule bodies, so they stayed
+/// on demand, and the generated code ran 2.3 times the instructions.
 const MEMO_TABLE_WORK: usize = 4;
 const MEMO_ANSWER_WORK: usize = 2;
 
@@ -859,12 +859,12 @@ impl<'a> Engine<'a> {
             hash_values(keys[t as usize].iter().copied())
         });
         let layer = self.ir.layer_of[r];
-        if self.ir.layers[layer].cyclic {
-            self.work += MEMO_TABLE_WORK;
-        }
         if !self.ir.layers[layer].cyclic {
             self.evaluate_call(r, mode, t);
-        } else if let Some(fixpoint) = self.fixpoints.iter_mut().find(|f| f.layer == layer) {
+            return t;
+        }
+        self.work += MEMO_TABLE_WORK;
+        if let Some(fixpoint) = self.fixpoints.iter_mut().find(|f| f.layer == layer) {
             fixpoint.tables.push((r, mode, t));
             self.evaluate_call(r, mode, t);
         } else {

@@ -131,7 +131,7 @@ pub struct Trial {
     /// The trial's work, `None` when it passed `limit` (or could not be planned or
     /// measured).
     pub work: Option<usize>,
-    /// Whether the trial's plan was kept.
+    /// Whether the trial's plan was kept (see [`Trial::kept`]).
     pub kept: bool,
 }
 
@@ -216,8 +216,7 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     // demand: its queries may ask for a few of its tuples (a step rule asked at the
     // pieces' squares only), and each tuple can cost a whole demand evaluation.
     for l in 0..ir.layers.len() {
-        if demand_candidate(ir, &search.best, l)
-            && !search.try_layer(ir, statics, &samples, l, true)
+        if demand_candidate(ir, &search.best, l) && !search.try_on_demand(ir, statics, &samples, l)
         {
             break;
         }
@@ -255,45 +254,25 @@ impl Search {
         samples: &[Sample],
         layers: &[usize],
     ) -> Option<bool> {
-        let mut chosen: Option<(usize, usize, Plan, PlanOptions)> = None;
+        let mut chosen: Option<Measured> = None;
         let mut exhausted = false;
         for &l in layers {
             let limit = match &chosen {
-                Some((_, work, _, _)) => work.saturating_sub(1),
+                Some(measured) => measured.work.saturating_sub(1),
                 None => (self.best_work as f64 * GAIN) as usize,
             };
-            if self.spent + limit > TRIALS_WORK {
-                exhausted = true;
-                break;
-            }
-            let mut options = self.options.clone();
-            options.materialise.insert(l);
-            let Some((plan, _)) = plan_seeded(ir, &options, Some(statics))
-                .ok()
-                .filter(|(plan, _)| plan.layers[l].evaluation != LayerEvaluation::Demand)
-            else {
-                continue;
-            };
-            self.spent += limit;
-            let work = cost(ir, &plan, samples, limit);
-            self.trials.push(Trial {
-                layer: l,
-                on_demand: false,
-                before: self.best_work,
-                limit,
-                work,
-                kept: false,
-            });
-            if let Some(work) = work {
-                chosen = Some((self.trials.len() - 1, work, plan, options));
+            match self.trial(ir, statics, samples, l, false, limit) {
+                Err(Spent) => {
+                    exhausted = true;
+                    break;
+                }
+                Ok(Some(measured)) => chosen = Some(measured),
+                Ok(None) => {}
             }
         }
         match chosen {
-            Some((trial, work, plan, options)) => {
-                self.trials[trial].kept = true;
-                self.best = plan;
-                self.best_work = work;
-                self.options = options;
+            Some(measured) => {
+                self.keep(measured);
                 Some(true)
             }
             None if exhausted => None,
@@ -301,22 +280,36 @@ impl Search {
         }
     }
 
-    /// Tries layer `l` on demand (`on_demand`) or materialised, and keeps that plan
-    /// when it costs at most [`DEMAND_GAIN`] or [`GAIN`] of the best. A trial whose
-    /// plan leaves the layer as it was is not made. `false` when the trials' budget
-    /// ([`TRIALS_WORK`]) is spent.
-    fn try_layer(
+    /// Tries layer `l` on demand and keeps that plan when it costs at most
+    /// [`DEMAND_GAIN`] of the best. `false` when the trials' budget ([`TRIALS_WORK`])
+    /// is spent.
+    fn try_on_demand(&mut self, ir: &Ir, statics: &Statics, samples: &[Sample], l: usize) -> bool {
+        let limit = (self.best_work as f64 * DEMAND_GAIN) as usize;
+        match self.trial(ir, statics, samples, l, true, limit) {
+            Err(Spent) => false,
+            Ok(measured) => {
+                if let Some(measured) = measured {
+                    self.keep(measured);
+                }
+                true
+            }
+        }
+    }
+
+    /// Plans layer `l` on demand (`on_demand`) or materialised and measures that plan
+    /// within `limit`, recording the trial: the plan when it stayed within. A trial
+    /// whose plan leaves the layer as it was is not made (`Ok(None)`, unrecorded).
+    fn trial(
         &mut self,
         ir: &Ir,
         statics: &Statics,
         samples: &[Sample],
         l: usize,
         on_demand: bool,
-    ) -> bool {
-        let gain = if on_demand { DEMAND_GAIN } else { GAIN };
-        let limit = (self.best_work as f64 * gain) as usize;
+        limit: usize,
+    ) -> Result<Option<Measured>, Spent> {
         if self.spent + limit > TRIALS_WORK {
-            return false;
+            return Err(Spent);
         }
         let mut options = self.options.clone();
         if on_demand {
@@ -330,7 +323,7 @@ impl Search {
                 (plan.layers[l].evaluation == LayerEvaluation::Demand) == on_demand
             })
         else {
-            return true;
+            return Ok(None);
         };
         self.spent += limit;
         let work = cost(ir, &plan, samples, limit);
@@ -340,15 +333,34 @@ impl Search {
             before: self.best_work,
             limit,
             work,
-            kept: work.is_some(),
+            kept: false,
         });
-        if let Some(work) = work {
-            self.best = plan;
-            self.best_work = work;
-            self.options = options;
-        }
-        true
+        Ok(work.map(|work| Measured {
+            trial: self.trials.len() - 1,
+            work,
+            plan,
+            options,
+        }))
     }
+
+    /// Makes a measured trial's plan the best.
+    fn keep(&mut self, measured: Measured) {
+        self.trials[measured.trial].kept = true;
+        self.best = measured.plan;
+        self.best_work = measured.work;
+        self.options = measured.options;
+    }
+}
+
+/// The trials' budget ([`TRIALS_WORK`]) is spent.
+struct Spent;
+
+/// A trial that stayed within its limit: its index, work, plan and options.
+struct Measured {
+    trial: usize,
+    work: usize,
+    plan: Plan,
+    options: PlanOptions,
 }
 
 /// Whether layer `l` can be tried on demand: materialised once per state (not static,
