@@ -5,8 +5,9 @@
 //! Each game's positions are the states along seeded random playouts (seeds 1, 2, …,
 //! until at least [`MIN_STATES`] states), not just the initial state: early, middle
 //! and end positions alike. A reasoner and its reference pick the same moves for the
-//! same seed (legal moves are sorted by KIF text in both), so both are measured on the
-//! same positions. Per game and reasoner there are three benchmarks, each one pass over
+//! same seed (the references list legal moves by KIF text, and so do these games'
+//! generated crates: their layout order, numbers by value, is text order here), so
+//! both are measured on the same positions. Per game and reasoner there are three benchmarks, each one pass over
 //! all positions (criterion's throughput is in positions per second):
 //!
 //! - `legal_moves`: every role's legal moves in every non-terminal state;

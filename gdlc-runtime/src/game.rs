@@ -38,8 +38,11 @@ pub trait Game {
     /// Whether `state` is terminal.
     fn is_terminal(&mut self, state: &Self::State) -> bool;
     /// Clears `out` and writes the legal moves of `role` in `state` into it, without
-    /// duplicates, in ascending byte order of their canonical KIF text — so that every
-    /// reasoner of a game lists moves alike and a seeded playout picks the same moves.
+    /// duplicates, in an order of the reasoner's own that depends on the state alone
+    /// (so a seeded playout replays): the interpreter and the join backend list them in
+    /// ascending byte order of their canonical KIF text, the ground backend in its
+    /// layout order (the game's structure, whatever the symbols are called).
+    /// Reasoners are compared by their sets ([`crate::compare`]).
     fn legal_moves(&mut self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
     /// The legal move a random playout picks for `role` in `state`: `pick(n)`, given the
     /// number `n ≥ 1` of legal moves, chooses an index below it, and the move at that
@@ -69,7 +72,8 @@ pub trait Game {
     /// The goal value of `role` in `state`.
     fn goal(&mut self, state: &Self::State, role: RoleIndex) -> Result<u8, GoalError>;
     /// Clears `out` and writes what `role` sees when `joint` is played in `state`
-    /// (GDL-II), without duplicates, in ascending order of their canonical KIF text. Empty for games without `sees`.
+    /// (GDL-II), without duplicates, in an order of the reasoner's own (ascending
+    /// canonical KIF text in every reasoner today). Empty for games without `sees`.
     fn sees(
         &mut self,
         state: &Self::State,

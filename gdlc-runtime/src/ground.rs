@@ -10,9 +10,10 @@
 //!   [`GroundRules::FLUENTS`], in the compiler's layout order (numbers by value, so a
 //!   board's neighbours lie at one distance; `state_to_kif` sorts the texts).
 //! - **A move** is a `u32`, its index in [`GroundRules::MOVES`]: every role's legal
-//!   moves in one range (`ROLE_MOVES[r]..ROLE_MOVES[r + 1]`), sorted by text inside
-//!   it, so the numeric order of one role's moves is their text order and a legal-move
-//!   list needs no sort, no interning and no hashing.
+//!   moves in one range (`ROLE_MOVES[r]..ROLE_MOVES[r + 1]`), in layout order inside
+//!   it like the fluents (a move's coordinates along the game's chains, so renaming
+//!   them does not scatter the legal bits), and a legal-move list, in that order,
+//!   needs no sort, no interning and no hashing.
 //! - **A percept** is a `u32` into [`GroundRules::PERCEPTS`] (sorted texts).
 //!
 //! A state given as text must consist of reachable fluents: the ground rules are only
@@ -32,7 +33,7 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     /// integers by value); bit `i` of the state is `FLUENTS[i]`.
     const FLUENTS: &'static [&'static str];
     /// Every role's possible moves as canonical KIF text; role `r`'s are
-    /// `ROLE_MOVES[r]..ROLE_MOVES[r + 1]`, sorted.
+    /// `ROLE_MOVES[r]..ROLE_MOVES[r + 1]`, in layout order.
     const MOVES: &'static [&'static str];
     /// Start of each role's move range, and the end of the last.
     const ROLE_MOVES: &'static [u32];

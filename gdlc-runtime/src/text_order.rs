@@ -1,8 +1,8 @@
 //! The canonical KIF text order of moves, read from their columns instead of their texts.
 //!
-//! A random playout picks the k-th legal move in text order, so every reasoner must list
-//! moves as their texts sort. The join backend's runtime interns each move it meets and
-//! ranked them by sorting texts; a game whose moves keep being new (amazons: two million
+//! The join backend lists legal moves in text order (an order that depends on the state
+//! alone, as `Game::legal_moves` asks, and the interpreter's). Its runtime interns each
+//! move it meets and ranked them by sorting texts; a game whose moves keep being new (amazons: two million
 //! possible moves, thousands new per state) sorted texts for as long as it ran. Yet for
 //! the usual shape of a move — a constant (`noop`) or a function of constants (`(move e2
 //! e4)`) — text order is fixed by the columns alone: first the block of the root symbol,

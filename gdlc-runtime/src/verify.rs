@@ -1,8 +1,11 @@
 //! Differential checking of two reasoners of the same game: perft, and along seeded
 //! random playouts the full legal-move sets, terminal flags, goal values, percepts and
-//! next states, all compared as canonical KIF text, and the candidate's random pick
-//! (`Game::random_legal_move`, what its playouts use) against its own list. The first
-//! difference is reported with the playout, step and what differed.
+//! next states, all compared as sets of canonical KIF text, and the candidate's random
+//! pick (`Game::random_legal_move`, what its playouts use) against its own list. The
+//! playouts are the candidate's: each step picks the seeded index of the candidate's
+//! list, in the candidate's own order (reasoners may list moves in different orders,
+//! see [`Game::legal_moves`]), and the reference plays the move of the same text. The
+//! first difference is reported with the playout, step and what differed.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -117,10 +120,8 @@ pub fn compare<R: Game, C: Game>(
             for role in 0..roles {
                 reference.legal_moves(&state_r, role, &mut moves_r);
                 candidate.legal_moves(&state_c, role, &mut moves_c);
-                let texts_r: Vec<String> =
-                    moves_r.iter().map(|&m| reference.move_to_kif(m)).collect();
-                let texts_c: Vec<String> =
-                    moves_c.iter().map(|&m| candidate.move_to_kif(m)).collect();
+                let texts_r = sorted_texts(&moves_r, |m| reference.move_to_kif(m));
+                let texts_c = sorted_texts(&moves_c, |m| candidate.move_to_kif(m));
                 if texts_r != texts_c {
                     return Err(format!(
                         "{}: legal moves of {}\n  reference: {}\n  candidate: {}",
@@ -130,10 +131,10 @@ pub fn compare<R: Game, C: Game>(
                         texts_c.join(" ")
                     ));
                 }
-                if moves_r.is_empty() {
+                if moves_c.is_empty() {
                     break;
                 }
-                let pick = rng.random_range(0..moves_r.len());
+                let pick = rng.random_range(0..moves_c.len());
                 // The candidate's random pick (what its playouts use) agrees with its
                 // list.
                 let mut offered = None;
@@ -151,7 +152,15 @@ pub fn compare<R: Game, C: Game>(
                         moves_c.len()
                     ));
                 }
-                joint_r.push(moves_r[pick]);
+                let text = candidate.move_to_kif(moves_c[pick]);
+                let played_r = moves_r
+                    .iter()
+                    .copied()
+                    .find(|&m| reference.move_to_kif(m) == text)
+                    .ok_or_else(|| {
+                        format!("{}: `{text}` is not in the reference's list", at(step))
+                    })?;
+                joint_r.push(played_r);
                 joint_c.push(moves_c[pick]);
             }
             if joint_r.len() < roles {
@@ -160,14 +169,8 @@ pub fn compare<R: Game, C: Game>(
             for role in 0..roles {
                 reference.sees(&state_r, &joint_r, role, &mut percepts_r);
                 candidate.sees(&state_c, &joint_c, role, &mut percepts_c);
-                let texts_r: Vec<String> = percepts_r
-                    .iter()
-                    .map(|&p| reference.percept_to_kif(p))
-                    .collect();
-                let texts_c: Vec<String> = percepts_c
-                    .iter()
-                    .map(|&p| candidate.percept_to_kif(p))
-                    .collect();
+                let texts_r = sorted_texts(&percepts_r, |p| reference.percept_to_kif(p));
+                let texts_c = sorted_texts(&percepts_c, |p| candidate.percept_to_kif(p));
                 if texts_r != texts_c {
                     return Err(format!(
                         "{}: percepts of {}\n  reference: {}\n  candidate: {}",
@@ -183,4 +186,11 @@ pub fn compare<R: Game, C: Game>(
         }
     }
     Ok(agreement)
+}
+
+/// The texts of `items`, sorted: a reasoner's list compared as a set.
+fn sorted_texts<T: Copy>(items: &[T], text: impl Fn(T) -> String) -> Vec<String> {
+    let mut texts: Vec<String> = items.iter().map(|&item| text(item)).collect();
+    texts.sort_unstable();
+    texts
 }

@@ -3,18 +3,20 @@
 //!
 //! State: a number; the game ends at 4 or beyond. Role `a` may play `inc` or `stay`,
 //! role `b` only `inc`; each `inc` adds one. With `stuck_at`, role `b` has no legal move
-//! in that state (an unplayable state, on purpose).
+//! in that state (an unplayable state, on purpose). With `reversed`, legal moves are
+//! listed in the other order (reasoners may list them in orders of their own).
 
 use std::time::Duration;
 
 use gdlc_runtime::{
-    Game, GoalError, MoveError, PlayoutError, PlayoutOptions, RoleIndex, StateError, perft,
-    random_playout, simulate_for,
+    CompareOptions, Game, GoalError, MoveError, PlayoutError, PlayoutOptions, RoleIndex,
+    StateError, compare, perft, random_playout, simulate_for,
 };
 
 /// A two-role counter; `stuck_at` makes role `b` moveless in that state.
 struct Counter {
     stuck_at: Option<u8>,
+    reversed: bool,
 }
 
 impl Game for Counter {
@@ -42,6 +44,9 @@ impl Game for Counter {
         out.push(0);
         if role == 0 {
             out.push(1);
+        }
+        if self.reversed {
+            out.reverse();
         }
     }
     fn next_state(&mut self, state: &u8, joint: &[u8]) -> u8 {
@@ -73,7 +78,10 @@ impl Game for Counter {
 
 #[test]
 fn perft_counts_terminal_states_as_leaves() {
-    let mut game = Counter { stuck_at: None };
+    let mut game = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
     // From 0: joint moves (inc,inc) → 2 and (stay,inc) → 1.
     assert_eq!(perft(&mut game, &0, 0), 1);
     assert_eq!(perft(&mut game, &0, 1), 2);
@@ -87,7 +95,10 @@ fn perft_counts_terminal_states_as_leaves() {
 
 #[test]
 fn perft_counts_no_leaf_below_a_moveless_role() {
-    let mut game = Counter { stuck_at: Some(2) };
+    let mut game = Counter {
+        stuck_at: Some(2),
+        reversed: false,
+    };
     assert_eq!(perft(&mut game, &0, 1), 2);
     // (inc,inc) reaches 2, where `b` cannot move: that branch contributes nothing below.
     assert_eq!(perft(&mut game, &0, 2), 2);
@@ -95,7 +106,10 @@ fn perft_counts_no_leaf_below_a_moveless_role() {
 
 #[test]
 fn playouts_are_seeded_and_report_goals() {
-    let mut game = Counter { stuck_at: None };
+    let mut game = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
     let first = random_playout(
         &mut game,
         PlayoutOptions {
@@ -119,13 +133,19 @@ fn playouts_are_seeded_and_report_goals() {
 
 #[test]
 fn playout_reports_a_moveless_role_and_the_step_limit() {
-    let mut stuck = Counter { stuck_at: Some(0) };
+    let mut stuck = Counter {
+        stuck_at: Some(0),
+        reversed: false,
+    };
     let err = random_playout(&mut stuck, PlayoutOptions::default()).expect_err("stuck");
     assert_eq!(
         err.to_string(),
         "role `b` has no legal move in the non-terminal state after 0 steps"
     );
-    let mut game = Counter { stuck_at: None };
+    let mut game = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
     let err = random_playout(
         &mut game,
         PlayoutOptions {
@@ -139,7 +159,10 @@ fn playout_reports_a_moveless_role_and_the_step_limit() {
 
 #[test]
 fn simulation_counts_playouts_and_states() {
-    let mut game = Counter { stuck_at: None };
+    let mut game = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
     let report = simulate_for(&mut game, Duration::from_millis(20), 3, 100).expect("simulate");
     assert!(report.playouts >= 1);
     // Every playout takes 2 to 4 steps.
@@ -148,7 +171,10 @@ fn simulation_counts_playouts_and_states() {
 
 #[test]
 fn legal_move_from_kif_rejects_illegal_and_malformed_text() {
-    let mut game = Counter { stuck_at: None };
+    let mut game = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
     assert_eq!(game.legal_move_from_kif(&0, 0, " STAY "), Ok(1));
     assert!(matches!(
         game.legal_move_from_kif(&0, 1, "stay"),
@@ -159,4 +185,51 @@ fn legal_move_from_kif_rejects_illegal_and_malformed_text() {
         Err(MoveError::Syntax(_))
     ));
     assert_eq!(game.role_index("B"), Some(1));
+}
+
+/// Reasoners are compared by their sets of legal moves, each playing the candidate's
+/// seeded picks in the candidate's own order; a different set or next state is found.
+#[test]
+fn compare_accepts_another_order_and_finds_another_set() {
+    let options = CompareOptions {
+        perft_depth: 3,
+        playouts: 20,
+        max_steps: 10,
+        seed: 1,
+    };
+    let mut reference = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
+    let mut reversed = Counter {
+        stuck_at: None,
+        reversed: true,
+    };
+    let agreement = compare(&mut reference, &mut reversed, options).expect("agree");
+    assert_eq!(agreement.perft, perft_figures(&mut reference, 3));
+    assert!(agreement.states > 20, "{agreement:?}");
+    let mut stuck = Counter {
+        stuck_at: Some(1),
+        reversed: true,
+    };
+    let difference = compare(&mut reference, &mut stuck, options).expect_err("differ");
+    assert!(difference.contains("perft("), "{difference}");
+    let difference = compare(
+        &mut reference,
+        &mut stuck,
+        CompareOptions {
+            perft_depth: 0,
+            ..options
+        },
+    )
+    .expect_err("differ");
+    assert!(
+        difference.contains("legal moves of b") && difference.ends_with("candidate: "),
+        "{difference}"
+    );
+}
+
+fn perft_figures(game: &mut Counter, depth: u32) -> Vec<u64> {
+    let start = game.initial_state();
+    (1..=depth).map(|d| perft(game, &start, d)).collect()
 }

@@ -914,3 +914,67 @@ fn boards_past_nine_columns_keep_their_neighbours_at_one_distance() {
     assert!(single_next < 4, "{single_next} heads computed alone");
     assert_agrees(&front, &ir, &grounding, 10, 40);
 }
+
+/// The entries of one `const NAME: &'static [&'static str] = &[…];` table of an emitted
+/// ground module.
+fn text_table<'m>(module: &'m str, name: &str) -> Vec<&'m str> {
+    module
+        .split_once(&format!("const {name}: &'static [&'static str] = &["))
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .unwrap_or_else(|| panic!("no table {name}"))
+        .0
+        .split(',')
+        .map(|f| f.trim().trim_matches('"'))
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// A role's moves are numbered in layout order like the fluents, whatever the
+/// coordinates are called: in Wide, renamed with its numbers (the text order of the
+/// new names is random), the marks still come column by column along the chain of
+/// `succ` (and `ply-succ`, which continues it), as in the plain file (numbers by
+/// value). In text order a renamed board's legal bits
+/// were scattered over the role's range, and counting and picking the k-th legal move
+/// cost renamed breakthrough 16 % more instructions per state.
+#[test]
+fn moves_are_numbered_along_the_chains_whatever_their_names() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/wide.kif");
+    let plain = common::read_source(&path);
+    for seed in [None, Some(3), Some(4), Some(5)] {
+        let file = match seed {
+            None => plain.clone(),
+            Some(seed) => {
+                let options = gdlc::scramble::Options {
+                    keep_numbers: false,
+                    ..gdlc::scramble::Options::all(seed)
+                };
+                let text = gdlc::scramble::scramble(&plain, &options).expect("scrambles");
+                SourceFile::new(format!("wide {options:?}"), text)
+            }
+        };
+        let (ir, grounding) = grounded(&file);
+        let grounding = grounding.expect("grounds");
+        let module = gdlc::emit::ground::lib_rs(&ir, &grounding, "wide.kif", Budget::DEFAULT)
+            .expect("emits");
+        // The columns are numbered along `succ`, which the plies' chain continues.
+        let chain = ir
+            .chains
+            .iter()
+            .max_by_key(|c| c.constants.len())
+            .unwrap_or_else(|| panic!("{seed:?}: no chain"));
+        let column_of = |name: &str| chain.constants.iter().position(|c| c == name);
+        let moves = text_table(&module, "MOVES");
+        let marks: Vec<usize> = moves
+            .iter()
+            .filter_map(|m| m.strip_prefix('(')?.split(' ').nth(1))
+            .map(|c| column_of(c).unwrap_or_else(|| panic!("{c} is no column")))
+            .collect();
+        assert_eq!(marks.len(), 2 * 36, "{seed:?}: {moves:?}");
+        for role in marks.chunks(36) {
+            assert!(
+                role.windows(2).all(|w| w[0] <= w[1]),
+                "{seed:?}: moves not column by column: {moves:?}"
+            );
+        }
+    }
+}

@@ -6,8 +6,9 @@
 //! - **the state** `s`: one bit per reachable fluent, in canonical symbol order
 //!   (`layout_order`: along the chains the game defines, so a board's neighbours lie at
 //!   one distance whatever the coordinates are called);
-//! - **moves**: every role's possible moves numbered in one range per role, in text
-//!   order, so a legal-move list is the set bits of one range of `d`;
+//! - **moves**: every role's possible moves numbered in one range per role, in layout
+//!   order like the fluents, so a legal-move list is the set bits of one range of `d`
+//!   and a move's bit follows the board whatever its coordinates are called;
 //! - **`d`**: the state-dependent atoms — each role's legal moves first (in move
 //!   order), then `terminal`, the goals, and every intermediate atom an entry point
 //!   needs, in evaluation order;
@@ -1139,21 +1140,24 @@ impl<'a> Layout<'a> {
             })
             .collect();
 
-        // Moves per role in text order.
-        let mut per_role: Vec<Vec<(String, AtomId)>> = vec![Vec::new(); ir.roles.len()];
+        // Moves per role in layout order, ties by text.
+        let mut per_role: Vec<Vec<(crate::ir::Term, String, AtomId)>> =
+            vec![Vec::new(); ir.roles.len()];
         if let Some(d) = does_rel {
             for a in g.of(d) {
-                let args = args_of(a)?;
+                let mut args = args_of(a)?;
                 if let Some(r) = role_of(&args[0]) {
-                    per_role[r].push((term_text(&ir.symbols, &args[1]), a));
+                    let term = args.swap_remove(1);
+                    let text = term_text(&ir.symbols, &term);
+                    per_role[r].push((term, text, a));
                 }
             }
         }
         let mut moves = Vec::new();
         let mut role_moves = vec![0u32];
         for (r, list) in per_role.iter_mut().enumerate() {
-            list.sort();
-            for (text, a) in list.iter() {
+            list.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+            for (_, text, a) in list.iter() {
                 places[*a as usize] = Place::Move(r, moves.len() as u32);
                 moves.push(text.clone());
             }

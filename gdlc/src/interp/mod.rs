@@ -13,7 +13,8 @@
 //!   legal, terminal and next from one state.
 //!
 //! `random` (GDL-II) is an ordinary role; `sees` is computed like `next`. Legal moves
-//! and percepts are listed in canonical KIF text order, as the runtime contract asks.
+//! and percepts are listed in canonical KIF text order (the runtime contract asks for
+//! an order that depends on the state alone; text order is the spelling's own).
 
 mod eval;
 mod order;
