@@ -210,17 +210,18 @@ impl Worker {
     }
 
     /// The best move of `role` after searching for `budget`, waiting for it at most
-    /// `wait` (at least `budget`).
+    /// `wait` (at least `budget`), and the iterations the worker's main thread ran.
     pub fn think(
         &mut self,
         budget: Duration,
         wait: Duration,
         role: usize,
-    ) -> Result<String, String> {
+    ) -> Result<(String, u64), String> {
         self.send(&format!("think\t{}\t{role}", budget.as_millis()))?;
         let line = self.reply(wait.max(budget))?;
         line.strip_prefix("move\t")
-            .map(str::to_owned)
+            .and_then(|rest| rest.split_once('\t'))
+            .and_then(|(text, n)| Some((text.to_owned(), n.parse().ok()?)))
             .ok_or_else(|| format!("the worker said `{line}` to think"))
     }
 }

@@ -332,8 +332,10 @@ impl Visitor for Play {
                             rng: &mut rng,
                         };
                         let answer = turn.respond(role, strategy, moves, deadline);
-                        if let Ok((_, Some(why))) = &answer {
-                            self.say(&format!("native worker dropped: {why}"));
+                        if let Ok((_, notes)) = &answer {
+                            for note in notes {
+                                self.say(note);
+                            }
                         }
                         let _ = reply.send(answer.map(|(text, _)| text));
                     }
@@ -359,22 +361,26 @@ where
 {
     /// Applies the joint move, then finds this role's move: in the native worker when
     /// there is one (dropping it if it fails), else in the local search. The second
-    /// element says why the worker was dropped.
+    /// element holds lines for the log: why the worker was dropped, and how many
+    /// playouts the search's main thread ran and how fast.
     fn respond(
         &mut self,
         role: RoleIndex,
         strategy: Strategy,
         moves: Option<Vec<String>>,
         deadline: Instant,
-    ) -> Result<(String, Option<String>), String> {
-        let mut dropped = None;
+    ) -> Result<(String, Vec<String>), String> {
+        let mut notes = Vec::new();
+        let dropped = |why: String, notes: &mut Vec<String>| {
+            notes.push(format!("native worker dropped: {why}"));
+        };
         if let Some(texts) = moves {
             let joint = read_joint(self.search.main(), &texts)?;
             self.search.advance(&joint);
             if let Some(worker) = self.worker.as_mut()
                 && let Err(why) = worker.advance(&texts)
             {
-                dropped = Some(why);
+                dropped(why, &mut notes);
                 *self.worker = None;
             }
             self.history.push(texts);
@@ -389,17 +395,23 @@ where
             // deadline; if it does not, the local search answers at once.
             let left = deadline.saturating_duration_since(Instant::now());
             let budget = left.mul_f64(0.85).saturating_sub(Duration::from_millis(10));
+            let started = Instant::now();
             match worker.think(budget, left, role) {
-                Ok(text) => return Ok((text, dropped)),
+                Ok((text, iterations)) => {
+                    notes.push(searched("natively", iterations, started.elapsed()));
+                    return Ok((text, notes));
+                }
                 Err(why) => {
-                    dropped = Some(why);
+                    dropped(why, &mut notes);
                     *self.worker = None;
                 }
             }
         }
         let chosen = match strategy {
             Strategy::Mcts => {
-                self.search.search_until(deadline);
+                let started = Instant::now();
+                let report = self.search.search_until(deadline);
+                notes.push(searched("here", report.iterations, started.elapsed()));
                 self.search.best_move(role)
             }
             Strategy::Random => {
@@ -408,8 +420,18 @@ where
             }
         };
         let chosen = chosen.ok_or("this role has no legal move")?;
-        Ok((self.search.main().game().move_to_kif(chosen), dropped))
+        Ok((self.search.main().game().move_to_kif(chosen), notes))
     }
+}
+
+/// The log line of one move's search: `iterations` (each a playout or a terminal node)
+/// on the search's main thread in `took`.
+fn searched(place: &str, iterations: u64, took: Duration) -> String {
+    let seconds = took.as_secs_f64();
+    format!(
+        "searched {place}: {iterations} playouts in {seconds:.2} s on the main thread ({:.0}/s)",
+        iterations as f64 / seconds.max(1e-9)
+    )
 }
 
 /// The joint move named by `texts`, checked legal in the root's state.

@@ -22,9 +22,11 @@ fn rules_not_built_in_are_compiled_to_a_worker_that_searches() {
 
     let mut worker = Worker::spawn(&built.binary, 2).expect("starts");
     assert_eq!(worker.roles, ["left", "right"]);
-    let first = worker
+    let (first, iterations) = worker
         .think(Duration::from_millis(100), Duration::from_secs(5), 0)
         .expect("a move");
+    // A game of three steps: 100 ms of search runs many playouts.
+    assert!(iterations > 10, "{iterations} playouts");
     assert!(
         first == "(show heads)" || first == "(show tails)",
         "{first}"
@@ -41,7 +43,7 @@ fn rules_not_built_in_are_compiled_to_a_worker_that_searches() {
         .expect_err("one move short");
     assert!(error.contains("expected 2 moves"), "{error}");
     // The worker goes on after refusing.
-    let second = worker
+    let (second, _) = worker
         .think(Duration::from_millis(50), Duration::from_secs(5), 1)
         .expect("a move");
     assert!(second.starts_with("(show "), "{second}");

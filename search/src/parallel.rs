@@ -69,9 +69,10 @@ where
         &mut self.main
     }
 
-    /// Searches on the calling thread until `deadline` (the helpers search anyway).
-    pub fn search_until(&mut self, deadline: Instant) {
-        self.main.search_until(deadline, u64::MAX);
+    /// Searches on the calling thread until `deadline` (the helpers search anyway);
+    /// what the calling thread did.
+    pub fn search_until(&mut self, deadline: Instant) -> crate::mcts::SearchReport {
+        self.main.search_until(deadline, u64::MAX)
     }
 
     /// Moves every tree's root along the joint move played.

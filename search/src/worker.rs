@@ -6,8 +6,10 @@
 //! - The worker starts with `ready<TAB>ROLE…` (the roles, in order).
 //! - `advance<TAB>MOVE…` (one move per role, KIF text): the joint move played; reply
 //!   `ok`, or `error<TAB>WHY` when the moves are not legal.
-//! - `think<TAB>MILLIS<TAB>ROLE`: search for MILLIS milliseconds, reply `move<TAB>MOVE`
-//!   (the role's best move at the root), or `error<TAB>WHY`.
+//! - `think<TAB>MILLIS<TAB>ROLE`: search for MILLIS milliseconds, reply
+//!   `move<TAB>MOVE<TAB>ITERATIONS` (the role's best move at the root, and the search
+//!   iterations — each a playout or a terminal node — the worker's main thread ran), or
+//!   `error<TAB>WHY`.
 //! - `perf<TAB>SECONDS`: gdl-perf's perf test on this reasoner, from the initial state
 //!   (see [`crate::perf`]); reply `perf<TAB>MILLIS<TAB>STATE_CHANGES<TAB>ROLLOUTS`.
 //! - `quit`, or the end of the input: exit.
@@ -94,7 +96,7 @@ where
                     Err(_) => format!("error\tbad time `{seconds}`"),
                 }),
                 ["think", millis, role] => say(match think(&mut search, millis, role) {
-                    Ok(text) => format!("move\t{text}"),
+                    Ok((text, iterations)) => format!("move\t{text}\t{iterations}"),
                     Err(why) => format!("error\t{why}"),
                 }),
                 _ => say(format!("error\tunknown message `{line}`")),
@@ -135,7 +137,7 @@ fn think<'s, G>(
     search: &mut ParallelSearch<'s, G>,
     millis: &str,
     role: &str,
-) -> Result<String, String>
+) -> Result<(String, u64), String>
 where
     G: Game + Clone + Send + 's,
     G::Move: Send,
@@ -148,7 +150,7 @@ where
     if search.main().is_over() {
         return Err("the game is over".to_owned());
     }
-    search.search_until(Instant::now() + Duration::from_millis(millis));
+    let report = search.search_until(Instant::now() + Duration::from_millis(millis));
     let best = search.best_move(role).ok_or("no legal move")?;
-    Ok(search.main().game().move_to_kif(best))
+    Ok((search.main().game().move_to_kif(best), report.iterations))
 }
