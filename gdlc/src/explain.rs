@@ -26,58 +26,69 @@ pub fn explain(ir: &Ir, stage: Stage) -> String {
     }
 }
 
-/// How the constants of each column of the state's fluents are ordered — the order of
-/// their positions in every store and of the fluents' bits
-/// ([`crate::analysis::canonical`]): by the chains of static relations the game
-/// defines, integers by value, or names (no structure: text order).
+/// How the constants of each column of the state's fluents and of the moves are
+/// ordered — the order of their positions in every store and of the fluents' and the
+/// ground moves' bits ([`crate::analysis::canonical`]): by the chains of static
+/// relations the game defines, integers by value, or names (no structure: text order).
 fn orders_text(ir: &Ir, out: &mut String) {
-    let Some(state) = ir.keyword(crate::ir::Keyword::True) else {
-        return;
-    };
-    for column in &ir.relation(state).columns {
-        let values: Vec<&str> = column
-            .domain
-            .iter()
-            .filter(|&&s| s != crate::ir::NIL && ir.symbols.symbol(s).arity == 0)
-            .map(|&s| ir.symbols.symbol(s).name.as_str())
-            .collect();
-        if values.len() < 2 {
+    use crate::ir::Keyword;
+    // The fluent is `true`'s argument 0, the move `does`'s argument 1.
+    for (keyword, kind, argument) in [(Keyword::True, "fluent", 0), (Keyword::Does, "move", 1)] {
+        let Some(relation) = ir.keyword(keyword) else {
             continue;
-        }
-        let mut parts = Vec::new();
-        let mut rest: Vec<&str> = values.clone();
-        for chain in &ir.chains {
-            let on: usize = rest
-                .iter()
-                .filter(|v| chain.constants.iter().any(|c| c == *v))
-                .count();
-            if on > 0 {
-                rest.retain(|v| !chain.constants.iter().any(|c| c == v));
-                parts.push(format!(
-                    "{on} by the chain of static relation `{}`{}",
-                    chain.relation,
-                    if chain.symmetric { " (both ways)" } else { "" }
-                ));
+        };
+        for column in &ir.relation(relation).columns {
+            if column.path.first() == Some(&argument) {
+                column_order_text(ir, kind, column, out);
             }
         }
-        let integers = rest.iter().filter(|v| v.parse::<i64>().is_ok()).count();
-        if integers > 0 {
-            parts.push(format!("{integers} integers by value"));
-        }
-        if rest.len() > integers {
+    }
+}
+
+/// One line of [`orders_text`]: the order of `column` (of a fluent or a move).
+fn column_order_text(ir: &Ir, kind: &str, column: &crate::ir::Column, out: &mut String) {
+    let values: Vec<&str> = column
+        .domain
+        .iter()
+        .filter(|&&s| s != crate::ir::NIL && ir.symbols.symbol(s).arity == 0)
+        .map(|&s| ir.symbols.symbol(s).name.as_str())
+        .collect();
+    if values.len() < 2 {
+        return;
+    }
+    let mut parts = Vec::new();
+    let mut rest: Vec<&str> = values.clone();
+    for chain in &ir.chains {
+        let on: usize = rest
+            .iter()
+            .filter(|v| chain.constants.iter().any(|c| c == *v))
+            .count();
+        if on > 0 {
+            rest.retain(|v| !chain.constants.iter().any(|c| c == v));
             parts.push(format!(
-                "{} by name (no structure: text order)",
-                rest.len() - integers
+                "{on} by the chain of static relation `{}`{}",
+                chain.relation,
+                if chain.symmetric { " (both ways)" } else { "" }
             ));
         }
-        let _ = writeln!(
-            out,
-            "order of fluent column {} ({} constants): {}",
-            ir.path_text(&column.path),
-            values.len(),
-            parts.join(", then ")
-        );
     }
+    let integers = rest.iter().filter(|v| v.parse::<i64>().is_ok()).count();
+    if integers > 0 {
+        parts.push(format!("{integers} integers by value"));
+    }
+    if rest.len() > integers {
+        parts.push(format!(
+            "{} by name (no structure: text order)",
+            rest.len() - integers
+        ));
+    }
+    let _ = writeln!(
+        out,
+        "order of {kind} column {} ({} constants): {}",
+        ir.path_text(&column.path),
+        values.len(),
+        parts.join(", then ")
+    );
 }
 
 fn symbol_set(ir: &Ir, symbols: &[SymbolId]) -> String {
