@@ -28,7 +28,7 @@
 //! - `bench [--games LIST] [--seconds N] [--seed N] [--out DIR]`: gdlc and rustc
 //!   times, generated reasoners' random playouts/s against SWI-Prolog, the hand-written
 //!   references and the propnet targets, one game after the other, written to
-//!   `target/bench/` as markdown, CSV and an SVG chart (see `bench.rs`).
+//!   `target/bench/` as markdown, CSV and an SVG chart (see `bench/`).
 
 mod bench;
 mod codegen;

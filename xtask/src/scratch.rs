@@ -39,7 +39,7 @@
 //! **perft** builds the perft driver for one game with the release profile and prints
 //! `depth<TAB>count` lines exactly as `gdlc perft` does.
 //!
-//! `cargo xtask bench` (`bench.rs`) uses the same machinery in its own scratch
+//! `cargo xtask bench` (`bench/`) uses the same machinery in its own scratch
 //! workspace: [`Scratch`] opened at another root with another manifest and quiet
 //! builds, the game crates' layout, and [`run_limited`] for its drivers.
 
@@ -96,7 +96,7 @@ debug = false
 opt-level = 2
 "#;
 
-/// A scratch workspace: `verify`'s, or `bench`'s (see `bench.rs`). One run at a time
+/// A scratch workspace: `verify`'s, or `bench`'s (see `bench/`). One run at a time
 /// uses it: opening it takes an exclusive lock on `<root>/.lock`, held until the value is
 /// dropped (two runs would rewrite each other's driver and crates), so a second run
 /// waits, saying so.
