@@ -1,0 +1,812 @@
+//! The ground backend: a game grounded by [`crate::ground`] as straight-line Rust over
+//! bit words, implementing [`gdlc_runtime::ground::GroundRules`].
+//!
+//! Layout (one bit per reachable ground atom):
+//!
+//! - **the state** `s`: one bit per reachable fluent, in canonical symbol order
+//!   (`layout_order`: along the chains the game defines, so a board's neighbours lie at
+//!   one distance whatever the coordinates are called);
+//! - **moves**: every role's possible moves numbered in one range per role, in layout
+//!   order like the fluents, so a legal-move list is the set bits of one range of `d`
+//!   and a move's bit follows the board whatever its coordinates are called;
+//! - **`d`**: the state-dependent atoms — each role's legal moves first (in move
+//!   order), then `terminal`, the goals, and every intermediate atom an entry point
+//!   needs, in evaluation order;
+//! - **`m`**: the move-dependent atoms — the percepts first, then the intermediates.
+//!
+//! Each atom is computed once, dependencies first, as one branch-free expression: the
+//! OR over its instances of the AND of their literals (a bit of `s`, `d` or `m`, or a
+//! comparison of the joint move), shifted into its bit. Atoms that depend on each
+//! other (recursion that the grounding did not unfold) are repeated until none
+//! changes. Frame axioms that copy a fluent unchanged — always, or under one move of
+//! one role — become masks: the next state starts as `s & (COPY | FRAME_r[move])`.
+//! `next` heads of one instance in one shape relative to their own bit (a step
+//! counter's successor) are computed together, one masked word expression per word.
+//! A word of `d` that one family owns is assigned whole, so `eval_state` clears
+//! only the other words that hold atoms.
+//!
+//! `eval_state` computes what `terminal`, `legal`, `next` and `sees` need; `eval_goals`
+//! adds what only goals need; `eval_moves` computes the move-dependent atoms and the
+//! next state. The runtime ([`gdlc_runtime::ground::Ground`]) caches `d` per state.
+//! The output is deterministic: every list is in atom, fluent or move order.
+//!
+//! Atoms of one level (none reads another) are computed in any order: those of one
+//! instance in one shape relative to their own bit together, one masked word
+//! expression per word (*head-parallel*), the others under nested guards — the
+//! positive literal every instance of several atoms holds becomes an `if` around them
+//! (a move's source square guards every move from it), and so on inside. An atom no
+//! reader uses unless some fluent holds (see `demand_guards`) is computed under an
+//! `if` on that fluent, and a literal every instance of an atom holds is tested once.
+//!
+//! Size: straight-line code costs rustc time, so past [`MAX_EMITTED_LITERALS`] the
+//! `next` instances that run under one move become keyed programs (data for
+//! [`gdlc_runtime::program::run_keyed`], one slice per move, of which the played one
+//! runs), and then the goals a program ([`gdlc_runtime::program::run_forward`], or
+//! [`gdlc_runtime::program::run`] when a goal atom is recursive); the rest of the code
+//! of every state and joint move must fit in straight lines, else the join backend is
+//! used.
+//! [`ground_and_emit`] grounds plainly first, projected (see [`crate::ground::ground`])
+//! only when the plain grounding cannot be emitted, and then each of the two with
+//! shared conjunctions ([`crate::ground::share`]).
+//!
+//! The code, by concern: this module the budgets and entry points; `layout` every
+//! atom's place and the sizes a budget is weighed by; `families` word-parallel families
+//! and demand guards; `expr` literals and instances as word expressions; `statements`
+//! `eval_state`'s and `eval_goals`' atoms in evaluation order; `moves` `eval_moves` and
+//! the next state; `programs` goals and keyed moves as data; `module` the generated
+//! module around them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use crate::Diagnostic;
+use crate::diagnostic::Code;
+use crate::exec::term_text;
+use crate::ground::{AtomId, Grounding, Instance, Literal};
+use crate::ir::{Ir, Keyword, Phase, RelationId};
+use crate::plan::Plan;
+
+mod expr;
+mod families;
+mod layout;
+mod module;
+mod moves;
+mod programs;
+mod statements;
+
+use families::*;
+
+/// The most ground literals the straight-line code may hold (rustc takes about 0.2–0.3 s
+/// per thousand at the release profile: capture_the_king's 28,000 in 7 s, skirmish's
+/// 40,000 in 10–13 s): past it, the goals are written as a program, data for
+/// [`gdlc_runtime::program`], and if the rest is still larger, the join backend is used.
+pub const MAX_EMITTED_LITERALS: usize = 30_000;
+
+/// The most ground literals the straight-line code may hold when the join backend's
+/// measured work says the ground code pays for its rustc time (see [`Budget::measured`]):
+/// rustc takes 5–13 s at this size (god's 52,600: 5 s; four_way_battle's 43,700: 13 s).
+pub const MAX_MEASURED_LITERALS: usize = 80_000;
+
+/// How many literals of the code run for every state one node of the join backend's
+/// work is worth (see [`Budget::measured`]). A ground literal is a bit test; a join node
+/// a loop step, a lookup or an insert. Measured, per state literals against the join
+/// plan's work per sampled step, and the ground code's playouts/s against the join
+/// backend's: a 4-player othello 0.04 and 60× faster, god 9.7 and 6×, four_way_battle
+/// 7 and 3×, a 4-player chinese checkers 43 and 0.65× (slower).
+pub const LITERALS_PER_JOIN_NODE: usize = 20;
+
+/// How much straight-line code the ground backend may emit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// The most literals of straight-line code for every state and joint move, and
+    /// goals (see [`MAX_EMITTED_LITERALS`]).
+    pub literals: usize,
+    /// The most of them computed for every state.
+    pub state_literals: usize,
+    /// The join backend's work per sampled step the state bound was measured against,
+    /// when it was (for the reason given when the code does not fit).
+    pub join_work: Option<usize>,
+}
+
+impl Budget {
+    /// The budget of every game: [`MAX_EMITTED_LITERALS`].
+    pub const DEFAULT: Budget = Budget {
+        literals: MAX_EMITTED_LITERALS,
+        state_literals: usize::MAX,
+        join_work: None,
+    };
+
+    /// The budget of a game whose code does not fit [`Budget::DEFAULT`], given the
+    /// join backend's measured work per step (its tuned plan's executor nodes per sample
+    /// state, see [`crate::plan::Tuning::work_per_sample`]): up to
+    /// [`MAX_MEASURED_LITERALS`], when the code run for every state is at most
+    /// [`LITERALS_PER_JOIN_NODE`] literals per node of that work. Large straight-line
+    /// code pays where the join backend does much work per state (othello's lines from
+    /// every square), not where it touches little of the board (chinese checkers'
+    /// jumps from the few pieces that move).
+    pub fn measured(join_work: usize) -> Budget {
+        Budget {
+            literals: MAX_MEASURED_LITERALS,
+            state_literals: join_work.saturating_mul(LITERALS_PER_JOIN_NODE),
+            join_work: Some(join_work),
+        }
+    }
+}
+
+/// The most ground literals of the goals as a program evaluated bottom-up (when a goal
+/// atom is recursive): goals are evaluated once per game, but a program this large
+/// costs more than the join backend's goals on short games.
+pub const MAX_PROGRAM_LITERALS: usize = 100_000;
+
+/// The most ground literals of the goals as a forward program (no goal atom
+/// recursive), which looks only at the instances of true fluents and atoms: its size
+/// costs rustc time, not playouts (mastermind448's 392,000: 28× the join backend's
+/// playouts/s, rustc 4.4 s; othello-comp2007's 285,000: 6.4×, 8.1 s).
+pub const MAX_FORWARD_PROGRAM_LITERALS: usize = 400_000;
+
+/// The most literals a keyed program may hold per move of a role on average: it runs
+/// the played move's, interpreted, every joint move, so it pays where moves are many
+/// and each touches little (measured: checkers 50 and 5.6× faster than the join
+/// backend, knightwar 42 and 4×, reversi 120 and 1.1× faster than its projected
+/// grounding), not where a few moves each cover the board (mummymaze2p 1,201 and
+/// pacman3p 38,000: 5–6× slower than the join backend).
+const MAX_KEYED_PER_MOVE: usize = 250;
+
+/// The most literals of keyed programs in all: their arrays are source text rustc
+/// parses (knightwar's 230,000 words: 1.7 MB of source).
+const MAX_KEYED_LITERALS: usize = 1_000_000;
+
+/// The most that sharing conjunctions ([`crate::ground::share`]) is taken to shrink the
+/// straight-line code of every state: a grounding whose code is further past the
+/// budget is not shared (sharing team chess's two groundings and laying them out cost
+/// 2 s of the compiler's 4.2). The most measured, over the 459 files of the corpus,
+/// its `test/` cases and GGP.org's repository, is 11× (wargame01's 1,663 literals to
+/// 150 reads); on games that sharing brought within the budget, 3.4× (knightazons).
+const MAX_SHARING_GAIN: usize = 20;
+
+/// Which code is a program rather than straight-line code.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tabled {
+    /// `eval_goals` runs a program.
+    goals: bool,
+    /// The `next` instances under one move are a keyed program per role, of which
+    /// `eval_moves` runs the played move's part, rather than arms of a `match`.
+    keyed: bool,
+}
+
+/// The budget-independent sizes of a grounding's code that [`Tabled::chosen`] weighs
+/// against a budget ([`Layout::weigh`]): computed once per grounding, so a second
+/// budget is tried without laying the grounding out again.
+#[derive(Clone, Copy, Debug)]
+struct Weighed {
+    /// The straight-line code of every state (literals, or reads as emitted).
+    state: usize,
+    /// The literals of every joint move.
+    moves: usize,
+    /// The straight-line code of the goals (as `state`).
+    goals: usize,
+    /// The literals of the instances under one move that a keyed program can hold, and
+    /// their most per move of a role on average.
+    keyed_literals: usize,
+    keyed_per_move: usize,
+    /// The goals' literals, and whether a goal atom is recursive.
+    goal_literals: usize,
+    goals_recursive: bool,
+}
+
+impl Tabled {
+    /// Which code is a program (data) rather than straight-line code: nothing while
+    /// all the code fits [`MAX_EMITTED_LITERALS`]. Past it, in this order until it
+    /// fits:
+    ///
+    /// 1. the `next` instances that run under one move become a keyed program (data:
+    ///    only the played move's part runs, so they cost no more than straight-line
+    ///    arms), when the code of every state and joint move does not fit;
+    /// 2. the goals, which run once per game, become a program.
+    ///
+    /// The code every state and joint move runs must fit in straight lines, else the
+    /// join backend is used: as a program it is slower than the join backend on every
+    /// game measured, even as a forward program that looks only at the instances of
+    /// true fluents and atoms (god 0.75×, skirmish 0.71×, mummymaze2p 0.01×).
+    fn chosen(weighed: &Weighed, budget: Budget) -> Result<Tabled, String> {
+        let Weighed {
+            state,
+            moves,
+            goals,
+            keyed_literals,
+            keyed_per_move,
+            goal_literals: literals,
+            goals_recursive,
+        } = *weighed;
+        if state > budget.state_literals {
+            let work = budget.join_work.unwrap_or_default();
+            return Err(format!(
+                "the ground code for every state would hold {state} literals, more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {work} per step"
+            ));
+        }
+        let fits = |literals: usize| literals <= budget.literals;
+        if fits(state + moves + goals) {
+            return Ok(Tabled::default());
+        }
+        let mut tabled = Tabled::default();
+        let mut per_step = state + moves;
+        if !fits(per_step)
+            && keyed_per_move <= MAX_KEYED_PER_MOVE
+            && keyed_literals <= MAX_KEYED_LITERALS
+        {
+            tabled.keyed = true;
+            per_step -= keyed_literals;
+        }
+        if !fits(per_step) {
+            return Err(format!(
+                "the ground code for every state and joint move would hold {per_step} literals, more than {} ({state} per state, {moves} per joint move, {keyed_literals} of them under one move, {keyed_per_move} per move of a role on average)",
+                budget.literals
+            ));
+        }
+        if !fits(per_step + goals) {
+            let limit = if goals_recursive {
+                MAX_PROGRAM_LITERALS
+            } else {
+                MAX_FORWARD_PROGRAM_LITERALS
+            };
+            if literals > limit {
+                return Err(format!(
+                    "the ground goals hold {literals} literals, more than {limit}"
+                ));
+            }
+            tabled.goals = true;
+        }
+        Ok(tabled)
+    }
+}
+
+/// The fewest atoms that share a guard before they are computed under it (see
+/// `Layout::statements`).
+const MIN_GUARDED: usize = 4;
+
+/// Statements under a guard (`condition`, a `u64` whose bit 0 is its truth) as `if`
+/// blocks of at most half [`MAX_FUNCTION_TEXT`] each (and at least one statement), so
+/// that the function holding them can still be split: a large block repeats its test.
+fn guarded_blocks(condition: &str, statements: &[String]) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut body = String::new();
+    for statement in statements {
+        if !body.is_empty() && body.len() + statement.len() > MAX_FUNCTION_TEXT / 2 {
+            blocks.push(format!("if {condition} & 1 != 0 {{\n{body}}}\n"));
+            body.clear();
+        }
+        body.push_str(statement);
+    }
+    if !body.is_empty() {
+        blocks.push(format!("if {condition} & 1 != 0 {{\n{body}}}\n"));
+    }
+    blocks
+}
+
+/// Separates statements that may go to different functions (see [`chunked`]).
+const CHUNK_MARK: &str = "/*chunk*/\n";
+
+/// The mask of some atoms' bits within their word.
+fn head_mask(bits: impl Iterator<Item = usize>) -> u64 {
+    bits.fold(0, |mask, bit| mask | 1 << (bit % 64))
+}
+
+/// The shape of a ground instance relative to its head's bit: per literal, its array
+/// (`s`, `d`, `m`), polarity and distance, sorted.
+type NextShape = Vec<(&'static str, bool, isize)>;
+
+/// A `next` head of one instance: its bit, atom and instance.
+type NextMember<'g> = (usize, AtomId, Vec<&'g Instance>);
+
+/// The most source text of one generated function: rustc's optimiser is superlinear in
+/// a function's size, so larger bodies are split into functions of about this size.
+const MAX_FUNCTION_TEXT: usize = 10_000;
+
+/// The parameters of `eval_moves` and of the functions its body is split into.
+const MOVES_PARAMS: &str = "s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64; M_WORDS], n: &mut [u64; WORDS]";
+
+/// The arguments that pass [`MOVES_PARAMS`] on.
+const MOVES_ARGS: &str = "s, d, joint, m, n";
+
+/// A function body as a list of calls to functions of at most [`MAX_FUNCTION_TEXT`]
+/// bytes each (`name_0`, `name_1` …, written to `functions`), or the body itself when
+/// it is small. `params` declares, `args` passes, the function's parameters.
+fn chunked(body: &str, name: &str, params: &str, args: &str, functions: &mut String) -> String {
+    if body.len() <= MAX_FUNCTION_TEXT {
+        return body.replace(CHUNK_MARK, "");
+    }
+    let mut chunks: Vec<String> = vec![String::new()];
+    for unit in body.split(CHUNK_MARK) {
+        let last = chunks.last_mut().expect("one chunk");
+        if !last.is_empty() && last.len() + unit.len() > MAX_FUNCTION_TEXT {
+            chunks.push(String::new());
+        }
+        chunks.last_mut().expect("one chunk").push_str(unit);
+    }
+    let mut calls = String::new();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let _ = writeln!(
+            functions,
+            "#[inline(never)]\n#[allow(clippy::all, unused_parens, unused_mut, unused_variables)]\nfn {name}_{k}({params}) {{\n{chunk}}}"
+        );
+        let _ = writeln!(calls, "{name}_{k}({args});");
+    }
+    calls
+}
+
+/// Instances of move-dependent atoms under one move, in `match` arms not emitted yet
+/// (`eval_moves`): the arms, which atoms they set, and how many were emitted before.
+struct LateArms {
+    arms: BTreeMap<usize, MoveArms>,
+    atoms: Vec<bool>,
+    flushed: usize,
+}
+
+impl LateArms {
+    /// Whether one of `instances` reads an atom the pending arms set.
+    fn read_by(&self, instances: &[&Instance]) -> bool {
+        !self.arms.is_empty()
+            && instances
+                .iter()
+                .any(|i| i.body.iter().any(|l| self.atoms[l.atom() as usize]))
+    }
+}
+
+/// Of instances that set `bit`, those under one move (`key`: its role and move, and
+/// the rest of the body) go to that move's arm; the others are returned.
+fn split_by_move<'i>(
+    instances: impl Iterator<Item = &'i Instance>,
+    bit: usize,
+    key: impl Fn(&Instance) -> Option<(usize, u32, Vec<Literal>)>,
+    arms: &mut BTreeMap<usize, MoveArms>,
+) -> Vec<&'i Instance> {
+    let mut others = Vec::new();
+    for instance in instances {
+        match key(instance) {
+            Some((role, mv, body)) => arms
+                .entry(role)
+                .or_default()
+                .entry(mv)
+                .or_default()
+                .push((bit, body)),
+            None => others.push(instance),
+        }
+    }
+    others
+}
+
+/// Numbers as the elements of an array literal: `1,2,3`.
+fn decimal_list(words: &[u32]) -> String {
+    words
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Words as a byte string literal of their little-endian bytes
+/// ([`gdlc_runtime::program::Words`]): printable ASCII as itself, other bytes escaped.
+fn byte_string(words: &[u32]) -> String {
+    let mut out = String::with_capacity(words.len() * 8 + 3);
+    out.push_str("b\"");
+    for byte in gdlc_runtime::program::Words::encode(words) {
+        if (0x20..=0x7e).contains(&byte) && byte != b'"' && byte != b'\\' {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Bit words as the elements of an array literal: `0x1,0x0`.
+fn hex_list(words: &[u64]) -> String {
+    words
+        .iter()
+        .map(|x| format!("{x:#x}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// What a keyed program sets (see `Layout::keyed_programs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyedTarget {
+    /// Bits of the next state `n`, at the end of `eval_moves`.
+    Next,
+    /// Bits of the move-dependent atoms `m`, first in `eval_moves` (their instances
+    /// read only `s` and `d`).
+    Early,
+}
+
+/// Per move of one role, the bits (of `n`, or of `m` early) set under it with the rest
+/// of their bodies.
+type MoveArms = BTreeMap<u32, Vec<(usize, Vec<Literal>)>>;
+
+/// Where an atom's value lives at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// A fluent: bit of `s`.
+    State(usize),
+    /// A move: `joint[role] == index`.
+    Move(usize, u32),
+    /// A state atom: bit of `d`.
+    D(usize),
+    /// A move-dependent atom: bit of `m`.
+    M(usize),
+    /// A head of `next`: written into `n` at this bit.
+    Next(usize),
+    /// Never holds (a move of no role, an atom no entry point needs).
+    Never,
+}
+
+/// A game grounded for this backend: the grounding, and its module or why it cannot
+/// be emitted.
+pub struct Grounded {
+    /// The grounding.
+    pub grounding: Grounding,
+    /// Whether its rules were projected (see [`crate::ground::ground`]).
+    pub projected: bool,
+    /// The module ([`lib_rs`]), or why this backend cannot emit it.
+    pub module: Result<String, String>,
+    /// The budget the module was emitted under.
+    pub budget: Budget,
+}
+
+/// Grounds a planned game and emits its module: the plain grounding when it grounds
+/// and emits; else the projected one when that does (projection shrinks some games
+/// several times, but on games that fit without it, its auxiliary atoms cost more than
+/// they save: they replace instances that run only under one move); else the plain,
+/// then the projected grounding with shared conjunctions (see
+/// [`crate::ground::share`]) when that emits; else the plain grounding with the reason
+/// it cannot be emitted, under `budget`. `Err`: the reason the game does not ground at
+/// all.
+pub fn ground_and_emit(
+    ir: &Ir,
+    plan: &Plan,
+    source: &str,
+    budget: Budget,
+) -> Result<Grounded, String> {
+    Groundings::new(ir, plan).emit(ir, plan, source, budget)
+}
+
+/// The groundings [`ground_and_emit`] tries, each made at most once, so that the
+/// automatic choice can try a second budget without grounding again (grounding is most
+/// of the compiler's time on a game whose code does not fit: team chess 3.0 → 5.5 s
+/// when it grounded twice).
+struct Groundings {
+    plain: Result<Grounding, String>,
+    /// Made when first needed.
+    projected: Option<Result<Grounding, String>>,
+    /// With shared conjunctions, of the plain and of the projected grounding: made when
+    /// first needed (`None` inside: nothing to share, or no grounding).
+    shared: [Option<Option<Grounding>>; 2],
+    /// The sizes of each grounding's code once laid out (plain, projected, and those
+    /// with shared conjunctions), so the second budget refuses a grounding without
+    /// laying it out again (team chess: 7.2 → 4.2 s, measured in turn).
+    weighed: [Option<Weighed>; 4],
+}
+
+impl Groundings {
+    fn new(ir: &Ir, plan: &Plan) -> Self {
+        Groundings {
+            plain: crate::ground::ground(ir, plan, &crate::ground::LIMITS, false),
+            projected: None,
+            shared: [None, None],
+            weighed: [None; 4],
+        }
+    }
+
+    fn projected(&mut self, ir: &Ir, plan: &Plan) -> &Result<Grounding, String> {
+        self.projected
+            .get_or_insert_with(|| crate::ground::ground(ir, plan, &crate::ground::LIMITS, true))
+    }
+
+    /// The plain (`0`) or projected (`1`) grounding with shared conjunctions.
+    fn shared(&mut self, ir: &Ir, plan: &Plan, which: usize) -> Option<&Grounding> {
+        if self.shared[which].is_none() {
+            let base = if which == 0 {
+                self.plain.as_ref().ok()
+            } else {
+                self.projected(ir, plan).as_ref().ok()
+            };
+            let shared = base.and_then(|g| crate::ground::share::share_conjunctions(ir, g));
+            self.shared[which] = Some(shared);
+        }
+        self.shared[which].as_ref().and_then(Option::as_ref)
+    }
+
+    /// See [`ground_and_emit`].
+    fn emit(
+        &mut self,
+        ir: &Ir,
+        plan: &Plan,
+        source: &str,
+        budget: Budget,
+    ) -> Result<Grounded, String> {
+        let found = |grounding: &Grounding, projected: bool, module: String| Grounded {
+            grounding: grounding.clone(),
+            projected,
+            module: Ok(module),
+            budget,
+        };
+        let plain_module =
+            self.plain.as_ref().ok().map(|grounding| {
+                lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[0])
+            });
+        if let (Ok(grounding), Some(Ok(module))) = (&self.plain, &plain_module) {
+            return Ok(found(grounding, false, module.clone()));
+        }
+        self.projected(ir, plan);
+        let projected = self.projected.as_ref().expect("made above");
+        let why_not_projected = match projected {
+            Ok(grounding) => {
+                match lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[1]) {
+                    Ok(module) => return Ok(found(grounding, true, module)),
+                    Err(reason) => reason,
+                }
+            }
+            Err(reason) => reason.clone(),
+        };
+        let limit = budget.literals.min(budget.state_literals);
+        for (which, projected) in [(0, false), (1, true)] {
+            if self.weighed[which].is_some_and(|w| w.state / MAX_SHARING_GAIN > limit) {
+                continue;
+            }
+            self.shared(ir, plan, which);
+            if let Some(shared) = self.shared[which].as_ref().and_then(Option::as_ref)
+                && let Ok(module) =
+                    lib_rs_weighed(ir, shared, source, budget, &mut self.weighed[2 + which])
+            {
+                return Ok(found(shared, projected, module));
+            }
+        }
+        // Neither: the plain grounding's reason, and the projected one's.
+        match (&self.plain, plain_module) {
+            (Ok(grounding), Some(Err(reason))) => Ok(Grounded {
+                grounding: grounding.clone(),
+                projected: false,
+                module: Err(format!("{reason}; projected: {why_not_projected}")),
+                budget,
+            }),
+            (Err(reason), _) => Err(format!("{reason}; projected: {why_not_projected}")),
+            (Ok(_), _) => unreachable!("a plain grounding has a module or a reason"),
+        }
+    }
+}
+
+/// The ground backend's choice for [`crate::Backend::Auto`]: [`ground_and_emit`] under
+/// [`Budget::DEFAULT`], and when the game grounds but its code does not fit, again under
+/// [`Budget::measured`] against the join backend's work per step on its tuned plan
+/// (`join_plan`, made only then). Also returns that plan when it was made, for the join
+/// backend. A module that does not fit either budget gives both reasons.
+pub fn ground_and_emit_auto(
+    ir: &Ir,
+    plan: &Plan,
+    source: &str,
+    join_plan: impl FnOnce() -> Plan,
+) -> (Result<Grounded, String>, Option<Plan>) {
+    let mut groundings = Groundings::new(ir, plan);
+    let grounded = groundings.emit(ir, plan, source, Budget::DEFAULT);
+    if !matches!(&grounded, Ok(g) if g.module.is_err()) {
+        return (grounded, None);
+    }
+    let tuned = join_plan();
+    let Some(work) = tuned.tuning.as_ref().and_then(|t| t.work_per_sample()) else {
+        return (grounded, Some(tuned));
+    };
+    let measured = groundings.emit(ir, plan, source, Budget::measured(work));
+    let grounded = match (grounded, measured) {
+        (_, Ok(measured)) if measured.module.is_ok() => Ok(measured),
+        (Ok(mut grounded), measured) => {
+            let why = match measured {
+                Ok(Grounded {
+                    module: Err(why), ..
+                })
+                | Err(why) => why,
+                Ok(_) => unreachable!("a module that fits is returned above"),
+            };
+            if let Err(reason) = &mut grounded.module {
+                *reason =
+                    format!("{reason}; under the budget measured against the join backend: {why}");
+            }
+            Ok(grounded)
+        }
+        (Err(reason), _) => Err(reason),
+    };
+    (grounded, Some(tuned))
+}
+
+/// The projected grounding of a planned game and its module, or why there is none.
+fn ground_projected(ir: &Ir, plan: &Plan, source: &str) -> Result<(Grounding, String), String> {
+    let grounding = crate::ground::ground(ir, plan, &crate::ground::LIMITS, true)?;
+    let module = lib_rs(ir, &grounding, source, Budget::DEFAULT)?;
+    Ok((grounding, module))
+}
+
+/// The module of the projected grounding even where the plain one would be used (to
+/// check the projected path on games that fit without it), or why there is none.
+pub fn ground_projected_and_emit(ir: &Ir, plan: &Plan, source: &str) -> Result<String, String> {
+    ground_projected(ir, plan, source).map(|(_, module)| module)
+}
+
+/// The ground reasoner module for a grounded game under `budget`, or why this backend
+/// cannot emit it (the caller then uses the join backend).
+pub fn lib_rs(
+    ir: &Ir,
+    grounding: &Grounding,
+    source: &str,
+    budget: Budget,
+) -> Result<String, String> {
+    lib_rs_weighed(ir, grounding, source, budget, &mut None)
+}
+
+/// [`lib_rs`] with the grounding's sizes once known (see [`Layout::new`]).
+fn lib_rs_weighed(
+    ir: &Ir,
+    grounding: &Grounding,
+    source: &str,
+    budget: Budget,
+    weighed: &mut Option<Weighed>,
+) -> Result<String, String> {
+    let layout = Layout::new(ir, grounding, budget, weighed)?;
+    let text = layout.module();
+    let file = syn::parse_file(&text)
+        .map_err(|e| format!("internal error: the generated code does not parse: {e}"))?;
+    let body = prettyplease::unparse(&file);
+    Ok(format!(
+        "// Generated by gdlc {} from `{}`. Do not edit: regenerate it with gdlc.\n//\n// A ground reasoner for the game: `new()` gives a `Reasoner`, which implements\n// `gdlc_runtime::Game`.\n\n{body}",
+        env!("CARGO_PKG_VERSION"),
+        source.replace('\n', " ")
+    ))
+}
+
+/// The size of a grounded game's code per entry point: the ground literals of the
+/// atoms computed for every state, for every joint move and for goals only (copies of
+/// fluents excluded), and whether the goals are a program rather than straight-line code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodeSize {
+    /// Literals of `eval_state` (terminal, legal, what the moves read).
+    pub state: usize,
+    /// With shared conjunctions, `eval_state`'s size as emitted (the bits and words
+    /// it reads), which the budget counts instead.
+    pub state_reads: Option<usize>,
+    /// Literals of `eval_moves`.
+    pub moves: usize,
+    /// Literals of `eval_goals`.
+    pub goals: usize,
+    /// Whether `eval_goals` is a program.
+    pub goals_program: bool,
+    /// Whether the `next` instances under one move are keyed programs.
+    pub keyed_program: bool,
+    /// The literals of those instances per move of a role, on average (the most of
+    /// any role).
+    pub keyed_per_move: usize,
+    /// Word-parallel families (see `Family`): how many, and their atoms.
+    pub families: usize,
+    /// The atoms in the families.
+    pub family_atoms: usize,
+    /// Atoms computed under a guard (the player in control …).
+    pub guarded: usize,
+    /// Atoms of the straight-line code with a demand guard: a fluent without which
+    /// no reader uses them (a player's "has a move" while another is in control).
+    pub demand_guarded: usize,
+}
+
+/// The code size of a grounded game under `budget` (see [`CodeSize`]), or why this
+/// backend cannot emit it.
+pub fn code_size(ir: &Ir, grounding: &Grounding, budget: Budget) -> Result<CodeSize, String> {
+    let layout = Layout::new(ir, grounding, budget, &mut None)?;
+    Ok(CodeSize {
+        state: layout.cone_literals(&layout.state_cone),
+        state_reads: (grounding.shared_relations > 0)
+            .then(|| layout.emitted_reads(&layout.state_cone)),
+        moves: layout.cone_literals(&layout.move_cone),
+        goals: layout.cone_literals(&layout.goal_cone),
+        goals_program: layout.tabled.goals,
+        keyed_program: layout.tabled.keyed,
+        keyed_per_move: layout.keyed_literals().1,
+        families: layout.families.len(),
+        family_atoms: layout.families.iter().map(|f| f.atoms.len()).sum(),
+        guarded: layout.guards(&layout.state_cone).len()
+            + if layout.tabled.goals {
+                0
+            } else {
+                layout.guards(&layout.goal_cone).len()
+            },
+        demand_guarded: layout.demand_guarded(),
+    })
+}
+
+/// A diagnostic for a failure of this backend that the caller reports.
+pub fn backend_error(message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Code::Backend, message)
+}
+
+struct Layout<'a> {
+    ir: &'a Ir,
+    g: &'a Grounding,
+    places: Vec<Place>,
+    fluents: Vec<String>,
+    init: Vec<usize>,
+    moves: Vec<String>,
+    role_moves: Vec<u32>,
+    percepts: Vec<String>,
+    legal_bits: Vec<usize>,
+    terminal_bit: Option<usize>,
+    goals: Vec<Vec<(usize, String)>>,
+    sees: Vec<Vec<(usize, u32)>>,
+    /// Instances by head atom.
+    by_head: Vec<Vec<&'a Instance>>,
+    /// Derived atoms in evaluation order, with whether each starts a recursive group
+    /// (its group's length).
+    order: Vec<(Vec<AtomId>, bool)>,
+    state_cone: Vec<bool>,
+    goal_cone: Vec<bool>,
+    move_cone: Vec<bool>,
+    d_bits: usize,
+    m_bits: usize,
+    tabled: Tabled,
+    families: Vec<Family>,
+    /// The words of `d` a family owns (see [`Layout::owned_words`]).
+    owned: BTreeSet<usize>,
+    /// Per atom, a fluent without which its value is never used (see
+    /// [`demand_guards`]): the atom is computed only when the fluent holds.
+    demand: Vec<Option<AtomId>>,
+}
+
+/// Atoms of one relation whose instances read only bits of the state or of earlier
+/// families, in the same shape relative to each atom's *anchor* (its first bit of the
+/// state, else of `d`): placed in `d` at their anchors plus one offset (a multiple of
+/// 64), so the whole family is a few word operations — `(occupied ?x ?y)` as
+/// `s | s >> 1` under a mask, then `(empty ?x ?y)` as its complement.
+#[derive(Clone, Debug)]
+struct Family {
+    relation: RelationId,
+    /// Atoms and their anchors.
+    atoms: Vec<(AtomId, usize)>,
+    /// The instances' shapes: literals as (array, positive, distance from the anchor).
+    shapes: Vec<Shape>,
+}
+
+/// A family instance's literals: (array, positive, distance from the anchor).
+type Shape = Vec<(&'static str, bool, isize)>;
+
+/// An atom with more alternatives (instances, or word-parallel classes of them) than
+/// this is computed with `||`, stopping at the first that holds, rather than an OR of
+/// all of them.
+const SHORT_CIRCUIT_PAST: usize = 8;
+
+/// The fewest literals the atoms of one level and one demand guard hold between them
+/// before they are computed under it (see `demand_guards`).
+const MIN_DEMAND_GUARDED: usize = 8;
+
+/// The most ranges of `d` cleared one by one before `eval_state` (see
+/// `Layout::clear_d`); past it, the whole array is cleared.
+const MAX_CLEARED_RANGES: usize = 64;
+
+/// The fewest atoms a family has.
+const MIN_FAMILY: usize = 8;
+
+/// The order of the state's fluent bits: terms compared symbol by symbol, argument by
+/// argument, in canonical symbol order ([`crate::analysis::canonical`]): along the
+/// chains the game defines (a board's coordinates in board order whatever their
+/// names), then integers by value, then names. So a board's neighbours lie at one
+/// distance and fall into word-parallel families and classes.
+fn layout_order(a: &crate::ir::Term, b: &crate::ir::Term) -> std::cmp::Ordering {
+    a.symbol
+        .cmp(&b.symbol)
+        .then_with(|| a.args.len().cmp(&b.args.len()))
+        .then_with(|| {
+            a.args
+                .iter()
+                .zip(&b.args)
+                .map(|(x, y)| layout_order(x, y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+}
+
+fn words(bits: usize) -> usize {
+    bits.div_ceil(64)
+}

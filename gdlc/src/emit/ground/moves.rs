@@ -1,0 +1,611 @@
+//! `eval_moves` of the ground backend: the move-dependent atoms and the next state —
+//! frame masks, `next` heads in one shape computed together, instances under one move
+//! in match arms, and keyed programs for moves with thousands of instances.
+
+use super::*;
+
+impl<'a> Layout<'a> {
+    /// Whether an instance of `next` copies its own fluent, and under which move.
+    pub(super) fn copy_of(&self, instance: &Instance) -> Option<Option<(usize, u32)>> {
+        let Place::Next(bit) = self.places[instance.head as usize] else {
+            return None;
+        };
+        let mut copies = false;
+        let mut under = None;
+        for &literal in &instance.body {
+            let Literal::Pos(a) = literal else {
+                return None;
+            };
+            match self.places[a as usize] {
+                Place::State(b) if b == bit && !copies => copies = true,
+                Place::Move(r, mv) if under.is_none() => under = Some((r, mv)),
+                _ => return None,
+            }
+        }
+        copies.then_some(under)
+    }
+
+    pub(super) fn eval_moves(&self, out: &mut String) -> String {
+        let w = words(self.fluents.len());
+        let mut copy = vec![0u64; w];
+        let mut frames: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
+        let mut rest: Vec<bool> = self.move_cone.clone();
+        // Move-dependent atoms that only say which moves were played: per role, a
+        // table from its move to their bits of `m`.
+        let roles = self.role_moves.len() - 1;
+        let move_only = self.move_only_atoms();
+        let mut move_tables: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
+        let mw = words(self.m_bits);
+        for (a, sets) in move_only.iter().enumerate() {
+            let (Some(sets), Place::M(bit)) = (sets, self.places[a]) else {
+                continue;
+            };
+            rest[a] = false;
+            for (role, moves) in sets.iter().enumerate() {
+                let base = self.role_moves[role];
+                for &mv in moves {
+                    let count = (self.role_moves[role + 1] - base) as usize;
+                    let table = move_tables
+                        .entry(role)
+                        .or_insert_with(|| vec![vec![0; mw]; count]);
+                    table[(mv - base) as usize][bit / 64] |= 1 << (bit % 64);
+                }
+            }
+        }
+        // Conditional copies (`next(f)` from `true(f)` and conditions on the joint
+        // move alone, one per fluent): per role, the fluents its move keeps.
+        let mut keep_family = vec![0u64; w];
+        let mut keeps: Vec<Vec<Vec<u64>>> = (0..roles)
+            .map(|r| vec![vec![0u64; w]; (self.role_moves[r + 1] - self.role_moves[r]) as usize])
+            .collect();
+        let mut partial: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
+        for (a, slot) in partial.iter_mut().enumerate() {
+            let Place::Next(bit) = self.places[a] else {
+                continue;
+            };
+            let mut others = Vec::new();
+            let mut kept = false;
+            for instance in &self.by_head[a] {
+                if !kept
+                    && self.copy_of(instance).is_none()
+                    && let Some(factors) = self.keep_factors(instance, bit, &move_only)
+                {
+                    kept = true;
+                    keep_family[bit / 64] |= 1 << (bit % 64);
+                    for (role, rows) in keeps.iter_mut().enumerate() {
+                        let base = self.role_moves[role];
+                        for (k, row) in rows.iter_mut().enumerate() {
+                            if factors(role, base + k as u32) {
+                                row[bit / 64] |= 1 << (bit % 64);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                match self.copy_of(instance) {
+                    Some(None) => copy[bit / 64] |= 1 << (bit % 64),
+                    Some(Some((role, mv))) => {
+                        let base = self.role_moves[role];
+                        let count = (self.role_moves[role + 1] - base) as usize;
+                        let table = frames
+                            .entry(role)
+                            .or_insert_with(|| vec![vec![0; w]; count]);
+                        table[(mv - base) as usize][bit / 64] |= 1 << (bit % 64);
+                    }
+                    None => others.push(*instance),
+                }
+            }
+            *slot = Some(others);
+        }
+        // Frame tables become constants.
+        let mut tables = String::new();
+        for (role, table) in &frames {
+            let _ = write!(
+                tables,
+                "static FRAME_{role}: [[u64; WORDS]; {}] = [",
+                table.len()
+            );
+            for row in table {
+                let _ = write!(tables, "[{}],", hex_list(row));
+            }
+            tables.push_str("];\n");
+        }
+        let _ = writeln!(tables, "static COPY: [u64; WORDS] = [{}];", hex_list(&copy));
+        let table_text = |name: String, width: &str, table: &[Vec<u64>]| {
+            let mut text = format!("static {name}: [[u64; {width}]; {}] = [", table.len());
+            for row in table {
+                let _ = write!(text, "[{}],", hex_list(row));
+            }
+            text.push_str("];\n");
+            text
+        };
+        for (role, table) in &move_tables {
+            tables.push_str(&table_text(format!("MOVED_{role}"), "M_WORDS", table));
+        }
+        let keep_roles: Vec<usize> = (0..roles)
+            .filter(|&r| keeps[r].iter().any(|row| *row != keep_family))
+            .collect();
+        let has_keeps = keep_family.iter().any(|&x| x != 0);
+        if has_keeps {
+            let _ = writeln!(
+                tables,
+                "static KEPT: [u64; WORDS] = [{}];",
+                hex_list(&keep_family)
+            );
+            for &role in &keep_roles {
+                tables.push_str(&table_text(format!("KEEP_{role}"), "WORDS", &keeps[role]));
+            }
+        }
+        out.push_str("*m = [0; M_WORDS];\n");
+        for role in move_tables.keys() {
+            let base = self.role_moves[*role];
+            let _ = writeln!(
+                out,
+                "let moved = &MOVED_{role}[(joint[{role}] - {base}) as usize];\nfor w in 0..M_WORDS {{ m[w] |= moved[w]; }}"
+            );
+        }
+        // Move-dependent atoms' instances under one move that read only the state,
+        // before everything that reads them: `match` arms on the move (reversi's
+        // flips: only the played move's run, not every move's test of the joint
+        // move), or with keyed programs an early keyed program; the atoms' other
+        // instances are ORed in below.
+        let mut early_rest: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
+        let mut early: BTreeMap<usize, MoveArms> = BTreeMap::new();
+        for (a, keyable) in self.early_keyed_atoms().into_iter().enumerate() {
+            let Place::M(bit) = self.places[a] else {
+                continue;
+            };
+            if !keyable {
+                continue;
+            }
+            early_rest[a] = Some(split_by_move(
+                self.by_head[a].iter().copied(),
+                bit,
+                |instance| self.early_key(instance),
+                &mut early,
+            ));
+        }
+        if self.tabled.keyed {
+            // Instances that also read another move stay in `match` arms.
+            let programs = self.take_programmable(&mut early);
+            self.keyed_programs(&programs, KeyedTarget::Early, out, &mut tables);
+        }
+        self.move_arms(&early, "m", "early", out, &mut tables);
+        out.push_str("for w in 0..WORDS {\nlet mut keep = COPY[w];\n");
+        for role in frames.keys() {
+            let base = self.role_moves[*role];
+            let _ = writeln!(
+                out,
+                "keep |= FRAME_{role}[(joint[{role}] - {base}) as usize][w];"
+            );
+        }
+        if has_keeps {
+            out.push_str("let mut kept = KEPT[w];\n");
+            for role in &keep_roles {
+                let base = self.role_moves[*role];
+                let _ = writeln!(
+                    out,
+                    "kept &= KEEP_{role}[(joint[{role}] - {base}) as usize][w];"
+                );
+            }
+            out.push_str("keep |= kept;\n");
+        }
+        out.push_str("n[w] = s[w] & keep;\n}\n");
+        // Everything else in evaluation order; `next` heads only with the instances
+        // that are not copies, those under one move in a `match` on it at the end.
+        let mut keyed: BTreeMap<usize, MoveArms> = BTreeMap::new();
+        // Other move-dependent atoms' instances under one move: `match` arms too, run
+        // before the first statement that reads one of their atoms.
+        let mut late = LateArms {
+            arms: BTreeMap::new(),
+            atoms: vec![false; self.g.atoms.len()],
+            flushed: 0,
+        };
+        // `next` heads of one instance, by shape relative to their bit: computed
+        // head-parallel at the end (nothing reads `n`, so their order is free).
+        let mut next_classes: BTreeMap<NextShape, Vec<NextMember<'_>>> = BTreeMap::new();
+        for (atoms, cyclic) in &self.order {
+            let atoms: Vec<AtomId> = atoms
+                .iter()
+                .copied()
+                .filter(|&a| rest[a as usize] && self.places[a as usize] != Place::Never)
+                .collect();
+            if atoms
+                .iter()
+                .any(|&a| late.read_by(&self.by_head[a as usize]))
+            {
+                self.flush_late(&mut late, out, &mut tables);
+            }
+            let mut computed = Vec::new();
+            for &a in &atoms {
+                rest[a as usize] = false;
+                let expression = match &partial[a as usize] {
+                    Some(others) => {
+                        // A `next` head: instances under one move of one role run
+                        // only when that move is played.
+                        let Place::Next(bit) = self.places[a as usize] else {
+                            unreachable!("partial instances are of `next` heads")
+                        };
+                        let unkeyed = split_by_move(
+                            others.iter().copied(),
+                            bit,
+                            |instance| self.key_of(instance),
+                            &mut keyed,
+                        );
+                        if unkeyed.is_empty() {
+                            continue;
+                        }
+                        if let Some(shape) = self.next_shape(bit, &unkeyed) {
+                            next_classes
+                                .entry(shape)
+                                .or_default()
+                                .push((bit, a, unkeyed));
+                            continue;
+                        }
+                        self.expression_of(&unkeyed)
+                    }
+                    None => {
+                        let all: &[&Instance] = match &early_rest[a as usize] {
+                            Some(others) => others,
+                            None => &self.by_head[a as usize],
+                        };
+                        let unkeyed = match self.places[a as usize] {
+                            Place::M(bit) if !*cyclic => {
+                                let unkeyed = split_by_move(
+                                    all.iter().copied(),
+                                    bit,
+                                    |instance| self.key_of(instance),
+                                    &mut late.arms,
+                                );
+                                late.atoms[a as usize] |= unkeyed.len() < all.len();
+                                unkeyed
+                            }
+                            _ => all.to_vec(),
+                        };
+                        if unkeyed.is_empty()
+                            && (early_rest[a as usize].is_some() || !all.is_empty())
+                        {
+                            continue;
+                        }
+                        if let Place::Next(bit) = self.places[a as usize]
+                            && !*cyclic
+                            && let Some(shape) = self.next_shape(bit, &unkeyed)
+                        {
+                            next_classes
+                                .entry(shape)
+                                .or_default()
+                                .push((bit, a, unkeyed));
+                            continue;
+                        }
+                        self.expression_of(&unkeyed)
+                    }
+                };
+                computed.push((a, expression));
+            }
+            if computed.is_empty() {
+                continue;
+            }
+            self.assign(&computed, *cyclic, out);
+            out.push_str(CHUNK_MARK);
+        }
+        self.flush_late(&mut late, out, &mut tables);
+        self.next_classes(next_classes, out);
+        if self.tabled.keyed {
+            // Instances that also read another move stay in `match` arms.
+            let programs = self.take_programmable(&mut keyed);
+            self.keyed_programs(&programs, KeyedTarget::Next, out, &mut tables);
+        }
+        self.move_arms(&keyed, "n", "arm", out, &mut tables);
+        tables
+    }
+
+    /// The shape of a `next` head's one instance relative to the head's bit `bit`
+    /// (each literal's array, polarity and distance, sorted), when every literal is a
+    /// bit of `s`, `d` or `m`.
+    pub(super) fn next_shape(&self, bit: usize, instances: &[&Instance]) -> Option<NextShape> {
+        let [instance] = instances else {
+            return None;
+        };
+        if instance.body.is_empty() {
+            return None;
+        }
+        let mut shape = instance
+            .body
+            .iter()
+            .map(|&l| {
+                self.bit_of(l)
+                    .map(|(array, at, positive)| (array, positive, at as isize - bit as isize))
+            })
+            .collect::<Option<NextShape>>()?;
+        shape.sort_unstable();
+        Some(shape)
+    }
+
+    /// The `next` heads collected by shape (see [`Self::next_shape`]): per word of
+    /// `n`, the heads of one shape there as one masked word expression — a step
+    /// counter's successor is the state shifted by one — and a head alone in its word
+    /// as its own statement.
+    pub(super) fn next_classes(
+        &self,
+        classes: BTreeMap<NextShape, Vec<NextMember<'_>>>,
+        out: &mut String,
+    ) {
+        let mut single: Vec<(AtomId, String)> = Vec::new();
+        for (shape, members) in classes {
+            let mut by_word: BTreeMap<usize, Vec<NextMember<'_>>> = BTreeMap::new();
+            for member in members {
+                by_word.entry(member.0 / 64).or_default().push(member);
+            }
+            for (w, members) in by_word {
+                if let [(_, a, instances)] = &members[..] {
+                    single.push((*a, self.expression_of(instances)));
+                    continue;
+                }
+                let mask = head_mask(members.iter().map(|&(head, ..)| head));
+                let and = self.shape_word(&shape, w, 0);
+                let _ = writeln!(out, "n[{w}] |= ({and}) & {mask:#x};");
+                out.push_str(CHUNK_MARK);
+            }
+        }
+        if !single.is_empty() {
+            self.assign(&single, false, out);
+            out.push_str(CHUNK_MARK);
+        }
+    }
+
+    /// Emits the pending late arms (see [`LateArms`]) and clears them.
+    pub(super) fn flush_late(&self, late: &mut LateArms, out: &mut String, tables: &mut String) {
+        if late.arms.is_empty() {
+            return;
+        }
+        let name = format!("late{}", late.flushed);
+        self.move_arms(&late.arms, "m", &name, out, tables);
+        late.arms.clear();
+        late.atoms.fill(false);
+        late.flushed += 1;
+    }
+
+    /// Takes out of `arms` the instances a keyed program can hold (their rest reads
+    /// no other move, [`Self::programmable`]); the others stay for `match` arms.
+    pub(super) fn take_programmable(
+        &self,
+        arms_by_role: &mut BTreeMap<usize, MoveArms>,
+    ) -> BTreeMap<usize, MoveArms> {
+        let mut programs: BTreeMap<usize, MoveArms> = BTreeMap::new();
+        for (role, arms) in arms_by_role.iter_mut() {
+            for (mv, heads) in arms.iter_mut() {
+                let (programmed, kept): (Vec<_>, Vec<_>) = std::mem::take(heads)
+                    .into_iter()
+                    .partition(|(_, body)| self.programmable(body));
+                *heads = kept;
+                if !programmed.is_empty() {
+                    programs.entry(*role).or_default().insert(*mv, programmed);
+                }
+            }
+            arms.retain(|_, heads| !heads.is_empty());
+        }
+        programs
+    }
+
+    /// Instances under one move of one role as a `match` on that role's move per role,
+    /// so only the played move's run: each sets its bit of `target` (`n` or `m`).
+    /// Long arms are functions of their own, named `{name}_{role}_{move}_{k}`.
+    pub(super) fn move_arms(
+        &self,
+        arms_by_role: &BTreeMap<usize, MoveArms>,
+        target: &str,
+        name: &str,
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        for (role, arms) in arms_by_role.iter().filter(|(_, arms)| !arms.is_empty()) {
+            let _ = writeln!(out, "match joint[{role}] {{");
+            for (i, (mv, heads)) in arms.iter().enumerate() {
+                if i > 0 && i % 64 == 0 {
+                    // Long matches are split (only one arm of all of them runs).
+                    let _ = write!(out, "_ => {{}}\n}}\n{CHUNK_MARK}match joint[{role}] {{\n");
+                }
+                let mut arm = String::new();
+                for (k, (bit, body)) in heads.iter().enumerate() {
+                    let (w, b) = (bit / 64, bit % 64);
+                    if k > 0 && k % 64 == 0 {
+                        arm.push_str(CHUNK_MARK);
+                    }
+                    if body.is_empty() {
+                        let _ = writeln!(arm, "{target}[{w}] |= 1 << {b}u32;");
+                    } else {
+                        let parts: Vec<String> = body.iter().map(|&l| self.literal(l)).collect();
+                        let _ = writeln!(
+                            arm,
+                            "{target}[{w}] |= (({}) & 1) << {b}u32;",
+                            parts.join(" & ")
+                        );
+                    }
+                }
+                // A long arm (a move that moves the whole board) is functions of its
+                // own: rustc's time grows faster than a function's size.
+                let arm = chunked(
+                    &arm,
+                    &format!("{name}_{role}_{mv}"),
+                    MOVES_PARAMS,
+                    MOVES_ARGS,
+                    tables,
+                );
+                let _ = writeln!(out, "{mv} => {{\n{arm}}}");
+            }
+            out.push_str("_ => {}\n}\n");
+            out.push_str(CHUNK_MARK);
+        }
+    }
+
+    /// Instances under one move as keyed programs (see
+    /// [`gdlc_runtime::program::run_keyed`]): per role, the instances of all its
+    /// moves in one array (`KEYED_r`, or `EARLY_r` for [`KeyedTarget::Early`]) with
+    /// each move's start in another (`KEYED_AT_r`, `EARLY_AT_r`), and the statement
+    /// that runs the played move's.
+    pub(super) fn keyed_programs(
+        &self,
+        keyed: &BTreeMap<usize, MoveArms>,
+        target: KeyedTarget,
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        let (name, what, reads_m, sets) = match target {
+            KeyedTarget::Next => ("KEYED", "`next` instances", "m", "n"),
+            KeyedTarget::Early => ("EARLY", "move-dependent atoms' instances", "&[]", "m"),
+        };
+        for (role, arms) in keyed {
+            let base = self.role_moves[*role];
+            let count = (self.role_moves[role + 1] - base) as usize;
+            let mut words: Vec<u32> = Vec::new();
+            let mut starts: Vec<u32> = Vec::with_capacity(count + 1);
+            for k in 0..count {
+                starts.push(words.len() as u32);
+                for (bit, body) in arms.get(&(base + k as u32)).into_iter().flatten() {
+                    words.push(*bit as u32);
+                    if !self.program_instance(body, &mut words) {
+                        words.pop();
+                    }
+                }
+            }
+            starts.push(words.len() as u32);
+            let _ = writeln!(
+                tables,
+                "/// The {what} under each move of role {role} (`gdlc_runtime::program::run_keyed`).\nstatic {name}_{role}: [u32; {}] = [{}];\nstatic {name}_AT_{role}: [u32; {}] = [{}];",
+                words.len(),
+                decimal_list(&words),
+                starts.len(),
+                decimal_list(&starts)
+            );
+            let _ = writeln!(
+                out,
+                "{{\nlet k = (joint[{role}] - {base}) as usize;\ngdlc_runtime::program::run_keyed(&{name}_{role}[{name}_AT_{role}[k] as usize..{name}_AT_{role}[k + 1] as usize], s, d, {reads_m}, {sets});\n}}"
+            );
+        }
+    }
+
+    /// For each atom of `m` whose every instance is one played move, the moves that
+    /// make it hold, per role.
+    pub(super) fn move_only_atoms(&self) -> Vec<Option<Vec<Vec<u32>>>> {
+        let roles = self.role_moves.len() - 1;
+        (0..self.g.atoms.len())
+            .map(|a| {
+                if !matches!(self.places[a], Place::M(_)) || self.by_head[a].is_empty() {
+                    return None;
+                }
+                let mut sets = vec![Vec::new(); roles];
+                for instance in &self.by_head[a] {
+                    let [Literal::Pos(x)] = instance.body[..] else {
+                        return None;
+                    };
+                    let Place::Move(role, mv) = self.places[x as usize] else {
+                        return None;
+                    };
+                    sets[role].push(mv);
+                }
+                Some(sets)
+            })
+            .collect()
+    }
+
+    /// When an instance of `next` copies its fluent (`bit`) under a condition on the
+    /// joint move that is a conjunction of conditions on each role's move: that
+    /// condition, as `holds(role, move)`.
+    pub(super) fn keep_factors<'m>(
+        &self,
+        instance: &Instance,
+        bit: usize,
+        move_only: &'m [Option<Vec<Vec<u32>>>],
+    ) -> Option<impl Fn(usize, u32) -> bool + 'm> {
+        // (role, moves, wanted): role's move must be in `moves` (wanted) or not.
+        let mut factors: Vec<(usize, Vec<u32>, bool)> = Vec::new();
+        let mut copies = false;
+        for &literal in &instance.body {
+            let (Literal::Pos(x) | Literal::Neg(x)) = literal;
+            let positive = matches!(literal, Literal::Pos(_));
+            match (self.places[x as usize], &move_only[x as usize]) {
+                (Place::State(b), _) if b == bit && positive && !copies => copies = true,
+                (Place::Move(role, mv), _) => factors.push((role, vec![mv], positive)),
+                (Place::M(_), Some(sets)) => {
+                    let involved: Vec<usize> =
+                        (0..sets.len()).filter(|&r| !sets[r].is_empty()).collect();
+                    if positive {
+                        // An OR across roles is not a conjunction.
+                        let [role] = involved[..] else {
+                            return None;
+                        };
+                        factors.push((role, sets[role].clone(), true));
+                    } else {
+                        for role in involved {
+                            factors.push((role, sets[role].clone(), false));
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        copies.then_some(move |role: usize, mv: u32| {
+            factors
+                .iter()
+                .filter(|(r, _, _)| *r == role)
+                .all(|(_, moves, wanted)| moves.contains(&mv) == *wanted)
+        })
+    }
+
+    /// The move-dependent atoms (of `m`, not only saying which moves were played, not
+    /// recursive) whose instances under one move that read only the state and its
+    /// atoms ([`Self::early_key`]) can be an *early* keyed program: it runs first in
+    /// `eval_moves`, before the code that reads them (in skirmish, "the mover captured":
+    /// one instance per move, reading the target cell).
+    pub(super) fn early_keyed_atoms(&self) -> Vec<bool> {
+        let move_only = self.move_only_atoms();
+        let mut early: Vec<bool> = (0..self.g.atoms.len())
+            .map(|a| {
+                self.move_cone[a] && matches!(self.places[a], Place::M(_)) && move_only[a].is_none()
+            })
+            .collect();
+        for (atoms, cyclic) in &self.order {
+            if *cyclic {
+                for &a in atoms {
+                    early[a as usize] = false;
+                }
+            }
+        }
+        early
+    }
+
+    /// An instance under one move (its role and move) whose rest reads only the state,
+    /// its atoms `d` and other moves of the joint move, and that rest: what runs early,
+    /// in the played move's `match` arm — in its keyed program when the rest reads no
+    /// other move ([`Self::programmable`]). battle's "a capture happened" instances
+    /// each read two moves: keyed by the first, one test of the other each.
+    pub(super) fn early_key(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
+        let (role, mv, body) = self.key_of(instance)?;
+        body.iter()
+            .all(|&l| {
+                let (Literal::Pos(b) | Literal::Neg(b)) = l;
+                matches!(
+                    self.places[b as usize],
+                    Place::State(_) | Place::D(_) | Place::Never | Place::Move(..)
+                )
+            })
+            .then_some((role, mv, body))
+    }
+
+    /// The first positive `does` literal of an instance (its role and move), and the
+    /// rest of its body.
+    pub(super) fn key_of(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
+        let position = instance.body.iter().position(
+            |&l| matches!(l, Literal::Pos(a) if matches!(self.places[a as usize], Place::Move(..))),
+        )?;
+        let Literal::Pos(a) = instance.body[position] else {
+            return None;
+        };
+        let Place::Move(role, mv) = self.places[a as usize] else {
+            return None;
+        };
+        let mut body = instance.body.clone();
+        body.remove(position);
+        Some((role, mv, body))
+    }
+}
