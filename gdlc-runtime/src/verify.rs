@@ -120,8 +120,12 @@ pub fn compare<R: Game, C: Game>(
             for role in 0..roles {
                 reference.legal_moves(&state_r, role, &mut moves_r);
                 candidate.legal_moves(&state_c, role, &mut moves_c);
-                let texts_r = sorted_texts(&moves_r, |m| reference.move_to_kif(m));
-                let texts_c = sorted_texts(&moves_c, |m| candidate.move_to_kif(m));
+                let listed_r: Vec<String> =
+                    moves_r.iter().map(|&m| reference.move_to_kif(m)).collect();
+                let listed_c: Vec<String> =
+                    moves_c.iter().map(|&m| candidate.move_to_kif(m)).collect();
+                let texts_r = sorted(listed_r.clone());
+                let texts_c = sorted(listed_c.clone());
                 if texts_r != texts_c {
                     return Err(format!(
                         "{}: legal moves of {}\n  reference: {}\n  candidate: {}",
@@ -152,15 +156,11 @@ pub fn compare<R: Game, C: Game>(
                         moves_c.len()
                     ));
                 }
-                let text = candidate.move_to_kif(moves_c[pick]);
-                let played_r = moves_r
-                    .iter()
-                    .copied()
-                    .find(|&m| reference.move_to_kif(m) == text)
-                    .ok_or_else(|| {
-                        format!("{}: `{text}` is not in the reference's list", at(step))
-                    })?;
-                joint_r.push(played_r);
+                // The sets are equal, so the reference lists the candidate's pick.
+                let Some(played_r) = listed_r.iter().position(|t| *t == listed_c[pick]) else {
+                    return Err(format!("{}: `{}` is not listed", at(step), listed_c[pick]));
+                };
+                joint_r.push(moves_r[played_r]);
                 joint_c.push(moves_c[pick]);
             }
             if joint_r.len() < roles {
@@ -169,8 +169,18 @@ pub fn compare<R: Game, C: Game>(
             for role in 0..roles {
                 reference.sees(&state_r, &joint_r, role, &mut percepts_r);
                 candidate.sees(&state_c, &joint_c, role, &mut percepts_c);
-                let texts_r = sorted_texts(&percepts_r, |p| reference.percept_to_kif(p));
-                let texts_c = sorted_texts(&percepts_c, |p| candidate.percept_to_kif(p));
+                let texts_r = sorted(
+                    percepts_r
+                        .iter()
+                        .map(|&p| reference.percept_to_kif(p))
+                        .collect(),
+                );
+                let texts_c = sorted(
+                    percepts_c
+                        .iter()
+                        .map(|&p| candidate.percept_to_kif(p))
+                        .collect(),
+                );
                 if texts_r != texts_c {
                     return Err(format!(
                         "{}: percepts of {}\n  reference: {}\n  candidate: {}",
@@ -188,9 +198,8 @@ pub fn compare<R: Game, C: Game>(
     Ok(agreement)
 }
 
-/// The texts of `items`, sorted: a reasoner's list compared as a set.
-fn sorted_texts<T: Copy>(items: &[T], text: impl Fn(T) -> String) -> Vec<String> {
-    let mut texts: Vec<String> = items.iter().map(|&item| text(item)).collect();
+/// `texts` sorted: a reasoner's list compared as a set.
+fn sorted(mut texts: Vec<String>) -> Vec<String> {
     texts.sort_unstable();
     texts
 }

@@ -875,15 +875,7 @@ fn boards_past_nine_columns_keep_their_neighbours_at_one_distance() {
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
     let module =
         gdlc::emit::ground::lib_rs(&ir, &grounding, "wide.kif", Budget::DEFAULT).expect("emits");
-    let fluents: Vec<&str> = module
-        .split_once("const FLUENTS: &'static [&'static str] = &[")
-        .and_then(|(_, rest)| rest.split_once("];"))
-        .expect("the fluent table")
-        .0
-        .split(',')
-        .map(|f| f.trim().trim_matches('"'))
-        .filter(|f| !f.is_empty())
-        .collect();
+    let fluents = text_table(&module, "FLUENTS");
     let cells: Vec<&str> = fluents
         .iter()
         .copied()

@@ -371,16 +371,14 @@ where
         deadline: Instant,
     ) -> Result<(String, Vec<String>), String> {
         let mut notes = Vec::new();
-        let dropped = |why: String, notes: &mut Vec<String>| {
-            notes.push(format!("native worker dropped: {why}"));
-        };
+        let dropped = |why: String| format!("native worker dropped: {why}");
         if let Some(texts) = moves {
             let joint = read_joint(self.search.main(), &texts)?;
             self.search.advance(&joint);
             if let Some(worker) = self.worker.as_mut()
                 && let Err(why) = worker.advance(&texts)
             {
-                dropped(why, &mut notes);
+                notes.push(dropped(why));
                 *self.worker = None;
             }
             self.history.push(texts);
@@ -402,7 +400,7 @@ where
                     return Ok((text, notes));
                 }
                 Err(why) => {
-                    dropped(why, &mut notes);
+                    notes.push(dropped(why));
                     *self.worker = None;
                 }
             }
