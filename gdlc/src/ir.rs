@@ -358,13 +358,25 @@ impl Entry {
     }
 }
 
+/// A chain of constants found in the game (by [`crate::analysis::canonical`]): a
+/// static relation whose facts link them one after the other, which orders them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chain {
+    /// The relation whose facts form it, as `name/2`.
+    pub relation: String,
+    /// Whether the relation lists every link both ways.
+    pub symmetric: bool,
+    /// The constants from its start.
+    pub constants: Vec<String>,
+}
+
 /// The analysed game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ir {
     /// Every symbol, numbered in canonical order ([`crate::analysis::canonical`]).
     pub symbols: Symbols,
     /// The chains of constants that ordered symbols.
-    pub chains: Vec<crate::analysis::canonical::Chain>,
+    pub chains: Vec<Chain>,
     /// Every relation, sorted by name then arity.
     pub relations: Vec<Relation>,
     /// Every rule, flattened, in canonical order.

@@ -19,7 +19,6 @@ pub mod analysis;
 pub mod builder;
 pub mod check;
 pub mod compile;
-pub mod deps;
 pub mod diagnostic;
 pub mod differential;
 pub mod emit;

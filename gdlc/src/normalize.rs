@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::syntax::ast::{self, Atom, Description, Term};
 
+pub mod deps;
 pub mod split;
 
 pub use split::SplitName;

@@ -38,7 +38,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use crate::ir::{SymbolId, Symbols};
+use crate::ir::{Chain, SymbolId, Symbols};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Term};
 
@@ -47,17 +47,6 @@ const MIN_CHAIN: usize = 3;
 
 /// A symbol as the analysis interns it: name and arity.
 type SymbolKey = (String, usize);
-
-/// A chain of constants found in the game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Chain {
-    /// The relation whose facts form it, as `name/2`.
-    pub relation: String,
-    /// Whether the relation lists every link both ways.
-    pub symmetric: bool,
-    /// The constants from its start.
-    pub constants: Vec<String>,
-}
 
 /// Interns every symbol of `rules` into `symbols` in canonical order and returns the
 /// rules in canonical order, with the chains that ordered symbols.

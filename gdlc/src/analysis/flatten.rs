@@ -9,13 +9,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::domains::{Domains, Tree, symbol_of, variable_trees};
-use crate::deps::{RelationKey, key_of};
+use super::domains::{symbol_of, variable_trees};
+use super::tree::{Domains, Tree};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{
     Arg, Column, FlatAtom, FlatLiteral, FlatRule, FlatVar, Keyword, NIL, Path, Relation,
     RelationId, SymbolId, Symbols, VarId, child_path, split_path,
 };
+use crate::normalize::deps::{RelationKey, key_of};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Term};
 

@@ -1,14 +1,14 @@
 //! Layers: the strongly connected components of the relation dependency graph in
-//! evaluation order (from [`crate::deps`]), each acyclic (computed once) or cyclic
+//! evaluation order (from [`crate::normalize::deps`]), each acyclic (computed once) or cyclic
 //! (computed to a fixpoint), with its phase — static relations depend on neither `true`
 //! nor `does` and are computed at compile time — its rules, and for every entry point
 //! the layers it needs.
 
 use std::collections::BTreeMap;
 
-use crate::deps::{DependencyGraph, RelationKey};
 use crate::ir::{Entry, Keyword, Layer, Phase, Relation, RelationId};
 use crate::normalize::Rule;
+use crate::normalize::deps::{DependencyGraph, RelationKey};
 
 /// Layers, the layer of each relation, and the cone of each entry point.
 pub struct Layering {

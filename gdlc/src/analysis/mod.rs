@@ -9,6 +9,7 @@ pub mod domains;
 pub mod flatten;
 pub mod layers;
 pub mod statics;
+pub mod tree;
 
 use std::collections::BTreeSet;
 
@@ -110,7 +111,7 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
 /// rules that can apply to the role.
 fn move_domains(
     rules: &[crate::normalize::Rule],
-    domains: &domains::Domains,
+    domains: &tree::Domains,
     limit: usize,
     relations: &[crate::ir::Relation],
     roles: &[SymbolId],

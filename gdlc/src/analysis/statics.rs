@@ -20,13 +20,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 
-use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::diagnostic::Span;
 use crate::ir::{NIL, SymbolId, Symbols, child_path};
+use crate::normalize::deps::{DependencyGraph, RelationKey, key_of};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Name, Term};
 
-use super::domains::{Domains, Tree};
+use super::tree::{Domains, Tree};
 
 /// The most tuples evaluated over all relations of one evaluation.
 pub const MAX_TUPLES: usize = 100_000;

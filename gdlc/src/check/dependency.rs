@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use crate::deps::{Dependency, DependencyGraph};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::normalize::Rule;
+use crate::normalize::deps::{Dependency, DependencyGraph};
 
 /// A restricted keyword relation, the relations it may not depend on, and why.
 struct Restriction {

@@ -53,9 +53,9 @@ mod keywords;
 mod recursion;
 mod safety;
 
-use crate::deps::{Dependency, DependencyGraph};
 use crate::diagnostic::{Code, Diagnostic, Span};
 use crate::normalize::Rule;
+use crate::normalize::deps::{Dependency, DependencyGraph};
 use crate::syntax::ast::{self, Atom, Description, Term};
 
 /// Checks a description and its normalised rules; returns errors and warnings, sorted by

@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::deps::{Dependency, DependencyGraph, key_of};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::normalize::deps::{Dependency, DependencyGraph, key_of};
 use crate::normalize::{Literal, Rule, SplitName};
 use crate::syntax::ast::{Atom, Term};
 

@@ -51,8 +51,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::ir::{Ir, NIL, RelationId, child_path};
+use crate::normalize::deps::{DependencyGraph, RelationKey, key_of};
 use crate::normalize::{Literal, Rule};
 use crate::prove::formula::{self, Domain, Formula, Term as FTerm, find_relation, is_timed};
 use crate::syntax::ast;

@@ -48,7 +48,7 @@
 //! - **Recursion terminates: by tabling, or by proof that it needs none.** SLD
 //!   resolution loops on left recursion and on recursion through cyclic data
 //!   (adjacency on a hex board). Every predicate of a recursive strongly connected
-//!   component of the dependency graph ([`crate::deps`]) that is static is tabled
+//!   component of the dependency graph ([`crate::normalize::deps`]) that is static is tabled
 //!   (`:- table gs_r/n.`): it is computed at load time or, when it stays behind a
 //!   bridge, memoised per call variant (static tables never go stale). A recursive component that
 //!   depends on the state is left to plain SLD resolution when `termination` proves that
@@ -96,8 +96,8 @@ use std::time::Duration;
 use gdlc_runtime::SimulationReport;
 
 use crate::FrontEnd;
-use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::normalize::deps::{DependencyGraph, RelationKey, key_of};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Term};
 

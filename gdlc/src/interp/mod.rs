@@ -18,6 +18,7 @@
 
 mod eval;
 mod order;
+mod program;
 mod relation;
 mod terms;
 
@@ -26,12 +27,13 @@ use std::collections::HashMap;
 use gdlc_runtime::{Game, GoalError, RoleIndex, StateError};
 
 use crate::FrontEnd;
-use crate::deps::DependencyGraph;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::normalize::deps::DependencyGraph;
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::Term;
 use crate::syntax::{self, SExpr};
-use eval::{CompiledRule, Db, Pat, Phase, Program, RelationInfo, Step};
+use eval::Db;
+use program::{CompiledRule, Pat, Phase, Program, RelationInfo, Sample, Step};
 pub use terms::TermId;
 use terms::TermStore;
 
@@ -110,7 +112,7 @@ impl Interpreter {
                 stored: Some(rel) == entry.true_rel || Some(rel) == entry.does_rel,
                 rules: Vec::new(),
                 groundable: true,
-                sample: order::Sample::Derived,
+                sample: Sample::Derived,
             });
         }
         let mut compiled = Vec::with_capacity(rules.len());
@@ -130,7 +132,7 @@ impl Interpreter {
                 .iter()
                 .filter(|r| r.head.is("role", 1) && r.body.is_empty())
                 .count();
-            relations[d].sample = order::Sample::Moves(roles.max(1));
+            relations[d].sample = Sample::Moves(roles.max(1));
         }
         let mut program = Program {
             rules: compiled,
@@ -164,7 +166,7 @@ impl Interpreter {
         // `true` has been ordered yet: `init` cannot depend on it).
         if let Some(t) = entry.true_rel {
             let fluents = initial.iter().map(|&f| Box::from([f])).collect();
-            program.relations[t].sample = order::Sample::Tuples(order::thinned(fluents));
+            program.relations[t].sample = Sample::Tuples(order::thinned(fluents));
         }
         Interpreter {
             program,
@@ -383,13 +385,13 @@ fn set_samples(relations: &mut [RelationInfo], rules: &[CompiledRule], entry: &E
         .collect();
     for (rel, sample) in samples.into_iter().enumerate() {
         if let Some(tuples) = sample {
-            relations[rel].sample = order::Sample::Tuples(order::thinned(tuples));
+            relations[rel].sample = Sample::Tuples(order::thinned(tuples));
         }
     }
     // `true` has no rules: until the initial state is known, an empty sample (one
     // match, a scan of at least `order::STATE_GUESS` fluents).
     if let Some(t) = entry.true_rel {
-        relations[t].sample = order::Sample::Tuples(Vec::new());
+        relations[t].sample = Sample::Tuples(Vec::new());
     }
 }
 

@@ -25,7 +25,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::eval::{Pat, Program, Step, bound_mask};
+use super::program::{Pat, Program, Sample, Step, bound_mask};
 use super::relation::ColumnMask;
 use super::terms::{TermId, TermStore};
 
@@ -34,18 +34,6 @@ pub const MAX_SAMPLE: usize = 512;
 
 /// The fewest fluents a state is guessed to hold when a lookup of `true` scans it.
 pub const STATE_GUESS: usize = 32;
-
-/// What a relation's matches are estimated from.
-#[derive(Clone, Debug, Default)]
-pub enum Sample {
-    /// Derived by rules: guessed (see the module docs).
-    #[default]
-    Derived,
-    /// Ground tuples that stand for the relation's extension.
-    Tuples(Vec<Box<[TermId]>>),
-    /// `does`: one tuple per role once the role is known.
-    Moves(usize),
-}
 
 /// Keeps at most [`MAX_SAMPLE`] of `tuples`, evenly spaced.
 pub fn thinned(mut tuples: Vec<Box<[TermId]>>) -> Vec<Box<[TermId]>> {

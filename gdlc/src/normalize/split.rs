@@ -33,8 +33,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{Literal, Rule, fold_and_order, rule_key};
-use crate::deps::{DependencyGraph, RelationKey, key_of};
 use crate::diagnostic::Span;
+use crate::normalize::deps::{DependencyGraph, RelationKey, key_of};
 use crate::syntax::ast::{Atom, Name, Term};
 
 /// The most auxiliary relations one description may be split into.

@@ -41,7 +41,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::deps::{DependencyGraph, RelationKey, key_of};
+use crate::normalize::deps::{DependencyGraph, RelationKey, key_of};
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Name, Term};
 

@@ -35,9 +35,9 @@ use std::collections::{BTreeSet, HashMap};
 use gdlc_runtime::Game;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::deps::DependencyGraph;
 use crate::diagnostic::Span;
 use crate::interp::Interpreter;
+use crate::normalize::deps::DependencyGraph;
 use crate::normalize::{Literal, Rule};
 use crate::syntax::ast::{Atom, Name, Term};
 
