@@ -1,7 +1,7 @@
 //! The whole compiler as one call: KIF source to the Rust source of a reasoner.
 //!
 //! [`compile_rust`] runs [`front_end`](crate::front_end) (parse, normalise, check),
-//! [`analysis::analyze`](crate::analysis::analyze), [`plan::plan`](crate::plan::plan)
+//! [`analysis::analyze`](crate::analysis::analyze), [`planner::plan`](crate::planner::plan)
 //! and [`emit::rust::lib_rs`](crate::emit::rust::lib_rs). Its output is usable as a
 //! crate's `src/lib.rs` (with [`emit::rust::cargo_toml`](crate::emit::rust::cargo_toml))
 //! and through `include!` (see [`Builder`](crate::Builder)). Failures are the located
@@ -65,7 +65,7 @@ pub fn rust_with_backend(
 ) -> Result<String, Diagnostic> {
     let ir = crate::analysis::analyze(front)?;
     let (plan, statics) =
-        crate::plan::plan_seeded(&ir, &crate::plan::PlanOptions::default(), None)?;
+        crate::planner::plan_seeded(&ir, &crate::planner::PlanOptions::default(), None)?;
     if backend == Backend::GroundProjected {
         return crate::emit::ground::ground_projected_and_emit(&ir, &plan, source).map_err(
             |reason| {
@@ -79,7 +79,7 @@ pub fn rust_with_backend(
     if backend != Backend::Join {
         let (grounded, join_plan) =
             crate::emit::ground::ground_and_emit_auto(&ir, &plan, source, || {
-                crate::plan::tune(&ir, plan.clone(), &statics)
+                crate::planner::tune(&ir, plan.clone(), &statics)
             });
         tuned = join_plan;
         match (grounded.and_then(|grounded| grounded.module), backend) {
@@ -92,7 +92,7 @@ pub fn rust_with_backend(
             (Err(_), _) => {}
         }
     }
-    let plan = tuned.unwrap_or_else(|| crate::plan::tune(&ir, plan, &statics));
+    let plan = tuned.unwrap_or_else(|| crate::planner::tune(&ir, plan, &statics));
     crate::emit::rust::lib_rs(&ir, &plan, source)
 }
 

@@ -492,7 +492,7 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     let mut out = String::new();
     orders_text(ir, &mut out);
     let (grounded, _) = crate::emit::ground::ground_and_emit_auto(ir, plan, source, || {
-        crate::plan::tuned(ir).unwrap_or_else(|_| plan.clone())
+        crate::planner::tuned(ir).unwrap_or_else(|_| plan.clone())
     });
     let grounded = match grounded {
         Ok(grounded) => grounded,

@@ -30,6 +30,7 @@ pub mod interp;
 pub mod ir;
 pub mod normalize;
 pub mod plan;
+pub mod planner;
 pub mod prove;
 pub mod scramble;
 pub mod syntax;

@@ -396,14 +396,14 @@ fn explain(path: &Path, stage: StageArg) -> Result<(), Reported> {
         StageArg::Flat => gdlc::explain::explain(&ir, gdlc::explain::Stage::Flat),
         StageArg::Layers => gdlc::explain::explain(&ir, gdlc::explain::Stage::Layers),
         StageArg::Plan => {
-            let plan = gdlc::plan::tuned(&ir).map_err(|diagnostic| {
+            let plan = gdlc::planner::tuned(&ir).map_err(|diagnostic| {
                 emit(&diagnostic, &file);
                 Reported
             })?;
             gdlc::explain::plan(&ir, &plan)
         }
         StageArg::Ground => {
-            let plan = gdlc::plan::plan(&ir).map_err(|diagnostic| {
+            let plan = gdlc::planner::plan(&ir).map_err(|diagnostic| {
                 emit(&diagnostic, &file);
                 Reported
             })?;
@@ -471,7 +471,7 @@ fn perft(path: &Path, depth: u32, plan: bool) -> Result<(), Reported> {
         Reported
     };
     let ir = gdlc::analysis::analyze(&front).map_err(report)?;
-    let plan = gdlc::plan::tuned(&ir).map_err(report)?;
+    let plan = gdlc::planner::tuned(&ir).map_err(report)?;
     let mut game = gdlc::exec::Executor::new(&ir, &plan);
     print_perft(&mut game, depth)
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gdlc::diagnostic::Code;
-use gdlc::emit::asp::AspGame;
+use gdlc::prove::asp::AspGame;
 use gdlc::prove::{Class, Event, Options, Outcome, Report, RunStatus, Step};
 use gdlc::{Diagnostic, SourceFile};
 

@@ -47,9 +47,9 @@ fn golden_explain_dumps() {
             );
             expect_test::expect_file![dir.join(format!("{stem}.{extension}"))].assert_eq(&text);
         }
-        let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+        let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
         let text = gdlc::explain::plan(&ir, &plan);
-        let replanned = gdlc::plan::plan(&again).unwrap_or_else(|d| panic!("{d}"));
+        let replanned = gdlc::planner::plan(&again).unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(
             text,
             gdlc::explain::plan(&again, &replanned),

@@ -23,7 +23,7 @@ fn grounded(file: &SourceFile) -> (Ir, Result<Grounding, String>) {
     let front = gdlc::front_end(file);
     assert!(front.is_valid(), "{} is not valid", file.name);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
     let grounding = ground(&ir, &plan, &LIMITS, false);
     (ir, grounding)
 }
@@ -37,7 +37,7 @@ fn agree(path: &Path, options: CompareOptions) -> Option<Result<(), String>> {
         return None;
     }
     let ir = analyze(&front).ok()?;
-    let plan = gdlc::plan::plan(&ir).ok()?;
+    let plan = gdlc::planner::plan(&ir).ok()?;
     let plain = ground(&ir, &plan, &LIMITS, false);
     // The projected rules are used where the plain grounding is too large.
     let large = plain
@@ -72,7 +72,7 @@ fn own_game(name: &str) -> (FrontEnd, Ir, gdlc::plan::Plan) {
     );
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     (front, ir, plan)
 }
 
@@ -386,7 +386,7 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
     );
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
     let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
     assert!(size.keyed_program, "keyed: {size:?}");
@@ -422,7 +422,7 @@ fn frame_rules_with_an_instance_per_move_and_cell_ground() {
         common::read_source(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ground/frames.kif"));
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let old = gdlc::ground::Limits {
         instances: 400_000,
         literals: 1_500_000,
@@ -454,7 +454,7 @@ fn families_and_guards_in_breakthrough() {
     );
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
     let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
     // `(occupied ?x ?y)` from the two colours' cells (`empty`, its negation, is an
@@ -801,13 +801,13 @@ fn code_past_the_default_budget_is_ground_when_the_join_backend_works_more() {
     };
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).expect("analyses");
-    let plan = gdlc::plan::plan(&ir).expect("plans");
+    let plan = gdlc::planner::plan(&ir).expect("plans");
     let default = ground_and_emit(&ir, &plan, "god.kif", Budget::DEFAULT).expect("grounds");
     let why = default.module.expect_err("past the default budget");
     assert!(why.contains("literals, more than 30000"), "{why}");
 
     let (grounded, tuned) = ground_and_emit_auto(&ir, &plan, "god.kif", || {
-        gdlc::plan::tuned(&ir).expect("tunes")
+        gdlc::planner::tuned(&ir).expect("tunes")
     });
     let grounded = grounded.expect("grounds");
     let work = tuned
@@ -850,7 +850,7 @@ fn groundings_within_reach_of_sharing_are_shared() {
     };
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).expect("analyses");
-    let plan = gdlc::plan::plan(&ir).expect("plans");
+    let plan = gdlc::planner::plan(&ir).expect("plans");
     let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
     let why = gdlc::emit::ground::lib_rs(&ir, &projected, "skirmish.kif", Budget::DEFAULT)
         .expect_err("past the budget unshared");

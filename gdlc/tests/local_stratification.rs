@@ -80,7 +80,7 @@ fn plan_executor_agrees_with_the_interpreter() {
     let file = race();
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
     let mut executor = Executor::new(&ir, &plan);
     let options = CompareOptions {

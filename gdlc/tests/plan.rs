@@ -25,12 +25,12 @@ fn agree(path: &Path, options: CompareOptions) -> Option<Result<gdlc_runtime::Ag
         return None;
     }
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{name}: {}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{name}: {}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{name}: {}", d.render(&file)));
     let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
     let mut executor = Executor::new(&ir, &plan);
     let agreement = compare(&mut reference, &mut executor, options);
     // The plan the backends compile: measured planning may have materialised layers.
-    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{name}: {}", d.render(&file)));
+    let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{name}: {}", d.render(&file)));
     if agreement.is_err() || tuned == plan {
         return Some(agreement);
     }
@@ -141,7 +141,7 @@ fn recursive_counts_are_not_enumerated_from_a_static_table() {
     let front = gdlc::front_end(&file);
     assert!(front.is_valid());
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let cnt = (0..ir.relations.len())
         .find(|&r| ir.relations[r].key() == "cnt/2")
         .expect("cnt/2");
@@ -187,7 +187,7 @@ fn small_static_extensions_are_computed_at_compile_time() {
     let front = gdlc::front_end(&file);
     assert!(front.is_valid());
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let evaluation = |key: &str| {
         let r = (0..ir.relations.len())
             .find(|&r| ir.relations[r].key() == key)
@@ -225,7 +225,7 @@ fn fluents_too_many_for_a_dense_state_are_listed() {
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let [layout] = plan.fluents.as_slice() else {
         panic!("one large functor: {:?}", plan.fluents);
     };
@@ -250,7 +250,7 @@ fn fluents_too_many_for_a_dense_state_are_listed() {
     assert!(agree(&path, options).expect("valid").is_ok());
 }
 
-/// Measured planning (`plan::tune`): our capture game's `flanks` is large enough for
+/// Measured planning (`planner::tune`): our capture game's `flanks` is large enough for
 /// the threshold plan to put it on demand; materialising it is tried on sample states
 /// and kept only if cheaper (the join orders charge each demand call its work, so the
 /// threshold plan asks for `flanks` only where a move needs it, and it stays on
@@ -268,7 +268,7 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let threshold = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let flanks = (0..ir.relations.len())
         .find(|&r| ir.relations[r].key() == "flanks/5")
         .expect("flanks/5");
@@ -276,7 +276,7 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
         threshold.relations[flanks].evaluation,
         gdlc::plan::Evaluation::Demand(_)
     ));
-    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let tuning = tuned.tuning.as_ref().expect("tuning ran");
     assert!(
         tuning
@@ -287,7 +287,7 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
     );
     assert!(tuning.best_work <= tuning.threshold_work, "{tuning:?}");
     assert_eq!(
-        gdlc::plan::tuned(&ir).ok().as_ref(),
+        gdlc::planner::tuned(&ir).ok().as_ref(),
         Some(&tuned),
         "the same game gives the same plan"
     );
@@ -309,7 +309,7 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
         for file in [file, gdlc::SourceFile::new("othello renamed", renamed)] {
             let front = gdlc::front_end(&file);
             let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-            let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+            let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
             let tuning = tuned.tuning.as_ref().expect("tuning ran");
             let kept: Vec<_> = tuning
                 .trials
@@ -319,7 +319,10 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
             assert_eq!(kept.len(), 2, "{}: {tuning:?}", file.name);
             for trial in kept {
                 let work = trial.work.expect("kept") as f64;
-                assert!(work <= trial.before as f64 * gdlc::plan::GAIN, "{tuning:?}");
+                assert!(
+                    work <= trial.before as f64 * gdlc::planner::GAIN,
+                    "{tuning:?}"
+                );
             }
             let text = gdlc::explain::plan(&ir, &tuned);
             assert!(
@@ -334,8 +337,8 @@ fn measured_planning_materialises_layers_demand_makes_dear() {
     };
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let threshold = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let tuning = tuned.tuning.as_ref().expect("amazons has demand layers");
     assert!(tuning.trials.iter().any(|t| !t.kept()), "{tuning:?}");
     let ignoring = (0..ir.relations.len())
@@ -375,8 +378,8 @@ fn join_orders_use_the_sizes_of_relations_on_sample_states() {
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let threshold = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let tuning = tuned.tuning.as_ref().expect("tuning ran");
     let sized = tuning.sized_work.expect("the sized plan is kept");
     assert!(sized < tuning.threshold_work, "{tuning:?}");
@@ -438,14 +441,14 @@ fn state_scans_use_the_density_of_sample_states() {
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let cell = ir.symbols.get("cell", 3).expect("chess has cell/3");
     let with_cells = |count: f64| {
-        let options = gdlc::plan::PlanOptions {
+        let options = gdlc::planner::PlanOptions {
             state_counts: vec![(cell, count)],
-            ..gdlc::plan::PlanOptions::default()
+            ..gdlc::planner::PlanOptions::default()
         };
-        gdlc::plan::plan_with(&ir, &options).unwrap_or_else(|d| panic!("{}", d.render(&file)))
+        gdlc::planner::plan_with(&ir, &options).unwrap_or_else(|d| panic!("{}", d.render(&file)))
     };
     // The queries of the rule for a pawn's single step, in order.
     let pawn_step = |plan: &gdlc::plan::Plan| {
@@ -478,8 +481,8 @@ fn materialised_layers_are_tried_on_demand() {
     let file = common::read_source(&path);
     let front = gdlc::front_end(&file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let threshold = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let tuned = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let threshold = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let reach12 = (0..ir.relations.len())
         .find(|&r| ir.relations[r].key() == "reach12/12")
         .expect("reach12/12");
@@ -541,7 +544,7 @@ fn recursive_layers_are_evaluated_semi_naively() {
     let front = gdlc::front_end(&file);
     assert!(front.is_valid(), "{:?}", front.diagnostics);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let layer_of = |key: &str| {
         let r = (0..ir.relations.len())
             .find(|&r| ir.relations[r].key() == key)

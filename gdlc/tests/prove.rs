@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use gdlc::SourceFile;
-use gdlc::emit::asp::{AspGame, Request, Start};
 use gdlc::ir::Ir;
+use gdlc::prove::asp::{AspGame, Request, Start};
 use gdlc::prove::formula::{self, Formula};
 use gdlc::prove::{Class, Options, Outcome, Report, RunStatus, Step};
 

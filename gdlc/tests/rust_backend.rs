@@ -11,7 +11,7 @@ fn emit(file: &SourceFile) -> Result<String, String> {
     let front = gdlc::front_end(file);
     assert!(front.is_valid(), "{} is not valid", file.name);
     let ir = gdlc::analysis::analyze(&front).map_err(|d| d.render(file))?;
-    let plan = gdlc::plan::plan(&ir).map_err(|d| d.render(file))?;
+    let plan = gdlc::planner::plan(&ir).map_err(|d| d.render(file))?;
     gdlc::emit::rust::lib_rs(&ir, &plan, &file.name).map_err(|d| d.render(file))
 }
 
@@ -757,7 +757,7 @@ fn state_columns_are_numbered_as_lookups_know_them() {
     let file = team_game("chess.kif");
     let front = gdlc::front_end(&file);
     let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let cell = ir.symbols.get("cell", 3).expect("chess has cell/3");
     let state = ir
         .keyword(gdlc::ir::Keyword::True)

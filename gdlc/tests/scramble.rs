@@ -52,7 +52,7 @@ fn both_perfts(file: &SourceFile, depth: u32) -> (Vec<u64>, Vec<u64>) {
     );
     let mut interpreter = common::interpreter_for(file);
     let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
-    let plan = gdlc::plan::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
+    let plan = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
     let mut executor = Executor::new(&ir, &plan);
     (
         perfts(&mut interpreter, depth),

@@ -82,7 +82,7 @@ fn the_evaluated_game_plays_like_the_interpreter() {
         domains.contains("1/s.0/s.0/s.0 {#nil 0}"),
         "the deepest path of `r` is missing:\n{domains}"
     );
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
     let mut executor = Executor::new(&ir, &plan);
     let options = CompareOptions {
@@ -175,7 +175,7 @@ fn a_state_dependent_relation_bounded_by_its_guard_is_evaluated_over_the_state()
         "r keeps its rules"
     );
     let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
-    let plan = gdlc::plan::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
     let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
     let mut executor = Executor::new(&ir, &plan);
     let options = CompareOptions {

@@ -12,7 +12,7 @@
 use gdlc::SourceFile;
 use gdlc::exec::Executor;
 use gdlc::interp::Interpreter;
-use gdlc::plan::PlanOptions;
+use gdlc::planner::PlanOptions;
 use gdlc_runtime::Game;
 use proptest::prelude::*;
 
@@ -28,7 +28,7 @@ fn legal_texts(text: &str) -> Option<(Vec<String>, [Vec<String>; 2])> {
     let mut interpreter = Interpreter::new(&front).expect("the interpreter loads a valid game");
     let ir = gdlc::analysis::analyze(&front).expect("analysis");
     let by_plan = |options: &PlanOptions| {
-        let plan = gdlc::plan::plan_with(&ir, options).expect("plan");
+        let plan = gdlc::planner::plan_with(&ir, options).expect("plan");
         moves(&mut Executor::new(&ir, &plan))
     };
     let all_on_demand = PlanOptions {

@@ -150,7 +150,7 @@ impl Rules {
         let planned = gdlc::analysis::analyze(&self.front)
             .map_err(render)
             .and_then(|ir| {
-                gdlc::plan::tuned(&ir)
+                gdlc::planner::tuned(&ir)
                     .map_err(render)
                     .map(|plan| (ir, plan))
             });

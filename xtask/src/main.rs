@@ -422,7 +422,7 @@ fn rates(files: &[PathBuf], seconds: f64, seed: u64, plan: bool) -> ExitCode {
                 gdlc::analysis::analyze(&front)
                     .map_err(render)
                     .and_then(|ir| {
-                        let plan = gdlc::plan::tuned(&ir).map_err(render)?;
+                        let plan = gdlc::planner::tuned(&ir).map_err(render)?;
                         let mut executor = gdlc::exec::Executor::new(&ir, &plan);
                         gdlc_runtime::simulate_for(&mut executor, duration, seed, 100_000)
                             .map_err(|err| err.to_string())

@@ -5,16 +5,12 @@
 //! - [`rust`]: the join backend, the plan's filter trees as loops in a reasoner crate.
 //! - [`ground`]: the ground backend, a grounded game ([`crate::ground`]) as
 //!   straight-line bit-word code; [`crate::compile::Backend`] chooses between the two.
-//! - [`asp`]: the temporal answer set programs of the invariant prover (Haufe, Schiffel
-//!   and Thielscher): the game over time steps, state and action generators, formula
-//!   encodings, base-case and induction-step programs. Plain text, runnable by a
-//!   stand-alone clingo; the solver itself lives in [`crate::prove`].
 //!
 //! Emitters are pure functions to text: they do no I/O, and the same input always gives
 //! the same bytes. Running the emitted program (writing files, spawning the engine) is
-//! left to the callers (xtask, tests, the prover's driver).
+//! left to the callers (xtask, tests, the build script). The temporal answer set programs
+//! of the invariant prover are written by [`crate::prove::asp`].
 
-pub mod asp;
 pub mod ground;
 pub mod prolog;
 pub mod rust;

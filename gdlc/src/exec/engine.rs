@@ -37,7 +37,7 @@ const MATERIALISED_TUPLE_WORK: usize = 2;
 /// and for each new answer in it: the generated code tables every such call (a hash
 /// lookup, a table allocated, answers inserted and read back through their store),
 /// where a non-recursive demand mode is mostly inlined and stores nothing. Uncharged,
-/// team chess's slider rays on demand counted less than 1/[`crate::plan::GAIN`] times
+/// team chess's slider rays on demand counted less than 1/[`crate::planner::GAIN`] times
 /// the nodes of the materialised rays in one order of its rule bodies, so they stayed
 /// on demand, and the generated code ran 2.3 times the instructions.
 const MEMO_TABLE_WORK: usize = 4;

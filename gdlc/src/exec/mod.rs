@@ -99,7 +99,7 @@ impl<'a> Executor<'a> {
     }
 
     /// The filter-tree nodes the engine has visited so far: the cost measure of
-    /// measured planning ([`crate::plan::tuned`]).
+    /// measured planning ([`crate::planner::tuned`]).
     pub fn work(&self) -> usize {
         self.engine.work()
     }
@@ -182,7 +182,7 @@ impl<'a> Executor<'a> {
 
     /// Per relation, for the materialised relations whose layer is computed for the
     /// current input, its tuples and the distinct values of each column (measured
-    /// planning's sizes, see [`crate::plan::tune`]).
+    /// planning's sizes, see [`crate::planner::tune`]).
     pub fn computed_sizes(&self) -> Vec<Option<(usize, Vec<usize>)>> {
         (0..self.ir.relations.len())
             .map(|r| {

@@ -1,8 +1,8 @@
 //! The evaluation plan: how every relation of an analysed game is computed and stored,
 //! as plain data that the plan executor ([`crate::exec`]) runs directly and that code
 //! generation turns into loops. Every decision — evaluation mode, data structure, join
-//! order, index — is made here and recorded with its reason, so that backends make
-//! none of their own.
+//! order, index — is made by the planner ([`crate::planner`]) and recorded here with its
+//! reason, so that backends make none of their own.
 //!
 //! A rule becomes a chain of *filter tree* nodes ([`Node`]): [`Node::Query`] enumerates
 //! the tuples of a relation that agree with what is bound and binds the rest,
@@ -14,25 +14,12 @@
 //! [`Node::Repeat`], evaluated until a round adds nothing.
 //!
 //! Relations are evaluated in one of four ways ([`Evaluation`]): `true`/`does` are the
-//! reasoner's input; static relations are computed here, at compile time, into sorted
+//! reasoner's input; static relations are computed by the planner, at compile time, into sorted
 //! tables; the others are *materialised* bottom-up, layer by layer, once per state (or
 //! per joint move when they depend on `does`) — or, when their tuple space is large and
 //! every query binds some of their columns, evaluated *on demand*: a call with bound
 //! columns runs the relation's rules planned for exactly those bound columns
 //! ([`DemandMode`]) and its answers are memoised per state by the bound values.
-
-mod build;
-mod fluents;
-mod tune;
-
-pub use build::{
-    DEMAND_THRESHOLD, PlanOptions, STATIC_DEMAND_THRESHOLD, STATIC_LIMIT, SampledSize, Statics,
-    plan, plan_seeded, plan_with,
-};
-pub use fluents::{LISTED_ABOVE, fluent_layouts};
-pub use tune::{
-    DEMAND_GAIN, GAIN, SAMPLE_STEPS, SAMPLE_WORK, SAMPLES, TRIALS_WORK, Trial, Tuning, tune, tuned,
-};
 
 use std::collections::BTreeMap;
 
@@ -445,4 +432,55 @@ pub enum Test {
     Distinct(Vec<(Arg, Arg)>),
     /// Every pair is equal.
     Equal(Vec<(Arg, Arg)>),
+}
+
+/// What measured planning found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Sample states measured.
+    pub samples: usize,
+    /// The threshold plan's work on them.
+    pub threshold_work: usize,
+    /// The work of the plan whose join orders use the relations' sizes on the samples,
+    /// when it was no more than the threshold plan's (and kept).
+    pub sized_work: Option<usize>,
+    /// Each trial, in the order made.
+    pub trials: Vec<Trial>,
+    /// The kept plan's work on them.
+    pub best_work: usize,
+}
+
+impl Tuning {
+    /// The kept plan's work per sample state (one playout step: terminal, legal moves,
+    /// next state), rounded up; `None` without samples.
+    pub fn work_per_sample(&self) -> Option<usize> {
+        (self.samples > 0).then(|| self.best_work.div_ceil(self.samples))
+    }
+}
+
+/// One trial of measured planning: layer `layer` materialised, or on demand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trial {
+    /// The IR layer.
+    pub layer: usize,
+    /// Whether the trial put the layer on demand (otherwise it materialised it).
+    pub on_demand: bool,
+    /// The best work before the trial.
+    pub before: usize,
+    /// The work the trial had to stay within: `before × GAIN` (or `DEMAND_GAIN`, see
+    /// [`crate::planner::tune`]),
+    /// or less when another trial of the same round did better.
+    pub limit: usize,
+    /// The trial's work, `None` when it passed `limit` (or could not be planned or
+    /// measured).
+    pub work: Option<usize>,
+    /// Whether the trial's plan was kept (see [`Trial::kept`]).
+    pub kept: bool,
+}
+
+impl Trial {
+    /// Whether the trial's plan was kept.
+    pub fn kept(&self) -> bool {
+        self.kept
+    }
 }

@@ -11,7 +11,7 @@ use super::{
     solver,
 };
 use crate::diagnostic::Diagnostic;
-use crate::emit::asp::{AspGame, Request, Start};
+use crate::prove::asp::{AspGame, Request, Start};
 
 /// Per-target answer of one group of runs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,8 +1,10 @@
 //! The invariant prover (Haufe, Schiffel, Thielscher): proves state sequence invariants
-//! of a game by induction, with answer set programs from [`crate::emit::asp`] solved by
-//! an embedded clingo.
+//! of a game by induction, with answer set programs solved by an embedded clingo.
 //!
 //! - [`formula`]: the formula language, its parser and text form;
+//! - [`asp`]: the temporal answer set programs: the game over time steps, state and
+//!   action generators, formula encodings, base-case and induction-step programs. Plain
+//!   text, runnable by a stand-alone clingo (`gdlc prove --emit-asp`);
 //! - [`classes`]: the property classes of the paper's section 6.3, generated from the IR;
 //! - `prove` (feature `prove`): the driver (`driver.rs`), and `solver`, the clingo
 //!   binding.
@@ -26,6 +28,7 @@
 //! `d + 1`: no counterexample needs extending, and the proofs do not rely on the game
 //! being playable (the paper's Theorem 17 and the note after it).
 
+pub mod asp;
 pub mod classes;
 #[cfg(feature = "prove")]
 mod driver;

@@ -56,10 +56,11 @@
 use gdlc_runtime::Game;
 use gdlc_runtime::playout::Stepper;
 
-use super::{LayerEvaluation, Plan, PlanOptions, SampledSize, Statics, plan_seeded};
+use super::{PlanOptions, SampledSize, Statics, plan_seeded};
 use crate::diagnostic::Diagnostic;
 use crate::exec::Executor;
 use crate::ir::{Ir, Phase, SymbolId};
+use crate::plan::{LayerEvaluation, Plan, Trial, Tuning};
 
 /// The most rounds of trials materialising demand layers (see [`tune`]).
 const MATERIALISE_ROUNDS: usize = 8;
@@ -91,56 +92,6 @@ pub const DEMAND_GAIN: f64 = 0.6;
 
 /// The seed of the sampling playout.
 const SEED: u64 = 0x5eed;
-
-/// What measured planning found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tuning {
-    /// Sample states measured.
-    pub samples: usize,
-    /// The threshold plan's work on them.
-    pub threshold_work: usize,
-    /// The work of the plan whose join orders use the relations' sizes on the samples,
-    /// when it was no more than the threshold plan's (and kept).
-    pub sized_work: Option<usize>,
-    /// Each trial, in the order made.
-    pub trials: Vec<Trial>,
-    /// The kept plan's work on them.
-    pub best_work: usize,
-}
-
-impl Tuning {
-    /// The kept plan's work per sample state (one playout step: terminal, legal moves,
-    /// next state), rounded up; `None` without samples.
-    pub fn work_per_sample(&self) -> Option<usize> {
-        (self.samples > 0).then(|| self.best_work.div_ceil(self.samples))
-    }
-}
-
-/// One trial of measured planning: layer `layer` materialised, or on demand.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Trial {
-    /// The IR layer.
-    pub layer: usize,
-    /// Whether the trial put the layer on demand (otherwise it materialised it).
-    pub on_demand: bool,
-    /// The best work before the trial.
-    pub before: usize,
-    /// The work the trial had to stay within: `before × GAIN` (or [`DEMAND_GAIN`]),
-    /// or less when another trial of the same round did better.
-    pub limit: usize,
-    /// The trial's work, `None` when it passed `limit` (or could not be planned or
-    /// measured).
-    pub work: Option<usize>,
-    /// Whether the trial's plan was kept (see [`Trial::kept`]).
-    pub kept: bool,
-}
-
-impl Trial {
-    /// Whether the trial's plan was kept.
-    pub fn kept(&self) -> bool {
-        self.kept
-    }
-}
 
 /// One sample: a state (fluents as KIF text) and the joint move played from it (KIF
 /// text per role; empty in a terminal state).

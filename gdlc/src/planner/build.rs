@@ -18,13 +18,13 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{
-    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, MAX_GAP_COMBINATIONS,
-    Node, Plan, Query, RelationPlan, Slot, Storage, Test,
-};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::exec::engine::Engine;
 use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
+use crate::plan::{
+    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, MAX_GAP_COMBINATIONS,
+    Node, Plan, Query, RelationPlan, Slot, Storage, Test,
+};
 
 /// A layer whose largest relation has more possible tuples than this (product of the
 /// column domains) is evaluated on demand, when every query of it binds a column.
@@ -115,7 +115,7 @@ pub struct Statics {
     /// Per static layer, whether it was on demand before and after the compile-time
     /// evaluation (`None` for other layers).
     decided: Vec<Option<(bool, bool)>>,
-    fluents: Vec<super::FluentLayout>,
+    fluents: Vec<crate::plan::FluentLayout>,
 }
 
 /// [`plan_with`], reusing the static results of `seed` (an earlier plan of the same
@@ -134,7 +134,7 @@ pub fn plan_seeded(
     // then planned again with the ranges that order gives.
     let before_trees = planner.trees_snapshot();
     planner.build_trees()?;
-    let orders = super::state_column_orders(ir, &planner.layer_trees, &planner.mode_trees);
+    let orders = crate::plan::state_column_orders(ir, &planner.layer_trees, &planner.mode_trees);
     if !orders.is_empty() {
         planner.restore_trees(before_trees);
         planner.state_orders = orders;
@@ -208,7 +208,7 @@ struct Planner<'a> {
     indexes: Vec<BTreeSet<Columns>>,
     layer_trees: Vec<Option<Node>>,
     /// The state's column order per function symbol of `true` (see
-    /// [`super::state_column_orders`]): the ranges of `true` lookups follow it.
+    /// [`crate::plan::state_column_orders`]): the ranges of `true` lookups follow it.
     state_orders: BTreeMap<SymbolId, Vec<usize>>,
     /// The estimated work of one call of a demand relation by its bound columns
     /// ([`Self::call_work`]), forgotten whenever a layer's evaluation or a table
