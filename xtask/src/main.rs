@@ -25,6 +25,10 @@
 //! - `test [-- ARGS]`: `cargo test --workspace`, saying first what it
 //!   skips on this machine (see `test_cmd.rs`).
 //!
+//! - `house`: checks the house rules — the compiler's layers, no import circles, file
+//!   and function lengths — and prints the largest files and longest functions (see
+//!   `house.rs`).
+//!
 //! - `bench [--games LIST] [--seconds N] [--seed N] [--out DIR]`: gdlc and rustc
 //!   times, generated reasoners' random playouts/s against SWI-Prolog, the hand-written
 //!   references and the propnet targets, one game after the other, written to
@@ -32,6 +36,7 @@
 
 mod bench;
 mod codegen;
+mod house;
 mod prolog;
 mod scratch;
 mod spellings;
@@ -179,6 +184,9 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Check the house rules (one-way pipeline, no import circles, file and function
+    /// lengths) and print the layers, the largest files and the longest functions.
+    House,
     /// Perft of the compiled reasoner, printed as `gdlc perft` prints it.
     Perft {
         /// The game (KIF).
@@ -318,6 +326,23 @@ fn main() -> ExitCode {
             match bench::bench(&options) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::FAILURE,
+                Err(message) => {
+                    report(&message);
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::House => {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            match house::check(&root) {
+                Ok(found) => {
+                    print!("{}", house::report(&found));
+                    if found.breaks.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                }
                 Err(message) => {
                     report(&message);
                     ExitCode::FAILURE
