@@ -11,17 +11,20 @@
 //! **Architecture invariant:** this crate never depends on `gdlc`; generated code
 //! depends on this crate only.
 
+mod bits;
 pub mod cli;
 pub mod compiled;
 pub mod game;
 pub mod ground;
 pub mod kif;
 pub mod perft;
+mod pick;
 pub mod playout;
 pub mod program;
 pub mod simulate;
-pub mod text_order;
 pub mod verify;
+
+pub use compiled::text_order;
 
 pub use game::{Game, GoalError, HeldGoals, MoveError, RoleIndex, StateError};
 pub use perft::perft;

@@ -20,7 +20,8 @@
 //! Moves of different root symbols differ within `(f ` against `(g `, or at the first
 //! character of a constant (never `(`), so blocks order as those prefixes do.
 
-use crate::compiled::{Meta, Sym};
+use super::Sym;
+use super::meta::Meta;
 
 /// Nil, the padding of columns a term lacks: never an argument of a move's functor.
 const NIL: Sym = 0;
@@ -185,7 +186,7 @@ fn argument_ranks(meta: &Meta, domain: &[Sym], last: bool, num_symbols: usize) -
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::compiled::{FunctorLayout, Layout};
+    use crate::compiled::layout::{FunctorLayout, Layout};
 
     /// The layout of `noop`, `(mark X Y)` and `(m2 X)` over the symbols below.
     pub(crate) fn meta(last_names: &'static [&'static str]) -> Meta {

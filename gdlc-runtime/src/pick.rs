@@ -1,0 +1,396 @@
+//! The random pick of a legal move among the set bits of a range of words, without
+//! listing them all: the `k`-th set bit of words listed in any order
+//! ([`pick_one_listed`], which puts them in order by a summary bit per word or by a sort,
+//! [`listed_in_summary`]), or the `k`-th smallest of a list of bit numbers
+//! ([`pick_one_of`], narrowed a digit at a time by [`nth_smallest`]). A join reasoner
+//! whose legal moves are a bitset store in text order picks its random move this way.
+
+use crate::bits::{masked_word, select};
+
+/// The most words a range may span for [`pick_one_listed`] to mark its listed words in
+/// a summary on the stack (64 words per summary word) rather than sort them.
+const MAX_SUMMARY_WORDS: usize = 16;
+
+/// The most words of a range per word holding a bit (and 8,192 more) for which
+/// [`pick_one_listed`] marks the listed words in a summary on the heap, 32 words of the
+/// range per summary entry, rather than sort them: the summary is cleared and scanned
+/// whole, a few instructions per entry, 16 entries per listed word at most, against a
+/// sort's few comparisons per listed word (amazons' moves: 15,626 words of a role's
+/// range, 489 entries, 20 to 400 words holding a bit).
+const HEAP_SUMMARY_WORDS_PER_LISTED: usize = 512;
+
+/// The most listed words of a range past 1,024 words that [`pick_one_listed`] sorts
+/// rather than mark in a summary on the heap (which it clears and scans whole).
+const MAX_LISTED_SORTED: usize = 64;
+
+/// Whether [`pick_one_listed`] may put `listed` words holding a bit in `lo..hi` in
+/// order through a summary (on the stack, or on the heap when the range is not much
+/// wider than the words holding a bit) rather than by sorting them.
+pub fn listed_in_summary(lo: usize, hi: usize, listed: usize) -> bool {
+    let words = (hi.max(lo + 1) - 1) / 64 - lo / 64 + 1;
+    words / 64 < MAX_SUMMARY_WORDS
+        || words <= HEAP_SUMMARY_WORDS_PER_LISTED * listed + MAX_SUMMARY_WORDS * 512
+}
+
+/// The number of set bits of `words` in `lo..hi` and the `k`-th of them (from 0, `k`
+/// chosen by `pick` from the count), reading only the words listed in `nonzero` (the
+/// words that hold a set bit, in any order: a sparse range of many words, a bitset
+/// store's legal moves, is walked through them). The listed words of the range are
+/// put in order by a summary bit per word — on the stack for a range of at most 1,024
+/// words, else, past 64 of them in range (`MAX_LISTED_SORTED`), in `scratch` when
+/// [`listed_in_summary`] — or by sorting them in `scratch`. `None` if the range holds
+/// no set bit.
+pub fn pick_one_listed(
+    words: &[u64],
+    nonzero: &[u32],
+    lo: usize,
+    hi: usize,
+    scratch: &mut Vec<u32>,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    if lo >= hi {
+        return None;
+    }
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    let in_range = |w: u32| (w as usize).wrapping_sub(first) <= last - first;
+    if (last - first) / 64 < MAX_SUMMARY_WORDS {
+        let mut summary = [0u64; MAX_SUMMARY_WORDS];
+        let count = summarise(&mut summary, words, nonzero, lo, hi);
+        return nth_marked(words, &summary, first, lo, hi, count, pick);
+    }
+    // Few listed words of the range are sorted (a role with one move among another's
+    // hundreds), many marked in a summary in `scratch` (counted first: a count reads
+    // each listed word once, with no branch and no write).
+    let listed = nonzero.iter().filter(|&&w| in_range(w)).count();
+    scratch.clear();
+    if listed > MAX_LISTED_SORTED && listed_in_summary(lo, hi, listed) {
+        scratch.resize((last - first) / 32 + 1, 0);
+        let count = summarise(scratch, words, nonzero, lo, hi);
+        return nth_marked(words, scratch, first, lo, hi, count, pick);
+    }
+    scratch.extend(nonzero.iter().copied().filter(|&w| in_range(w)));
+    scratch.sort_unstable();
+    let count: usize = scratch
+        .iter()
+        .map(|&w| masked_word(words, w as usize, lo, hi).count_ones() as usize)
+        .sum();
+    nth_of_words(
+        words,
+        scratch.iter().map(|&w| w as usize),
+        lo,
+        hi,
+        count,
+        pick,
+    )
+}
+
+/// An entry of a summary of words: a bit per word ([`pick_one_listed`]).
+trait SummaryEntry: Copy + Into<u64> {
+    /// The words an entry marks.
+    const BITS: usize;
+    /// The entry with bit `i` set too.
+    fn with(self, i: usize) -> Self;
+}
+
+impl SummaryEntry for u64 {
+    const BITS: usize = 64;
+    fn with(self, i: usize) -> Self {
+        self | 1 << i
+    }
+}
+
+impl SummaryEntry for u32 {
+    const BITS: usize = 32;
+    fn with(self, i: usize) -> Self {
+        self | 1 << i
+    }
+}
+
+/// Marks in `summary` (cleared, covering the words of `lo..hi`) the words of `nonzero`
+/// in that range: bit `i` of entry `s` is word `lo / 64 + s * BITS + i`. The number of
+/// set bits of `words` in the range.
+fn summarise<M: SummaryEntry>(
+    summary: &mut [M],
+    words: &[u64],
+    nonzero: &[u32],
+    lo: usize,
+    hi: usize,
+) -> usize {
+    let (first, last) = (lo >> 6, (hi - 1) >> 6);
+    let mut count = 0;
+    for &w in nonzero {
+        let w = w as usize;
+        let i = w.wrapping_sub(first);
+        if i <= last - first {
+            summary[i / M::BITS] = summary[i / M::BITS].with(i % M::BITS);
+            count += masked_word(words, w, lo, hi).count_ones() as usize;
+        }
+    }
+    count
+}
+
+/// The `k`-th (chosen by `pick` from `count`, the set bits of `words` in `lo..hi`) set
+/// bit of the words marked in `summary` (see [`summarise`]), in order. `None` if
+/// `count` is 0.
+fn nth_marked<M: SummaryEntry>(
+    words: &[u64],
+    summary: &[M],
+    first: usize,
+    lo: usize,
+    hi: usize,
+    count: usize,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    let marked = summary.iter().enumerate().flat_map(|(s, &marks)| {
+        let mut rest: u64 = marks.into();
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let w = first + s * M::BITS + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w
+            })
+        })
+    });
+    nth_of_words(words, marked, lo, hi, count, pick)
+}
+
+/// The `k`-th (chosen by `pick` from `count`, the set bits of `words` in `lo..hi`) set
+/// bit of the words `in_order` (ascending, every word of the range holding a bit).
+/// `None` if `count` is 0.
+fn nth_of_words(
+    words: &[u64],
+    in_order: impl Iterator<Item = usize>,
+    lo: usize,
+    hi: usize,
+    count: usize,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    if count == 0 {
+        return None;
+    }
+    let mut k = pick(count);
+    for w in in_order {
+        let word = masked_word(words, w, lo, hi);
+        let ones = word.count_ones() as usize;
+        if k < ones {
+            return Some(w * 64 + select(word, k as u32) as usize);
+        }
+        k -= ones;
+    }
+    None
+}
+
+/// The `k`-th smallest (from 0, `k` chosen by `pick` from the count) of the values of
+/// `values` in `lo..hi`, which are distinct (a bitset store's rows' bits, in the order
+/// inserted: a wide range of many words holding a bit, amazons' moves). The values in
+/// range are copied into `scratch` in one pass, then narrowed by their digits
+/// ([`nth_smallest`]). `None` if none is in range.
+pub fn pick_one_of(
+    values: &[u32],
+    lo: usize,
+    hi: usize,
+    scratch: &mut Vec<u32>,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<usize> {
+    let lo = u32::try_from(lo).ok()?;
+    let width = u32::try_from(hi.min(u32::MAX as usize))
+        .ok()?
+        .checked_sub(lo)?;
+    scratch.clear();
+    let (mut min, mut max) = (u32::MAX, 0);
+    for &v in values {
+        if v.wrapping_sub(lo) < width {
+            scratch.push(v);
+            min = min.min(v);
+            max = max.max(v);
+        }
+    }
+    if scratch.is_empty() {
+        return None;
+    }
+    let k = pick(scratch.len());
+    Some(nth_smallest(scratch, k, (min, max)) as usize)
+}
+
+/// The most values [`nth_smallest`] sorts; more are narrowed by a digit first.
+const MAX_SORTED: usize = 8;
+
+/// The `k`-th smallest (from 0) of `values` (`k` < their number; `bounds` their least
+/// and greatest), reordering and shrinking them: while more than a few are left, they
+/// are counted by the next 8 bits below their common leading bits, and only those of
+/// the digit holding the `k`-th are kept (two passes over the values per digit, a few
+/// instructions per value; a selection by partitioning compares each several times).
+pub fn nth_smallest(values: &mut Vec<u32>, mut k: usize, bounds: (u32, u32)) -> u32 {
+    debug_assert!(k < values.len());
+    let (mut min, mut max) = bounds;
+    while values.len() > MAX_SORTED {
+        let span = max - min;
+        if span == 0 {
+            return min;
+        }
+        let shift = (32 - span.leading_zeros()).saturating_sub(8);
+        let mut counts = [0u32; 256];
+        for &v in values.iter() {
+            counts[((v - min) >> shift) as usize] += 1;
+        }
+        let mut digit = 0;
+        while k >= counts[digit] as usize {
+            k -= counts[digit] as usize;
+            digit += 1;
+        }
+        let (base, mut kept) = (min, 0);
+        (min, max) = (u32::MAX, 0);
+        for i in 0..values.len() {
+            let v = values[i];
+            if ((v - base) >> shift) as usize == digit {
+                values[kept] = v;
+                kept += 1;
+                min = min.min(v);
+                max = max.max(v);
+            }
+        }
+        values.truncate(kept);
+    }
+    values.sort_unstable();
+    values[k]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bits::{count_ones, nth_one, push_ones};
+
+    /// Counting and indexing the set bits of a range agree with listing them, on
+    /// ranges that start and end inside words and span several.
+    #[test]
+    fn counted_and_indexed_ones_agree_with_the_list() {
+        let words = [
+            0xf0f0_0000_0000_000fu64,
+            0,
+            1 << 63 | 0b101,
+            0x8000_0000_0000_0001,
+        ];
+        for lo in [0, 3, 60, 64, 130, 191] {
+            for hi in [lo, lo + 1, 65, 129, 192, 200, 256] {
+                let mut listed = Vec::new();
+                push_ones(&words, lo, hi, lo as u32, &mut listed);
+                assert_eq!(count_ones(&words, lo, hi), listed.len(), "{lo}..{hi}");
+                for (k, &bit) in listed.iter().enumerate() {
+                    assert_eq!(
+                        nth_one(&words, lo, hi, k),
+                        Some(bit as usize),
+                        "{lo}..{hi} #{k}"
+                    );
+                }
+                assert_eq!(nth_one(&words, lo, hi, listed.len()), None);
+                // Through the nonzero words listed out of order (as a bitset store
+                // lists them, by first bit set): the same count and the same k-th.
+                let nonzero = [3, 0, 2];
+                let mut scratch = Vec::new();
+                let mut counted = None;
+                let first = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |n| {
+                    counted = Some(n);
+                    0
+                });
+                assert_eq!(counted.unwrap_or(0), listed.len(), "{lo}..{hi}");
+                assert_eq!(first, listed.first().map(|&b| b as usize), "{lo}..{hi}");
+                for (k, &bit) in listed.iter().enumerate() {
+                    let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |_| k);
+                    assert_eq!(picked, Some(bit as usize), "{lo}..{hi} #{k}");
+                }
+            }
+        }
+    }
+
+    /// A range of more than 1,024 words puts its listed words in order through a
+    /// summary on the heap when many are in range and the range is not far wider, else
+    /// by sorting them; every way the k-th set bit is the one counting gives.
+    #[test]
+    fn listed_words_of_a_wide_range_are_taken_in_order() {
+        let mut words = vec![0u64; 70_000];
+        let mut nonzero = vec![1999u32, 3, 1500, 64, 39_999, 700, 1024, 69_999];
+        nonzero.extend((0..100).map(|i| 2_100 + 97 * i));
+        for (i, &w) in nonzero.iter().enumerate() {
+            words[w as usize] = 0b1001 << (i % 60) | 1 << 63;
+        }
+        let mut scratch = Vec::new();
+        // (range, whether its listed words are marked in a summary on the heap)
+        for (lo, hi, summarised) in [
+            (0, 4_480_000, false),
+            (3 * 64 + 1, 1999 * 64 + 4, false),
+            (2_000 * 64 + 5, 12_000 * 64, true),
+            (1, 40_000 * 64 + 9, true),
+            (64 * 64, 64 * 64 + 64, false),
+        ] {
+            let listed = nonzero
+                .iter()
+                .filter(|&&w| (lo / 64..=(hi - 1) / 64).contains(&(w as usize)))
+                .count();
+            let wide = (hi - 1) / 64 - lo / 64 >= 64 * MAX_SUMMARY_WORDS;
+            assert_eq!(
+                wide && listed > MAX_LISTED_SORTED && listed_in_summary(lo, hi, listed),
+                summarised,
+                "{lo}..{hi}"
+            );
+            let total = count_ones(&words, lo, hi);
+            for k in 0..total {
+                let picked = pick_one_listed(&words, &nonzero, lo, hi, &mut scratch, |n| {
+                    assert_eq!(n, total, "{lo}..{hi}");
+                    k
+                });
+                assert_eq!(picked, nth_one(&words, lo, hi, k), "{lo}..{hi} #{k}");
+            }
+        }
+    }
+
+    /// The picked value is the `k`-th of the values in range in ascending order, for
+    /// every `k`: values spread over a wide range, clustered (moves of a few pieces in
+    /// a block of a million bits), equal to the range's ends, or few.
+    #[test]
+    fn picked_values_are_the_kth_in_order() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let mut sets: Vec<Vec<u32>> = vec![vec![5], vec![9, 3, 7], (0..40).rev().collect()];
+        for clusters in [1, 4, 30] {
+            let mut set = std::collections::BTreeSet::new();
+            for c in 0..clusters {
+                let base = 1_000_000 + c * 31_337;
+                for _ in 0..(480 / clusters) {
+                    set.insert(base + rng.random_range(0..10_000u32));
+                }
+            }
+            let mut values: Vec<u32> = set.into_iter().collect();
+            values.sort_by_key(|v| v.wrapping_mul(2_654_435_761));
+            sets.push(values);
+        }
+        let mut scratch = Vec::new();
+        for values in &sets {
+            let max = *values.iter().max().expect("a set of values") as usize;
+            let min = *values.iter().min().expect("a set of values") as usize;
+            for (lo, hi) in [
+                (0, max + 1),
+                (min, max + 1),
+                (min + 1, max),
+                (max + 1, max + 9),
+            ] {
+                let mut in_range: Vec<u32> = values
+                    .iter()
+                    .copied()
+                    .filter(|&v| (lo..hi).contains(&(v as usize)))
+                    .collect();
+                in_range.sort_unstable();
+                if in_range.is_empty() {
+                    assert_eq!(pick_one_of(values, lo, hi, &mut scratch, |_| 0), None);
+                    continue;
+                }
+                for k in (0..in_range.len()).step_by(in_range.len().div_ceil(60)) {
+                    let picked = pick_one_of(values, lo, hi, &mut scratch, |n| {
+                        assert_eq!(n, in_range.len(), "{lo}..{hi}");
+                        k
+                    });
+                    assert_eq!(picked, Some(in_range[k] as usize), "{lo}..{hi} #{k}");
+                }
+            }
+        }
+    }
+}
