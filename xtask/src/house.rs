@@ -538,7 +538,7 @@ fn function_lengths(file: &Path, code: &str) -> Vec<FnLength> {
             .chars()
             .take_while(|&c| c.is_alphanumeric() || c == '_')
             .collect();
-        if name.is_empty() || !line[..at].trim().split_whitespace().all(is_fn_qualifier) {
+        if name.is_empty() || !line[..at].split_whitespace().all(is_fn_qualifier) {
             continue;
         }
         if let Some(end) = body_end(&lines, i) {
@@ -766,7 +766,6 @@ mod tests {
                     (
                         p,
                         Module {
-                            file: PathBuf::new(),
                             code: String::new(),
                         },
                     )
