@@ -101,13 +101,13 @@ pub struct Plan {
     /// Per layer (index = the IR layer's index).
     pub layers: Vec<LayerPlan>,
     /// The state layouts decided per function symbol of `true` whose dense block is
-    /// large (see [`fluent_layouts`]); any other functor's block is dense.
+    /// large (see [`crate::planner::fluent_layouts`]); any other functor's block is dense.
     pub fluents: Vec<FluentLayout>,
     /// The state's column order per function symbol of `true` whose lookups decide
     /// one ([`state_column_orders`]), most significant first; any other functor's
     /// columns are numbered in their order.
     pub state_orders: BTreeMap<SymbolId, Vec<usize>>,
-    /// What measured planning ([`tune`]) tried, when it ran.
+    /// What measured planning ([`crate::planner::tune`]) tried, when it ran.
     pub tuning: Option<Tuning>,
 }
 
