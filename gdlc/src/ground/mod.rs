@@ -17,6 +17,20 @@
 //! and lists the instances; the ground backend ([`crate::emit::ground`]) turns it into
 //! straight-line code. Grounding gives up, with the reason, past [`Limits`]: the join
 //! backend then compiles the game.
+//!
+//! Each round joins a rule once per growing body literal, starting from that literal's
+//! new tuples, so a step counter does not make every body join again per round. A
+//! static relation the plan left on demand (too large for a compile-time table) that a
+//! grounded rule reads is grounded first, to the tuples asked for; a negation of one
+//! inside another's rules is refused. With `project`, each rule's *existential
+//! components* — body literals connected by variables the head lacks, reading a state-
+//! or move-dependent relation — become auxiliary relations over the head variables they
+//! share (ids past `ir.relations`, phases in [`Grounding::aux_phases`]), so `(does ?p
+//! (move ?anyX ?anyY))` costs one atom per role instead of multiplying the rule's
+//! instances; projections that do not save literals are undone once the instances are
+//! known. [`Grounding::evaluation_order`] gives the strongly connected components of the
+//! ground dependencies; [`simplify`] runs last ([`ground_unsimplified`] is the grounding
+//! before it).
 
 pub mod demand;
 pub mod exec;

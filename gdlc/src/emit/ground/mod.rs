@@ -55,6 +55,21 @@
 //! `eval_state`'s and `eval_goals`' atoms in evaluation order; `moves` `eval_moves` and
 //! the next state; `programs` goals and keyed moves as data; `module` the generated
 //! module around them.
+//!
+//! **Budgets.** The fixed budget is [`MAX_EMITTED_LITERALS`] straight-line literals (rustc's
+//! time grows with them). When a game grounds but does not fit, [`ground_and_emit_auto`]
+//! (what `Backend::Auto` and `gdlc explain --stage ground` use) measures the join
+//! backend's tuned plan — its executor's work per sampled step,
+//! [`crate::plan::Tuning::work_per_sample`] — and emits again under a measured budget: up to
+//! [`MAX_MEASURED_LITERALS`] literals, when the code run for every state is at most
+//! [`LITERALS_PER_JOIN_NODE`] literals per node of that work. The tuned plan and the
+//! groundings (plain, projected, shared: `Groundings`) are made once for both budgets,
+//! and so are their code sizes (`Weighed`), so the second budget refuses a grounding
+//! from its sizes; a grounding past the budget by more than sharing can shrink
+//! (`MAX_SHARING_GAIN`) is not shared. Plain groundings come first: projection's
+//! auxiliary atoms replace instances that would run only under one move, which is
+//! slower where the plain grounding fits. A shared grounding's code is weighed as
+//! emitted (the bits and words it reads), the others by their literals.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -1,6 +1,20 @@
 //! `eval_moves` of the ground backend: the move-dependent atoms and the next state —
 //! frame masks, `next` heads in one shape computed together, instances under one move
 //! in match arms, and keyed programs for moves with thousands of instances.
+//!
+//! The next state is `s & (COPY | FRAME_r[move] | KEPT & KEEP_0[move] & KEEP_1[move] …)`:
+//! unconditional copies, copies under one move, and copies under a condition on the
+//! joint move that is a conjunction over roles (the usual "not touched by the move"
+//! frame axiom). Other `next` instances run under a `match` on the move that enables
+//! them, or, past the code budget, as **keyed programs**: per role, the instances of
+//! every move in one `u32` array with a slice per move (`KEYED_r`, `KEYED_AT_r`), of
+//! which the played move's runs (`gdlc_runtime::program::run_keyed`; instances that
+//! also read another move stay in `match` arms). Instances under one move of
+//! move-dependent atoms that read only `s` and `d` ("the mover captured", reversi's
+//! flips) run first, before the code that reads those atoms: as `match` arms, or with
+//! keyed programs as **early keyed programs** (`EARLY_r`). The other move-dependent
+//! atoms' instances under one move become **late arms**, one `match` per role emitted
+//! right before the first statement that reads one of their atoms (`LateArms`).
 
 use super::*;
 

@@ -1,5 +1,17 @@
 //! Programs of the ground backend: goals and move-dependent atoms of large games as
 //! data (a table of instances run by `gdlc_runtime::program`) instead of code.
+//!
+//! When the code would pass [`super::MAX_EMITTED_LITERALS`] even with keyed programs,
+//! the goals — evaluated once per game — become data: a *forward* program
+//! (`program::Forward`) when no goal atom depends on itself, each instance watched by
+//! its last literal of the program (or, with none, by its rarest positive fluent,
+//! estimated from the initial state), so only what becomes true is followed; else a
+//! `u32` program of groups, atoms, instances and literals, recursive groups repeated
+//! until stable. Its lists are byte strings (`program::Words`), one token each for
+//! rustc. Goals run as a program are remembered by state (`GroundRules::GOALS_REMEMBERED`;
+//! the runtime's goal memo stops for good when its hits are rare). The code every state
+//! and joint move runs must still fit in straight lines: as a program it is slower than
+//! the join backend.
 
 use super::*;
 
