@@ -1,0 +1,385 @@
+//! Queries on static relations, answered from constant tables: rows filtered at compile
+//! time, unrolled when few, or selected through an offset table keyed on the known
+//! columns; the positions of the values they bind.
+
+use super::*;
+
+/// The dense number of a static tuple over some of its columns, each `(column, its
+/// sorted values)` with its stride: the sum of each value's position times the stride.
+pub(super) fn dense_key(
+    columns: &[(usize, Vec<SymbolId>)],
+    strides: &[usize],
+    row: &[SymbolId],
+) -> usize {
+    columns
+        .iter()
+        .zip(strides)
+        .map(|((c, values), stride)| {
+            values
+                .binary_search(&row[*c])
+                .expect("a value of the column")
+                * stride
+        })
+        .sum()
+}
+
+/// The values of column `c` of a static relation's tuples, sorted: a variable a static
+/// query binds there has its position among them (`static_positions`).
+pub(super) fn static_values(tuples: &[Vec<SymbolId>], c: usize) -> Vec<SymbolId> {
+    let mut values: Vec<SymbolId> = tuples.iter().map(|row| row[c]).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// The position of `value` among the values of column `c` of a static relation.
+fn position_in(tuples: &[Vec<SymbolId>], c: usize, value: SymbolId) -> usize {
+    static_values(tuples, c)
+        .binary_search(&value)
+        .expect("a value of the column")
+}
+
+impl Emitter<'_> {
+    /// A query on a static relation, answered from its constant table: symbols in the
+    /// query filter the rows at compile time; a bound variable selects the rows holding
+    /// its value through a constant offset table over the symbols (rows sorted by that
+    /// column); other columns are compared or bound per row.
+    /// The position locals of the variables a static query binds (`Bind` slots), each
+    /// its value's position among its column's values (see [`static_values`]), as
+    /// `position(column)` reads it.
+    fn static_positions(
+        slots: &[Slot],
+        position: impl Fn(usize) -> TokenStream,
+    ) -> Vec<TokenStream> {
+        slots
+            .iter()
+            .enumerate()
+            .filter_map(|(c, slot)| match slot {
+                Slot::Bind(v) => {
+                    let p = var_position(*v);
+                    let read = position(c);
+                    Some(quote!(let #p: usize = #read as usize;))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The position locals of the variables a query binds from row `i` of the static
+    /// table `table` (its rows `rows`, in its order): read from `<table>_POS`.
+    fn static_row_positions(
+        &self,
+        table: &Ident,
+        tuples: &[Vec<SymbolId>],
+        rows: &[&Vec<SymbolId>],
+        slots: &[Slot],
+        i: &Ident,
+    ) -> Vec<TokenStream> {
+        let Some(positions) = self.static_positions_table(table, tuples, rows, slots) else {
+            return Vec::new();
+        };
+        Self::static_positions(slots, |c| {
+            let c = lit(c);
+            quote!(#positions[#i][#c])
+        })
+    }
+
+    /// The table of positions parallel to the static table `table` (its rows `rows`,
+    /// in its order), when the query binds a variable: `<table>_POS`.
+    fn static_positions_table(
+        &self,
+        table: &Ident,
+        tuples: &[Vec<SymbolId>],
+        rows: &[&Vec<SymbolId>],
+        slots: &[Slot],
+    ) -> Option<Ident> {
+        if !slots.iter().any(|s| matches!(s, Slot::Bind(_))) {
+            return None;
+        }
+        let name = format_ident!("{}_POS", table);
+        if self.tables.borrow().contains_key(&name.to_string()) {
+            return Some(name);
+        }
+        let arity = slots.len();
+        let values: Vec<Vec<SymbolId>> = (0..arity).map(|c| static_values(tuples, c)).collect();
+        let wide = values.iter().any(|v| v.len() > usize::from(u16::MAX));
+        let entries = rows.iter().map(|row| {
+            let positions = (0..arity).map(|c| {
+                let p = values[c]
+                    .binary_search(&row[c])
+                    .expect("a value of the column");
+                if wide {
+                    Literal::u32_unsuffixed(p as u32)
+                } else {
+                    Literal::u16_unsuffixed(p as u16)
+                }
+            });
+            quote!([#(#positions),*])
+        });
+        let (count, arity) = (lit(rows.len()), lit(arity));
+        let ty = if wide { quote!(u32) } else { quote!(u16) };
+        let doc =
+            format!("Each row's values' positions among its columns' values, as `{table}`'s.");
+        self.tables.borrow_mut().insert(
+            name.to_string(),
+            quote!(#[doc = #doc] static #name: [[#ty; #arity]; #count] = [#(#entries),*];),
+        );
+        Some(name)
+    }
+
+    pub(super) fn static_query(
+        &self,
+        r: RelationId,
+        tuples: &[Vec<SymbolId>],
+        query: &Query,
+        then: TokenStream,
+    ) -> TokenStream {
+        let slots = &query.slots;
+        let arity = slots.len();
+        let rows: Vec<&Vec<SymbolId>> = tuples
+            .iter()
+            .filter(|row| {
+                slots
+                    .iter()
+                    .zip(row.iter())
+                    .all(|(slot, &v)| !matches!(*slot, Slot::Sym(s) if s != v))
+            })
+            .collect();
+        if rows.is_empty() {
+            return quote!();
+        }
+        // Symbol slots are settled; the matcher sees them as free.
+        let free_slots: Vec<Slot> = slots
+            .iter()
+            .map(|&s| {
+                if matches!(s, Slot::Sym(_)) {
+                    Slot::Free
+                } else {
+                    s
+                }
+            })
+            .collect();
+        if arity == 0 || free_slots.iter().all(|s| matches!(s, Slot::Free)) {
+            return then;
+        }
+        let arity_lit = lit(arity);
+        let row = self.fresh("row");
+        if !slots.iter().any(|s| matches!(s, Slot::Bound(_))) {
+            // No bound column: every remaining row, unrolled when few and small (the
+            // row's symbols become constants the optimiser folds into the body).
+            if rows.len() <= MAX_UNROLLED_ROWS
+                && then.to_string().len() * rows.len() <= MAX_UNROLLED_TEXT
+            {
+                let copies = rows.iter().map(|values| {
+                    let columns: Vec<(TokenStream, Slot)> = values
+                        .iter()
+                        .zip(&free_slots)
+                        .map(|(&v, &slot)| {
+                            let v = sym(v);
+                            (quote!(#v), slot)
+                        })
+                        .collect();
+                    let (conds, binds) = Self::matcher(&columns);
+                    let positions = Self::static_positions(&free_slots, |c| {
+                        let p = lit(position_in(tuples, c, values[c]));
+                        quote!(#p)
+                    });
+                    Self::guarded(&conds, quote!({ #(#binds)* #(#positions)* #then }))
+                });
+                return quote!(#(#copies)*);
+            }
+            let table = if rows.len() == tuples.len() {
+                Self::table(r)
+            } else {
+                let name = format_ident!("TABLE_{}_Q{}", r.0, self.names.get());
+                self.names.set(self.names.get() + 1);
+                let count = lit(rows.len());
+                let values = rows.iter().map(|row| {
+                    let values = row.iter().map(|&s| sym(s));
+                    quote!([#(#values),*])
+                });
+                self.tables.borrow_mut().insert(
+                    name.to_string(),
+                    quote!(static #name: [[Sym; #arity_lit]; #count] = [#(#values),*];),
+                );
+                name
+            };
+            let columns = Self::read_from(&row, &free_slots);
+            let (conds, binds) = Self::matcher(&columns);
+            let i = self.fresh("i");
+            let positions = self.static_row_positions(&table, tuples, &rows, &free_slots, &i);
+            let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
+            return quote! {
+                for (#i, #row) in #table.iter().enumerate() {
+                    #body
+                }
+            };
+        }
+        // The key: every known column, while the dense key space stays small.
+        let num_symbols = self.ir.symbols.len();
+        let mut key_columns: Vec<(usize, Vec<SymbolId>)> = Vec::new();
+        let mut space: usize = 1;
+        let cap = (1usize << 16).max(tuples.len());
+        for (c, slot) in slots.iter().enumerate() {
+            if !matches!(slot, Slot::Sym(_) | Slot::Bound(_)) {
+                continue;
+            }
+            let mut values: Vec<SymbolId> = tuples.iter().map(|row| row[c]).collect();
+            values.sort();
+            values.dedup();
+            if !key_columns.is_empty() && space.saturating_mul(values.len()) > cap {
+                continue;
+            }
+            space = space.saturating_mul(values.len());
+            key_columns.push((c, values));
+        }
+        let mut strides = vec![1usize; key_columns.len()];
+        for k in (0..key_columns.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1] * key_columns[k + 1].1.len();
+        }
+        let key_of = |row: &[SymbolId]| dense_key(&key_columns, &strides, row);
+        let suffix = key_columns
+            .iter()
+            .map(|(c, _)| c.to_string())
+            .collect::<Vec<_>>()
+            .join("_");
+        let by = format_ident!("TABLE_{}_BY{}", r.0, suffix);
+        let at = format_ident!("TABLE_{}_AT{}", r.0, suffix);
+        let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
+        sorted.sort_by_key(|row| key_of(row));
+        let mut offsets = vec![0u32; space + 1];
+        for row in &sorted {
+            offsets[key_of(row) + 1] += 1;
+        }
+        // At most one row per key (`succ`, a cell's neighbour in one direction): the
+        // row is looked up, not scanned; with exactly one per key, its number is the key.
+        let counts = &offsets[1..];
+        let lookup = counts
+            .iter()
+            .all(|&n| n <= 1)
+            .then(|| counts.iter().all(|&n| n == 1));
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        if !self.tables.borrow().contains_key(&by.to_string()) {
+            let count = lit(sorted.len());
+            let values = sorted.iter().map(|row| {
+                let values = row.iter().map(|&s| sym(s));
+                quote!([#(#values),*])
+            });
+            let offsets_len = lit(offsets.len());
+            let offsets = offsets.iter().map(|&o| Literal::u32_unsuffixed(o));
+            let doc = if lookup == Some(true) {
+                format!(
+                    "The tuples of `{}`, one per key of columns {suffix}, in key order.",
+                    self.ir.relation(r).key()
+                )
+            } else {
+                format!(
+                    "The tuples of `{}` sorted by the key of columns {suffix}; `{at}` gives each key's first.",
+                    self.ir.relation(r).key()
+                )
+            };
+            let mut tables = self.tables.borrow_mut();
+            tables.insert(
+                by.to_string(),
+                quote!(#[doc = #doc] static #by: [[Sym; #arity_lit]; #count] = [#(#values),*];),
+            );
+            if lookup != Some(true) {
+                tables.insert(
+                    at.to_string(),
+                    quote!(static #at: [u32; #offsets_len] = [#(#offsets),*];),
+                );
+            }
+        }
+        // The key's terms: constant for symbols, looked up for variables.
+        let mut prelude = Vec::new();
+        let mut guards = Vec::new();
+        let mut terms = Vec::new();
+        for ((c, values), stride) in key_columns.iter().zip(&strides) {
+            let stride_lit = lit(*stride);
+            match slots[*c] {
+                Slot::Sym(s) => match values.binary_search(&s) {
+                    Ok(p) => {
+                        let term = lit(p * stride);
+                        terms.push(quote!(#term));
+                    }
+                    Err(_) => return quote!(),
+                },
+                Slot::Bound(v) => {
+                    // A variable decoded from these values (or a run of them) is keyed
+                    // by its position, without a lookup or a guard.
+                    if let Some(p) = self.known_position(v, values) {
+                        terms.push(quote!(#p * #stride_lit));
+                        continue;
+                    }
+                    let positions = format_ident!("TABLE_{}_P{}", r.0, c);
+                    if !self.tables.borrow().contains_key(&positions.to_string()) {
+                        let mut table = vec![u32::MAX; num_symbols];
+                        for (p, s) in values.iter().enumerate() {
+                            table[s.0 as usize] = p as u32;
+                        }
+                        let len = lit(table.len());
+                        let table = table.iter().map(|&p| Literal::u32_unsuffixed(p));
+                        self.tables.borrow_mut().insert(
+                            positions.to_string(),
+                            quote!(static #positions: [u32; #len] = [#(#table),*];),
+                        );
+                    }
+                    let k = self.fresh("k");
+                    let within = self.decoded_within(v, values);
+                    let v = var(v);
+                    prelude.push(quote!(let #k = #positions[#v as usize] as usize;));
+                    if !within {
+                        guards.push(quote!(#k != NONE as usize));
+                    }
+                    terms.push(quote!(#k * #stride_lit));
+                }
+                _ => unreachable!("key columns are known"),
+            }
+        }
+        // Columns outside the key are matched per row.
+        let checked: Vec<Slot> = slots
+            .iter()
+            .enumerate()
+            .map(|(c, &s)| {
+                if key_columns.iter().any(|(k, _)| *k == c) {
+                    Slot::Free
+                } else {
+                    s
+                }
+            })
+            .collect();
+        let columns = Self::read_from(&row, &checked);
+        let (conds, binds) = Self::matcher(&columns);
+        let i = self.fresh("i");
+        let positions = self.static_row_positions(&by, tuples, &sorted, &checked, &i);
+        let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
+        let key = self.fresh("key");
+        let scan = match lookup {
+            // Every key has its row: the key numbers it.
+            Some(true) => quote! {
+                let #i = #(#terms)+*;
+                let #row = &#by[#i];
+                #body
+            },
+            Some(false) => quote! {
+                let #key = #(#terms)+*;
+                let #i = #at[#key] as usize;
+                if #i < #at[#key + 1] as usize {
+                    let #row = &#by[#i];
+                    #body
+                }
+            },
+            None => quote! {
+                let #key = #(#terms)+*;
+                for #i in #at[#key] as usize..#at[#key + 1] as usize {
+                    let #row = &#by[#i];
+                    #body
+                }
+            },
+        };
+        let scan = Self::guarded(&guards, scan);
+        quote!({ #(#prelude)* #scan })
+    }
+}
