@@ -3,6 +3,43 @@
 //! columns allow (a word, the state's list of set bits, constant masks, a cursor, a
 //! delta); the tables of a domain's symbols; the local copies of small sets of earlier
 //! layers.
+//!
+//! **`true`**: the state bits — a bit test when every argument is known, else the set
+//! bits of the range the known leading arguments fix, the others compared per bit. A
+//! range of at most 64 bits is copied into a word and walked there (a bits-only
+//! relation's too: bits its body sets in the range meanwhile are seen by the next round
+//! of a recursive layer, as no other layer writes it). A range wider than 512 bits reads
+//! the state's ascending list of set bits (`Input::ones`, made when the state is loaded;
+//! `Input::ones_from` finds the range's start by binary search) instead of every word of
+//! the range: states are sparse (team chess: 32 pieces in a 768-bit block). Unknown
+//! columns before a known one whose domains multiply to at most 16 are enumerated around
+//! the query, which then reads the narrower range or tests one bit
+//! (`Emitter::gap_enumerated`: team chess's `next`, knowing the moved piece's square and
+//! colour, tests the six pieces between them). A scan of a whole block (of at most 16
+//! words) whose inner columns are partly known and too many columns before them unknown
+//! to enumerate reads each word of the block and-ed with a constant mask of the bits
+//! whose known columns match, one mask per combination of their positions
+//! (`Emitter::state_mask`, `STATE_MASK_<hash>_<len>`, at most 2,048 words), instead of
+//! testing every bit set in the block. A listed functor's block (`FLUENT_KEYS_f`, the
+//! sorted dense numbers of its fluents) maps a dense number to its bit by binary search
+//! (`rt::listed_rank`) and a range of dense numbers to a range of bits
+//! (`rt::listed_from`), so the same reads apply. A variable decoded from a bit keeps its
+//! position (`vN_pos`), so later queries and `next` heads on the same domain skip the
+//! position lookup; its symbol is read from a static table of the domain
+//! (`SYMS_<hash>_<len>`, one per distinct domain, named by its contents so the code stays
+//! deterministic), never from an array literal, which the compiled code would build on
+//! the stack at every use.
+//!
+//! **Small sets of earlier layers tested through a copy**: a layer's method that tests a
+//! bit set of an earlier layer of at most four words (`MAX_SNAPSHOT_WORDS`) copies its
+//! words into a local when it starts (`let rN_words: [u64; W] =
+//! self.rN.words_array::<W>();`) and tests the copy (`rt::has_bit_in`): no layer changes
+//! an earlier layer's sets, and the copy stays in registers or on the stack where each
+//! test through the rules reloaded the set's pointer and length. Only the layer methods
+//! do (`Emitter::snapshots`); a demand mode's method tests the set itself. A bits test of
+//! a variable decoded from values all in the tested column's domain
+//! (`Emitter::decoded_within`), or a static lookup keyed by one, needs no guard for a
+//! value outside it.
 
 use super::*;
 

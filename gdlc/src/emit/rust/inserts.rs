@@ -1,6 +1,47 @@
 //! Accepted tuples into stores: a tuple's bit numbered in line (direct inserts, coded
 //! bits), whole relations copied or mapped into another bit by bit or word by word, and
 //! the next state's bits (`next` heads, frame axioms copying a block).
+//!
+//! **`next`**: heads set bits of the next state directly; a frame axiom `(<= (next (f
+//! ?x…)) (true (f ?x…)))` copies `f`'s block word by word, and one whose last join is a
+//! word (a state word scan filtered by fields of bits-only relations, `(<= (next (cell ?s
+//! ?c ?p)) (true (cell ?s ?c ?p)) (not (changed ?s)))`) or-s that word into the next
+//! state (`Emitter::word_into_next`, `Bits::or_field`) when the head's block numbers the
+//! word's variable last.
+//!
+//! **Copies of relations numbered alike**: a rule of one literal on a materialised
+//! bits-only relation whose head is another bits-only relation with the same variables in
+//! the same columns and the same numbered columns (domains and strides) sets the source's
+//! bits in the head as they are (`Emitter::bits_copied`): a word at a time through
+//! `or_field`: every word when at most 256 bits, else the words holding a bit.
+//!
+//! **Copies of relations numbered otherwise**: the same rule whose head takes the
+//! source's variables (or some of them: team chess's `pinned-piece` of `pin`) in another
+//! column order, over other domains or beside constants (amazons' `(<= (rookmove ?x1 ?y1
+//! ?x2 ?y2) (horizontalmove ?x2 ?y2 ?x1 ?y1))`), when no word join takes it (the source's
+//! last column numbered last in the head) and the source has at most 2^14 bits: each set
+//! bit of the source (through the words holding one) is the head's bit read from a
+//! constant table made for the rule (`Emitter::bits_mapped`, `BIT_MAP_<hash>_<len>`,
+//! `u32::MAX` where the head's domains lack a value), rather than decoded into positions
+//! and numbered again.
+//!
+//! **Copies of moves into `legal`**: a rule of `legal` whose last join scans a coded
+//! relation of moves (`(<= (legal ?c ?m) (true (control ?c)) (mover-move ?m))`) whose
+//! functor blocks are `legal`'s (same symbols, bases, strides and domains: such a
+//! relation is numbered in text order like `legal`, `copied_into_legal`) adds the
+//! source's row bits at the bound columns' offset (`Emitter::coded_copy`,
+//! `rt::Store::insert_bits_at`). A materialised coded relation read only by such copies
+//! and by scans asking whether it is empty keeps no rows (`only_copied_or_tested`).
+//!
+//! **`self.grew` only where read**: a direct insert notes that it added a tuple
+//! (`self.grew |= …`) only inside a `Node::Repeat`, whose rounds read it
+//! (`Emitter::growing`); elsewhere it is a statement (amazons' moves: a store to memory
+//! per move less).
+//!
+//! A rule whose body does not read its head, or reads it as bits only (bit tests, cursors
+//! and a delta's bit numbers borrow the bits briefly; a bit set during a round is seen by
+//! it or the next), inserts accepted tuples directly; the others buffer them in `pending`
+//! until the rule is done.
 
 use super::*;
 

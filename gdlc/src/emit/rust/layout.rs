@@ -3,6 +3,14 @@
 //! relation numbered by the functor blocks of one argument (a coded store: `legal`'s
 //! moves), the flat numbering of bitset relations and their copies in other column
 //! orders, the text order `legal`'s bits follow, and the positions tables.
+//!
+//! The state layout (`rt::Layout`) gives each top-level functor of `true` a block of
+//! bits, inside it the mixed-radix number of the argument positions in their analysis
+//! domains, in the plan's order for the functor (`Plan::state_orders`, else the
+//! arguments' order). A block numbers the functor's own arguments without nil, which
+//! their columns' domains hold only for the fluents of other functors (`own_domain`: team
+//! chess's `cell` block is 64 × 2 × 6 bits, not 65 × 3 × 7); nested columns keep nil.
+//! Moves are numbered by the same scheme over `legal`'s second argument.
 
 use super::*;
 

@@ -2,6 +2,24 @@
 //! rules and their pending tuples, accepts into each sink, tests, and queries with the
 //! searches that stop at the first match (existential queries and tails), calls back
 //! into a chain's work list, and the variables bound by decoding bits.
+//!
+//! A query whose bindings nothing after it reads (nor the head) stops at its first match:
+//! it is emitted as an existence test (`let exists = 'found: { … break 'found true … }`)
+//! before the rest of the rule (`Emitter::existential`); one binding every column of a
+//! stored relation asks whether the store is empty (`Emitter::whole_store_tested`; `(<=
+//! mobile (mover-move ?m))`). The same holds for the *tail* of a rule: from the first
+//! query on whose bindings, and those of every query after it, the head does not read,
+//! the rest of the path is one search (`let exists = 'found: { … }`), its accept replaced
+//! by `break 'found true`, and the head's tuple is added once after it
+//! (`Emitter::existential_tail`; amazons' `(<= (legalMove ?p) (true (location ?x ?y ?p))
+//! (queenMove ?x ?y ?u ?v) (emptyCell ?u ?v))` stops at a queen's first empty target).
+//! Only a straight path whose accept depends on its values alone: not a path through a
+//! call back into a recursive mode (its accept adds the call's key), nor a known mode's
+//! evaluation (an answer returns at once already). When the accept inserts straight into
+//! a layer's bit set, the search runs only if the store does not hold the tuple already
+//! (`Emitter::accepted_already`, a bit test before it): amazons' `legalMove ?p` is
+//! searched from one piece of `?p` with a move, not from every piece (each arrow's eight
+//! lines).
 
 use super::*;
 

@@ -1,6 +1,23 @@
 //! Queries on static relations, answered from constant tables: rows filtered at compile
 //! time, unrolled when few, or selected through an offset table keyed on the known
 //! columns; the positions of the values they bind.
+//!
+//! **Static relations**: constant arrays. A query with bound columns reads the rows of
+//! its key (every known column, while the dense key space stays ≤ 2^16 or the table's
+//! size) through a constant offset table (`TABLE_R_ATc…`, `TABLE_R_BYc…`); one without
+//! reads every row matching its symbols, unrolled into constants when there are at most 8
+//! rows and the copies stay small. Positions travel with bindings: a variable a static
+//! query binds gets its position among its column's values too (a parallel table
+//! `<table>_POS`, or a constant when unrolled), so a later key, bit or state test over a
+//! domain those values are (or are a run of) reads the position instead of looking the
+//! symbol up (`POS_R`, `TABLE_R_Pc`); a keyed lookup by a variable decoded from such a
+//! domain needs no lookup or guard either (`Emitter::known_position`).
+//!
+//! A static relation read by a key (`TABLE_r_BYcols`, its rows sorted by the key of the
+//! bound columns, and `TABLE_r_ATcols`, each key's first row) is *looked up* when no key
+//! has two rows: with a row for every key the key numbers the row (no `AT` table: `succ`,
+//! a cell's neighbour in one direction), otherwise the key's two offsets are compared
+//! once (`if i < AT[key + 1]`), not looped over. Several rows per key are scanned.
 
 use super::*;
 

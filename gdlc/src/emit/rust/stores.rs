@@ -3,6 +3,63 @@
 //! word joins test; whether a rule inserts straight into its head's store; which demand
 //! modes are known modes and whether they remember their answers; each memo table's
 //! constructor.
+//!
+//! **Derived relations stored as bitsets** (not entries): an `rt::BitSet` (bits only,
+//! dirty words listed for clearing), filled, tested and scanned like the state with a
+//! constant positions table `POS_R`; the bits are also listed in the order set (unless no
+//! code reads the list: *unlisted bit sets* below), so a semi-naive round reads its delta
+//! as a range of that list. A scan of the whole relation wider than 256 bits reads only
+//! the words holding a bit (listed once each, for clearing), each word when reached (bits
+//! its own body sets in words not reached yet are met in this round, sound as the round
+//! is monotone; the others in the next). A lookup binding columns after an unknown one
+//! over more than 256 bits (it would scan that whole range) reads a copy of the bits in
+//! another column order, its bound columns first (`plan::copied_lookups`, fields
+//! `rR_byC…`, set with the main bits on each insert); a relation with more than two such
+//! lookups keeps rows with hash indexes instead (`rt::Store`, its membership tests still
+//! numbered in generated code: `Store::has_bit`).
+//!
+//! **Entry relations** (`legal`, `goal`, `terminal`, `sees`, `init`) and hashed
+//! relations: an `rt::Store`, which the runtime reads as rows; bitset stores take the bit
+//! the generated code numbers and remember each row's bit. A hashed relation whose tuples
+//! nest terms in one argument (`legal`'s moves, a relation of moves) is kept unique by
+//! bits numbered per functor block of that argument times the positions of its other
+//! columns, at most 2²² bits (`rt::Store::coded`, a static `LAYOUT_R`): an insert
+//! computes its bit in line — the functor's block base plus the columns' positions times
+//! their strides, or a `match` on the functor when only the run time knows it —, and the
+//! runtime keeps a legal move's id by its row's bit instead of interning it again. A
+//! `legal` or `sees` bitset no rule reads keeps no rows (`Store::without_rows`): the
+//! runtime lists its bits in the order set and decodes a bit's tuple only the first time
+//! it sees it. Such a `legal` does not list its rows' bits either (`Store::unlisted`):
+//! the runtime reads its moves through the words holding a bit (the list the store keeps
+//! to clear them), so an insert costs the bit, and for a word's first bit the word's
+//! number (amazons: about 500 moves a state); its inserts call
+//! `Store::insert_unlisted_bit`, which tests no flag for rows or a list
+//! (`Emitter::bits_alone`). A random legal move is selected by rank (`Interner::nth`),
+//! not sorted; when the role's moves are its bits in text order, it is the k-th set bit
+//! of the role's range, counted in place for a range of few words, else through the
+//! store's list of words holding a bit, put in order by a summary bit per word
+//! (`pick::pick_one_listed`; chess's moves, 320 words, lie in a dozen) — on the stack for
+//! a range of at most 1,024 words, on the heap for a wider one not much wider than its
+//! words holding a bit (`pick::listed_in_summary`: amazons', 15,626 words per role, 489
+//! summary entries), else the words sorted —, and past 64 such words in a range too wide
+//! to summarise by selecting among the rows' bits (`pick::pick_one_of`: the bits in range
+//! copied in one pass, then narrowed a digit of 8 bits at a time to the k-th).
+//!
+//! **Unlisted bit sets**: a bit set whose list of bits set no generated code reads (no
+//! `len()`, no `added(…)`: decided on the generated code's tokens, `find_list_readers`)
+//! is made `rt::BitSet::unlisted`, of type `rt::UnlistedBitSet` (`BitSet<false>`: whether
+//! a set lists is in its type, so no insert tests it at run time): inserts keep no list,
+//! `or_field` sets a word at a time. Only a semi-naive round's delta needs the list: a
+//! whole scan, a copy of a relation numbered alike and a word closure's prefixes (lane
+//! dividing 64) read the *words holding a bit* instead
+//! (`BitSet::nonzero_words`/`nonzero_word`: the list of words every bit set keeps for
+//! clearing, each word once, in the order it got its first bit), so most bit sets keep no
+//! list (team chess: 34 of 35).
+//!
+//! **Memo tables of state relations with small free columns** (product of their domains
+//! at most 1,024) dedupe by a bitset over those columns (`rt::Memo::with_bits`, a
+//! template `Store::memo_bitset` whose bound columns have stride 0, copied per new
+//! table); a static relation's memo, bounded and re-made each state, keeps hashing.
 
 use super::*;
 

@@ -2,6 +2,37 @@
 //! positions as a word — where the fields come from (a bits-only relation or one of its
 //! copies, the state, a static relation's constant table of bits) and where the word
 //! goes (the head's field, the next state's).
+//!
+//! **Word joins**: the last join of a rule that scans a bits-only relation whose column
+//! numbered last (stride 1, at most 64 values) binds the rule's last variable, followed
+//! only by tests and an insert into a bits-only head (`Emitter::tests_then_accept`), runs
+//! as word operations (`Emitter::word_join`): the scanned field, and-ed with the field of
+//! each test of that variable (a relation's bits or a copy in which its column is
+//! numbered last — made for the purpose when no numbering has it so,
+//! `Emitter::word_copies`, up to 4,096 bits; negated for `not`), or-ed into the head's
+//! field; tests not reading the variable guard the word; the head's copies are set from
+//! the new bits. A static relation (scanned or tested) is read as words too, from a
+//! constant table of its tuples' bits with the variable's column numbered last and each
+//! column over its values (`Emitter::static_word_field`, `STATIC_FIELDS_<r>_<column>`, at
+//! most 2^16 bits, written only for the joins that read it): knight jumps from a square,
+//! adjacency along a direction. The state is read as words likewise, its block's last
+//! column with stride 1 (`Emitter::state_word_scan`, `WordSource::State`): as a scan with
+//! the block's other columns known (`king-at`: the mover's king's word) or bound here and
+//! enumerated, their domains multiplying to at most 64 (`occupied`: the or of the twelve
+//! words of colour and piece), and as a test (the tested variable's field of the block: a
+//! mask). A scan of a whole static relation, every column bound here to a distinct
+//! variable, enumerates the columns but the last over their values (at most 64
+//! combinations) and reads the last one's field from its constant table
+//! (`Emitter::static_word_scan`): amazons' `(<= (emptycell ?x ?y) (cell ?x ?y) (not (true
+//! (location ?x ?y white))) …)` is ten words of ten squares, each and-ed with the
+//! complements of three of the state's words, not a hundred rows of three bit tests. A
+//! scan of a bits-only relation binding every column runs once per field holding a bit,
+//! the other columns decoded from the field's place: found through the words holding a
+//! bit when a field never straddles words (its width divides 64), else through the list
+//! of bits set. A head whose bits number another column last takes the word in a copy
+//! that numbers the word's column last, if it has one, and the new bits in its own bits
+//! one by one (`colour-on ?s ?c`, copied colour first: each colour and piece's word of
+//! squares or-ed into the copy).
 
 use super::*;
 
