@@ -4,23 +4,23 @@
 //! order, and picks a random legal move among the legal store's bits in place when they
 //! are in text order.
 //!
-//! It caches the loaded state and joint
-//! move, interns moves and percepts (dense table or hash, and by the entry store's row
-//! bit when it has one) and lists them in KIF text order. Moves whose layout proves it
-//! (`gdlc-runtime/src/compiled/text_order.rs`: constants and functions of constants, no
-//! two functors of one name, no last argument whose name continues another with a
-//! character below `)`) are ordered by a key read from their columns — the root symbol's
-//! block, then each argument's rank by name — so no text is compared in the playout loop;
-//! otherwise, and for percepts, by rank (texts ranked again when those seen since the
-//! last ranking are as many as it ranked; until then a list's ranked ids are sorted by
-//! rank, its new ones by text, and the two merged). A random move skips all of that where
-//! the compiler proved the order of `legal`'s bits (`Rules::LEGAL_IN_TEXT_ORDER`):
-//! `legal`'s store (flat or by functor blocks) is laid out in text order — functors by
-//! the text their terms start with, each argument's domain by name, the role column
-//! (outer) as the analysis has it — and `Emitter::legal_in_text_order` enumerates every
-//! move of the layout in bit order and checks their texts ascend (constants and functions
-//! of constants only); the runtime then picks the k-th set bit of the role's range
-//! (`Store::outer_range`), interning only that move.
+//! It caches the loaded state and joint move, interns moves and percepts (dense table or
+//! hash, and by the entry store's row bit when it has one) and lists them in KIF text
+//! order. Moves whose layout proves it (`gdlc-runtime/src/compiled/text_order.rs`:
+//! constants and functions of constants, no two functors of one name, no last argument
+//! whose name continues another with a character below `)`) are ordered by a key read
+//! from their columns — the root symbol's block, then each argument's rank by name — so
+//! no text is compared in the playout loop; otherwise, and for percepts, by rank (texts
+//! ranked again when those seen since the last ranking are as many as it ranked; until
+//! then a list's ranked ids are sorted by rank, its new ones by text, and the two
+//! merged). A random move skips all of that where the compiler proved the order of
+//! `legal`'s bits (`Rules::LEGAL_IN_TEXT_ORDER`): `legal`'s store (flat or by functor
+//! blocks) is laid out in text order — functors by the text their terms start with, each
+//! argument's domain by name, the role column (outer) as the analysis has it — and
+//! `Emitter::legal_in_text_order` enumerates every move of the layout in bit order and
+//! checks their texts ascend (constants and functions of constants only); the runtime
+//! then picks the k-th set bit of the role's range (`Store::outer_range`), interning only
+//! that move.
 
 use super::interner::Interner;
 use super::layout::Coder;
