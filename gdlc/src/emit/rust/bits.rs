@@ -84,6 +84,27 @@ struct StateMask {
     pub(super) combo: TokenStream,
 }
 
+/// The range of a [`BitSource`]'s bits that the known leading columns of a query fix
+/// (see `Emitter::range`), and the locals a scan of it binds.
+struct Range<'s> {
+    /// How many leading columns are known.
+    prefix: usize,
+    /// The source's first bit.
+    base: Literal,
+    /// The dense number of the range's first bit, and the range's width in dense
+    /// numbers.
+    lo_key: TokenStream,
+    width: Literal,
+    /// The range's bits (a listed block's whole range: its size).
+    width_bits: usize,
+    /// For a listed block of the state: its table, the range's first bit and its end.
+    listed: Option<(&'s Ident, TokenStream, TokenStream)>,
+    /// The range's first bit, the bit met, and its offset in the source.
+    lo: Ident,
+    bit: Ident,
+    offset: Ident,
+}
+
 /// What holds the bits of a [`BitSource`].
 pub(super) enum Bits {
     /// The state (`input.state`).
@@ -325,34 +346,9 @@ impl Emitter<'_> {
         if let Some(code) = self.gap_enumerated(source, slots, &outside, &then) {
             return code;
         }
-        let num_symbols = self.ir.symbols.len();
-        let positions = &source.positions;
-        // Known positions of the columns.
-        let mut prelude = Vec::new();
-        let mut position: Vec<Option<TokenStream>> = Vec::new();
-        for (c, _, domain) in source.columns {
-            match slots[*c] {
-                Slot::Sym(s) => match domain.iter().position(|&d| d == s) {
-                    Some(p) => {
-                        let p = lit(p);
-                        position.push(Some(quote!(#p)));
-                    }
-                    None => return quote!(),
-                },
-                Slot::Bound(v) => {
-                    if let Some(p) = self.known_position(v, domain) {
-                        position.push(Some(p));
-                        continue;
-                    }
-                    let p = self.fresh("p");
-                    let v = var(v);
-                    let offset = lit(c * num_symbols);
-                    prelude.push(quote!(let #p = #positions[#offset + #v as usize] as usize;));
-                    position.push(Some(quote!(#p)));
-                }
-                _ => position.push(None),
-            }
-        }
+        let Some((prelude, position)) = self.known_positions(source, slots) else {
+            return quote!();
+        };
         let guards: Vec<TokenStream> = source
             .columns
             .iter()
@@ -367,39 +363,176 @@ impl Emitter<'_> {
                 _ => None,
             })
             .collect();
-        let base = source.base;
         let (outside_conds, outside_binds) = Self::matcher(&outside);
         if position.iter().all(Option::is_some) && !matches!(source.bits, Bits::Delta(..)) {
-            let base_lit = lit(base);
-            let mut terms = vec![quote!(0)];
-            for ((_, stride, _), p) in source.columns.iter().zip(&position) {
-                let p = p.as_ref().expect("all known");
-                let stride = lit(*stride);
-                terms.push(quote!(#p * #stride));
-            }
             let mut conds = guards;
             conds.extend(outside_conds);
-            let offset = quote!(#(#terms)+*);
-            conds.push(match (&source.bits, source.keys) {
-                (Bits::State, Some(keys)) => quote!(
-                    rt::listed_rank(&#keys, #offset).is_some_and(|i| input.state.get(#base_lit + i))
-                ),
-                (Bits::State, None) => quote!(input.state.get(#base_lit + #offset)),
-                (Bits::Store(store), _) => match &source.snapshot {
-                    Some((local, words)) => {
-                        self.snapshot_used(store, local, *words);
-                        quote!(rt::has_bit_in(&#local, #base_lit + #offset))
-                    }
-                    None => quote!(self.#store.has_bit(#base_lit + #offset)),
-                },
-                (Bits::Delta(..), _) => unreachable!("a delta is scanned"),
-            });
+            conds.push(self.bit_test(source, &position));
             let body = Self::guarded(&conds, quote!(#(#outside_binds)* #then));
             return quote!({ #(#prelude)* #body });
         }
+        let then = (outside_conds, outside_binds, then);
+        let scan = self.range_scan(source, slots, &position, then);
+        let scan = Self::guarded(&guards, scan);
+        quote!({ #(#prelude)* #scan })
+    }
+
+    /// The position of each column of `source` that `slots` know: a constant for a
+    /// symbol, a decoded variable's own position, else looked up in the positions
+    /// table (a local of the prelude, also returned). `None` when a symbol is outside
+    /// its column's domain: no bit matches.
+    fn known_positions(
+        &self,
+        source: &BitSource,
+        slots: &[Slot],
+    ) -> Option<(Vec<TokenStream>, Vec<Option<TokenStream>>)> {
+        let num_symbols = self.ir.symbols.len();
+        let positions = &source.positions;
+        let mut prelude = Vec::new();
+        let mut position: Vec<Option<TokenStream>> = Vec::new();
+        for (c, _, domain) in source.columns {
+            match slots[*c] {
+                Slot::Sym(s) => {
+                    let p = lit(domain.iter().position(|&d| d == s)?);
+                    position.push(Some(quote!(#p)));
+                }
+                Slot::Bound(v) => {
+                    if let Some(p) = self.known_position(v, domain) {
+                        position.push(Some(p));
+                        continue;
+                    }
+                    let p = self.fresh("p");
+                    let v = var(v);
+                    let offset = lit(c * num_symbols);
+                    prelude.push(quote!(let #p = #positions[#offset + #v as usize] as usize;));
+                    position.push(Some(quote!(#p)));
+                }
+                _ => position.push(None),
+            }
+        }
+        Some((prelude, position))
+    }
+
+    /// Whether `source` has the bit of the known positions `position` (every column's).
+    fn bit_test(&self, source: &BitSource, position: &[Option<TokenStream>]) -> TokenStream {
+        let base_lit = lit(source.base);
+        let mut terms = vec![quote!(0)];
+        for ((_, stride, _), p) in source.columns.iter().zip(position) {
+            let p = p.as_ref().expect("all known");
+            let stride = lit(*stride);
+            terms.push(quote!(#p * #stride));
+        }
+        let offset = quote!(#(#terms)+*);
+        match (&source.bits, source.keys) {
+            (Bits::State, Some(keys)) => quote!(
+                rt::listed_rank(&#keys, #offset).is_some_and(|i| input.state.get(#base_lit + i))
+            ),
+            (Bits::State, None) => quote!(input.state.get(#base_lit + #offset)),
+            (Bits::Store(store), _) => match &source.snapshot {
+                Some((local, words)) => {
+                    self.snapshot_used(store, local, *words);
+                    quote!(rt::has_bit_in(&#local, #base_lit + #offset))
+                }
+                None => quote!(self.#store.has_bit(#base_lit + #offset)),
+            },
+            (Bits::Delta(..), _) => unreachable!("a delta is scanned"),
+        }
+    }
+
+    /// The scan of the range of `source` that the known leading columns fix (their
+    /// positions `position`), the others filtered, decoded and bound per bit; `then`
+    /// is the conditions and bindings of the columns outside the bits and the code run
+    /// for each match.
+    fn range_scan(
+        &self,
+        source: &BitSource,
+        slots: &[Slot],
+        position: &[Option<TokenStream>],
+        then: (Vec<TokenStream>, Vec<TokenStream>, TokenStream),
+    ) -> TokenStream {
+        let (mut conds, outside_binds, then) = then;
+        let range = self.range(source, position);
+        let offset = &range.offset;
+        let mut inner_conds = Vec::new();
+        let mut columns = Vec::new();
+        let mut decodes = Vec::new();
+        for (k, ((c, stride, domain), p)) in source.columns.iter().zip(position).enumerate() {
+            let stride = lit(*stride);
+            let radix = lit(domain.len());
+            let digit = quote!((#offset / #stride) % #radix);
+            match p {
+                Some(_) if k < range.prefix => {}
+                Some(p) => inner_conds.push(quote!(#digit == #p)),
+                None => {
+                    if let Slot::Bind(v) = slots[*c] {
+                        let p = var_position(v);
+                        decodes.push(quote!(let #p: usize = #digit;));
+                    }
+                    let table = self.domain_table(domain);
+                    columns.push((quote!(#table[#digit]), slots[*c]));
+                }
+            }
+        }
+        let (more_conds, binds) = Self::matcher(&columns);
+        conds.extend(more_conds);
+        let unguarded = quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then);
+        if range.prefix == 0
+            && source.keys.is_none()
+            && matches!(source.bits, Bits::State)
+            && let Some(mask) = self.state_mask(source, position, source.base)
+        {
+            // The whole block, its bound inner columns a constant mask per value.
+            let body = Self::guarded(&conds, unguarded);
+            return self.masked_scan(&range, mask, body);
+        }
+        conds.extend(inner_conds);
+        let body = Self::guarded(&conds, unguarded);
+        // A range wider than several words is read from the list of set bits (the
+        // state's, ascending, or a bits-only store's, in the order set) rather than
+        // word by word: states and derived relations are sparse.
+        let wide = match source.bits {
+            Bits::State => range.width_bits > STATE_LIST_SCAN_BITS,
+            _ => range.width_bits > STORE_LIST_SCAN_BITS,
+        };
+        let hi = self.fresh("hi");
+        if wide && matches!(source.bits, Bits::State) {
+            self.state_list.set(true);
+        }
+        match &source.bits {
+            Bits::State => self.state_range_scan(&range, wide, &hi, body),
+            Bits::Store(store) => self.store_range_scan(&range, store, wide, body),
+            Bits::Delta(store, delta) => {
+                let i = self.fresh("i");
+                let Range {
+                    base,
+                    lo_key,
+                    width,
+                    lo,
+                    bit,
+                    offset,
+                    ..
+                } = &range;
+                quote! {
+                    let #lo = #base + #lo_key;
+                    for #i in #delta.0..#delta.1 {
+                        let #bit = self.#store.added(#i);
+                        if #bit < #lo || #bit >= #lo + #width {
+                            continue;
+                        }
+                        let #offset = #bit - #base;
+                        #body
+                    }
+                }
+            }
+        }
+    }
+
+    /// The range of `source`'s bits its known leading columns (`position`'s first
+    /// known ones) fix, and the locals a scan of it binds.
+    fn range<'s>(&self, source: &BitSource<'s>, position: &[Option<TokenStream>]) -> Range<'s> {
         // Narrow to the range fixed by the known leading columns, filter the rest.
         let prefix = position.iter().take_while(|p| p.is_some()).count();
-        let base_lit = lit(base);
+        let base_lit = lit(source.base);
         let mut lo_terms = vec![quote!(0)];
         for (p, column) in position.iter().zip(source.columns).take(prefix) {
             let p = p.as_ref().expect("prefix is known");
@@ -436,185 +569,188 @@ impl Emitter<'_> {
                 )
             }
         });
-        let lo = self.fresh("lo");
-        let bit = self.fresh("bit");
-        let offset = self.fresh("offset");
-        let mut conds = outside_conds;
-        let mut inner_conds = Vec::new();
-        let mut columns = Vec::new();
-        let mut decodes = Vec::new();
-        for (k, ((c, stride, domain), p)) in source.columns.iter().zip(&position).enumerate() {
-            let stride = lit(*stride);
-            let radix = lit(domain.len());
-            let digit = quote!((#offset / #stride) % #radix);
-            match p {
-                Some(_) if k < prefix => {}
-                Some(p) => inner_conds.push(quote!(#digit == #p)),
-                None => {
-                    if let Slot::Bind(v) = slots[*c] {
-                        let p = var_position(v);
-                        decodes.push(quote!(let #p: usize = #digit;));
-                    }
-                    let table = self.domain_table(domain);
-                    columns.push((quote!(#table[#digit]), slots[*c]));
+        Range {
+            prefix,
+            base: base_lit,
+            lo_key,
+            width,
+            width_bits,
+            listed,
+            lo: self.fresh("lo"),
+            bit: self.fresh("bit"),
+            offset: self.fresh("offset"),
+        }
+    }
+
+    /// A scan of a whole block of the state through the masks of its known inner
+    /// columns ([`Self::state_mask`]), `body` run for each bit.
+    fn masked_scan(&self, range: &Range, mask: StateMask, body: TokenStream) -> TokenStream {
+        let StateMask {
+            table,
+            words,
+            first,
+            combo,
+        } = mask;
+        let Range {
+            base, bit, offset, ..
+        } = range;
+        let (word, rest) = (self.fresh("word"), self.fresh("rest"));
+        let (first_lit, last_lit, words_lit) = (lit(first), lit(first + words - 1), lit(words));
+        quote! {
+            for #word in #first_lit..=#last_lit {
+                let mut #rest = input.state.0[#word]
+                    & #table[(#combo) * #words_lit + #word - #first_lit];
+                while #rest != 0 {
+                    let #bit = #word * 64 + #rest.trailing_zeros() as usize;
+                    #rest &= #rest - 1;
+                    let #offset = #bit - #base;
+                    #body
                 }
             }
         }
-        let (more_conds, binds) = Self::matcher(&columns);
-        conds.extend(more_conds);
-        let unguarded = quote!(#(#outside_binds)* #(#binds)* #(#decodes)* #then);
-        if prefix == 0
-            && source.keys.is_none()
-            && matches!(source.bits, Bits::State)
-            && let Some(mask) = self.state_mask(source, &position, base)
-        {
-            // The whole block, its bound inner columns a constant mask per value.
-            let body = Self::guarded(&conds, unguarded);
-            let StateMask {
-                table,
-                words,
-                first,
-                combo,
-            } = mask;
-            let (word, rest) = (self.fresh("word"), self.fresh("rest"));
-            let (first_lit, last_lit, words_lit) = (lit(first), lit(first + words - 1), lit(words));
-            let scan = quote! {
-                for #word in #first_lit..=#last_lit {
-                    let mut #rest = input.state.0[#word]
-                        & #table[(#combo) * #words_lit + #word - #first_lit];
-                    while #rest != 0 {
-                        let #bit = #word * 64 + #rest.trailing_zeros() as usize;
-                        #rest &= #rest - 1;
-                        let #offset = #bit - #base_lit;
+    }
+
+    /// A scan of a range of the state's bits (`wide`: read from the state's list of
+    /// set bits, up to `hi`), `body` run for each.
+    fn state_range_scan(
+        &self,
+        range: &Range,
+        wide: bool,
+        hi: &Ident,
+        body: TokenStream,
+    ) -> TokenStream {
+        let Range {
+            base,
+            lo_key,
+            width,
+            lo,
+            bit,
+            offset,
+            ..
+        } = range;
+        if let Some((keys, lo_bit, hi_bit)) = &range.listed {
+            return if wide {
+                quote! {
+                    let #hi = #hi_bit;
+                    for &#bit in input.ones_from(#lo_bit) {
+                        let #bit = #bit as usize;
+                        if #bit >= #hi {
+                            break;
+                        }
+                        let #offset = #keys[#bit - #base] as usize;
+                        #body
+                    }
+                }
+            } else {
+                quote! {
+                    for #bit in input.state.ones(#lo_bit, #hi_bit) {
+                        let #offset = #keys[#bit - #base] as usize;
                         #body
                     }
                 }
             };
-            let scan = Self::guarded(&guards, scan);
-            return quote!({ #(#prelude)* #scan });
         }
-        conds.extend(inner_conds);
-        let body = Self::guarded(&conds, unguarded);
-        // A range wider than several words is read from the list of set bits (the
-        // state's, ascending, or a bits-only store's, in the order set) rather than
-        // word by word: states and derived relations are sparse.
-        let wide = match source.bits {
-            Bits::State => width_bits > STATE_LIST_SCAN_BITS,
-            _ => width_bits > STORE_LIST_SCAN_BITS,
-        };
-        let hi = self.fresh("hi");
-        if wide && matches!(source.bits, Bits::State) {
-            self.state_list.set(true);
+        if range.width_bits <= 64 {
+            return self.word_range_scan(range, quote!(input.state), body);
         }
-        let scan = match &source.bits {
-            Bits::State if let Some((keys, lo_bit, hi_bit)) = listed => {
-                if wide {
-                    quote! {
-                        let #hi = #hi_bit;
-                        for &#bit in input.ones_from(#lo_bit) {
-                            let #bit = #bit as usize;
-                            if #bit >= #hi {
-                                break;
-                            }
-                            let #offset = #keys[#bit - #base_lit] as usize;
-                            #body
-                        }
-                    }
-                } else {
-                    quote! {
-                        for #bit in input.state.ones(#lo_bit, #hi_bit) {
-                            let #offset = #keys[#bit - #base_lit] as usize;
-                            #body
-                        }
-                    }
-                }
-            }
-            // A range of one word or less: its bits copied into a word, walked there (a
-            // store's bits the body sets in the range meanwhile are not seen; a recursive
-            // layer's next round sees them).
-            Bits::State | Bits::Store(_) if width_bits <= 64 => {
-                let words = match &source.bits {
-                    Bits::Store(store) => quote!(self.#store),
-                    _ => quote!(input.state),
-                };
-                let rest = self.fresh("rest");
-                quote! {
-                    let #lo = #base_lit + #lo_key;
-                    let mut #rest = #words.field(#lo, #width);
-                    while #rest != 0 {
-                        let #bit = #lo + #rest.trailing_zeros() as usize;
-                        #rest &= #rest - 1;
-                        let #offset = #bit - #base_lit;
-                        #body
-                    }
-                }
-            }
-            Bits::State if wide => quote! {
-                let #lo = #base_lit + #lo_key;
+        if wide {
+            return quote! {
+                let #lo = #base + #lo_key;
                 let #hi = #lo + #width;
                 for &#bit in input.ones_from(#lo) {
                     let #bit = #bit as usize;
                     if #bit >= #hi {
                         break;
                     }
-                    let #offset = #bit - #base_lit;
+                    let #offset = #bit - #base;
                     #body
                 }
-            },
-            Bits::State => quote! {
-                let #lo = #lo_key;
-                for #bit in input.state.ones(#base_lit + #lo, #base_lit + #lo + #width) {
-                    let #offset = #bit - #base_lit;
-                    #body
-                }
-            },
-            Bits::Store(store) if wide && prefix == 0 => {
-                // The whole store: the set bits of the words that hold one, in the
-                // order the words got their first bit (each read when reached: bits
-                // this scan's own body sets in words not yet reached are met now,
-                // sound in a monotone round; the others in the next round, as for a
-                // delta).
-                let (i, word, rest) = (self.fresh("i"), self.fresh("word"), self.fresh("rest"));
-                quote! {
-                    for #i in 0..self.#store.nonzero_words() {
-                        let #word = self.#store.nonzero_word(#i);
-                        let mut #rest = self.#store.word(#word);
-                        while #rest != 0 {
-                            let #bit = #word * 64 + #rest.trailing_zeros() as usize;
-                            #rest &= #rest - 1;
-                            let #offset = #bit - #base_lit;
-                            #body
-                        }
-                    }
-                }
+            };
+        }
+        quote! {
+            let #lo = #lo_key;
+            for #bit in input.state.ones(#base + #lo, #base + #lo + #width) {
+                let #offset = #bit - #base;
+                #body
             }
-            Bits::Delta(store, delta) => {
-                let i = self.fresh("i");
-                quote! {
-                    let #lo = #base_lit + #lo_key;
-                    for #i in #delta.0..#delta.1 {
-                        let #bit = self.#store.added(#i);
-                        if #bit < #lo || #bit >= #lo + #width {
-                            continue;
-                        }
-                        let #offset = #bit - #base_lit;
+        }
+    }
+
+    /// A scan of a range of bit set `store`'s bits (`wide`: the whole store, read
+    /// through the words that hold a bit), `body` run for each.
+    fn store_range_scan(
+        &self,
+        range: &Range,
+        store: &Ident,
+        wide: bool,
+        body: TokenStream,
+    ) -> TokenStream {
+        let Range {
+            base,
+            lo_key,
+            width,
+            lo,
+            bit,
+            offset,
+            ..
+        } = range;
+        if range.width_bits <= 64 {
+            return self.word_range_scan(range, quote!(self.#store), body);
+        }
+        if wide && range.prefix == 0 {
+            // The whole store: the set bits of the words that hold one, in the
+            // order the words got their first bit (each read when reached: bits
+            // this scan's own body sets in words not yet reached are met now,
+            // sound in a monotone round; the others in the next round, as for a
+            // delta).
+            let (i, word, rest) = (self.fresh("i"), self.fresh("word"), self.fresh("rest"));
+            return quote! {
+                for #i in 0..self.#store.nonzero_words() {
+                    let #word = self.#store.nonzero_word(#i);
+                    let mut #rest = self.#store.word(#word);
+                    while #rest != 0 {
+                        let #bit = #word * 64 + #rest.trailing_zeros() as usize;
+                        #rest &= #rest - 1;
+                        let #offset = #bit - #base;
                         #body
                     }
                 }
+            };
+        }
+        let cursor = self.fresh("cursor");
+        quote! {
+            let #lo = #base + #lo_key;
+            let mut #cursor = rt::OnesCursor::new(self.#store.words(), #lo, #lo + #width);
+            while let Some(#bit) = #cursor.next(self.#store.words()) {
+                let #offset = #bit - #base;
+                #body
             }
-            Bits::Store(store) => {
-                let cursor = self.fresh("cursor");
-                quote! {
-                    let #lo = #base_lit + #lo_key;
-                    let mut #cursor = rt::OnesCursor::new(self.#store.words(), #lo, #lo + #width);
-                    while let Some(#bit) = #cursor.next(self.#store.words()) {
-                        let #offset = #bit - #base_lit;
-                        #body
-                    }
-                }
+        }
+    }
+
+    /// A range of one word or less: its bits (of `words`, the state or a store) copied
+    /// into a word, walked there (a store's bits the body sets in the range meanwhile
+    /// are not seen; a recursive layer's next round sees them).
+    fn word_range_scan(&self, range: &Range, words: TokenStream, body: TokenStream) -> TokenStream {
+        let Range {
+            base,
+            lo_key,
+            width,
+            lo,
+            bit,
+            offset,
+            ..
+        } = range;
+        let rest = self.fresh("rest");
+        quote! {
+            let #lo = #base + #lo_key;
+            let mut #rest = #words.field(#lo, #width);
+            while #rest != 0 {
+                let #bit = #lo + #rest.trailing_zeros() as usize;
+                #rest &= #rest - 1;
+                let #offset = #bit - #base;
+                #body
             }
-        };
-        let scan = Self::guarded(&guards, scan);
-        quote!({ #(#prelude)* #scan })
+        }
     }
 }

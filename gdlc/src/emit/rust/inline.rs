@@ -217,22 +217,19 @@ impl Emitter<'_> {
         let Evaluation::Demand(modes) = &self.plan.relations[r].evaluation else {
             return Ok(None);
         };
-        let key = modes[m]
-            .bound
-            .iter()
-            .map(|&c| super::key_value(query.slots[c]));
-        let key_len = super::lit(modes[m].bound.len());
+        let mode = &modes[m];
+        let key = (mode.bound.iter()).map(|&c| super::key_value(query.slots[c]));
         let key = quote!([#(#key),*]);
         let depth = INLINE_DEPTH.get();
         let mut cursors = Vec::new();
         if walk == Some(Walk::Answers) {
-            self.single_entry_calls(&modes[m].tree, (r, m), &mut cursors);
+            self.single_entry_calls(&mode.tree, (r, m), &mut cursors);
         }
         let cursor_names: Vec<proc_macro2::Ident> = (0..cursors.len())
             .map(|i| quote::format_ident!("cursor{}_{}", depth, i))
             .collect();
         let varying = if walk == Some(Walk::Keys) {
-            self.varying_key_places(&modes[m].tree, &modes[m].bound, (r, m))
+            self.varying_key_places(&mode.tree, &mode.bound, (r, m))
         } else {
             Vec::new()
         };
@@ -248,116 +245,30 @@ impl Emitter<'_> {
         // The calls inlined inside count as part of this one's text.
         let before = self.inlined_text.get();
         INLINE_DEPTH.set(depth + 1);
-        // A walk of answers runs the rules that read its answers (a call back into the
-        // mode) in passes; the others find the same answers every pass, so run once.
-        let (once, body) = if walk == Some(Walk::Answers) {
-            let rules: Vec<&Node> = match &modes[m].tree {
-                Node::Sequence(rules) => rules.iter().collect(),
-                tree => vec![tree],
-            };
-            let (passes, once): (Vec<&Node>, Vec<&Node>) = rules
-                .into_iter()
-                .partition(|rule| Self::calls_back(rule, (r, m)));
-            let emit = |rules: Vec<&Node>| -> Result<TokenStream, Diagnostic> {
-                let code = rules
-                    .into_iter()
-                    .map(|rule| self.node(rule, Sink::Inline))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(quote!(#(#code)*))
-            };
-            (emit(once), emit(passes))
-        } else {
-            (Ok(quote!()), self.node(&modes[m].tree, Sink::Inline))
-        };
+        let rules = self.inlined_rules(&mode.tree, (r, m), walk);
         INLINE_DEPTH.set(depth);
         self.continuations.borrow_mut().pop();
-        let (once, body) = (once?, body?);
-        let names = WalkNames::at(depth);
-        let cap = super::lit(MAX_WALK);
-        let code = if walk == Some(Walk::Answers) {
-            let WalkNames {
-                origin,
-                keys: answers,
-                count,
-                spill,
-                link: pass,
-                seen,
-            } = names;
-            // An answer is held by its free columns: every answer has the walk's key in
-            // the bound ones.
-            let free = self.ir.relations[r].columns.len() - modes[m].bound.len();
-            let free = super::lit(free);
-            quote! {
-                {
-                    let #origin: [Sym; #key_len] = #key;
-                    let key: [Sym; #key_len] = #origin;
-                    let mut #answers = [[0 as Sym; #free]; #cap];
-                    let mut #count: usize = 0;
-                    let mut #seen: u64 = 0;
-                    let mut #spill: Vec<[Sym; #free]> = Vec::new();
-                    #(let mut #cursor_names: usize = 0;)*
-                    #once
-                    while #count > 0 {
-                        let #pass = #count;
-                        #body
-                        if #count == #pass {
-                            break;
-                        }
-                    }
-                }
+        let (once, body) = rules?;
+        let code = match walk {
+            Some(Walk::Answers) => {
+                let free = self.ir.relations[r].columns.len() - mode.bound.len();
+                Self::answers_walk(
+                    depth,
+                    (&key, mode.bound.len()),
+                    free,
+                    &cursor_names,
+                    once,
+                    body,
+                )
             }
-        } else if walk == Some(Walk::Keys) {
-            let WalkNames {
-                origin,
-                keys,
-                count,
-                spill,
-                link,
-                seen,
-            } = names;
-            // The walk holds the key's varying places; the others are the call's.
-            let width = super::lit(varying.len());
-            let first = varying.iter().map(|&j| {
-                let j = super::lit(j);
-                quote!(#origin[#j])
-            });
-            let places =
-                (0..modes[m].bound.len()).map(|j| match varying.iter().position(|&v| v == j) {
-                    Some(i) => {
-                        let i = super::lit(i);
-                        quote!(entry[#i])
-                    }
-                    None => {
-                        let j = super::lit(j);
-                        quote!(#origin[#j])
-                    }
-                });
-            quote! {
-                {
-                    let #origin: [Sym; #key_len] = #key;
-                    let mut #keys = [[0 as Sym; #width]; #cap];
-                    #keys[0] = [#(#first),*];
-                    let mut #seen: u64 = rt::walk_bit(#keys[0]);
-                    let mut #count: usize = 1;
-                    let mut #spill: Vec<[Sym; #width]> = Vec::new();
-                    let mut #link: usize = 0;
-                    while #link < #count {
-                        let entry: [Sym; #width] = if #link < #cap {
-                            #keys[#link]
-                        } else {
-                            #spill[#link - #cap]
-                        };
-                        #link += 1;
-                        let key: [Sym; #key_len] = [#(#places),*];
+            Some(Walk::Keys) => Self::keys_walk(depth, (&key, mode.bound.len()), &varying, body),
+            None => {
+                let key_len = super::lit(mode.bound.len());
+                quote! {
+                    {
+                        let key: [Sym; #key_len] = #key;
                         #body
                     }
-                }
-            }
-        } else {
-            quote! {
-                {
-                    let key: [Sym; #key_len] = #key;
-                    #body
                 }
             }
         };
@@ -369,6 +280,141 @@ impl Emitter<'_> {
         }
         self.inlined_text.set(total);
         Ok(Some(code))
+    }
+
+    /// The rules of mode `own` (`tree`) inlined: those a walk of answers runs once,
+    /// and those it runs in passes — the rules that read its answers (a call back into
+    /// the mode); the others find the same answers every pass. Any other call runs
+    /// every rule once, as the second.
+    fn inlined_rules(
+        &self,
+        tree: &Node,
+        own: (usize, usize),
+        walk: Option<Walk>,
+    ) -> Result<(TokenStream, TokenStream), Diagnostic> {
+        if walk != Some(Walk::Answers) {
+            return Ok((quote!(), self.node(tree, Sink::Inline)?));
+        }
+        let rules: Vec<&Node> = match tree {
+            Node::Sequence(rules) => rules.iter().collect(),
+            tree => vec![tree],
+        };
+        let (passes, once): (Vec<&Node>, Vec<&Node>) = rules
+            .into_iter()
+            .partition(|rule| Self::calls_back(rule, own));
+        let emit = |rules: Vec<&Node>| -> Result<TokenStream, Diagnostic> {
+            let code = rules
+                .into_iter()
+                .map(|rule| self.node(rule, Sink::Inline))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(quote!(#(#code)*))
+        };
+        let (once, passes) = (emit(once), emit(passes));
+        Ok((once?, passes?))
+    }
+
+    /// The inlined walk of the answers of a call (its key `key` of `key_len` columns,
+    /// `free` other columns) at `depth`, with the cursors of its calls back
+    /// `cursor_names`: the rules `once`, then passes of the rules `body` until one
+    /// finds no new answer.
+    fn answers_walk(
+        depth: usize,
+        (key, key_len): (&TokenStream, usize),
+        free: usize,
+        cursor_names: &[proc_macro2::Ident],
+        once: TokenStream,
+        body: TokenStream,
+    ) -> TokenStream {
+        let WalkNames {
+            origin,
+            keys: answers,
+            count,
+            spill,
+            link: pass,
+            seen,
+        } = WalkNames::at(depth);
+        let cap = super::lit(MAX_WALK);
+        let key_len = super::lit(key_len);
+        // An answer is held by its free columns: every answer has the walk's key in
+        // the bound ones.
+        let free = super::lit(free);
+        quote! {
+            {
+                let #origin: [Sym; #key_len] = #key;
+                let key: [Sym; #key_len] = #origin;
+                let mut #answers = [[0 as Sym; #free]; #cap];
+                let mut #count: usize = 0;
+                let mut #seen: u64 = 0;
+                let mut #spill: Vec<[Sym; #free]> = Vec::new();
+                #(let mut #cursor_names: usize = 0;)*
+                #once
+                while #count > 0 {
+                    let #pass = #count;
+                    #body
+                    if #count == #pass {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The inlined walk of the keys of a call (its key `key` of `key_len` columns) at
+    /// `depth`, holding the key's places `varying` (the others are the call's): the
+    /// rules `body` run at each key met.
+    fn keys_walk(
+        depth: usize,
+        (key, key_len): (&TokenStream, usize),
+        varying: &[usize],
+        body: TokenStream,
+    ) -> TokenStream {
+        let WalkNames {
+            origin,
+            keys,
+            count,
+            spill,
+            link,
+            seen,
+        } = WalkNames::at(depth);
+        let cap = super::lit(MAX_WALK);
+        // The walk holds the key's varying places; the others are the call's.
+        let width = super::lit(varying.len());
+        let first = varying.iter().map(|&j| {
+            let j = super::lit(j);
+            quote!(#origin[#j])
+        });
+        let places = (0..key_len).map(|j| match varying.iter().position(|&v| v == j) {
+            Some(i) => {
+                let i = super::lit(i);
+                quote!(entry[#i])
+            }
+            None => {
+                let j = super::lit(j);
+                quote!(#origin[#j])
+            }
+        });
+        let key_len = super::lit(key_len);
+        quote! {
+            {
+                let #origin: [Sym; #key_len] = #key;
+                let mut #keys = [[0 as Sym; #width]; #cap];
+                #keys[0] = [#(#first),*];
+                let mut #seen: u64 = rt::walk_bit(#keys[0]);
+                let mut #count: usize = 1;
+                let mut #spill: Vec<[Sym; #width]> = Vec::new();
+                let mut #link: usize = 0;
+                while #link < #count {
+                    let entry: [Sym; #width] = if #link < #cap {
+                        #keys[#link]
+                    } else {
+                        #spill[#link - #cap]
+                    };
+                    #link += 1;
+                    let key: [Sym; #key_len] = [#(#places),*];
+                    #body
+                }
+            }
+        }
     }
 
     /// The relation and mode of the innermost call being inlined.

@@ -281,72 +281,15 @@ struct Emitter<'a> {
 }
 
 impl<'a> Emitter<'a> {
+    /// The emitter of `ir` planned as `plan`, or why the join backend cannot emit it.
     fn new(ir: &'a Ir, plan: &'a Plan) -> Result<Self, Diagnostic> {
         let true_rel = ir.keyword(Keyword::True);
         let state_rel = true_rel
             .or(ir.keyword(Keyword::Next))
             .or(ir.keyword(Keyword::Init));
-        let paths = |r: Option<RelationId>| {
-            r.map(|r| {
-                ir.relation(r)
-                    .columns
-                    .iter()
-                    .map(|c| c.path.clone())
-                    .collect::<Vec<_>>()
-            })
-        };
-        let state_paths = paths(state_rel);
-        for keyword in [Keyword::True, Keyword::Next, Keyword::Init] {
-            let own = paths(ir.keyword(keyword));
-            if own.is_some() && own != state_paths {
-                return Err(backend_error(format!(
-                    "`{keyword:?}` does not share the flattened shape of the state; the Rust backend needs `true`, `next` and `init` alike"
-                )));
-            }
-        }
-        let legal_paths = paths(ir.keyword(Keyword::Legal));
-        let does_paths = paths(ir.keyword(Keyword::Does));
-        if legal_paths.is_some() && does_paths.is_some() && legal_paths != does_paths {
-            return Err(backend_error(
-                "`legal` and `does` have different flattened shapes; the Rust backend needs them alike",
-            ));
-        }
-        for keyword in [Keyword::Legal, Keyword::Goal, Keyword::Sees] {
-            if let Some(r) = ir.keyword(keyword)
-                && ir.relation(r).columns.first().map(|c| c.path.as_slice()) != Some(&[0][..])
-            {
-                return Err(backend_error(format!("`{keyword:?}` has no role column")));
-            }
-        }
-        let blocks = state_rel
-            .map(|state| functor_blocks(ir, state, 0, &plan.fluents, &plan.state_orders))
-            .unwrap_or_default();
+        check_shapes(ir, state_rel)?;
+        let blocks = state_blocks(ir, plan, state_rel)?;
         let bits = blocks.last().map_or(0, |b| b.base.saturating_add(b.size));
-        if let Some(b) = blocks.iter().find(|b| b.size > MAX_STATE_BITS) {
-            let why = plan
-                .fluents
-                .iter()
-                .find(|layout| layout.functor == b.symbol)
-                .map_or(String::new(), |layout| format!(" ({})", layout.reason));
-            let mut error = backend_error(format!(
-                "the fluents `({} …)` have {} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports{why}",
-                ir.symbols.symbol(b.symbol).name,
-                b.size
-            ));
-            let heads = [ir.keyword(Keyword::Next), ir.keyword(Keyword::Init)];
-            if let Some(rule) = ir.rules.iter().find(|rule| {
-                heads.contains(&Some(rule.head.relation))
-                    && rule.head.args.first() == Some(&Arg::Sym(b.symbol))
-            }) {
-                error = error.at(rule.span, "a rule making such fluents");
-            }
-            return Err(error);
-        }
-        if bits > MAX_STATE_BITS {
-            return Err(backend_error(format!(
-                "the state needs {bits} bits after analysis, more than the {MAX_STATE_BITS} the Rust backend supports"
-            )));
-        }
         for (r, relation_plan) in plan.relations.iter().enumerate() {
             let id = RelationId(r as u32);
             if Some(id) == true_rel || Some(id) == ir.keyword(Keyword::Does) {
@@ -469,4 +412,82 @@ impl<'a> Emitter<'a> {
     fn chain(r: usize, m: usize) -> Ident {
         format_ident!("chain{}_{}", r, m)
     }
+}
+
+/// Checks the shapes the join backend needs: `true`, `next` and `init` flattened alike
+/// (as `state_rel`), `legal` and `does` alike, and a role column first in `legal`,
+/// `goal` and `sees`.
+fn check_shapes(ir: &Ir, state_rel: Option<RelationId>) -> Result<(), Diagnostic> {
+    let paths = |r: Option<RelationId>| {
+        r.map(|r| {
+            ir.relation(r)
+                .columns
+                .iter()
+                .map(|c| c.path.clone())
+                .collect::<Vec<_>>()
+        })
+    };
+    let state_paths = paths(state_rel);
+    for keyword in [Keyword::True, Keyword::Next, Keyword::Init] {
+        let own = paths(ir.keyword(keyword));
+        if own.is_some() && own != state_paths {
+            return Err(backend_error(format!(
+                "`{keyword:?}` does not share the flattened shape of the state; the Rust backend needs `true`, `next` and `init` alike"
+            )));
+        }
+    }
+    let legal_paths = paths(ir.keyword(Keyword::Legal));
+    let does_paths = paths(ir.keyword(Keyword::Does));
+    if legal_paths.is_some() && does_paths.is_some() && legal_paths != does_paths {
+        return Err(backend_error(
+            "`legal` and `does` have different flattened shapes; the Rust backend needs them alike",
+        ));
+    }
+    for keyword in [Keyword::Legal, Keyword::Goal, Keyword::Sees] {
+        if let Some(r) = ir.keyword(keyword)
+            && ir.relation(r).columns.first().map(|c| c.path.as_slice()) != Some(&[0][..])
+        {
+            return Err(backend_error(format!("`{keyword:?}` has no role column")));
+        }
+    }
+    Ok(())
+}
+
+/// The state's functor blocks (`state_rel`'s), or the error naming the block or the
+/// state past [`MAX_STATE_BITS`].
+fn state_blocks(
+    ir: &Ir,
+    plan: &Plan,
+    state_rel: Option<RelationId>,
+) -> Result<Vec<FunctorBlock>, Diagnostic> {
+    let blocks = state_rel
+        .map(|state| functor_blocks(ir, state, 0, &plan.fluents, &plan.state_orders))
+        .unwrap_or_default();
+    let bits = blocks.last().map_or(0, |b| b.base.saturating_add(b.size));
+    if let Some(b) = blocks.iter().find(|b| b.size > MAX_STATE_BITS) {
+        let why = plan
+            .fluents
+            .iter()
+            .find(|layout| layout.functor == b.symbol)
+            .map_or(String::new(), |layout| format!(" ({})", layout.reason));
+        let mut error = backend_error(format!(
+            "the fluents `({} …)` have {} possible values after analysis, more than the {MAX_STATE_BITS} state bits the Rust backend supports{why}",
+            ir.symbols.symbol(b.symbol).name,
+            b.size
+        ));
+        let heads = [ir.keyword(Keyword::Next), ir.keyword(Keyword::Init)];
+        if let Some(rule) = ir.rules.iter().find(|rule| {
+            heads.contains(&Some(rule.head.relation))
+                && rule.head.args.first() == Some(&Arg::Sym(b.symbol))
+        }) {
+            error = error.at(rule.span, "a rule making such fluents");
+        }
+        return Err(error);
+    }
+    if bits > MAX_STATE_BITS {
+        return Err(backend_error(format!(
+            "the state needs {bits} bits after analysis, more than the {MAX_STATE_BITS} the Rust backend supports"
+        )));
+    }
+    Ok(blocks)
 }

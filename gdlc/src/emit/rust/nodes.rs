@@ -109,319 +109,380 @@ impl Emitter<'_> {
         })
     }
 
+    /// The code of filter tree `node`, its accepted tuples going to `sink`.
     pub(super) fn node(&self, node: &Node, sink: Sink) -> Result<TokenStream, Diagnostic> {
-        Ok(match node {
+        match node {
             Node::Sequence(children) => {
                 let children = children
                     .iter()
                     .map(|c| self.node(c, sink))
                     .collect::<Result<Vec<_>, _>>()?;
-                quote!(#(#children)*)
+                Ok(quote!(#(#children)*))
             }
-            Node::Repeat(body) => {
-                self.repeats.set(self.repeats.get() + 1);
-                let body = self.node(body, sink);
-                self.repeats.set(self.repeats.get() - 1);
-                let body = body?;
-                quote! {
-                    loop {
-                        self.grew = false;
-                        #body
-                        if !self.grew {
-                            break;
-                        }
-                    }
-                }
-            }
+            Node::Repeat(body) => self.repeat(body, sink),
             Node::SemiNaive {
                 initial,
                 rounds,
                 relations,
-            } => {
-                let initial = self.node(initial, sink)?;
-                if matches!(sink, Sink::Layer)
-                    && let Some(closure) = self.word_closure(relations)
-                {
-                    let closure = self.word_closure_code(&closure);
-                    return Ok(quote! {
-                        #initial
-                        #closure
-                    });
+            } => self.semi_naive(initial, rounds, relations, sink),
+            Node::Rule { rule, body, .. } => self.rule(node, *rule, body, sink),
+            Node::Accept { relation, args } => self.accept(node, *relation, args, sink),
+            Node::If { test, then } => self.test(test, then, sink),
+            Node::Query { query, then } => self.query_node(node, query, then, sink),
+        }
+    }
+
+    /// A [`Node::Repeat`]: `body` in rounds until one adds no tuple.
+    fn repeat(&self, body: &Node, sink: Sink) -> Result<TokenStream, Diagnostic> {
+        self.repeats.set(self.repeats.get() + 1);
+        let body = self.node(body, sink);
+        self.repeats.set(self.repeats.get() - 1);
+        let body = body?;
+        Ok(quote! {
+            loop {
+                self.grew = false;
+                #body
+                if !self.grew {
+                    break;
                 }
-                let rounds = self.node(rounds, sink)?;
-                let marks = relations.iter().map(|&r| {
-                    let (delta, store) = (Self::delta(r), Self::store(r));
-                    quote! {
-                        let count = self.#store.len();
-                        #delta = (#delta.1, count);
-                        added |= #delta.0 < count;
+            }
+        })
+    }
+
+    /// A [`Node::SemiNaive`] evaluation of `relations`: `initial`, then `rounds` over
+    /// each relation's delta (the rows or bits the last round added) until a round adds
+    /// none — or a word closure ([`Self::word_closure`]) in a layer.
+    fn semi_naive(
+        &self,
+        initial: &Node,
+        rounds: &Node,
+        relations: &[RelationId],
+        sink: Sink,
+    ) -> Result<TokenStream, Diagnostic> {
+        let initial = self.node(initial, sink)?;
+        if matches!(sink, Sink::Layer)
+            && let Some(closure) = self.word_closure(relations)
+        {
+            let closure = self.word_closure_code(&closure);
+            return Ok(quote! {
+                #initial
+                #closure
+            });
+        }
+        let rounds = self.node(rounds, sink)?;
+        let marks = relations.iter().map(|&r| {
+            let (delta, store) = (Self::delta(r), Self::store(r));
+            quote! {
+                let count = self.#store.len();
+                #delta = (#delta.1, count);
+                added |= #delta.0 < count;
+            }
+        });
+        let deltas = relations.iter().map(|&r| Self::delta(r));
+        Ok(quote! {
+            #initial
+            #(let mut #deltas: (usize, usize) = (0, 0);)*
+            loop {
+                let mut added = false;
+                #(#marks)*
+                if !added {
+                    break;
+                }
+                #rounds
+            }
+        })
+    }
+
+    /// A [`Node::Rule`] (`node`) for rule `rule` with `body`: a copy of a relation's
+    /// bits, a frame axiom's block, the body with its accepts straight into the head's
+    /// store, or the body buffering them in `pending` and the inserts after.
+    fn rule(
+        &self,
+        node: &Node,
+        rule: usize,
+        body: &Node,
+        sink: Sink,
+    ) -> Result<TokenStream, Diagnostic> {
+        if matches!(sink, Sink::Layer)
+            && let Some(copy) = self.bits_copied(body).or_else(|| self.bits_mapped(body))
+        {
+            return Ok(copy);
+        }
+        let mut decoded = BTreeMap::new();
+        self.find_decoded(body, &mut decoded);
+        let head = self.ir.rules[rule].head.relation;
+        let arity = self.arity(head);
+        let next_head = Some(head) == self.next_rel;
+        if next_head && let Some(block) = self.frame_block(node) {
+            let lo = lit(block.base);
+            let hi = lit(block.base + block.size);
+            return Ok(quote!(self.next_bits.or_range(&input.state, #lo, #hi);));
+        }
+        // A `next` head sets bits of the next state, which no body reads: its
+        // accepts are direct too (a word join may then or a word into it).
+        let direct =
+            matches!(sink, Sink::Layer) && (next_head || self.inserts_directly(head, body));
+        let outer = self.decoded.replace(decoded);
+        let outer_direct = self.direct.replace(direct);
+        let body = self.node(body, sink);
+        self.decoded.replace(outer);
+        self.direct.set(outer_direct);
+        let body = body?;
+        if direct {
+            return Ok(quote!({ #body }));
+        }
+        Ok(match sink {
+            Sink::Layer if arity > 0 && Some(head) != self.next_rel => {
+                self.pending_inserts(head, arity, body)
+            }
+            _ => quote!({ #body }),
+        })
+    }
+
+    /// A layer's rule body `body` buffering its accepted tuples (`arity` columns) in
+    /// `pending`, then their inserts into `head`'s store: by the bit numbered here
+    /// where the store has bits.
+    fn pending_inserts(&self, head: RelationId, arity: usize, body: TokenStream) -> TokenStream {
+        let store = Self::store(head);
+        let Some(numbered) = self.numbered_columns(head) else {
+            let arity = lit(arity);
+            return quote! {
+                {
+                    #body
+                }
+                {
+                    let pending = std::mem::take(&mut self.pending);
+                    for tuple in pending.chunks_exact(#arity) {
+                        self.grew |= self.#store.insert(tuple);
+                    }
+                    self.pending = pending;
+                    self.pending.clear();
+                }
+            };
+        };
+        let table = Self::positions(head);
+        let num_symbols = self.ir.symbols.len();
+        let bit_of = |numbered: &[(usize, usize, Vec<SymbolId>)]| {
+            let terms = numbered.iter().map(|(c, stride, _)| {
+                let offset = lit(c * num_symbols);
+                let c = lit(*c);
+                let stride = lit(*stride);
+                quote!(#table[#offset + tuple[#c] as usize] as usize * #stride)
+            });
+            quote!(#(#terms)+*)
+        };
+        let bit = bit_of(&numbered);
+        let arity = lit(arity);
+        let copies = self.bit_copies(head);
+        let insert = if self.bit_columns(head).is_none() {
+            quote!(self.grew |= self.#store.insert_bit(bit, tuple);)
+        } else if copies.is_empty() {
+            quote!(self.grew |= self.#store.insert(bit);)
+        } else {
+            let inserts = copies.iter().map(|copy| {
+                let field = &copy.field;
+                let bit = bit_of(&copy.numbered);
+                quote!(self.#field.insert(#bit);)
+            });
+            quote! {
+                if self.#store.insert(bit) {
+                    self.grew = true;
+                    #(#inserts)*
+                }
+            }
+        };
+        quote! {
+            {
+                #body
+            }
+            {
+                let pending = std::mem::take(&mut self.pending);
+                for tuple in pending.chunks_exact(#arity) {
+                    let bit = #bit;
+                    #insert
+                }
+                self.pending = pending;
+                self.pending.clear();
+            }
+        }
+    }
+
+    /// A [`Node::Accept`] (`node`) of a tuple of `relation`: what replaces the accept
+    /// of an existential tail being searched, a `next` bit, a direct insert, or the
+    /// tuple handed to `sink`.
+    fn accept(
+        &self,
+        node: &Node,
+        relation: RelationId,
+        args: &[Arg],
+        sink: Sink,
+    ) -> Result<TokenStream, Diagnostic> {
+        let leave = (self.tail_accept.borrow().as_ref())
+            .filter(|(accept, _)| std::ptr::eq(*accept, node))
+            .map(|(_, leave)| leave.clone());
+        if let Some(leave) = leave {
+            return Ok(leave);
+        }
+        if Some(relation) == self.next_rel {
+            return self.next_accept(args);
+        }
+        if self.direct.get() && matches!(sink, Sink::Layer) && !args.is_empty() {
+            return Ok(self.direct_insert(relation, args));
+        }
+        let values = args.iter().map(|&a| Self::value(a));
+        Ok(match sink {
+            Sink::Layer if args.is_empty() => {
+                let store = Self::store(relation);
+                quote!(self.grew |= self.#store.insert(&[]);)
+            }
+            Sink::Layer => quote!(self.pending.extend_from_slice(&[#(#values),*]);),
+            Sink::Memo(r, m) if self.closure(r, m) == Some(Closure::Chain) => {
+                // An answer of a key down the chain, with the first key's bound
+                // columns.
+                let memo = Self::memo(RelationId(r as u32), m);
+                let bound = self.bound(r, m);
+                let values = args.iter().enumerate().map(|(c, &a)| {
+                    match bound.iter().position(|&b| b == c) {
+                        Some(j) => {
+                            let j = lit(j);
+                            quote!(origin[#j])
+                        }
+                        None => Self::value(a),
                     }
                 });
-                let deltas = relations.iter().map(|&r| Self::delta(r));
+                quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
+            }
+            Sink::Memo(r, m) => {
+                let memo = Self::memo(RelationId(r as u32), m);
+                quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
+            }
+            Sink::Push(r, m) => {
+                let chain = Self::chain(r, m);
+                quote!(self.#chain.insert(&link_key);)
+            }
+            Sink::Inline => self.continue_inlined(args),
+            Sink::Walk(depth) => self.walk_push(depth),
+            // Every column is bound: the answer is the key.
+            Sink::Known(..) => quote!(return true;),
+        })
+    }
+
+    /// A [`Node::If`]: `then` under `test`.
+    fn test(&self, test: &Test, then: &Node, sink: Sink) -> Result<TokenStream, Diagnostic> {
+        let then = self.node(then, sink)?;
+        Ok(match test {
+            Test::Distinct(pairs) => {
+                let conds = pairs.iter().map(|&(a, b)| {
+                    let (a, b) = (Self::value(a), Self::value(b));
+                    quote!(#a != #b)
+                });
+                quote!(if #(#conds)||* { #then })
+            }
+            Test::Equal(pairs) => {
+                let conds = pairs.iter().map(|&(a, b)| {
+                    let (a, b) = (Self::value(a), Self::value(b));
+                    quote!(#a == #b)
+                });
+                quote!(if true #(&& #conds)* { #then })
+            }
+            Test::Absent(query) => {
+                let exists = self.exists(query, sink)?;
                 quote! {
-                    #initial
-                    #(let mut #deltas: (usize, usize) = (0, 0);)*
-                    loop {
-                        let mut added = false;
-                        #(#marks)*
-                        if !added {
-                            break;
-                        }
-                        #rounds
-                    }
+                    #exists
+                    if !exists { #then }
                 }
             }
-            Node::Rule { rule, body, .. } => {
-                if matches!(sink, Sink::Layer)
-                    && let Some(copy) = self.bits_copied(body).or_else(|| self.bits_mapped(body))
-                {
-                    return Ok(copy);
-                }
-                let mut decoded = BTreeMap::new();
-                self.find_decoded(body, &mut decoded);
-                let head = self.ir.rules[*rule].head.relation;
-                let arity = self.arity(head);
-                let next_head = Some(head) == self.next_rel;
-                if next_head && let Some(block) = self.frame_block(node) {
-                    let lo = lit(block.base);
-                    let hi = lit(block.base + block.size);
-                    return Ok(quote!(self.next_bits.or_range(&input.state, #lo, #hi);));
-                }
-                // A `next` head sets bits of the next state, which no body reads: its
-                // accepts are direct too (a word join may then or a word into it).
-                let direct =
-                    matches!(sink, Sink::Layer) && (next_head || self.inserts_directly(head, body));
-                let outer = self.decoded.replace(decoded);
-                let outer_direct = self.direct.replace(direct);
-                let body = self.node(body, sink);
-                self.decoded.replace(outer);
-                self.direct.set(outer_direct);
-                let body = body?;
-                if direct {
-                    return Ok(quote!({ #body }));
-                }
-                match sink {
-                    Sink::Layer if arity > 0 && Some(head) != self.next_rel => {
-                        let store = Self::store(head);
-                        if let Some(numbered) = self.numbered_columns(head) {
-                            let table = Self::positions(head);
-                            let num_symbols = self.ir.symbols.len();
-                            let bit_of = |numbered: &[(usize, usize, Vec<SymbolId>)]| {
-                                let terms = numbered.iter().map(|(c, stride, _)| {
-                                    let offset = lit(c * num_symbols);
-                                    let c = lit(*c);
-                                    let stride = lit(*stride);
-                                    quote!(#table[#offset + tuple[#c] as usize] as usize * #stride)
-                                });
-                                quote!(#(#terms)+*)
-                            };
-                            let bit = bit_of(&numbered);
-                            let arity = lit(arity);
-                            let copies = self.bit_copies(head);
-                            let insert = if self.bit_columns(head).is_none() {
-                                quote!(self.grew |= self.#store.insert_bit(bit, tuple);)
-                            } else if copies.is_empty() {
-                                quote!(self.grew |= self.#store.insert(bit);)
-                            } else {
-                                let inserts = copies.iter().map(|copy| {
-                                    let field = &copy.field;
-                                    let bit = bit_of(&copy.numbered);
-                                    quote!(self.#field.insert(#bit);)
-                                });
-                                quote! {
-                                    if self.#store.insert(bit) {
-                                        self.grew = true;
-                                        #(#inserts)*
-                                    }
-                                }
-                            };
-                            return Ok(quote! {
-                                {
-                                    #body
-                                }
-                                {
-                                    let pending = std::mem::take(&mut self.pending);
-                                    for tuple in pending.chunks_exact(#arity) {
-                                        let bit = #bit;
-                                        #insert
-                                    }
-                                    self.pending = pending;
-                                    self.pending.clear();
-                                }
-                            });
-                        }
-                        let arity = lit(arity);
-                        quote! {
-                            {
-                                #body
-                            }
-                            {
-                                let pending = std::mem::take(&mut self.pending);
-                                for tuple in pending.chunks_exact(#arity) {
-                                    self.grew |= self.#store.insert(tuple);
-                                }
-                                self.pending = pending;
-                                self.pending.clear();
-                            }
-                        }
-                    }
-                    _ => quote!({ #body }),
-                }
-            }
-            Node::Accept { .. }
-                if self
-                    .tail_accept
-                    .borrow()
-                    .as_ref()
-                    .is_some_and(|(accept, _)| std::ptr::eq(*accept, node)) =>
-            {
-                let (_, leave) = self.tail_accept.borrow().clone().expect("checked");
-                leave
-            }
-            Node::Accept { relation, args } if Some(*relation) == self.next_rel => {
-                self.next_accept(args)?
-            }
-            Node::Accept { relation, args }
-                if self.direct.get() && matches!(sink, Sink::Layer) && !args.is_empty() =>
-            {
-                self.direct_insert(*relation, args)
-            }
-            Node::Accept { relation, args } => {
-                let values = args.iter().map(|&a| Self::value(a));
-                match sink {
-                    Sink::Layer if args.is_empty() => {
-                        let store = Self::store(*relation);
-                        quote!(self.grew |= self.#store.insert(&[]);)
-                    }
-                    Sink::Layer => quote!(self.pending.extend_from_slice(&[#(#values),*]);),
-                    Sink::Memo(r, m) if self.closure(r, m) == Some(Closure::Chain) => {
-                        // An answer of a key down the chain, with the first key's bound
-                        // columns.
-                        let memo = Self::memo(RelationId(r as u32), m);
-                        let bound = self.bound(r, m);
-                        let values = args.iter().enumerate().map(|(c, &a)| {
-                            match bound.iter().position(|&b| b == c) {
-                                Some(j) => {
-                                    let j = lit(j);
-                                    quote!(origin[#j])
-                                }
-                                None => Self::value(a),
-                            }
-                        });
-                        quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
-                    }
-                    Sink::Memo(r, m) => {
-                        let memo = Self::memo(RelationId(r as u32), m);
-                        quote!(self.#memo.insert(memo_table, &[#(#values),*]);)
-                    }
-                    Sink::Push(r, m) => {
-                        let chain = Self::chain(r, m);
-                        quote!(self.#chain.insert(&link_key);)
-                    }
-                    Sink::Inline => self.continue_inlined(args),
-                    Sink::Walk(depth) => self.walk_push(depth),
-                    // Every column is bound: the answer is the key.
-                    Sink::Known(..) => quote!(return true;),
-                }
-            }
-            Node::If { test, then } => {
-                let then = self.node(then, sink)?;
-                match test {
-                    Test::Distinct(pairs) => {
-                        let conds = pairs.iter().map(|&(a, b)| {
-                            let (a, b) = (Self::value(a), Self::value(b));
-                            quote!(#a != #b)
-                        });
-                        quote!(if #(#conds)||* { #then })
-                    }
-                    Test::Equal(pairs) => {
-                        let conds = pairs.iter().map(|&(a, b)| {
-                            let (a, b) = (Self::value(a), Self::value(b));
-                            quote!(#a == #b)
-                        });
-                        quote!(if true #(&& #conds)* { #then })
-                    }
-                    Test::Absent(query) => {
-                        let exists = self.exists(query, sink)?;
-                        quote! {
-                            #exists
-                            if !exists { #then }
-                        }
-                    }
-                }
-            }
-            Node::Query { query, then } => {
-                if let Some(copy) = self.coded_copy(query, then, sink) {
-                    return Ok(copy);
-                }
-                if let Some(words) = self.word_join(query, then, sink)? {
-                    return Ok(words);
-                }
-                if let Some(push) = self.chain_link(query, then, sink)? {
-                    return Ok(push);
-                }
-                if self.whole_store_tested(query, then) {
-                    let store = Self::store(query.relation);
-                    let then = self.node(then, sink)?;
-                    return Ok(quote! {
-                        if !self.#store.is_empty() { #then }
-                    });
-                }
-                if self.tail_accept.borrow().is_none()
-                    && let Some(accept) = self.existential_tail(node, sink)
-                {
-                    // Nothing after reads what this query and those after it bind: the
-                    // first match of them all is enough, and the accept runs once.
-                    let label = syn::Lifetime::new(
-                        &format!("'{}", self.fresh("found")),
-                        MacroSpan::call_site(),
-                    );
-                    self.tail_accept
-                        .replace(Some((accept as *const Node, quote!(break #label true;))));
-                    let search = self.node(node, sink);
-                    self.tail_accept.replace(None);
-                    let search = search?;
-                    let held = self.accepted_already(accept, sink)?;
-                    let accept = self.node(accept, sink)?;
-                    let tail = quote! {
-                        let exists = #label: {
-                            #search
-                            false
-                        };
-                        if exists { #accept }
-                    };
-                    return Ok(match held {
-                        Some(held) => quote! {
-                            #held
-                            if !exists { #tail }
-                        },
-                        None => tail,
-                    });
-                }
-                if Self::existential(query, then) {
-                    // Nothing after reads what the query binds: one match is enough.
-                    let exists = self.exists(query, sink)?;
-                    let then = self.node(then, sink)?;
-                    return Ok(quote! {
-                        #exists
-                        if exists { #then }
-                    });
-                }
-                if matches!(query.access, Access::Call(_)) {
-                    // What the continuation numbers from values bound before the
-                    // call is computed once, before it (`hoist.rs`).
-                    let (lets, then) = self.hoisting(query, then, || self.node(then, sink))?;
-                    let code = self.query(query, then, sink)?;
-                    if lets.is_empty() {
-                        code
-                    } else {
-                        quote!({ #(#lets)* #code })
-                    }
-                } else {
-                    let then = self.node(then, sink)?;
-                    self.query(query, then, sink)?
-                }
-            }
+        })
+    }
+
+    /// A [`Node::Query`] (`node`): `then` for the matches of `query` — unless the join
+    /// is a copy of bits, a word join, a call back into a chain, a test of a whole
+    /// store, or a search stopping at the first match.
+    fn query_node(
+        &self,
+        node: &Node,
+        query: &Query,
+        then: &Node,
+        sink: Sink,
+    ) -> Result<TokenStream, Diagnostic> {
+        if let Some(copy) = self.coded_copy(query, then, sink) {
+            return Ok(copy);
+        }
+        if let Some(words) = self.word_join(query, then, sink)? {
+            return Ok(words);
+        }
+        if let Some(push) = self.chain_link(query, then, sink)? {
+            return Ok(push);
+        }
+        if self.whole_store_tested(query, then) {
+            let store = Self::store(query.relation);
+            let then = self.node(then, sink)?;
+            return Ok(quote! {
+                if !self.#store.is_empty() { #then }
+            });
+        }
+        if self.tail_accept.borrow().is_none()
+            && let Some(accept) = self.existential_tail(node, sink)
+        {
+            return self.tail_search(node, accept, sink);
+        }
+        if Self::existential(query, then) {
+            // Nothing after reads what the query binds: one match is enough.
+            let exists = self.exists(query, sink)?;
+            let then = self.node(then, sink)?;
+            return Ok(quote! {
+                #exists
+                if exists { #then }
+            });
+        }
+        if matches!(query.access, Access::Call(_)) {
+            // What the continuation numbers from values bound before the
+            // call is computed once, before it (`hoist.rs`).
+            let (lets, then) = self.hoisting(query, then, || self.node(then, sink))?;
+            let code = self.query(query, then, sink)?;
+            Ok(if lets.is_empty() {
+                code
+            } else {
+                quote!({ #(#lets)* #code })
+            })
+        } else {
+            let then = self.node(then, sink)?;
+            self.query(query, then, sink)
+        }
+    }
+
+    /// The search of an existential tail (`node`, its `accept`: see
+    /// [`Self::existential_tail`]): nothing after reads what this query and those
+    /// after it bind, so the first match of them all is enough, and the accept runs
+    /// once — not at all when the tuple is accepted already.
+    fn tail_search(
+        &self,
+        node: &Node,
+        accept: &Node,
+        sink: Sink,
+    ) -> Result<TokenStream, Diagnostic> {
+        let label =
+            syn::Lifetime::new(&format!("'{}", self.fresh("found")), MacroSpan::call_site());
+        self.tail_accept
+            .replace(Some((accept as *const Node, quote!(break #label true;))));
+        let search = self.node(node, sink);
+        self.tail_accept.replace(None);
+        let search = search?;
+        let held = self.accepted_already(accept, sink)?;
+        let accept = self.node(accept, sink)?;
+        let tail = quote! {
+            let exists = #label: {
+                #search
+                false
+            };
+            if exists { #accept }
+        };
+        Ok(match held {
+            Some(held) => quote! {
+                #held
+                if !exists { #tail }
+            },
+            None => tail,
         })
     }
 

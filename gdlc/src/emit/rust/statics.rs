@@ -56,11 +56,74 @@ fn position_in(tuples: &[Vec<SymbolId>], c: usize, value: SymbolId) -> usize {
         .expect("a value of the column")
 }
 
+/// The key a static query with a bound column selects rows by (see
+/// `Emitter::static_keyed`): every known column, while the dense key space stays
+/// small, each `(column, its sorted values)` with its stride.
+struct StaticKey {
+    columns: Vec<(usize, Vec<SymbolId>)>,
+    strides: Vec<usize>,
+    /// The number of keys.
+    space: usize,
+    /// The relation's arity.
+    arity: usize,
+}
+
+impl StaticKey {
+    /// The key of a query with `slots` on a static relation of `tuples`.
+    fn new(tuples: &[Vec<SymbolId>], slots: &[Slot]) -> Self {
+        let mut columns: Vec<(usize, Vec<SymbolId>)> = Vec::new();
+        let mut space: usize = 1;
+        let cap = (1usize << 16).max(tuples.len());
+        for (c, slot) in slots.iter().enumerate() {
+            if !matches!(slot, Slot::Sym(_) | Slot::Bound(_)) {
+                continue;
+            }
+            let mut values: Vec<SymbolId> = tuples.iter().map(|row| row[c]).collect();
+            values.sort();
+            values.dedup();
+            if !columns.is_empty() && space.saturating_mul(values.len()) > cap {
+                continue;
+            }
+            space = space.saturating_mul(values.len());
+            columns.push((c, values));
+        }
+        let mut strides = vec![1usize; columns.len()];
+        for k in (0..columns.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1] * columns[k + 1].1.len();
+        }
+        StaticKey {
+            columns,
+            strides,
+            space,
+            arity: slots.len(),
+        }
+    }
+
+    /// The key of a row.
+    fn of(&self, row: &[SymbolId]) -> usize {
+        dense_key(&self.columns, &self.strides, row)
+    }
+
+    /// The key's columns as the tables' names give them (`2_0`).
+    fn suffix(&self) -> String {
+        (self.columns.iter())
+            .map(|(c, _)| c.to_string())
+            .collect::<Vec<_>>()
+            .join("_")
+    }
+
+    /// The table of relation `r`'s rows sorted by the key.
+    fn by(&self, r: RelationId) -> Ident {
+        format_ident!("TABLE_{}_BY{}", r.0, self.suffix())
+    }
+
+    /// The table of each key's first row in [`Self::by`].
+    fn at(&self, r: RelationId) -> Ident {
+        format_ident!("TABLE_{}_AT{}", r.0, self.suffix())
+    }
+}
+
 impl Emitter<'_> {
-    /// A query on a static relation, answered from its constant table: symbols in the
-    /// query filter the rows at compile time; a bound variable selects the rows holding
-    /// its value through a constant offset table over the symbols (rows sorted by that
-    /// column); other columns are compared or bound per row.
     /// The position locals of the variables a static query binds (`Bind` slots), each
     /// its value's position among its column's values (see [`static_values`]), as
     /// `position(column)` reads it.
@@ -144,6 +207,10 @@ impl Emitter<'_> {
         Some(name)
     }
 
+    /// A query on a static relation, answered from its constant table: symbols in the
+    /// query filter the rows at compile time; a bound variable selects the rows holding
+    /// its value through a constant offset table over the symbols (rows sorted by that
+    /// column); other columns are compared or bound per row.
     pub(super) fn static_query(
         &self,
         r: RelationId,
@@ -179,97 +246,159 @@ impl Emitter<'_> {
         if arity == 0 || free_slots.iter().all(|s| matches!(s, Slot::Free)) {
             return then;
         }
-        let arity_lit = lit(arity);
         let row = self.fresh("row");
         if !slots.iter().any(|s| matches!(s, Slot::Bound(_))) {
-            // No bound column: every remaining row, unrolled when few and small (the
-            // row's symbols become constants the optimiser folds into the body).
-            if rows.len() <= MAX_UNROLLED_ROWS
-                && then.to_string().len() * rows.len() <= MAX_UNROLLED_TEXT
-            {
-                let copies = rows.iter().map(|values| {
-                    let columns: Vec<(TokenStream, Slot)> = values
-                        .iter()
-                        .zip(&free_slots)
-                        .map(|(&v, &slot)| {
-                            let v = sym(v);
-                            (quote!(#v), slot)
-                        })
-                        .collect();
-                    let (conds, binds) = Self::matcher(&columns);
-                    let positions = Self::static_positions(&free_slots, |c| {
-                        let p = lit(position_in(tuples, c, values[c]));
-                        quote!(#p)
-                    });
-                    Self::guarded(&conds, quote!({ #(#binds)* #(#positions)* #then }))
+            // No bound column: every remaining row.
+            return self.static_rows(r, tuples, &rows, &free_slots, &row, then);
+        }
+        self.static_keyed(r, tuples, slots, &row, then)
+    }
+
+    /// A static query binding every column it does not match against a symbol
+    /// (`free_slots`) over `rows`, the rows of `tuples` its symbols allow: unrolled when
+    /// few and small (the row's symbols become constants the optimiser folds into the
+    /// body), else a loop over a constant table of those rows, each `row`.
+    fn static_rows(
+        &self,
+        r: RelationId,
+        tuples: &[Vec<SymbolId>],
+        rows: &[&Vec<SymbolId>],
+        free_slots: &[Slot],
+        row: &Ident,
+        then: TokenStream,
+    ) -> TokenStream {
+        if rows.len() <= MAX_UNROLLED_ROWS
+            && then.to_string().len() * rows.len() <= MAX_UNROLLED_TEXT
+        {
+            let copies = rows.iter().map(|values| {
+                let columns: Vec<(TokenStream, Slot)> = values
+                    .iter()
+                    .zip(free_slots)
+                    .map(|(&v, &slot)| {
+                        let v = sym(v);
+                        (quote!(#v), slot)
+                    })
+                    .collect();
+                let (conds, binds) = Self::matcher(&columns);
+                let positions = Self::static_positions(free_slots, |c| {
+                    let p = lit(position_in(tuples, c, values[c]));
+                    quote!(#p)
                 });
-                return quote!(#(#copies)*);
+                Self::guarded(&conds, quote!({ #(#binds)* #(#positions)* #then }))
+            });
+            return quote!(#(#copies)*);
+        }
+        let table = if rows.len() == tuples.len() {
+            Self::table(r)
+        } else {
+            let name = format_ident!("TABLE_{}_Q{}", r.0, self.names.get());
+            self.names.set(self.names.get() + 1);
+            let count = lit(rows.len());
+            let arity_lit = lit(free_slots.len());
+            let values = rows.iter().map(|row| {
+                let values = row.iter().map(|&s| sym(s));
+                quote!([#(#values),*])
+            });
+            self.tables.borrow_mut().insert(
+                name.to_string(),
+                quote!(static #name: [[Sym; #arity_lit]; #count] = [#(#values),*];),
+            );
+            name
+        };
+        let columns = Self::read_from(row, free_slots);
+        let (conds, binds) = Self::matcher(&columns);
+        let i = self.fresh("i");
+        let positions = self.static_row_positions(&table, tuples, rows, free_slots, &i);
+        let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
+        quote! {
+            for (#i, #row) in #table.iter().enumerate() {
+                #body
             }
-            let table = if rows.len() == tuples.len() {
-                Self::table(r)
-            } else {
-                let name = format_ident!("TABLE_{}_Q{}", r.0, self.names.get());
-                self.names.set(self.names.get() + 1);
-                let count = lit(rows.len());
-                let values = rows.iter().map(|row| {
-                    let values = row.iter().map(|&s| sym(s));
-                    quote!([#(#values),*])
-                });
-                self.tables.borrow_mut().insert(
-                    name.to_string(),
-                    quote!(static #name: [[Sym; #arity_lit]; #count] = [#(#values),*];),
-                );
-                name
-            };
-            let columns = Self::read_from(&row, &free_slots);
-            let (conds, binds) = Self::matcher(&columns);
-            let i = self.fresh("i");
-            let positions = self.static_row_positions(&table, tuples, &rows, &free_slots, &i);
-            let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
-            return quote! {
-                for (#i, #row) in #table.iter().enumerate() {
+        }
+    }
+
+    /// A static query with a bound column: the rows of each key over the known
+    /// columns ([`StaticKey`]) found through the key's offset, `row` each; the other
+    /// columns matched per row.
+    fn static_keyed(
+        &self,
+        r: RelationId,
+        tuples: &[Vec<SymbolId>],
+        slots: &[Slot],
+        row: &Ident,
+        then: TokenStream,
+    ) -> TokenStream {
+        let key = StaticKey::new(tuples, slots);
+        let by = key.by(r);
+        let at = key.at(r);
+        let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
+        sorted.sort_by_key(|row| key.of(row));
+        let lookup = self.static_key_tables(r, &key, &sorted);
+        let Some((prelude, guards, terms)) = self.static_key_terms(r, &key, slots) else {
+            return quote!();
+        };
+        // Columns outside the key are matched per row.
+        let checked: Vec<Slot> = slots
+            .iter()
+            .enumerate()
+            .map(|(c, &s)| {
+                if key.columns.iter().any(|(k, _)| *k == c) {
+                    Slot::Free
+                } else {
+                    s
+                }
+            })
+            .collect();
+        let columns = Self::read_from(row, &checked);
+        let (conds, binds) = Self::matcher(&columns);
+        let i = self.fresh("i");
+        let positions = self.static_row_positions(&by, tuples, &sorted, &checked, &i);
+        let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
+        let key = self.fresh("key");
+        let scan = match lookup {
+            // Every key has its row: the key numbers it.
+            Some(true) => quote! {
+                let #i = #(#terms)+*;
+                let #row = &#by[#i];
+                #body
+            },
+            Some(false) => quote! {
+                let #key = #(#terms)+*;
+                let #i = #at[#key] as usize;
+                if #i < #at[#key + 1] as usize {
+                    let #row = &#by[#i];
                     #body
                 }
-            };
+            },
+            None => quote! {
+                let #key = #(#terms)+*;
+                for #i in #at[#key] as usize..#at[#key + 1] as usize {
+                    let #row = &#by[#i];
+                    #body
+                }
+            },
+        };
+        let scan = Self::guarded(&guards, scan);
+        quote!({ #(#prelude)* #scan })
+    }
+
+    /// The tables of static relation `r` sorted by `key` (`sorted`): the rows
+    /// (`TABLE_R_BYC`) and, unless every key has exactly one row, each key's first
+    /// (`TABLE_R_ATC`). `Some(exactly one)` when every key has at most one row (`succ`,
+    /// a cell's neighbour in one direction: the row is looked up, not scanned).
+    fn static_key_tables(
+        &self,
+        r: RelationId,
+        key: &StaticKey,
+        sorted: &[&Vec<SymbolId>],
+    ) -> Option<bool> {
+        let (by, at, suffix) = (key.by(r), key.at(r), key.suffix());
+        let mut offsets = vec![0u32; key.space + 1];
+        for row in sorted {
+            offsets[key.of(row) + 1] += 1;
         }
-        // The key: every known column, while the dense key space stays small.
-        let num_symbols = self.ir.symbols.len();
-        let mut key_columns: Vec<(usize, Vec<SymbolId>)> = Vec::new();
-        let mut space: usize = 1;
-        let cap = (1usize << 16).max(tuples.len());
-        for (c, slot) in slots.iter().enumerate() {
-            if !matches!(slot, Slot::Sym(_) | Slot::Bound(_)) {
-                continue;
-            }
-            let mut values: Vec<SymbolId> = tuples.iter().map(|row| row[c]).collect();
-            values.sort();
-            values.dedup();
-            if !key_columns.is_empty() && space.saturating_mul(values.len()) > cap {
-                continue;
-            }
-            space = space.saturating_mul(values.len());
-            key_columns.push((c, values));
-        }
-        let mut strides = vec![1usize; key_columns.len()];
-        for k in (0..key_columns.len().saturating_sub(1)).rev() {
-            strides[k] = strides[k + 1] * key_columns[k + 1].1.len();
-        }
-        let key_of = |row: &[SymbolId]| dense_key(&key_columns, &strides, row);
-        let suffix = key_columns
-            .iter()
-            .map(|(c, _)| c.to_string())
-            .collect::<Vec<_>>()
-            .join("_");
-        let by = format_ident!("TABLE_{}_BY{}", r.0, suffix);
-        let at = format_ident!("TABLE_{}_AT{}", r.0, suffix);
-        let mut sorted: Vec<&Vec<SymbolId>> = tuples.iter().collect();
-        sorted.sort_by_key(|row| key_of(row));
-        let mut offsets = vec![0u32; space + 1];
-        for row in &sorted {
-            offsets[key_of(row) + 1] += 1;
-        }
-        // At most one row per key (`succ`, a cell's neighbour in one direction): the
-        // row is looked up, not scanned; with exactly one per key, its number is the key.
+        // At most one row per key: the row is looked up, not scanned; with exactly one
+        // per key, its number is the key.
         let counts = &offsets[1..];
         let lookup = counts
             .iter()
@@ -278,51 +407,63 @@ impl Emitter<'_> {
         for i in 1..offsets.len() {
             offsets[i] += offsets[i - 1];
         }
-        if !self.tables.borrow().contains_key(&by.to_string()) {
-            let count = lit(sorted.len());
-            let values = sorted.iter().map(|row| {
-                let values = row.iter().map(|&s| sym(s));
-                quote!([#(#values),*])
-            });
-            let offsets_len = lit(offsets.len());
-            let offsets = offsets.iter().map(|&o| Literal::u32_unsuffixed(o));
-            let doc = if lookup == Some(true) {
-                format!(
-                    "The tuples of `{}`, one per key of columns {suffix}, in key order.",
-                    self.ir.relation(r).key()
-                )
-            } else {
-                format!(
-                    "The tuples of `{}` sorted by the key of columns {suffix}; `{at}` gives each key's first.",
-                    self.ir.relation(r).key()
-                )
-            };
-            let mut tables = self.tables.borrow_mut();
-            tables.insert(
-                by.to_string(),
-                quote!(#[doc = #doc] static #by: [[Sym; #arity_lit]; #count] = [#(#values),*];),
-            );
-            if lookup != Some(true) {
-                tables.insert(
-                    at.to_string(),
-                    quote!(static #at: [u32; #offsets_len] = [#(#offsets),*];),
-                );
-            }
+        if self.tables.borrow().contains_key(&by.to_string()) {
+            return lookup;
         }
-        // The key's terms: constant for symbols, looked up for variables.
+        let arity_lit = lit(key.arity);
+        let count = lit(sorted.len());
+        let values = sorted.iter().map(|row| {
+            let values = row.iter().map(|&s| sym(s));
+            quote!([#(#values),*])
+        });
+        let offsets_len = lit(offsets.len());
+        let offsets = offsets.iter().map(|&o| Literal::u32_unsuffixed(o));
+        let doc = if lookup == Some(true) {
+            format!(
+                "The tuples of `{}`, one per key of columns {suffix}, in key order.",
+                self.ir.relation(r).key()
+            )
+        } else {
+            format!(
+                "The tuples of `{}` sorted by the key of columns {suffix}; `{at}` gives each key's first.",
+                self.ir.relation(r).key()
+            )
+        };
+        let mut tables = self.tables.borrow_mut();
+        tables.insert(
+            by.to_string(),
+            quote!(#[doc = #doc] static #by: [[Sym; #arity_lit]; #count] = [#(#values),*];),
+        );
+        if lookup != Some(true) {
+            tables.insert(
+                at.to_string(),
+                quote!(static #at: [u32; #offsets_len] = [#(#offsets),*];),
+            );
+        }
+        lookup
+    }
+
+    /// The terms of a static query's key: constant for symbols, the position of a
+    /// variable decoded from the column's values, else looked up in a positions table
+    /// (`TABLE_R_PC`: computed in the prelude, guarded). `None` when a symbol is not in
+    /// its column: no row matches.
+    fn static_key_terms(
+        &self,
+        r: RelationId,
+        key: &StaticKey,
+        slots: &[Slot],
+    ) -> Option<(Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>)> {
+        let num_symbols = self.ir.symbols.len();
         let mut prelude = Vec::new();
         let mut guards = Vec::new();
         let mut terms = Vec::new();
-        for ((c, values), stride) in key_columns.iter().zip(&strides) {
+        for ((c, values), stride) in key.columns.iter().zip(&key.strides) {
             let stride_lit = lit(*stride);
             match slots[*c] {
-                Slot::Sym(s) => match values.binary_search(&s) {
-                    Ok(p) => {
-                        let term = lit(p * stride);
-                        terms.push(quote!(#term));
-                    }
-                    Err(_) => return quote!(),
-                },
+                Slot::Sym(s) => {
+                    let term = lit(values.binary_search(&s).ok()? * stride);
+                    terms.push(quote!(#term));
+                }
                 Slot::Bound(v) => {
                     // A variable decoded from these values (or a run of them) is keyed
                     // by its position, without a lookup or a guard.
@@ -355,48 +496,6 @@ impl Emitter<'_> {
                 _ => unreachable!("key columns are known"),
             }
         }
-        // Columns outside the key are matched per row.
-        let checked: Vec<Slot> = slots
-            .iter()
-            .enumerate()
-            .map(|(c, &s)| {
-                if key_columns.iter().any(|(k, _)| *k == c) {
-                    Slot::Free
-                } else {
-                    s
-                }
-            })
-            .collect();
-        let columns = Self::read_from(&row, &checked);
-        let (conds, binds) = Self::matcher(&columns);
-        let i = self.fresh("i");
-        let positions = self.static_row_positions(&by, tuples, &sorted, &checked, &i);
-        let body = Self::guarded(&conds, quote!(#(#binds)* #(#positions)* #then));
-        let key = self.fresh("key");
-        let scan = match lookup {
-            // Every key has its row: the key numbers it.
-            Some(true) => quote! {
-                let #i = #(#terms)+*;
-                let #row = &#by[#i];
-                #body
-            },
-            Some(false) => quote! {
-                let #key = #(#terms)+*;
-                let #i = #at[#key] as usize;
-                if #i < #at[#key + 1] as usize {
-                    let #row = &#by[#i];
-                    #body
-                }
-            },
-            None => quote! {
-                let #key = #(#terms)+*;
-                for #i in #at[#key] as usize..#at[#key + 1] as usize {
-                    let #row = &#by[#i];
-                    #body
-                }
-            },
-        };
-        let scan = Self::guarded(&guards, scan);
-        quote!({ #(#prelude)* #scan })
+        Some((prelude, guards, terms))
     }
 }

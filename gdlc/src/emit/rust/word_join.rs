@@ -144,6 +144,18 @@ struct StaticWordScan {
     pub(super) enumerated: Vec<(VarId, Vec<SymbolId>)>,
 }
 
+/// How a word join reads the relation it scans (see `Emitter::join_scan`).
+enum JoinScan {
+    /// A query on the state, its other columns bound here enumerated.
+    State(StateWordScan),
+    /// A whole static relation, its other columns enumerated.
+    Static(StaticWordScan),
+    /// A whole bits-only relation, once per field that holds a bit.
+    Whole,
+    /// A field of a relation whose other columns are known.
+    Field,
+}
+
 impl Emitter<'_> {
     /// The last join of a rule over one variable's positions as a word (`(<= (reach ?s
     /// ?t) … (sweep ?s ?dir ?t) (not (colour-on ?t ?c)))` once `?s`, `?dir` and `?c`
@@ -171,52 +183,7 @@ impl Emitter<'_> {
         {
             return Ok(None);
         }
-        let binds: Vec<VarId> = (query.slots.iter())
-            .filter_map(|slot| match slot {
-                Slot::Bind(v) => Some(*v),
-                _ => None,
-            })
-            .collect();
-        let source = query.relation;
-        let state_scan = if binds.len() > 1 && Some(source) == self.true_rel {
-            match self.state_word_scan(&query.slots) {
-                Some(scan) => Some(scan),
-                None => return Ok(None),
-            }
-        } else {
-            None
-        };
-        // A whole static relation (`(cell ?x ?y)`): its columns but the last
-        // enumerated over their values, the last one's a word of a constant table.
-        let static_scan = if binds.len() > 1 && state_scan.is_none() {
-            self.static_word_scan(query, &binds)
-        } else {
-            None
-        };
-        let whole = binds.len() > 1 && state_scan.is_none() && static_scan.is_none();
-        let v = if let Some(scan) = &state_scan {
-            scan.v
-        } else if let Some(scan) = &static_scan {
-            scan.v
-        } else if whole {
-            // Every column bound here, to distinct variables; the last one's is the word's.
-            let Some(numbered) = self.bit_columns(source) else {
-                return Ok(None);
-            };
-            let distinct: BTreeSet<VarId> = binds.iter().copied().collect();
-            if binds.len() != query.slots.len() || distinct.len() != binds.len() {
-                return Ok(None);
-            }
-            match (numbered.last(), query.access == Access::Scan) {
-                (Some(&(c, 1, _)), true) => match query.slots[c] {
-                    Slot::Bind(v) => v,
-                    _ => return Ok(None),
-                },
-                _ => return Ok(None),
-            }
-        } else if let [v] = binds[..] {
-            v
-        } else {
+        let Some((scan, v)) = self.join_scan(query) else {
             return Ok(None);
         };
         let Some(width) = self.decoded.borrow().get(&v).map(Vec::len) else {
@@ -225,29 +192,93 @@ impl Emitter<'_> {
         if width == 0 || width > 64 {
             return Ok(None);
         }
-        let (source_words, source_lo) = if let Some(scan) = &state_scan {
-            let Some(start) = self.run_start(v, &scan.lane) else {
-                return Ok(None);
+        let Some((mut code, guards)) = self.word_code(query, then, &scan, v, width) else {
+            return Ok(None);
+        };
+        for (test, negated) in guards.into_iter().rev() {
+            code = if negated {
+                let exists = self.exists(test, sink)?;
+                quote!({ #exists if !exists { #code } })
+            } else {
+                self.query(test, code, sink)?
             };
-            let start = lit(start);
-            let lo = &scan.lo;
-            (WordSource::State, quote!(#lo + #start))
-        } else if let Some(scan) = &static_scan {
-            (scan.source.clone(), scan.lo.clone())
-        } else if whole {
-            (WordSource::Store(Self::store(source)), quote!(offset))
-        } else {
-            match self.word_field(source, &query.slots, v) {
-                Some(field) => field,
-                None => return Ok(None),
+        }
+        Ok(Some(self.join_scan_loops(query, scan, width, code)))
+    }
+
+    /// How a word join reads the scanned relation, and the variable `v` whose values
+    /// the word holds: a query on the state or a whole static relation, its other
+    /// columns enumerated; a whole bits-only relation, every column bound here to
+    /// distinct variables, the last one's the word's; or one variable bound here.
+    fn join_scan(&self, query: &Query) -> Option<(JoinScan, VarId)> {
+        let binds: Vec<VarId> = (query.slots.iter())
+            .filter_map(|slot| match slot {
+                Slot::Bind(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let source = query.relation;
+        if binds.len() > 1 && Some(source) == self.true_rel {
+            let scan = self.state_word_scan(&query.slots)?;
+            let v = scan.v;
+            return Some((JoinScan::State(scan), v));
+        }
+        if binds.len() > 1 {
+            // A whole static relation (`(cell ?x ?y)`): its columns but the last
+            // enumerated over their values, the last one's a word of a constant table.
+            if let Some(scan) = self.static_word_scan(query, &binds) {
+                let v = scan.v;
+                return Some((JoinScan::Static(scan), v));
             }
+            // Every column bound here, to distinct variables; the last one's is the
+            // word's.
+            let numbered = self.bit_columns(source)?;
+            let distinct: BTreeSet<VarId> = binds.iter().copied().collect();
+            if binds.len() != query.slots.len() || distinct.len() != binds.len() {
+                return None;
+            }
+            return match (numbered.last(), query.access == Access::Scan) {
+                (Some(&(c, 1, _)), true) => match query.slots[c] {
+                    Slot::Bind(v) => Some((JoinScan::Whole, v)),
+                    _ => None,
+                },
+                _ => None,
+            };
+        }
+        match binds[..] {
+            [v] => Some((JoinScan::Field, v)),
+            _ => None,
+        }
+    }
+
+    /// The code of a word join (`scan` of `query`, `then` the rest of the rule) for
+    /// one word of `width` bits of `v`'s values: the scanned field and-ed with each
+    /// mask, or-ed into the head; and the tests not reading `v`, which guard it.
+    /// `None` when the rest of the rule is not only tests read as masks or guards
+    /// and an insert that takes a word.
+    fn word_code<'n>(
+        &self,
+        query: &Query,
+        then: &'n Node,
+        scan: &JoinScan,
+        v: VarId,
+        width: usize,
+    ) -> Option<(TokenStream, Vec<(&'n Query, bool)>)> {
+        let source = query.relation;
+        let (source_words, source_lo) = match scan {
+            JoinScan::State(scan) => {
+                let start = lit(self.run_start(v, &scan.lane)?);
+                let lo = &scan.lo;
+                (WordSource::State, quote!(#lo + #start))
+            }
+            JoinScan::Static(scan) => (scan.source.clone(), scan.lo.clone()),
+            JoinScan::Whole => (WordSource::Store(Self::store(source)), quote!(offset)),
+            JoinScan::Field => self.word_field(source, &query.slots, v)?,
         };
         let n = lit(width);
         let source_field = source_words.field(&source_lo, &n);
         let mut sources = vec![source_words];
-        let Some(TestsThenAccept { tests, head, args }) = Self::tests_then_accept(then) else {
-            return Ok(None);
-        };
+        let TestsThenAccept { tests, head, args } = Self::tests_then_accept(then)?;
         let mut masks = Vec::new();
         let mut guards = Vec::new();
         for (test, negated) in tests {
@@ -257,11 +288,9 @@ impl Emitter<'_> {
                 if (test.relation == source && Some(source) != self.true_rel)
                     || self.is_demand(test.relation)
                 {
-                    return Ok(None);
+                    return None;
                 }
-                let Some((words, lo)) = self.word_field(test.relation, &test.slots, v) else {
-                    return Ok(None);
-                };
+                let (words, lo) = self.word_field(test.relation, &test.slots, v)?;
                 let field = words.field(&lo, &n);
                 sources.push(words);
                 masks.push(if negated {
@@ -275,16 +304,13 @@ impl Emitter<'_> {
             || Self::reads(then, head)
             || args.iter().filter(|a| **a == Arg::Var(v)).count() != 1
         {
-            return Ok(None);
+            return None;
         }
         let or_head = if Some(head) == self.next_rel {
             self.word_into_next(args, v)
         } else {
             self.word_into(head, args, v)
-        };
-        let Some(or_head) = or_head else {
-            return Ok(None);
-        };
+        }?;
         for source in sources {
             if let WordSource::Static {
                 table,
@@ -297,7 +323,7 @@ impl Emitter<'_> {
                     .or_insert(definition);
             }
         }
-        let mut code = quote! {
+        let code = quote! {
             {
                 let mut w: u64 = #source_field;
                 #(#masks)*
@@ -306,51 +332,54 @@ impl Emitter<'_> {
                 }
             }
         };
-        for (test, negated) in guards.into_iter().rev() {
-            code = if negated {
-                let exists = self.exists(test, sink)?;
-                quote!({ #exists if !exists { #code } })
-            } else {
-                self.query(test, code, sink)?
-            };
-        }
-        // A scan of the state or of a static relation: its other columns enumerated.
-        let enumerated = (state_scan.map(|scan| scan.enumerated))
-            .or_else(|| static_scan.map(|scan| scan.enumerated));
-        if let Some(enumerated) = enumerated {
-            let enumerated = enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
-            return Ok(Some(self.for_each_position(enumerated, code)));
-        }
-        if !whole {
-            return Ok(Some(code));
-        }
-        let numbered = self.bit_columns(source).expect("checked above");
-        let decodes = numbered[..numbered.len() - 1]
-            .iter()
-            .map(|(c, stride, domain)| {
-                let Slot::Bind(u) = query.slots[*c] else {
-                    unreachable!("every column is bound here")
+        Some((code, guards))
+    }
+
+    /// A word join's `code` (for words of `width` bits) inside the loops of its
+    /// `scan` of `query`: over the positions of the columns a scan of the state or of
+    /// a static relation enumerates, or over the fields of a whole bits-only relation
+    /// that hold a bit, its other columns decoded from where the field sits.
+    fn join_scan_loops(
+        &self,
+        query: &Query,
+        scan: JoinScan,
+        width: usize,
+        code: TokenStream,
+    ) -> TokenStream {
+        match scan {
+            JoinScan::State(StateWordScan { enumerated, .. })
+            | JoinScan::Static(StaticWordScan { enumerated, .. }) => {
+                let enumerated = enumerated.iter().map(|(u, d)| (*u, d.as_slice()));
+                self.for_each_position(enumerated, code)
+            }
+            JoinScan::Field => code,
+            JoinScan::Whole => {
+                let source = query.relation;
+                let n = lit(width);
+                let numbered = self.bit_columns(source).expect("checked above");
+                let decodes = numbered[..numbered.len() - 1]
+                    .iter()
+                    .map(|(c, stride, domain)| {
+                        let Slot::Bind(u) = query.slots[*c] else {
+                            unreachable!("every column is bound here")
+                        };
+                        let (p, value) = (var_position(u), var(u));
+                        let table = self.domain_table(domain);
+                        let (stride, radix) = (lit(*stride), lit(domain.len()));
+                        quote! {
+                            let #p: usize = (offset / #stride) % #radix;
+                            let #value: Sym = #table[#p];
+                        }
+                    });
+                let field = format_ident!("field");
+                let body = quote! {
+                    let offset = field * #n;
+                    #(#decodes)*
+                    #code
                 };
-                let (p, value) = (var_position(u), var(u));
-                let table = self.domain_table(domain);
-                let (stride, radix) = (lit(*stride), lit(domain.len()));
-                quote! {
-                    let #p: usize = (offset / #stride) % #radix;
-                    let #value: Sym = #table[#p];
-                }
-            });
-        let field = format_ident!("field");
-        let body = quote! {
-            let offset = field * #n;
-            #(#decodes)*
-            #code
-        };
-        Ok(Some(for_each_field_with_a_bit(
-            &Self::store(source),
-            width,
-            &field,
-            body,
-        )))
+                for_each_field_with_a_bit(&Self::store(source), width, &field, body)
+            }
+        }
     }
 
     /// For [`Self::word_join`], a scan of a whole static relation, every column bound
