@@ -38,7 +38,7 @@
 //! Only tests with every column bound are answered so (calls that leave a column free
 //! may walk a relation whose whole extension is huge), and only for relations whose
 //! rules build no compound term in their heads and bind every head variable in their
-//! bodies (see [`RelationInfo::groundable`]; lists built by recursion are not).
+//! bodies (see [`RelationInfo::groundable`](super::program::RelationInfo::groundable); lists built by recursion are not).
 //!
 //! `true` and `does` — the state and the joint move — are stored relations with indexes.
 //!
