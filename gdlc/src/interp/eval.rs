@@ -26,9 +26,9 @@
 //!
 //! **Static membership tests.** A relation that depends on neither `true` nor `does`
 //! keeps its tables for the interpreter's lifetime. When one has been called with
-//! [`WHOLE_AFTER`] different keys and is then called with every column bound, its
-//! whole extension (the call with no bound column) is computed once, and such calls
-//! are answered from it through an index: the same answers, without a table per key.
+//! [`WHOLE_AFTER`] different keys and is then called with every column bound, its whole
+//! extension (the call with no bound column) is computed once, and such calls are
+//! answered from it through an index: the same answers, without a table per key.
 //! (Without it, a test such as `(square ?x1 … ?y4)` with all eight columns bound, run
 //! for every four pieces of every state, keeps one table per combination ever met.)
 //! That computation is bounded ([`WHOLE_MAX_ANSWERS`] answers in the tables it creates,
@@ -38,7 +38,8 @@
 //! Only tests with every column bound are answered so (calls that leave a column free
 //! may walk a relation whose whole extension is huge), and only for relations whose
 //! rules build no compound term in their heads and bind every head variable in their
-//! bodies (see [`RelationInfo::groundable`](super::program::RelationInfo::groundable); lists built by recursion are not).
+//! bodies (see [`RelationInfo::groundable`](super::program::RelationInfo::groundable);
+//! lists built by recursion are not).
 //!
 //! `true` and `does` — the state and the joint move — are stored relations with indexes.
 //!
