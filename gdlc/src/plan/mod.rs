@@ -23,6 +23,7 @@
 
 mod build;
 mod fluents;
+mod order;
 mod tune;
 
 pub use build::{
