@@ -367,117 +367,28 @@ fn libraries(src: &Path, generated: &Path) -> Vec<Library> {
     let gringo = src.join("libgringo");
     let clingo = src.join("libclingo");
     let third_party = THIRD_PARTY.map(|lib| src.join("third_party").join(lib).join("include"));
-    let files = |dir: &Path, names: &[&str]| -> Vec<PathBuf> {
-        names.iter().map(|name| dir.join(name)).collect()
-    };
     // Definitions that libgringo's interface carries to its users (CMake's PUBLIC):
     // hopscotch maps, and no symbol visibility attributes in a static build.
     let gringo_defines = vec![
         ("CLINGO_MAP_TYPE", Some("0")),
         ("CLINGO_NO_VISIBILITY", None),
     ];
-    let mut gringo_sources = files(
-        &gringo.join("src"),
-        &[
-            "symbol.cc",
-            "term.cc",
-            "terms.cc",
-            "ground/instantiation.cc",
-            "ground/literal.cc",
-            "ground/literals.cc",
-            "ground/program.cc",
-            "ground/statements.cc",
-            "input/aggregate.cc",
-            "input/aggregates.cc",
-            "input/groundtermparser.cc",
-            "input/literal.cc",
-            "input/literals.cc",
-            "input/nongroundparser.cc",
-            "input/program.cc",
-            "input/programbuilder.cc",
-            "input/statement.cc",
-            "input/theory.cc",
-            "output/aggregates.cc",
-            "output/literal.cc",
-            "output/literals.cc",
-            "output/output.cc",
-            "output/statement.cc",
-            "output/statements.cc",
-            "output/theory.cc",
-        ],
-    );
-    // The parsers bison generated, shipped in gen/ (CMake's fallback without bison).
-    gringo_sources.extend(files(
-        &gringo.join("gen/src/input"),
-        &[
-            "groundtermgrammar/grammar.cc",
-            "nongroundgrammar/grammar.cc",
-        ],
-    ));
+    let mut gringo_sources = files(&gringo.join("src"), GRINGO_SOURCES);
+    gringo_sources.extend(files(&gringo.join("gen/src/input"), GRINGO_PARSERS));
     vec![
         Library {
             name: "potassco",
             std: "gnu++11",
             includes: vec![potassco.clone()],
             defines: vec![],
-            sources: files(
-                &potassco.join("src"),
-                &[
-                    "application.cpp",
-                    "aspif.cpp",
-                    "aspif_text.cpp",
-                    "clingo.cpp",
-                    "convert.cpp",
-                    "match_basic_types.cpp",
-                    "program_options.cpp",
-                    "rule_utils.cpp",
-                    "smodels.cpp",
-                    "string_convert.cpp",
-                    "theory_data.cpp",
-                    "value_store.cpp",
-                ],
-            ),
+            sources: files(&potassco.join("src"), POTASSCO_SOURCES),
         },
         Library {
             name: "clasp",
             std: "gnu++11",
             includes: vec![clasp.clone(), generated.join("clasp"), potassco.clone()],
             defines: vec![],
-            sources: files(
-                &clasp.join("src"),
-                &[
-                    "asp_preprocessor.cpp",
-                    "cb_enumerator.cpp",
-                    "clasp_app.cpp",
-                    "clasp_facade.cpp",
-                    "clasp_options.cpp",
-                    "clasp_output.cpp",
-                    "clause.cpp",
-                    "clingo.cpp",
-                    "constraint.cpp",
-                    "dependency_graph.cpp",
-                    "enumerator.cpp",
-                    "heuristics.cpp",
-                    "logic_program.cpp",
-                    "logic_program_types.cpp",
-                    "lookahead.cpp",
-                    "minimize_constraint.cpp",
-                    "model_enumerators.cpp",
-                    "parser.cpp",
-                    "program_builder.cpp",
-                    "satelite.cpp",
-                    "shared_context.cpp",
-                    "solve_algorithms.cpp",
-                    "solver.cpp",
-                    "solver_strategies.cpp",
-                    "solver_types.cpp",
-                    "statistics.cpp",
-                    "timer.cpp",
-                    "unfounded_check.cpp",
-                    "weight_constraint.cpp",
-                    "parallel_solve.cpp",
-                ],
-            ),
+            sources: files(&clasp.join("src"), CLASP_SOURCES),
         },
         Library {
             name: "reify",
@@ -520,25 +431,116 @@ fn libraries(src: &Path, generated: &Path) -> Vec<Library> {
             ]
             .concat(),
             defines: [gringo_defines, vec![("CLINGO_BUILD_LIBRARY", None)]].concat(),
-            sources: files(
-                &clingo.join("src"),
-                &[
-                    "astv2.cc",
-                    "astv2_build.cc",
-                    "astv2_parse.cc",
-                    "astv2_str.cc",
-                    "astv2_unpool.cc",
-                    "clingo_app.cc",
-                    "clingocontrol.cc",
-                    "control.cc",
-                    "gringo_app.cc",
-                    "incmode.cc",
-                    "scripts.cc",
-                ],
-            ),
+            sources: files(&clingo.join("src"), CLINGO_SOURCES),
         },
     ]
 }
+
+/// The paths of files `names` in `dir`.
+fn files(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    names.iter().map(|name| dir.join(name)).collect()
+}
+
+/// potassco's sources, in `clasp/libpotassco/src`.
+const POTASSCO_SOURCES: &[&str] = &[
+    "application.cpp",
+    "aspif.cpp",
+    "aspif_text.cpp",
+    "clingo.cpp",
+    "convert.cpp",
+    "match_basic_types.cpp",
+    "program_options.cpp",
+    "rule_utils.cpp",
+    "smodels.cpp",
+    "string_convert.cpp",
+    "theory_data.cpp",
+    "value_store.cpp",
+];
+
+/// clasp's sources, in `clasp/src`.
+const CLASP_SOURCES: &[&str] = &[
+    "asp_preprocessor.cpp",
+    "cb_enumerator.cpp",
+    "clasp_app.cpp",
+    "clasp_facade.cpp",
+    "clasp_options.cpp",
+    "clasp_output.cpp",
+    "clause.cpp",
+    "clingo.cpp",
+    "constraint.cpp",
+    "dependency_graph.cpp",
+    "enumerator.cpp",
+    "heuristics.cpp",
+    "logic_program.cpp",
+    "logic_program_types.cpp",
+    "lookahead.cpp",
+    "minimize_constraint.cpp",
+    "model_enumerators.cpp",
+    "parser.cpp",
+    "program_builder.cpp",
+    "satelite.cpp",
+    "shared_context.cpp",
+    "solve_algorithms.cpp",
+    "solver.cpp",
+    "solver_strategies.cpp",
+    "solver_types.cpp",
+    "statistics.cpp",
+    "timer.cpp",
+    "unfounded_check.cpp",
+    "weight_constraint.cpp",
+    "parallel_solve.cpp",
+];
+
+/// libgringo's sources, in `libgringo/src`.
+const GRINGO_SOURCES: &[&str] = &[
+    "symbol.cc",
+    "term.cc",
+    "terms.cc",
+    "ground/instantiation.cc",
+    "ground/literal.cc",
+    "ground/literals.cc",
+    "ground/program.cc",
+    "ground/statements.cc",
+    "input/aggregate.cc",
+    "input/aggregates.cc",
+    "input/groundtermparser.cc",
+    "input/literal.cc",
+    "input/literals.cc",
+    "input/nongroundparser.cc",
+    "input/program.cc",
+    "input/programbuilder.cc",
+    "input/statement.cc",
+    "input/theory.cc",
+    "output/aggregates.cc",
+    "output/literal.cc",
+    "output/literals.cc",
+    "output/output.cc",
+    "output/statement.cc",
+    "output/statements.cc",
+    "output/theory.cc",
+];
+
+/// The parsers bison generated, shipped in `libgringo/gen/src/input` (CMake's fallback
+/// without bison).
+const GRINGO_PARSERS: &[&str] = &[
+    "groundtermgrammar/grammar.cc",
+    "nongroundgrammar/grammar.cc",
+];
+
+/// libclingo's sources, in `libclingo/src`.
+const CLINGO_SOURCES: &[&str] = &[
+    "astv2.cc",
+    "astv2_build.cc",
+    "astv2_parse.cc",
+    "astv2_str.cc",
+    "astv2_unpool.cc",
+    "clingo_app.cc",
+    "clingocontrol.cc",
+    "control.cc",
+    "gringo_app.cc",
+    "incmode.cc",
+    "scripts.cc",
+];
 
 /// Compiles the five libraries into `tmp/lib/`, writes the linker scripts (which name
 /// the archives at their final place, `dir/lib/`) and, last, the stamp.

@@ -1,7 +1,7 @@
 //! The `gdlc-player` command: `serve` (a GGP player over HTTP), `match` (local matches
 //! through the same protocol over loopback) and `perf` (gdl-perf's perf-test process).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -101,128 +101,145 @@ fn main() -> ExitCode {
             seed,
             threads,
             no_compile,
-        } => {
-            let threads = threads.unwrap_or_else(cores);
-            let server = match Server::bind((host.as_str(), port)) {
-                Ok(server) => server,
-                Err(why) => {
-                    eprintln!("error: {why}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let strategy = if random {
-                Strategy::Random
-            } else {
-                Strategy::Mcts
-            };
-            eprintln!("gdlc-player: listening on {host}:{}", server.port());
-            server.run(
-                {
-                    let player = Player::new(strategy, seed, Some("gdlc-player".to_owned()))
-                        .with_threads(threads);
-                    if no_compile {
-                        player
-                    } else {
-                        player.with_native_cache(gdlc_player::native::cache_dir())
-                    }
-                },
-                false,
-            );
-            ExitCode::SUCCESS
-        }
+        } => serve(&host, port, random, seed, threads, no_compile),
         Command::Match {
             game,
             players,
             options,
         } => run_matches(&game, &players, options),
-        Command::Compile { game } => {
-            let built = std::fs::read_to_string(&game)
-                .map_err(|e| format!("cannot read {}: {e}", game.display()))
-                .and_then(|text| {
-                    gdlc_player::reasoner::Rules::parse(&game.display().to_string(), &text)
-                })
-                .and_then(|rules| {
-                    let cache = gdlc_player::native::cache_dir();
-                    gdlc_player::native::build(rules.text(), rules.fingerprint(), &cache)
-                });
-            match built {
-                Ok(built) => {
-                    println!(
-                        "{}: gdlc {:.2} s, cargo {:.2} s",
-                        built.binary.display(),
-                        built.gdlc.as_secs_f64(),
-                        built.cargo.as_secs_f64()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(why) => {
-                    eprintln!("error: {why}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        Command::Compile { game } => compile(&game),
         Command::Bench {
             game,
             threads,
             seconds,
-        } => {
-            let threads = threads.unwrap_or_else(cores);
-            if !(seconds.is_finite() && seconds > 0.0) {
-                eprintln!("error: --seconds must be a positive number");
-                return ExitCode::FAILURE;
-            }
-            match gdlc_player::perf::thread_rates(&game, threads, Duration::from_secs_f64(seconds))
-            {
-                Ok((reasoner, rates)) => {
-                    println!("# {} on {reasoner}", game.display());
-                    println!("threads\tplayouts/s\tspeed-up");
-                    let one = rates.first().map_or(1.0, |r| r.playouts_per_second);
-                    for rate in rates {
-                        println!(
-                            "{}\t{:.0}\t{:.2}",
-                            rate.threads,
-                            rate.playouts_per_second,
-                            rate.playouts_per_second / one
-                        );
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(why) => {
-                    eprintln!("error: {why}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        } => bench(&game, threads, seconds),
         Command::Perf {
             game_file,
             result_file,
             seconds,
             no_compile,
-        } => {
-            let cache = (!no_compile).then(gdlc_player::native::cache_dir);
-            let outcome = gdlc_player::perf::run(&game_file, seconds, cache.as_deref());
-            if let Err(why) = &outcome {
-                eprintln!("error: {why}");
-            }
-            let text = gdlc_player::perf::result_text(&outcome);
-            if let Err(e) = std::fs::write(&result_file, text) {
-                eprintln!("error: cannot write {}: {e}", result_file.display());
-                return ExitCode::FAILURE;
-            }
-            match outcome {
-                Ok(outcome) => {
-                    eprintln!(
-                        "{} rollouts, {} state changes in {} ms on {}",
-                        outcome.counts.rollouts,
-                        outcome.counts.state_changes,
-                        outcome.counts.elapsed.as_millis(),
-                        outcome.reasoner
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(_) => ExitCode::FAILURE,
-            }
+        } => perf(&game_file, &result_file, seconds, no_compile),
+    }
+}
+
+/// The `serve` command: plays for a game manager on `host:port` until killed.
+fn serve(
+    host: &str,
+    port: u16,
+    random: bool,
+    seed: u64,
+    threads: Option<usize>,
+    no_compile: bool,
+) -> ExitCode {
+    let threads = threads.unwrap_or_else(cores);
+    let server = match Server::bind((host, port)) {
+        Ok(server) => server,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::FAILURE;
         }
+    };
+    let strategy = if random {
+        Strategy::Random
+    } else {
+        Strategy::Mcts
+    };
+    eprintln!("gdlc-player: listening on {host}:{}", server.port());
+    server.run(
+        {
+            let player =
+                Player::new(strategy, seed, Some("gdlc-player".to_owned())).with_threads(threads);
+            if no_compile {
+                player
+            } else {
+                player.with_native_cache(gdlc_player::native::cache_dir())
+            }
+        },
+        false,
+    );
+    ExitCode::SUCCESS
+}
+
+/// The `compile` command: compiles a game's reasoner into the cache and prints how
+/// long it took.
+fn compile(game: &Path) -> ExitCode {
+    let built = std::fs::read_to_string(game)
+        .map_err(|e| format!("cannot read {}: {e}", game.display()))
+        .and_then(|text| gdlc_player::reasoner::Rules::parse(&game.display().to_string(), &text))
+        .and_then(|rules| {
+            let cache = gdlc_player::native::cache_dir();
+            gdlc_player::native::build(rules.text(), rules.fingerprint(), &cache)
+        });
+    match built {
+        Ok(built) => {
+            println!(
+                "{}: gdlc {:.2} s, cargo {:.2} s",
+                built.binary.display(),
+                built.gdlc.as_secs_f64(),
+                built.cargo.as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("error: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The `bench` command: prints random playouts per second on 1 to `threads` threads.
+fn bench(game: &Path, threads: Option<usize>, seconds: f64) -> ExitCode {
+    let threads = threads.unwrap_or_else(cores);
+    if !(seconds.is_finite() && seconds > 0.0) {
+        eprintln!("error: --seconds must be a positive number");
+        return ExitCode::FAILURE;
+    }
+    match gdlc_player::perf::thread_rates(game, threads, Duration::from_secs_f64(seconds)) {
+        Ok((reasoner, rates)) => {
+            println!("# {} on {reasoner}", game.display());
+            println!("threads\tplayouts/s\tspeed-up");
+            let one = rates.first().map_or(1.0, |r| r.playouts_per_second);
+            for rate in rates {
+                println!(
+                    "{}\t{:.0}\t{:.2}",
+                    rate.threads,
+                    rate.playouts_per_second,
+                    rate.playouts_per_second / one
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("error: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The `perf` command: gdl-perf's perf test, its counts written to `result_file`.
+fn perf(game_file: &Path, result_file: &Path, seconds: u64, no_compile: bool) -> ExitCode {
+    let cache = (!no_compile).then(gdlc_player::native::cache_dir);
+    let outcome = gdlc_player::perf::run(game_file, seconds, cache.as_deref());
+    if let Err(why) = &outcome {
+        eprintln!("error: {why}");
+    }
+    let text = gdlc_player::perf::result_text(&outcome);
+    if let Err(e) = std::fs::write(result_file, text) {
+        eprintln!("error: cannot write {}: {e}", result_file.display());
+        return ExitCode::FAILURE;
+    }
+    match outcome {
+        Ok(outcome) => {
+            eprintln!(
+                "{} rollouts, {} state changes in {} ms on {}",
+                outcome.counts.rollouts,
+                outcome.counts.state_changes,
+                outcome.counts.elapsed.as_millis(),
+                outcome.reasoner
+            );
+            ExitCode::SUCCESS
+        }
+        Err(_) => ExitCode::FAILURE,
     }
 }
 

@@ -124,9 +124,85 @@ impl Visitor for Manager<'_> {
                 settings.players.len()
             ));
         }
+        let Players { addresses, servers } = self.start_players(&roles)?;
+        let mut table = Table {
+            seen: vec![Vec::new(); roles.len()],
+            roles,
+            addresses,
+            faults: Vec::new(),
+            steps: 0,
+            last: None,
+        };
+        self.send_start(&mut table);
+        let mut rng = Pcg64Mcg::seed_from_u64(settings.seed);
+        let mut state = game.initial_state();
+        let mut legal = Vec::new();
+        let mut percepts = Vec::new();
+        while !game.is_terminal(&state) {
+            let joint = self.joint_move(&mut game, &state, &mut table, &mut rng, &mut legal)?;
+            table.last = Some(joint.iter().map(|&m| game.move_to_kif(m)).collect());
+            for (role, texts) in table.seen.iter_mut().enumerate() {
+                game.sees(&state, &joint, role, &mut percepts);
+                *texts = percepts.iter().map(|&p| game.percept_to_kif(p)).collect();
+            }
+            state = game.next_state(&state, &joint);
+            table.steps += 1;
+        }
+        let stop = |role: usize| self.message(&table, role, true);
+        let replies = broadcast(&table.addresses, settings.play_clock + GRACE, stop);
+        for (role, reply) in replies.into_iter().enumerate() {
+            if let Err(why) = reply {
+                table
+                    .faults
+                    .push(format!("{}: stop: {why}", table.roles[role]));
+            }
+        }
+        for server in servers {
+            let _ = server.join();
+        }
+        let goals = (0..table.roles.len())
+            .map(|role| game.goal(&state, role).unwrap_or(0))
+            .collect();
+        Ok(MatchOutcome {
+            roles: table.roles,
+            goals,
+            steps: table.steps,
+            faults: table.faults,
+            reasoner,
+        })
+    }
+}
+
+/// A match in play, as the manager sees it.
+struct Table {
+    /// The roles' names, in role order.
+    roles: Vec<String>,
+    /// Where each role's player listens; `None`: the role `random` of GDL-II, which the
+    /// manager plays itself (uniformly random legal moves), as ggp-base's server does.
+    addresses: Vec<Option<String>>,
+    /// Faults so far (see [`MatchOutcome::faults`]).
+    faults: Vec<String>,
+    /// Joint moves played.
+    steps: usize,
+    /// The last joint move's texts, `None` before the first.
+    last: Option<Vec<String>>,
+    /// Per role, the texts of what it saw on the last joint move.
+    seen: Vec<Vec<String>>,
+}
+
+/// The players of a match.
+struct Players {
+    /// Where each role's player listens (see [`Table::addresses`]).
+    addresses: Vec<Option<String>>,
+    /// The threads of the players started for the match.
+    servers: Vec<thread::JoinHandle<()>>,
+}
+
+impl Manager<'_> {
+    /// Starts the local players, each on a free loopback port.
+    fn start_players(&self, roles: &[String]) -> Result<Players, String> {
+        let settings = self.settings;
         let mut servers = Vec::new();
-        // `None`: the role `random` of GDL-II, which the manager plays itself (uniformly
-        // random legal moves), as ggp-base's server does.
         let mut addresses: Vec<Option<String>> = Vec::new();
         for (i, contestant) in settings.players.iter().enumerate() {
             if roles[i] == "random" {
@@ -154,7 +230,12 @@ impl Visitor for Manager<'_> {
                 Contestant::Remote(address) => addresses.push(Some(address.clone())),
             }
         }
-        let mut faults = Vec::new();
+        Ok(Players { addresses, servers })
+    }
+
+    /// Sends `start` to every player, recording a reply other than `ready` as a fault.
+    fn send_start(&self, table: &mut Table) {
+        let settings = self.settings;
         let start = Request::Start {
             match_id: self.match_id.to_owned(),
             role: String::new(),
@@ -162,142 +243,120 @@ impl Visitor for Manager<'_> {
             start_clock: settings.start_clock,
             play_clock: settings.play_clock,
         };
-        let replies = broadcast(&addresses, settings.start_clock + GRACE, |role| {
+        let replies = broadcast(&table.addresses, settings.start_clock + GRACE, |role| {
             let mut start = start.clone();
             if let Request::Start { role: r, .. } = &mut start {
-                r.clone_from(&roles[role]);
+                r.clone_from(&table.roles[role]);
             }
             start.to_kif()
         });
         for (role, reply) in replies.iter().enumerate() {
+            let name = &table.roles[role];
             match reply {
-                _ if addresses[role].is_none() => {}
+                _ if table.addresses[role].is_none() => {}
                 Ok(text) if text.eq_ignore_ascii_case("ready") => {}
-                Ok(text) => faults.push(format!("{}: replied `{text}` to start", roles[role])),
-                Err(why) => faults.push(format!("{}: {why}", roles[role])),
+                Ok(text) => table
+                    .faults
+                    .push(format!("{name}: replied `{text}` to start")),
+                Err(why) => table.faults.push(format!("{name}: {why}")),
             }
         }
-        let mut rng = Pcg64Mcg::seed_from_u64(settings.seed);
-        let mut state = game.initial_state();
-        let mut last: Option<Vec<String>> = None;
-        let mut seen: Vec<Vec<String>> = vec![Vec::new(); roles.len()];
-        let mut steps = 0;
-        let mut legal = Vec::new();
-        let mut percepts = Vec::new();
-        while !game.is_terminal(&state) {
-            let message = |role: usize, stop: bool| {
-                if settings.percepts {
-                    Request::Percepts {
-                        match_id: self.match_id.to_owned(),
-                        stop,
-                        turn: steps as u64,
-                        own_move: last.as_ref().map(|joint| joint[role].clone()),
-                        percepts: seen[role].clone(),
-                    }
-                    .to_kif()
-                } else if stop {
-                    Request::Stop {
-                        match_id: self.match_id.to_owned(),
-                        moves: last.clone(),
-                    }
-                    .to_kif()
-                } else {
-                    Request::Play {
-                        match_id: self.match_id.to_owned(),
-                        moves: last.clone(),
-                    }
-                    .to_kif()
+    }
+
+    /// The message to a role's player for the next turn (`play`), or at the end
+    /// (`stop`): with the last joint move, or in GDL-II only its own move and
+    /// percepts.
+    fn message(&self, table: &Table, role: usize, stop: bool) -> String {
+        if self.settings.percepts {
+            Request::Percepts {
+                match_id: self.match_id.to_owned(),
+                stop,
+                turn: table.steps as u64,
+                own_move: table.last.as_ref().map(|joint| joint[role].clone()),
+                percepts: table.seen[role].clone(),
+            }
+            .to_kif()
+        } else if stop {
+            Request::Stop {
+                match_id: self.match_id.to_owned(),
+                moves: table.last.clone(),
+            }
+            .to_kif()
+        } else {
+            Request::Play {
+                match_id: self.match_id.to_owned(),
+                moves: table.last.clone(),
+            }
+            .to_kif()
+        }
+    }
+
+    /// Asks every player for its move in `state` and checks the replies: a move
+    /// that is late, missing or illegal is recorded as a fault and replaced by a
+    /// random legal one, as is the role `random`'s.
+    fn joint_move<G: Game>(
+        &self,
+        game: &mut G,
+        state: &G::State,
+        table: &mut Table,
+        rng: &mut Pcg64Mcg,
+        legal: &mut Vec<G::Move>,
+    ) -> Result<Vec<G::Move>, String> {
+        let play_clock = self.settings.play_clock;
+        let asked = Instant::now();
+        let replies = broadcast(&table.addresses, play_clock + GRACE, |role| {
+            self.message(table, role, false)
+        });
+        let mut joint = Vec::new();
+        for (role, reply) in replies.into_iter().enumerate() {
+            if table.addresses[role].is_none() {
+                joint.push(random_move(game, state, role, table, rng, legal)?);
+                continue;
+            }
+            let chosen = match reply {
+                Ok(text) => game
+                    .legal_move_from_kif(state, role, &text)
+                    .map_err(|e| e.to_string()),
+                Err(why) => Err(why),
+            };
+            let late = asked.elapsed() > play_clock + GRACE;
+            let mv = match chosen {
+                Ok(mv) if !late => mv,
+                outcome => {
+                    let why = match outcome {
+                        Err(why) => why,
+                        Ok(_) => "late".to_owned(),
+                    };
+                    table.faults.push(format!(
+                        "{} at step {}: {why}",
+                        table.roles[role], table.steps
+                    ));
+                    random_move(game, state, role, table, rng, legal)?
                 }
             };
-            let asked = Instant::now();
-            let replies = broadcast(&addresses, settings.play_clock + GRACE, |role| {
-                message(role, false)
-            });
-            let mut joint = Vec::new();
-            for (role, reply) in replies.into_iter().enumerate() {
-                if addresses[role].is_none() {
-                    game.legal_moves(&state, role, &mut legal);
-                    if legal.is_empty() {
-                        return Err(format!("{} has no legal move at step {steps}", roles[role]));
-                    }
-                    joint.push(legal[rng.random_range(0..legal.len())]);
-                    continue;
-                }
-                let chosen = match reply {
-                    Ok(text) => game
-                        .legal_move_from_kif(&state, role, &text)
-                        .map_err(|e| e.to_string()),
-                    Err(why) => Err(why),
-                };
-                let late = asked.elapsed() > settings.play_clock + GRACE;
-                let mv = match chosen {
-                    Ok(mv) if !late => mv,
-                    outcome => {
-                        let why = match outcome {
-                            Err(why) => why,
-                            Ok(_) => "late".to_owned(),
-                        };
-                        faults.push(format!("{} at step {steps}: {why}", roles[role]));
-                        game.legal_moves(&state, role, &mut legal);
-                        if legal.is_empty() {
-                            return Err(format!(
-                                "{} has no legal move at step {steps}",
-                                roles[role]
-                            ));
-                        }
-                        legal[rng.random_range(0..legal.len())]
-                    }
-                };
-                joint.push(mv);
-            }
-            last = Some(joint.iter().map(|&m| game.move_to_kif(m)).collect());
-            for (role, texts) in seen.iter_mut().enumerate() {
-                game.sees(&state, &joint, role, &mut percepts);
-                *texts = percepts.iter().map(|&p| game.percept_to_kif(p)).collect();
-            }
-            state = game.next_state(&state, &joint);
-            steps += 1;
+            joint.push(mv);
         }
-        let stop = |role: usize| {
-            if settings.percepts {
-                Request::Percepts {
-                    match_id: self.match_id.to_owned(),
-                    stop: true,
-                    turn: steps as u64,
-                    own_move: last.as_ref().map(|joint| joint[role].clone()),
-                    percepts: seen[role].clone(),
-                }
-                .to_kif()
-            } else {
-                Request::Stop {
-                    match_id: self.match_id.to_owned(),
-                    moves: last.clone(),
-                }
-                .to_kif()
-            }
-        };
-        for (role, reply) in broadcast(&addresses, settings.play_clock + GRACE, stop)
-            .into_iter()
-            .enumerate()
-        {
-            if let Err(why) = reply {
-                faults.push(format!("{}: stop: {why}", roles[role]));
-            }
-        }
-        for server in servers {
-            let _ = server.join();
-        }
-        let goals = (0..roles.len())
-            .map(|role| game.goal(&state, role).unwrap_or(0))
-            .collect();
-        Ok(MatchOutcome {
-            roles,
-            goals,
-            steps,
-            faults,
-            reasoner,
-        })
+        Ok(joint)
     }
+}
+
+/// A uniformly random legal move of `role` in `state`, or why there is none.
+fn random_move<G: Game>(
+    game: &mut G,
+    state: &G::State,
+    role: usize,
+    table: &Table,
+    rng: &mut Pcg64Mcg,
+    legal: &mut Vec<G::Move>,
+) -> Result<G::Move, String> {
+    game.legal_moves(state, role, legal);
+    if legal.is_empty() {
+        return Err(format!(
+            "{} has no legal move at step {}",
+            table.roles[role], table.steps
+        ));
+    }
+    Ok(legal[rng.random_range(0..legal.len())])
 }
 
 /// Sends one message per address at once (`message(i)` for the i-th) and gathers the

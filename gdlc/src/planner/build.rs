@@ -14,16 +14,18 @@
 //!    with those columns bound.
 //! 4. Storage: a flag without columns; a bitset when the product of the column domains
 //!    is small; otherwise a hash set with one index per lookup pattern.
+//!
+//! The estimates and the join order of step 2 are the sibling module `order`'s (`order.rs`).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::exec::engine::Engine;
-use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, NIL, Phase, RelationId, SymbolId, VarId};
+use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, Phase, RelationId, SymbolId, VarId};
 use crate::plan::{
-    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, MAX_GAP_COMBINATIONS,
-    Node, Plan, Query, RelationPlan, Slot, Storage, Test,
+    Access, Columns, DemandMode, Evaluation, LayerEvaluation, LayerPlan, Node, Plan, Query,
+    RelationPlan, Slot, Storage, Test,
 };
 
 /// A layer whose largest relation has more possible tuples than this (product of the
@@ -63,11 +65,11 @@ pub struct PlanOptions {
     /// them binds a column.
     pub on_demand: BTreeSet<usize>,
     /// Per relation (index = [`RelationId`]), its mean size on sample states where
-    /// measured (see [`super::tune`]): join orders use it for derived relations instead
+    /// measured (see [`super::tune()`]): join orders use it for derived relations instead
     /// of the product of their column domains. Empty: nothing measured.
     pub sampled: Vec<Option<SampledSize>>,
     /// Per function symbol of `true`'s argument, its mean number of fluents over the
-    /// states of a sampling playout (see [`super::tune`]): scans of the state use it
+    /// states of a sampling playout (see [`super::tune()`]): scans of the state use it
     /// for the state's density instead of the initial state's. Empty: not measured.
     pub state_counts: Vec<(SymbolId, f64)>,
 }
@@ -158,10 +160,10 @@ pub fn plan_seeded(
 
 /// Exact statistics of a static table.
 #[derive(Clone, Debug)]
-struct TableStats {
-    len: usize,
+pub(super) struct TableStats {
+    pub(super) len: usize,
     /// Distinct values per column.
-    distinct: Vec<usize>,
+    pub(super) distinct: Vec<usize>,
 }
 
 /// The planner's tree state before [`Planner::build_trees`].
@@ -172,16 +174,9 @@ type TreesSnapshot = (
     Vec<Option<Node>>,
 );
 
-/// The most positive literals of a rule body ordered by exhaustive search.
-const MAX_EXACT_ORDER: usize = 12;
-
-/// The most positive literals of a rule whose estimated work as a demand call
-/// ([`Planner::call_work`]) comes from the exact order.
-const MAX_EXACT_CALL_ORDER: usize = 6;
-
 /// One step of an ordered body.
 #[derive(Clone, Debug)]
-enum Step {
+pub(super) enum Step {
     /// A positive literal: its slots.
     Query(RelationId, Vec<Slot>),
     /// A negative literal (every slot a symbol or bound variable).
@@ -192,12 +187,13 @@ enum Step {
     Equal(Vec<(Arg, Arg)>),
 }
 
-struct Planner<'a> {
-    ir: &'a Ir,
-    options: PlanOptions,
+/// The planner: the decisions made so far, the static tables, and the trees planned.
+pub(super) struct Planner<'a> {
+    pub(super) ir: &'a Ir,
+    pub(super) options: PlanOptions,
     /// Static tables, once computed.
-    tables: Vec<Option<Vec<Vec<SymbolId>>>>,
-    stats: Vec<Option<TableStats>>,
+    pub(super) tables: Vec<Option<Vec<Vec<SymbolId>>>>,
+    pub(super) stats: Vec<Option<TableStats>>,
     /// Layers evaluated on demand.
     demand_layer: Vec<bool>,
     /// Per relation, the demand modes found so far (bound columns → mode index).
@@ -209,12 +205,12 @@ struct Planner<'a> {
     layer_trees: Vec<Option<Node>>,
     /// The state's column order per function symbol of `true` (see
     /// [`crate::plan::state_column_orders`]): the ranges of `true` lookups follow it.
-    state_orders: BTreeMap<SymbolId, Vec<usize>>,
+    pub(super) state_orders: BTreeMap<SymbolId, Vec<usize>>,
     /// The estimated work of one call of a demand relation by its bound columns
     /// ([`Self::call_work`]), forgotten whenever a layer's evaluation or a table
     /// changes; and the calls being estimated (recursion).
-    call_works: RefCell<BTreeMap<(RelationId, Columns), f64>>,
-    estimating: RefCell<BTreeSet<(RelationId, Columns)>>,
+    pub(super) call_works: RefCell<BTreeMap<(RelationId, Columns), f64>>,
+    pub(super) estimating: RefCell<BTreeSet<(RelationId, Columns)>>,
 }
 
 impl<'a> Planner<'a> {
@@ -242,39 +238,6 @@ impl<'a> Planner<'a> {
         self.call_works.borrow_mut().clear();
     }
 
-    /// The estimated work of one call of demand relation `relation` with `columns`
-    /// bound: one, plus the work of each of its rules in a cheap order with those head
-    /// columns bound (which counts the calls they make in turn). A call met again
-    /// while it is estimated (recursion through other layers) counts one. Rules of
-    /// more than [`MAX_EXACT_CALL_ORDER`] positive literals are ordered greedily
-    /// ([`Self::order_and_work`] with `exact` false): the exact search of a caller's
-    /// order asks for the callee's work under many sets of bound columns, and an
-    /// exact search under each, nested down a chain of calls, is exponential in the
-    /// chain (ruledepthexponential's twenty `prereq` levels took 21 s to plan). Short
-    /// rules keep the exact order: with every call estimated greedily, amazons'
-    /// threshold plan took 32.4M nodes on its sample states against 1.25M.
-    fn call_work(&self, relation: RelationId, columns: Columns) -> f64 {
-        let key = (relation, columns);
-        if let Some(&work) = self.call_works.borrow().get(&key) {
-            return work;
-        }
-        if !self.estimating.borrow_mut().insert(key.clone()) {
-            return 1.0;
-        }
-        let layer = self.ir.layer_of[relation.0 as usize];
-        let mut work = 1.0;
-        for &r in &self.ir.layers[layer].rules {
-            if self.ir.rules[r].head.relation == relation {
-                work += self
-                    .order_and_work(r, &self.head_bound(r, &key.1), None, false)
-                    .1;
-            }
-        }
-        self.estimating.borrow_mut().remove(&key);
-        self.call_works.borrow_mut().insert(key, work);
-        work
-    }
-
     fn is_input(&self, relation: RelationId) -> bool {
         matches!(
             self.ir.relation(relation).keyword,
@@ -282,477 +245,8 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn is_demand(&self, relation: RelationId) -> bool {
+    pub(super) fn is_demand(&self, relation: RelationId) -> bool {
         self.demand_layer[self.ir.layer_of[relation.0 as usize]]
-    }
-
-    // ---- estimates and ordering ----
-
-    /// Expected number of tuples matching a literal whose columns are known as given
-    /// (`Some(Some(s))` a symbol, `Some(None)` a bound variable, `None` unknown).
-    fn estimate(&self, relation: RelationId, known: &[Option<Option<SymbolId>>]) -> f64 {
-        if self.is_demand(relation) && known.iter().all(Option::is_none) && !known.is_empty() {
-            // Never enumerate a demand relation whole while anything else can go first.
-            return 1e30;
-        }
-        if self.ir.relation(relation).keyword == Some(Keyword::Does) {
-            // One move per role: one tuple once the role is known.
-            let role_known = self
-                .ir
-                .relation(relation)
-                .column_of(&[0])
-                .is_some_and(|c| known[c].is_some());
-            return if role_known {
-                1.0
-            } else {
-                self.ir.roles.len().max(1) as f64
-            };
-        }
-        if let Some(stats) = &self.stats[relation.0 as usize] {
-            if stats.len == 0 {
-                return 0.0;
-            }
-            let mut estimate = stats.len as f64;
-            for (c, k) in known.iter().enumerate() {
-                if k.is_some() {
-                    estimate /= stats.distinct[c].max(1) as f64;
-                }
-            }
-            return estimate.max(0.5);
-        }
-        if let Some(Some(sampled)) = self.options.sampled.get(relation.0 as usize) {
-            let mut estimate = sampled.rows.max(0.5);
-            for (c, k) in known.iter().enumerate() {
-                if k.is_some() {
-                    estimate /= sampled.distinct[c].max(1.0);
-                }
-            }
-            return estimate.max(0.1);
-        }
-        let columns = &self.ir.relation(relation).columns;
-        let mut estimate = 1.0f64;
-        for (c, column) in columns.iter().enumerate() {
-            if known[c].is_some() {
-                continue;
-            }
-            let parent_symbol = column.parent.and_then(|p| known[p].flatten());
-            let own_functor = crate::ir::split_path(&column.path).map(|(_, f, _)| f);
-            let size = match (parent_symbol, own_functor) {
-                (Some(parent), Some(functor)) if parent != functor => 1,
-                (Some(_), Some(_)) => column.domain.iter().filter(|&&s| s != NIL).count(),
-                _ => column.domain.len(),
-            };
-            estimate *= size.max(1) as f64;
-        }
-        estimate
-    }
-
-    /// The tuple space of a relation (nothing known).
-    fn space(&self, relation: RelationId) -> f64 {
-        let columns = &self.ir.relation(relation).columns;
-        columns
-            .iter()
-            .map(|c| c.domain.len().max(1) as f64)
-            .product()
-    }
-
-    /// The positive literals of rule `r` (indices into its body) in the order of least
-    /// estimated work, with the variables in `bound` already bound. The work of an
-    /// order is the sum over its literals of the rows reaching the literal times the
-    /// literal's cost (its scan, see [`Self::scan_and_matches`]); tests run as soon
-    /// as their variables are bound and halve the rows. Exact over subsets (dynamic
-    /// programming) up to [`MAX_EXACT_ORDER`] literals, greedy beyond.
-    ///
-    /// A call back into the rule's own recursive demand layer costs its rows times the
-    /// fan-out of the static tables before it (their matches multiplied, exact, up to
-    /// a thousand): each row reaching it is a call with its own memo table, whose
-    /// evaluation makes as many calls again one level down, so binding more of its
-    /// columns by enumerating a static table first (othello's `(++ ?count ?count++)`
-    /// before the recursive `piececount` call that would give the count) multiplies
-    /// the tables at every level, while the domain-product estimate of its answers
-    /// makes that look cheap. (Only static tables count: the estimates of derived
-    /// relations are domain products, far too large to be squared.)
-    ///
-    /// A call of another layer's demand relation also costs, per row reaching it, the
-    /// work of evaluating the call ([`Self::call_work`]): enumerating its answers with
-    /// few columns bound once is cheaper than calling it bound per candidate of a
-    /// table or of the state, though the estimated answers may tie.
-    fn cheapest_order(&self, r: usize, bound: &[bool], skip: Option<usize>) -> Vec<usize> {
-        self.order_and_work(r, bound, skip, true).0
-    }
-
-    /// [`Self::cheapest_order`] and its estimated work; with `exact` false, the greedy
-    /// order (the cheapest next literal each time) past [`MAX_EXACT_CALL_ORDER`]
-    /// literals.
-    fn order_and_work(
-        &self,
-        r: usize,
-        bound: &[bool],
-        skip: Option<usize>,
-        exact: bool,
-    ) -> (Vec<usize>, f64) {
-        let rule = &self.ir.rules[r];
-        let head_layer = self.ir.layer_of[rule.head.relation.0 as usize];
-        let recursive_demand = |relation: RelationId| {
-            self.ir.layers[head_layer].cyclic
-                && self.ir.layer_of[relation.0 as usize] == head_layer
-                && self.is_demand(relation)
-        };
-        let positives: Vec<usize> = (0..rule.body.len())
-            .filter(|&i| matches!(rule.body[i], FlatLiteral::Pos(_)) && Some(i) != skip)
-            .collect();
-        let atom = |i: usize| match &rule.body[positives[i]] {
-            FlatLiteral::Pos(atom) => atom,
-            _ => unreachable!("positive literals only"),
-        };
-        let vars_of = |args: &[Arg]| -> Vec<usize> {
-            args.iter()
-                .filter_map(|a| match a {
-                    Arg::Var(v) => Some(v.0 as usize),
-                    Arg::Sym(_) => None,
-                })
-                .collect()
-        };
-        let tests: Vec<Vec<usize>> = rule
-            .body
-            .iter()
-            .filter_map(|l| match l {
-                FlatLiteral::Pos(_) => None,
-                FlatLiteral::Neg(atom) => Some(vars_of(&atom.args)),
-                FlatLiteral::Distinct(pairs) | FlatLiteral::Equal(pairs) => {
-                    Some(pairs.iter().flat_map(|(a, b)| vars_of(&[*a, *b])).collect())
-                }
-            })
-            .collect();
-        let n = positives.len();
-        let bound_after = |mask: usize| -> Vec<bool> {
-            let mut b = bound.to_vec();
-            for i in (0..n).filter(|i| mask & (1 << i) != 0) {
-                for v in vars_of(&atom(i).args) {
-                    b[v] = true;
-                }
-            }
-            b
-        };
-        let ready_tests = |b: &[bool]| tests.iter().filter(|t| t.iter().all(|&v| b[v])).count();
-        // Whether a recursive call reads the caller's own memo table: the head's
-        // relation, called with the head's bound columns and their variables (a
-        // left-linear rule extending its own answers). Any other recursive call opens
-        // a table per key and is charged its work like a call of another layer: else
-        // "test each candidate by a fully bound recursive call" ties with "extend the
-        // own answers", and written order chose.
-        let own_table = |a: &FlatAtom, known: &[Option<Option<SymbolId>>]| {
-            a.relation == rule.head.relation
-                && (0..a.args.len()).all(|c| match rule.head.args[c] {
-                    Arg::Var(v) if bound[v.0 as usize] => a.args[c] == Arg::Var(v),
-                    Arg::Var(_) => known[c].is_none(),
-                    Arg::Sym(_) => true,
-                })
-        };
-        // Rows, work and static fan-out after placing literal `i` with `b` bound,
-        // `rows` rows and fan-out `fan`.
-        let step = |i: usize, b: &[bool], rows: f64, fan: f64| -> (f64, f64, f64) {
-            let a = atom(i);
-            let known: Vec<Option<Option<SymbolId>>> = a
-                .args
-                .iter()
-                .map(|arg| match arg {
-                    Arg::Sym(s) => Some(Some(*s)),
-                    Arg::Var(v) if b[v.0 as usize] => Some(None),
-                    Arg::Var(_) => None,
-                })
-                .collect();
-            let (scan, matches) = self.scan_and_matches(a.relation, &known);
-            let mut after = b.to_vec();
-            for v in vars_of(&a.args) {
-                after[v] = true;
-            }
-            let newly = ready_tests(&after) - ready_tests(b);
-            let rows_after = rows * matches * 0.5f64.powi(newly as i32);
-            let penalty = if recursive_demand(a.relation) {
-                fan
-            } else {
-                1.0
-            };
-            let call = if self.is_demand(a.relation)
-                && (!recursive_demand(a.relation) || !own_table(a, &known))
-                && self.ir.layers[self.ir.layer_of[a.relation.0 as usize]].phase != Phase::Static
-            {
-                let columns: Columns = (0..known.len()).filter(|&c| known[c].is_some()).collect();
-                self.call_work(a.relation, columns)
-            } else {
-                0.0
-            };
-            let fan_after = if self.stats[a.relation.0 as usize].is_some() {
-                (fan * matches).clamp(1.0, 1e3)
-            } else {
-                fan
-            };
-            (
-                rows_after,
-                rows * (penalty * (1.0 + scan) + call),
-                fan_after,
-            )
-        };
-        if n == 0 {
-            return (Vec::new(), 0.0);
-        }
-        if n > MAX_EXACT_ORDER || (!exact && n > MAX_EXACT_CALL_ORDER) {
-            let mut order = Vec::with_capacity(n);
-            let mut mask = 0usize;
-            let mut rows = 1.0;
-            let mut fan = 1.0;
-            let mut total = 0.0;
-            while order.len() < n {
-                let b = bound_after(mask);
-                let mut best: Option<(usize, f64, f64, f64, f64)> = None;
-                for i in (0..n).filter(|i| mask & (1 << i) == 0) {
-                    let (rows_after, work, fan_after) = step(i, &b, rows, fan);
-                    if best.is_none_or(|(_, w, _, _, _)| work + rows_after < w) {
-                        best = Some((i, work + rows_after, rows_after, fan_after, work));
-                    }
-                }
-                let (i, _, rows_after, fan_after, work) = best.expect("a literal is left");
-                total += work;
-                order.push(positives[i]);
-                mask |= 1 << i;
-                rows = rows_after;
-                fan = fan_after;
-            }
-            return (order, total);
-        }
-        // best[mask]: (work, rows, static fan-out, last literal) of the cheapest order
-        // of `mask`.
-        let full = (1usize << n) - 1;
-        let mut best: Vec<Option<(f64, f64, f64, usize)>> = vec![None; full + 1];
-        let initial_tests = ready_tests(bound);
-        best[0] = Some((
-            0.0,
-            0.5f64.powi(initial_tests as i32).max(1e-9),
-            1.0,
-            usize::MAX,
-        ));
-        for mask in 0..full {
-            let Some((work, rows, fan, _)) = best[mask] else {
-                continue;
-            };
-            let b = bound_after(mask);
-            for i in (0..n).filter(|i| mask & (1 << i) == 0) {
-                let (rows_after, step_work, fan_after) = step(i, &b, rows, fan);
-                let total = work + step_work;
-                let next = mask | (1 << i);
-                if best[next].is_none_or(|(w, _, _, _)| total < w) {
-                    best[next] = Some((total, rows_after, fan_after, i));
-                }
-            }
-        }
-        let work = best[full].map_or(0.0, |(work, _, _, _)| work);
-        let mut order = Vec::with_capacity(n);
-        let mut mask = full;
-        while mask != 0 {
-            let (_, _, _, i) = best[mask].expect("every subset is reached");
-            order.push(positives[i]);
-            mask &= !(1 << i);
-        }
-        order.reverse();
-        (order, work)
-    }
-
-    /// The estimated cost of one lookup (`.0`: tuples looked at) and its number of
-    /// matches (`.1`), the columns known as in [`Self::estimate`]. The state is sparse:
-    /// a `true` lookup expects the density of its functor's fluents (see
-    /// [`Self::state_density`]), and scans the range its known leading columns fix
-    /// (matching the rest per tuple), each fluent scanned costing twice a table row
-    /// (the generated code decodes and compares it); lookups elsewhere go through an
-    /// exact index.
-    fn scan_and_matches(
-        &self,
-        relation: RelationId,
-        known: &[Option<Option<SymbolId>>],
-    ) -> (f64, f64) {
-        let matches = self.estimate(relation, known);
-        if self.ir.relation(relation).keyword != Some(Keyword::True) || known.is_empty() {
-            return (matches, matches);
-        }
-        let density = self.state_density(known[0].flatten());
-        let order = known[0]
-            .flatten()
-            .and_then(|functor| self.state_orders.get(&functor));
-        let scanned = match order {
-            // The functor's columns in the state's order: the range of the known
-            // leading ones, or a bit test per combination of the few unknown
-            // columns before the last known one (the code enumerates them).
-            Some(order) => {
-                let leading = order.iter().take_while(|&&c| known[c].is_some()).count();
-                let last_known = order.iter().rposition(|&c| known[c].is_some());
-                let mut prefix = known.to_vec();
-                for &c in &order[leading..] {
-                    prefix[c] = None;
-                }
-                let range = 2.0 * self.estimate(relation, &prefix) * density;
-                let gap: f64 = last_known.map_or(1.0, |last| {
-                    order
-                        .get(leading..last)
-                        .unwrap_or_default()
-                        .iter()
-                        .filter(|&&c| known[c].is_none())
-                        .map(|&c| self.ir.relation(relation).columns[c].domain.len().max(1) as f64)
-                        .product()
-                });
-                if gap > 1.0 && gap <= MAX_GAP_COMBINATIONS as f64 {
-                    let mut through_last = known.to_vec();
-                    if let Some(last) = last_known {
-                        for &c in &order[last + 1..] {
-                            through_last[c] = None;
-                        }
-                        for &c in &order[..last] {
-                            through_last[c] = through_last[c].or(Some(None));
-                        }
-                    }
-                    let per_combination = 2.0 * self.estimate(relation, &through_last) * density;
-                    range.min(gap * per_combination.max(1.0))
-                } else {
-                    range
-                }
-            }
-            None => {
-                let leading = known.iter().take_while(|k| k.is_some()).count();
-                let prefix: Vec<Option<Option<SymbolId>>> = known
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &k)| if c < leading { k } else { None })
-                    .collect();
-                2.0 * self.estimate(relation, &prefix) * density
-            }
-        };
-        (
-            (scanned).max(matches * density),
-            (matches * density).max(1e-3),
-        )
-    }
-
-    /// The fraction of possible fluents (of functor `functor`, or all) that hold: their
-    /// mean number over the states of a sampling playout where measured (at least one
-    /// per thousand); else initially, at least one in ten (games often start empty and
-    /// fill up).
-    fn state_density(&self, functor: Option<SymbolId>) -> f64 {
-        if !self.options.state_counts.is_empty()
-            && let Some(state) = self.ir.keyword(Keyword::True)
-        {
-            let columns = self.ir.relation(state).columns.len();
-            let mut known = vec![None; columns];
-            if let Some(f) = functor {
-                known[0] = Some(Some(f));
-            }
-            let space = self.estimate(state, &known).max(1.0);
-            let held: f64 = self
-                .options
-                .state_counts
-                .iter()
-                .filter(|(f, _)| functor.is_none_or(|g| *f == g))
-                .map(|(_, count)| count)
-                .sum();
-            return (held / space).clamp(1e-3, 1.0);
-        }
-        let (Some(init), Some(state)) = (
-            self.ir.keyword(Keyword::Init),
-            self.ir.keyword(Keyword::True),
-        ) else {
-            return 0.25;
-        };
-        let Some(tuples) = &self.tables[init.0 as usize] else {
-            return 0.25;
-        };
-        let columns = self.ir.relation(state).columns.len();
-        let mut known = vec![None; columns];
-        if let Some(f) = functor {
-            known[0] = Some(Some(f));
-        }
-        let space = self.estimate(state, &known).max(1.0);
-        let held = tuples
-            .iter()
-            .filter(|t| functor.is_none_or(|f| t.first() == Some(&f)))
-            .count();
-        (held as f64 / space).clamp(0.1, 1.0)
-    }
-
-    /// Orders the body of rule `r` (but literal `skip`, already placed) with the
-    /// variables in `bound` already bound.
-    fn order(
-        &self,
-        r: usize,
-        bound: &mut [bool],
-        skip: Option<usize>,
-    ) -> Result<Vec<Step>, Diagnostic> {
-        let rule = &self.ir.rules[r];
-        let mut chosen = self.cheapest_order(r, bound, skip).into_iter();
-        let mut remaining: Vec<&FlatLiteral> = rule
-            .body
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| Some(i) != skip)
-            .map(|(_, l)| l)
-            .collect();
-        let mut steps = Vec::with_capacity(remaining.len());
-        let arg_ready = |a: &Arg, bound: &[bool]| match a {
-            Arg::Var(v) => bound[v.0 as usize],
-            Arg::Sym(_) => true,
-        };
-        loop {
-            // Tests whose variables are bound, in written order.
-            let mut i = 0;
-            while i < remaining.len() {
-                let step = match remaining[i] {
-                    FlatLiteral::Pos(_) => None,
-                    FlatLiteral::Neg(atom) => atom
-                        .args
-                        .iter()
-                        .all(|a| arg_ready(a, bound))
-                        .then(|| Step::Absent(atom.relation, slots(atom, &mut bound.to_vec()))),
-                    FlatLiteral::Distinct(pairs) => pairs
-                        .iter()
-                        .all(|(a, b)| arg_ready(a, bound) && arg_ready(b, bound))
-                        .then(|| Step::Distinct(pairs.clone())),
-                    FlatLiteral::Equal(pairs) => pairs
-                        .iter()
-                        .all(|(a, b)| arg_ready(a, bound) && arg_ready(b, bound))
-                        .then(|| Step::Equal(pairs.clone())),
-                };
-                match step {
-                    Some(step) => {
-                        steps.push(step);
-                        remaining.remove(i);
-                    }
-                    None => i += 1,
-                }
-            }
-            // The next positive literal of the cheapest order.
-            let Some(next) = chosen.next() else { break };
-            let Some(i) = remaining
-                .iter()
-                .position(|l| std::ptr::eq(*l, &rule.body[next]))
-            else {
-                break;
-            };
-            let FlatLiteral::Pos(atom) = remaining.remove(i) else {
-                break;
-            };
-            steps.push(Step::Query(atom.relation, slots(atom, bound)));
-        }
-        if let Some(literal) = remaining.first() {
-            let relation = match literal {
-                FlatLiteral::Pos(a) | FlatLiteral::Neg(a) => self.ir.relation(a.relation).key(),
-                _ => "distinct".to_owned(),
-            };
-            return Err(Diagnostic::error(
-                Code::Unbounded,
-                format!(
-                    "the planner cannot order a literal of `{relation}`: a variable is never bound"
-                ),
-            )
-            .at(rule.span, "in this rule"));
-        }
-        Ok(steps)
     }
 
     // ---- trees ----
@@ -971,7 +465,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The variables of rule `r` bound by a call binding the head columns `columns`.
-    fn head_bound(&self, r: usize, columns: &[usize]) -> Vec<bool> {
+    pub(super) fn head_bound(&self, r: usize, columns: &[usize]) -> Vec<bool> {
         let rule = &self.ir.rules[r];
         let mut bound = vec![false; rule.vars.len()];
         for &c in columns {
@@ -1466,7 +960,7 @@ impl<'a> Planner<'a> {
 }
 
 /// The slots of an atom, binding its unbound variables (in `bound`).
-fn slots(atom: &FlatAtom, bound: &mut [bool]) -> Vec<Slot> {
+pub(super) fn slots(atom: &FlatAtom, bound: &mut [bool]) -> Vec<Slot> {
     let mut fresh: Vec<VarId> = Vec::new();
     atom.args
         .iter()

@@ -16,6 +16,7 @@
 
 mod build;
 mod fluents;
+mod order;
 mod tune;
 
 pub use build::{

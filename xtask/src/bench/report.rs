@@ -219,6 +219,28 @@ const VARIANT_MARK: &str = "‡";
 /// The markdown document: facts, the table, notes and failures.
 pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
     let mut out = String::new();
+    write_facts(facts, &mut out);
+    out.push('\n');
+    out.push_str(
+        "| game | rules | checked | gdlc (s) | rustc (s) | generated playouts/s | generated states/s \
+         | Prolog playouts/s | Prolog states/s | generated / Prolog | hand-written playouts/s \
+         | generated / hand-written | propnet target playouts/s | generated / target |\n",
+    );
+    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for row in rows {
+        out.push('|');
+        for cell in markdown_cells(row) {
+            let _ = write!(out, " {} |", cell.replace('|', "\\|"));
+        }
+        out.push('\n');
+    }
+    write_explanations(rows, &mut out);
+    out
+}
+
+/// The list of facts the markdown document starts with: the command, date, machine,
+/// toolchains and how rates are measured.
+fn write_facts(facts: &Facts, out: &mut String) {
     let load = |l: Option<f64>| l.map_or("unknown".to_owned(), |l| format!("{l:.2}"));
     let _ = writeln!(out, "# gdlc benchmark\n");
     let _ = writeln!(out, "- command: `{}`", facts.command);
@@ -258,79 +280,74 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
     if let Some(note) = &facts.games_note {
         let _ = writeln!(out, "- games: {note}");
     }
-    out.push('\n');
-    out.push_str(
-        "| game | rules | checked | gdlc (s) | rustc (s) | generated playouts/s | generated states/s \
-         | Prolog playouts/s | Prolog states/s | generated / Prolog | hand-written playouts/s \
-         | generated / hand-written | propnet target playouts/s | generated / target |\n",
-    );
-    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+}
+
+/// One row of the markdown table, a cell per column.
+fn markdown_cells(row: &Row) -> [String; 14] {
     let dash = || "—".to_owned();
-    for row in rows {
-        let failed = |phase: &str| row.failures.iter().any(|f| f.starts_with(phase));
-        let or_failed = |value: Option<String>, phase: &str| {
-            value.unwrap_or_else(|| {
-                if failed(phase) {
-                    "failed".to_owned()
-                } else {
-                    dash()
-                }
-            })
-        };
-        let mark = if row.target.corpus_variant() {
-            VARIANT_MARK
-        } else {
-            ""
-        };
-        let target = match row.target {
-            Target::Published {
-                playouts_per_second,
-                ..
-            } => format!("{}{mark}", format_rate(playouts_per_second)),
-            Target::NoPropnet { .. } => format!("no propnet{mark}"),
-            Target::None => dash(),
-        };
-        let cells = [
-            row.label.clone(),
-            format!("`{}`", row.rules),
-            match row.checked {
-                Some(true) => "PASS".to_owned(),
-                Some(false) => "FAIL".to_owned(),
-                None => dash(),
-            },
-            or_failed(row.gdlc_seconds.map(format_seconds), "gdlc"),
-            or_failed(row.rustc_seconds.map(format_seconds), "rustc"),
-            or_failed(
-                row.generated.map(|r| format_rate(r.playouts_per_second)),
-                "generated",
+    let failed = |phase: &str| row.failures.iter().any(|f| f.starts_with(phase));
+    let or_failed = |value: Option<String>, phase: &str| {
+        value.unwrap_or_else(|| {
+            if failed(phase) {
+                "failed".to_owned()
+            } else {
+                dash()
+            }
+        })
+    };
+    let mark = if row.target.corpus_variant() {
+        VARIANT_MARK
+    } else {
+        ""
+    };
+    let target = match row.target {
+        Target::Published {
+            playouts_per_second,
+            ..
+        } => format!("{}{mark}", format_rate(playouts_per_second)),
+        Target::NoPropnet { .. } => format!("no propnet{mark}"),
+        Target::None => dash(),
+    };
+    [
+        row.label.clone(),
+        format!("`{}`", row.rules),
+        match row.checked {
+            Some(true) => "PASS".to_owned(),
+            Some(false) => "FAIL".to_owned(),
+            None => dash(),
+        },
+        or_failed(row.gdlc_seconds.map(format_seconds), "gdlc"),
+        or_failed(row.rustc_seconds.map(format_seconds), "rustc"),
+        or_failed(
+            row.generated.map(|r| format_rate(r.playouts_per_second)),
+            "generated",
+        ),
+        row.generated
+            .map_or_else(dash, |r| format_rate(r.states_per_second)),
+        or_failed(
+            row.prolog.map(|r| format_rate(r.playouts_per_second)),
+            "Prolog",
+        ),
+        row.prolog
+            .map_or_else(dash, |r| format_rate(r.states_per_second)),
+        row.over_prolog().map_or_else(dash, format_ratio),
+        match &row.reference {
+            None => dash(),
+            Some((_, rate)) => or_failed(
+                rate.map(|r| format_rate(r.playouts_per_second)),
+                "hand-written",
             ),
-            row.generated
-                .map_or_else(dash, |r| format_rate(r.states_per_second)),
-            or_failed(
-                row.prolog.map(|r| format_rate(r.playouts_per_second)),
-                "Prolog",
-            ),
-            row.prolog
-                .map_or_else(dash, |r| format_rate(r.states_per_second)),
-            row.over_prolog().map_or_else(dash, format_ratio),
-            match &row.reference {
-                None => dash(),
-                Some((_, rate)) => or_failed(
-                    rate.map(|r| format_rate(r.playouts_per_second)),
-                    "hand-written",
-                ),
-            },
-            row.over_reference().map_or_else(dash, format_ratio),
-            target,
-            row.over_target()
-                .map_or_else(dash, |r| format!("{}{mark}", format_ratio(r))),
-        ];
-        out.push('|');
-        for cell in cells {
-            let _ = write!(out, " {} |", cell.replace('|', "\\|"));
-        }
-        out.push('\n');
-    }
+        },
+        row.over_reference().map_or_else(dash, format_ratio),
+        target,
+        row.over_target()
+            .map_or_else(dash, |r| format!("{}{mark}", format_ratio(r))),
+    ]
+}
+
+/// What follows the table: how the figures were taken, the mark of corpus variants,
+/// then each row's notes and failures.
+fn write_explanations(rows: &[Row], out: &mut String) {
     out.push_str(
         "\ngdlc: parse → check → analysis → plan → Rust emit (`gdlc::compile_rust`), \
          release build, best of up to 5 runs. rustc: `cargo build --release` of the \
@@ -371,7 +388,6 @@ pub fn render_markdown(facts: &Facts, rows: &[Row]) -> String {
     if !failures.is_empty() {
         let _ = writeln!(out, "\nFailures:\n\n{}", failures.join("\n"));
     }
-    out
 }
 
 /// A CSV field, quoted when needed.

@@ -17,277 +17,41 @@ impl<'a> Layout<'a> {
         if let Some(known) = weighed {
             Tabled::chosen(known, budget)?;
         }
-        let relation_of = |k: Keyword| ir.keyword(k);
-        let true_rel = relation_of(Keyword::True);
-        let does_rel = relation_of(Keyword::Does);
-        let next_rel = relation_of(Keyword::Next);
-        let legal_rel = relation_of(Keyword::Legal);
-        let goal_rel = relation_of(Keyword::Goal);
-        let terminal_rel = relation_of(Keyword::Terminal);
-        let sees_rel = relation_of(Keyword::Sees);
-        let n = g.atoms.len();
-        let mut places = vec![Place::Never; n];
-        let args_of = |a: AtomId| {
-            let atom = &g.atoms[a as usize];
-            ir.decode(atom.relation, &atom.tuple).ok_or_else(|| {
-                format!(
-                    "an atom of `{}` does not decode",
-                    ir.relation(atom.relation).key()
-                )
-            })
-        };
-        let role_of = |term: &crate::ir::Term| {
-            ir.roles
-                .iter()
-                .position(|&r| r == term.symbol && term.args.is_empty())
-        };
-
-        // Fluents in layout order (canonical symbol order), ties by text.
-        let mut fluents: Vec<(crate::ir::Term, String, AtomId)> = Vec::new();
-        if let Some(t) = true_rel {
-            for a in g.of(t) {
-                let mut args = args_of(a)?;
-                let term = args.swap_remove(0);
-                let text = term_text(&ir.symbols, &term);
-                fluents.push((term, text, a));
-            }
-        }
-        fluents.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
-        for (bit, &(_, _, a)) in fluents.iter().enumerate() {
-            places[a as usize] = Place::State(bit);
-        }
-        let init: Vec<usize> = g
-            .init
-            .iter()
-            .map(|&a| match places[a as usize] {
-                Place::State(bit) => bit,
-                _ => unreachable!("initial fluents are fluents"),
-            })
-            .collect();
-
-        // Moves per role in layout order, ties by text.
-        let mut per_role: Vec<Vec<(crate::ir::Term, String, AtomId)>> =
-            vec![Vec::new(); ir.roles.len()];
-        if let Some(d) = does_rel {
-            for a in g.of(d) {
-                let mut args = args_of(a)?;
-                if let Some(r) = role_of(&args[0]) {
-                    let term = args.swap_remove(1);
-                    let text = term_text(&ir.symbols, &term);
-                    per_role[r].push((term, text, a));
-                }
-            }
-        }
-        let mut moves = Vec::new();
-        let mut role_moves = vec![0u32];
-        for (r, list) in per_role.iter_mut().enumerate() {
-            list.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
-            for (_, text, a) in list.iter() {
-                places[*a as usize] = Place::Move(r, moves.len() as u32);
-                moves.push(text.clone());
-            }
-            role_moves.push(moves.len() as u32);
-        }
-
-        let phase = |r: RelationId| g.phase(ir, r);
-        let mut by_head: Vec<Vec<&Instance>> = vec![Vec::new(); n];
-        for instance in &g.instances {
-            by_head[instance.head as usize].push(instance);
-        }
-        let is_input = |a: AtomId| {
-            let r = Some(g.atoms[a as usize].relation);
-            r == true_rel || r == does_rel
-        };
-
+        let mut placing = Placing::new(ir, g);
+        let (fluents, init) = placing.fluents()?;
+        let (moves, role_moves) = placing.moves()?;
+        let by_head = instances_by_head(g);
         // Evaluation order: strongly connected components of the ground dependencies.
         let order = g.evaluation_order(ir);
-
-        // Which atoms each evaluation function needs.
-        let is_move_atom = |a: AtomId| {
-            let r = g.atoms[a as usize].relation;
-            Some(r) == sees_rel || (Some(r) != next_rel && phase(r) == Phase::Move)
-        };
-        let closure =
-            |roots: Vec<AtomId>, within: &dyn Fn(AtomId) -> bool, seen: &mut Vec<bool>| {
-                let mut stack = roots;
-                while let Some(a) = stack.pop() {
-                    if seen[a as usize] || !within(a) {
-                        continue;
-                    }
-                    seen[a as usize] = true;
-                    for instance in &by_head[a as usize] {
-                        for literal in &instance.body {
-                            let (Literal::Pos(b) | Literal::Neg(b)) = *literal;
-                            stack.push(b);
-                        }
-                    }
-                }
-            };
-        let of_rel =
-            |r: Option<RelationId>| r.map(|r| g.of(r).collect::<Vec<_>>()).unwrap_or_default();
-        let mut move_cone = vec![false; n];
-        let mut roots = of_rel(next_rel);
-        roots.extend(of_rel(sees_rel));
-        closure(
-            roots.clone(),
-            &|a| {
-                !is_input(a) && (is_move_atom(a) || Some(g.atoms[a as usize].relation) == next_rel)
-            },
-            &mut move_cone,
-        );
-        // The state atoms the move cone reads, plus terminal and legal.
-        let mut state_roots: Vec<AtomId> = of_rel(terminal_rel);
-        state_roots.extend(of_rel(legal_rel));
-        for a in 0..n {
-            if move_cone[a] {
-                for instance in &by_head[a] {
-                    for literal in &instance.body {
-                        let (Literal::Pos(b) | Literal::Neg(b)) = *literal;
-                        state_roots.push(b);
-                    }
-                }
-            }
-        }
-        let mut state_cone = vec![false; n];
-        closure(
-            state_roots,
-            &|a| !is_input(a) && !is_move_atom(a) && Some(g.atoms[a as usize].relation) != next_rel,
-            &mut state_cone,
-        );
-        let mut goal_cone = state_cone.clone();
-        closure(
-            of_rel(goal_rel),
-            &|a| !is_input(a) && !is_move_atom(a) && Some(g.atoms[a as usize].relation) != next_rel,
-            &mut goal_cone,
-        );
-        for a in 0..n {
-            if state_cone[a] {
-                goal_cone[a] = false;
-            }
-        }
-
+        let cones = placing.cones(&by_head);
         // Bits of `d`: legal moves per role in move order, terminal, goals, the rest.
-        let mut d_bits = 0usize;
-        let mut legal_bits = Vec::with_capacity(ir.roles.len());
-        let mut legal_of_move: BTreeMap<u32, AtomId> = BTreeMap::new();
-        for a in of_rel(legal_rel) {
-            if let Some(does) = g.input_of[a as usize]
-                && let Place::Move(_, mv) = places[does as usize]
-            {
-                legal_of_move.insert(mv, a);
-            }
-        }
-        for r in 0..ir.roles.len() {
-            legal_bits.push(d_bits);
-            for mv in role_moves[r]..role_moves[r + 1] {
-                if let Some(&a) = legal_of_move.get(&mv) {
-                    places[a as usize] = Place::D(d_bits);
-                }
-                d_bits += 1;
-            }
-        }
-        let mut terminal_bit = None;
-        for a in of_rel(terminal_rel) {
-            places[a as usize] = Place::D(d_bits);
-            terminal_bit = Some(d_bits);
-            d_bits += 1;
-        }
-        let mut goals: Vec<Vec<(usize, String)>> = vec![Vec::new(); ir.roles.len()];
-        for a in of_rel(goal_rel) {
-            let args = args_of(a)?;
-            if let Some(r) = role_of(&args[0]) {
-                places[a as usize] = Place::D(d_bits);
-                goals[r].push((d_bits, term_text(&ir.symbols, &args[1])));
-                d_bits += 1;
-            }
-        }
-        for goal in &mut goals {
-            goal.sort_by(|a, b| (&a.1, a.0).cmp(&(&b.1, b.0)));
-        }
+        let legal_bits = placing.legal_moves(&role_moves);
+        let terminal_bit = placing.terminal();
+        let goals = placing.goals()?;
         // Percepts: bits of `m` first.
-        let mut m_bits = 0usize;
-        let mut percept_atoms: Vec<(usize, String, AtomId)> = Vec::new();
-        for a in of_rel(sees_rel) {
-            let args = args_of(a)?;
-            if let Some(r) = role_of(&args[0]) {
-                percept_atoms.push((r, term_text(&ir.symbols, &args[1]), a));
-            }
-        }
-        let mut percepts: Vec<String> = percept_atoms.iter().map(|p| p.1.clone()).collect();
-        percepts.sort();
-        percepts.dedup();
-        let mut sees: Vec<Vec<(usize, u32)>> = vec![Vec::new(); ir.roles.len()];
-        percept_atoms.sort();
-        for (r, text, a) in &percept_atoms {
-            let percept = percepts.binary_search(text).expect("listed") as u32;
-            places[*a as usize] = Place::M(m_bits);
-            sees[*r].push((m_bits, percept));
-            m_bits += 1;
-        }
+        let (percepts, sees) = placing.percepts()?;
         // Families: placed where their literals are, computed word-parallel.
         let families = families(
             g,
             &by_head,
-            &mut places,
-            &mut d_bits,
+            &mut placing.places,
+            &mut placing.d_bits,
             &order,
-            &[&state_cone, &goal_cone],
+            &[&cones.state, &cones.goal],
         );
-        // Shared conjunctions (see `crate::ground::share`) in the order of the bits of
-        // the atoms that read them (a role's legal move reading its conditions), so
-        // that those copy them head-parallel.
-        let shared_from = ir.relations.len() + g.aux_phases.len() - g.shared_relations;
-        let mut by_reader: Vec<(usize, AtomId)> = Vec::new();
-        for instance in &g.instances {
-            let Place::D(bit) = places[instance.head as usize] else {
-                continue;
-            };
-            for &literal in &instance.body {
-                let b = literal.atom() as usize;
-                if matches!(literal, Literal::Pos(_))
-                    && g.atoms[b].relation.0 as usize >= shared_from
-                    && places[b] == Place::Never
-                    && (state_cone[b] || goal_cone[b])
-                    && !move_cone[b]
-                {
-                    by_reader.push((bit, b as AtomId));
-                }
-            }
-        }
-        by_reader.sort_unstable();
-        for (_, b) in by_reader {
-            if places[b as usize] == Place::Never {
-                places[b as usize] = Place::D(d_bits);
-                d_bits += 1;
-            }
-        }
-        // The rest, in evaluation order.
-        for (atoms, _) in &order {
-            for &a in atoms {
-                let i = a as usize;
-                if places[i] != Place::Never {
-                    continue;
-                }
-                if Some(g.atoms[i].relation) == next_rel {
-                    if let Some(f) = g.input_of[i]
-                        && let Place::State(bit) = places[f as usize]
-                    {
-                        places[i] = Place::Next(bit);
-                    }
-                } else if move_cone[i] {
-                    places[i] = Place::M(m_bits);
-                    m_bits += 1;
-                } else if state_cone[i] || goal_cone[i] {
-                    places[i] = Place::D(d_bits);
-                    d_bits += 1;
-                }
-            }
-        }
-        let layout = Layout {
+        placing.shared_conjunctions(&cones);
+        placing.the_rest(&order, &cones);
+        let Placing {
+            places,
+            d_bits,
+            m_bits,
+            ..
+        } = placing;
+        let mut layout = Layout {
             ir,
             g,
             places,
-            fluents: fluents.into_iter().map(|f| f.1).collect(),
+            fluents,
             init,
             moves,
             role_moves,
@@ -298,9 +62,9 @@ impl<'a> Layout<'a> {
             sees,
             by_head,
             order,
-            state_cone,
-            goal_cone,
-            move_cone,
+            state_cone: cones.state,
+            goal_cone: cones.goal,
+            move_cone: cones.moves,
             d_bits,
             m_bits,
             tabled: Tabled::default(),
@@ -308,7 +72,6 @@ impl<'a> Layout<'a> {
             owned: BTreeSet::new(),
             demand: Vec::new(),
         };
-        let mut layout = layout;
         layout.owned = layout.owned_words();
         layout.demand = demand_guards(ir, g, &layout.places, &layout.order);
         let sizes = *weighed.get_or_insert_with(|| layout.weigh());
@@ -452,5 +215,350 @@ impl<'a> Layout<'a> {
                     .sum::<usize>()
             })
             .sum()
+    }
+}
+
+/// Instances by head atom.
+fn instances_by_head(g: &Grounding) -> Vec<Vec<&Instance>> {
+    let mut by_head: Vec<Vec<&Instance>> = vec![Vec::new(); g.atoms.len()];
+    for instance in &g.instances {
+        by_head[instance.head as usize].push(instance);
+    }
+    by_head
+}
+
+/// Marks in `seen` the atoms `roots` reach through instance bodies while `within`
+/// holds.
+fn close_over(
+    by_head: &[Vec<&Instance>],
+    roots: Vec<AtomId>,
+    within: &dyn Fn(AtomId) -> bool,
+    seen: &mut [bool],
+) {
+    let mut stack = roots;
+    while let Some(a) = stack.pop() {
+        if seen[a as usize] || !within(a) {
+            continue;
+        }
+        seen[a as usize] = true;
+        for instance in &by_head[a as usize] {
+            for literal in &instance.body {
+                let (Literal::Pos(b) | Literal::Neg(b)) = *literal;
+                stack.push(b);
+            }
+        }
+    }
+}
+
+/// Per role, each percept's bit of `m` and number.
+type RolePercepts = Vec<Vec<(usize, u32)>>;
+
+/// Which atoms each evaluation function needs.
+struct Cones {
+    /// What `eval_moves` computes: `next`, `sees` and the move-dependent atoms.
+    moves: Vec<bool>,
+    /// What `eval_state` computes: what the move cone reads, `terminal` and `legal`.
+    state: Vec<bool>,
+    /// What only `eval_goals` computes.
+    goal: Vec<bool>,
+}
+
+/// The layout while atoms are placed: the grounding's keyword relations, every atom's
+/// place so far and the bits of `d` and `m` taken.
+struct Placing<'a> {
+    ir: &'a Ir,
+    g: &'a Grounding,
+    true_rel: Option<RelationId>,
+    does_rel: Option<RelationId>,
+    next_rel: Option<RelationId>,
+    legal_rel: Option<RelationId>,
+    goal_rel: Option<RelationId>,
+    terminal_rel: Option<RelationId>,
+    sees_rel: Option<RelationId>,
+    places: Vec<Place>,
+    d_bits: usize,
+    m_bits: usize,
+}
+
+impl<'a> Placing<'a> {
+    /// Nothing placed yet.
+    fn new(ir: &'a Ir, g: &'a Grounding) -> Self {
+        let relation_of = |k: Keyword| ir.keyword(k);
+        Placing {
+            ir,
+            g,
+            true_rel: relation_of(Keyword::True),
+            does_rel: relation_of(Keyword::Does),
+            next_rel: relation_of(Keyword::Next),
+            legal_rel: relation_of(Keyword::Legal),
+            goal_rel: relation_of(Keyword::Goal),
+            terminal_rel: relation_of(Keyword::Terminal),
+            sees_rel: relation_of(Keyword::Sees),
+            places: vec![Place::Never; g.atoms.len()],
+            d_bits: 0,
+            m_bits: 0,
+        }
+    }
+
+    /// An atom's arguments, or why they do not decode.
+    fn args_of(&self, a: AtomId) -> Result<Vec<crate::ir::Term>, String> {
+        let atom = &self.g.atoms[a as usize];
+        self.ir.decode(atom.relation, &atom.tuple).ok_or_else(|| {
+            format!(
+                "an atom of `{}` does not decode",
+                self.ir.relation(atom.relation).key()
+            )
+        })
+    }
+
+    /// The role a term names, if it names one.
+    fn role_of(&self, term: &crate::ir::Term) -> Option<usize> {
+        self.ir
+            .roles
+            .iter()
+            .position(|&r| r == term.symbol && term.args.is_empty())
+    }
+
+    /// The atoms of a relation, none if the game lacks it.
+    fn of_rel(&self, r: Option<RelationId>) -> Vec<AtomId> {
+        r.map(|r| self.g.of(r).collect::<Vec<_>>())
+            .unwrap_or_default()
+    }
+
+    /// Whether an atom's relation is `r`.
+    fn is(&self, a: AtomId, r: Option<RelationId>) -> bool {
+        Some(self.g.atoms[a as usize].relation) == r
+    }
+
+    /// Places the fluents as bits of the state in layout order (canonical symbol
+    /// order), ties by text: their texts, and the bits of the initial state.
+    fn fluents(&mut self) -> Result<(Vec<String>, Vec<usize>), String> {
+        let mut fluents: Vec<(crate::ir::Term, String, AtomId)> = Vec::new();
+        for a in self.of_rel(self.true_rel) {
+            let mut args = self.args_of(a)?;
+            let term = args.swap_remove(0);
+            let text = term_text(&self.ir.symbols, &term);
+            fluents.push((term, text, a));
+        }
+        fluents.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+        for (bit, &(_, _, a)) in fluents.iter().enumerate() {
+            self.places[a as usize] = Place::State(bit);
+        }
+        let init: Vec<usize> = self
+            .g
+            .init
+            .iter()
+            .map(|&a| match self.places[a as usize] {
+                Place::State(bit) => bit,
+                _ => unreachable!("initial fluents are fluents"),
+            })
+            .collect();
+        Ok((fluents.into_iter().map(|f| f.1).collect(), init))
+    }
+
+    /// Numbers the moves per role in layout order, ties by text: their texts, and
+    /// where each role's range starts (and the last ends).
+    fn moves(&mut self) -> Result<(Vec<String>, Vec<u32>), String> {
+        let mut per_role: Vec<Vec<(crate::ir::Term, String, AtomId)>> =
+            vec![Vec::new(); self.ir.roles.len()];
+        for a in self.of_rel(self.does_rel) {
+            let mut args = self.args_of(a)?;
+            if let Some(r) = self.role_of(&args[0]) {
+                let term = args.swap_remove(1);
+                let text = term_text(&self.ir.symbols, &term);
+                per_role[r].push((term, text, a));
+            }
+        }
+        let mut moves = Vec::new();
+        let mut role_moves = vec![0u32];
+        for (r, list) in per_role.iter_mut().enumerate() {
+            list.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+            for (_, text, a) in list.iter() {
+                self.places[*a as usize] = Place::Move(r, moves.len() as u32);
+                moves.push(text.clone());
+            }
+            role_moves.push(moves.len() as u32);
+        }
+        Ok((moves, role_moves))
+    }
+
+    /// Which atoms each evaluation function needs.
+    fn cones(&self, by_head: &[Vec<&Instance>]) -> Cones {
+        let g = self.g;
+        let n = g.atoms.len();
+        let is_input = |a: AtomId| self.is(a, self.true_rel) || self.is(a, self.does_rel);
+        let is_move_atom = |a: AtomId| {
+            let r = g.atoms[a as usize].relation;
+            Some(r) == self.sees_rel
+                || (Some(r) != self.next_rel && g.phase(self.ir, r) == Phase::Move)
+        };
+        let mut moves = vec![false; n];
+        let mut roots = self.of_rel(self.next_rel);
+        roots.extend(self.of_rel(self.sees_rel));
+        close_over(
+            by_head,
+            roots,
+            &|a| !is_input(a) && (is_move_atom(a) || self.is(a, self.next_rel)),
+            &mut moves,
+        );
+        // The state atoms the move cone reads, plus terminal and legal.
+        let mut state_roots: Vec<AtomId> = self.of_rel(self.terminal_rel);
+        state_roots.extend(self.of_rel(self.legal_rel));
+        for a in 0..n {
+            if moves[a] {
+                for instance in &by_head[a] {
+                    for literal in &instance.body {
+                        let (Literal::Pos(b) | Literal::Neg(b)) = *literal;
+                        state_roots.push(b);
+                    }
+                }
+            }
+        }
+        let of_state = |a: AtomId| !is_input(a) && !is_move_atom(a) && !self.is(a, self.next_rel);
+        let mut state = vec![false; n];
+        close_over(by_head, state_roots, &of_state, &mut state);
+        let mut goal = state.clone();
+        close_over(by_head, self.of_rel(self.goal_rel), &of_state, &mut goal);
+        for a in 0..n {
+            if state[a] {
+                goal[a] = false;
+            }
+        }
+        Cones { moves, state, goal }
+    }
+
+    /// Places each role's legal moves as bits of `d` in move order (a bit for every
+    /// move, legal or not): where each role's bits start.
+    fn legal_moves(&mut self, role_moves: &[u32]) -> Vec<usize> {
+        let mut legal_bits = Vec::with_capacity(self.ir.roles.len());
+        let mut legal_of_move: BTreeMap<u32, AtomId> = BTreeMap::new();
+        for a in self.of_rel(self.legal_rel) {
+            if let Some(does) = self.g.input_of[a as usize]
+                && let Place::Move(_, mv) = self.places[does as usize]
+            {
+                legal_of_move.insert(mv, a);
+            }
+        }
+        for r in 0..self.ir.roles.len() {
+            legal_bits.push(self.d_bits);
+            for mv in role_moves[r]..role_moves[r + 1] {
+                if let Some(&a) = legal_of_move.get(&mv) {
+                    self.places[a as usize] = Place::D(self.d_bits);
+                }
+                self.d_bits += 1;
+            }
+        }
+        legal_bits
+    }
+
+    /// Places `terminal` as a bit of `d`: its bit, if the game has it.
+    fn terminal(&mut self) -> Option<usize> {
+        let mut terminal_bit = None;
+        for a in self.of_rel(self.terminal_rel) {
+            self.places[a as usize] = Place::D(self.d_bits);
+            terminal_bit = Some(self.d_bits);
+            self.d_bits += 1;
+        }
+        terminal_bit
+    }
+
+    /// Places the goals as bits of `d`: per role, each goal's bit and value text, in
+    /// value order.
+    fn goals(&mut self) -> Result<Vec<Vec<(usize, String)>>, String> {
+        let mut goals: Vec<Vec<(usize, String)>> = vec![Vec::new(); self.ir.roles.len()];
+        for a in self.of_rel(self.goal_rel) {
+            let args = self.args_of(a)?;
+            if let Some(r) = self.role_of(&args[0]) {
+                self.places[a as usize] = Place::D(self.d_bits);
+                goals[r].push((self.d_bits, term_text(&self.ir.symbols, &args[1])));
+                self.d_bits += 1;
+            }
+        }
+        for goal in &mut goals {
+            goal.sort_by(|a, b| (&a.1, a.0).cmp(&(&b.1, b.0)));
+        }
+        Ok(goals)
+    }
+
+    /// Places the percepts as the first bits of `m`: the percept texts in order, and
+    /// per role each percept's bit and number.
+    fn percepts(&mut self) -> Result<(Vec<String>, RolePercepts), String> {
+        let mut percept_atoms: Vec<(usize, String, AtomId)> = Vec::new();
+        for a in self.of_rel(self.sees_rel) {
+            let args = self.args_of(a)?;
+            if let Some(r) = self.role_of(&args[0]) {
+                percept_atoms.push((r, term_text(&self.ir.symbols, &args[1]), a));
+            }
+        }
+        let mut percepts: Vec<String> = percept_atoms.iter().map(|p| p.1.clone()).collect();
+        percepts.sort();
+        percepts.dedup();
+        let mut sees: RolePercepts = vec![Vec::new(); self.ir.roles.len()];
+        percept_atoms.sort();
+        for (r, text, a) in &percept_atoms {
+            let percept = percepts.binary_search(text).expect("listed") as u32;
+            self.places[*a as usize] = Place::M(self.m_bits);
+            sees[*r].push((self.m_bits, percept));
+            self.m_bits += 1;
+        }
+        Ok((percepts, sees))
+    }
+
+    /// Places the shared conjunctions (see `crate::ground::share`) in the order of the
+    /// bits of the atoms that read them (a role's legal move reading its conditions),
+    /// so that those copy them head-parallel.
+    fn shared_conjunctions(&mut self, cones: &Cones) {
+        let (ir, g) = (self.ir, self.g);
+        let shared_from = ir.relations.len() + g.aux_phases.len() - g.shared_relations;
+        let mut by_reader: Vec<(usize, AtomId)> = Vec::new();
+        for instance in &g.instances {
+            let Place::D(bit) = self.places[instance.head as usize] else {
+                continue;
+            };
+            for &literal in &instance.body {
+                let b = literal.atom() as usize;
+                if matches!(literal, Literal::Pos(_))
+                    && g.atoms[b].relation.0 as usize >= shared_from
+                    && self.places[b] == Place::Never
+                    && (cones.state[b] || cones.goal[b])
+                    && !cones.moves[b]
+                {
+                    by_reader.push((bit, b as AtomId));
+                }
+            }
+        }
+        by_reader.sort_unstable();
+        for (_, b) in by_reader {
+            if self.places[b as usize] == Place::Never {
+                self.places[b as usize] = Place::D(self.d_bits);
+                self.d_bits += 1;
+            }
+        }
+    }
+
+    /// Places the rest in evaluation order: `next` atoms at their fluents' bits, the
+    /// move cone in `m`, the state and goal cones in `d`.
+    fn the_rest(&mut self, order: &[(Vec<AtomId>, bool)], cones: &Cones) {
+        for (atoms, _) in order {
+            for &a in atoms {
+                let i = a as usize;
+                if self.places[i] != Place::Never {
+                    continue;
+                }
+                if self.is(a, self.next_rel) {
+                    if let Some(f) = self.g.input_of[i]
+                        && let Place::State(bit) = self.places[f as usize]
+                    {
+                        self.places[i] = Place::Next(bit);
+                    }
+                } else if cones.moves[i] {
+                    self.places[i] = Place::M(self.m_bits);
+                    self.m_bits += 1;
+                } else if cones.state[i] || cones.goal[i] {
+                    self.places[i] = Place::D(self.d_bits);
+                    self.d_bits += 1;
+                }
+            }
+        }
     }
 }

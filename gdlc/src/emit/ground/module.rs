@@ -3,22 +3,48 @@
 
 use super::*;
 
+/// The parameters of `eval_state` and `eval_goals` (and of their chunks).
+const STATE_PARAMS: &str = "s: &[u64; WORDS], d: &mut [u64; D_WORDS]";
+
 impl<'a> Layout<'a> {
+    /// The generated module: its sizes and types, the tables and functions the
+    /// evaluation functions read, and the `GroundRules` implementation.
     pub(super) fn module(&self) -> String {
+        let mut out = self.preamble();
+        let mut moves_body = String::new();
+        let tables = self.eval_moves(&mut moves_body);
+        let mut functions = String::new();
+        let moves_body = chunked(
+            &moves_body,
+            "moves",
+            MOVES_PARAMS,
+            MOVES_ARGS,
+            &mut functions,
+        );
+        out.push_str(&tables);
+        let mut programs = String::new();
+        let mut state_body = self.clear_d();
+        self.statements(&self.state_cone, &mut state_body);
+        let state_body = chunked(&state_body, "state", STATE_PARAMS, "s, d", &mut functions);
+        let mut goal_body = String::new();
+        if self.tabled.goals {
+            goal_body = self.goal_program(&self.goal_cone, "GOAL_PROGRAM", &mut programs);
+        } else {
+            self.statements(&self.goal_cone, &mut goal_body);
+        }
+        let goal_body = chunked(&goal_body, "goals", STATE_PARAMS, "s, d", &mut functions);
+        out.push_str(&functions);
+        out.push_str(&programs);
+        self.rules_impl(&state_body, &goal_body, &moves_body, &mut out);
+        out
+    }
+
+    /// The module's first lines: the word counts, the reasoner and state types and
+    /// the rules type.
+    fn preamble(&self) -> String {
         let w = words(self.fluents.len());
         let dw = words(self.d_bits);
         let mw = words(self.m_bits);
-        let strings = |items: &[String]| {
-            items
-                .iter()
-                .map(|s| format!("{s:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let mut init = vec![0u64; w];
-        for &bit in &self.init {
-            init[bit / 64] |= 1 << (bit % 64);
-        }
         let mut out = String::new();
         let _ = writeln!(out, "use gdlc_runtime::ground as rt;");
         let _ = writeln!(
@@ -49,68 +75,16 @@ impl<'a> Layout<'a> {
             out,
             "/// The ground rules.\n#[derive(Clone, Copy, Debug, Default)]\npub struct Rules;"
         );
-        let mut moves_body = String::new();
-        let tables = self.eval_moves(&mut moves_body);
-        let mut functions = String::new();
-        let moves_body = chunked(
-            &moves_body,
-            "moves",
-            MOVES_PARAMS,
-            MOVES_ARGS,
-            &mut functions,
-        );
-        out.push_str(&tables);
-        let mut programs = String::new();
-        let mut state_body = self.clear_d();
-        self.statements(&self.state_cone, &mut state_body);
-        let state_body = chunked(
-            &state_body,
-            "state",
-            "s: &[u64; WORDS], d: &mut [u64; D_WORDS]",
-            "s, d",
-            &mut functions,
-        );
-        let mut goal_body = String::new();
-        if self.tabled.goals {
-            goal_body = self.goal_program(&self.goal_cone, "GOAL_PROGRAM", &mut programs);
-        } else {
-            self.statements(&self.goal_cone, &mut goal_body);
+        out
+    }
+
+    /// The `GroundRules` implementation: the layout's constants and the three
+    /// evaluation functions around their bodies.
+    fn rules_impl(&self, state_body: &str, goal_body: &str, moves_body: &str, out: &mut String) {
+        let mut init = vec![0u64; words(self.fluents.len())];
+        for &bit in &self.init {
+            init[bit / 64] |= 1 << (bit % 64);
         }
-        let goal_body = chunked(
-            &goal_body,
-            "goals",
-            "s: &[u64; WORDS], d: &mut [u64; D_WORDS]",
-            "s, d",
-            &mut functions,
-        );
-        out.push_str(&functions);
-        out.push_str(&programs);
-        let goals: Vec<String> = self
-            .goals
-            .iter()
-            .map(|g| {
-                format!(
-                    "&[{}]",
-                    g.iter()
-                        .map(|(bit, text)| format!("({bit}, {text:?})"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect();
-        let sees: Vec<String> = self
-            .sees
-            .iter()
-            .map(|s| {
-                format!(
-                    "&[{}]",
-                    s.iter()
-                        .map(|(bit, p)| format!("({bit}, {p})"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect();
         let roles: Vec<String> = self
             .ir
             .roles
@@ -140,16 +114,16 @@ fn eval_goals(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {{
 fn eval_moves(s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64; M_WORDS], n: &mut [u64; WORDS]) {{
 {moves_body}}}
 }}",
-            roles = strings(&roles),
-            fluents = strings(&self.fluents),
-            moves = strings(&self.moves),
+            roles = string_list(&roles),
+            fluents = string_list(&self.fluents),
+            moves = string_list(&self.moves),
             role_moves = self.role_moves.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-            percepts = strings(&self.percepts),
+            percepts = string_list(&self.percepts),
             init = init.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", "),
             legal_bits = self.legal_bits.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
             terminal = self.terminal_bit.map_or("None".to_owned(), |b| format!("Some({b})")),
-            goals = goals.join(", "),
-            sees = sees.join(", "),
+            goals = slice_list(&self.goals, |(bit, text)| format!("({bit}, {text:?})")),
+            sees = slice_list(&self.sees, |(bit, p)| format!("({bit}, {p})")),
             // Goals run as a program are long enough to remember by state.
             remembered = if self.tabled.goals {
                 "\nconst GOALS_REMEMBERED: bool = true;"
@@ -157,6 +131,29 @@ fn eval_moves(s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64;
                 ""
             },
         );
-        out
     }
+}
+
+/// Strings as the elements of an array literal: `"a", "b"`.
+fn string_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Lists as the elements of an array literal of slices, each element written by
+/// `element`: `&[(0, "x")], &[]`.
+fn slice_list<T>(lists: &[Vec<T>], element: impl Fn(&T) -> String) -> String {
+    lists
+        .iter()
+        .map(|list| {
+            format!(
+                "&[{}]",
+                list.iter().map(&element).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

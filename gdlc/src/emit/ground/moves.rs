@@ -39,15 +39,35 @@ impl<'a> Layout<'a> {
         copies.then_some(under)
     }
 
+    /// `eval_moves`' body, writing to `out`: the move-dependent atoms and the next
+    /// state; returns the constant tables and functions it reads.
     pub(super) fn eval_moves(&self, out: &mut String) -> String {
-        let w = words(self.fluents.len());
-        let mut copy = vec![0u64; w];
-        let mut frames: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
         let mut rest: Vec<bool> = self.move_cone.clone();
-        // Move-dependent atoms that only say which moves were played: per role, a
-        // table from its move to their bits of `m`.
-        let roles = self.role_moves.len() - 1;
         let move_only = self.move_only_atoms();
+        let move_tables = self.move_tables(&move_only, &mut rest);
+        let frames = self.frames(&move_only);
+        let mut tables = frames.tables(&move_tables);
+        out.push_str("*m = [0; M_WORDS];\n");
+        for role in move_tables.keys() {
+            let base = self.role_moves[*role];
+            let _ = writeln!(
+                out,
+                "let moved = &MOVED_{role}[(joint[{role}] - {base}) as usize];\nfor w in 0..M_WORDS {{ m[w] |= moved[w]; }}"
+            );
+        }
+        let early_rest = self.early_arms(out, &mut tables);
+        self.kept_state(&frames, out);
+        self.in_evaluation_order(&mut rest, &frames.partial, &early_rest, out, &mut tables);
+        tables
+    }
+
+    /// Move-dependent atoms that only say which moves were played (taken out of
+    /// `rest`): per role, a table from its move to their bits of `m`.
+    fn move_tables(
+        &self,
+        move_only: &[Option<Vec<Vec<u32>>>],
+        rest: &mut [bool],
+    ) -> BTreeMap<usize, Vec<Vec<u64>>> {
         let mut move_tables: BTreeMap<usize, Vec<Vec<u64>>> = BTreeMap::new();
         let mw = words(self.m_bits);
         for (a, sets) in move_only.iter().enumerate() {
@@ -66,14 +86,26 @@ impl<'a> Layout<'a> {
                 }
             }
         }
-        // Conditional copies (`next(f)` from `true(f)` and conditions on the joint
-        // move alone, one per fluent): per role, the fluents its move keeps.
-        let mut keep_family = vec![0u64; w];
-        let mut keeps: Vec<Vec<Vec<u64>>> = (0..roles)
-            .map(|r| vec![vec![0u64; w]; (self.role_moves[r + 1] - self.role_moves[r]) as usize])
-            .collect();
-        let mut partial: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
-        for (a, slot) in partial.iter_mut().enumerate() {
+        move_tables
+    }
+
+    /// The fluents the next state copies (see [`Frames`]), and every `next` head's
+    /// other instances.
+    fn frames(&self, move_only: &[Option<Vec<Vec<u32>>>]) -> Frames<'a> {
+        let w = words(self.fluents.len());
+        let roles = self.role_moves.len() - 1;
+        let mut frames = Frames {
+            copy: vec![0u64; w],
+            under_move: BTreeMap::new(),
+            kept: vec![0u64; w],
+            keeps: (0..roles)
+                .map(|r| {
+                    vec![vec![0u64; w]; (self.role_moves[r + 1] - self.role_moves[r]) as usize]
+                })
+                .collect(),
+            partial: vec![None; self.g.atoms.len()],
+        };
+        for a in 0..self.g.atoms.len() {
             let Place::Next(bit) = self.places[a] else {
                 continue;
             };
@@ -82,11 +114,11 @@ impl<'a> Layout<'a> {
             for instance in &self.by_head[a] {
                 if !kept
                     && self.copy_of(instance).is_none()
-                    && let Some(factors) = self.keep_factors(instance, bit, &move_only)
+                    && let Some(factors) = self.keep_factors(instance, bit, move_only)
                 {
                     kept = true;
-                    keep_family[bit / 64] |= 1 << (bit % 64);
-                    for (role, rows) in keeps.iter_mut().enumerate() {
+                    frames.kept[bit / 64] |= 1 << (bit % 64);
+                    for (role, rows) in frames.keeps.iter_mut().enumerate() {
                         let base = self.role_moves[role];
                         for (k, row) in rows.iter_mut().enumerate() {
                             if factors(role, base + k as u32) {
@@ -97,11 +129,12 @@ impl<'a> Layout<'a> {
                     continue;
                 }
                 match self.copy_of(instance) {
-                    Some(None) => copy[bit / 64] |= 1 << (bit % 64),
+                    Some(None) => frames.copy[bit / 64] |= 1 << (bit % 64),
                     Some(Some((role, mv))) => {
                         let base = self.role_moves[role];
                         let count = (self.role_moves[role + 1] - base) as usize;
                         let table = frames
+                            .under_move
                             .entry(role)
                             .or_insert_with(|| vec![vec![0; w]; count]);
                         table[(mv - base) as usize][bit / 64] |= 1 << (bit % 64);
@@ -109,60 +142,17 @@ impl<'a> Layout<'a> {
                     None => others.push(*instance),
                 }
             }
-            *slot = Some(others);
+            frames.partial[a] = Some(others);
         }
-        // Frame tables become constants.
-        let mut tables = String::new();
-        for (role, table) in &frames {
-            let _ = write!(
-                tables,
-                "static FRAME_{role}: [[u64; WORDS]; {}] = [",
-                table.len()
-            );
-            for row in table {
-                let _ = write!(tables, "[{}],", hex_list(row));
-            }
-            tables.push_str("];\n");
-        }
-        let _ = writeln!(tables, "static COPY: [u64; WORDS] = [{}];", hex_list(&copy));
-        let table_text = |name: String, width: &str, table: &[Vec<u64>]| {
-            let mut text = format!("static {name}: [[u64; {width}]; {}] = [", table.len());
-            for row in table {
-                let _ = write!(text, "[{}],", hex_list(row));
-            }
-            text.push_str("];\n");
-            text
-        };
-        for (role, table) in &move_tables {
-            tables.push_str(&table_text(format!("MOVED_{role}"), "M_WORDS", table));
-        }
-        let keep_roles: Vec<usize> = (0..roles)
-            .filter(|&r| keeps[r].iter().any(|row| *row != keep_family))
-            .collect();
-        let has_keeps = keep_family.iter().any(|&x| x != 0);
-        if has_keeps {
-            let _ = writeln!(
-                tables,
-                "static KEPT: [u64; WORDS] = [{}];",
-                hex_list(&keep_family)
-            );
-            for &role in &keep_roles {
-                tables.push_str(&table_text(format!("KEEP_{role}"), "WORDS", &keeps[role]));
-            }
-        }
-        out.push_str("*m = [0; M_WORDS];\n");
-        for role in move_tables.keys() {
-            let base = self.role_moves[*role];
-            let _ = writeln!(
-                out,
-                "let moved = &MOVED_{role}[(joint[{role}] - {base}) as usize];\nfor w in 0..M_WORDS {{ m[w] |= moved[w]; }}"
-            );
-        }
-        // Move-dependent atoms' instances under one move that read only the state,
-        // before everything that reads them: `match` arms on the move (reversi's
-        // flips: only the played move's run, not every move's test of the joint
-        // move), or with keyed programs an early keyed program; the atoms' other
-        // instances are ORed in below.
+        frames
+    }
+
+    /// Move-dependent atoms' instances under one move that read only the state,
+    /// before everything that reads them: `match` arms on the move (reversi's flips:
+    /// only the played move's run, not every move's test of the joint move), or with
+    /// keyed programs an early keyed program. Returns per such atom its other
+    /// instances, ORed in later.
+    fn early_arms(&self, out: &mut String, tables: &mut String) -> Vec<Option<Vec<&'a Instance>>> {
         let mut early_rest: Vec<Option<Vec<&Instance>>> = vec![None; self.g.atoms.len()];
         let mut early: BTreeMap<usize, MoveArms> = BTreeMap::new();
         for (a, keyable) in self.early_keyed_atoms().into_iter().enumerate() {
@@ -182,21 +172,27 @@ impl<'a> Layout<'a> {
         if self.tabled.keyed {
             // Instances that also read another move stay in `match` arms.
             let programs = self.take_programmable(&mut early);
-            self.keyed_programs(&programs, KeyedTarget::Early, out, &mut tables);
+            self.keyed_programs(&programs, KeyedTarget::Early, out, tables);
         }
-        self.move_arms(&early, "m", "early", out, &mut tables);
+        self.move_arms(&early, "m", "early", out, tables);
+        early_rest
+    }
+
+    /// The next state's start: the state masked by what is copied (see [`Frames`])
+    /// under the joint move.
+    fn kept_state(&self, frames: &Frames, out: &mut String) {
         out.push_str("for w in 0..WORDS {\nlet mut keep = COPY[w];\n");
-        for role in frames.keys() {
+        for role in frames.under_move.keys() {
             let base = self.role_moves[*role];
             let _ = writeln!(
                 out,
                 "keep |= FRAME_{role}[(joint[{role}] - {base}) as usize][w];"
             );
         }
-        if has_keeps {
+        if frames.has_keeps() {
             out.push_str("let mut kept = KEPT[w];\n");
-            for role in &keep_roles {
-                let base = self.role_moves[*role];
+            for role in frames.keep_roles() {
+                let base = self.role_moves[role];
                 let _ = writeln!(
                     out,
                     "kept &= KEEP_{role}[(joint[{role}] - {base}) as usize][w];"
@@ -205,19 +201,28 @@ impl<'a> Layout<'a> {
             out.push_str("keep |= kept;\n");
         }
         out.push_str("n[w] = s[w] & keep;\n}\n");
-        // Everything else in evaluation order; `next` heads only with the instances
-        // that are not copies, those under one move in a `match` on it at the end.
-        let mut keyed: BTreeMap<usize, MoveArms> = BTreeMap::new();
-        // Other move-dependent atoms' instances under one move: `match` arms too, run
-        // before the first statement that reads one of their atoms.
-        let mut late = LateArms {
-            arms: BTreeMap::new(),
-            atoms: vec![false; self.g.atoms.len()],
-            flushed: 0,
+    }
+
+    /// Everything else (`rest`) in evaluation order; `next` heads only with the
+    /// instances that are not copies (`partial`), those under one move in a `match` on
+    /// it at the end.
+    fn in_evaluation_order(
+        &self,
+        rest: &mut [bool],
+        partial: &[Option<Vec<&'a Instance>>],
+        early_rest: &[Option<Vec<&'a Instance>>],
+        out: &mut String,
+        tables: &mut String,
+    ) {
+        let mut pending = Pending {
+            keyed: BTreeMap::new(),
+            late: LateArms {
+                arms: BTreeMap::new(),
+                atoms: vec![false; self.g.atoms.len()],
+                flushed: 0,
+            },
+            next_classes: BTreeMap::new(),
         };
-        // `next` heads of one instance, by shape relative to their bit: computed
-        // head-parallel at the end (nothing reads `n`, so their order is free).
-        let mut next_classes: BTreeMap<NextShape, Vec<NextMember<'_>>> = BTreeMap::new();
         for (atoms, cyclic) in &self.order {
             let atoms: Vec<AtomId> = atoms
                 .iter()
@@ -226,75 +231,25 @@ impl<'a> Layout<'a> {
                 .collect();
             if atoms
                 .iter()
-                .any(|&a| late.read_by(&self.by_head[a as usize]))
+                .any(|&a| pending.late.read_by(&self.by_head[a as usize]))
             {
-                self.flush_late(&mut late, out, &mut tables);
+                self.flush_late(&mut pending.late, out, tables);
             }
             let mut computed = Vec::new();
             for &a in &atoms {
                 rest[a as usize] = false;
                 let expression = match &partial[a as usize] {
-                    Some(others) => {
-                        // A `next` head: instances under one move of one role run
-                        // only when that move is played.
-                        let Place::Next(bit) = self.places[a as usize] else {
-                            unreachable!("partial instances are of `next` heads")
-                        };
-                        let unkeyed = split_by_move(
-                            others.iter().copied(),
-                            bit,
-                            |instance| self.key_of(instance),
-                            &mut keyed,
-                        );
-                        if unkeyed.is_empty() {
-                            continue;
-                        }
-                        if let Some(shape) = self.next_shape(bit, &unkeyed) {
-                            next_classes
-                                .entry(shape)
-                                .or_default()
-                                .push((bit, a, unkeyed));
-                            continue;
-                        }
-                        self.expression_of(&unkeyed)
-                    }
-                    None => {
-                        let all: &[&Instance] = match &early_rest[a as usize] {
-                            Some(others) => others,
-                            None => &self.by_head[a as usize],
-                        };
-                        let unkeyed = match self.places[a as usize] {
-                            Place::M(bit) if !*cyclic => {
-                                let unkeyed = split_by_move(
-                                    all.iter().copied(),
-                                    bit,
-                                    |instance| self.key_of(instance),
-                                    &mut late.arms,
-                                );
-                                late.atoms[a as usize] |= unkeyed.len() < all.len();
-                                unkeyed
-                            }
-                            _ => all.to_vec(),
-                        };
-                        if unkeyed.is_empty()
-                            && (early_rest[a as usize].is_some() || !all.is_empty())
-                        {
-                            continue;
-                        }
-                        if let Place::Next(bit) = self.places[a as usize]
-                            && !*cyclic
-                            && let Some(shape) = self.next_shape(bit, &unkeyed)
-                        {
-                            next_classes
-                                .entry(shape)
-                                .or_default()
-                                .push((bit, a, unkeyed));
-                            continue;
-                        }
-                        self.expression_of(&unkeyed)
-                    }
+                    Some(others) => self.next_expression(a, others, &mut pending),
+                    None => self.move_atom_expression(
+                        a,
+                        *cyclic,
+                        early_rest[a as usize].as_deref(),
+                        &mut pending,
+                    ),
                 };
-                computed.push((a, expression));
+                if let Some(expression) = expression {
+                    computed.push((a, expression));
+                }
             }
             if computed.is_empty() {
                 continue;
@@ -302,15 +257,90 @@ impl<'a> Layout<'a> {
             self.assign(&computed, *cyclic, out);
             out.push_str(CHUNK_MARK);
         }
-        self.flush_late(&mut late, out, &mut tables);
-        self.next_classes(next_classes, out);
+        self.flush_late(&mut pending.late, out, tables);
+        self.next_classes(pending.next_classes, out);
         if self.tabled.keyed {
             // Instances that also read another move stay in `match` arms.
-            let programs = self.take_programmable(&mut keyed);
-            self.keyed_programs(&programs, KeyedTarget::Next, out, &mut tables);
+            let programs = self.take_programmable(&mut pending.keyed);
+            self.keyed_programs(&programs, KeyedTarget::Next, out, tables);
         }
-        self.move_arms(&keyed, "n", "arm", out, &mut tables);
-        tables
+        self.move_arms(&pending.keyed, "n", "arm", out, tables);
+    }
+
+    /// The expression of `next` head `a` from its instances other than copies
+    /// (`others`), or `None` when they are all left for later: instances under one
+    /// move of one role run only when that move is played, and a head of one instance
+    /// in one shape is computed with the others of that shape.
+    fn next_expression(
+        &self,
+        a: AtomId,
+        others: &[&'a Instance],
+        pending: &mut Pending<'a>,
+    ) -> Option<String> {
+        let Place::Next(bit) = self.places[a as usize] else {
+            unreachable!("partial instances are of `next` heads")
+        };
+        let unkeyed = split_by_move(
+            others.iter().copied(),
+            bit,
+            |instance| self.key_of(instance),
+            &mut pending.keyed,
+        );
+        if unkeyed.is_empty() {
+            return None;
+        }
+        if let Some(shape) = self.next_shape(bit, &unkeyed) {
+            pending
+                .next_classes
+                .entry(shape)
+                .or_default()
+                .push((bit, a, unkeyed));
+            return None;
+        }
+        Some(self.expression_of(&unkeyed))
+    }
+
+    /// The expression of move-dependent atom `a` (or a `next` head without
+    /// instances) from its instances not run early (`early_rest`, if some were), or
+    /// `None` when they are all left for later: instances under one move become late
+    /// `match` arms, and a `next` head of one instance in one shape is computed with
+    /// the others of that shape.
+    fn move_atom_expression(
+        &self,
+        a: AtomId,
+        cyclic: bool,
+        early_rest: Option<&[&'a Instance]>,
+        pending: &mut Pending<'a>,
+    ) -> Option<String> {
+        let all: &[&Instance] = early_rest.unwrap_or(&self.by_head[a as usize]);
+        let unkeyed = match self.places[a as usize] {
+            Place::M(bit) if !cyclic => {
+                let unkeyed = split_by_move(
+                    all.iter().copied(),
+                    bit,
+                    |instance| self.key_of(instance),
+                    &mut pending.late.arms,
+                );
+                pending.late.atoms[a as usize] |= unkeyed.len() < all.len();
+                unkeyed
+            }
+            _ => all.to_vec(),
+        };
+        if unkeyed.is_empty() && (early_rest.is_some() || !all.is_empty()) {
+            return None;
+        }
+        if let Place::Next(bit) = self.places[a as usize]
+            && !cyclic
+            && let Some(shape) = self.next_shape(bit, &unkeyed)
+        {
+            pending
+                .next_classes
+                .entry(shape)
+                .or_default()
+                .push((bit, a, unkeyed));
+            return None;
+        }
+        Some(self.expression_of(&unkeyed))
     }
 
     /// The shape of a `next` head's one instance relative to the head's bit `bit`
@@ -622,4 +652,97 @@ impl<'a> Layout<'a> {
         body.remove(position);
         Some((role, mv, body))
     }
+}
+
+/// What the next state copies from the state, as masks: frame axioms that copy a
+/// fluent unchanged (always, or under one move of one role), and conditional copies
+/// (`next(f)` from `true(f)` and conditions on the joint move alone, one per fluent).
+struct Frames<'i> {
+    /// The fluents always copied (`COPY`).
+    copy: Vec<u64>,
+    /// Per role, per move, the fluents copied under it (`FRAME_r`).
+    under_move: BTreeMap<usize, Vec<Vec<u64>>>,
+    /// The fluents with a conditional copy (`KEPT`).
+    kept: Vec<u64>,
+    /// Per role, per move, the fluents with a conditional copy its move keeps
+    /// (`KEEP_r`).
+    keeps: Vec<Vec<Vec<u64>>>,
+    /// Per `next` head, its instances other than copies.
+    partial: Vec<Option<Vec<&'i Instance>>>,
+}
+
+impl Frames<'_> {
+    /// Whether some fluent has a conditional copy.
+    fn has_keeps(&self) -> bool {
+        self.kept.iter().any(|&x| x != 0)
+    }
+
+    /// The roles whose move decides some conditional copy.
+    fn keep_roles(&self) -> Vec<usize> {
+        (0..self.keeps.len())
+            .filter(|&r| self.keeps[r].iter().any(|row| *row != self.kept))
+            .collect()
+    }
+
+    /// The masks as constants, after the tables of the atoms that only say which
+    /// moves were played (`MOVED_r`, from `move_tables`).
+    fn tables(&self, move_tables: &BTreeMap<usize, Vec<Vec<u64>>>) -> String {
+        let mut tables = String::new();
+        for (role, table) in &self.under_move {
+            let _ = write!(
+                tables,
+                "static FRAME_{role}: [[u64; WORDS]; {}] = [",
+                table.len()
+            );
+            for row in table {
+                let _ = write!(tables, "[{}],", hex_list(row));
+            }
+            tables.push_str("];\n");
+        }
+        let _ = writeln!(
+            tables,
+            "static COPY: [u64; WORDS] = [{}];",
+            hex_list(&self.copy)
+        );
+        for (role, table) in move_tables {
+            tables.push_str(&table_text(&format!("MOVED_{role}"), "M_WORDS", table));
+        }
+        if self.has_keeps() {
+            let _ = writeln!(
+                tables,
+                "static KEPT: [u64; WORDS] = [{}];",
+                hex_list(&self.kept)
+            );
+            for role in self.keep_roles() {
+                tables.push_str(&table_text(
+                    &format!("KEEP_{role}"),
+                    "WORDS",
+                    &self.keeps[role],
+                ));
+            }
+        }
+        tables
+    }
+}
+
+/// A table of words per move as a constant named `name`, rows of `width` words.
+fn table_text(name: &str, width: &str, table: &[Vec<u64>]) -> String {
+    let mut text = format!("static {name}: [[u64; {width}]; {}] = [", table.len());
+    for row in table {
+        let _ = write!(text, "[{}],", hex_list(row));
+    }
+    text.push_str("];\n");
+    text
+}
+
+/// What the statements of `eval_moves` in evaluation order leave for later.
+struct Pending<'i> {
+    /// `next` instances under one move: keyed programs or `match` arms at the end.
+    keyed: BTreeMap<usize, MoveArms>,
+    /// Other move-dependent atoms' instances under one move: `match` arms too, run
+    /// before the first statement that reads one of their atoms.
+    late: LateArms,
+    /// `next` heads of one instance, by shape relative to their bit: computed
+    /// head-parallel at the end (nothing reads `n`, so their order is free).
+    next_classes: BTreeMap<NextShape, Vec<NextMember<'i>>>,
 }

@@ -70,12 +70,47 @@ pub(super) fn sld_terminating(
     cost: &[Option<f64>],
     candidates: &[usize],
 ) -> BTreeSet<usize> {
-    let mut proven = BTreeSet::new();
     if candidates.is_empty() || rules.iter().any(|r| r.to_string().contains("gdlc_")) {
-        return proven;
+        return BTreeSet::new();
     }
-    // What evaluating a relation may cost: its most expensive rule, cone included.
-    let cone_cost: Vec<f64> = (0..graph.relations.len())
+    let game = Recursions {
+        rules,
+        graph,
+        is_static,
+        cone_cost: cone_costs(graph, cost),
+    };
+    // Recursive calls and key positions, per candidate component.
+    let mut keys: Keys = HashMap::new();
+    for &component in candidates {
+        for &rel in &graph.components[component] {
+            keys.insert(rel, (0..graph.relations[rel].arity).collect());
+        }
+    }
+    let calls = game.recursive_calls(&keys);
+    game.narrow_keys(&calls, &mut keys);
+    let (probe, given_up) = game.probe(&calls, &keys);
+    let Some(graphs) = call_graphs(&probe, &calls, graph) else {
+        return BTreeSet::new();
+    };
+    // No cycle, no tabling.
+    candidates
+        .iter()
+        .filter(|c| !given_up.contains(c))
+        .filter(|component| {
+            graphs
+                .get(component)
+                .is_none_or(|(g, _)| !petgraph::algo::is_cyclic_directed(g))
+        })
+        .copied()
+        .collect()
+}
+
+/// Per relation of a candidate component, its key positions.
+type Keys = HashMap<usize, BTreeSet<usize>>;
+
+/// What evaluating each relation may cost: its most expensive rule, cone included.
+fn cone_costs(graph: &DependencyGraph, cost: &[Option<f64>]) -> Vec<f64> {
+    (0..graph.relations.len())
         .map(|rel| {
             graph
                 .cone(rel)
@@ -83,42 +118,63 @@ pub(super) fn sld_terminating(
                 .map(|&r| cost[r].unwrap_or(f64::INFINITY))
                 .fold(0.0, f64::max)
         })
-        .collect();
-    let relation_of = |atom: &Atom| graph.relation(&atom.name.text, atom.arity());
-    // Recursive calls and key positions, per candidate component.
-    let mut calls: Vec<Call> = Vec::new();
-    let mut keys: HashMap<usize, BTreeSet<usize>> = HashMap::new();
-    for &component in candidates {
-        for &rel in &graph.components[component] {
-            keys.insert(rel, (0..graph.relations[rel].arity).collect());
-        }
+        .collect()
+}
+
+/// The game's rules and relations as the analysis reads them.
+struct Recursions<'r> {
+    rules: &'r [Rule],
+    graph: &'r DependencyGraph,
+    /// Per relation, whether it depends on neither `true` nor `does`.
+    is_static: &'r [bool],
+    /// Per relation, what evaluating it may cost (see [`cone_costs`]).
+    cone_cost: Vec<f64>,
+}
+
+impl Recursions<'_> {
+    /// The relation of an atom, if the graph has it.
+    fn relation_of(&self, atom: &Atom) -> Option<usize> {
+        self.graph.relation(&atom.name.text, atom.arity())
     }
-    for (r, rule) in rules.iter().enumerate() {
-        let Some(head) = relation_of(&rule.head) else {
-            continue;
-        };
-        if !keys.contains_key(&head) {
-            continue;
-        }
-        for (l, literal) in rule.body.iter().enumerate() {
-            if let Literal::Pos(atom) = literal
-                && let Some(callee) = relation_of(atom)
-                && graph.same_component(head, callee)
-            {
-                calls.push(Call {
-                    rule: r,
-                    literal: l,
-                    head,
-                    callee,
-                });
+
+    /// Whether an atom is static (or of no relation of the graph).
+    fn is_static_atom(&self, atom: &Atom) -> bool {
+        self.relation_of(atom).is_none_or(|rel| self.is_static[rel])
+    }
+
+    /// The recursive calls in the rules of the relations of `keys`.
+    fn recursive_calls(&self, keys: &Keys) -> Vec<Call> {
+        let mut calls: Vec<Call> = Vec::new();
+        for (r, rule) in self.rules.iter().enumerate() {
+            let Some(head) = self.relation_of(&rule.head) else {
+                continue;
+            };
+            if !keys.contains_key(&head) {
+                continue;
+            }
+            for (l, literal) in rule.body.iter().enumerate() {
+                if let Literal::Pos(atom) = literal
+                    && let Some(callee) = self.relation_of(atom)
+                    && self.graph.same_component(head, callee)
+                {
+                    calls.push(Call {
+                        rule: r,
+                        literal: l,
+                        head,
+                        callee,
+                    });
+                }
             }
         }
+        calls
     }
-    let static_vars = |call: &Call| -> BTreeSet<String> {
+
+    /// The variables the static positive literals before a call bind.
+    fn static_vars(&self, call: &Call) -> BTreeSet<String> {
         let mut vars = BTreeSet::new();
-        for literal in &rules[call.rule].body[..call.literal] {
+        for literal in &self.rules[call.rule].body[..call.literal] {
             if let Literal::Pos(atom) = literal
-                && relation_of(atom).is_none_or(|rel| is_static[rel])
+                && self.is_static_atom(atom)
             {
                 atom.for_each_var(&mut |v| {
                     vars.insert(v.text.clone());
@@ -126,79 +182,106 @@ pub(super) fn sld_terminating(
             }
         }
         vars
-    };
-    let covered = |term: &Term, vars: &BTreeSet<String>| {
-        let mut ok = true;
-        term.for_each_var(&mut |v| ok &= vars.contains(&v.text));
-        ok
-    };
-    loop {
-        let mut changed = false;
-        for call in &calls {
-            let vars = static_vars(call);
-            let rule = &rules[call.rule];
-            let Literal::Pos(atom) = &rule.body[call.literal] else {
-                continue;
-            };
-            for (rel, args) in [(call.head, &rule.head.args), (call.callee, &atom.args)] {
-                if let Some(positions) = keys.get_mut(&rel) {
-                    let before = positions.len();
-                    positions.retain(|&i| args.get(i).is_some_and(|t| covered(t, &vars)));
-                    changed |= positions.len() != before;
+    }
+
+    /// Drops the key positions where a call's or its head's term is not bound by the
+    /// static literals before the call, until the choice is stable.
+    fn narrow_keys(&self, calls: &[Call], keys: &mut Keys) {
+        let covered = |term: &Term, vars: &BTreeSet<String>| {
+            let mut ok = true;
+            term.for_each_var(&mut |v| ok &= vars.contains(&v.text));
+            ok
+        };
+        loop {
+            let mut changed = false;
+            for call in calls {
+                let vars = self.static_vars(call);
+                let rule = &self.rules[call.rule];
+                let Literal::Pos(atom) = &rule.body[call.literal] else {
+                    continue;
+                };
+                for (rel, args) in [(call.head, &rule.head.args), (call.callee, &atom.args)] {
+                    if let Some(positions) = keys.get_mut(&rel) {
+                        let before = positions.len();
+                        positions.retain(|&i| args.get(i).is_some_and(|t| covered(t, &vars)));
+                        changed |= positions.len() != before;
+                    }
                 }
             }
-        }
-        if !changed {
-            break;
+            if !changed {
+                break;
+            }
         }
     }
 
-    // The probe game: the static rules, a probe role, and one `legal` rule per call.
-    let span = Span::new(0, 0);
-    let name = |text: &str| Name {
-        text: text.to_owned(),
-        span,
-    };
-    let constant = |text: &str| Term::Const(name(text));
-    let mut probe: Vec<Rule> = rules
-        .iter()
-        .filter(|rule| {
-            // The probe has its own `legal`, and needs no initial state.
-            !rule.head.is("legal", 2)
-                && !rule.head.is("init", 1)
-                && relation_of(&rule.head).is_some_and(|rel| is_static[rel])
-        })
-        .cloned()
-        .collect();
-    probe.push(Rule {
-        head: Atom {
-            name: name("role"),
-            args: vec![constant("gdlc_probe")],
-            span,
-        },
-        body: Vec::new(),
-        span,
-    });
-    let key_term = |rel: usize, args: &[Term]| -> Term {
-        let args: Vec<Term> = keys[&rel].iter().map(|&i| args[i].clone()).collect();
-        if args.is_empty() {
-            constant("gdlc_key")
-        } else {
-            Term::Func {
-                name: name("gdlc_key"),
-                args,
+    /// The probe game: the static rules, a probe role, and one `legal` rule per call
+    /// giving its edges; and the components given up.
+    fn probe(&self, calls: &[Call], keys: &Keys) -> (Vec<Rule>, BTreeSet<usize>) {
+        let span = Span::new(0, 0);
+        let mut probe: Vec<Rule> = self
+            .rules
+            .iter()
+            .filter(|rule| {
+                // The probe has its own `legal`, and needs no initial state.
+                !rule.head.is("legal", 2)
+                    && !rule.head.is("init", 1)
+                    && self
+                        .relation_of(&rule.head)
+                        .is_some_and(|rel| self.is_static[rel])
+            })
+            .cloned()
+            .collect();
+        probe.push(Rule {
+            head: Atom {
+                name: probe_name("role"),
+                args: vec![probe_constant("gdlc_probe")],
                 span,
+            },
+            body: Vec::new(),
+            span,
+        });
+        let mut given_up: BTreeSet<usize> = BTreeSet::new();
+        for (e, call) in calls.iter().enumerate() {
+            let rule = &self.rules[call.rule];
+            let Literal::Pos(atom) = &rule.body[call.literal] else {
+                continue;
+            };
+            let (body, gives_up) = self.edge_body(call, atom, keys);
+            if gives_up {
+                given_up.insert(self.graph.component_of[call.head]);
             }
+            if given_up.contains(&self.graph.component_of[call.head]) {
+                continue;
+            }
+            let edge = Term::Func {
+                name: probe_name("gdlc_edge"),
+                args: vec![
+                    probe_constant(&e.to_string()),
+                    key_term(keys, call.head, &rule.head.args),
+                    key_term(keys, call.callee, &atom.args),
+                ],
+                span,
+            };
+            probe.push(Rule {
+                head: Atom {
+                    name: probe_name("legal"),
+                    args: vec![probe_constant("gdlc_probe"), edge],
+                    span,
+                },
+                body,
+                span,
+            });
         }
-    };
-    let mut given_up: BTreeSet<usize> = BTreeSet::new();
-    for (e, call) in calls.iter().enumerate() {
-        let rule = &rules[call.rule];
-        let Literal::Pos(atom) = &rule.body[call.literal] else {
-            continue;
-        };
+        (probe, given_up)
+    }
+
+    /// The body of a call's edge rule (`atom` is the call): the static positive
+    /// literals before it connected to the key variables, then the tests over their
+    /// variables; and whether one of those literals is too costly to evaluate or
+    /// needs what the probe drops, giving the component up.
+    fn edge_body(&self, call: &Call, atom: &Atom, keys: &Keys) -> (Vec<Literal>, bool) {
+        let rule = &self.rules[call.rule];
         let prefix = &rule.body[..call.literal];
-        // The static positive literals connected to the key variables.
         let mut wanted: BTreeSet<String> = BTreeSet::new();
         for &i in &keys[&call.head] {
             rule.head.args[i].for_each_var(&mut |v| {
@@ -213,48 +296,28 @@ pub(super) fn sld_terminating(
         let positives: Vec<&Atom> = prefix
             .iter()
             .filter_map(|l| match l {
-                Literal::Pos(a) if relation_of(a).is_none_or(|rel| is_static[rel]) => Some(a),
+                Literal::Pos(a) if self.is_static_atom(a) => Some(a),
                 _ => None,
             })
             .collect();
-        let mut chosen = vec![false; positives.len()];
-        loop {
-            let mut grew = false;
-            for (i, a) in positives.iter().enumerate() {
-                let mut touches = false;
-                a.for_each_var(&mut |v| touches |= wanted.contains(&v.text));
-                if !chosen[i] && touches {
-                    chosen[i] = true;
-                    grew = true;
-                    a.for_each_var(&mut |v| {
-                        wanted.insert(v.text.clone());
-                    });
-                }
-            }
-            if !grew {
-                break;
-            }
-        }
+        let chosen = connected(&positives, &mut wanted);
+        let mut gives_up = false;
         let mut body: Vec<Literal> = Vec::new();
         for (a, _) in positives.iter().zip(&chosen).filter(|(_, c)| **c) {
-            let needs_dropped = |rel: usize| {
-                graph.cone(rel).iter().any(|&r| {
-                    let key = &graph.relations[r];
-                    matches!((key.name.as_str(), key.arity), ("legal", 2) | ("init", 1))
-                })
-            };
-            if relation_of(a)
-                .is_some_and(|rel| cone_cost[rel] > MAX_RULE_COST || needs_dropped(rel))
+            if self
+                .relation_of(a)
+                .is_some_and(|rel| self.cone_cost[rel] > MAX_RULE_COST || self.needs_dropped(rel))
             {
-                given_up.insert(graph.component_of[call.head]);
+                gives_up = true;
             }
             body.push(Literal::Pos((*a).clone()));
         }
         // Tests over those variables, after them.
         for literal in prefix {
             let keep = match literal {
-                Literal::Neg(a) => relation_of(a)
-                    .is_none_or(|rel| is_static[rel] && cone_cost[rel] <= MAX_RULE_COST),
+                Literal::Neg(a) => self
+                    .relation_of(a)
+                    .is_none_or(|rel| self.is_static[rel] && self.cone_cost[rel] <= MAX_RULE_COST),
                 Literal::Distinct(..) | Literal::Equal(..) => true,
                 Literal::Pos(_) => false,
             };
@@ -264,40 +327,83 @@ pub(super) fn sld_terminating(
                 body.push(literal.clone());
             }
         }
-        if given_up.contains(&graph.component_of[call.head]) {
-            continue;
-        }
-        let edge = Term::Func {
-            name: name("gdlc_edge"),
-            args: vec![
-                constant(&e.to_string()),
-                key_term(call.head, &rule.head.args),
-                key_term(call.callee, &atom.args),
-            ],
-            span,
-        };
-        probe.push(Rule {
-            head: Atom {
-                name: name("legal"),
-                args: vec![constant("gdlc_probe"), edge],
-                span,
-            },
-            body,
-            span,
-        });
+        (body, gives_up)
     }
-    let mut interpreter = Interpreter::from_rules(&probe);
-    let Some(role) = interpreter.role_index("gdlc_probe") else {
-        return proven;
-    };
+
+    /// Whether a relation depends on `legal` or `init`, which the probe replaces.
+    fn needs_dropped(&self, rel: usize) -> bool {
+        self.graph.cone(rel).iter().any(|&r| {
+            let key = &self.graph.relations[r];
+            matches!((key.name.as_str(), key.arity), ("legal", 2) | ("init", 1))
+        })
+    }
+}
+
+/// Which of `positives` connect to the `wanted` variables through shared variables
+/// (`wanted` grows by their variables).
+fn connected(positives: &[&Atom], wanted: &mut BTreeSet<String>) -> Vec<bool> {
+    let mut chosen = vec![false; positives.len()];
+    loop {
+        let mut grew = false;
+        for (i, a) in positives.iter().enumerate() {
+            let mut touches = false;
+            a.for_each_var(&mut |v| touches |= wanted.contains(&v.text));
+            if !chosen[i] && touches {
+                chosen[i] = true;
+                grew = true;
+                a.for_each_var(&mut |v| {
+                    wanted.insert(v.text.clone());
+                });
+            }
+        }
+        if !grew {
+            return chosen;
+        }
+    }
+}
+
+/// A name of the probe game.
+fn probe_name(text: &str) -> Name {
+    Name {
+        text: text.to_owned(),
+        span: Span::new(0, 0),
+    }
+}
+
+/// A constant of the probe game.
+fn probe_constant(text: &str) -> Term {
+    Term::Const(probe_name(text))
+}
+
+/// A relation's key values among `args`, as one term of the probe game.
+fn key_term(keys: &Keys, rel: usize, args: &[Term]) -> Term {
+    let args: Vec<Term> = keys[&rel].iter().map(|&i| args[i].clone()).collect();
+    if args.is_empty() {
+        probe_constant("gdlc_key")
+    } else {
+        Term::Func {
+            name: probe_name("gdlc_key"),
+            args,
+            span: Span::new(0, 0),
+        }
+    }
+}
+
+/// The call graph of each component, from the probe game's legal moves; `None` when
+/// they cannot be read or are too many.
+fn call_graphs(
+    probe: &[Rule],
+    calls: &[Call],
+    graph: &DependencyGraph,
+) -> Option<HashMap<usize, CallGraph>> {
+    let mut interpreter = Interpreter::from_rules(probe);
+    let role = interpreter.role_index("gdlc_probe")?;
     let state = interpreter.initial_state();
     let mut moves = Vec::new();
     interpreter.legal_moves(&state, role, &mut moves);
     if moves.len() > MAX_EDGES {
-        return proven;
+        return None;
     }
-
-    // The graph of each component; no cycle, no tabling.
     let mut graphs: HashMap<usize, CallGraph> = HashMap::new();
     for mv in moves {
         let text = interpreter.move_to_kif(mv);
@@ -307,15 +413,11 @@ pub(super) fn sld_terminating(
         else {
             continue;
         };
-        let Ok(parts) = crate::syntax::split_terms(inner) else {
-            return proven;
-        };
+        let parts = crate::syntax::split_terms(inner).ok()?;
         let [(e, _), (from, _), (to, _)] = parts.as_slice() else {
-            return proven;
+            return None;
         };
-        let Some(call) = e.parse::<usize>().ok().and_then(|e| calls.get(e)) else {
-            return proven;
-        };
+        let call = e.parse::<usize>().ok().and_then(|e| calls.get(e))?;
         let component = graph.component_of[call.head];
         let (g, nodes) = graphs.entry(component).or_default();
         let mut node = |key: (usize, String)| *nodes.entry(key).or_insert_with(|| g.add_node(()));
@@ -323,15 +425,7 @@ pub(super) fn sld_terminating(
         let b = node((call.callee, to.clone()));
         g.add_edge(a, b, ());
     }
-    for &component in candidates.iter().filter(|c| !given_up.contains(c)) {
-        let acyclic = graphs
-            .get(&component)
-            .is_none_or(|(g, _)| !petgraph::algo::is_cyclic_directed(g));
-        if acyclic {
-            proven.insert(component);
-        }
-    }
-    proven
+    Some(graphs)
 }
 
 /// The cost bound of each relation of `graph` (indexed like `graph.relations`): the
