@@ -1,21 +1,27 @@
-//! Planning: join order, evaluation mode and data structure of every relation.
+//! Planning: join order, evaluation mode and data structure of every relation (the
+//! threshold plan, which measured planning starts from).
 //!
-//! 1. Static layers are planned and evaluated here, by the plan executor's engine, into
-//!    tables; a static relation with more than [`STATIC_LIMIT`] tuples is an error.
-//! 2. Every other rule's body is ordered greedily: tests (negation, `distinct`,
-//!    equality) as soon as their variables are bound, otherwise the positive literal
-//!    with the fewest expected matches. Expected matches are exact for static tables
-//!    (tuples per distinct key) and otherwise the product of the domains of the columns
-//!    still unknown — a column under a known function symbol that is not its own is
-//!    known to be nil. Ties keep the written order.
-//! 3. A non-entry layer is evaluated on demand when one of its relations has a tuple
-//!    space above [`DEMAND_THRESHOLD`] and every query of its relations binds a column;
-//!    its relations then get one [`DemandMode`] per set of bound columns used, planned
-//!    with those columns bound.
-//! 4. Storage: a flag without columns; a bitset when the product of the column domains
-//!    is small; otherwise a hash set with one index per lookup pattern.
-//!
-//! The estimates and the join order of step 2 are the sibling module `order`'s (`order.rs`).
+//! 1. Demand layers are decided from the last layer back: a non-entry layer is evaluated
+//!    on demand when one of its relations has a tuple space above [`DEMAND_THRESHOLD`]
+//!    and every query of its relations binds a column; its relations then get one
+//!    [`DemandMode`] per set of bound columns used, planned with those columns bound.
+//! 2. The other static layers are planned and evaluated here, by the plan executor's
+//!    engine, into tables (a static demand layer reading only static tables too, when
+//!    its real extension is small); a static relation with more than [`STATIC_LIMIT`]
+//!    tuples is an error.
+//! 3. Every other rule's body is ordered by least estimated work (`order.rs`): tests
+//!    (negation, `distinct`, equality) as soon as their variables are bound, the
+//!    positive literals in the order minimising the rows reaching each literal times its
+//!    scan cost — exact by dynamic programming over subsets of up to 12 literals, greedy
+//!    beyond. Matches are exact for static tables, one per role for `does`, and for
+//!    `true` the domain product times the density of that functor's fluents (sampled by
+//!    measured planning, else the initial state's), with a scan over the range the known
+//!    leading columns fix; a call into a demand layer costs its evaluation.
+//! 4. The state's column order per functor of `true` follows the lookups of `true` (see
+//!    [`crate::plan::state_column_orders`]), and the trees are planned again with it.
+//! 5. Storage: a flag without columns; a bitset when the product of the column domains
+//!    is small (up to 2^18 bits for dynamic relations); otherwise a hash set with one
+//!    index per lookup pattern.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
