@@ -35,17 +35,20 @@ pub const MAX_FN_LINES: usize = 150;
 /// executor and lays out the state from the grounder's reachable fluents.
 pub const GDLC_LAYERS: &[(&str, &[&str])] = &[
     ("diagnostics", &["diagnostic"]),
-    ("syntax: KIF to AST", &["syntax"]),
+    ("KIF to AST", &["syntax"]),
     ("normalisation and the dependency graph", &["normalize"]),
     ("validity checks", &["check"]),
     ("the reference interpreter", &["interp"]),
     ("the IR", &["ir"]),
-    ("analysis: domains, flattening, layers", &["analysis"]),
-    ("the plan (data)", &["plan"]),
+    (
+        "canonical order, domains, flattening, layers",
+        &["analysis"],
+    ),
+    ("the evaluation plan, as data", &["plan"]),
     ("the plan executor", &["exec"]),
     ("grounding", &["ground"]),
     ("the planner", &["planner"]),
-    ("backends: Rust (join, ground), Prolog", &["emit"]),
+    ("backends: the Rust join and ground backends, Prolog", &["emit"]),
     ("the invariant prover and its ASP encoding", &["prove"]),
     (
         "drivers",
@@ -683,7 +686,7 @@ pub fn report(house: &House) -> String {
         "gdlc's layers, first to last (a module imports only from its own layer and earlier ones):\n",
     );
     for (i, (what, modules)) in GDLC_LAYERS.iter().enumerate() {
-        let _ = writeln!(out, "  {:>2}. {what}: {}", i + 1, modules.join(", "));
+        let _ = writeln!(out, "  {:>2}. {} ({what})", i + 1, modules.join(", "));
     }
     for (name, modules, edges) in &house.graphs {
         let _ = writeln!(
