@@ -48,7 +48,10 @@ pub const GDLC_LAYERS: &[(&str, &[&str])] = &[
     ("the plan executor", &["exec"]),
     ("grounding", &["ground"]),
     ("the planner", &["planner"]),
-    ("backends: the Rust join and ground backends, Prolog", &["emit"]),
+    (
+        "backends: the Rust join and ground backends, Prolog",
+        &["emit"],
+    ),
     ("the invariant prover and its ASP encoding", &["prove"]),
     (
         "drivers",
