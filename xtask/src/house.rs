@@ -257,13 +257,12 @@ fn without_test_modules(code: &str) -> String {
 /// a module declared in its own file (`mod tests;`) to its semicolon.
 fn test_module_spans(code: &str) -> Vec<(usize, usize)> {
     let chars: Vec<char> = code.chars().collect();
-    let text: String = chars.iter().collect();
     let mut spans = Vec::new();
     let mut from = 0;
-    while let Some(found) = text[from..].find("#[cfg(test)]") {
+    while let Some(found) = code[from..].find("#[cfg(test)]") {
         let start_byte = from + found;
         from = start_byte + 1;
-        let start = text[..start_byte].chars().count();
+        let start = code[..start_byte].chars().count();
         let mut i = start + "#[cfg(test)]".len();
         let mut depth = 0usize;
         while i < chars.len() {

@@ -290,11 +290,7 @@ impl<'a> Layout<'a> {
             return None;
         }
         if let Some(shape) = self.next_shape(bit, &unkeyed) {
-            pending
-                .next_classes
-                .entry(shape)
-                .or_default()
-                .push((bit, a, unkeyed));
+            pending.join_next_class(shape, (bit, a, unkeyed));
             return None;
         }
         Some(self.expression_of(&unkeyed))
@@ -333,11 +329,7 @@ impl<'a> Layout<'a> {
             && !cyclic
             && let Some(shape) = self.next_shape(bit, &unkeyed)
         {
-            pending
-                .next_classes
-                .entry(shape)
-                .or_default()
-                .push((bit, a, unkeyed));
+            pending.join_next_class(shape, (bit, a, unkeyed));
             return None;
         }
         Some(self.expression_of(&unkeyed))
@@ -745,4 +737,11 @@ struct Pending<'i> {
     /// `next` heads of one instance, by shape relative to their bit: computed
     /// head-parallel at the end (nothing reads `n`, so their order is free).
     next_classes: BTreeMap<NextShape, Vec<NextMember<'i>>>,
+}
+
+impl<'i> Pending<'i> {
+    /// Leaves a `next` head of one instance for the head-parallel class of its shape.
+    fn join_next_class(&mut self, shape: NextShape, member: NextMember<'i>) {
+        self.next_classes.entry(shape).or_default().push(member);
+    }
 }
