@@ -24,7 +24,7 @@ use crate::bits::{Bits, select, word_field};
 pub use crate::bits::{bit, count_ones, nth_one, push_ones};
 use crate::game::{Game, GoalError, RoleIndex, StateError};
 use crate::kif;
-pub use crate::pick::{listed_in_summary, nth_smallest, pick_one_listed, pick_one_of};
+pub use crate::pick::{listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_of};
 
 /// The generated half of a ground reasoner: constant tables and three evaluation
 /// functions over the state `s` (`W` words), the derived state atoms `d` (`D` words)
@@ -49,8 +49,9 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     const LEGAL_BITS: &'static [u32];
     /// The bit of `d` holding `terminal` (`None`: never terminal).
     const TERMINAL_BIT: Option<u32>;
-    /// Per role, its goal atoms: the bit of `d` and the value's text.
-    const GOALS: &'static [&'static [(u32, &'static str)]];
+    /// Per role, its goal atoms: the bit of `d` and the value (the text of a value
+    /// that is not a goal value, an error when it holds).
+    const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]];
     /// Per role, its percept atoms: the bit of `m` and the percept, by percept.
     const SEES: &'static [&'static [(u32, u32)]];
     /// Whether the goals are worth remembering by state (in [`Ground`], every role's
@@ -169,11 +170,11 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
     /// Role `role`'s goal value from the goal atoms in `d`.
     fn goal_in_d(&self, role: RoleIndex) -> Result<u8, GoalError> {
         let mut held = crate::game::HeldGoals::default();
-        for &(b, text) in R::GOALS[role] {
+        for &(b, value) in R::GOALS[role] {
             if bit(&self.d, b as usize) {
-                match kif::goal_value(text) {
-                    Some(value) => held.add(value),
-                    None => return Err(GoalError::NotANumber(text.to_owned())),
+                match value {
+                    Ok(value) => held.add(value),
+                    Err(text) => return Err(GoalError::NotANumber(text.to_owned())),
                 }
             }
         }
@@ -246,11 +247,7 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
             }
             return Some(base + select(window, pick(n) as u32));
         }
-        let n = count_ones(&self.d, lo, hi);
-        if n == 0 {
-            return None;
-        }
-        let bit = nth_one(&self.d, lo, hi, pick(n)).expect("fewer than n set bits");
+        let bit = pick_one_in(&self.d, lo, hi, pick)?;
         Some(base + (bit - lo) as u32)
     }
 

@@ -28,10 +28,10 @@ use super::meta::Meta;
 use super::rules::{Changed, Entry, Input, Rules};
 use super::text_order::TextOrder;
 use super::{NONE, Sym};
-use crate::bits::{Bits, count_ones, nth_one};
+use crate::bits::Bits;
 use crate::game::{Game, GoalError, HeldGoals, RoleIndex, StateError};
 use crate::kif;
-use crate::pick::{listed_in_summary, pick_one_listed, pick_one_of};
+use crate::pick::{listed_in_summary, pick_one_in, pick_one_listed, pick_one_of};
 
 /// The most words holding legal moves for which a random move is picked by sorting
 /// those words (beyond, by selecting among the rows' bits).
@@ -288,11 +288,7 @@ impl<R: Rules<W>, const W: usize> Game for Compiled<R, W> {
                 if let Some(words) = store.bit_words()
                     && (hi - lo) / 64 <= 2 * store.len() + 8
                 {
-                    let count = count_ones(words, lo, hi);
-                    if count == 0 {
-                        return None;
-                    }
-                    let bit = nth_one(words, lo, hi, pick(count))?;
+                    let bit = pick_one_in(words, lo, hi, pick)?;
                     return Some(self.legal_move_of_bit(bit, role_symbol));
                 }
                 // A wide range: the words holding a bit, in order by a summary of the

@@ -2421,9 +2421,9 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const INIT: [u64; WORDS] = [0x500a500a500a500a, 0x500a500a500a500a, 0x2];
     const LEGAL_BITS: &'static [u32] = &[0, 155];
     const TERMINAL_BIT: Option<u32> = Some(310);
-    const GOALS: &'static [&'static [(u32, &'static str)]] = &[
-        &[(311, "0"), (314, "100")],
-        &[(312, "0"), (313, "100")],
+    const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
+        &[(311, Ok(0)), (314, Ok(100))],
+        &[(312, Ok(0)), (313, Ok(100))],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]

@@ -136,9 +136,9 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const INIT: [u64; WORDS] = [0x0, 0x200000];
     const LEGAL_BITS: &'static [u32] = &[0, 8];
     const TERMINAL_BIT: Option<u32> = Some(16);
-    const GOALS: &'static [&'static [(u32, &'static str)]] = &[
-        &[(20, "0"), (21, "100"), (18, "50")],
-        &[(19, "0"), (22, "100"), (17, "50")],
+    const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
+        &[(20, Ok(0)), (21, Ok(100)), (18, Ok(50))],
+        &[(19, Ok(0)), (22, Ok(100)), (17, Ok(50))],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]

@@ -138,9 +138,9 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const INIT: [u64; WORDS] = [0x10421];
     const LEGAL_BITS: &'static [u32] = &[0, 13];
     const TERMINAL_BIT: Option<u32> = Some(26);
-    const GOALS: &'static [&'static [(u32, &'static str)]] = &[
-        &[(27, "0"), (30, "100")],
-        &[(29, "0"), (28, "100")],
+    const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
+        &[(27, Ok(0)), (30, Ok(100))],
+        &[(29, Ok(0)), (28, Ok(100))],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]

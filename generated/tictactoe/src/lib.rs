@@ -132,9 +132,9 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const INIT: [u64; WORDS] = [0x11249249];
     const LEGAL_BITS: &'static [u32] = &[0, 10];
     const TERMINAL_BIT: Option<u32> = Some(20);
-    const GOALS: &'static [&'static [(u32, &'static str)]] = &[
-        &[(25, "0"), (24, "100"), (22, "50")],
-        &[(23, "0"), (26, "100"), (21, "50")],
+    const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
+        &[(25, Ok(0)), (24, Ok(100)), (22, Ok(50))],
+        &[(23, Ok(0)), (26, Ok(100)), (21, Ok(50))],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]

@@ -102,7 +102,7 @@ const PERCEPTS: &'static [&'static str] = &[{percepts}];
 const INIT: [u64; WORDS] = [{init}];
 const LEGAL_BITS: &'static [u32] = &[{legal_bits}];
 const TERMINAL_BIT: Option<u32> = {terminal};
-const GOALS: &'static [&'static [(u32, &'static str)]] = &[{goals}];
+const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[{goals}];
 const SEES: &'static [&'static [(u32, u32)]] = &[{sees}];{remembered}
 #[inline(never)]
 fn eval_state(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {{
@@ -122,7 +122,10 @@ fn eval_moves(s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64;
             init = init.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", "),
             legal_bits = self.legal_bits.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
             terminal = self.terminal_bit.map_or("None".to_owned(), |b| format!("Some({b})")),
-            goals = slice_list(&self.goals, |(bit, text)| format!("({bit}, {text:?})")),
+            goals = slice_list(&self.goals, |(bit, text)| match gdlc_runtime::kif::goal_value(text) {
+                Some(value) => format!("({bit}, Ok({value}))"),
+                None => format!("({bit}, Err({text:?}))"),
+            }),
             sees = slice_list(&self.sees, |(bit, p)| format!("({bit}, {p})")),
             // Goals run as a program are long enough to remember by state.
             remembered = if self.tabled.goals {
