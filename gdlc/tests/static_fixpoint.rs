@@ -3,7 +3,8 @@
 //! are its domains and facts; a state-dependent one is evaluated over the domains of the
 //! state and keeps its rules (`analysis::statics`). The analysis, the plan executor and
 //! the Rust backend then handle the game like any other; a relation whose terms really
-//! grow without bound stays an error naming it, located at its rule.
+//! grow without bound stays an error naming it, located at its rule — unless a step
+//! counter bounds the game's length, and with it how deep the state's terms nest.
 
 use gdlc::analysis::domains;
 use gdlc::exec::Executor;
@@ -233,4 +234,87 @@ fn games_the_abstraction_bounds_keep_their_rules() {
         domains::compute(&front.rules, &mut Symbols::default()).unwrap_or_else(|d| panic!("{d}"));
     assert!(computed.evaluated.is_empty() && computed.relaxed.is_empty());
     assert!(matches!(computed.rules, std::borrow::Cow::Borrowed(_)));
+}
+
+/// Messages acknowledged once a round, `(ack (ack …))`, in a game that ends by its
+/// round counter: no per-path domain bounds them, the game's length does.
+const ACKS: &str = "\
+(role a) (role b)
+(init (round 0))
+(init (msg hello))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+(<= (legal a (send ?m)) (true (msg ?m)))
+(<= (legal a wait) (true (round ?r)))
+(<= (legal b noop) (true (round ?r)))
+(<= (next (msg (ack ?m))) (does a (send ?m)))
+(<= (next (msg ?m)) (does a wait) (true (msg ?m)))
+(<= (next (round ?n)) (true (round ?r)) (succ ?r ?n))
+(<= terminal (true (round 5)))
+(<= won (true (msg (ack (ack (ack ?x))))))
+(<= (goal a 100) won)
+(<= (goal a 0) (not won))
+(goal b 0)
+";
+
+#[test]
+fn terms_nesting_deeper_each_step_are_bounded_by_a_step_counter() {
+    let (file, front) = front("acks.kif", ACKS);
+    let ir = gdlc::analysis::analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+    let mut reference = Interpreter::new(&front).unwrap_or_else(|d| panic!("{d}"));
+    let mut executor = Executor::new(&ir, &plan);
+    let options = CompareOptions {
+        perft_depth: 5,
+        playouts: 20,
+        max_steps: 10,
+        seed: 1,
+    };
+    compare(&mut reference, &mut executor, options).unwrap_or_else(|e| panic!("{e}"));
+    // Five sends nest five acknowledgements: the deepest state of the game.
+    let mut state = executor.initial_state();
+    for _ in 0..5 {
+        let mut send = Vec::new();
+        executor.legal_moves(&state, 0, &mut send);
+        let send = *send
+            .iter()
+            .find(|&&m| executor.move_to_kif(m).starts_with("(send"))
+            .expect("a send");
+        let mut noop = Vec::new();
+        executor.legal_moves(&state, 1, &mut noop);
+        state = executor.next_state(&state, &[send, noop[0]]);
+    }
+    let held = executor.state_to_kif(&state);
+    assert!(
+        held.contains(&"(msg (ack (ack (ack (ack (ack hello))))))".to_owned()),
+        "{held:?}"
+    );
+    assert!(executor.is_terminal(&state));
+    assert_eq!(executor.goal(&state, 0), Ok(100));
+    gdlc::compile_rust(&file)
+        .unwrap_or_else(|ds| panic!("{}", ds.iter().map(|d| d.render(&file)).collect::<String>()));
+}
+
+#[test]
+fn terms_nesting_many_ways_over_a_long_game_stay_an_error_naming_its_length() {
+    // Acknowledged or refused each round for 40 rounds: 2^40 message terms.
+    let mut text = ACKS
+        .replace("(round 5)", "(round 40)")
+        .replace("(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)", "")
+        + "(<= (next (msg (nack ?m))) (does a (send ?m)))\n";
+    for i in 0..40 {
+        text.push_str(&format!("(succ {i} {})\n", i + 1));
+    }
+    let started = std::time::Instant::now();
+    let (file, diagnostic) = analysis_error("nacks.kif", &text);
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "took {:?}",
+        started.elapsed()
+    );
+    let rendered = diagnostic.render(&file);
+    assert!(rendered.contains("cannot be bounded"), "{rendered}");
+    assert!(
+        rendered.contains("the game ends within 40 steps (its counter `round`)"),
+        "{rendered}"
+    );
 }

@@ -18,8 +18,10 @@
 //! real value, which also replaces their rules for every later stage
 //! ([`Computed::rules`]); state-dependent ones over the domains of the state, a superset
 //! of their value in every state, repeated until the domains stop growing (see
-//! [`compute`]). Terms that keep growing from state to state, or an evaluation past its
-//! bounds, mean the domains cannot be bounded: an error naming the relation and the rule.
+//! [`compute`]). Terms that keep growing from state to state are bounded by the game's
+//! length when a step counter proves one ([`super::length`]): `next` then feeds `true`
+//! only that many times. Otherwise, or past an evaluation's bounds, the domains cannot
+//! be bounded: an error naming the relation and the rule.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -45,6 +47,11 @@ fn term_depth(term: &Term) -> usize {
 
 /// The nesting limit of a game: its deepest written term plus [`DEPTH_MARGIN`].
 pub fn depth_limit(rules: &[Rule]) -> usize {
+    written_depth(rules) + DEPTH_MARGIN
+}
+
+/// The deepest function nesting of a term written in the rules.
+fn written_depth(rules: &[Rule]) -> usize {
     let atoms = rules.iter().flat_map(|r| {
         std::iter::once(&r.head).chain(r.body.iter().filter_map(|l| match l {
             Literal::Pos(a) | Literal::Neg(a) => Some(a),
@@ -56,7 +63,6 @@ pub fn depth_limit(rules: &[Rule]) -> usize {
         .map(term_depth)
         .max()
         .unwrap_or(0)
-        + DEPTH_MARGIN
 }
 
 /// The symbol of a constant or function term.
@@ -230,6 +236,8 @@ pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<
     let mut facts: Option<statics::Facts> = None;
     let mut state_domains: Option<Domains> = None;
     let mut rounds = 0;
+    // Set once terms nest deeper from state to state in a game proved to end.
+    let mut unrolled: Option<Unrolled> = None;
     loop {
         let pinned: BTreeMap<RelationKey, Tree> = match &facts {
             Some(facts) => facts
@@ -238,7 +246,10 @@ pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<
                 .collect(),
             None => BTreeMap::new(),
         };
-        let limit = depth_limit(rules).max(facts.as_ref().map_or(0, |f| f.depth() + DEPTH_MARGIN));
+        let limit = depth_limit(rules).max(facts.as_ref().map_or(0, |f| f.depth() + DEPTH_MARGIN))
+            + unrolled
+                .as_ref()
+                .map_or(0, |u| u.steps * written_depth(rules).max(1));
         let evaluate =
             |wanted: &BTreeSet<usize>, domains: Option<&Domains>, symbols: &mut Symbols| {
                 let inputs = statics::Inputs {
@@ -254,7 +265,7 @@ pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<
                     unbounded_evaluated(&key, rule, exceeded.limit, dynamic)
                 })
             };
-        let failed = match fixpoint(rules, symbols, &pinned, limit) {
+        let failed = match fixpoint(rules, symbols, &pinned, limit, unrolled.as_ref()) {
             Ok(domains) => {
                 let relaxed: Vec<RelationKey> = wanted
                     .iter()
@@ -325,7 +336,25 @@ pub fn compute<'a>(rules: &'a [Rule], symbols: &mut Symbols) -> Result<Computed<
             statics
         };
         if more.is_empty() {
-            return Err(unbounded(&head_key, rule, limit));
+            // Terms that grow from state to state are bounded by the game's length,
+            // when it is proved (a step counter).
+            let Some(unrolled_now) = &unrolled else {
+                if let Some((counter, steps)) = super::length::length_bound(rules) {
+                    unrolled = Some(Unrolled {
+                        steps,
+                        rule: failed,
+                        counter,
+                    });
+                    continue;
+                }
+                return Err(unbounded(&head_key, rule, limit));
+            };
+            return Err(unbounded(&head_key, rule, limit).with_note(format!(
+                "the game ends within {} steps (its counter `{}`), but the terms of its first {} \
+                 states nest deeper than {limit} levels or take more than {MAX_UNROLLED_PATHS} \
+                 argument paths",
+                unrolled_now.steps, unrolled_now.counter, unrolled_now.steps
+            )));
         }
         wanted.extend(more);
         facts = Some(evaluate(&wanted, state_domains.as_ref(), symbols)?);
@@ -376,13 +405,33 @@ fn with_facts(
     out
 }
 
+/// A fixpoint in which `next` feeds `true` a bounded number of times (see
+/// [`super::length`]): the domains of the states of a game that lasts at most
+/// `steps` joint moves.
+#[derive(Clone, Debug)]
+struct Unrolled {
+    /// The most times `next`'s domain is added to `true`'s.
+    steps: usize,
+    /// The rule reported when the domains grow past [`MAX_UNROLLED_PATHS`].
+    rule: usize,
+    /// The fluent whose values count the steps.
+    counter: String,
+}
+
+/// The most argument paths, over every relation, that an unrolled fixpoint may reach
+/// (terms of several function symbols nested step after step multiply them).
+const MAX_UNROLLED_PATHS: usize = 1 << 16;
+
 /// The abstract fixpoint, with the domains of `pinned` relations fixed (their rules are
-/// skipped). `Err` gives the index of a rule nesting terms deeper than `limit`.
+/// skipped). `next` feeds `true` until nothing grows or, when `unrolled`, only once
+/// the other rules are stable and at most `steps` times. `Err` gives the index of a
+/// rule nesting terms deeper than `limit`.
 fn fixpoint(
     rules: &[Rule],
     symbols: &mut Symbols,
     pinned: &BTreeMap<RelationKey, Tree>,
     limit: usize,
+    unrolled: Option<&Unrolled>,
 ) -> Result<Domains, usize> {
     let mut domains: Domains = BTreeMap::new();
     for rule in rules {
@@ -400,6 +449,7 @@ fn fixpoint(
         name: name.to_owned(),
         arity,
     };
+    let mut steps = 0;
     loop {
         let mut changed = false;
         for (index, rule) in rules.iter().enumerate() {
@@ -417,11 +467,26 @@ fn fixpoint(
         // true ⊇ init ∪ next; does ⊇ legal.
         for (from, to) in [
             (key("init", 1), key("true", 1)),
-            (key("next", 1), key("true", 1)),
             (key("legal", 2), key("does", 2)),
         ] {
             if let Some(source) = domains.get(&from).cloned() {
                 changed |= domains.entry(to).or_default().graft(&[], &source);
+            }
+        }
+        let step = match unrolled {
+            None => true,
+            Some(unrolled) => !changed && steps < unrolled.steps,
+        };
+        if step && let Some(source) = domains.get(&key("next", 1)).cloned() {
+            changed |= domains
+                .entry(key("true", 1))
+                .or_default()
+                .graft(&[], &source);
+            steps += 1;
+            if let Some(unrolled) = unrolled
+                && domains.values().map(|t| t.nodes.len()).sum::<usize>() > MAX_UNROLLED_PATHS
+            {
+                return Err(unrolled.rule);
             }
         }
         if !changed {

@@ -8,6 +8,7 @@ pub mod canonical;
 pub mod domains;
 pub mod flatten;
 pub mod layers;
+pub mod length;
 pub mod statics;
 pub mod tree;
 
