@@ -411,6 +411,32 @@ fn moves_with_thousands_of_instances_become_keyed_programs() {
     assert_agrees(&front, &ir, &grounding, 10, 20);
 }
 
+/// Flips (our own game): a disc turns a row's line of opponent discs, found one square
+/// further each step by a chain of move-dependent atoms of which only the first reads
+/// the move. Each atom can hold only under the few moves on its row, so the chain runs
+/// in the played move's arm, level by level (a `match` per chain step and role), not
+/// for every square on every step: the chain's statements are inside arms.
+#[test]
+fn a_chain_of_atoms_under_few_moves_runs_in_their_arms() {
+    let (front, ir, plan) = own_game("flips.kif");
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let module =
+        gdlc::emit::ground::lib_rs(&ir, &grounding, "flips.kif", Budget::DEFAULT).expect("emits");
+    let lines: Vec<&str> = module.lines().map(str::trim).collect();
+    let matches = lines
+        .iter()
+        .filter(|l| l.starts_with("match joint["))
+        .count();
+    assert!(matches >= 8, "{matches} matches: a level of the chain each");
+    // A chain step (an atom of `m` from another of `m`) right inside a move's arm.
+    let in_arm = lines
+        .windows(2)
+        .filter(|w| w[0].ends_with("=> {") && w[1].starts_with("m[") && w[1].contains("& (m["))
+        .count();
+    assert!(in_arm >= 36, "{in_arm} chain steps in arms");
+    assert_agrees(&front, &ir, &grounding, 20, 40);
+}
+
 /// Frames (our own game): chess-endgame frame rules, one instance per move and cell,
 /// pass 400,000 instances while grounding (the limit before, which sent the game, the
 /// corpus endgame and its obfuscated copies to the join backend at a twentieth of the

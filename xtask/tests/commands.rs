@@ -91,6 +91,8 @@ fn verify_representative_games() {
         workspace().join("gdlc/tests/ground/frames.kif"),
         // A state laid out with numbers by value (not text order): states as text sorted.
         workspace().join("gdlc/tests/ground/wide.kif"),
+        // Chains of move-dependent atoms under few moves, in those moves' arms.
+        workspace().join("gdlc/tests/ground/flips.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

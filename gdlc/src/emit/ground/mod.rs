@@ -367,6 +367,33 @@ impl LateArms {
     }
 }
 
+/// Of instances that set `bit`, those under some moves (`keys`: per move its role,
+/// the move and the body to test there) go to those moves' arms; the others are
+/// returned.
+fn split_by_moves<'i>(
+    instances: impl Iterator<Item = &'i Instance>,
+    bit: usize,
+    keys: impl Fn(&Instance) -> Option<Vec<(usize, u32, Vec<Literal>)>>,
+    arms: &mut BTreeMap<usize, MoveArms>,
+) -> Vec<&'i Instance> {
+    let mut others = Vec::new();
+    for instance in instances {
+        match keys(instance) {
+            Some(keys) => {
+                for (role, mv, body) in keys {
+                    arms.entry(role)
+                        .or_default()
+                        .entry(mv)
+                        .or_default()
+                        .push((bit, body));
+                }
+            }
+            None => others.push(instance),
+        }
+    }
+    others
+}
+
 /// Of instances that set `bit`, those under one move (`key`: its role and move, and
 /// the rest of the body) go to that move's arm; the others are returned.
 fn split_by_move<'i>(

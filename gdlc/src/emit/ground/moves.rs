@@ -14,7 +14,12 @@
 //! flips) run first, before the code that reads those atoms: as `match` arms, or with
 //! keyed programs as **early keyed programs** (`EARLY_r`). The other move-dependent
 //! atoms' instances under one move become **late arms**, one `match` per role emitted
-//! right before the first statement that reads one of their atoms (`LateArms`).
+//! right before the first statement that reads one of their atoms (`LateArms`). An
+//! atom that can hold only under a few moves of one role — each instance reads one of
+//! them, or an atom that holds under such moves alone (reversi's flips, one square
+//! further along a line each step: a square is flipped only by a move on its lines) —
+//! runs in those moves' late arms too, and when that makes chains of them, level by
+//! level (`order_by_level`: a `match` per step of the chain rather than per atom).
 
 use super::*;
 
@@ -214,6 +219,7 @@ impl<'a> Layout<'a> {
         out: &mut String,
         tables: &mut String,
     ) {
+        let (only_under, implied) = self.moves_under(early_rest);
         let mut pending = Pending {
             keyed: BTreeMap::new(),
             late: LateArms {
@@ -222,8 +228,24 @@ impl<'a> Layout<'a> {
                 flushed: 0,
             },
             next_classes: BTreeMap::new(),
+            only_under,
         };
-        for (atoms, cyclic) in &self.order {
+        // Chains of atoms under some moves (keyed by what they read) run level by
+        // level when that takes far fewer late `match`es (reversi: 16 rather than
+        // 511); otherwise the evaluation order stands (it keeps what a `next` head
+        // reads close to it).
+        let mut groups: Vec<(&[AtomId], bool)> =
+            self.order.iter().map(|(a, c)| (a.as_slice(), *c)).collect();
+        if implied {
+            let by_level = self.order_by_level(rest);
+            let flushes = |groups: &[(&[AtomId], bool)]| {
+                self.late_flushes(groups, rest, early_rest, &pending.only_under)
+            };
+            if flushes(&groups) > 2 * flushes(&by_level) + 8 {
+                groups = by_level;
+            }
+        }
+        for (atoms, cyclic) in groups {
             let atoms: Vec<AtomId> = atoms
                 .iter()
                 .copied()
@@ -242,7 +264,7 @@ impl<'a> Layout<'a> {
                     Some(others) => self.next_expression(a, others, &mut pending),
                     None => self.move_atom_expression(
                         a,
-                        *cyclic,
+                        cyclic,
                         early_rest[a as usize].as_deref(),
                         &mut pending,
                     ),
@@ -254,7 +276,7 @@ impl<'a> Layout<'a> {
             if computed.is_empty() {
                 continue;
             }
-            self.assign(&computed, *cyclic, out);
+            self.assign(&computed, cyclic, out);
             out.push_str(CHUNK_MARK);
         }
         self.flush_late(&mut pending.late, out, tables);
@@ -265,6 +287,39 @@ impl<'a> Layout<'a> {
             self.keyed_programs(&programs, KeyedTarget::Next, out, tables);
         }
         self.move_arms(&pending.keyed, "n", "arm", out, tables);
+    }
+
+    /// The evaluation order's groups of atoms computed in `eval_moves` (`wanted`),
+    /// by level — the longest chain of such atoms below a group — each level in
+    /// evaluation order: atoms of one level read none of another of it, so the late
+    /// arms of a level (reversi's flips one square further along each line) run
+    /// together, one `match` per level rather than one per group read.
+    fn order_by_level(&self, wanted: &[bool]) -> Vec<(&[AtomId], bool)> {
+        let mut level: Vec<Option<usize>> = vec![None; self.g.atoms.len()];
+        let mut levels: Vec<Vec<(&[AtomId], bool)>> = Vec::new();
+        for (atoms, cyclic) in &self.order {
+            if !atoms.iter().any(|&a| wanted[a as usize]) {
+                continue;
+            }
+            let below = atoms
+                .iter()
+                .flat_map(|&a| &self.by_head[a as usize])
+                .flat_map(|i| &i.body)
+                .filter_map(|&l| {
+                    let b = l.atom();
+                    (!atoms.contains(&b)).then(|| level[b as usize]).flatten()
+                })
+                .max();
+            let at = below.map_or(0, |l| l + 1);
+            for &a in atoms {
+                level[a as usize] = Some(at);
+            }
+            if levels.len() <= at {
+                levels.resize_with(at + 1, Vec::new);
+            }
+            levels[at].push((atoms.as_slice(), *cyclic));
+        }
+        levels.into_iter().flatten().collect()
     }
 
     /// The expression of `next` head `a` from its instances other than copies
@@ -311,12 +366,10 @@ impl<'a> Layout<'a> {
         let all: &[&Instance] = early_rest.unwrap_or(&self.by_head[a as usize]);
         let unkeyed = match self.places[a as usize] {
             Place::M(bit) if !cyclic => {
-                let unkeyed = split_by_move(
-                    all.iter().copied(),
-                    bit,
-                    |instance| self.key_of(instance),
-                    &mut pending.late.arms,
-                );
+                let only_under = &pending.only_under;
+                let keys = |instance: &Instance| self.implied_keys(instance, only_under);
+                let unkeyed =
+                    split_by_moves(all.iter().copied(), bit, keys, &mut pending.late.arms);
                 pending.late.atoms[a as usize] |= unkeyed.len() < all.len();
                 unkeyed
             }
@@ -628,6 +681,130 @@ impl<'a> Layout<'a> {
             .then_some((role, mv, body))
     }
 
+    /// Per atom of `m` computed in order (not in a recursive group), the few moves
+    /// under which alone it can hold ([`Self::few_moves`]): its instances run early
+    /// under their move, the others under theirs ([`Self::implied_keys`]); and whether
+    /// some instance is under moves only through what it reads.
+    fn moves_under(
+        &self,
+        early_rest: &[Option<Vec<&'a Instance>>],
+    ) -> (Vec<Option<MoveSet>>, bool) {
+        let mut under: Vec<Option<MoveSet>> = vec![None; self.g.atoms.len()];
+        let mut implied = false;
+        for (atoms, cyclic) in &self.order {
+            if *cyclic {
+                continue;
+            }
+            for &a in atoms {
+                if !matches!(self.places[a as usize], Place::M(_)) {
+                    continue;
+                }
+                let rest = early_rest[a as usize].as_deref();
+                let keys = self.by_head[a as usize].iter().map(|&i| {
+                    let early = rest.is_some_and(|rest| !rest.iter().any(|&r| std::ptr::eq(r, i)));
+                    if early {
+                        self.early_key(i).map(|(r, m, _)| vec![(r, m, Vec::new())])
+                    } else {
+                        let keys = self.implied_keys(i, &under);
+                        implied |= keys.is_some() && self.key_of(i).is_none();
+                        keys
+                    }
+                });
+                under[a as usize] = self.few_moves(moves_of(keys));
+            }
+        }
+        (under, implied)
+    }
+
+    /// How many times late arms would be flushed computing `groups` in that order: an
+    /// atom read while some atom it reads has instances waiting in late arms.
+    fn late_flushes(
+        &self,
+        groups: &[(&[AtomId], bool)],
+        wanted: &[bool],
+        early_rest: &[Option<Vec<&'a Instance>>],
+        only_under: &[Option<MoveSet>],
+    ) -> usize {
+        let mut pending = vec![false; self.g.atoms.len()];
+        let mut any = false;
+        let mut flushes = 0;
+        for &(atoms, cyclic) in groups {
+            let atoms = atoms.iter().copied().filter(|&a| wanted[a as usize]);
+            let reads_pending = atoms.clone().any(|a| {
+                self.by_head[a as usize]
+                    .iter()
+                    .any(|i| i.body.iter().any(|l| pending[l.atom() as usize]))
+            });
+            if any && reads_pending {
+                flushes += 1;
+                pending.fill(false);
+                any = false;
+            }
+            for a in atoms {
+                if cyclic || !matches!(self.places[a as usize], Place::M(_)) {
+                    continue;
+                }
+                let all = early_rest[a as usize]
+                    .as_deref()
+                    .map_or(self.by_head[a as usize].len(), <[_]>::len);
+                let instances: &[&Instance] = match early_rest[a as usize].as_deref() {
+                    Some(rest) => rest,
+                    None => &self.by_head[a as usize],
+                };
+                if all > 0
+                    && instances
+                        .iter()
+                        .any(|i| self.implied_keys(i, only_under).is_some())
+                {
+                    pending[a as usize] = true;
+                    any = true;
+                }
+            }
+        }
+        flushes + usize::from(any)
+    }
+
+    /// `moves` if they are few enough for an atom holding under them alone to be
+    /// computed in their arms: moves of one role, at most a quarter of its moves (the
+    /// atom is then skipped on three moves in four; pacman's "some ghost moved", under
+    /// every move of a role, would run in every arm).
+    fn few_moves(&self, moves: Option<MoveSet>) -> Option<MoveSet> {
+        let moves = moves?;
+        let &(role, _) = moves.first()?;
+        let count = (self.role_moves[role + 1] - self.role_moves[role]) as usize;
+        (moves.iter().all(|&(r, _)| r == role) && moves.len() * 4 <= count).then_some(moves)
+    }
+
+    /// The moves an instance runs under, each with the body to test there: its first
+    /// positive `does` literal (see [`Self::key_of`]) or, without one, the fewest moves
+    /// under which alone one of its positive literals can hold (`only_under`), the
+    /// body kept whole.
+    fn implied_keys(
+        &self,
+        instance: &Instance,
+        only_under: &[Option<MoveSet>],
+    ) -> Option<Vec<(usize, u32, Vec<Literal>)>> {
+        if let Some(key) = self.key_of(instance) {
+            return Some(vec![key]);
+        }
+        // One literal's moves suffice: the instance holds only if that literal does.
+        // (Not the intersection of several: two roles' moves are played together.)
+        let under = instance
+            .body
+            .iter()
+            .filter_map(|&literal| match literal {
+                Literal::Pos(b) => only_under[b as usize].as_ref(),
+                Literal::Neg(_) => None,
+            })
+            .min_by_key(|moves| moves.len())?;
+        Some(
+            under
+                .iter()
+                .map(|&(role, mv)| (role, mv, instance.body.clone()))
+                .collect(),
+        )
+    }
+
     /// The first positive `does` literal of an instance (its role and move), and the
     /// rest of its body.
     pub(super) fn key_of(&self, instance: &Instance) -> Option<(usize, u32, Vec<Literal>)> {
@@ -737,6 +914,12 @@ struct Pending<'i> {
     /// `next` heads of one instance, by shape relative to their bit: computed
     /// head-parallel at the end (nothing reads `n`, so their order is free).
     next_classes: BTreeMap<NextShape, Vec<NextMember<'i>>>,
+    /// Per atom of `m`, the few moves (role and move) under which alone it can hold:
+    /// each instance reads one of them, or atoms that hold under some of them alone
+    /// (reversi's flips along a line, a chain of atoms of which only the first reads
+    /// the move: a square is flipped only by a move on its lines). Instances that read
+    /// such atoms run in those moves' arms only.
+    only_under: Vec<Option<MoveSet>>,
 }
 
 impl<'i> Pending<'i> {
@@ -744,4 +927,27 @@ impl<'i> Pending<'i> {
     fn join_next_class(&mut self, shape: NextShape, member: NextMember<'i>) {
         self.next_classes.entry(shape).or_default().push(member);
     }
+}
+
+/// The most moves an atom of `m` may hold under alone for its instances to run in
+/// their arms (each instance runs in the arm of every move it may hold under).
+const MAX_MOVES_UNDER: usize = 16;
+
+/// Moves (role and move).
+type MoveSet = BTreeSet<(usize, u32)>;
+
+/// The moves under which alone an atom can hold: the union of its instances' moves
+/// (`keys` of each), `None` if one runs under none, there are none or more than
+/// [`MAX_MOVES_UNDER`].
+fn moves_of(
+    mut keys: impl Iterator<Item = Option<Vec<(usize, u32, Vec<Literal>)>>>,
+) -> Option<MoveSet> {
+    let mut moves = MoveSet::new();
+    let mut any = false;
+    keys.try_for_each(|keys| {
+        any = true;
+        moves.extend(keys?.into_iter().map(|(role, mv, _)| (role, mv)));
+        (moves.len() <= MAX_MOVES_UNDER).then_some(())
+    })?;
+    any.then_some(moves)
 }
