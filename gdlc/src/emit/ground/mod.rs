@@ -402,19 +402,7 @@ fn split_by_move<'i>(
     key: impl Fn(&Instance) -> Option<(usize, u32, Vec<Literal>)>,
     arms: &mut BTreeMap<usize, MoveArms>,
 ) -> Vec<&'i Instance> {
-    let mut others = Vec::new();
-    for instance in instances {
-        match key(instance) {
-            Some((role, mv, body)) => arms
-                .entry(role)
-                .or_default()
-                .entry(mv)
-                .or_default()
-                .push((bit, body)),
-            None => others.push(instance),
-        }
-    }
-    others
+    split_by_moves(instances, bit, |i| key(i).map(|k| vec![k]), arms)
 }
 
 /// Numbers as the elements of an array literal: `1,2,3`.

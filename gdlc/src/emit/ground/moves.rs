@@ -301,16 +301,7 @@ impl<'a> Layout<'a> {
             if !atoms.iter().any(|&a| wanted[a as usize]) {
                 continue;
             }
-            let below = atoms
-                .iter()
-                .flat_map(|&a| &self.by_head[a as usize])
-                .flat_map(|i| &i.body)
-                .filter_map(|&l| {
-                    let b = l.atom();
-                    (!atoms.contains(&b)).then(|| level[b as usize]).flatten()
-                })
-                .max();
-            let at = below.map_or(0, |l| l + 1);
+            let at = self.level_above(atoms, &level);
             for &a in atoms {
                 level[a as usize] = Some(at);
             }
@@ -744,17 +735,13 @@ impl<'a> Layout<'a> {
                 if cyclic || !matches!(self.places[a as usize], Place::M(_)) {
                     continue;
                 }
-                let all = early_rest[a as usize]
-                    .as_deref()
-                    .map_or(self.by_head[a as usize].len(), <[_]>::len);
                 let instances: &[&Instance] = match early_rest[a as usize].as_deref() {
                     Some(rest) => rest,
                     None => &self.by_head[a as usize],
                 };
-                if all > 0
-                    && instances
-                        .iter()
-                        .any(|i| self.implied_keys(i, only_under).is_some())
+                if instances
+                    .iter()
+                    .any(|i| self.implied_keys(i, only_under).is_some())
                 {
                     pending[a as usize] = true;
                     any = true;

@@ -44,20 +44,7 @@ impl<'a> Layout<'a> {
             if atoms.is_empty() {
                 continue;
             }
-            let below = atoms
-                .iter()
-                .flat_map(|&a| &self.by_head[a as usize])
-                .flat_map(|i| &i.body)
-                .filter_map(|&l| {
-                    let (Literal::Pos(b) | Literal::Neg(b)) = l;
-                    if atoms.contains(&b) {
-                        None
-                    } else {
-                        level[b as usize]
-                    }
-                })
-                .max();
-            let at = below.map_or(0, |l| l + 1);
+            let at = self.level_above(&atoms, &level);
             for &a in &atoms {
                 level[a as usize] = Some(at);
             }
@@ -130,6 +117,22 @@ impl<'a> Layout<'a> {
                 out.push_str(CHUNK_MARK);
             }
         }
+    }
+
+    /// The level of a group of `atoms` (the longest chain of atoms below it): one above
+    /// the highest `level` of an atom outside the group that its instances read, 0 if
+    /// none has one.
+    pub(super) fn level_above(&self, atoms: &[AtomId], level: &[Option<usize>]) -> usize {
+        atoms
+            .iter()
+            .flat_map(|&a| &self.by_head[a as usize])
+            .flat_map(|i| &i.body)
+            .filter_map(|&l| {
+                let b = l.atom();
+                (!atoms.contains(&b)).then(|| level[b as usize]).flatten()
+            })
+            .max()
+            .map_or(0, |l| l + 1)
     }
 
     /// The statements of the atoms under one guard, the guard left out of their
