@@ -996,3 +996,44 @@ fn moves_are_numbered_along_the_chains_whatever_their_names() {
         }
     }
 }
+
+/// Diagonals (our own game, eight queens): the rules for a threatened square read a
+/// queen anywhere joined to the square by one variable, the diagonal's sum, and the
+/// body is one component (the sum is not in the head). Projected, the part of each body
+/// that reads the queen becomes an auxiliary relation over the sum alone — one atom per
+/// diagonal — so the rules' instances fall from one per square and queen to one per
+/// square; the grounding agrees with the interpreter.
+#[test]
+fn a_part_of_a_body_joined_by_one_variable_is_grounded_once_per_value() {
+    let (front, ir, plan) = own_game("diagonals.kif");
+    let plain = ground(&ir, &plan, &LIMITS, false).expect("grounds plainly");
+    let projected = ground(&ir, &plan, &LIMITS, true).expect("grounds projected");
+    let threatened = relation(&ir, "threatened/2");
+    let instances_of = |g: &Grounding| {
+        let atoms = g.of(threatened);
+        g.instances
+            .iter()
+            .filter(|i| atoms.contains(&i.head))
+            .count()
+    };
+    assert!(
+        instances_of(&projected) * 3 < instances_of(&plain),
+        "{} instances of threatened projected, {} plain",
+        instances_of(&projected),
+        instances_of(&plain)
+    );
+    // The two diagonal directions: 15 sums each (2..=16), one atom per diagonal.
+    let per_diagonal = (0..projected.aux_phases.len())
+        .filter(|&k| {
+            projected
+                .of(gdlc::ir::RelationId((ir.relations.len() + k) as u32))
+                .len()
+                == 15
+        })
+        .count();
+    assert_eq!(
+        per_diagonal, 2,
+        "one auxiliary atom per diagonal, per direction"
+    );
+    assert_agrees(&front, &ir, &projected, 10, 12);
+}

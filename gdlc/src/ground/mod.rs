@@ -34,6 +34,7 @@
 
 pub mod demand;
 pub mod exec;
+mod project;
 mod rules;
 pub mod share;
 pub mod simplify;
@@ -46,7 +47,8 @@ use crate::ir::{Arg, FlatAtom, FlatLiteral, Ir, Keyword, Phase, RelationId, Symb
 use crate::plan::{Evaluation, Plan};
 
 use demand::Demand;
-use rules::{Join, RuleSpec, order_rule, project_rule};
+use project::project_rule;
+use rules::{Join, RuleSpec, order_rule};
 
 /// How large a grounding may become before it is abandoned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,6 @@
 //! The rules the grounder joins: each rule's body ordered for joining (from a growing
 //! literal's new tuples in a semi-naive round, [`order_rule`]), the join that
-//! enumerates its instances over the tables ([`Join`]), and the projection of a rule's
-//! existential components into auxiliary relations ([`project_rule`]).
+//! enumerates its instances over the tables ([`Join`]).
 
 use super::*;
 
@@ -429,7 +428,7 @@ impl RuleSpec {
 }
 
 /// The variables of a body literal.
-fn literal_vars(literal: &FlatLiteral) -> Vec<u32> {
+pub(super) fn literal_vars(literal: &FlatLiteral) -> Vec<u32> {
     let args: Vec<&Arg> = match literal {
         FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => atom.args.iter().collect(),
         FlatLiteral::Distinct(pairs) | FlatLiteral::Equal(pairs) => {
@@ -442,129 +441,4 @@ fn literal_vars(literal: &FlatLiteral) -> Vec<u32> {
             Arg::Sym(_) => None,
         })
         .collect()
-}
-
-/// A rule with its existential components projected (see [`ground`]): the body's
-/// literals connected by variables the head does not have form components; each
-/// component that reads a state- or move-dependent relation, binds its head variables
-/// with its own positive literals and leaves other literals in the body becomes an
-/// auxiliary relation over those head variables (`aux_phases` grows by one per
-/// component). Returns the auxiliary rules, then the rule reading them; the rule alone
-/// when nothing is projected.
-pub(super) fn project_rule(
-    ir: &Ir,
-    tables: &[Table],
-    rule: RuleSpec,
-    aux_phases: &mut Vec<Phase>,
-) -> Vec<RuleSpec> {
-    let mut head_vars = vec![false; rule.num_vars];
-    for v in literal_vars(&FlatLiteral::Pos(rule.head.clone())) {
-        head_vars[v as usize] = true;
-    }
-    // Union-find over literals joined by a shared non-head variable.
-    let n = rule.body.len();
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    let mut owner: Vec<Option<usize>> = vec![None; rule.num_vars];
-    for (i, literal) in rule.body.iter().enumerate() {
-        for v in literal_vars(literal) {
-            if head_vars[v as usize] {
-                continue;
-            }
-            match owner[v as usize] {
-                Some(j) => {
-                    let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                    parent[a] = b;
-                }
-                None => owner[v as usize] = Some(i),
-            }
-        }
-    }
-    let mut components: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for i in 0..n {
-        let r = root(&mut parent, i);
-        components.entry(r).or_default().push(i);
-    }
-    let phase_of = |r: RelationId| ir.layers[ir.layer_of[r.0 as usize]].phase;
-    let mut projected = vec![false; n];
-    let mut out = Vec::new();
-    let mut main_body = Vec::new();
-    for members in components.values() {
-        if members.len() == n {
-            break;
-        }
-        let vars: Vec<u32> = members
-            .iter()
-            .flat_map(|&i| literal_vars(&rule.body[i]))
-            .collect();
-        if vars.iter().all(|&v| head_vars[v as usize]) {
-            continue;
-        }
-        let mut phase = Phase::Static;
-        let mut dynamic = false;
-        let mut positive_vars = vec![false; rule.num_vars];
-        for &i in members {
-            if let FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) = &rule.body[i] {
-                let r = atom.relation.0 as usize;
-                if r < ir.relations.len() && !tables[r].is_static {
-                    dynamic = true;
-                    phase = phase.max(phase_of(atom.relation));
-                }
-            }
-            if let FlatLiteral::Pos(_) = &rule.body[i] {
-                for v in literal_vars(&rule.body[i]) {
-                    positive_vars[v as usize] = true;
-                }
-            }
-        }
-        let mut interface: Vec<u32> = vars
-            .iter()
-            .copied()
-            .filter(|&v| head_vars[v as usize])
-            .collect();
-        interface.sort_unstable();
-        interface.dedup();
-        if !dynamic || interface.iter().any(|&v| !positive_vars[v as usize]) {
-            continue;
-        }
-        let aux = RelationId((ir.relations.len() + aux_phases.len()) as u32);
-        aux_phases.push(phase);
-        let aux_atom = FlatAtom {
-            relation: aux,
-            args: interface
-                .iter()
-                .map(|&v| Arg::Var(crate::ir::VarId(v)))
-                .collect(),
-        };
-        out.push(RuleSpec {
-            rule: rule.rule,
-            head: aux_atom.clone(),
-            body: members.iter().map(|&i| rule.body[i].clone()).collect(),
-            num_vars: rule.num_vars,
-            members: Vec::new(),
-        });
-        main_body.push(FlatLiteral::Pos(aux_atom));
-        for &i in members {
-            projected[i] = true;
-        }
-    }
-    if out.is_empty() {
-        return vec![rule];
-    }
-    for (i, literal) in rule.body.iter().enumerate() {
-        if !projected[i] {
-            main_body.push(literal.clone());
-        }
-    }
-    out.push(RuleSpec {
-        body: main_body,
-        ..rule
-    });
-    out
 }
