@@ -1037,3 +1037,32 @@ fn a_part_of_a_body_joined_by_one_variable_is_grounded_once_per_value() {
     );
     assert_agrees(&front, &ir, &projected, 10, 12);
 }
+
+/// Tokens (our own game): "a token of mine can step from x" is a word-parallel family
+/// per player, read only by that player's legal moves and by whether it can move, both
+/// under its turn: the family is computed under the turn (its demand guard) and the
+/// words it owns are cleared otherwise. The emitted code agrees with the interpreter
+/// (`cargo xtask verify` runs it: xtask's representative games).
+#[test]
+fn a_family_only_the_player_in_control_reads_is_computed_under_its_turn() {
+    let (front, ir, plan) = own_game("tokens.kif");
+    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
+    let code =
+        gdlc::emit::ground::lib_rs(&ir, &grounding, "tokens.kif", Budget::DEFAULT).expect("emits");
+    let lines: Vec<&str> = code.lines().map(str::trim).collect();
+    let guarded_families = lines
+        .windows(3)
+        .filter(|w| w[0].contains("`canstep/2`") && w[2].starts_with("if (s["))
+        .count();
+    assert_eq!(
+        guarded_families, 2,
+        "each player's family under its turn:\n{code}"
+    );
+    assert!(
+        lines
+            .windows(2)
+            .any(|w| w[0] == "} else {" && w[1].ends_with("] = 0;")),
+        "the words a skipped family owns are cleared"
+    );
+    assert_agrees(&front, &ir, &grounding, 30, 40);
+}

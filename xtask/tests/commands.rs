@@ -93,6 +93,8 @@ fn verify_representative_games() {
         workspace().join("gdlc/tests/ground/wide.kif"),
         // Chains of move-dependent atoms under few moves, in those moves' arms.
         workspace().join("gdlc/tests/ground/flips.kif"),
+        // A word-parallel family under its demand guard (the player in control).
+        workspace().join("gdlc/tests/ground/tokens.kif"),
     ];
     if let Some(dir) = corpus() {
         for game in [

@@ -117,12 +117,14 @@ impl<'a> Layout<'a> {
     }
 
     /// How many atoms of the straight-line state and goal code have a demand guard
-    /// (see [`demand_guards`]).
+    /// (see [`demand_guards`]; an atom of a word-parallel family, when the whole family
+    /// has it).
     pub(super) fn demand_guarded(&self) -> usize {
-        let mut in_family = vec![false; self.g.atoms.len()];
+        let mut in_family = vec![None; self.g.atoms.len()];
         for family in &self.families {
+            let guard = self.family_guard(family);
             for &(a, _) in &family.atoms {
-                in_family[a as usize] = true;
+                in_family[a as usize] = Some(guard);
             }
         }
         (0..self.g.atoms.len())
@@ -130,7 +132,7 @@ impl<'a> Layout<'a> {
                 (self.state_cone[a] || (self.goal_cone[a] && !self.tabled.goals))
                     && self.demand[a].is_some()
                     && matches!(self.places[a], Place::D(_))
-                    && !in_family[a]
+                    && in_family[a].is_none_or(|guard| guard.is_some())
             })
             .count()
     }

@@ -305,7 +305,13 @@ impl<'a> Layout<'a> {
             self.g.relation_name(self.ir, family.relation),
             family.atoms.len()
         );
-        for (w, mask) in masks {
+        // Under the family's demand guard, if any; the words it owns are cleared
+        // otherwise (nothing else clears them).
+        let guard = self.family_guard(family);
+        if let Some(guard) = guard {
+            let _ = writeln!(out, "if {} & 1 != 0 {{", self.literal(Literal::Pos(guard)));
+        }
+        for &w in masks.keys() {
             let alternatives: Vec<String> = family
                 .shapes
                 .iter()
@@ -315,10 +321,32 @@ impl<'a> Layout<'a> {
             let op = if self.owned.contains(&w) { "=" } else { "|=" };
             let _ = writeln!(
                 out,
-                "d[{w}] {op} ({}) & {mask:#x};",
-                alternatives.join(" | ")
+                "d[{w}] {op} ({}) & {:#x};",
+                alternatives.join(" | "),
+                masks[&w]
             );
         }
+        if guard.is_some() {
+            let owned: Vec<&usize> = masks.keys().filter(|w| self.owned.contains(w)).collect();
+            if !owned.is_empty() {
+                out.push_str("} else {\n");
+                for w in owned {
+                    let _ = writeln!(out, "d[{w}] = 0;");
+                }
+            }
+            out.push_str("}\n");
+        }
+    }
+
+    /// The demand guard every atom of `family` has, if any (see `demand_guards`: a
+    /// player's moves are needed only for the player in control).
+    pub(super) fn family_guard(&self, family: &Family) -> Option<AtomId> {
+        family
+            .atoms
+            .iter()
+            .map(|&(a, _)| self.demand.get(a as usize).copied().flatten())
+            .reduce(|x, y| if x == y { x } else { None })
+            .flatten()
     }
 
     /// The words of `d` that one family of the state's cone owns — every atom placed
