@@ -89,12 +89,15 @@ struct RulesCode {
     next_body: TokenStream,
 }
 
-/// The attributes of the generated items holding rules code.
+/// The attributes of the generated items holding rules code (generated code is
+/// regular, not minimal: an existence test over a word's set bits that stops at the
+/// first one never reads the rest it updates, hence `unused_assignments`).
 fn allow() -> TokenStream {
     quote!(#[allow(
         dead_code,
         unused_variables,
         unused_mut,
+        unused_assignments,
         unused_labels,
         unused_parens,
         unreachable_code,
