@@ -27,8 +27,10 @@
 //! or move-dependent relation — become auxiliary relations over the head variables they
 //! share (ids past `ir.relations`, phases in [`Grounding::aux_phases`]), so `(does ?p
 //! (move ?anyX ?anyY))` costs one atom per role instead of multiplying the rule's
-//! instances; projections that do not save literals are undone once the instances are
-//! known. [`Grounding::evaluation_order`] gives the strongly connected components of the
+//! instances; a body that is one component has the part reading the state that shares
+//! the fewest variables with the rest split off so (`project`: a queen on a diagonal,
+//! one atom per diagonal); projections that do not save literals are undone once the
+//! instances are known. [`Grounding::evaluation_order`] gives the strongly connected components of the
 //! ground dependencies; [`simplify`] runs last ([`ground_unsimplified`] is the grounding
 //! before it).
 

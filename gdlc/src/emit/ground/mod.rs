@@ -36,7 +36,8 @@
 //! positive literal every instance of several atoms holds becomes an `if` around them
 //! (a move's source square guards every move from it), and so on inside. An atom no
 //! reader uses unless some fluent holds (see `demand_guards`) is computed under an
-//! `if` on that fluent, and a literal every instance of an atom holds is tested once.
+//! `if` on that fluent (a word-parallel family too, when all its atoms have one), and a
+//! literal every instance of an atom holds is tested once.
 //!
 //! Size: straight-line code costs rustc time, so past [`MAX_EMITTED_LITERALS`] the
 //! `next` instances that run under one move become keyed programs (data for
