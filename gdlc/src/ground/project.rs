@@ -1,6 +1,6 @@
 //! Projection of rule bodies into auxiliary relations, for the projected grounding
 //! (see [`super::ground`]): a rule's instances multiply by the bindings of every
-//! variable of its body, so a part of the body that reads the state (or the moves) and
+//! variable of its body, so a part of the body that reads the state or the moves and
 //! shares few variables with the rest is grounded once as an auxiliary relation over
 //! those variables, and the rule reads that instead.
 //!
@@ -9,8 +9,8 @@
 //! - **existential components** ([`project_rule`]): literals connected by variables the
 //!   head lacks, and sharing none of them with the rest — `(does ?p (mark ?anyX
 //!   ?anyY))` becomes one atom per role;
-//! - **a part joined to the rest by few variables** ([`split_rule`]), when the body is
-//!   one component: "a queen on the diagonal `?c`" in `(attacked ?r ?c2) :- (true (cell
+//! - **a part joined to the rest by few variables** ([`split_rule`]), when no component
+//!   projects (it reads the state, not the moves): "a queen on the diagonal `?c`" in `(attacked ?r ?c2) :- (true (cell
 //!   ?r2 ?c3 queen)) (plus ?r2 ?c3 ?c) (plus ?r ?c2 ?c)` is an auxiliary relation over
 //!   `?c`, grounded once per diagonal instead of once per square; "a piece of `?color`
 //!   diagonally next to `(?x, ?y)`" is one over `?x ?y ?color` whatever shape is placed.
@@ -33,8 +33,8 @@ const MAX_SPLITS: usize = 2;
 /// component that reads a state- or move-dependent relation, binds its head variables
 /// with its own positive literals and leaves other literals in the body becomes an
 /// auxiliary relation over those head variables (`aux_phases` grows by one per
-/// component). Returns the auxiliary rules, then the rule reading them. A body that is
-/// one component is split instead ([`split_rule`]).
+/// component). Returns the auxiliary rules, then the rule reading them. When no
+/// component projects, the body is split instead ([`split_rule`]).
 pub(super) fn project_rule(
     ir: &Ir,
     tables: &[Table],
@@ -153,7 +153,7 @@ pub(super) fn project_rule(
     out
 }
 
-/// A rule whose body is one component, with parts split off into auxiliary relations
+/// A rule none of whose components projects, with parts split off into auxiliary relations
 /// (at most [`MAX_SPLITS`]): each time, the part of the body that reads a
 /// state-dependent relation and is joined to the rest of the rule (and its head) by the
 /// fewest variables ([`best_part`]) becomes an auxiliary relation over those variables.
@@ -165,10 +165,9 @@ fn split_rule(
     mut rule: RuleSpec,
     aux_phases: &mut Vec<Phase>,
 ) -> Vec<RuleSpec> {
-    let first_aux = ir.relations.len() + aux_phases.len();
     let mut out = Vec::new();
     for _ in 0..MAX_SPLITS {
-        let Some(part) = best_part(ir, tables, &rule, aux_phases, first_aux) else {
+        let Some(part) = best_part(ir, tables, &rule) else {
             break;
         };
         let aux = RelationId((ir.relations.len() + aux_phases.len()) as u32);
@@ -212,21 +211,15 @@ struct Part {
 /// The part of `rule`'s body to split off, if any: a proper subset of the literals
 /// that reads a state-dependent relation and none that depends on the moves (a rule
 /// reading `does` is best run under the move played, which the ground backend does
-/// when `does` stays in its instances), nor an auxiliary relation of this rule's own
-/// earlier splits (from `first_aux`); whose literals are connected by
+/// when `does` stays in its instances), nor an auxiliary relation (the only ones in
+/// the body are this rule's own earlier splits); whose literals are connected by
 /// variables found nowhere else in the rule (at least one), which lacks some variable
 /// of the rule (else it would have as many instances as the rule: nothing is saved),
 /// and whose variables shared with the rest are bound by its own positive literals.
 /// Of those, the one sharing the fewest variables, then the smallest (fewest variables
 /// of its own, then fewest literals: of two ghosts each tested apart from the player,
 /// one is split off at a time), then first in body order.
-fn best_part(
-    ir: &Ir,
-    tables: &[Table],
-    rule: &RuleSpec,
-    aux_phases: &[Phase],
-    first_aux: usize,
-) -> Option<Part> {
+fn best_part(ir: &Ir, tables: &[Table], rule: &RuleSpec) -> Option<Part> {
     let n = rule.body.len();
     if !(2..=MAX_SPLIT_LITERALS).contains(&n) || rule.num_vars > 64 {
         return None;
@@ -243,27 +236,16 @@ fn best_part(
         .iter()
         .map(|l| matches!(l, FlatLiteral::Pos(_)))
         .collect();
-    // Literals reading an auxiliary relation of this rule's earlier splits, as bits.
-    let earlier = rule
-        .body
-        .iter()
-        .enumerate()
-        .fold(0u32, |acc, (i, l)| match l {
-            FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom)
-                if atom.relation.0 as usize >= first_aux =>
-            {
-                acc | (1 << i)
-            }
-            _ => acc,
-        });
-    let phase: Vec<Option<Phase>> = rule
-        .body
-        .iter()
-        .map(|l| match l {
+    // Literals reading an auxiliary relation (an earlier split), as bits; and each
+    // literal's phase, `None` for a static relation or a test.
+    let mut earlier = 0u32;
+    let phase: Vec<Option<Phase>> = (rule.body.iter().enumerate())
+        .map(|(i, l)| match l {
             FlatLiteral::Pos(atom) | FlatLiteral::Neg(atom) => {
                 let r = atom.relation.0 as usize;
                 if r >= ir.relations.len() {
-                    Some(aux_phases[r - ir.relations.len()])
+                    earlier |= 1 << i;
+                    None
                 } else if tables[r].is_static {
                     None
                 } else {
@@ -286,7 +268,7 @@ fn best_part(
         let interface = inside & outside;
         let private = inside & !outside;
         // A part over every variable of the rule would be as large as the rule.
-        if private == 0 || inside & all == all || !connected_by(mask, private, &vars) {
+        if private == 0 || inside == all || !connected_by(mask, private, &vars) {
             continue;
         }
         let bound = members()
@@ -311,11 +293,9 @@ fn best_part(
     best.map(|(_, part)| part)
 }
 
-/// Variables as bits (every rule has at most 64 here).
+/// Variables as bits (the rule has at most 64).
 fn var_bits(vars: &[u32]) -> u64 {
-    vars.iter()
-        .filter(|&&v| v < 64)
-        .fold(0, |acc, &v| acc | (1 << v))
+    vars.iter().fold(0, |acc, &v| acc | (1 << v))
 }
 
 /// Whether the literals of `mask` are connected through the variables of `private`.

@@ -113,18 +113,22 @@ impl<'a> Layout<'a> {
         let mut code = String::new();
         self.statements(cone, &mut code);
         let accesses = code.matches("s[").count() + code.matches("d[").count();
-        accesses - code.matches("] |=").count() - code.matches("] = (").count()
+        accesses
+            - code.matches("] |=").count()
+            - code.matches("] = (").count()
+            - code.matches("] = 0;").count()
     }
 
     /// How many atoms of the straight-line state and goal code have a demand guard
     /// (see [`demand_guards`]; an atom of a word-parallel family, when the whole family
     /// has it).
     pub(super) fn demand_guarded(&self) -> usize {
-        let mut in_family = vec![None; self.g.atoms.len()];
+        let mut in_unguarded_family = vec![false; self.g.atoms.len()];
         for family in &self.families {
-            let guard = self.family_guard(family);
-            for &(a, _) in &family.atoms {
-                in_family[a as usize] = Some(guard);
+            if self.family_guard(family).is_none() {
+                for &(a, _) in &family.atoms {
+                    in_unguarded_family[a as usize] = true;
+                }
             }
         }
         (0..self.g.atoms.len())
@@ -132,7 +136,7 @@ impl<'a> Layout<'a> {
                 (self.state_cone[a] || (self.goal_cone[a] && !self.tabled.goals))
                     && self.demand[a].is_some()
                     && matches!(self.places[a], Place::D(_))
-                    && in_family[a].is_none_or(|guard| guard.is_some())
+                    && !in_unguarded_family[a]
             })
             .count()
     }

@@ -311,7 +311,7 @@ impl<'a> Layout<'a> {
         if let Some(guard) = guard {
             let _ = writeln!(out, "if {} & 1 != 0 {{", self.literal(Literal::Pos(guard)));
         }
-        for &w in masks.keys() {
+        for (&w, &mask) in &masks {
             let alternatives: Vec<String> = family
                 .shapes
                 .iter()
@@ -321,9 +321,8 @@ impl<'a> Layout<'a> {
             let op = if self.owned.contains(&w) { "=" } else { "|=" };
             let _ = writeln!(
                 out,
-                "d[{w}] {op} ({}) & {:#x};",
-                alternatives.join(" | "),
-                masks[&w]
+                "d[{w}] {op} ({}) & {mask:#x};",
+                alternatives.join(" | ")
             );
         }
         if guard.is_some() {
