@@ -7,13 +7,14 @@
 //! [`Game`]:
 //!
 //! - **The state** is [`Bits<W>`]: bit `i` is the `i`-th reachable fluent of
-//!   [`GroundRules::FLUENTS`], in the compiler's layout order (numbers by value, so a
-//!   board's neighbours lie at one distance; `state_to_kif` sorts the texts).
+//!   [`GroundRules::FLUENTS`], in the compiler's layout order (along the game's
+//!   chains, coordinates innermost: a board per piece, its neighbours at one
+//!   distance; `state_to_kif` sorts the texts).
 //! - **A move** is a `u32`, its index in [`GroundRules::MOVES`]: every role's legal
 //!   moves in one range (`ROLE_MOVES[r]..ROLE_MOVES[r + 1]`), in layout order inside
-//!   it like the fluents (a move's coordinates along the game's chains, so renaming
-//!   them does not scatter the legal bits), and a legal-move list, in that order,
-//!   needs no sort, no interning and no hashing.
+//!   it (by direction, then square, so one direction's legal bits are the board
+//!   shifted, whatever the coordinates are called), and a legal-move list, in that
+//!   order, needs no sort, no interning and no hashing.
 //! - **A percept** is a `u32` into [`GroundRules::PERCEPTS`] (sorted texts).
 //!
 //! A state given as text must consist of reachable fluents: the ground rules are only

@@ -907,12 +907,16 @@ fn boards_past_nine_columns_keep_their_neighbours_at_one_distance() {
         .copied()
         .filter(|f| f.starts_with("(cell "))
         .collect();
-    let expected: Vec<String> = (1..=12)
-        .flat_map(|c| (1..=3).flat_map(move |r| ["o", "x"].map(|p| format!("(cell {c} {r} {p})"))))
+    // The coordinates (chain constants) innermost: one board per mark.
+    let expected: Vec<String> = ["o", "x"]
+        .into_iter()
+        .flat_map(|p| {
+            (1..=12).flat_map(move |c| (1..=3).map(move |r| format!("(cell {c} {r} {p})")))
+        })
         .collect();
     assert_eq!(
         cells, expected,
-        "cells by column, row and mark, numbers by value"
+        "cells by mark, column and row, numbers by value"
     );
     // One `!= 0` per word-parallel class: `open` one, each role's `line` two.
     assert_eq!(module.matches("!= 0)").count(), 5, "{module}");
@@ -1065,4 +1069,64 @@ fn a_family_only_the_player_in_control_reads_is_computed_under_its_turn() {
         "the words a skipped family owns are cleared"
     );
     assert_agrees(&front, &ir, &grounding, 30, 40);
+}
+
+/// Breakthrough (the team's file) with its board written `(cell ?x ?y ?player)` and
+/// `(cell ?player ?x ?y)`: the coordinates (chain constants) are laid out innermost
+/// in both, one board of 64 bits per player, and a role's legal moves are numbered by
+/// direction, then square, so each direction's moves are a shift of the board — a few
+/// word operations, not a statement per move. With the player innermost (the first
+/// spelling, before) or moves numbered square by square, 148 moves were computed one
+/// bit at a time.
+#[test]
+fn boards_are_laid_out_coordinates_last_and_moves_by_direction() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/breakthrough.kif");
+    let plain = common::read_source(&path);
+    let player_first = {
+        let mut text = String::new();
+        let mut rest = plain.text.as_str();
+        while let Some(at) = rest.find("(cell ") {
+            text.push_str(&rest[..at]);
+            let end = at + rest[at..].find(')').expect("a closed cell");
+            let args: Vec<&str> = rest[at + 6..end].split_whitespace().collect();
+            text.push_str(&format!("(cell {} {} {})", args[2], args[0], args[1]));
+            rest = &rest[end + 1..];
+        }
+        text.push_str(rest);
+        SourceFile::new("breakthrough, player first".to_owned(), text)
+    };
+    let mut alone = Vec::new();
+    for file in [&plain, &player_first] {
+        let front = gdlc::front_end(file);
+        assert!(front.is_valid(), "{}", file.name);
+        let (ir, grounding) = grounded(file);
+        let grounding = grounding.expect("grounds");
+        let module = gdlc::emit::ground::lib_rs(&ir, &grounding, &file.name, Budget::DEFAULT)
+            .expect("emits");
+        let cells: Vec<&str> = text_table(&module, "FLUENTS")
+            .into_iter()
+            .filter(|f| f.starts_with("(cell "))
+            .collect();
+        assert_eq!(cells.len(), 128, "{}", file.name);
+        let players: Vec<&str> = cells
+            .iter()
+            .map(|c| {
+                if c.contains("white") {
+                    "white"
+                } else {
+                    "black"
+                }
+            })
+            .collect();
+        assert!(
+            players[..64].iter().all(|&p| p == players[0])
+                && players[64..].iter().all(|&p| p != players[0]),
+            "{}: one board per player: {cells:?}",
+            file.name
+        );
+        alone.push(module.matches("& 1) << ").count());
+        assert_agrees(&front, &ir, &grounding, 5, 60);
+    }
+    assert!(alone[0] < 20, "{} atoms computed alone", alone[0]);
+    assert_eq!(alone[1], alone[0], "both spellings alike");
 }

@@ -7,7 +7,7 @@ use gdlc_runtime::ground as rt;
 /// Words of the state (one bit per reachable fluent).
 pub const WORDS: usize = 3;
 /// Words of the state atoms.
-pub const D_WORDS: usize = 8;
+pub const D_WORDS: usize = 7;
 /// Words of the move-dependent atoms.
 pub const M_WORDS: usize = 2;
 /// The reasoner.
@@ -23,632 +23,632 @@ pub fn new() -> Reasoner {
 pub struct Rules;
 static COPY: [u64; WORDS] = [0x0, 0x0, 0x0];
 static MOVED_0: [[u64; M_WORDS]; 155] = [
-    [0x8000000000000000, 0x4000000000000000],
-    [0x8000000000000000, 0x8000000000000000],
-    [0x80000000000000, 0x40000000000000],
-    [0x80000000000000, 0x80000000000000],
-    [0x40000000, 0x40000000],
-    [0x40000000, 0x80000000],
-    [0x4000, 0x800000],
-    [0x4000, 0x400000],
-    [0x80, 0x800000000000],
-    [0x80, 0x200000000000],
-    [0x800000, 0x400000000000],
-    [0x800000, 0x100000000000],
-    [0x800000000000, 0x4000],
-    [0x800000000000, 0x8000],
     [0x4000000000000000, 0x4000000000000000],
-    [0x4000000000000000, 0x8000000000000000],
-    [0x4000000000000000, 0x2000000000000000],
     [0x40000000000000, 0x40000000000000],
-    [0x40000000000000, 0x80000000000000],
-    [0x40000000000000, 0x20000000000000],
     [0x80000000, 0x40000000],
-    [0x80000000, 0x80000000],
-    [0x80000000, 0x20000000],
     [0x8000, 0x800000],
-    [0x8000, 0x400000],
-    [0x8000, 0x200000],
     [0x40, 0x800000000000],
-    [0x40, 0x200000000000],
-    [0x40, 0x80000000000],
     [0x400000, 0x400000000000],
-    [0x400000, 0x100000000000],
-    [0x400000, 0x40000000000],
     [0x200000000000, 0x4000],
-    [0x200000000000, 0x8000],
-    [0x200000000000, 0x2000],
     [0x2000000000000000, 0x8000000000000000],
-    [0x2000000000000000, 0x2000000000000000],
-    [0x2000000000000000, 0x1000000000000000],
     [0x20000000000000, 0x80000000000000],
-    [0x20000000000000, 0x20000000000000],
-    [0x20000000000000, 0x10000000000000],
     [0x20000000, 0x80000000],
-    [0x20000000, 0x20000000],
-    [0x20000000, 0x10000000],
     [0x2000, 0x400000],
-    [0x2000, 0x200000],
-    [0x2000, 0x100000],
     [0x20, 0x200000000000],
-    [0x20, 0x80000000000],
-    [0x20, 0x20000000000],
     [0x200000, 0x100000000000],
-    [0x200000, 0x40000000000],
-    [0x200000, 0x10000000000],
     [0x80000000000, 0x8000],
-    [0x80000000000, 0x2000],
-    [0x80000000000, 0x1000],
     [0x1000000000000000, 0x2000000000000000],
-    [0x1000000000000000, 0x1000000000000000],
-    [0x1000000000000000, 0x800000000000000],
     [0x10000000000000, 0x20000000000000],
-    [0x10000000000000, 0x10000000000000],
-    [0x10000000000000, 0x8000000000000],
     [0x10000000, 0x20000000],
-    [0x10000000, 0x10000000],
-    [0x10000000, 0x8000000],
     [0x1000, 0x200000],
-    [0x1000, 0x100000],
-    [0x1000, 0x80000],
     [0x10, 0x80000000000],
-    [0x10, 0x20000000000],
-    [0x10, 0x8000000000],
     [0x100000, 0x40000000000],
-    [0x100000, 0x10000000000],
-    [0x100000, 0x4000000000],
     [0x20000000000, 0x2000],
-    [0x20000000000, 0x1000],
-    [0x20000000000, 0x800],
     [0x800000000000000, 0x1000000000000000],
-    [0x800000000000000, 0x800000000000000],
-    [0x800000000000000, 0x400000000000000],
     [0x8000000000000, 0x10000000000000],
-    [0x8000000000000, 0x8000000000000],
-    [0x8000000000000, 0x4000000000000],
     [0x8000000, 0x10000000],
-    [0x8000000, 0x8000000],
-    [0x8000000, 0x4000000],
     [0x800, 0x100000],
-    [0x800, 0x80000],
-    [0x800, 0x40000],
     [0x8, 0x20000000000],
-    [0x8, 0x8000000000],
-    [0x8, 0x2000000000],
     [0x80000, 0x10000000000],
-    [0x80000, 0x4000000000],
-    [0x80000, 0x1000000000],
     [0x8000000000, 0x1000],
-    [0x8000000000, 0x800],
-    [0x8000000000, 0x400],
     [0x400000000000000, 0x800000000000000],
-    [0x400000000000000, 0x400000000000000],
-    [0x400000000000000, 0x200000000000000],
     [0x4000000000000, 0x8000000000000],
-    [0x4000000000000, 0x4000000000000],
-    [0x4000000000000, 0x2000000000000],
     [0x4000000, 0x8000000],
-    [0x4000000, 0x4000000],
-    [0x4000000, 0x2000000],
     [0x400, 0x80000],
-    [0x400, 0x40000],
-    [0x400, 0x20000],
     [0x4, 0x8000000000],
-    [0x4, 0x2000000000],
-    [0x4, 0x800000000],
     [0x40000, 0x4000000000],
-    [0x40000, 0x1000000000],
-    [0x40000, 0x400000000],
     [0x2000000000, 0x800],
-    [0x2000000000, 0x400],
-    [0x2000000000, 0x200],
     [0x200000000000000, 0x400000000000000],
-    [0x200000000000000, 0x200000000000000],
-    [0x200000000000000, 0x100000000000000],
     [0x2000000000000, 0x4000000000000],
-    [0x2000000000000, 0x2000000000000],
-    [0x2000000000000, 0x1000000000000],
     [0x2000000, 0x4000000],
-    [0x2000000, 0x2000000],
-    [0x2000000, 0x1000000],
     [0x200, 0x40000],
-    [0x200, 0x20000],
-    [0x200, 0x10000],
     [0x2, 0x2000000000],
-    [0x2, 0x800000000],
-    [0x2, 0x200000000],
     [0x20000, 0x1000000000],
-    [0x20000, 0x400000000],
-    [0x20000, 0x100000000],
     [0x800000000, 0x400],
-    [0x800000000, 0x200],
-    [0x800000000, 0x100],
     [0x100000000000000, 0x200000000000000],
-    [0x100000000000000, 0x100000000000000],
     [0x1000000000000, 0x2000000000000],
-    [0x1000000000000, 0x1000000000000],
     [0x1000000, 0x2000000],
-    [0x1000000, 0x1000000],
     [0x100, 0x20000],
-    [0x100, 0x10000],
     [0x1, 0x800000000],
-    [0x1, 0x200000000],
     [0x10000, 0x400000000],
-    [0x10000, 0x100000000],
     [0x200000000, 0x200],
+    [0x8000000000000000, 0x8000000000000000],
+    [0x80000000000000, 0x80000000000000],
+    [0x40000000, 0x80000000],
+    [0x4000, 0x400000],
+    [0x80, 0x200000000000],
+    [0x800000, 0x100000000000],
+    [0x800000000000, 0x8000],
+    [0x4000000000000000, 0x2000000000000000],
+    [0x40000000000000, 0x20000000000000],
+    [0x80000000, 0x20000000],
+    [0x8000, 0x200000],
+    [0x40, 0x80000000000],
+    [0x400000, 0x40000000000],
+    [0x200000000000, 0x2000],
+    [0x2000000000000000, 0x1000000000000000],
+    [0x20000000000000, 0x10000000000000],
+    [0x20000000, 0x10000000],
+    [0x2000, 0x100000],
+    [0x20, 0x20000000000],
+    [0x200000, 0x10000000000],
+    [0x80000000000, 0x1000],
+    [0x1000000000000000, 0x800000000000000],
+    [0x10000000000000, 0x8000000000000],
+    [0x10000000, 0x8000000],
+    [0x1000, 0x80000],
+    [0x10, 0x8000000000],
+    [0x100000, 0x4000000000],
+    [0x20000000000, 0x800],
+    [0x800000000000000, 0x400000000000000],
+    [0x8000000000000, 0x4000000000000],
+    [0x8000000, 0x4000000],
+    [0x800, 0x40000],
+    [0x8, 0x2000000000],
+    [0x80000, 0x1000000000],
+    [0x8000000000, 0x400],
+    [0x400000000000000, 0x200000000000000],
+    [0x4000000000000, 0x2000000000000],
+    [0x4000000, 0x2000000],
+    [0x400, 0x20000],
+    [0x4, 0x800000000],
+    [0x40000, 0x400000000],
+    [0x2000000000, 0x200],
+    [0x200000000000000, 0x100000000000000],
+    [0x2000000000000, 0x1000000000000],
+    [0x2000000, 0x1000000],
+    [0x200, 0x10000],
+    [0x2, 0x200000000],
+    [0x20000, 0x100000000],
+    [0x800000000, 0x100],
+    [0x8000000000000000, 0x4000000000000000],
+    [0x80000000000000, 0x40000000000000],
+    [0x40000000, 0x40000000],
+    [0x4000, 0x800000],
+    [0x80, 0x800000000000],
+    [0x800000, 0x400000000000],
+    [0x800000000000, 0x4000],
+    [0x4000000000000000, 0x8000000000000000],
+    [0x40000000000000, 0x80000000000000],
+    [0x80000000, 0x80000000],
+    [0x8000, 0x400000],
+    [0x40, 0x200000000000],
+    [0x400000, 0x100000000000],
+    [0x200000000000, 0x8000],
+    [0x2000000000000000, 0x2000000000000000],
+    [0x20000000000000, 0x20000000000000],
+    [0x20000000, 0x20000000],
+    [0x2000, 0x200000],
+    [0x20, 0x80000000000],
+    [0x200000, 0x40000000000],
+    [0x80000000000, 0x2000],
+    [0x1000000000000000, 0x1000000000000000],
+    [0x10000000000000, 0x10000000000000],
+    [0x10000000, 0x10000000],
+    [0x1000, 0x100000],
+    [0x10, 0x20000000000],
+    [0x100000, 0x10000000000],
+    [0x20000000000, 0x1000],
+    [0x800000000000000, 0x800000000000000],
+    [0x8000000000000, 0x8000000000000],
+    [0x8000000, 0x8000000],
+    [0x800, 0x80000],
+    [0x8, 0x8000000000],
+    [0x80000, 0x4000000000],
+    [0x8000000000, 0x800],
+    [0x400000000000000, 0x400000000000000],
+    [0x4000000000000, 0x4000000000000],
+    [0x4000000, 0x4000000],
+    [0x400, 0x40000],
+    [0x4, 0x2000000000],
+    [0x40000, 0x1000000000],
+    [0x2000000000, 0x400],
+    [0x200000000000000, 0x200000000000000],
+    [0x2000000000000, 0x2000000000000],
+    [0x2000000, 0x2000000],
+    [0x200, 0x20000],
+    [0x2, 0x800000000],
+    [0x20000, 0x400000000],
+    [0x800000000, 0x200],
+    [0x100000000000000, 0x100000000000000],
+    [0x1000000000000, 0x1000000000000],
+    [0x1000000, 0x1000000],
+    [0x100, 0x10000],
+    [0x1, 0x200000000],
+    [0x10000, 0x100000000],
     [0x200000000, 0x100],
     [0x0, 0x0],
 ];
 static MOVED_1: [[u64; M_WORDS]; 155] = [
-    [0x80000000000000, 0x80],
-    [0x80000000000000, 0x40],
-    [0x40000000, 0x4000000000000000],
-    [0x40000000, 0x8000000000000000],
-    [0x4000, 0x40000000000000],
-    [0x4000, 0x80000000000000],
-    [0x80, 0x40000000],
-    [0x80, 0x80000000],
-    [0x800000, 0x800000],
-    [0x800000, 0x400000],
-    [0x800000000000, 0x800000000000],
-    [0x800000000000, 0x200000000000],
-    [0x400000000000, 0x400000000000],
-    [0x400000000000, 0x100000000000],
     [0x40000000000000, 0x80],
-    [0x40000000000000, 0x40],
-    [0x40000000000000, 0x20],
     [0x80000000, 0x4000000000000000],
-    [0x80000000, 0x8000000000000000],
-    [0x80000000, 0x2000000000000000],
     [0x8000, 0x40000000000000],
-    [0x8000, 0x80000000000000],
-    [0x8000, 0x20000000000000],
     [0x40, 0x40000000],
-    [0x40, 0x80000000],
-    [0x40, 0x20000000],
     [0x400000, 0x800000],
-    [0x400000, 0x400000],
-    [0x400000, 0x200000],
     [0x200000000000, 0x800000000000],
-    [0x200000000000, 0x200000000000],
-    [0x200000000000, 0x80000000000],
     [0x100000000000, 0x400000000000],
-    [0x100000000000, 0x100000000000],
-    [0x100000000000, 0x40000000000],
     [0x20000000000000, 0x40],
-    [0x20000000000000, 0x20],
-    [0x20000000000000, 0x10],
     [0x20000000, 0x8000000000000000],
-    [0x20000000, 0x2000000000000000],
-    [0x20000000, 0x1000000000000000],
     [0x2000, 0x80000000000000],
-    [0x2000, 0x20000000000000],
-    [0x2000, 0x10000000000000],
     [0x20, 0x80000000],
-    [0x20, 0x20000000],
-    [0x20, 0x10000000],
     [0x200000, 0x400000],
-    [0x200000, 0x200000],
-    [0x200000, 0x100000],
     [0x80000000000, 0x200000000000],
-    [0x80000000000, 0x80000000000],
-    [0x80000000000, 0x20000000000],
     [0x40000000000, 0x100000000000],
-    [0x40000000000, 0x40000000000],
-    [0x40000000000, 0x10000000000],
     [0x10000000000000, 0x20],
-    [0x10000000000000, 0x10],
-    [0x10000000000000, 0x8],
     [0x10000000, 0x2000000000000000],
-    [0x10000000, 0x1000000000000000],
-    [0x10000000, 0x800000000000000],
     [0x1000, 0x20000000000000],
-    [0x1000, 0x10000000000000],
-    [0x1000, 0x8000000000000],
     [0x10, 0x20000000],
-    [0x10, 0x10000000],
-    [0x10, 0x8000000],
     [0x100000, 0x200000],
-    [0x100000, 0x100000],
-    [0x100000, 0x80000],
     [0x20000000000, 0x80000000000],
-    [0x20000000000, 0x20000000000],
-    [0x20000000000, 0x8000000000],
     [0x10000000000, 0x40000000000],
-    [0x10000000000, 0x10000000000],
-    [0x10000000000, 0x4000000000],
     [0x8000000000000, 0x10],
-    [0x8000000000000, 0x8],
-    [0x8000000000000, 0x4],
     [0x8000000, 0x1000000000000000],
-    [0x8000000, 0x800000000000000],
-    [0x8000000, 0x400000000000000],
     [0x800, 0x10000000000000],
-    [0x800, 0x8000000000000],
-    [0x800, 0x4000000000000],
     [0x8, 0x10000000],
-    [0x8, 0x8000000],
-    [0x8, 0x4000000],
     [0x80000, 0x100000],
-    [0x80000, 0x80000],
-    [0x80000, 0x40000],
     [0x8000000000, 0x20000000000],
-    [0x8000000000, 0x8000000000],
-    [0x8000000000, 0x2000000000],
     [0x4000000000, 0x10000000000],
-    [0x4000000000, 0x4000000000],
-    [0x4000000000, 0x1000000000],
     [0x4000000000000, 0x8],
-    [0x4000000000000, 0x4],
-    [0x4000000000000, 0x2],
     [0x4000000, 0x800000000000000],
-    [0x4000000, 0x400000000000000],
-    [0x4000000, 0x200000000000000],
     [0x400, 0x8000000000000],
-    [0x400, 0x4000000000000],
-    [0x400, 0x2000000000000],
     [0x4, 0x8000000],
-    [0x4, 0x4000000],
-    [0x4, 0x2000000],
     [0x40000, 0x80000],
-    [0x40000, 0x40000],
-    [0x40000, 0x20000],
     [0x2000000000, 0x8000000000],
-    [0x2000000000, 0x2000000000],
-    [0x2000000000, 0x800000000],
     [0x1000000000, 0x4000000000],
-    [0x1000000000, 0x1000000000],
-    [0x1000000000, 0x400000000],
     [0x2000000000000, 0x4],
-    [0x2000000000000, 0x2],
-    [0x2000000000000, 0x1],
     [0x2000000, 0x400000000000000],
-    [0x2000000, 0x200000000000000],
-    [0x2000000, 0x100000000000000],
     [0x200, 0x4000000000000],
-    [0x200, 0x2000000000000],
-    [0x200, 0x1000000000000],
     [0x2, 0x4000000],
-    [0x2, 0x2000000],
-    [0x2, 0x1000000],
     [0x20000, 0x40000],
-    [0x20000, 0x20000],
-    [0x20000, 0x10000],
     [0x800000000, 0x2000000000],
-    [0x800000000, 0x800000000],
-    [0x800000000, 0x200000000],
     [0x400000000, 0x1000000000],
-    [0x400000000, 0x400000000],
-    [0x400000000, 0x100000000],
     [0x1000000000000, 0x2],
-    [0x1000000000000, 0x1],
     [0x1000000, 0x200000000000000],
-    [0x1000000, 0x100000000000000],
     [0x100, 0x2000000000000],
-    [0x100, 0x1000000000000],
     [0x1, 0x2000000],
-    [0x1, 0x1000000],
     [0x10000, 0x20000],
-    [0x10000, 0x10000],
     [0x200000000, 0x800000000],
-    [0x200000000, 0x200000000],
     [0x100000000, 0x400000000],
+    [0x80000000000000, 0x40],
+    [0x40000000, 0x8000000000000000],
+    [0x4000, 0x80000000000000],
+    [0x80, 0x80000000],
+    [0x800000, 0x400000],
+    [0x800000000000, 0x200000000000],
+    [0x400000000000, 0x100000000000],
+    [0x40000000000000, 0x20],
+    [0x80000000, 0x2000000000000000],
+    [0x8000, 0x20000000000000],
+    [0x40, 0x20000000],
+    [0x400000, 0x200000],
+    [0x200000000000, 0x80000000000],
+    [0x100000000000, 0x40000000000],
+    [0x20000000000000, 0x10],
+    [0x20000000, 0x1000000000000000],
+    [0x2000, 0x10000000000000],
+    [0x20, 0x10000000],
+    [0x200000, 0x100000],
+    [0x80000000000, 0x20000000000],
+    [0x40000000000, 0x10000000000],
+    [0x10000000000000, 0x8],
+    [0x10000000, 0x800000000000000],
+    [0x1000, 0x8000000000000],
+    [0x10, 0x8000000],
+    [0x100000, 0x80000],
+    [0x20000000000, 0x8000000000],
+    [0x10000000000, 0x4000000000],
+    [0x8000000000000, 0x4],
+    [0x8000000, 0x400000000000000],
+    [0x800, 0x4000000000000],
+    [0x8, 0x4000000],
+    [0x80000, 0x40000],
+    [0x8000000000, 0x2000000000],
+    [0x4000000000, 0x1000000000],
+    [0x4000000000000, 0x2],
+    [0x4000000, 0x200000000000000],
+    [0x400, 0x2000000000000],
+    [0x4, 0x2000000],
+    [0x40000, 0x20000],
+    [0x2000000000, 0x800000000],
+    [0x1000000000, 0x400000000],
+    [0x2000000000000, 0x1],
+    [0x2000000, 0x100000000000000],
+    [0x200, 0x1000000000000],
+    [0x2, 0x1000000],
+    [0x20000, 0x10000],
+    [0x800000000, 0x200000000],
+    [0x400000000, 0x100000000],
+    [0x80000000000000, 0x80],
+    [0x40000000, 0x4000000000000000],
+    [0x4000, 0x40000000000000],
+    [0x80, 0x40000000],
+    [0x800000, 0x800000],
+    [0x800000000000, 0x800000000000],
+    [0x400000000000, 0x400000000000],
+    [0x40000000000000, 0x40],
+    [0x80000000, 0x8000000000000000],
+    [0x8000, 0x80000000000000],
+    [0x40, 0x80000000],
+    [0x400000, 0x400000],
+    [0x200000000000, 0x200000000000],
+    [0x100000000000, 0x100000000000],
+    [0x20000000000000, 0x20],
+    [0x20000000, 0x2000000000000000],
+    [0x2000, 0x20000000000000],
+    [0x20, 0x20000000],
+    [0x200000, 0x200000],
+    [0x80000000000, 0x80000000000],
+    [0x40000000000, 0x40000000000],
+    [0x10000000000000, 0x10],
+    [0x10000000, 0x1000000000000000],
+    [0x1000, 0x10000000000000],
+    [0x10, 0x10000000],
+    [0x100000, 0x100000],
+    [0x20000000000, 0x20000000000],
+    [0x10000000000, 0x10000000000],
+    [0x8000000000000, 0x8],
+    [0x8000000, 0x800000000000000],
+    [0x800, 0x8000000000000],
+    [0x8, 0x8000000],
+    [0x80000, 0x80000],
+    [0x8000000000, 0x8000000000],
+    [0x4000000000, 0x4000000000],
+    [0x4000000000000, 0x4],
+    [0x4000000, 0x400000000000000],
+    [0x400, 0x4000000000000],
+    [0x4, 0x4000000],
+    [0x40000, 0x40000],
+    [0x2000000000, 0x2000000000],
+    [0x1000000000, 0x1000000000],
+    [0x2000000000000, 0x2],
+    [0x2000000, 0x200000000000000],
+    [0x200, 0x2000000000000],
+    [0x2, 0x2000000],
+    [0x20000, 0x20000],
+    [0x800000000, 0x800000000],
+    [0x400000000, 0x400000000],
+    [0x1000000000000, 0x1],
+    [0x1000000, 0x100000000000000],
+    [0x100, 0x1000000000000],
+    [0x1, 0x1000000],
+    [0x10000, 0x10000],
+    [0x200000000, 0x200000000],
     [0x100000000, 0x100000000],
     [0x0, 0x0],
 ];
 static KEPT: [u64; WORDS] = [0xffffffffffffffff, 0xffffffffffffffff, 0x0];
 static KEEP_0: [[u64; WORDS]; 155] = [
-    [0xfffffffffffffff0, 0xffffffffffffffff, 0x0],
-    [0xfffffffffff3fffc, 0xffffffffffffffff, 0x0],
-    [0xffffffffffffffc3, 0xffffffffffffffff, 0x0],
-    [0xffffffffffcffff3, 0xffffffffffffffff, 0x0],
-    [0xffffffffffffff0f, 0xffffffffffffffff, 0x0],
-    [0xffffffffff3fffcf, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffffc3f, 0xffffffffffffffff, 0x0],
-    [0xfffffffffcffff3f, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffff0ff, 0xffffffffffffffff, 0x0],
-    [0xfffffffff3fffcff, 0xffffffffffffffff, 0x0],
-    [0xffffffffffffc3ff, 0xffffffffffffffff, 0x0],
-    [0xffffffffcffff3ff, 0xffffffffffffffff, 0x0],
-    [0xffffffffffff0fff, 0xffffffffffffffff, 0x0],
-    [0xffffffff3fffcfff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffcfff3, 0xffffffffffffffff, 0x0],
-    [0xfffffffffff0ffff, 0xffffffffffffffff, 0x0],
-    [0xfffffff3fffcffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffff3ffcf, 0xffffffffffffffff, 0x0],
-    [0xffffffffffc3ffff, 0xffffffffffffffff, 0x0],
-    [0xffffffcffff3ffff, 0xffffffffffffffff, 0x0],
-    [0xffffffffffcfff3f, 0xffffffffffffffff, 0x0],
-    [0xffffffffff0fffff, 0xffffffffffffffff, 0x0],
-    [0xffffff3fffcfffff, 0xffffffffffffffff, 0x0],
-    [0xffffffffff3ffcff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffc3fffff, 0xffffffffffffffff, 0x0],
-    [0xfffffcffff3fffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffcfff3ff, 0xffffffffffffffff, 0x0],
-    [0xfffffffff0ffffff, 0xffffffffffffffff, 0x0],
-    [0xfffff3fffcffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffff3ffcfff, 0xffffffffffffffff, 0x0],
-    [0xffffffffc3ffffff, 0xffffffffffffffff, 0x0],
-    [0xffffcffff3ffffff, 0xffffffffffffffff, 0x0],
-    [0xffffffffcfff3fff, 0xffffffffffffffff, 0x0],
-    [0xffffffff0fffffff, 0xffffffffffffffff, 0x0],
-    [0xffff3fffcfffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffcfff3ffff, 0xffffffffffffffff, 0x0],
-    [0xfffffff0ffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff3fffcffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffff3ffcfffff, 0xffffffffffffffff, 0x0],
-    [0xffffffc3ffffffff, 0xffffffffffffffff, 0x0],
-    [0xffcffff3ffffffff, 0xffffffffffffffff, 0x0],
-    [0xffffffcfff3fffff, 0xffffffffffffffff, 0x0],
-    [0xffffff0fffffffff, 0xffffffffffffffff, 0x0],
-    [0xff3fffcfffffffff, 0xffffffffffffffff, 0x0],
-    [0xffffff3ffcffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffc3fffffffff, 0xffffffffffffffff, 0x0],
-    [0xfcffff3fffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffcfff3ffffff, 0xffffffffffffffff, 0x0],
-    [0xfffff0ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xf3fffcffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffff3ffcfffffff, 0xffffffffffffffff, 0x0],
-    [0xffffc3ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xcffff3ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xffffcfff3fffffff, 0xffffffffffffffff, 0x0],
-    [0xffff0fffffffffff, 0xffffffffffffffff, 0x0],
-    [0x3fffcfffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffcfff3ffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff0ffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffcffffffffffff, 0xfffffffffffffff3, 0x0],
-    [0xfff3ffcfffffffff, 0xffffffffffffffff, 0x0],
-    [0xffc3ffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff3ffffffffffff, 0xffffffffffffffcf, 0x0],
-    [0xffcfff3fffffffff, 0xffffffffffffffff, 0x0],
-    [0xff0fffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xffcfffffffffffff, 0xffffffffffffff3f, 0x0],
-    [0xff3ffcffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfc3fffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xff3fffffffffffff, 0xfffffffffffffcff, 0x0],
-    [0xfcfff3ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xf0ffffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfcffffffffffffff, 0xfffffffffffff3ff, 0x0],
-    [0xf3ffcfffffffffff, 0xffffffffffffffff, 0x0],
-    [0xc3ffffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xf3ffffffffffffff, 0xffffffffffffcfff, 0x0],
-    [0xcfff3fffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xcfffffffffffffff, 0xffffffffffff3fff, 0x0],
-    [0xfff3ffffffffffff, 0xfffffffffffffffc, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffffff0, 0x0],
-    [0xffffffffffffffff, 0xfffffffffff3fffc, 0x0],
-    [0xffcfffffffffffff, 0xfffffffffffffff3, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffffc3, 0x0],
-    [0xffffffffffffffff, 0xffffffffffcffff3, 0x0],
-    [0xff3fffffffffffff, 0xffffffffffffffcf, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffff0f, 0x0],
-    [0xffffffffffffffff, 0xffffffffff3fffcf, 0x0],
-    [0xfcffffffffffffff, 0xffffffffffffff3f, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffffc3f, 0x0],
-    [0xffffffffffffffff, 0xfffffffffcffff3f, 0x0],
-    [0xf3ffffffffffffff, 0xfffffffffffffcff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffff0ff, 0x0],
-    [0xffffffffffffffff, 0xfffffffff3fffcff, 0x0],
-    [0xcfffffffffffffff, 0xfffffffffffff3ff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffc3ff, 0x0],
-    [0xffffffffffffffff, 0xffffffffcffff3ff, 0x0],
-    [0x3fffffffffffffff, 0xffffffffffffcfff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffff0fff, 0x0],
-    [0xffffffffffffffff, 0xffffffff3fffcfff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffcfff3, 0x0],
-    [0xffffffffffffffff, 0xfffffffffff0ffff, 0x0],
-    [0xffffffffffffffff, 0xfffffff3fffcffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffff3ffcf, 0x0],
-    [0xffffffffffffffff, 0xffffffffffc3ffff, 0x0],
-    [0xffffffffffffffff, 0xffffffcffff3ffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffcfff3f, 0x0],
-    [0xffffffffffffffff, 0xffffffffff0fffff, 0x0],
-    [0xffffffffffffffff, 0xffffff3fffcfffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffff3ffcff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffc3fffff, 0x0],
-    [0xffffffffffffffff, 0xfffffcffff3fffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffcfff3ff, 0x0],
-    [0xffffffffffffffff, 0xfffffffff0ffffff, 0x0],
-    [0xffffffffffffffff, 0xfffff3fffcffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffff3ffcfff, 0x0],
-    [0xffffffffffffffff, 0xffffffffc3ffffff, 0x0],
-    [0xffffffffffffffff, 0xffffcffff3ffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffcfff3fff, 0x0],
-    [0xffffffffffffffff, 0xffffffff0fffffff, 0x0],
-    [0xffffffffffffffff, 0xffff3fffcfffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffcfff3ffff, 0x0],
-    [0xffffffffffffffff, 0xfffffff0ffffffff, 0x0],
-    [0xffffffffffffffff, 0xfff3fffcffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffff3ffcfffff, 0x0],
-    [0xffffffffffffffff, 0xffffffc3ffffffff, 0x0],
-    [0xffffffffffffffff, 0xffcffff3ffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffcfff3fffff, 0x0],
-    [0xffffffffffffffff, 0xffffff0fffffffff, 0x0],
-    [0xffffffffffffffff, 0xff3fffcfffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffff3ffcffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffc3fffffffff, 0x0],
-    [0xffffffffffffffff, 0xfcffff3fffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffcfff3ffffff, 0x0],
-    [0xffffffffffffffff, 0xfffff0ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xf3fffcffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffff3ffcfffffff, 0x0],
-    [0xffffffffffffffff, 0xffffc3ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xcffff3ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffcfff3fffffff, 0x0],
-    [0xffffffffffffffff, 0xffff0fffffffffff, 0x0],
-    [0xffffffffffffffff, 0x3fffcfffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffcfff3ffffffff, 0x0],
-    [0xffffffffffffffff, 0xfff0ffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfff3ffcfffffffff, 0x0],
-    [0xffffffffffffffff, 0xffc3ffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffcfff3fffffffff, 0x0],
-    [0xffffffffffffffff, 0xff0fffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xff3ffcffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfc3fffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfcfff3ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xf0ffffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xf3ffcfffffffffff, 0x0],
-    [0xffffffffffffffff, 0xc3ffffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xcfff3fffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffffff, 0x0],
+    [0xfffffffffffffefd, 0xfffffffffffffefd, 0x0],
+    [0xfffffffffffffdfb, 0xfffffffffffffdfb, 0x0],
+    [0xfffffffffffffbf7, 0xfffffffffffffbf7, 0x0],
+    [0xfffffffffffff7ef, 0xfffffffffffff7ef, 0x0],
+    [0xffffffffffffefdf, 0xffffffffffffefdf, 0x0],
+    [0xffffffffffffdfbf, 0xffffffffffffdfbf, 0x0],
+    [0xffffffffffffbf7f, 0xffffffffffffbf7f, 0x0],
+    [0xfffffffffffefdff, 0xfffffffffffefdff, 0x0],
+    [0xfffffffffffdfbff, 0xfffffffffffdfbff, 0x0],
+    [0xfffffffffffbf7ff, 0xfffffffffffbf7ff, 0x0],
+    [0xfffffffffff7efff, 0xfffffffffff7efff, 0x0],
+    [0xffffffffffefdfff, 0xffffffffffefdfff, 0x0],
+    [0xffffffffffdfbfff, 0xffffffffffdfbfff, 0x0],
+    [0xffffffffffbf7fff, 0xffffffffffbf7fff, 0x0],
+    [0xfffffffffefdffff, 0xfffffffffefdffff, 0x0],
+    [0xfffffffffdfbffff, 0xfffffffffdfbffff, 0x0],
+    [0xfffffffffbf7ffff, 0xfffffffffbf7ffff, 0x0],
+    [0xfffffffff7efffff, 0xfffffffff7efffff, 0x0],
+    [0xffffffffefdfffff, 0xffffffffefdfffff, 0x0],
+    [0xffffffffdfbfffff, 0xffffffffdfbfffff, 0x0],
+    [0xffffffffbf7fffff, 0xffffffffbf7fffff, 0x0],
+    [0xfffffffefdffffff, 0xfffffffefdffffff, 0x0],
+    [0xfffffffdfbffffff, 0xfffffffdfbffffff, 0x0],
+    [0xfffffffbf7ffffff, 0xfffffffbf7ffffff, 0x0],
+    [0xfffffff7efffffff, 0xfffffff7efffffff, 0x0],
+    [0xffffffefdfffffff, 0xffffffefdfffffff, 0x0],
+    [0xffffffdfbfffffff, 0xffffffdfbfffffff, 0x0],
+    [0xffffffbf7fffffff, 0xffffffbf7fffffff, 0x0],
+    [0xfffffefdffffffff, 0xfffffefdffffffff, 0x0],
+    [0xfffffdfbffffffff, 0xfffffdfbffffffff, 0x0],
+    [0xfffffbf7ffffffff, 0xfffffbf7ffffffff, 0x0],
+    [0xfffff7efffffffff, 0xfffff7efffffffff, 0x0],
+    [0xffffefdfffffffff, 0xffffefdfffffffff, 0x0],
+    [0xffffdfbfffffffff, 0xffffdfbfffffffff, 0x0],
+    [0xffffbf7fffffffff, 0xffffbf7fffffffff, 0x0],
+    [0xfffefdffffffffff, 0xfffefdffffffffff, 0x0],
+    [0xfffdfbffffffffff, 0xfffdfbffffffffff, 0x0],
+    [0xfffbf7ffffffffff, 0xfffbf7ffffffffff, 0x0],
+    [0xfff7efffffffffff, 0xfff7efffffffffff, 0x0],
+    [0xffefdfffffffffff, 0xffefdfffffffffff, 0x0],
+    [0xffdfbfffffffffff, 0xffdfbfffffffffff, 0x0],
+    [0xffbf7fffffffffff, 0xffbf7fffffffffff, 0x0],
+    [0xfefdffffffffffff, 0xfefdffffffffffff, 0x0],
+    [0xfdfbffffffffffff, 0xfdfbffffffffffff, 0x0],
+    [0xfbf7ffffffffffff, 0xfbf7ffffffffffff, 0x0],
+    [0xf7efffffffffffff, 0xf7efffffffffffff, 0x0],
+    [0xefdfffffffffffff, 0xefdfffffffffffff, 0x0],
+    [0xdfbfffffffffffff, 0xdfbfffffffffffff, 0x0],
+    [0xbf7fffffffffffff, 0xbf7fffffffffffff, 0x0],
+    [0xfffffffffffffdfe, 0xfffffffffffffdfe, 0x0],
+    [0xfffffffffffffbfd, 0xfffffffffffffbfd, 0x0],
+    [0xfffffffffffff7fb, 0xfffffffffffff7fb, 0x0],
+    [0xffffffffffffeff7, 0xffffffffffffeff7, 0x0],
+    [0xffffffffffffdfef, 0xffffffffffffdfef, 0x0],
+    [0xffffffffffffbfdf, 0xffffffffffffbfdf, 0x0],
+    [0xffffffffffff7fbf, 0xffffffffffff7fbf, 0x0],
+    [0xfffffffffffdfeff, 0xfffffffffffdfeff, 0x0],
+    [0xfffffffffffbfdff, 0xfffffffffffbfdff, 0x0],
+    [0xfffffffffff7fbff, 0xfffffffffff7fbff, 0x0],
+    [0xffffffffffeff7ff, 0xffffffffffeff7ff, 0x0],
+    [0xffffffffffdfefff, 0xffffffffffdfefff, 0x0],
+    [0xffffffffffbfdfff, 0xffffffffffbfdfff, 0x0],
+    [0xffffffffff7fbfff, 0xffffffffff7fbfff, 0x0],
+    [0xfffffffffdfeffff, 0xfffffffffdfeffff, 0x0],
+    [0xfffffffffbfdffff, 0xfffffffffbfdffff, 0x0],
+    [0xfffffffff7fbffff, 0xfffffffff7fbffff, 0x0],
+    [0xffffffffeff7ffff, 0xffffffffeff7ffff, 0x0],
+    [0xffffffffdfefffff, 0xffffffffdfefffff, 0x0],
+    [0xffffffffbfdfffff, 0xffffffffbfdfffff, 0x0],
+    [0xffffffff7fbfffff, 0xffffffff7fbfffff, 0x0],
+    [0xfffffffdfeffffff, 0xfffffffdfeffffff, 0x0],
+    [0xfffffffbfdffffff, 0xfffffffbfdffffff, 0x0],
+    [0xfffffff7fbffffff, 0xfffffff7fbffffff, 0x0],
+    [0xffffffeff7ffffff, 0xffffffeff7ffffff, 0x0],
+    [0xffffffdfefffffff, 0xffffffdfefffffff, 0x0],
+    [0xffffffbfdfffffff, 0xffffffbfdfffffff, 0x0],
+    [0xffffff7fbfffffff, 0xffffff7fbfffffff, 0x0],
+    [0xfffffdfeffffffff, 0xfffffdfeffffffff, 0x0],
+    [0xfffffbfdffffffff, 0xfffffbfdffffffff, 0x0],
+    [0xfffff7fbffffffff, 0xfffff7fbffffffff, 0x0],
+    [0xffffeff7ffffffff, 0xffffeff7ffffffff, 0x0],
+    [0xffffdfefffffffff, 0xffffdfefffffffff, 0x0],
+    [0xffffbfdfffffffff, 0xffffbfdfffffffff, 0x0],
+    [0xffff7fbfffffffff, 0xffff7fbfffffffff, 0x0],
+    [0xfffdfeffffffffff, 0xfffdfeffffffffff, 0x0],
+    [0xfffbfdffffffffff, 0xfffbfdffffffffff, 0x0],
+    [0xfff7fbffffffffff, 0xfff7fbffffffffff, 0x0],
+    [0xffeff7ffffffffff, 0xffeff7ffffffffff, 0x0],
+    [0xffdfefffffffffff, 0xffdfefffffffffff, 0x0],
+    [0xffbfdfffffffffff, 0xffbfdfffffffffff, 0x0],
+    [0xff7fbfffffffffff, 0xff7fbfffffffffff, 0x0],
+    [0xfdfeffffffffffff, 0xfdfeffffffffffff, 0x0],
+    [0xfbfdffffffffffff, 0xfbfdffffffffffff, 0x0],
+    [0xf7fbffffffffffff, 0xf7fbffffffffffff, 0x0],
+    [0xeff7ffffffffffff, 0xeff7ffffffffffff, 0x0],
+    [0xdfefffffffffffff, 0xdfefffffffffffff, 0x0],
+    [0xbfdfffffffffffff, 0xbfdfffffffffffff, 0x0],
+    [0x7fbfffffffffffff, 0x7fbfffffffffffff, 0x0],
+    [0xfffffffffffffffc, 0xfffffffffffffffc, 0x0],
+    [0xfffffffffffffff9, 0xfffffffffffffff9, 0x0],
+    [0xfffffffffffffff3, 0xfffffffffffffff3, 0x0],
+    [0xffffffffffffffe7, 0xffffffffffffffe7, 0x0],
+    [0xffffffffffffffcf, 0xffffffffffffffcf, 0x0],
+    [0xffffffffffffff9f, 0xffffffffffffff9f, 0x0],
+    [0xffffffffffffff3f, 0xffffffffffffff3f, 0x0],
+    [0xfffffffffffffcff, 0xfffffffffffffcff, 0x0],
+    [0xfffffffffffff9ff, 0xfffffffffffff9ff, 0x0],
+    [0xfffffffffffff3ff, 0xfffffffffffff3ff, 0x0],
+    [0xffffffffffffe7ff, 0xffffffffffffe7ff, 0x0],
+    [0xffffffffffffcfff, 0xffffffffffffcfff, 0x0],
+    [0xffffffffffff9fff, 0xffffffffffff9fff, 0x0],
+    [0xffffffffffff3fff, 0xffffffffffff3fff, 0x0],
+    [0xfffffffffffcffff, 0xfffffffffffcffff, 0x0],
+    [0xfffffffffff9ffff, 0xfffffffffff9ffff, 0x0],
+    [0xfffffffffff3ffff, 0xfffffffffff3ffff, 0x0],
+    [0xffffffffffe7ffff, 0xffffffffffe7ffff, 0x0],
+    [0xffffffffffcfffff, 0xffffffffffcfffff, 0x0],
+    [0xffffffffff9fffff, 0xffffffffff9fffff, 0x0],
+    [0xffffffffff3fffff, 0xffffffffff3fffff, 0x0],
+    [0xfffffffffcffffff, 0xfffffffffcffffff, 0x0],
+    [0xfffffffff9ffffff, 0xfffffffff9ffffff, 0x0],
+    [0xfffffffff3ffffff, 0xfffffffff3ffffff, 0x0],
+    [0xffffffffe7ffffff, 0xffffffffe7ffffff, 0x0],
+    [0xffffffffcfffffff, 0xffffffffcfffffff, 0x0],
+    [0xffffffff9fffffff, 0xffffffff9fffffff, 0x0],
+    [0xffffffff3fffffff, 0xffffffff3fffffff, 0x0],
+    [0xfffffffcffffffff, 0xfffffffcffffffff, 0x0],
+    [0xfffffff9ffffffff, 0xfffffff9ffffffff, 0x0],
+    [0xfffffff3ffffffff, 0xfffffff3ffffffff, 0x0],
+    [0xffffffe7ffffffff, 0xffffffe7ffffffff, 0x0],
+    [0xffffffcfffffffff, 0xffffffcfffffffff, 0x0],
+    [0xffffff9fffffffff, 0xffffff9fffffffff, 0x0],
+    [0xffffff3fffffffff, 0xffffff3fffffffff, 0x0],
+    [0xfffffcffffffffff, 0xfffffcffffffffff, 0x0],
+    [0xfffff9ffffffffff, 0xfffff9ffffffffff, 0x0],
+    [0xfffff3ffffffffff, 0xfffff3ffffffffff, 0x0],
+    [0xffffe7ffffffffff, 0xffffe7ffffffffff, 0x0],
+    [0xffffcfffffffffff, 0xffffcfffffffffff, 0x0],
+    [0xffff9fffffffffff, 0xffff9fffffffffff, 0x0],
+    [0xffff3fffffffffff, 0xffff3fffffffffff, 0x0],
+    [0xfffcffffffffffff, 0xfffcffffffffffff, 0x0],
+    [0xfff9ffffffffffff, 0xfff9ffffffffffff, 0x0],
+    [0xfff3ffffffffffff, 0xfff3ffffffffffff, 0x0],
+    [0xffe7ffffffffffff, 0xffe7ffffffffffff, 0x0],
+    [0xffcfffffffffffff, 0xffcfffffffffffff, 0x0],
+    [0xff9fffffffffffff, 0xff9fffffffffffff, 0x0],
+    [0xff3fffffffffffff, 0xff3fffffffffffff, 0x0],
+    [0xfcffffffffffffff, 0xfcffffffffffffff, 0x0],
+    [0xf9ffffffffffffff, 0xf9ffffffffffffff, 0x0],
+    [0xf3ffffffffffffff, 0xf3ffffffffffffff, 0x0],
+    [0xe7ffffffffffffff, 0xe7ffffffffffffff, 0x0],
+    [0xcfffffffffffffff, 0xcfffffffffffffff, 0x0],
+    [0x9fffffffffffffff, 0x9fffffffffffffff, 0x0],
+    [0x3fffffffffffffff, 0x3fffffffffffffff, 0x0],
     [0xffffffffffffffff, 0xffffffffffffffff, 0x0],
 ];
 static KEEP_1: [[u64; WORDS]; 155] = [
-    [0xfffffffffffffff0, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffcfff3, 0xffffffffffffffff, 0x0],
-    [0xffffffffffffffc3, 0xffffffffffffffff, 0x0],
-    [0xfffffffffff3ffcf, 0xffffffffffffffff, 0x0],
-    [0xffffffffffffff0f, 0xffffffffffffffff, 0x0],
-    [0xffffffffffcfff3f, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffffc3f, 0xffffffffffffffff, 0x0],
-    [0xffffffffff3ffcff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffff0ff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffcfff3ff, 0xffffffffffffffff, 0x0],
-    [0xffffffffffffc3ff, 0xffffffffffffffff, 0x0],
-    [0xfffffffff3ffcfff, 0xffffffffffffffff, 0x0],
-    [0xffffffffffff0fff, 0xffffffffffffffff, 0x0],
-    [0xffffffffcfff3fff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffff3fffc, 0xffffffffffffffff, 0x0],
-    [0xfffffffffff0ffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffcfff3ffff, 0xffffffffffffffff, 0x0],
-    [0xffffffffffcffff3, 0xffffffffffffffff, 0x0],
-    [0xffffffffffc3ffff, 0xffffffffffffffff, 0x0],
-    [0xfffffff3ffcfffff, 0xffffffffffffffff, 0x0],
-    [0xffffffffff3fffcf, 0xffffffffffffffff, 0x0],
-    [0xffffffffff0fffff, 0xffffffffffffffff, 0x0],
-    [0xffffffcfff3fffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffcffff3f, 0xffffffffffffffff, 0x0],
-    [0xfffffffffc3fffff, 0xffffffffffffffff, 0x0],
-    [0xffffff3ffcffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffff3fffcff, 0xffffffffffffffff, 0x0],
-    [0xfffffffff0ffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffcfff3ffffff, 0xffffffffffffffff, 0x0],
-    [0xffffffffcffff3ff, 0xffffffffffffffff, 0x0],
-    [0xffffffffc3ffffff, 0xffffffffffffffff, 0x0],
-    [0xfffff3ffcfffffff, 0xffffffffffffffff, 0x0],
-    [0xffffffff3fffcfff, 0xffffffffffffffff, 0x0],
-    [0xffffffff0fffffff, 0xffffffffffffffff, 0x0],
-    [0xffffcfff3fffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffff3fffcffff, 0xffffffffffffffff, 0x0],
-    [0xfffffff0ffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffcfff3ffffffff, 0xffffffffffffffff, 0x0],
-    [0xffffffcffff3ffff, 0xffffffffffffffff, 0x0],
-    [0xffffffc3ffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff3ffcfffffffff, 0xffffffffffffffff, 0x0],
-    [0xffffff3fffcfffff, 0xffffffffffffffff, 0x0],
-    [0xffffff0fffffffff, 0xffffffffffffffff, 0x0],
-    [0xffcfff3fffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffcffff3fffff, 0xffffffffffffffff, 0x0],
-    [0xfffffc3fffffffff, 0xffffffffffffffff, 0x0],
-    [0xff3ffcffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffff3fffcffffff, 0xffffffffffffffff, 0x0],
-    [0xfffff0ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfcfff3ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xffffcffff3ffffff, 0xffffffffffffffff, 0x0],
-    [0xffffc3ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xf3ffcfffffffffff, 0xffffffffffffffff, 0x0],
-    [0xffff3fffcfffffff, 0xffffffffffffffff, 0x0],
-    [0xffff0fffffffffff, 0xffffffffffffffff, 0x0],
-    [0xcfff3fffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff3fffcffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff0ffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfff3ffffffffffff, 0xfffffffffffffffc, 0x0],
-    [0xffcffff3ffffffff, 0xffffffffffffffff, 0x0],
-    [0xffc3ffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xffcfffffffffffff, 0xfffffffffffffff3, 0x0],
-    [0xff3fffcfffffffff, 0xffffffffffffffff, 0x0],
-    [0xff0fffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xff3fffffffffffff, 0xffffffffffffffcf, 0x0],
-    [0xfcffff3fffffffff, 0xffffffffffffffff, 0x0],
-    [0xfc3fffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfcffffffffffffff, 0xffffffffffffff3f, 0x0],
-    [0xf3fffcffffffffff, 0xffffffffffffffff, 0x0],
-    [0xf0ffffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xf3ffffffffffffff, 0xfffffffffffffcff, 0x0],
-    [0xcffff3ffffffffff, 0xffffffffffffffff, 0x0],
-    [0xc3ffffffffffffff, 0xffffffffffffffff, 0x0],
-    [0xcfffffffffffffff, 0xfffffffffffff3ff, 0x0],
-    [0x3fffcfffffffffff, 0xffffffffffffffff, 0x0],
-    [0xfffffffffffffff, 0xffffffffffffffff, 0x0],
-    [0x3fffffffffffffff, 0xffffffffffffcfff, 0x0],
-    [0xfffcffffffffffff, 0xfffffffffffffff3, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffffff0, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffcfff3, 0x0],
-    [0xfff3ffffffffffff, 0xffffffffffffffcf, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffffc3, 0x0],
-    [0xffffffffffffffff, 0xfffffffffff3ffcf, 0x0],
-    [0xffcfffffffffffff, 0xffffffffffffff3f, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffff0f, 0x0],
-    [0xffffffffffffffff, 0xffffffffffcfff3f, 0x0],
-    [0xff3fffffffffffff, 0xfffffffffffffcff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffffc3f, 0x0],
-    [0xffffffffffffffff, 0xffffffffff3ffcff, 0x0],
-    [0xfcffffffffffffff, 0xfffffffffffff3ff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffff0ff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffcfff3ff, 0x0],
-    [0xf3ffffffffffffff, 0xffffffffffffcfff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffc3ff, 0x0],
-    [0xffffffffffffffff, 0xfffffffff3ffcfff, 0x0],
-    [0xcfffffffffffffff, 0xffffffffffff3fff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffff0fff, 0x0],
-    [0xffffffffffffffff, 0xffffffffcfff3fff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffff3fffc, 0x0],
-    [0xffffffffffffffff, 0xfffffffffff0ffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffcfff3ffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffcffff3, 0x0],
-    [0xffffffffffffffff, 0xffffffffffc3ffff, 0x0],
-    [0xffffffffffffffff, 0xfffffff3ffcfffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffff3fffcf, 0x0],
-    [0xffffffffffffffff, 0xffffffffff0fffff, 0x0],
-    [0xffffffffffffffff, 0xffffffcfff3fffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffcffff3f, 0x0],
-    [0xffffffffffffffff, 0xfffffffffc3fffff, 0x0],
-    [0xffffffffffffffff, 0xffffff3ffcffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffff3fffcff, 0x0],
-    [0xffffffffffffffff, 0xfffffffff0ffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffcfff3ffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffcffff3ff, 0x0],
-    [0xffffffffffffffff, 0xffffffffc3ffffff, 0x0],
-    [0xffffffffffffffff, 0xfffff3ffcfffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffff3fffcfff, 0x0],
-    [0xffffffffffffffff, 0xffffffff0fffffff, 0x0],
-    [0xffffffffffffffff, 0xffffcfff3fffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffff3fffcffff, 0x0],
-    [0xffffffffffffffff, 0xfffffff0ffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffcfff3ffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffcffff3ffff, 0x0],
-    [0xffffffffffffffff, 0xffffffc3ffffffff, 0x0],
-    [0xffffffffffffffff, 0xfff3ffcfffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffff3fffcfffff, 0x0],
-    [0xffffffffffffffff, 0xffffff0fffffffff, 0x0],
-    [0xffffffffffffffff, 0xffcfff3fffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffcffff3fffff, 0x0],
-    [0xffffffffffffffff, 0xfffffc3fffffffff, 0x0],
-    [0xffffffffffffffff, 0xff3ffcffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffff3fffcffffff, 0x0],
-    [0xffffffffffffffff, 0xfffff0ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfcfff3ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffcffff3ffffff, 0x0],
-    [0xffffffffffffffff, 0xffffc3ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xf3ffcfffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffff3fffcfffffff, 0x0],
-    [0xffffffffffffffff, 0xffff0fffffffffff, 0x0],
-    [0xffffffffffffffff, 0xcfff3fffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfff3fffcffffffff, 0x0],
-    [0xffffffffffffffff, 0xfff0ffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffcffff3ffffffff, 0x0],
-    [0xffffffffffffffff, 0xffc3ffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xff3fffcfffffffff, 0x0],
-    [0xffffffffffffffff, 0xff0fffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfcffff3fffffffff, 0x0],
-    [0xffffffffffffffff, 0xfc3fffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xf3fffcffffffffff, 0x0],
-    [0xffffffffffffffff, 0xf0ffffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xcffff3ffffffffff, 0x0],
-    [0xffffffffffffffff, 0xc3ffffffffffffff, 0x0],
-    [0xffffffffffffffff, 0x3fffcfffffffffff, 0x0],
-    [0xffffffffffffffff, 0xfffffffffffffff, 0x0],
+    [0xfffffffffffffdfe, 0xfffffffffffffdfe, 0x0],
+    [0xfffffffffffffbfd, 0xfffffffffffffbfd, 0x0],
+    [0xfffffffffffff7fb, 0xfffffffffffff7fb, 0x0],
+    [0xffffffffffffeff7, 0xffffffffffffeff7, 0x0],
+    [0xffffffffffffdfef, 0xffffffffffffdfef, 0x0],
+    [0xffffffffffffbfdf, 0xffffffffffffbfdf, 0x0],
+    [0xffffffffffff7fbf, 0xffffffffffff7fbf, 0x0],
+    [0xfffffffffffdfeff, 0xfffffffffffdfeff, 0x0],
+    [0xfffffffffffbfdff, 0xfffffffffffbfdff, 0x0],
+    [0xfffffffffff7fbff, 0xfffffffffff7fbff, 0x0],
+    [0xffffffffffeff7ff, 0xffffffffffeff7ff, 0x0],
+    [0xffffffffffdfefff, 0xffffffffffdfefff, 0x0],
+    [0xffffffffffbfdfff, 0xffffffffffbfdfff, 0x0],
+    [0xffffffffff7fbfff, 0xffffffffff7fbfff, 0x0],
+    [0xfffffffffdfeffff, 0xfffffffffdfeffff, 0x0],
+    [0xfffffffffbfdffff, 0xfffffffffbfdffff, 0x0],
+    [0xfffffffff7fbffff, 0xfffffffff7fbffff, 0x0],
+    [0xffffffffeff7ffff, 0xffffffffeff7ffff, 0x0],
+    [0xffffffffdfefffff, 0xffffffffdfefffff, 0x0],
+    [0xffffffffbfdfffff, 0xffffffffbfdfffff, 0x0],
+    [0xffffffff7fbfffff, 0xffffffff7fbfffff, 0x0],
+    [0xfffffffdfeffffff, 0xfffffffdfeffffff, 0x0],
+    [0xfffffffbfdffffff, 0xfffffffbfdffffff, 0x0],
+    [0xfffffff7fbffffff, 0xfffffff7fbffffff, 0x0],
+    [0xffffffeff7ffffff, 0xffffffeff7ffffff, 0x0],
+    [0xffffffdfefffffff, 0xffffffdfefffffff, 0x0],
+    [0xffffffbfdfffffff, 0xffffffbfdfffffff, 0x0],
+    [0xffffff7fbfffffff, 0xffffff7fbfffffff, 0x0],
+    [0xfffffdfeffffffff, 0xfffffdfeffffffff, 0x0],
+    [0xfffffbfdffffffff, 0xfffffbfdffffffff, 0x0],
+    [0xfffff7fbffffffff, 0xfffff7fbffffffff, 0x0],
+    [0xffffeff7ffffffff, 0xffffeff7ffffffff, 0x0],
+    [0xffffdfefffffffff, 0xffffdfefffffffff, 0x0],
+    [0xffffbfdfffffffff, 0xffffbfdfffffffff, 0x0],
+    [0xffff7fbfffffffff, 0xffff7fbfffffffff, 0x0],
+    [0xfffdfeffffffffff, 0xfffdfeffffffffff, 0x0],
+    [0xfffbfdffffffffff, 0xfffbfdffffffffff, 0x0],
+    [0xfff7fbffffffffff, 0xfff7fbffffffffff, 0x0],
+    [0xffeff7ffffffffff, 0xffeff7ffffffffff, 0x0],
+    [0xffdfefffffffffff, 0xffdfefffffffffff, 0x0],
+    [0xffbfdfffffffffff, 0xffbfdfffffffffff, 0x0],
+    [0xff7fbfffffffffff, 0xff7fbfffffffffff, 0x0],
+    [0xfdfeffffffffffff, 0xfdfeffffffffffff, 0x0],
+    [0xfbfdffffffffffff, 0xfbfdffffffffffff, 0x0],
+    [0xf7fbffffffffffff, 0xf7fbffffffffffff, 0x0],
+    [0xeff7ffffffffffff, 0xeff7ffffffffffff, 0x0],
+    [0xdfefffffffffffff, 0xdfefffffffffffff, 0x0],
+    [0xbfdfffffffffffff, 0xbfdfffffffffffff, 0x0],
+    [0x7fbfffffffffffff, 0x7fbfffffffffffff, 0x0],
+    [0xfffffffffffffefd, 0xfffffffffffffefd, 0x0],
+    [0xfffffffffffffdfb, 0xfffffffffffffdfb, 0x0],
+    [0xfffffffffffffbf7, 0xfffffffffffffbf7, 0x0],
+    [0xfffffffffffff7ef, 0xfffffffffffff7ef, 0x0],
+    [0xffffffffffffefdf, 0xffffffffffffefdf, 0x0],
+    [0xffffffffffffdfbf, 0xffffffffffffdfbf, 0x0],
+    [0xffffffffffffbf7f, 0xffffffffffffbf7f, 0x0],
+    [0xfffffffffffefdff, 0xfffffffffffefdff, 0x0],
+    [0xfffffffffffdfbff, 0xfffffffffffdfbff, 0x0],
+    [0xfffffffffffbf7ff, 0xfffffffffffbf7ff, 0x0],
+    [0xfffffffffff7efff, 0xfffffffffff7efff, 0x0],
+    [0xffffffffffefdfff, 0xffffffffffefdfff, 0x0],
+    [0xffffffffffdfbfff, 0xffffffffffdfbfff, 0x0],
+    [0xffffffffffbf7fff, 0xffffffffffbf7fff, 0x0],
+    [0xfffffffffefdffff, 0xfffffffffefdffff, 0x0],
+    [0xfffffffffdfbffff, 0xfffffffffdfbffff, 0x0],
+    [0xfffffffffbf7ffff, 0xfffffffffbf7ffff, 0x0],
+    [0xfffffffff7efffff, 0xfffffffff7efffff, 0x0],
+    [0xffffffffefdfffff, 0xffffffffefdfffff, 0x0],
+    [0xffffffffdfbfffff, 0xffffffffdfbfffff, 0x0],
+    [0xffffffffbf7fffff, 0xffffffffbf7fffff, 0x0],
+    [0xfffffffefdffffff, 0xfffffffefdffffff, 0x0],
+    [0xfffffffdfbffffff, 0xfffffffdfbffffff, 0x0],
+    [0xfffffffbf7ffffff, 0xfffffffbf7ffffff, 0x0],
+    [0xfffffff7efffffff, 0xfffffff7efffffff, 0x0],
+    [0xffffffefdfffffff, 0xffffffefdfffffff, 0x0],
+    [0xffffffdfbfffffff, 0xffffffdfbfffffff, 0x0],
+    [0xffffffbf7fffffff, 0xffffffbf7fffffff, 0x0],
+    [0xfffffefdffffffff, 0xfffffefdffffffff, 0x0],
+    [0xfffffdfbffffffff, 0xfffffdfbffffffff, 0x0],
+    [0xfffffbf7ffffffff, 0xfffffbf7ffffffff, 0x0],
+    [0xfffff7efffffffff, 0xfffff7efffffffff, 0x0],
+    [0xffffefdfffffffff, 0xffffefdfffffffff, 0x0],
+    [0xffffdfbfffffffff, 0xffffdfbfffffffff, 0x0],
+    [0xffffbf7fffffffff, 0xffffbf7fffffffff, 0x0],
+    [0xfffefdffffffffff, 0xfffefdffffffffff, 0x0],
+    [0xfffdfbffffffffff, 0xfffdfbffffffffff, 0x0],
+    [0xfffbf7ffffffffff, 0xfffbf7ffffffffff, 0x0],
+    [0xfff7efffffffffff, 0xfff7efffffffffff, 0x0],
+    [0xffefdfffffffffff, 0xffefdfffffffffff, 0x0],
+    [0xffdfbfffffffffff, 0xffdfbfffffffffff, 0x0],
+    [0xffbf7fffffffffff, 0xffbf7fffffffffff, 0x0],
+    [0xfefdffffffffffff, 0xfefdffffffffffff, 0x0],
+    [0xfdfbffffffffffff, 0xfdfbffffffffffff, 0x0],
+    [0xfbf7ffffffffffff, 0xfbf7ffffffffffff, 0x0],
+    [0xf7efffffffffffff, 0xf7efffffffffffff, 0x0],
+    [0xefdfffffffffffff, 0xefdfffffffffffff, 0x0],
+    [0xdfbfffffffffffff, 0xdfbfffffffffffff, 0x0],
+    [0xbf7fffffffffffff, 0xbf7fffffffffffff, 0x0],
+    [0xfffffffffffffffc, 0xfffffffffffffffc, 0x0],
+    [0xfffffffffffffff9, 0xfffffffffffffff9, 0x0],
+    [0xfffffffffffffff3, 0xfffffffffffffff3, 0x0],
+    [0xffffffffffffffe7, 0xffffffffffffffe7, 0x0],
+    [0xffffffffffffffcf, 0xffffffffffffffcf, 0x0],
+    [0xffffffffffffff9f, 0xffffffffffffff9f, 0x0],
+    [0xffffffffffffff3f, 0xffffffffffffff3f, 0x0],
+    [0xfffffffffffffcff, 0xfffffffffffffcff, 0x0],
+    [0xfffffffffffff9ff, 0xfffffffffffff9ff, 0x0],
+    [0xfffffffffffff3ff, 0xfffffffffffff3ff, 0x0],
+    [0xffffffffffffe7ff, 0xffffffffffffe7ff, 0x0],
+    [0xffffffffffffcfff, 0xffffffffffffcfff, 0x0],
+    [0xffffffffffff9fff, 0xffffffffffff9fff, 0x0],
+    [0xffffffffffff3fff, 0xffffffffffff3fff, 0x0],
+    [0xfffffffffffcffff, 0xfffffffffffcffff, 0x0],
+    [0xfffffffffff9ffff, 0xfffffffffff9ffff, 0x0],
+    [0xfffffffffff3ffff, 0xfffffffffff3ffff, 0x0],
+    [0xffffffffffe7ffff, 0xffffffffffe7ffff, 0x0],
+    [0xffffffffffcfffff, 0xffffffffffcfffff, 0x0],
+    [0xffffffffff9fffff, 0xffffffffff9fffff, 0x0],
+    [0xffffffffff3fffff, 0xffffffffff3fffff, 0x0],
+    [0xfffffffffcffffff, 0xfffffffffcffffff, 0x0],
+    [0xfffffffff9ffffff, 0xfffffffff9ffffff, 0x0],
+    [0xfffffffff3ffffff, 0xfffffffff3ffffff, 0x0],
+    [0xffffffffe7ffffff, 0xffffffffe7ffffff, 0x0],
+    [0xffffffffcfffffff, 0xffffffffcfffffff, 0x0],
+    [0xffffffff9fffffff, 0xffffffff9fffffff, 0x0],
+    [0xffffffff3fffffff, 0xffffffff3fffffff, 0x0],
+    [0xfffffffcffffffff, 0xfffffffcffffffff, 0x0],
+    [0xfffffff9ffffffff, 0xfffffff9ffffffff, 0x0],
+    [0xfffffff3ffffffff, 0xfffffff3ffffffff, 0x0],
+    [0xffffffe7ffffffff, 0xffffffe7ffffffff, 0x0],
+    [0xffffffcfffffffff, 0xffffffcfffffffff, 0x0],
+    [0xffffff9fffffffff, 0xffffff9fffffffff, 0x0],
+    [0xffffff3fffffffff, 0xffffff3fffffffff, 0x0],
+    [0xfffffcffffffffff, 0xfffffcffffffffff, 0x0],
+    [0xfffff9ffffffffff, 0xfffff9ffffffffff, 0x0],
+    [0xfffff3ffffffffff, 0xfffff3ffffffffff, 0x0],
+    [0xffffe7ffffffffff, 0xffffe7ffffffffff, 0x0],
+    [0xffffcfffffffffff, 0xffffcfffffffffff, 0x0],
+    [0xffff9fffffffffff, 0xffff9fffffffffff, 0x0],
+    [0xffff3fffffffffff, 0xffff3fffffffffff, 0x0],
+    [0xfffcffffffffffff, 0xfffcffffffffffff, 0x0],
+    [0xfff9ffffffffffff, 0xfff9ffffffffffff, 0x0],
+    [0xfff3ffffffffffff, 0xfff3ffffffffffff, 0x0],
+    [0xffe7ffffffffffff, 0xffe7ffffffffffff, 0x0],
+    [0xffcfffffffffffff, 0xffcfffffffffffff, 0x0],
+    [0xff9fffffffffffff, 0xff9fffffffffffff, 0x0],
+    [0xff3fffffffffffff, 0xff3fffffffffffff, 0x0],
+    [0xfcffffffffffffff, 0xfcffffffffffffff, 0x0],
+    [0xf9ffffffffffffff, 0xf9ffffffffffffff, 0x0],
+    [0xf3ffffffffffffff, 0xf3ffffffffffffff, 0x0],
+    [0xe7ffffffffffffff, 0xe7ffffffffffffff, 0x0],
+    [0xcfffffffffffffff, 0xcfffffffffffffff, 0x0],
+    [0x9fffffffffffffff, 0x9fffffffffffffff, 0x0],
+    [0x3fffffffffffffff, 0x3fffffffffffffff, 0x0],
     [0xffffffffffffffff, 0xffffffffffffffff, 0x0],
 ];
 #[inline(never)]
@@ -681,469 +681,469 @@ fn moves_0(
     n[2] |= (((s[2] >> 1u32)) & 1) << 0u32;
     match joint[0] {
         0 => {
-            n[0] |= 1 << 3u32;
+            n[1] |= 1 << 1u32;
         }
         1 => {
-            n[0] |= 1 << 19u32;
+            n[1] |= 1 << 2u32;
         }
         2 => {
-            n[0] |= 1 << 5u32;
-        }
-        3 => {
-            n[0] |= 1 << 21u32;
-        }
-        4 => {
-            n[0] |= 1 << 7u32;
-        }
-        5 => {
-            n[0] |= 1 << 23u32;
-        }
-        6 => {
-            n[0] |= 1 << 9u32;
-        }
-        7 => {
-            n[0] |= 1 << 25u32;
-        }
-        8 => {
-            n[0] |= 1 << 11u32;
-        }
-        9 => {
-            n[0] |= 1 << 27u32;
-        }
-        10 => {
-            n[0] |= 1 << 13u32;
-        }
-        11 => {
-            n[0] |= 1 << 29u32;
-        }
-        12 => {
-            n[0] |= 1 << 15u32;
-        }
-        13 => {
-            n[0] |= 1 << 31u32;
-        }
-        14 => {
-            n[0] |= 1 << 3u32;
-        }
-        15 => {
-            n[0] |= 1 << 19u32;
-        }
-        16 => {
-            n[0] |= 1 << 35u32;
-        }
-        17 => {
-            n[0] |= 1 << 5u32;
-        }
-        18 => {
-            n[0] |= 1 << 21u32;
-        }
-        19 => {
-            n[0] |= 1 << 37u32;
-        }
-        20 => {
-            n[0] |= 1 << 7u32;
-        }
-        21 => {
-            n[0] |= 1 << 23u32;
-        }
-        22 => {
-            n[0] |= 1 << 39u32;
-        }
-        23 => {
-            n[0] |= 1 << 9u32;
-        }
-        24 => {
-            n[0] |= 1 << 25u32;
-        }
-        25 => {
-            n[0] |= 1 << 41u32;
-        }
-        26 => {
-            n[0] |= 1 << 11u32;
-        }
-        27 => {
-            n[0] |= 1 << 27u32;
-        }
-        28 => {
-            n[0] |= 1 << 43u32;
-        }
-        29 => {
-            n[0] |= 1 << 13u32;
-        }
-        30 => {
-            n[0] |= 1 << 29u32;
-        }
-        31 => {
-            n[0] |= 1 << 45u32;
-        }
-        32 => {
-            n[0] |= 1 << 15u32;
-        }
-        33 => {
-            n[0] |= 1 << 31u32;
-        }
-        34 => {
-            n[0] |= 1 << 47u32;
-        }
-        35 => {
-            n[0] |= 1 << 19u32;
-        }
-        36 => {
-            n[0] |= 1 << 35u32;
-        }
-        37 => {
-            n[0] |= 1 << 51u32;
-        }
-        38 => {
-            n[0] |= 1 << 21u32;
-        }
-        39 => {
-            n[0] |= 1 << 37u32;
-        }
-        40 => {
-            n[0] |= 1 << 53u32;
-        }
-        41 => {
-            n[0] |= 1 << 23u32;
-        }
-        42 => {
-            n[0] |= 1 << 39u32;
-        }
-        43 => {
-            n[0] |= 1 << 55u32;
-        }
-        44 => {
-            n[0] |= 1 << 25u32;
-        }
-        45 => {
-            n[0] |= 1 << 41u32;
-        }
-        46 => {
-            n[0] |= 1 << 57u32;
-        }
-        47 => {
-            n[0] |= 1 << 27u32;
-        }
-        48 => {
-            n[0] |= 1 << 43u32;
-        }
-        49 => {
-            n[0] |= 1 << 59u32;
-        }
-        50 => {
-            n[0] |= 1 << 29u32;
-        }
-        51 => {
-            n[0] |= 1 << 45u32;
-        }
-        52 => {
-            n[0] |= 1 << 61u32;
-        }
-        53 => {
-            n[0] |= 1 << 31u32;
-        }
-        54 => {
-            n[0] |= 1 << 47u32;
-        }
-        55 => {
-            n[0] |= 1 << 63u32;
-        }
-        56 => {
-            n[0] |= 1 << 35u32;
-        }
-        57 => {
-            n[0] |= 1 << 51u32;
-        }
-        58 => {
             n[1] |= 1 << 3u32;
         }
-        59 => {
-            n[0] |= 1 << 37u32;
+        3 => {
+            n[1] |= 1 << 4u32;
         }
-        60 => {
-            n[0] |= 1 << 53u32;
-        }
-        61 => {
+        4 => {
             n[1] |= 1 << 5u32;
         }
+        5 => {
+            n[1] |= 1 << 6u32;
+        }
+        6 => {
+            n[1] |= 1 << 7u32;
+        }
+        7 => {
+            n[1] |= 1 << 9u32;
+        }
+        8 => {
+            n[1] |= 1 << 10u32;
+        }
+        9 => {
+            n[1] |= 1 << 11u32;
+        }
+        10 => {
+            n[1] |= 1 << 12u32;
+        }
+        11 => {
+            n[1] |= 1 << 13u32;
+        }
+        12 => {
+            n[1] |= 1 << 14u32;
+        }
+        13 => {
+            n[1] |= 1 << 15u32;
+        }
+        14 => {
+            n[1] |= 1 << 17u32;
+        }
+        15 => {
+            n[1] |= 1 << 18u32;
+        }
+        16 => {
+            n[1] |= 1 << 19u32;
+        }
+        17 => {
+            n[1] |= 1 << 20u32;
+        }
+        18 => {
+            n[1] |= 1 << 21u32;
+        }
+        19 => {
+            n[1] |= 1 << 22u32;
+        }
+        20 => {
+            n[1] |= 1 << 23u32;
+        }
+        21 => {
+            n[1] |= 1 << 25u32;
+        }
+        22 => {
+            n[1] |= 1 << 26u32;
+        }
+        23 => {
+            n[1] |= 1 << 27u32;
+        }
+        24 => {
+            n[1] |= 1 << 28u32;
+        }
+        25 => {
+            n[1] |= 1 << 29u32;
+        }
+        26 => {
+            n[1] |= 1 << 30u32;
+        }
+        27 => {
+            n[1] |= 1 << 31u32;
+        }
+        28 => {
+            n[1] |= 1 << 33u32;
+        }
+        29 => {
+            n[1] |= 1 << 34u32;
+        }
+        30 => {
+            n[1] |= 1 << 35u32;
+        }
+        31 => {
+            n[1] |= 1 << 36u32;
+        }
+        32 => {
+            n[1] |= 1 << 37u32;
+        }
+        33 => {
+            n[1] |= 1 << 38u32;
+        }
+        34 => {
+            n[1] |= 1 << 39u32;
+        }
+        35 => {
+            n[1] |= 1 << 41u32;
+        }
+        36 => {
+            n[1] |= 1 << 42u32;
+        }
+        37 => {
+            n[1] |= 1 << 43u32;
+        }
+        38 => {
+            n[1] |= 1 << 44u32;
+        }
+        39 => {
+            n[1] |= 1 << 45u32;
+        }
+        40 => {
+            n[1] |= 1 << 46u32;
+        }
+        41 => {
+            n[1] |= 1 << 47u32;
+        }
+        42 => {
+            n[1] |= 1 << 49u32;
+        }
+        43 => {
+            n[1] |= 1 << 50u32;
+        }
+        44 => {
+            n[1] |= 1 << 51u32;
+        }
+        45 => {
+            n[1] |= 1 << 52u32;
+        }
+        46 => {
+            n[1] |= 1 << 53u32;
+        }
+        47 => {
+            n[1] |= 1 << 54u32;
+        }
+        48 => {
+            n[1] |= 1 << 55u32;
+        }
+        49 => {
+            n[1] |= 1 << 9u32;
+        }
+        50 => {
+            n[1] |= 1 << 10u32;
+        }
+        51 => {
+            n[1] |= 1 << 11u32;
+        }
+        52 => {
+            n[1] |= 1 << 12u32;
+        }
+        53 => {
+            n[1] |= 1 << 13u32;
+        }
+        54 => {
+            n[1] |= 1 << 14u32;
+        }
+        55 => {
+            n[1] |= 1 << 15u32;
+        }
+        56 => {
+            n[1] |= 1 << 17u32;
+        }
+        57 => {
+            n[1] |= 1 << 18u32;
+        }
+        58 => {
+            n[1] |= 1 << 19u32;
+        }
+        59 => {
+            n[1] |= 1 << 20u32;
+        }
+        60 => {
+            n[1] |= 1 << 21u32;
+        }
+        61 => {
+            n[1] |= 1 << 22u32;
+        }
         62 => {
-            n[0] |= 1 << 39u32;
+            n[1] |= 1 << 23u32;
         }
         63 => {
-            n[0] |= 1 << 55u32;
+            n[1] |= 1 << 25u32;
         }
         _ => {}
     }
     match joint[0] {
         64 => {
-            n[1] |= 1 << 7u32;
+            n[1] |= 1 << 26u32;
         }
         65 => {
-            n[0] |= 1 << 41u32;
-        }
-        66 => {
-            n[0] |= 1 << 57u32;
-        }
-        67 => {
-            n[1] |= 1 << 9u32;
-        }
-        68 => {
-            n[0] |= 1 << 43u32;
-        }
-        69 => {
-            n[0] |= 1 << 59u32;
-        }
-        70 => {
-            n[1] |= 1 << 11u32;
-        }
-        71 => {
-            n[0] |= 1 << 45u32;
-        }
-        72 => {
-            n[0] |= 1 << 61u32;
-        }
-        73 => {
-            n[1] |= 1 << 13u32;
-        }
-        74 => {
-            n[0] |= 1 << 47u32;
-        }
-        75 => {
-            n[0] |= 1 << 63u32;
-        }
-        76 => {
-            n[1] |= 1 << 15u32;
-        }
-        77 => {
-            n[0] |= 1 << 51u32;
-        }
-        78 => {
-            n[1] |= 1 << 3u32;
-        }
-        79 => {
-            n[1] |= 1 << 19u32;
-        }
-        80 => {
-            n[0] |= 1 << 53u32;
-        }
-        81 => {
-            n[1] |= 1 << 5u32;
-        }
-        82 => {
-            n[1] |= 1 << 21u32;
-        }
-        83 => {
-            n[0] |= 1 << 55u32;
-        }
-        84 => {
-            n[1] |= 1 << 7u32;
-        }
-        85 => {
-            n[1] |= 1 << 23u32;
-        }
-        86 => {
-            n[0] |= 1 << 57u32;
-        }
-        87 => {
-            n[1] |= 1 << 9u32;
-        }
-        88 => {
-            n[1] |= 1 << 25u32;
-        }
-        89 => {
-            n[0] |= 1 << 59u32;
-        }
-        90 => {
-            n[1] |= 1 << 11u32;
-        }
-        91 => {
             n[1] |= 1 << 27u32;
         }
-        92 => {
-            n[0] |= 1 << 61u32;
+        66 => {
+            n[1] |= 1 << 28u32;
         }
-        93 => {
-            n[1] |= 1 << 13u32;
-        }
-        94 => {
+        67 => {
             n[1] |= 1 << 29u32;
         }
-        95 => {
-            n[0] |= 1 << 63u32;
+        68 => {
+            n[1] |= 1 << 30u32;
         }
-        96 => {
-            n[1] |= 1 << 15u32;
-        }
-        97 => {
+        69 => {
             n[1] |= 1 << 31u32;
         }
-        98 => {
-            n[1] |= 1 << 3u32;
+        70 => {
+            n[1] |= 1 << 33u32;
         }
-        99 => {
-            n[1] |= 1 << 19u32;
+        71 => {
+            n[1] |= 1 << 34u32;
         }
-        100 => {
+        72 => {
             n[1] |= 1 << 35u32;
         }
+        73 => {
+            n[1] |= 1 << 36u32;
+        }
+        74 => {
+            n[1] |= 1 << 37u32;
+        }
+        75 => {
+            n[1] |= 1 << 38u32;
+        }
+        76 => {
+            n[1] |= 1 << 39u32;
+        }
+        77 => {
+            n[1] |= 1 << 41u32;
+        }
+        78 => {
+            n[1] |= 1 << 42u32;
+        }
+        79 => {
+            n[1] |= 1 << 43u32;
+        }
+        80 => {
+            n[1] |= 1 << 44u32;
+        }
+        81 => {
+            n[1] |= 1 << 45u32;
+        }
+        82 => {
+            n[1] |= 1 << 46u32;
+        }
+        83 => {
+            n[1] |= 1 << 47u32;
+        }
+        84 => {
+            n[1] |= 1 << 49u32;
+        }
+        85 => {
+            n[1] |= 1 << 50u32;
+        }
+        86 => {
+            n[1] |= 1 << 51u32;
+        }
+        87 => {
+            n[1] |= 1 << 52u32;
+        }
+        88 => {
+            n[1] |= 1 << 53u32;
+        }
+        89 => {
+            n[1] |= 1 << 54u32;
+        }
+        90 => {
+            n[1] |= 1 << 55u32;
+        }
+        91 => {
+            n[1] |= 1 << 57u32;
+        }
+        92 => {
+            n[1] |= 1 << 58u32;
+        }
+        93 => {
+            n[1] |= 1 << 59u32;
+        }
+        94 => {
+            n[1] |= 1 << 60u32;
+        }
+        95 => {
+            n[1] |= 1 << 61u32;
+        }
+        96 => {
+            n[1] |= 1 << 62u32;
+        }
+        97 => {
+            n[1] |= 1 << 63u32;
+        }
+        98 => {
+            n[1] |= 1 << 1u32;
+        }
+        99 => {
+            n[1] |= 1 << 2u32;
+        }
+        100 => {
+            n[1] |= 1 << 3u32;
+        }
         101 => {
-            n[1] |= 1 << 5u32;
+            n[1] |= 1 << 4u32;
         }
         102 => {
-            n[1] |= 1 << 21u32;
+            n[1] |= 1 << 5u32;
         }
         103 => {
-            n[1] |= 1 << 37u32;
+            n[1] |= 1 << 6u32;
         }
         104 => {
             n[1] |= 1 << 7u32;
         }
         105 => {
-            n[1] |= 1 << 23u32;
-        }
-        106 => {
-            n[1] |= 1 << 39u32;
-        }
-        107 => {
             n[1] |= 1 << 9u32;
         }
-        108 => {
-            n[1] |= 1 << 25u32;
+        106 => {
+            n[1] |= 1 << 10u32;
         }
-        109 => {
-            n[1] |= 1 << 41u32;
-        }
-        110 => {
+        107 => {
             n[1] |= 1 << 11u32;
         }
-        111 => {
-            n[1] |= 1 << 27u32;
+        108 => {
+            n[1] |= 1 << 12u32;
         }
-        112 => {
-            n[1] |= 1 << 43u32;
-        }
-        113 => {
+        109 => {
             n[1] |= 1 << 13u32;
         }
-        114 => {
-            n[1] |= 1 << 29u32;
+        110 => {
+            n[1] |= 1 << 14u32;
         }
-        115 => {
-            n[1] |= 1 << 45u32;
-        }
-        116 => {
+        111 => {
             n[1] |= 1 << 15u32;
         }
-        117 => {
-            n[1] |= 1 << 31u32;
+        112 => {
+            n[1] |= 1 << 17u32;
         }
-        118 => {
-            n[1] |= 1 << 47u32;
+        113 => {
+            n[1] |= 1 << 18u32;
         }
-        119 => {
+        114 => {
             n[1] |= 1 << 19u32;
         }
-        120 => {
-            n[1] |= 1 << 35u32;
+        115 => {
+            n[1] |= 1 << 20u32;
         }
-        121 => {
-            n[1] |= 1 << 51u32;
-        }
-        122 => {
+        116 => {
             n[1] |= 1 << 21u32;
         }
-        123 => {
-            n[1] |= 1 << 37u32;
+        117 => {
+            n[1] |= 1 << 22u32;
         }
-        124 => {
-            n[1] |= 1 << 53u32;
-        }
-        125 => {
+        118 => {
             n[1] |= 1 << 23u32;
         }
+        119 => {
+            n[1] |= 1 << 25u32;
+        }
+        120 => {
+            n[1] |= 1 << 26u32;
+        }
+        121 => {
+            n[1] |= 1 << 27u32;
+        }
+        122 => {
+            n[1] |= 1 << 28u32;
+        }
+        123 => {
+            n[1] |= 1 << 29u32;
+        }
+        124 => {
+            n[1] |= 1 << 30u32;
+        }
+        125 => {
+            n[1] |= 1 << 31u32;
+        }
         126 => {
-            n[1] |= 1 << 39u32;
+            n[1] |= 1 << 33u32;
         }
         127 => {
-            n[1] |= 1 << 55u32;
+            n[1] |= 1 << 34u32;
         }
         _ => {}
     }
     match joint[0] {
         128 => {
-            n[1] |= 1 << 25u32;
-        }
-        129 => {
-            n[1] |= 1 << 41u32;
-        }
-        130 => {
-            n[1] |= 1 << 57u32;
-        }
-        131 => {
-            n[1] |= 1 << 27u32;
-        }
-        132 => {
-            n[1] |= 1 << 43u32;
-        }
-        133 => {
-            n[1] |= 1 << 59u32;
-        }
-        134 => {
-            n[1] |= 1 << 29u32;
-        }
-        135 => {
-            n[1] |= 1 << 45u32;
-        }
-        136 => {
-            n[1] |= 1 << 61u32;
-        }
-        137 => {
-            n[1] |= 1 << 31u32;
-        }
-        138 => {
-            n[1] |= 1 << 47u32;
-        }
-        139 => {
-            n[1] |= 1 << 63u32;
-        }
-        140 => {
             n[1] |= 1 << 35u32;
         }
-        141 => {
-            n[1] |= 1 << 51u32;
+        129 => {
+            n[1] |= 1 << 36u32;
         }
-        142 => {
+        130 => {
             n[1] |= 1 << 37u32;
         }
-        143 => {
-            n[1] |= 1 << 53u32;
+        131 => {
+            n[1] |= 1 << 38u32;
         }
-        144 => {
+        132 => {
             n[1] |= 1 << 39u32;
         }
+        133 => {
+            n[1] |= 1 << 41u32;
+        }
+        134 => {
+            n[1] |= 1 << 42u32;
+        }
+        135 => {
+            n[1] |= 1 << 43u32;
+        }
+        136 => {
+            n[1] |= 1 << 44u32;
+        }
+        137 => {
+            n[1] |= 1 << 45u32;
+        }
+        138 => {
+            n[1] |= 1 << 46u32;
+        }
+        139 => {
+            n[1] |= 1 << 47u32;
+        }
+        140 => {
+            n[1] |= 1 << 49u32;
+        }
+        141 => {
+            n[1] |= 1 << 50u32;
+        }
+        142 => {
+            n[1] |= 1 << 51u32;
+        }
+        143 => {
+            n[1] |= 1 << 52u32;
+        }
+        144 => {
+            n[1] |= 1 << 53u32;
+        }
         145 => {
-            n[1] |= 1 << 55u32;
+            n[1] |= 1 << 54u32;
         }
         146 => {
-            n[1] |= 1 << 41u32;
+            n[1] |= 1 << 55u32;
         }
         147 => {
             n[1] |= 1 << 57u32;
         }
         148 => {
-            n[1] |= 1 << 43u32;
+            n[1] |= 1 << 58u32;
         }
         149 => {
             n[1] |= 1 << 59u32;
         }
         150 => {
-            n[1] |= 1 << 45u32;
+            n[1] |= 1 << 60u32;
         }
         151 => {
             n[1] |= 1 << 61u32;
         }
         152 => {
-            n[1] |= 1 << 47u32;
+            n[1] |= 1 << 62u32;
         }
         153 => {
             n[1] |= 1 << 63u32;
@@ -1155,388 +1155,388 @@ fn moves_0(
             n[0] |= 1 << 0u32;
         }
         156 => {
-            n[0] |= 1 << 16u32;
+            n[0] |= 1 << 1u32;
         }
         157 => {
             n[0] |= 1 << 2u32;
         }
         158 => {
-            n[0] |= 1 << 18u32;
+            n[0] |= 1 << 3u32;
         }
         159 => {
             n[0] |= 1 << 4u32;
         }
         160 => {
-            n[0] |= 1 << 20u32;
+            n[0] |= 1 << 5u32;
         }
         161 => {
             n[0] |= 1 << 6u32;
         }
         162 => {
-            n[0] |= 1 << 22u32;
+            n[0] |= 1 << 8u32;
         }
         163 => {
-            n[0] |= 1 << 8u32;
+            n[0] |= 1 << 9u32;
         }
         164 => {
-            n[0] |= 1 << 24u32;
+            n[0] |= 1 << 10u32;
         }
         165 => {
-            n[0] |= 1 << 10u32;
+            n[0] |= 1 << 11u32;
         }
         166 => {
-            n[0] |= 1 << 26u32;
+            n[0] |= 1 << 12u32;
         }
         167 => {
-            n[0] |= 1 << 12u32;
+            n[0] |= 1 << 13u32;
         }
         168 => {
-            n[0] |= 1 << 28u32;
+            n[0] |= 1 << 14u32;
         }
         169 => {
-            n[0] |= 1 << 0u32;
+            n[0] |= 1 << 16u32;
         }
         170 => {
-            n[0] |= 1 << 16u32;
+            n[0] |= 1 << 17u32;
         }
         171 => {
-            n[0] |= 1 << 32u32;
+            n[0] |= 1 << 18u32;
         }
         172 => {
-            n[0] |= 1 << 2u32;
+            n[0] |= 1 << 19u32;
         }
         173 => {
-            n[0] |= 1 << 18u32;
+            n[0] |= 1 << 20u32;
         }
         174 => {
-            n[0] |= 1 << 34u32;
+            n[0] |= 1 << 21u32;
         }
         175 => {
-            n[0] |= 1 << 4u32;
+            n[0] |= 1 << 22u32;
         }
         176 => {
-            n[0] |= 1 << 20u32;
+            n[0] |= 1 << 24u32;
         }
         177 => {
-            n[0] |= 1 << 36u32;
+            n[0] |= 1 << 25u32;
         }
         178 => {
-            n[0] |= 1 << 6u32;
+            n[0] |= 1 << 26u32;
         }
         179 => {
-            n[0] |= 1 << 22u32;
+            n[0] |= 1 << 27u32;
         }
         180 => {
-            n[0] |= 1 << 38u32;
+            n[0] |= 1 << 28u32;
         }
         181 => {
-            n[0] |= 1 << 8u32;
+            n[0] |= 1 << 29u32;
         }
         182 => {
-            n[0] |= 1 << 24u32;
+            n[0] |= 1 << 30u32;
         }
         183 => {
-            n[0] |= 1 << 40u32;
+            n[0] |= 1 << 32u32;
         }
         184 => {
-            n[0] |= 1 << 10u32;
+            n[0] |= 1 << 33u32;
         }
         185 => {
-            n[0] |= 1 << 26u32;
+            n[0] |= 1 << 34u32;
         }
         186 => {
-            n[0] |= 1 << 42u32;
+            n[0] |= 1 << 35u32;
         }
         187 => {
-            n[0] |= 1 << 12u32;
+            n[0] |= 1 << 36u32;
         }
         188 => {
-            n[0] |= 1 << 28u32;
+            n[0] |= 1 << 37u32;
         }
         189 => {
-            n[0] |= 1 << 44u32;
-        }
-        190 => {
-            n[0] |= 1 << 16u32;
-        }
-        191 => {
-            n[0] |= 1 << 32u32;
-        }
-        192 => {
-            n[0] |= 1 << 48u32;
-        }
-        193 => {
-            n[0] |= 1 << 18u32;
-        }
-        194 => {
-            n[0] |= 1 << 34u32;
-        }
-        195 => {
-            n[0] |= 1 << 50u32;
-        }
-        196 => {
-            n[0] |= 1 << 20u32;
-        }
-        197 => {
-            n[0] |= 1 << 36u32;
-        }
-        198 => {
-            n[0] |= 1 << 52u32;
-        }
-        199 => {
-            n[0] |= 1 << 22u32;
-        }
-        200 => {
             n[0] |= 1 << 38u32;
         }
-        201 => {
-            n[0] |= 1 << 54u32;
-        }
-        202 => {
-            n[0] |= 1 << 24u32;
-        }
-        203 => {
+        190 => {
             n[0] |= 1 << 40u32;
         }
-        204 => {
-            n[0] |= 1 << 56u32;
+        191 => {
+            n[0] |= 1 << 41u32;
         }
-        205 => {
-            n[0] |= 1 << 26u32;
-        }
-        206 => {
+        192 => {
             n[0] |= 1 << 42u32;
         }
-        207 => {
-            n[0] |= 1 << 58u32;
+        193 => {
+            n[0] |= 1 << 43u32;
         }
-        208 => {
-            n[0] |= 1 << 28u32;
-        }
-        209 => {
+        194 => {
             n[0] |= 1 << 44u32;
         }
-        210 => {
-            n[0] |= 1 << 60u32;
+        195 => {
+            n[0] |= 1 << 45u32;
         }
-        211 => {
-            n[0] |= 1 << 32u32;
+        196 => {
+            n[0] |= 1 << 46u32;
         }
-        212 => {
+        197 => {
             n[0] |= 1 << 48u32;
         }
-        213 => {
-            n[1] |= 1 << 0u32;
+        198 => {
+            n[0] |= 1 << 49u32;
         }
-        214 => {
-            n[0] |= 1 << 34u32;
-        }
-        215 => {
+        199 => {
             n[0] |= 1 << 50u32;
         }
+        200 => {
+            n[0] |= 1 << 51u32;
+        }
+        201 => {
+            n[0] |= 1 << 52u32;
+        }
+        202 => {
+            n[0] |= 1 << 53u32;
+        }
+        203 => {
+            n[0] |= 1 << 54u32;
+        }
+        204 => {
+            n[0] |= 1 << 8u32;
+        }
+        205 => {
+            n[0] |= 1 << 9u32;
+        }
+        206 => {
+            n[0] |= 1 << 10u32;
+        }
+        207 => {
+            n[0] |= 1 << 11u32;
+        }
+        208 => {
+            n[0] |= 1 << 12u32;
+        }
+        209 => {
+            n[0] |= 1 << 13u32;
+        }
+        210 => {
+            n[0] |= 1 << 14u32;
+        }
+        211 => {
+            n[0] |= 1 << 16u32;
+        }
+        212 => {
+            n[0] |= 1 << 17u32;
+        }
+        213 => {
+            n[0] |= 1 << 18u32;
+        }
+        214 => {
+            n[0] |= 1 << 19u32;
+        }
+        215 => {
+            n[0] |= 1 << 20u32;
+        }
         216 => {
-            n[1] |= 1 << 2u32;
+            n[0] |= 1 << 21u32;
         }
         217 => {
-            n[0] |= 1 << 36u32;
+            n[0] |= 1 << 22u32;
         }
         218 => {
-            n[0] |= 1 << 52u32;
+            n[0] |= 1 << 24u32;
         }
         _ => {}
     }
     match joint[1] {
         219 => {
-            n[1] |= 1 << 4u32;
+            n[0] |= 1 << 25u32;
         }
         220 => {
-            n[0] |= 1 << 38u32;
+            n[0] |= 1 << 26u32;
         }
         221 => {
-            n[0] |= 1 << 54u32;
+            n[0] |= 1 << 27u32;
         }
         222 => {
-            n[1] |= 1 << 6u32;
+            n[0] |= 1 << 28u32;
         }
         223 => {
-            n[0] |= 1 << 40u32;
+            n[0] |= 1 << 29u32;
         }
         224 => {
-            n[0] |= 1 << 56u32;
+            n[0] |= 1 << 30u32;
         }
         225 => {
-            n[1] |= 1 << 8u32;
+            n[0] |= 1 << 32u32;
         }
         226 => {
-            n[0] |= 1 << 42u32;
+            n[0] |= 1 << 33u32;
         }
         227 => {
-            n[0] |= 1 << 58u32;
+            n[0] |= 1 << 34u32;
         }
         228 => {
-            n[1] |= 1 << 10u32;
+            n[0] |= 1 << 35u32;
         }
         229 => {
-            n[0] |= 1 << 44u32;
+            n[0] |= 1 << 36u32;
         }
         230 => {
-            n[0] |= 1 << 60u32;
+            n[0] |= 1 << 37u32;
         }
         231 => {
-            n[1] |= 1 << 12u32;
+            n[0] |= 1 << 38u32;
         }
         232 => {
-            n[0] |= 1 << 48u32;
+            n[0] |= 1 << 40u32;
         }
         233 => {
-            n[1] |= 1 << 0u32;
+            n[0] |= 1 << 41u32;
         }
         234 => {
-            n[1] |= 1 << 16u32;
+            n[0] |= 1 << 42u32;
         }
         235 => {
-            n[0] |= 1 << 50u32;
+            n[0] |= 1 << 43u32;
         }
         236 => {
-            n[1] |= 1 << 2u32;
+            n[0] |= 1 << 44u32;
         }
         237 => {
-            n[1] |= 1 << 18u32;
+            n[0] |= 1 << 45u32;
         }
         238 => {
-            n[0] |= 1 << 52u32;
+            n[0] |= 1 << 46u32;
         }
         239 => {
-            n[1] |= 1 << 4u32;
+            n[0] |= 1 << 48u32;
         }
         240 => {
-            n[1] |= 1 << 20u32;
+            n[0] |= 1 << 49u32;
         }
         241 => {
-            n[0] |= 1 << 54u32;
+            n[0] |= 1 << 50u32;
         }
         242 => {
-            n[1] |= 1 << 6u32;
+            n[0] |= 1 << 51u32;
         }
         243 => {
-            n[1] |= 1 << 22u32;
+            n[0] |= 1 << 52u32;
         }
         244 => {
-            n[0] |= 1 << 56u32;
+            n[0] |= 1 << 53u32;
         }
         245 => {
-            n[1] |= 1 << 8u32;
+            n[0] |= 1 << 54u32;
         }
         246 => {
-            n[1] |= 1 << 24u32;
+            n[0] |= 1 << 56u32;
         }
         247 => {
-            n[0] |= 1 << 58u32;
+            n[0] |= 1 << 57u32;
         }
         248 => {
-            n[1] |= 1 << 10u32;
+            n[0] |= 1 << 58u32;
         }
         249 => {
-            n[1] |= 1 << 26u32;
+            n[0] |= 1 << 59u32;
         }
         250 => {
             n[0] |= 1 << 60u32;
         }
         251 => {
-            n[1] |= 1 << 12u32;
+            n[0] |= 1 << 61u32;
         }
         252 => {
-            n[1] |= 1 << 28u32;
+            n[0] |= 1 << 62u32;
         }
         253 => {
-            n[1] |= 1 << 0u32;
+            n[0] |= 1 << 0u32;
         }
         254 => {
-            n[1] |= 1 << 16u32;
+            n[0] |= 1 << 1u32;
         }
         255 => {
-            n[1] |= 1 << 32u32;
+            n[0] |= 1 << 2u32;
         }
         256 => {
-            n[1] |= 1 << 2u32;
+            n[0] |= 1 << 3u32;
         }
         257 => {
-            n[1] |= 1 << 18u32;
+            n[0] |= 1 << 4u32;
         }
         258 => {
-            n[1] |= 1 << 34u32;
+            n[0] |= 1 << 5u32;
         }
         259 => {
-            n[1] |= 1 << 4u32;
+            n[0] |= 1 << 6u32;
         }
         260 => {
-            n[1] |= 1 << 20u32;
+            n[0] |= 1 << 8u32;
         }
         261 => {
-            n[1] |= 1 << 36u32;
+            n[0] |= 1 << 9u32;
         }
         262 => {
-            n[1] |= 1 << 6u32;
+            n[0] |= 1 << 10u32;
         }
         263 => {
-            n[1] |= 1 << 22u32;
+            n[0] |= 1 << 11u32;
         }
         264 => {
-            n[1] |= 1 << 38u32;
+            n[0] |= 1 << 12u32;
         }
         265 => {
-            n[1] |= 1 << 8u32;
+            n[0] |= 1 << 13u32;
         }
         266 => {
-            n[1] |= 1 << 24u32;
+            n[0] |= 1 << 14u32;
         }
         267 => {
-            n[1] |= 1 << 40u32;
+            n[0] |= 1 << 16u32;
         }
         268 => {
-            n[1] |= 1 << 10u32;
+            n[0] |= 1 << 17u32;
         }
         269 => {
-            n[1] |= 1 << 26u32;
+            n[0] |= 1 << 18u32;
         }
         270 => {
-            n[1] |= 1 << 42u32;
+            n[0] |= 1 << 19u32;
         }
         271 => {
-            n[1] |= 1 << 12u32;
+            n[0] |= 1 << 20u32;
         }
         272 => {
-            n[1] |= 1 << 28u32;
+            n[0] |= 1 << 21u32;
         }
         273 => {
-            n[1] |= 1 << 44u32;
+            n[0] |= 1 << 22u32;
         }
         274 => {
-            n[1] |= 1 << 16u32;
+            n[0] |= 1 << 24u32;
         }
         275 => {
-            n[1] |= 1 << 32u32;
+            n[0] |= 1 << 25u32;
         }
         276 => {
-            n[1] |= 1 << 48u32;
+            n[0] |= 1 << 26u32;
         }
         277 => {
-            n[1] |= 1 << 18u32;
+            n[0] |= 1 << 27u32;
         }
         278 => {
-            n[1] |= 1 << 34u32;
+            n[0] |= 1 << 28u32;
         }
         279 => {
-            n[1] |= 1 << 50u32;
+            n[0] |= 1 << 29u32;
         }
         280 => {
-            n[1] |= 1 << 20u32;
+            n[0] |= 1 << 30u32;
         }
         281 => {
-            n[1] |= 1 << 36u32;
+            n[0] |= 1 << 32u32;
         }
         282 => {
-            n[1] |= 1 << 52u32;
+            n[0] |= 1 << 33u32;
         }
         _ => {}
     }
@@ -1552,421 +1552,84 @@ fn moves_1(
 ) {
     match joint[1] {
         283 => {
-            n[1] |= 1 << 22u32;
+            n[0] |= 1 << 34u32;
         }
         284 => {
-            n[1] |= 1 << 38u32;
+            n[0] |= 1 << 35u32;
         }
         285 => {
-            n[1] |= 1 << 54u32;
+            n[0] |= 1 << 36u32;
         }
         286 => {
-            n[1] |= 1 << 24u32;
+            n[0] |= 1 << 37u32;
         }
         287 => {
-            n[1] |= 1 << 40u32;
+            n[0] |= 1 << 38u32;
         }
         288 => {
-            n[1] |= 1 << 56u32;
+            n[0] |= 1 << 40u32;
         }
         289 => {
-            n[1] |= 1 << 26u32;
+            n[0] |= 1 << 41u32;
         }
         290 => {
-            n[1] |= 1 << 42u32;
+            n[0] |= 1 << 42u32;
         }
         291 => {
-            n[1] |= 1 << 58u32;
+            n[0] |= 1 << 43u32;
         }
         292 => {
-            n[1] |= 1 << 28u32;
+            n[0] |= 1 << 44u32;
         }
         293 => {
-            n[1] |= 1 << 44u32;
+            n[0] |= 1 << 45u32;
         }
         294 => {
-            n[1] |= 1 << 60u32;
+            n[0] |= 1 << 46u32;
         }
         295 => {
-            n[1] |= 1 << 32u32;
+            n[0] |= 1 << 48u32;
         }
         296 => {
-            n[1] |= 1 << 48u32;
+            n[0] |= 1 << 49u32;
         }
         297 => {
-            n[1] |= 1 << 34u32;
+            n[0] |= 1 << 50u32;
         }
         298 => {
-            n[1] |= 1 << 50u32;
+            n[0] |= 1 << 51u32;
         }
         299 => {
-            n[1] |= 1 << 36u32;
+            n[0] |= 1 << 52u32;
         }
         300 => {
-            n[1] |= 1 << 52u32;
+            n[0] |= 1 << 53u32;
         }
         301 => {
-            n[1] |= 1 << 38u32;
+            n[0] |= 1 << 54u32;
         }
         302 => {
-            n[1] |= 1 << 54u32;
+            n[0] |= 1 << 56u32;
         }
         303 => {
-            n[1] |= 1 << 40u32;
+            n[0] |= 1 << 57u32;
         }
         304 => {
-            n[1] |= 1 << 56u32;
+            n[0] |= 1 << 58u32;
         }
         305 => {
-            n[1] |= 1 << 42u32;
+            n[0] |= 1 << 59u32;
         }
         306 => {
-            n[1] |= 1 << 58u32;
+            n[0] |= 1 << 60u32;
         }
         307 => {
-            n[1] |= 1 << 44u32;
+            n[0] |= 1 << 61u32;
         }
         308 => {
-            n[1] |= 1 << 60u32;
+            n[0] |= 1 << 62u32;
         }
         _ => {}
-    }
-}
-#[inline(never)]
-#[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
-fn state_0(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-    d[0..5].fill(0);
-    d[6..8].fill(0);
-    /// `occupied/2`: 64 atoms, word-parallel.
-    const _: () = ();
-    d[5] = ((s[0]) | (((s[0] >> 1u32) | (s[1] << 63u32)))) & 0x5555555555555555;
-    d[6] |= ((s[1]) | (((s[1] >> 1u32) | (s[2] << 63u32)))) & 0x5555555555555555;
-    d[6]
-        |= ((((((s[0] & 0x5555555555555555) | (s[1] & 0x5555555555555555)) != 0) as u64))
-            & 1) << 63u32;
-    d[7]
-        |= ((((((s[0] & 0xaaaaaaaaaaaaaaaa) | (s[1] & 0xaaaaaaaaaaaaaaaa)) != 0) as u64))
-            & 1) << 1u32;
-    d[7]
-        |= ((!(d[6] >> 63u32)
-            | ((((s[0] & 0x8000800080008000) | (s[1] & 0x8000800080008000)) != 0)
-                as u64)) & 1) << 0u32;
-    d[7]
-        |= ((!(d[7] >> 1u32)
-            | ((((s[0] & 0x1000100010001) | (s[1] & 0x1000100010001)) != 0) as u64)) & 1)
-            << 2u32;
-    d[4] |= (((d[7] >> 2u32) | d[7]) & 1) << 54u32;
-    if (s[2] >> 1u32) & 1 != 0 {
-        d[2]
-            |= (!((d[6] >> 37u32) | (d[7] << 27u32))
-                & ((s[1] >> 36u32) | (s[2] << 28u32))) & 0x2aaa080;
-        d[1]
-            |= (!((d[5] >> 41u32) | (d[6] << 23u32))
-                & ((s[0] >> 40u32) | (s[1] << 24u32))) & 0x820000000000000;
-        d[1]
-            |= (!((d[5] >> 42u32) | (d[6] << 22u32))
-                & ((s[0] >> 41u32) | (s[1] << 23u32))) & 0x104000000000000;
-        d[1]
-            |= (!((d[5] >> 46u32) | (d[6] << 18u32))
-                & ((s[0] >> 45u32) | (s[1] << 19u32))) & 0x4100000000;
-        d[1]
-            |= (!((d[5] >> 47u32) | (d[6] << 17u32))
-                & ((s[0] >> 46u32) | (s[1] << 18u32))) & 0x820000000;
-        d[1]
-            |= (!((d[5] >> 51u32) | (d[6] << 13u32))
-                & ((s[0] >> 50u32) | (s[1] << 14u32))) & 0x20800;
-        d[1]
-            |= (!((d[5] >> 52u32) | (d[6] << 12u32))
-                & ((s[0] >> 51u32) | (s[1] << 13u32))) & 0x4100;
-        d[0]
-            |= (!((d[4] >> 56u32) | (d[5] << 8u32)) & (s[0] << 9u32))
-                & 0x1040000000000000;
-        d[0]
-            |= (!((d[4] >> 57u32) | (d[5] << 7u32)) & (s[0] << 8u32))
-                & 0x208000000000000;
-        d[0] |= (!((d[4] >> 61u32) | (d[5] << 3u32)) & (s[0] << 4u32)) & 0x8200000000;
-        d[0] |= (!((d[4] >> 62u32) | (d[5] << 2u32)) & (s[0] << 3u32)) & 0x1040000000;
-        d[0]
-            |= (!((d[5] >> 2u32) | (d[6] << 62u32)) & ((s[0] >> 1u32) | (s[1] << 63u32)))
-                & 0x41555;
-        d[2]
-            |= (!((s[1] >> 23u32) | (s[2] << 41u32))
-                & ((s[1] >> 37u32) | (s[2] << 27u32))) & 0x1555040;
-        d[1]
-            |= (!((s[0] >> 27u32) | (s[1] << 37u32))
-                & ((s[0] >> 41u32) | (s[1] << 23u32))) & 0x410000000000000;
-        d[1]
-            |= (!((s[0] >> 28u32) | (s[1] << 36u32))
-                & ((s[0] >> 42u32) | (s[1] << 22u32))) & 0x82000000000000;
-        d[1]
-            |= (!((s[0] >> 32u32) | (s[1] << 32u32))
-                & ((s[0] >> 46u32) | (s[1] << 18u32))) & 0x2080000000;
-        d[1]
-            |= (!((s[0] >> 33u32) | (s[1] << 31u32))
-                & ((s[0] >> 47u32) | (s[1] << 17u32))) & 0x410000000;
-        d[1]
-            |= (!((s[0] >> 37u32) | (s[1] << 27u32))
-                & ((s[0] >> 51u32) | (s[1] << 13u32))) & 0x10400;
-        d[1]
-            |= (!((s[0] >> 38u32) | (s[1] << 26u32))
-                & ((s[0] >> 52u32) | (s[1] << 12u32))) & 0x2080;
-        d[0] |= (!(s[0] << 22u32) & (s[0] << 8u32)) & 0x820000000000000;
-        d[0] |= (!(s[0] << 21u32) & (s[0] << 7u32)) & 0x104000000000000;
-        d[0] |= (!(s[0] << 17u32) & (s[0] << 3u32)) & 0x4100000000;
-        d[0] |= (!(s[0] << 16u32) & (s[0] << 2u32)) & 0x820000000;
-        d[1]
-            |= (!((s[0] >> 57u32) | (s[1] << 7u32))
-                & ((s[0] >> 39u32) | (s[1] << 25u32))) & 0x1040000000000000;
-        d[1]
-            |= (!((s[0] >> 58u32) | (s[1] << 6u32))
-                & ((s[0] >> 40u32) | (s[1] << 24u32))) & 0x208000000000000;
-        d[1]
-            |= (!((s[0] >> 62u32) | (s[1] << 2u32))
-                & ((s[0] >> 44u32) | (s[1] << 20u32))) & 0x8200000000;
-        d[1]
-            |= (!((s[0] >> 63u32) | (s[1] << 1u32))
-                & ((s[0] >> 45u32) | (s[1] << 19u32))) & 0x1040000000;
-        d[1]
-            |= (!((s[1] >> 3u32) | (s[2] << 61u32))
-                & ((s[0] >> 49u32) | (s[1] << 15u32))) & 0x41000;
-        d[1]
-            |= (!((s[1] >> 4u32) | (s[2] << 60u32))
-                & ((s[0] >> 50u32) | (s[1] << 14u32))) & 0x8200;
-        d[0]
-            |= (!((s[0] >> 8u32) | (s[1] << 56u32)) & (s[0] << 10u32))
-                & 0x2080000000000000;
-        d[0]
-            |= (!((s[0] >> 9u32) | (s[1] << 55u32)) & (s[0] << 9u32))
-                & 0x410000000000000;
-        d[0] |= (!((s[0] >> 13u32) | (s[1] << 51u32)) & (s[0] << 5u32)) & 0x10400000000;
-        d[0] |= (!((s[0] >> 14u32) | (s[1] << 50u32)) & (s[0] << 4u32)) & 0x2080000000;
-        d[0] |= (!((s[0] >> 18u32) | (s[1] << 46u32)) & s[0]) & 0x82aaa;
-        d[4] |= (1u64) << 53u32;
-        d[2] |= (((!(d[6] >> 46u32) & (s[1] >> 45u32))) & 1) << 10u32;
-        d[2] |= (((!(d[6] >> 42u32) & (s[1] >> 41u32))) & 1) << 4u32;
-        d[2] |= (((!(d[6] >> 40u32) & (s[1] >> 39u32))) & 1) << 1u32;
-        d[1] |= (((!(d[6] >> 38u32) & (s[1] >> 37u32))) & 1) << 62u32;
-        d[1] |= (((!(d[6] >> 26u32) & (s[1] >> 25u32))) & 1) << 47u32;
-        d[1] |= (((!(d[6] >> 24u32) & (s[1] >> 23u32))) & 1) << 44u32;
-        d[1] |= (((!(d[6] >> 22u32) & (s[1] >> 21u32))) & 1) << 41u32;
-        d[1] |= (((!(d[6] >> 10u32) & (s[1] >> 9u32))) & 1) << 26u32;
-        d[1] |= (((!(d[6] >> 8u32) & (s[1] >> 7u32))) & 1) << 23u32;
-        d[1] |= (((!(d[6] >> 6u32) & (s[1] >> 5u32))) & 1) << 20u32;
-        d[1] |= (((!(d[5] >> 58u32) & (s[0] >> 57u32))) & 1) << 5u32;
-        d[1] |= (((!(d[5] >> 56u32) & (s[0] >> 55u32))) & 1) << 2u32;
-        d[0] |= (((!(d[5] >> 54u32) & (s[0] >> 53u32))) & 1) << 63u32;
-        d[0] |= (((!(d[5] >> 42u32) & (s[0] >> 41u32))) & 1) << 48u32;
-        d[0] |= (((!(d[5] >> 40u32) & (s[0] >> 39u32))) & 1) << 45u32;
-        d[0] |= (((!(d[5] >> 38u32) & (s[0] >> 37u32))) & 1) << 42u32;
-        d[0] |= (((!(d[5] >> 26u32) & (s[0] >> 25u32))) & 1) << 27u32;
-        d[0] |= (((!(d[5] >> 24u32) & (s[0] >> 23u32))) & 1) << 24u32;
-        d[0] |= (((!(d[5] >> 22u32) & (s[0] >> 21u32))) & 1) << 21u32;
-        d[0] |= (((!(d[5] >> 18u32) & (s[0] >> 17u32))) & 1) << 15u32;
-        d[2] |= (((!(s[1] >> 31u32) & (s[1] >> 45u32))) & 1) << 9u32;
-        d[2] |= (((!(s[1] >> 27u32) & (s[1] >> 41u32))) & 1) << 3u32;
-        d[2] |= (((!(s[1] >> 25u32) & (s[1] >> 39u32))) & 1) << 0u32;
-        d[1] |= (((!(s[1] >> 23u32) & (s[1] >> 37u32))) & 1) << 61u32;
-        d[1] |= (((!(s[1] >> 11u32) & (s[1] >> 25u32))) & 1) << 46u32;
-        d[1] |= (((!(s[1] >> 9u32) & (s[1] >> 23u32))) & 1) << 43u32;
-        d[1] |= (((!(s[1] >> 7u32) & (s[1] >> 21u32))) & 1) << 40u32;
-        d[1] |= (((!(s[0] >> 59u32) & (s[1] >> 9u32))) & 1) << 25u32;
-        d[1] |= (((!(s[0] >> 57u32) & (s[1] >> 7u32))) & 1) << 22u32;
-        d[1] |= (((!(s[0] >> 55u32) & (s[1] >> 5u32))) & 1) << 19u32;
-    }
-    if (s[2] >> 1u32) & 1 != 0 {
-        d[1] |= (((!(s[0] >> 43u32) & (s[0] >> 57u32))) & 1) << 4u32;
-        d[1] |= (((!(s[0] >> 41u32) & (s[0] >> 55u32))) & 1) << 1u32;
-        d[0] |= (((!(s[0] >> 39u32) & (s[0] >> 53u32))) & 1) << 62u32;
-        d[0] |= (((!(s[0] >> 27u32) & (s[0] >> 41u32))) & 1) << 47u32;
-        d[0] |= (((!(s[0] >> 25u32) & (s[0] >> 39u32))) & 1) << 44u32;
-        d[0] |= (((!(s[0] >> 23u32) & (s[0] >> 37u32))) & 1) << 41u32;
-        d[0] |= (((!(s[0] >> 11u32) & (s[0] >> 25u32))) & 1) << 26u32;
-        d[0] |= (((!(s[0] >> 9u32) & (s[0] >> 23u32))) & 1) << 23u32;
-        d[0] |= (((!(s[0] >> 7u32) & (s[0] >> 21u32))) & 1) << 20u32;
-        d[2] |= ((((s[1] >> 45u32) & !(s[1] >> 63u32))) & 1) << 11u32;
-        d[0] |= (((!(s[0] >> 5u32) & (s[0] >> 19u32))) & 1) << 17u32;
-        d[2] |= ((((s[1] >> 43u32) & !(s[1] >> 61u32))) & 1) << 8u32;
-        d[0] |= (((!(s[0] >> 3u32) & (s[0] >> 17u32))) & 1) << 14u32;
-        d[2] |= ((((s[1] >> 41u32) & !(s[1] >> 59u32))) & 1) << 5u32;
-        d[2] |= ((((s[1] >> 39u32) & !(s[1] >> 57u32))) & 1) << 2u32;
-        d[1] |= ((((s[1] >> 37u32) & !(s[1] >> 55u32))) & 1) << 63u32;
-        d[1] |= ((((s[1] >> 25u32) & !(s[1] >> 43u32))) & 1) << 48u32;
-        d[1] |= ((((s[1] >> 23u32) & !(s[1] >> 41u32))) & 1) << 45u32;
-        d[1] |= ((((s[1] >> 21u32) & !(s[1] >> 39u32))) & 1) << 42u32;
-        d[1] |= ((((s[1] >> 9u32) & !(s[1] >> 27u32))) & 1) << 27u32;
-        d[1] |= ((((s[1] >> 7u32) & !(s[1] >> 25u32))) & 1) << 24u32;
-        d[1] |= ((((s[1] >> 5u32) & !(s[1] >> 23u32))) & 1) << 21u32;
-        d[1] |= ((((s[0] >> 57u32) & !(s[1] >> 11u32))) & 1) << 6u32;
-        d[1] |= ((((s[0] >> 55u32) & !(s[1] >> 9u32))) & 1) << 3u32;
-        d[1] |= ((((s[0] >> 53u32) & !(s[1] >> 7u32))) & 1) << 0u32;
-        d[0] |= ((((s[0] >> 41u32) & !(s[0] >> 59u32))) & 1) << 49u32;
-        d[0] |= ((((s[0] >> 39u32) & !(s[0] >> 57u32))) & 1) << 46u32;
-        d[0] |= ((((s[0] >> 37u32) & !(s[0] >> 55u32))) & 1) << 43u32;
-        d[0] |= ((((s[0] >> 25u32) & !(s[0] >> 43u32))) & 1) << 28u32;
-        d[0] |= ((((s[0] >> 23u32) & !(s[0] >> 41u32))) & 1) << 25u32;
-        d[0] |= ((((s[0] >> 21u32) & !(s[0] >> 39u32))) & 1) << 22u32;
-        d[0] |= ((((s[0] >> 17u32) & !(s[0] >> 35u32))) & 1) << 16u32;
-    }
-}
-#[inline(never)]
-#[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
-fn state_1(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-    if s[2] & 1 != 0 {
-        d[4]
-            |= (!((d[6] >> 8u32) | (d[7] << 56u32))
-                & ((s[1] >> 10u32) | (s[2] << 54u32))) & 0x15550400000000;
-        d[4]
-            |= (!((d[6] >> 12u32) | (d[7] << 52u32))
-                & ((s[1] >> 14u32) | (s[2] << 50u32))) & 0x410000;
-        d[4]
-            |= (!((d[6] >> 13u32) | (d[7] << 51u32))
-                & ((s[1] >> 15u32) | (s[2] << 49u32))) & 0x82000;
-        d[3]
-            |= (!((d[5] >> 18u32) | (d[6] << 46u32))
-                & ((s[0] >> 20u32) | (s[1] << 44u32))) & 0x4100000000000000;
-        d[3]
-            |= (!((d[5] >> 22u32) | (d[6] << 42u32))
-                & ((s[0] >> 24u32) | (s[1] << 40u32))) & 0x104000000000;
-        d[3]
-            |= (!((d[5] >> 23u32) | (d[6] << 41u32))
-                & ((s[0] >> 25u32) | (s[1] << 39u32))) & 0x20800000000;
-        d[3]
-            |= (!((d[5] >> 27u32) | (d[6] << 37u32))
-                & ((s[0] >> 29u32) | (s[1] << 35u32))) & 0x820000;
-        d[3]
-            |= (!((d[5] >> 28u32) | (d[6] << 36u32))
-                & ((s[0] >> 30u32) | (s[1] << 34u32))) & 0x104000;
-        d[2]
-            |= (!((d[4] >> 33u32) | (d[5] << 31u32)) & (s[0] << 29u32))
-                & 0x8200000000000000;
-        d[2]
-            |= (!((d[4] >> 37u32) | (d[5] << 27u32)) & (s[0] << 25u32)) & 0x20aaa8000000;
-        d[4]
-            |= (!((s[0] >> 57u32) | (s[1] << 7u32))
-                & ((s[1] >> 11u32) | (s[2] << 53u32))) & 0xaaa8200000000;
-        d[4]
-            |= (!((s[0] >> 61u32) | (s[1] << 3u32))
-                & ((s[1] >> 15u32) | (s[2] << 49u32))) & 0x208000;
-        d[4]
-            |= (!((s[0] >> 62u32) | (s[1] << 2u32))
-                & ((s[1] >> 16u32) | (s[2] << 48u32))) & 0x41000;
-        d[3]
-            |= (!((s[0] >> 3u32) | (s[1] << 61u32))
-                & ((s[0] >> 21u32) | (s[1] << 43u32))) & 0x2080000000000000;
-        d[3]
-            |= (!((s[0] >> 7u32) | (s[1] << 57u32))
-                & ((s[0] >> 25u32) | (s[1] << 39u32))) & 0x82000000000;
-        d[3]
-            |= (!((s[0] >> 8u32) | (s[1] << 56u32))
-                & ((s[0] >> 26u32) | (s[1] << 38u32))) & 0x10400000000;
-        d[3]
-            |= (!((s[0] >> 12u32) | (s[1] << 52u32))
-                & ((s[0] >> 30u32) | (s[1] << 34u32))) & 0x410000;
-        d[3]
-            |= (!((s[0] >> 13u32) | (s[1] << 51u32))
-                & ((s[0] >> 31u32) | (s[1] << 33u32))) & 0x82000;
-        d[2] |= (!(s[0] << 46u32) & (s[0] << 28u32)) & 0x4100000000000000;
-        d[4]
-            |= (!((s[1] >> 27u32) | (s[2] << 37u32))
-                & ((s[1] >> 13u32) | (s[2] << 51u32))) & 0x820000;
-        d[4]
-            |= (!((s[1] >> 28u32) | (s[2] << 36u32))
-                & ((s[1] >> 14u32) | (s[2] << 50u32))) & 0x104000;
-        d[3]
-            |= (!((s[0] >> 33u32) | (s[1] << 31u32))
-                & ((s[0] >> 19u32) | (s[1] << 45u32))) & 0x8200000000000000;
-        d[3]
-            |= (!((s[0] >> 37u32) | (s[1] << 27u32))
-                & ((s[0] >> 23u32) | (s[1] << 41u32))) & 0x208000000000;
-        d[3]
-            |= (!((s[0] >> 38u32) | (s[1] << 26u32))
-                & ((s[0] >> 24u32) | (s[1] << 40u32))) & 0x41000000000;
-        d[3]
-            |= (!((s[0] >> 42u32) | (s[1] << 22u32))
-                & ((s[0] >> 28u32) | (s[1] << 36u32))) & 0x1040000;
-        d[3]
-            |= (!((s[0] >> 43u32) | (s[1] << 21u32))
-                & ((s[0] >> 29u32) | (s[1] << 35u32))) & 0x208000;
-        d[2] |= (!(s[0] << 12u32) & (s[0] << 26u32)) & 0x415550000000;
-        d[2] |= (1u64) << 26u32;
-        d[4] |= (((!(d[6] >> 44u32) & (s[1] >> 46u32))) & 1) << 37u32;
-        d[4] |= (((!(d[6] >> 40u32) & (s[1] >> 42u32))) & 1) << 31u32;
-        d[4] |= (((!(d[6] >> 38u32) & (s[1] >> 40u32))) & 1) << 28u32;
-        d[4] |= (((!(d[6] >> 36u32) & (s[1] >> 38u32))) & 1) << 25u32;
-        d[4] |= (((!(d[6] >> 24u32) & (s[1] >> 26u32))) & 1) << 10u32;
-        d[4] |= (((!(d[6] >> 22u32) & (s[1] >> 24u32))) & 1) << 7u32;
-        d[4] |= (((!(d[6] >> 20u32) & (s[1] >> 22u32))) & 1) << 4u32;
-        d[3] |= (((!(d[6] >> 12u32) & (s[1] >> 14u32))) & 1) << 59u32;
-        d[4] |= (((!(d[6] >> 18u32) & (s[1] >> 20u32))) & 1) << 1u32;
-        d[3] |= (((!(d[6] >> 8u32) & (s[1] >> 10u32))) & 1) << 53u32;
-        d[3] |= (((!(d[6] >> 6u32) & (s[1] >> 8u32))) & 1) << 50u32;
-        d[3] |= (((!(d[6] >> 4u32) & (s[1] >> 6u32))) & 1) << 47u32;
-        d[3] |= (((!(d[5] >> 56u32) & (s[0] >> 58u32))) & 1) << 32u32;
-        d[3] |= (((!(d[5] >> 54u32) & (s[0] >> 56u32))) & 1) << 29u32;
-        d[3] |= (((!(d[5] >> 52u32) & (s[0] >> 54u32))) & 1) << 26u32;
-        d[3] |= (((!(d[5] >> 40u32) & (s[0] >> 42u32))) & 1) << 11u32;
-        d[3] |= (((!(d[5] >> 38u32) & (s[0] >> 40u32))) & 1) << 8u32;
-        d[3] |= (((!(d[5] >> 36u32) & (s[0] >> 38u32))) & 1) << 5u32;
-        d[2] |= (((!(d[5] >> 28u32) & (s[0] >> 30u32))) & 1) << 60u32;
-        d[3] |= (((!(d[5] >> 34u32) & (s[0] >> 36u32))) & 1) << 2u32;
-        d[2] |= (((!(d[5] >> 24u32) & (s[0] >> 26u32))) & 1) << 54u32;
-        d[2] |= (((!(d[5] >> 22u32) & (s[0] >> 24u32))) & 1) << 51u32;
-        d[2] |= (((!(d[5] >> 20u32) & (s[0] >> 22u32))) & 1) << 48u32;
-        d[2] |= (((!(d[5] >> 16u32) & (s[0] >> 18u32))) & 1) << 42u32;
-        d[4] |= (((!(s[1] >> 28u32) & (s[1] >> 46u32))) & 1) << 36u32;
-        d[4] |= (((!(s[1] >> 24u32) & (s[1] >> 42u32))) & 1) << 30u32;
-        d[4] |= (((!(s[1] >> 22u32) & (s[1] >> 40u32))) & 1) << 27u32;
-        d[4] |= (((!(s[1] >> 20u32) & (s[1] >> 38u32))) & 1) << 24u32;
-        d[4] |= (((!(s[1] >> 8u32) & (s[1] >> 26u32))) & 1) << 9u32;
-        d[4] |= (((!(s[1] >> 6u32) & (s[1] >> 24u32))) & 1) << 6u32;
-        d[4] |= (((!(s[1] >> 4u32) & (s[1] >> 22u32))) & 1) << 3u32;
-        d[3] |= (((!(s[0] >> 60u32) & (s[1] >> 14u32))) & 1) << 58u32;
-        d[4] |= (((!(s[1] >> 2u32) & (s[1] >> 20u32))) & 1) << 0u32;
-        d[3] |= (((!(s[0] >> 56u32) & (s[1] >> 10u32))) & 1) << 52u32;
-        d[3] |= (((!(s[0] >> 54u32) & (s[1] >> 8u32))) & 1) << 49u32;
-        d[3] |= (((!(s[0] >> 52u32) & (s[1] >> 6u32))) & 1) << 46u32;
-        d[3] |= (((!(s[0] >> 40u32) & (s[0] >> 58u32))) & 1) << 31u32;
-        d[3] |= (((!(s[0] >> 38u32) & (s[0] >> 56u32))) & 1) << 28u32;
-    }
-    if s[2] & 1 != 0 {
-        d[3] |= (((!(s[0] >> 36u32) & (s[0] >> 54u32))) & 1) << 25u32;
-        d[3] |= (((!(s[0] >> 24u32) & (s[0] >> 42u32))) & 1) << 10u32;
-        d[3] |= (((!(s[0] >> 22u32) & (s[0] >> 40u32))) & 1) << 7u32;
-        d[3] |= (((!(s[0] >> 20u32) & (s[0] >> 38u32))) & 1) << 4u32;
-        d[2] |= (((!(s[0] >> 12u32) & (s[0] >> 30u32))) & 1) << 59u32;
-        d[3] |= (((!(s[0] >> 18u32) & (s[0] >> 36u32))) & 1) << 1u32;
-        d[2] |= (((!(s[0] >> 8u32) & (s[0] >> 26u32))) & 1) << 53u32;
-        d[2] |= (((!(s[0] >> 6u32) & (s[0] >> 24u32))) & 1) << 50u32;
-        d[2] |= (((!(s[0] >> 4u32) & (s[0] >> 22u32))) & 1) << 47u32;
-        d[4] |= ((((s[1] >> 46u32) & !(s[1] >> 60u32))) & 1) << 38u32;
-        d[2] |= (((!(s[0] >> 2u32) & (s[0] >> 20u32))) & 1) << 44u32;
-        d[4] |= ((((s[1] >> 44u32) & !(s[1] >> 58u32))) & 1) << 35u32;
-        d[2] |= (((!s[0] & (s[0] >> 18u32))) & 1) << 41u32;
-        d[4] |= ((((s[1] >> 42u32) & !(s[1] >> 56u32))) & 1) << 32u32;
-        d[4] |= ((((s[1] >> 40u32) & !(s[1] >> 54u32))) & 1) << 29u32;
-        d[4] |= ((((s[1] >> 38u32) & !(s[1] >> 52u32))) & 1) << 26u32;
-        d[4] |= ((((s[1] >> 26u32) & !(s[1] >> 40u32))) & 1) << 11u32;
-        d[4] |= ((((s[1] >> 24u32) & !(s[1] >> 38u32))) & 1) << 8u32;
-        d[4] |= ((((s[1] >> 22u32) & !(s[1] >> 36u32))) & 1) << 5u32;
-        d[3] |= ((((s[1] >> 14u32) & !(s[1] >> 28u32))) & 1) << 60u32;
-        d[4] |= ((((s[1] >> 20u32) & !(s[1] >> 34u32))) & 1) << 2u32;
-        d[3] |= ((((s[1] >> 10u32) & !(s[1] >> 24u32))) & 1) << 54u32;
-        d[3] |= ((((s[1] >> 8u32) & !(s[1] >> 22u32))) & 1) << 51u32;
-        d[3] |= ((((s[1] >> 6u32) & !(s[1] >> 20u32))) & 1) << 48u32;
-        d[3] |= ((((s[0] >> 58u32) & !(s[1] >> 8u32))) & 1) << 33u32;
-        d[3] |= ((((s[0] >> 56u32) & !(s[1] >> 6u32))) & 1) << 30u32;
-        d[3] |= ((((s[0] >> 54u32) & !(s[1] >> 4u32))) & 1) << 27u32;
-        d[3] |= ((((s[0] >> 42u32) & !(s[0] >> 56u32))) & 1) << 12u32;
-        d[3] |= ((((s[0] >> 40u32) & !(s[0] >> 54u32))) & 1) << 9u32;
-        d[3] |= ((((s[0] >> 38u32) & !(s[0] >> 52u32))) & 1) << 6u32;
-        d[2] |= ((((s[0] >> 30u32) & !(s[0] >> 44u32))) & 1) << 61u32;
-        d[3] |= ((((s[0] >> 36u32) & !(s[0] >> 50u32))) & 1) << 3u32;
-        d[2] |= ((((s[0] >> 28u32) & !(s[0] >> 42u32))) & 1) << 58u32;
-        d[3] |= ((((s[0] >> 34u32) & !(s[0] >> 48u32))) & 1) << 0u32;
-        d[2] |= ((((s[0] >> 26u32) & !(s[0] >> 40u32))) & 1) << 55u32;
-        d[2] |= ((((s[0] >> 24u32) & !(s[0] >> 38u32))) & 1) << 52u32;
-        d[2] |= ((((s[0] >> 22u32) & !(s[0] >> 36u32))) & 1) << 49u32;
-        d[2] |= ((((s[0] >> 18u32) & !(s[0] >> 32u32))) & 1) << 43u32;
     }
 }
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
@@ -1974,451 +1637,451 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const ROLES: &'static [&'static str] = &["white", "black"];
     const FLUENTS: &'static [&'static str] = &[
         "(cell 1 1 black)",
-        "(cell 1 1 white)",
         "(cell 1 2 black)",
-        "(cell 1 2 white)",
         "(cell 1 3 black)",
-        "(cell 1 3 white)",
         "(cell 1 4 black)",
-        "(cell 1 4 white)",
         "(cell 1 5 black)",
-        "(cell 1 5 white)",
         "(cell 1 6 black)",
-        "(cell 1 6 white)",
         "(cell 1 7 black)",
-        "(cell 1 7 white)",
         "(cell 1 8 black)",
-        "(cell 1 8 white)",
         "(cell 2 1 black)",
-        "(cell 2 1 white)",
         "(cell 2 2 black)",
-        "(cell 2 2 white)",
         "(cell 2 3 black)",
-        "(cell 2 3 white)",
         "(cell 2 4 black)",
-        "(cell 2 4 white)",
         "(cell 2 5 black)",
-        "(cell 2 5 white)",
         "(cell 2 6 black)",
-        "(cell 2 6 white)",
         "(cell 2 7 black)",
-        "(cell 2 7 white)",
         "(cell 2 8 black)",
-        "(cell 2 8 white)",
         "(cell 3 1 black)",
-        "(cell 3 1 white)",
         "(cell 3 2 black)",
-        "(cell 3 2 white)",
         "(cell 3 3 black)",
-        "(cell 3 3 white)",
         "(cell 3 4 black)",
-        "(cell 3 4 white)",
         "(cell 3 5 black)",
-        "(cell 3 5 white)",
         "(cell 3 6 black)",
-        "(cell 3 6 white)",
         "(cell 3 7 black)",
-        "(cell 3 7 white)",
         "(cell 3 8 black)",
-        "(cell 3 8 white)",
         "(cell 4 1 black)",
-        "(cell 4 1 white)",
         "(cell 4 2 black)",
-        "(cell 4 2 white)",
         "(cell 4 3 black)",
-        "(cell 4 3 white)",
         "(cell 4 4 black)",
-        "(cell 4 4 white)",
         "(cell 4 5 black)",
-        "(cell 4 5 white)",
         "(cell 4 6 black)",
-        "(cell 4 6 white)",
         "(cell 4 7 black)",
-        "(cell 4 7 white)",
         "(cell 4 8 black)",
-        "(cell 4 8 white)",
         "(cell 5 1 black)",
-        "(cell 5 1 white)",
         "(cell 5 2 black)",
-        "(cell 5 2 white)",
         "(cell 5 3 black)",
-        "(cell 5 3 white)",
         "(cell 5 4 black)",
-        "(cell 5 4 white)",
         "(cell 5 5 black)",
-        "(cell 5 5 white)",
         "(cell 5 6 black)",
-        "(cell 5 6 white)",
         "(cell 5 7 black)",
-        "(cell 5 7 white)",
         "(cell 5 8 black)",
-        "(cell 5 8 white)",
         "(cell 6 1 black)",
-        "(cell 6 1 white)",
         "(cell 6 2 black)",
-        "(cell 6 2 white)",
         "(cell 6 3 black)",
-        "(cell 6 3 white)",
         "(cell 6 4 black)",
-        "(cell 6 4 white)",
         "(cell 6 5 black)",
-        "(cell 6 5 white)",
         "(cell 6 6 black)",
-        "(cell 6 6 white)",
         "(cell 6 7 black)",
-        "(cell 6 7 white)",
         "(cell 6 8 black)",
-        "(cell 6 8 white)",
         "(cell 7 1 black)",
-        "(cell 7 1 white)",
         "(cell 7 2 black)",
-        "(cell 7 2 white)",
         "(cell 7 3 black)",
-        "(cell 7 3 white)",
         "(cell 7 4 black)",
-        "(cell 7 4 white)",
         "(cell 7 5 black)",
-        "(cell 7 5 white)",
         "(cell 7 6 black)",
-        "(cell 7 6 white)",
         "(cell 7 7 black)",
-        "(cell 7 7 white)",
         "(cell 7 8 black)",
-        "(cell 7 8 white)",
         "(cell 8 1 black)",
-        "(cell 8 1 white)",
         "(cell 8 2 black)",
-        "(cell 8 2 white)",
         "(cell 8 3 black)",
-        "(cell 8 3 white)",
         "(cell 8 4 black)",
-        "(cell 8 4 white)",
         "(cell 8 5 black)",
-        "(cell 8 5 white)",
         "(cell 8 6 black)",
-        "(cell 8 6 white)",
         "(cell 8 7 black)",
-        "(cell 8 7 white)",
         "(cell 8 8 black)",
+        "(cell 1 1 white)",
+        "(cell 1 2 white)",
+        "(cell 1 3 white)",
+        "(cell 1 4 white)",
+        "(cell 1 5 white)",
+        "(cell 1 6 white)",
+        "(cell 1 7 white)",
+        "(cell 1 8 white)",
+        "(cell 2 1 white)",
+        "(cell 2 2 white)",
+        "(cell 2 3 white)",
+        "(cell 2 4 white)",
+        "(cell 2 5 white)",
+        "(cell 2 6 white)",
+        "(cell 2 7 white)",
+        "(cell 2 8 white)",
+        "(cell 3 1 white)",
+        "(cell 3 2 white)",
+        "(cell 3 3 white)",
+        "(cell 3 4 white)",
+        "(cell 3 5 white)",
+        "(cell 3 6 white)",
+        "(cell 3 7 white)",
+        "(cell 3 8 white)",
+        "(cell 4 1 white)",
+        "(cell 4 2 white)",
+        "(cell 4 3 white)",
+        "(cell 4 4 white)",
+        "(cell 4 5 white)",
+        "(cell 4 6 white)",
+        "(cell 4 7 white)",
+        "(cell 4 8 white)",
+        "(cell 5 1 white)",
+        "(cell 5 2 white)",
+        "(cell 5 3 white)",
+        "(cell 5 4 white)",
+        "(cell 5 5 white)",
+        "(cell 5 6 white)",
+        "(cell 5 7 white)",
+        "(cell 5 8 white)",
+        "(cell 6 1 white)",
+        "(cell 6 2 white)",
+        "(cell 6 3 white)",
+        "(cell 6 4 white)",
+        "(cell 6 5 white)",
+        "(cell 6 6 white)",
+        "(cell 6 7 white)",
+        "(cell 6 8 white)",
+        "(cell 7 1 white)",
+        "(cell 7 2 white)",
+        "(cell 7 3 white)",
+        "(cell 7 4 white)",
+        "(cell 7 5 white)",
+        "(cell 7 6 white)",
+        "(cell 7 7 white)",
+        "(cell 7 8 white)",
+        "(cell 8 1 white)",
+        "(cell 8 2 white)",
+        "(cell 8 3 white)",
+        "(cell 8 4 white)",
+        "(cell 8 5 white)",
+        "(cell 8 6 white)",
+        "(cell 8 7 white)",
         "(cell 8 8 white)",
         "(control black)",
         "(control white)",
     ];
     const MOVES: &'static [&'static str] = &[
-        "(move 1 1 1 2)",
-        "(move 1 1 2 2)",
-        "(move 1 2 1 3)",
-        "(move 1 2 2 3)",
-        "(move 1 3 1 4)",
-        "(move 1 3 2 4)",
-        "(move 1 4 1 5)",
-        "(move 1 4 2 5)",
-        "(move 1 5 1 6)",
-        "(move 1 5 2 6)",
-        "(move 1 6 1 7)",
-        "(move 1 6 2 7)",
-        "(move 1 7 1 8)",
-        "(move 1 7 2 8)",
         "(move 2 1 1 2)",
-        "(move 2 1 2 2)",
-        "(move 2 1 3 2)",
         "(move 2 2 1 3)",
-        "(move 2 2 2 3)",
-        "(move 2 2 3 3)",
         "(move 2 3 1 4)",
-        "(move 2 3 2 4)",
-        "(move 2 3 3 4)",
         "(move 2 4 1 5)",
-        "(move 2 4 2 5)",
-        "(move 2 4 3 5)",
         "(move 2 5 1 6)",
-        "(move 2 5 2 6)",
-        "(move 2 5 3 6)",
         "(move 2 6 1 7)",
-        "(move 2 6 2 7)",
-        "(move 2 6 3 7)",
         "(move 2 7 1 8)",
-        "(move 2 7 2 8)",
-        "(move 2 7 3 8)",
         "(move 3 1 2 2)",
-        "(move 3 1 3 2)",
-        "(move 3 1 4 2)",
         "(move 3 2 2 3)",
-        "(move 3 2 3 3)",
-        "(move 3 2 4 3)",
         "(move 3 3 2 4)",
-        "(move 3 3 3 4)",
-        "(move 3 3 4 4)",
         "(move 3 4 2 5)",
-        "(move 3 4 3 5)",
-        "(move 3 4 4 5)",
         "(move 3 5 2 6)",
-        "(move 3 5 3 6)",
-        "(move 3 5 4 6)",
         "(move 3 6 2 7)",
-        "(move 3 6 3 7)",
-        "(move 3 6 4 7)",
         "(move 3 7 2 8)",
-        "(move 3 7 3 8)",
-        "(move 3 7 4 8)",
         "(move 4 1 3 2)",
-        "(move 4 1 4 2)",
-        "(move 4 1 5 2)",
         "(move 4 2 3 3)",
-        "(move 4 2 4 3)",
-        "(move 4 2 5 3)",
         "(move 4 3 3 4)",
-        "(move 4 3 4 4)",
-        "(move 4 3 5 4)",
         "(move 4 4 3 5)",
-        "(move 4 4 4 5)",
-        "(move 4 4 5 5)",
         "(move 4 5 3 6)",
-        "(move 4 5 4 6)",
-        "(move 4 5 5 6)",
         "(move 4 6 3 7)",
-        "(move 4 6 4 7)",
-        "(move 4 6 5 7)",
         "(move 4 7 3 8)",
-        "(move 4 7 4 8)",
-        "(move 4 7 5 8)",
         "(move 5 1 4 2)",
-        "(move 5 1 5 2)",
-        "(move 5 1 6 2)",
         "(move 5 2 4 3)",
-        "(move 5 2 5 3)",
-        "(move 5 2 6 3)",
         "(move 5 3 4 4)",
-        "(move 5 3 5 4)",
-        "(move 5 3 6 4)",
         "(move 5 4 4 5)",
-        "(move 5 4 5 5)",
-        "(move 5 4 6 5)",
         "(move 5 5 4 6)",
-        "(move 5 5 5 6)",
-        "(move 5 5 6 6)",
         "(move 5 6 4 7)",
-        "(move 5 6 5 7)",
-        "(move 5 6 6 7)",
         "(move 5 7 4 8)",
-        "(move 5 7 5 8)",
-        "(move 5 7 6 8)",
         "(move 6 1 5 2)",
-        "(move 6 1 6 2)",
-        "(move 6 1 7 2)",
         "(move 6 2 5 3)",
-        "(move 6 2 6 3)",
-        "(move 6 2 7 3)",
         "(move 6 3 5 4)",
-        "(move 6 3 6 4)",
-        "(move 6 3 7 4)",
         "(move 6 4 5 5)",
-        "(move 6 4 6 5)",
-        "(move 6 4 7 5)",
         "(move 6 5 5 6)",
-        "(move 6 5 6 6)",
-        "(move 6 5 7 6)",
         "(move 6 6 5 7)",
-        "(move 6 6 6 7)",
-        "(move 6 6 7 7)",
         "(move 6 7 5 8)",
-        "(move 6 7 6 8)",
-        "(move 6 7 7 8)",
         "(move 7 1 6 2)",
-        "(move 7 1 7 2)",
-        "(move 7 1 8 2)",
         "(move 7 2 6 3)",
-        "(move 7 2 7 3)",
-        "(move 7 2 8 3)",
         "(move 7 3 6 4)",
-        "(move 7 3 7 4)",
-        "(move 7 3 8 4)",
         "(move 7 4 6 5)",
-        "(move 7 4 7 5)",
-        "(move 7 4 8 5)",
         "(move 7 5 6 6)",
-        "(move 7 5 7 6)",
-        "(move 7 5 8 6)",
         "(move 7 6 6 7)",
-        "(move 7 6 7 7)",
-        "(move 7 6 8 7)",
         "(move 7 7 6 8)",
-        "(move 7 7 7 8)",
-        "(move 7 7 8 8)",
         "(move 8 1 7 2)",
-        "(move 8 1 8 2)",
         "(move 8 2 7 3)",
-        "(move 8 2 8 3)",
         "(move 8 3 7 4)",
-        "(move 8 3 8 4)",
         "(move 8 4 7 5)",
-        "(move 8 4 8 5)",
         "(move 8 5 7 6)",
-        "(move 8 5 8 6)",
         "(move 8 6 7 7)",
-        "(move 8 6 8 7)",
         "(move 8 7 7 8)",
+        "(move 1 1 2 2)",
+        "(move 1 2 2 3)",
+        "(move 1 3 2 4)",
+        "(move 1 4 2 5)",
+        "(move 1 5 2 6)",
+        "(move 1 6 2 7)",
+        "(move 1 7 2 8)",
+        "(move 2 1 3 2)",
+        "(move 2 2 3 3)",
+        "(move 2 3 3 4)",
+        "(move 2 4 3 5)",
+        "(move 2 5 3 6)",
+        "(move 2 6 3 7)",
+        "(move 2 7 3 8)",
+        "(move 3 1 4 2)",
+        "(move 3 2 4 3)",
+        "(move 3 3 4 4)",
+        "(move 3 4 4 5)",
+        "(move 3 5 4 6)",
+        "(move 3 6 4 7)",
+        "(move 3 7 4 8)",
+        "(move 4 1 5 2)",
+        "(move 4 2 5 3)",
+        "(move 4 3 5 4)",
+        "(move 4 4 5 5)",
+        "(move 4 5 5 6)",
+        "(move 4 6 5 7)",
+        "(move 4 7 5 8)",
+        "(move 5 1 6 2)",
+        "(move 5 2 6 3)",
+        "(move 5 3 6 4)",
+        "(move 5 4 6 5)",
+        "(move 5 5 6 6)",
+        "(move 5 6 6 7)",
+        "(move 5 7 6 8)",
+        "(move 6 1 7 2)",
+        "(move 6 2 7 3)",
+        "(move 6 3 7 4)",
+        "(move 6 4 7 5)",
+        "(move 6 5 7 6)",
+        "(move 6 6 7 7)",
+        "(move 6 7 7 8)",
+        "(move 7 1 8 2)",
+        "(move 7 2 8 3)",
+        "(move 7 3 8 4)",
+        "(move 7 4 8 5)",
+        "(move 7 5 8 6)",
+        "(move 7 6 8 7)",
+        "(move 7 7 8 8)",
+        "(move 1 1 1 2)",
+        "(move 1 2 1 3)",
+        "(move 1 3 1 4)",
+        "(move 1 4 1 5)",
+        "(move 1 5 1 6)",
+        "(move 1 6 1 7)",
+        "(move 1 7 1 8)",
+        "(move 2 1 2 2)",
+        "(move 2 2 2 3)",
+        "(move 2 3 2 4)",
+        "(move 2 4 2 5)",
+        "(move 2 5 2 6)",
+        "(move 2 6 2 7)",
+        "(move 2 7 2 8)",
+        "(move 3 1 3 2)",
+        "(move 3 2 3 3)",
+        "(move 3 3 3 4)",
+        "(move 3 4 3 5)",
+        "(move 3 5 3 6)",
+        "(move 3 6 3 7)",
+        "(move 3 7 3 8)",
+        "(move 4 1 4 2)",
+        "(move 4 2 4 3)",
+        "(move 4 3 4 4)",
+        "(move 4 4 4 5)",
+        "(move 4 5 4 6)",
+        "(move 4 6 4 7)",
+        "(move 4 7 4 8)",
+        "(move 5 1 5 2)",
+        "(move 5 2 5 3)",
+        "(move 5 3 5 4)",
+        "(move 5 4 5 5)",
+        "(move 5 5 5 6)",
+        "(move 5 6 5 7)",
+        "(move 5 7 5 8)",
+        "(move 6 1 6 2)",
+        "(move 6 2 6 3)",
+        "(move 6 3 6 4)",
+        "(move 6 4 6 5)",
+        "(move 6 5 6 6)",
+        "(move 6 6 6 7)",
+        "(move 6 7 6 8)",
+        "(move 7 1 7 2)",
+        "(move 7 2 7 3)",
+        "(move 7 3 7 4)",
+        "(move 7 4 7 5)",
+        "(move 7 5 7 6)",
+        "(move 7 6 7 7)",
+        "(move 7 7 7 8)",
+        "(move 8 1 8 2)",
+        "(move 8 2 8 3)",
+        "(move 8 3 8 4)",
+        "(move 8 4 8 5)",
+        "(move 8 5 8 6)",
+        "(move 8 6 8 7)",
         "(move 8 7 8 8)",
         "noop",
-        "(move 1 2 1 1)",
-        "(move 1 2 2 1)",
-        "(move 1 3 1 2)",
-        "(move 1 3 2 2)",
-        "(move 1 4 1 3)",
-        "(move 1 4 2 3)",
-        "(move 1 5 1 4)",
-        "(move 1 5 2 4)",
-        "(move 1 6 1 5)",
-        "(move 1 6 2 5)",
-        "(move 1 7 1 6)",
-        "(move 1 7 2 6)",
-        "(move 1 8 1 7)",
-        "(move 1 8 2 7)",
         "(move 2 2 1 1)",
-        "(move 2 2 2 1)",
-        "(move 2 2 3 1)",
         "(move 2 3 1 2)",
-        "(move 2 3 2 2)",
-        "(move 2 3 3 2)",
         "(move 2 4 1 3)",
-        "(move 2 4 2 3)",
-        "(move 2 4 3 3)",
         "(move 2 5 1 4)",
-        "(move 2 5 2 4)",
-        "(move 2 5 3 4)",
         "(move 2 6 1 5)",
-        "(move 2 6 2 5)",
-        "(move 2 6 3 5)",
         "(move 2 7 1 6)",
-        "(move 2 7 2 6)",
-        "(move 2 7 3 6)",
         "(move 2 8 1 7)",
-        "(move 2 8 2 7)",
-        "(move 2 8 3 7)",
         "(move 3 2 2 1)",
-        "(move 3 2 3 1)",
-        "(move 3 2 4 1)",
         "(move 3 3 2 2)",
-        "(move 3 3 3 2)",
-        "(move 3 3 4 2)",
         "(move 3 4 2 3)",
-        "(move 3 4 3 3)",
-        "(move 3 4 4 3)",
         "(move 3 5 2 4)",
-        "(move 3 5 3 4)",
-        "(move 3 5 4 4)",
         "(move 3 6 2 5)",
-        "(move 3 6 3 5)",
-        "(move 3 6 4 5)",
         "(move 3 7 2 6)",
-        "(move 3 7 3 6)",
-        "(move 3 7 4 6)",
         "(move 3 8 2 7)",
-        "(move 3 8 3 7)",
-        "(move 3 8 4 7)",
         "(move 4 2 3 1)",
-        "(move 4 2 4 1)",
-        "(move 4 2 5 1)",
         "(move 4 3 3 2)",
-        "(move 4 3 4 2)",
-        "(move 4 3 5 2)",
         "(move 4 4 3 3)",
-        "(move 4 4 4 3)",
-        "(move 4 4 5 3)",
         "(move 4 5 3 4)",
-        "(move 4 5 4 4)",
-        "(move 4 5 5 4)",
         "(move 4 6 3 5)",
-        "(move 4 6 4 5)",
-        "(move 4 6 5 5)",
         "(move 4 7 3 6)",
-        "(move 4 7 4 6)",
-        "(move 4 7 5 6)",
         "(move 4 8 3 7)",
-        "(move 4 8 4 7)",
-        "(move 4 8 5 7)",
         "(move 5 2 4 1)",
-        "(move 5 2 5 1)",
-        "(move 5 2 6 1)",
         "(move 5 3 4 2)",
-        "(move 5 3 5 2)",
-        "(move 5 3 6 2)",
         "(move 5 4 4 3)",
-        "(move 5 4 5 3)",
-        "(move 5 4 6 3)",
         "(move 5 5 4 4)",
-        "(move 5 5 5 4)",
-        "(move 5 5 6 4)",
         "(move 5 6 4 5)",
-        "(move 5 6 5 5)",
-        "(move 5 6 6 5)",
         "(move 5 7 4 6)",
-        "(move 5 7 5 6)",
-        "(move 5 7 6 6)",
         "(move 5 8 4 7)",
-        "(move 5 8 5 7)",
-        "(move 5 8 6 7)",
         "(move 6 2 5 1)",
-        "(move 6 2 6 1)",
-        "(move 6 2 7 1)",
         "(move 6 3 5 2)",
-        "(move 6 3 6 2)",
-        "(move 6 3 7 2)",
         "(move 6 4 5 3)",
-        "(move 6 4 6 3)",
-        "(move 6 4 7 3)",
         "(move 6 5 5 4)",
-        "(move 6 5 6 4)",
-        "(move 6 5 7 4)",
         "(move 6 6 5 5)",
-        "(move 6 6 6 5)",
-        "(move 6 6 7 5)",
         "(move 6 7 5 6)",
-        "(move 6 7 6 6)",
-        "(move 6 7 7 6)",
         "(move 6 8 5 7)",
-        "(move 6 8 6 7)",
-        "(move 6 8 7 7)",
         "(move 7 2 6 1)",
-        "(move 7 2 7 1)",
-        "(move 7 2 8 1)",
         "(move 7 3 6 2)",
-        "(move 7 3 7 2)",
-        "(move 7 3 8 2)",
         "(move 7 4 6 3)",
-        "(move 7 4 7 3)",
-        "(move 7 4 8 3)",
         "(move 7 5 6 4)",
-        "(move 7 5 7 4)",
-        "(move 7 5 8 4)",
         "(move 7 6 6 5)",
-        "(move 7 6 7 5)",
-        "(move 7 6 8 5)",
         "(move 7 7 6 6)",
-        "(move 7 7 7 6)",
-        "(move 7 7 8 6)",
         "(move 7 8 6 7)",
-        "(move 7 8 7 7)",
-        "(move 7 8 8 7)",
         "(move 8 2 7 1)",
-        "(move 8 2 8 1)",
         "(move 8 3 7 2)",
-        "(move 8 3 8 2)",
         "(move 8 4 7 3)",
-        "(move 8 4 8 3)",
         "(move 8 5 7 4)",
-        "(move 8 5 8 4)",
         "(move 8 6 7 5)",
-        "(move 8 6 8 5)",
         "(move 8 7 7 6)",
-        "(move 8 7 8 6)",
         "(move 8 8 7 7)",
+        "(move 1 2 2 1)",
+        "(move 1 3 2 2)",
+        "(move 1 4 2 3)",
+        "(move 1 5 2 4)",
+        "(move 1 6 2 5)",
+        "(move 1 7 2 6)",
+        "(move 1 8 2 7)",
+        "(move 2 2 3 1)",
+        "(move 2 3 3 2)",
+        "(move 2 4 3 3)",
+        "(move 2 5 3 4)",
+        "(move 2 6 3 5)",
+        "(move 2 7 3 6)",
+        "(move 2 8 3 7)",
+        "(move 3 2 4 1)",
+        "(move 3 3 4 2)",
+        "(move 3 4 4 3)",
+        "(move 3 5 4 4)",
+        "(move 3 6 4 5)",
+        "(move 3 7 4 6)",
+        "(move 3 8 4 7)",
+        "(move 4 2 5 1)",
+        "(move 4 3 5 2)",
+        "(move 4 4 5 3)",
+        "(move 4 5 5 4)",
+        "(move 4 6 5 5)",
+        "(move 4 7 5 6)",
+        "(move 4 8 5 7)",
+        "(move 5 2 6 1)",
+        "(move 5 3 6 2)",
+        "(move 5 4 6 3)",
+        "(move 5 5 6 4)",
+        "(move 5 6 6 5)",
+        "(move 5 7 6 6)",
+        "(move 5 8 6 7)",
+        "(move 6 2 7 1)",
+        "(move 6 3 7 2)",
+        "(move 6 4 7 3)",
+        "(move 6 5 7 4)",
+        "(move 6 6 7 5)",
+        "(move 6 7 7 6)",
+        "(move 6 8 7 7)",
+        "(move 7 2 8 1)",
+        "(move 7 3 8 2)",
+        "(move 7 4 8 3)",
+        "(move 7 5 8 4)",
+        "(move 7 6 8 5)",
+        "(move 7 7 8 6)",
+        "(move 7 8 8 7)",
+        "(move 1 2 1 1)",
+        "(move 1 3 1 2)",
+        "(move 1 4 1 3)",
+        "(move 1 5 1 4)",
+        "(move 1 6 1 5)",
+        "(move 1 7 1 6)",
+        "(move 1 8 1 7)",
+        "(move 2 2 2 1)",
+        "(move 2 3 2 2)",
+        "(move 2 4 2 3)",
+        "(move 2 5 2 4)",
+        "(move 2 6 2 5)",
+        "(move 2 7 2 6)",
+        "(move 2 8 2 7)",
+        "(move 3 2 3 1)",
+        "(move 3 3 3 2)",
+        "(move 3 4 3 3)",
+        "(move 3 5 3 4)",
+        "(move 3 6 3 5)",
+        "(move 3 7 3 6)",
+        "(move 3 8 3 7)",
+        "(move 4 2 4 1)",
+        "(move 4 3 4 2)",
+        "(move 4 4 4 3)",
+        "(move 4 5 4 4)",
+        "(move 4 6 4 5)",
+        "(move 4 7 4 6)",
+        "(move 4 8 4 7)",
+        "(move 5 2 5 1)",
+        "(move 5 3 5 2)",
+        "(move 5 4 5 3)",
+        "(move 5 5 5 4)",
+        "(move 5 6 5 5)",
+        "(move 5 7 5 6)",
+        "(move 5 8 5 7)",
+        "(move 6 2 6 1)",
+        "(move 6 3 6 2)",
+        "(move 6 4 6 3)",
+        "(move 6 5 6 4)",
+        "(move 6 6 6 5)",
+        "(move 6 7 6 6)",
+        "(move 6 8 6 7)",
+        "(move 7 2 7 1)",
+        "(move 7 3 7 2)",
+        "(move 7 4 7 3)",
+        "(move 7 5 7 4)",
+        "(move 7 6 7 5)",
+        "(move 7 7 7 6)",
+        "(move 7 8 7 7)",
+        "(move 8 2 8 1)",
+        "(move 8 3 8 2)",
+        "(move 8 4 8 3)",
+        "(move 8 5 8 4)",
+        "(move 8 6 8 5)",
+        "(move 8 7 8 6)",
         "(move 8 8 8 7)",
         "noop",
     ];
     const ROLE_MOVES: &'static [u32] = &[0, 155, 310];
     const PERCEPTS: &'static [&'static str] = &[];
-    const INIT: [u64; WORDS] = [0x500a500a500a500a, 0x500a500a500a500a, 0x2];
+    const INIT: [u64; WORDS] = [0xc0c0c0c0c0c0c0c0, 0x303030303030303, 0x2];
     const LEGAL_BITS: &'static [u32] = &[0, 155];
     const TERMINAL_BIT: Option<u32> = Some(310);
     const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
@@ -2428,15 +2091,151 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]
     fn eval_state(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-        state_0(s, d);
-        state_1(s, d);
+        d[0..5].fill(0);
+        d[6] = 0;
+        /// `occupied/2`: 64 atoms, word-parallel.
+        const _: () = ();
+        d[5] = ((s[0]) | (s[1])) & 0xffffffffffffffff;
+        d[6] |= ((((((s[0] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 0u32;
+        d[6] |= ((((((s[1] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 2u32;
+        d[6] |= ((!d[6] | ((((s[1] & 0x8080808080808080)) != 0) as u64)) & 1) << 1u32;
+        d[6]
+            |= ((!(d[6] >> 2u32) | ((((s[0] & 0x101010101010101)) != 0) as u64)) & 1)
+                << 3u32;
+        d[4] |= (((d[6] >> 3u32) | (d[6] >> 1u32)) & 1) << 54u32;
+        if (s[2] >> 1u32) & 1 != 0 {
+            d[1]
+                |= (!((d[4] >> 31u32) | (d[5] << 33u32))
+                    & ((s[0] >> 30u32) | (s[1] << 34u32))) & 0x1fc00000000;
+            d[1]
+                |= (!((d[4] >> 32u32) | (d[5] << 32u32))
+                    & ((s[0] >> 31u32) | (s[1] << 33u32))) & 0xfe0000000000;
+            d[1]
+                |= (!((d[4] >> 33u32) | (d[5] << 31u32))
+                    & ((s[0] >> 32u32) | (s[1] << 32u32))) & 0x7f000000000000;
+            d[1]
+                |= (!((d[4] >> 34u32) | (d[5] << 30u32))
+                    & ((s[0] >> 33u32) | (s[1] << 31u32))) & 0x3f80000000000000;
+            d[1]
+                |= (!((d[4] >> 35u32) | (d[5] << 29u32))
+                    & ((s[0] >> 34u32) | (s[1] << 30u32))) & 0xc000000000000000;
+            d[2]
+                |= (!((d[5] >> 35u32) | (d[6] << 29u32))
+                    & ((s[1] >> 34u32) | (s[2] << 30u32))) & 0x1f;
+            d[2]
+                |= (!((d[5] >> 36u32) | (d[6] << 28u32))
+                    & ((s[1] >> 35u32) | (s[2] << 29u32))) & 0xfe0;
+            d[2]
+                |= (!((d[5] >> 37u32) | (d[6] << 27u32))
+                    & ((s[1] >> 36u32) | (s[2] << 28u32))) & 0x7f000;
+            d[2]
+                |= (!((d[5] >> 38u32) | (d[6] << 26u32))
+                    & ((s[1] >> 37u32) | (s[2] << 27u32))) & 0x3f80000;
+            d[0]
+                |= (!((s[0] >> 24u32) | (s[1] << 40u32))
+                    & ((s[0] >> 15u32) | (s[1] << 49u32))) & 0xfe000000000000;
+            d[0]
+                |= (!((s[0] >> 25u32) | (s[1] << 39u32))
+                    & ((s[0] >> 16u32) | (s[1] << 48u32))) & 0x7f00000000000000;
+            d[1]
+                |= (!((s[1] >> 26u32) | (s[2] << 38u32))
+                    & ((s[1] >> 17u32) | (s[2] << 47u32))) & 0x3f;
+            d[1]
+                |= (!((s[1] >> 27u32) | (s[2] << 37u32))
+                    & ((s[1] >> 18u32) | (s[2] << 46u32))) & 0x1fc0;
+            d[1]
+                |= (!((s[1] >> 28u32) | (s[2] << 36u32))
+                    & ((s[1] >> 19u32) | (s[2] << 45u32))) & 0xfe000;
+            d[1]
+                |= (!((s[1] >> 29u32) | (s[2] << 35u32))
+                    & ((s[1] >> 20u32) | (s[2] << 44u32))) & 0x7f00000;
+            d[1]
+                |= (!((s[1] >> 30u32) | (s[2] << 34u32))
+                    & ((s[1] >> 21u32) | (s[2] << 43u32))) & 0x3f8000000;
+            d[0]
+                |= (!((s[1] >> 1u32) | (s[2] << 63u32))
+                    & ((s[1] >> 8u32) | (s[2] << 56u32))) & 0x7f;
+            d[0]
+                |= (!((s[1] >> 2u32) | (s[2] << 62u32))
+                    & ((s[1] >> 9u32) | (s[2] << 55u32))) & 0x3f80;
+            d[0]
+                |= (!((s[1] >> 3u32) | (s[2] << 61u32))
+                    & ((s[1] >> 10u32) | (s[2] << 54u32))) & 0x1fc000;
+            d[0]
+                |= (!((s[1] >> 4u32) | (s[2] << 60u32))
+                    & ((s[1] >> 11u32) | (s[2] << 53u32))) & 0xfe00000;
+            d[0]
+                |= (!((s[1] >> 5u32) | (s[2] << 59u32))
+                    & ((s[1] >> 12u32) | (s[2] << 52u32))) & 0x7f0000000;
+            d[0]
+                |= (!((s[1] >> 6u32) | (s[2] << 58u32))
+                    & ((s[1] >> 13u32) | (s[2] << 51u32))) & 0x3f800000000;
+            d[0]
+                |= (!((s[1] >> 7u32) | (s[2] << 57u32))
+                    & ((s[1] >> 14u32) | (s[2] << 50u32))) & 0x1fc0000000000;
+            d[4] |= (1u64) << 53u32;
+            d[0] |= ((((s[1] >> 16u32) & !(s[1] >> 25u32))) & 1) << 63u32;
+        }
+        if s[2] & 1 != 0 {
+            d[3]
+                |= (!((d[4] >> 3u32) | (d[5] << 61u32)) & (s[0] << 60u32))
+                    & 0xe000000000000000;
+            d[4]
+                |= (!((d[5] >> 3u32) | (d[6] << 61u32))
+                    & ((s[0] >> 4u32) | (s[1] << 60u32))) & 0xf;
+            d[4]
+                |= (!((d[5] >> 4u32) | (d[6] << 60u32))
+                    & ((s[0] >> 5u32) | (s[1] << 59u32))) & 0x7f0;
+            d[4]
+                |= (!((d[5] >> 5u32) | (d[6] << 59u32))
+                    & ((s[0] >> 6u32) | (s[1] << 58u32))) & 0x3f800;
+            d[4]
+                |= (!((d[5] >> 6u32) | (d[6] << 58u32))
+                    & ((s[0] >> 7u32) | (s[1] << 57u32))) & 0x1fc0000;
+            d[4]
+                |= (!((d[5] >> 7u32) | (d[6] << 57u32))
+                    & ((s[0] >> 8u32) | (s[1] << 56u32))) & 0xfe000000;
+            d[4]
+                |= (!((d[5] >> 8u32) | (d[6] << 56u32))
+                    & ((s[0] >> 9u32) | (s[1] << 55u32))) & 0x7f00000000;
+            d[4]
+                |= (!((d[5] >> 9u32) | (d[6] << 55u32))
+                    & ((s[0] >> 10u32) | (s[1] << 54u32))) & 0x3f8000000000;
+            d[4]
+                |= (!((d[5] >> 10u32) | (d[6] << 54u32))
+                    & ((s[0] >> 11u32) | (s[1] << 53u32))) & 0x1fc00000000000;
+            d[3] |= (!(s[0] << 4u32) & (s[0] << 11u32)) & 0x7f000;
+            d[3] |= (!(s[0] << 3u32) & (s[0] << 10u32)) & 0x3f80000;
+            d[3] |= (!(s[0] << 2u32) & (s[0] << 9u32)) & 0x1fc000000;
+            d[3] |= (!(s[0] << 1u32) & (s[0] << 8u32)) & 0xfe00000000;
+            d[3] |= (!s[0] & (s[0] << 7u32)) & 0x7f0000000000;
+            d[3]
+                |= (!((s[0] >> 1u32) | (s[1] << 63u32)) & (s[0] << 6u32))
+                    & 0x3f800000000000;
+            d[3]
+                |= (!((s[0] >> 2u32) | (s[1] << 62u32)) & (s[0] << 5u32))
+                    & 0x1fc0000000000000;
+            d[2] |= (!(s[0] << 27u32) & (s[0] << 18u32)) & 0x3f8000000;
+            d[2] |= (!(s[0] << 26u32) & (s[0] << 17u32)) & 0x1fc00000000;
+            d[2] |= (!(s[0] << 25u32) & (s[0] << 16u32)) & 0xfe0000000000;
+            d[2] |= (!(s[0] << 24u32) & (s[0] << 15u32)) & 0x7f000000000000;
+            d[2] |= (!(s[0] << 23u32) & (s[0] << 14u32)) & 0x3f80000000000000;
+            d[2] |= (!(s[0] << 22u32) & (s[0] << 13u32)) & 0xc000000000000000;
+            d[3]
+                |= (!((s[0] >> 42u32) | (s[1] << 22u32))
+                    & ((s[0] >> 51u32) | (s[1] << 13u32))) & 0x1f;
+            d[3]
+                |= (!((s[0] >> 43u32) | (s[1] << 21u32))
+                    & ((s[0] >> 52u32) | (s[1] << 12u32))) & 0xfe0;
+            d[2] |= (1u64) << 26u32;
+        }
     }
     #[inline(never)]
     fn eval_goals(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-        d[4] |= ((d[7]) & 1) << 58u32;
-        d[4] |= ((d[7]) & 1) << 56u32;
-        d[4] |= (((d[7] >> 2u32)) & 1) << 57u32;
-        d[4] |= (((d[7] >> 2u32)) & 1) << 55u32;
+        d[4] |= (((d[6] >> 1u32)) & 1) << 58u32;
+        d[4] |= (((d[6] >> 1u32)) & 1) << 56u32;
+        d[4] |= (((d[6] >> 3u32)) & 1) << 57u32;
+        d[4] |= (((d[6] >> 3u32)) & 1) << 55u32;
     }
     #[inline(never)]
     fn eval_moves(

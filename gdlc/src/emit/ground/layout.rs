@@ -225,6 +225,11 @@ impl<'a> Layout<'a> {
 }
 
 /// Instances by head atom.
+/// A move's shape and anchor (see `Placing::move_shapes`): per literal its kind (0: a
+/// board bit, 1: another fluent, 2: a derived atom reading the board, 3: another),
+/// polarity and distance from the anchor, sorted; then the anchor, a bit of the state.
+type MoveShape = (Vec<(u8, bool, isize)>, usize);
+
 fn instances_by_head(g: &Grounding) -> Vec<Vec<&Instance>> {
     let mut by_head: Vec<Vec<&Instance>> = vec![Vec::new(); g.atoms.len()];
     for instance in &g.instances {
@@ -337,7 +342,9 @@ impl<'a> Placing<'a> {
     }
 
     /// Places the fluents as bits of the state in layout order (canonical symbol
-    /// order), ties by text: their texts, and the bits of the initial state.
+    /// order) with each fluent's coordinate columns last (see
+    /// [`Self::coordinate_columns`]), ties by text: their texts, and the bits of the
+    /// initial state.
     fn fluents(&mut self) -> Result<(Vec<String>, Vec<usize>), String> {
         let mut fluents: Vec<(crate::ir::Term, String, AtomId)> = Vec::new();
         for a in self.of_rel(self.true_rel) {
@@ -346,7 +353,30 @@ impl<'a> Placing<'a> {
             let text = term_text(&self.ir.symbols, &term);
             fluents.push((term, text, a));
         }
-        fluents.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+        // Sorted by the layout order of their terms with the coordinates last.
+        let coordinates = self.coordinate_columns(fluents.iter().map(|f| &f.0));
+        let mut keyed: Vec<(crate::ir::Term, String, AtomId)> = fluents
+            .into_iter()
+            .map(|(term, text, a)| {
+                let inner = &coordinates[&(term.symbol, term.args.len())];
+                let (outer, coordinate): (Vec<_>, Vec<_>) = term
+                    .args
+                    .iter()
+                    .zip(inner)
+                    .partition(|&(_, &is_coordinate)| !is_coordinate);
+                let args = outer
+                    .into_iter()
+                    .chain(coordinate)
+                    .map(|(arg, _)| arg.clone());
+                let key = crate::ir::Term {
+                    symbol: term.symbol,
+                    args: args.collect(),
+                };
+                (key, text, a)
+            })
+            .collect();
+        keyed.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+        let fluents = keyed;
         for (bit, &(_, _, a)) in fluents.iter().enumerate() {
             self.places[a as usize] = Place::State(bit);
         }
@@ -362,8 +392,38 @@ impl<'a> Placing<'a> {
         Ok((fluents.into_iter().map(|f| f.1).collect(), init))
     }
 
-    /// Numbers the moves per role in layout order, ties by text: their texts, and
-    /// where each role's range starts (and the last ends).
+    /// Per fluent symbol (and arity), which of its columns are *coordinates*: every
+    /// value there is a constant of one of the game's chains (see
+    /// [`crate::analysis::canonical`]). The layout puts them last, so that the fluents
+    /// that differ only in their coordinates — a piece of one kind and colour on every
+    /// square — lie side by side, one board to a run of bits, whatever order the
+    /// columns were written in: a move or a line is then one shift of a word.
+    fn coordinate_columns<'t>(
+        &self,
+        terms: impl Iterator<Item = &'t crate::ir::Term>,
+    ) -> BTreeMap<(crate::ir::SymbolId, usize), Vec<bool>> {
+        let chained: BTreeSet<&str> = self
+            .ir
+            .chains
+            .iter()
+            .flat_map(|c| c.constants.iter().map(String::as_str))
+            .collect();
+        let mut columns: BTreeMap<(crate::ir::SymbolId, usize), Vec<bool>> = BTreeMap::new();
+        for term in terms {
+            let flags = columns
+                .entry((term.symbol, term.args.len()))
+                .or_insert_with(|| vec![true; term.args.len()]);
+            for (flag, arg) in flags.iter_mut().zip(&term.args) {
+                *flag &= arg.args.is_empty()
+                    && chained.contains(self.ir.symbols.symbol(arg.symbol).name.as_str());
+            }
+        }
+        columns
+    }
+
+    /// Numbers the moves per role by shape and anchor (see [`Self::move_shapes`]),
+    /// then in layout order, ties by text: their texts, and where each role's range
+    /// starts (and the last ends).
     fn moves(&mut self) -> Result<(Vec<String>, Vec<u32>), String> {
         let mut per_role: Vec<Vec<(crate::ir::Term, String, AtomId)>> =
             vec![Vec::new(); self.ir.roles.len()];
@@ -377,8 +437,16 @@ impl<'a> Placing<'a> {
         }
         let mut moves = Vec::new();
         let mut role_moves = vec![0u32];
+        let shapes = self.move_shapes();
         for (r, list) in per_role.iter_mut().enumerate() {
-            list.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
+            list.sort_by(|a, b| {
+                let (x, y) = (shapes.get(&a.2), shapes.get(&b.2));
+                y.is_some()
+                    .cmp(&x.is_some())
+                    .then_with(|| x.cmp(&y))
+                    .then_with(|| layout_order(&a.0, &b.0))
+                    .then_with(|| a.1.cmp(&b.1))
+            });
             for (_, text, a) in list.iter() {
                 self.places[*a as usize] = Place::Move(r, moves.len() as u32);
                 moves.push(text.clone());
@@ -386,6 +454,115 @@ impl<'a> Placing<'a> {
             role_moves.push(moves.len() as u32);
         }
         Ok((moves, role_moves))
+    }
+
+    /// Per `does` atom whose move has a `legal` atom, its *shape* and anchor: moves are
+    /// numbered by shape, then anchor, so that a role's legal moves of one shape — a
+    /// step in one direction from every square — are consecutive bits of `d` at one
+    /// distance from the board's bits they read, computed a word at a time.
+    ///
+    /// A move's anchor is the first state bit its legal instances read positively of
+    /// the role's *board*: the fluent symbol read at the most bits by the role's legal
+    /// moves. Its shape is what its legal instances read, relative to the anchor: a
+    /// board bit by its distance, another fluent by its polarity alone, a derived atom
+    /// by the distance of the first board bit its own instances read.
+    fn move_shapes(&self) -> BTreeMap<AtomId, MoveShape> {
+        let g = self.g;
+        let legal = self.of_rel(self.legal_rel);
+        let mut wanted = vec![false; g.atoms.len()];
+        for &a in &legal {
+            wanted[a as usize] = true;
+        }
+        for instance in &g.instances {
+            if wanted[instance.head as usize] {
+                for l in &instance.body {
+                    wanted[l.atom() as usize] = true;
+                }
+            }
+        }
+        let mut bodies: Vec<Vec<&[Literal]>> = vec![Vec::new(); g.atoms.len()];
+        for instance in &g.instances {
+            if wanted[instance.head as usize] {
+                bodies[instance.head as usize].push(&instance.body);
+            }
+        }
+        let fluent_symbol = |a: AtomId| -> Option<(usize, crate::ir::SymbolId)> {
+            let Place::State(bit) = self.places[a as usize] else {
+                return None;
+            };
+            let args = self.args_of(a).ok()?;
+            Some((bit, args[0].symbol))
+        };
+        let mut by_role: Vec<Vec<(AtomId, AtomId)>> = vec![Vec::new(); self.ir.roles.len()];
+        for &a in &legal {
+            let Some(does) = g.input_of[a as usize] else {
+                continue;
+            };
+            if let Some(r) = self
+                .args_of(does)
+                .ok()
+                .and_then(|args| self.role_of(&args[0]))
+            {
+                by_role[r].push((a, does));
+            }
+        }
+        let mut shapes = BTreeMap::new();
+        for moves in by_role {
+            let mut bits_of: BTreeMap<crate::ir::SymbolId, BTreeSet<usize>> = BTreeMap::new();
+            for &(a, _) in &moves {
+                for body in &bodies[a as usize] {
+                    for &l in body.iter() {
+                        if let (Literal::Pos(_), Some((bit, symbol))) = (l, fluent_symbol(l.atom()))
+                        {
+                            bits_of.entry(symbol).or_default().insert(bit);
+                        }
+                    }
+                }
+            }
+            let Some(board) = bits_of
+                .iter()
+                .max_by_key(|(symbol, bits)| (bits.len(), std::cmp::Reverse(**symbol)))
+                .map(|(&symbol, _)| symbol)
+            else {
+                continue;
+            };
+            let board_bit = |b: AtomId| fluent_symbol(b).filter(|f| f.1 == board).map(|f| f.0);
+            for (a, does) in moves {
+                let literals = || bodies[a as usize].iter().flat_map(|body| body.iter());
+                let Some(anchor) = literals()
+                    .filter(|l| matches!(l, Literal::Pos(_)))
+                    .filter_map(|l| board_bit(l.atom()))
+                    .min()
+                else {
+                    continue;
+                };
+                let mut shape: Vec<(u8, bool, isize)> = literals()
+                    .map(|&l| {
+                        let b = l.atom();
+                        let positive = matches!(l, Literal::Pos(_));
+                        if let Some(bit) = board_bit(b) {
+                            (0, positive, bit as isize - anchor as isize)
+                        } else if fluent_symbol(b).is_some() {
+                            (1, positive, 0)
+                        } else {
+                            let first = bodies[b as usize]
+                                .iter()
+                                .flat_map(|body| body.iter())
+                                .filter_map(|l| board_bit(l.atom()))
+                                .min();
+                            match first {
+                                Some(bit) => (2, positive, bit as isize - anchor as isize),
+                                None => (3, positive, 0),
+                            }
+                        }
+                    })
+                    .collect();
+                shape.sort_unstable();
+                shape.dedup();
+                shapes.insert(does, (shape, anchor));
+            }
+        }
+        shapes
     }
 
     /// Which atoms each evaluation function needs.

@@ -5,10 +5,14 @@
 //!
 //! - **the state** `s`: one bit per reachable fluent, in canonical symbol order
 //!   (`layout_order`: along the chains the game defines, so a board's neighbours lie at
-//!   one distance whatever the coordinates are called);
-//! - **moves**: every role's possible moves numbered in one range per role, in layout
-//!   order like the fluents, so a legal-move list is the set bits of one range of `d`
-//!   and a move's bit follows the board whatever its coordinates are called;
+//!   one distance whatever the coordinates are called) with each fluent's coordinate
+//!   columns (chain constants) last, whatever order they were written in: one board
+//!   per piece and colour, so a step or a line is one shift of a word;
+//! - **moves**: every role's possible moves numbered in one range per role, by
+//!   *shape* (what their legal instances read, relative to the board bit they start
+//!   from: one direction of step), then by that bit, then in layout order, so a
+//!   legal-move list is the set bits of one range of `d` and a direction's moves are
+//!   the board shifted, computed a word at a time;
 //! - **`d`**: the state-dependent atoms — each role's legal moves first (in move
 //!   order), then `terminal`, the goals, and every intermediate atom an entry point
 //!   needs, in evaluation order;
