@@ -225,6 +225,10 @@ impl<'a> Layout<'a> {
 }
 
 /// Instances by head atom.
+/// Moves are numbered by shape only on a board at least one in this many of whose
+/// bits hold at the start (see `Placing::move_shapes`).
+const MIN_BOARD_DENSITY: usize = 8;
+
 /// A move's shape and anchor (see `Placing::move_shapes`): per literal its kind (0: a
 /// board bit, 1: another fluent, 2: a derived atom reading the board, 3: another),
 /// polarity and distance from the anchor, sorted; then the anchor, a bit of the state.
@@ -465,7 +469,9 @@ impl<'a> Placing<'a> {
     /// the role's *board*: the fluent symbol read at the most bits by the role's legal
     /// moves. Its shape is what its legal instances read, relative to the anchor: a
     /// board bit by its distance, another fluent by its polarity alone, a derived atom
-    /// by the distance of the first board bit its own instances read.
+    /// by the distance of the first board bit its own instances read. A role whose
+    /// board is sparse at the start (under one bit in [`MIN_BOARD_DENSITY`]) gets no
+    /// shapes.
     fn move_shapes(&self) -> BTreeMap<AtomId, MoveShape> {
         let g = self.g;
         let legal = self.of_rel(self.legal_rel);
@@ -527,6 +533,19 @@ impl<'a> Placing<'a> {
                 continue;
             };
             let board_bit = |b: AtomId| fluent_symbol(b).filter(|f| f.1 == board).map(|f| f.0);
+            // A sparse board (a few pieces at the start) keeps its moves in layout
+            // order: each square's moves under one test of the square beat a word per
+            // direction when most squares are empty.
+            let squares = self
+                .places
+                .iter()
+                .enumerate()
+                .filter(|&(a, _)| board_bit(a as AtomId).is_some())
+                .count();
+            let occupied = g.init.iter().filter(|&&a| board_bit(a).is_some()).count();
+            if occupied * MIN_BOARD_DENSITY < squares {
+                continue;
+            }
             for (a, does) in moves {
                 let literals = || bodies[a as usize].iter().flat_map(|body| body.iter());
                 let Some(anchor) = literals()
