@@ -19,8 +19,8 @@ impl<'a> Layout<'a> {
         }
         let mut placing = Placing::new(ir, g);
         let (fluents, init) = placing.fluents()?;
-        let (moves, role_moves) = placing.moves()?;
         let by_head = instances_by_head(g);
+        let (moves, role_moves) = placing.moves(&by_head)?;
         // Evaluation order: strongly connected components of the ground dependencies.
         let order = g.evaluation_order(ir);
         let cones = placing.cones(&by_head);
@@ -224,7 +224,6 @@ impl<'a> Layout<'a> {
     }
 }
 
-/// Instances by head atom.
 /// Moves are numbered by shape only on a board at least one in this many of whose
 /// bits hold at the start (see `Placing::move_shapes`).
 const MIN_BOARD_DENSITY: usize = 8;
@@ -234,6 +233,7 @@ const MIN_BOARD_DENSITY: usize = 8;
 /// polarity and distance from the anchor, sorted; then the anchor, a bit of the state.
 type MoveShape = (Vec<(u8, bool, isize)>, usize);
 
+/// Instances by head atom.
 fn instances_by_head(g: &Grounding) -> Vec<Vec<&Instance>> {
     let mut by_head: Vec<Vec<&Instance>> = vec![Vec::new(); g.atoms.len()];
     for instance in &g.instances {
@@ -428,7 +428,7 @@ impl<'a> Placing<'a> {
     /// Numbers the moves per role by shape and anchor (see [`Self::move_shapes`]),
     /// then in layout order, ties by text: their texts, and where each role's range
     /// starts (and the last ends).
-    fn moves(&mut self) -> Result<(Vec<String>, Vec<u32>), String> {
+    fn moves(&mut self, by_head: &[Vec<&Instance>]) -> Result<(Vec<String>, Vec<u32>), String> {
         let mut per_role: Vec<Vec<(crate::ir::Term, String, AtomId)>> =
             vec![Vec::new(); self.ir.roles.len()];
         for a in self.of_rel(self.does_rel) {
@@ -441,7 +441,7 @@ impl<'a> Placing<'a> {
         }
         let mut moves = Vec::new();
         let mut role_moves = vec![0u32];
-        let shapes = self.move_shapes();
+        let shapes = self.move_shapes(by_head);
         for (r, list) in per_role.iter_mut().enumerate() {
             list.sort_by(|a, b| {
                 let (x, y) = (shapes.get(&a.2), shapes.get(&b.2));
@@ -472,33 +472,21 @@ impl<'a> Placing<'a> {
     /// by the distance of the first board bit its own instances read. A role whose
     /// board is sparse at the start (under one bit in [`MIN_BOARD_DENSITY`]) gets no
     /// shapes.
-    fn move_shapes(&self) -> BTreeMap<AtomId, MoveShape> {
+    fn move_shapes(&self, by_head: &[Vec<&Instance>]) -> BTreeMap<AtomId, MoveShape> {
         let g = self.g;
         let legal = self.of_rel(self.legal_rel);
-        let mut wanted = vec![false; g.atoms.len()];
-        for &a in &legal {
-            wanted[a as usize] = true;
-        }
-        for instance in &g.instances {
-            if wanted[instance.head as usize] {
-                for l in &instance.body {
-                    wanted[l.atom() as usize] = true;
+        // Each fluent's bit and symbol.
+        let fluents: Vec<Option<(usize, crate::ir::SymbolId)>> = (0..g.atoms.len())
+            .map(|a| match self.places[a] {
+                Place::State(bit) => {
+                    let args = self.args_of(a as AtomId).ok()?;
+                    Some((bit, args[0].symbol))
                 }
-            }
-        }
-        let mut bodies: Vec<Vec<&[Literal]>> = vec![Vec::new(); g.atoms.len()];
-        for instance in &g.instances {
-            if wanted[instance.head as usize] {
-                bodies[instance.head as usize].push(&instance.body);
-            }
-        }
-        let fluent_symbol = |a: AtomId| -> Option<(usize, crate::ir::SymbolId)> {
-            let Place::State(bit) = self.places[a as usize] else {
-                return None;
-            };
-            let args = self.args_of(a).ok()?;
-            Some((bit, args[0].symbol))
-        };
+                _ => None,
+            })
+            .collect();
+        let fluent_symbol = |a: AtomId| fluents[a as usize];
+        let bodies = |a: AtomId| by_head[a as usize].iter().map(|i| &i.body[..]);
         let mut by_role: Vec<Vec<(AtomId, AtomId)>> = vec![Vec::new(); self.ir.roles.len()];
         for &a in &legal {
             let Some(does) = g.input_of[a as usize] else {
@@ -516,8 +504,8 @@ impl<'a> Placing<'a> {
         for moves in by_role {
             let mut bits_of: BTreeMap<crate::ir::SymbolId, BTreeSet<usize>> = BTreeMap::new();
             for &(a, _) in &moves {
-                for body in &bodies[a as usize] {
-                    for &l in body.iter() {
+                for body in bodies(a) {
+                    for &l in body {
                         if let (Literal::Pos(_), Some((bit, symbol))) = (l, fluent_symbol(l.atom()))
                         {
                             bits_of.entry(symbol).or_default().insert(bit);
@@ -536,18 +524,16 @@ impl<'a> Placing<'a> {
             // A sparse board (a few pieces at the start) keeps its moves in layout
             // order: each square's moves under one test of the square beat a word per
             // direction when most squares are empty.
-            let squares = self
-                .places
+            let squares = fluents
                 .iter()
-                .enumerate()
-                .filter(|&(a, _)| board_bit(a as AtomId).is_some())
+                .filter(|f| f.is_some_and(|f| f.1 == board))
                 .count();
             let occupied = g.init.iter().filter(|&&a| board_bit(a).is_some()).count();
             if occupied * MIN_BOARD_DENSITY < squares {
                 continue;
             }
             for (a, does) in moves {
-                let literals = || bodies[a as usize].iter().flat_map(|body| body.iter());
+                let literals = || bodies(a).flatten();
                 let Some(anchor) = literals()
                     .filter(|l| matches!(l, Literal::Pos(_)))
                     .filter_map(|l| board_bit(l.atom()))
@@ -564,9 +550,8 @@ impl<'a> Placing<'a> {
                         } else if fluent_symbol(b).is_some() {
                             (1, positive, 0)
                         } else {
-                            let first = bodies[b as usize]
-                                .iter()
-                                .flat_map(|body| body.iter())
+                            let first = bodies(b)
+                                .flatten()
                                 .filter_map(|l| board_bit(l.atom()))
                                 .min();
                             match first {
