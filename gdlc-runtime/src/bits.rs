@@ -200,6 +200,30 @@ pub fn push_ones(words: &[u64], lo: usize, hi: usize, base: u32, out: &mut Vec<u
     }
 }
 
+/// How many bits of `mask` lie below bit `bit` (`bit < 64`): the index of a set
+/// bit among the bits a mask selects.
+#[inline(always)]
+pub fn rank_in(mask: u64, bit: u32) -> u32 {
+    (mask & ((1u64 << bit) - 1)).count_ones()
+}
+
+/// Pushes `base + k` for each set bit of `words` under `masks` — `(word, mask)` pairs,
+/// in order — where `k` is that bit's index among all the masks' bits: the moves of a
+/// role whose legality bits lie in `d` with holes between (see
+/// [`crate::ground::GroundRules::LEGAL_WORDS`]).
+#[inline]
+pub fn push_masked(words: &[u64], masks: &[(u32, u64)], base: u32, out: &mut Vec<u32>) {
+    let mut first = base;
+    for &(w, mask) in masks {
+        let mut word = words[w as usize] & mask;
+        while word != 0 {
+            out.push(first + rank_in(mask, word.trailing_zeros()));
+            word &= word - 1;
+        }
+        first += mask.count_ones();
+    }
+}
+
 /// The set bits of `words` in `lo..hi`.
 #[inline]
 pub fn count_ones(words: &[u64], lo: usize, hi: usize) -> usize {
@@ -327,6 +351,20 @@ mod tests {
         assert_eq!(out, vec![0, 124, 125]);
         let words = [0b100u64, 0];
         assert!(bit(&words, 2) && !bit(&words, 1) && !bit(&words, 64));
+    }
+
+    #[test]
+    fn masked_bits_are_numbered_across_the_masks() {
+        let words = [0b1011_0000u64, 0, !0];
+        let masks = [(0, 0b1111_0000u64), (1, 0xff), (2, 0b101)];
+        let mut out = Vec::new();
+        push_masked(&words, &masks, 10, &mut out);
+        // Word 0: bits 4, 5, 7 of mask bits 4..8 (indices 0, 1, 3); word 1 has none of
+        // its 8; word 2: bits 0 and 2, indices 12 and 13.
+        assert_eq!(out, vec![10, 11, 13, 22, 23]);
+        assert_eq!(rank_in(0b1010_1010, 5), 2);
+        assert_eq!(rank_in(!0, 63), 63);
+        assert_eq!(rank_in(!0, 0), 0);
     }
 
     #[test]

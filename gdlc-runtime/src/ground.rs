@@ -9,23 +9,27 @@
 //! - **The state** is [`Bits<W>`]: bit `i` is the `i`-th reachable fluent of
 //!   [`GroundRules::FLUENTS`], in the compiler's layout order (along the game's
 //!   chains, coordinates innermost: a board per piece, its neighbours at one
-//!   distance; `state_to_kif` sorts the texts).
+//!   distance; a bit whose text is empty is never set; `state_to_kif` sorts the
+//!   texts).
 //! - **A move** is a `u32`, its index in [`GroundRules::MOVES`]: every role's legal
 //!   moves in one range (`ROLE_MOVES[r]..ROLE_MOVES[r + 1]`), in layout order inside
 //!   it (by direction, then square, so one direction's legal bits are the board
-//!   shifted, whatever the coordinates are called), and a legal-move list, in that
-//!   order, needs no sort, no interning and no hashing.
+//!   shifted, whatever the coordinates are called); their legality bits lie in `d` in
+//!   that order, with holes ([`GroundRules::LEGAL_WORDS`]), and a legal-move list
+//!   needs no sort, no interning and no hashing.
 //! - **A percept** is a `u32` into [`GroundRules::PERCEPTS`] (sorted texts).
 //!
 //! A state given as text must consist of reachable fluents: the ground rules are only
 //! correct on those (any other fluent is "not a fluent of this game").
 
-use crate::bits::{Bits, select, word_field};
+use crate::bits::{Bits, select};
 // Also public here, where they were first: the bit-word helpers and the random picks.
-pub use crate::bits::{bit, count_ones, nth_one, push_ones};
+pub use crate::bits::{bit, count_ones, nth_one, push_masked, push_ones, rank_in};
 use crate::game::{Game, GoalError, RoleIndex, StateError};
 use crate::kif;
-pub use crate::pick::{listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_of};
+pub use crate::pick::{
+    listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_masked, pick_one_of,
+};
 
 /// The generated half of a ground reasoner: constant tables and three evaluation
 /// functions over the state `s` (`W` words), the derived state atoms `d` (`D` words)
@@ -34,7 +38,8 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     /// Role names in description order.
     const ROLES: &'static [&'static str];
     /// Reachable fluents as canonical KIF text, in layout order (not text order:
-    /// integers by value); bit `i` of the state is `FLUENTS[i]`.
+    /// integers by value); bit `i` of the state is `FLUENTS[i]` (an empty text: a bit
+    /// left unused, so that a board starts a word).
     const FLUENTS: &'static [&'static str];
     /// Every role's possible moves as canonical KIF text; role `r`'s are
     /// `ROLE_MOVES[r]..ROLE_MOVES[r + 1]`, in layout order.
@@ -45,9 +50,13 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     const PERCEPTS: &'static [&'static str];
     /// The initial state.
     const INIT: [u64; W];
-    /// Per role, the bit of `d` holding the legality of its first move; its moves'
-    /// bits follow in move order.
-    const LEGAL_BITS: &'static [u32];
+    /// Per role, where the legality of its moves is in `d`: the words holding its
+    /// moves' bits, each with the mask of those bits, in move order — the `k`-th bit
+    /// of the masks (word by word, low bits first) is the role's `k`-th move. The bits
+    /// mirror what the moves read, with holes between (a move reading the square at
+    /// bit `b` of the state at bit `b` plus a constant), so that a direction's moves
+    /// are computed as one word.
+    const LEGAL_WORDS: &'static [&'static [(u32, u64)]];
     /// The bit of `d` holding `terminal` (`None`: never terminal).
     const TERMINAL_BIT: Option<u32>;
     /// Per role, its goal atoms: the bit of `d` and the value (the text of a value
@@ -219,10 +228,7 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
     fn legal_moves(&mut self, state: &Bits<W>, role: RoleIndex, out: &mut Vec<u32>) {
         out.clear();
         self.load(&state.0);
-        let base = R::ROLE_MOVES[role];
-        let count = (R::ROLE_MOVES[role + 1] - base) as usize;
-        let lo = R::LEGAL_BITS[role] as usize;
-        push_ones(&self.d, lo, lo + count, base, out);
+        push_masked(&self.d, R::LEGAL_WORDS[role], R::ROLE_MOVES[role], out);
     }
 
     fn random_legal_move(
@@ -234,22 +240,19 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
     ) -> Option<u32> {
         self.load(&state.0);
         let base = R::ROLE_MOVES[role];
-        let lo = R::LEGAL_BITS[role] as usize;
-        let hi = lo + (R::ROLE_MOVES[role + 1] - base) as usize;
-        if hi - lo <= 64 {
-            // At most a word of moves: read them as one word, count its bits and
-            // select the picked one in place — the move listed at that index, without
-            // listing them (pushing every legal move into `scratch` cost more than
-            // the rest of connect four's step together).
-            let window = word_field(&self.d, lo, hi - lo);
+        if let [(w, mask)] = *R::LEGAL_WORDS[role] {
+            // A role's moves in one word: count its bits and select the picked one in
+            // place — the move listed at that index, without listing them (pushing
+            // every legal move into `scratch` cost more than the rest of connect
+            // four's step together).
+            let window = self.d[w as usize] & mask;
             let n = window.count_ones() as usize;
             if n == 0 {
                 return None;
             }
-            return Some(base + select(window, pick(n) as u32));
+            return Some(base + rank_in(mask, select(window, pick(n) as u32)));
         }
-        let bit = pick_one_in(&self.d, lo, hi, pick)?;
-        Some(base + (bit - lo) as u32)
+        pick_one_masked(&self.d, R::LEGAL_WORDS[role], pick).map(|k| base + k)
     }
 
     fn next_state(&mut self, state: &Bits<W>, joint: &[u32]) -> Bits<W> {

@@ -6,7 +6,7 @@
 //! ([`pick_one_of`], narrowed a digit at a time by [`nth_smallest`]). A join reasoner
 //! whose legal moves are a bitset store in text order picks its random move this way.
 
-use crate::bits::{masked_word, select};
+use crate::bits::{masked_word, rank_in, select};
 
 /// The most words a range may span for [`pick_one_listed`] to mark its listed words in
 /// a summary on the stack (64 words per summary word) rather than sort them.
@@ -83,6 +83,36 @@ pub fn pick_one_listed(
         count,
         pick,
     )
+}
+
+/// Picks one of the set bits of `words` under `masks` (`(word, mask)` pairs, in
+/// order) with `pick(count)`: its index among the masks' bits (see
+/// [`crate::bits::push_masked`]), `None` if none is set. The `k`-th set bit in mask
+/// order is the one `pick` returning `k` chooses, as in the list `push_masked` gives.
+pub fn pick_one_masked(
+    words: &[u64],
+    masks: &[(u32, u64)],
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<u32> {
+    let count: u32 = masks
+        .iter()
+        .map(|&(w, mask)| (words[w as usize] & mask).count_ones())
+        .sum();
+    if count == 0 {
+        return None;
+    }
+    let mut k = pick(count as usize) as u32;
+    let mut first = 0;
+    for &(w, mask) in masks {
+        let word = words[w as usize] & mask;
+        let ones = word.count_ones();
+        if k < ones {
+            return Some(first + rank_in(mask, select(word, k)));
+        }
+        k -= ones;
+        first += mask.count_ones();
+    }
+    None
 }
 
 /// The `k`-th (from 0, `k` chosen by `pick` from the count) set bit of `words` in
@@ -300,7 +330,27 @@ pub fn nth_smallest(values: &mut Vec<u32>, mut k: usize, bounds: (u32, u32)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bits::{count_ones, nth_one, push_ones};
+    use crate::bits::{count_ones, nth_one, push_masked, push_ones};
+
+    /// A pick among masked bits is the move at that index of the masked list, for
+    /// every index, and none where no masked bit is set.
+    #[test]
+    fn masked_picks_agree_with_the_masked_list() {
+        let words = [0xf0f0_0000_0000_000fu64, 0, 1 << 63 | 0b101];
+        let masks = [(0, 0x00f0_0000_0000_00f3u64), (1, !0), (2, 1 << 63 | 0b100)];
+        let mut listed = Vec::new();
+        push_masked(&words, &masks, 0, &mut listed);
+        assert_eq!(listed.len(), 8);
+        for (k, &expected) in listed.iter().enumerate() {
+            let picked = pick_one_masked(&words, &masks, |n| {
+                assert_eq!(n, listed.len());
+                k
+            });
+            assert_eq!(picked, Some(expected), "pick {k}");
+        }
+        assert_eq!(pick_one_masked(&words, &[(1, !0)], |_| 0), None);
+        assert_eq!(pick_one_masked(&words, &[], |_| 0), None);
+    }
 
     /// Counting and indexing the set bits of a range agree with listing them, on
     /// ranges that start and end inside words and span several.

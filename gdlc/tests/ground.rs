@@ -1130,3 +1130,63 @@ fn boards_are_laid_out_coordinates_last_and_moves_by_direction() {
     assert!(alone[0] < 20, "{} atoms computed alone", alone[0]);
     assert_eq!(alone[1], alone[0], "both spellings alike");
 }
+
+/// A role's legal moves lie in `d` with the holes of what they read, and a board that
+/// fits a word does not straddle two, whatever the spelling: tictactoe's marks (a
+/// blank square every third bit of the state, beside its two marks) are one masked
+/// word per player, not nine bits computed one by one; connect four's two boards of
+/// 42 cells each start a word, so no line test or legal move reads two words of the
+/// state or of `d` ORed together (before: 26 such reads, the black board across the
+/// first word's end).
+#[test]
+fn legal_moves_mirror_what_they_read_and_boards_keep_to_words() {
+    for (game, max_alone) in [("tictactoe", 15), ("connectfour", 100)] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../games/{game}.kif"));
+        let plain = common::read_source(&path);
+        for seed in [None, Some(3), Some(4)] {
+            let file = match seed {
+                None => plain.clone(),
+                Some(seed) => {
+                    let options = gdlc::scramble::Options::all(seed);
+                    let text = gdlc::scramble::scramble(&plain, &options).expect("scrambles");
+                    SourceFile::new(format!("{game} {options:?}"), text)
+                }
+            };
+            let (ir, grounding) = grounded(&file);
+            let grounding = grounding.expect("grounds");
+            let module = gdlc::emit::ground::lib_rs(&ir, &grounding, &file.name, Budget::DEFAULT)
+                .expect("emits");
+            let alone = module.matches("& 1) << ").count();
+            assert!(
+                alone <= max_alone,
+                "{}: {alone} atoms computed alone",
+                file.name
+            );
+            // A word read across two: `(x[w] >> r) | (x[w + 1] << 64 - r)`.
+            let straddling = ["| (s[", "| (d["]
+                .iter()
+                .flat_map(|start| module.match_indices(start))
+                .filter(|&(at, start)| {
+                    let rest =
+                        module[at + start.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+                    rest.starts_with("] << ")
+                })
+                .count();
+            assert_eq!(straddling, 0, "{}: reads across two words", file.name);
+            let legal = module
+                .split_once("const LEGAL_WORDS: &'static [&'static [(u32, u64)]] = &[")
+                .and_then(|(_, rest)| rest.split_once("];"))
+                .expect("LEGAL_WORDS")
+                .0;
+            assert_eq!(legal.matches("&[(").count(), 2, "{}: {legal}", file.name);
+            assert_eq!(
+                legal.matches("), (").count(),
+                0,
+                "{}: one word per role: {legal}",
+                file.name
+            );
+            let front = gdlc::front_end(&file);
+            assert_agrees(&front, &ir, &grounding, 5, 60);
+        }
+    }
+}

@@ -53,8 +53,10 @@ impl<'a> Layout<'a> {
     }
 
     /// Word `w` of `array` read `delta` bits further on (bit `i` of the result is bit
-    /// `64 w + i + delta` of the array; bits outside the array read as 0).
-    pub(super) fn shifted_word(&self, array: &str, w: usize, delta: isize) -> String {
+    /// `64 w + i + delta` of the array; bits outside the array read as 0), where only
+    /// the result's bits under `mask` matter: a word none of them comes from is not
+    /// read.
+    pub(super) fn shifted_word(&self, array: &str, w: usize, delta: isize, mask: u64) -> String {
         let len = self.array_words(array) as isize;
         let word = |i: isize| (0..len).contains(&i).then(|| format!("{array}[{i}]"));
         let start = w as isize * 64 + delta;
@@ -63,9 +65,16 @@ impl<'a> Layout<'a> {
         let parts: Vec<String> = if r == 0 {
             word(q).into_iter().collect()
         } else {
+            // The low `64 - r` bits of the result come from word `q`, the rest from
+            // word `q + 1`.
+            let low = (1u64 << (64 - r)) - 1;
             [
-                word(q).map(|x| format!("({x} >> {r}u32)")),
-                word(q + 1).map(|x| format!("({x} << {}u32)", 64 - r)),
+                word(q)
+                    .filter(|_| mask & low != 0)
+                    .map(|x| format!("({x} >> {r}u32)")),
+                word(q + 1)
+                    .filter(|_| mask & !low != 0)
+                    .map(|x| format!("({x} << {}u32)", 64 - r)),
             ]
             .into_iter()
             .flatten()
@@ -79,17 +88,19 @@ impl<'a> Layout<'a> {
     }
 
     /// Word `w` of an instance shape's AND (see [`Shape`]): each literal's array read
-    /// `distance - offset` bits further on, negated where the literal is negative.
+    /// `distance - offset` bits further on, negated where the literal is negative
+    /// (only the bits under `mask` matter).
     pub(super) fn shape_word(
         &self,
         shape: &[(&'static str, bool, isize)],
         w: usize,
         offset: isize,
+        mask: u64,
     ) -> String {
         let parts: Vec<String> = shape
             .iter()
             .map(|&(array, positive, delta)| {
-                let read = self.shifted_word(array, w, delta - offset);
+                let read = self.shifted_word(array, w, delta - offset, mask);
                 if positive { read } else { format!("!{read}") }
             })
             .collect();
@@ -188,7 +199,7 @@ impl<'a> Layout<'a> {
                     let mut parts: Vec<String> = shape
                         .iter()
                         .map(|&(array, positive, delta)| {
-                            let read = self.shifted_word(array, w, delta);
+                            let read = self.shifted_word(array, w, delta, masks[w]);
                             if positive { read } else { format!("!{read}") }
                         })
                         .collect();

@@ -55,7 +55,8 @@ pub(super) fn family_key(
 
 /// Finds the families among the atoms not placed yet of the state's and the goals'
 /// cones (see [`Family`]), those reading earlier families after them, and places
-/// them in `d` from bit `d_bits` on.
+/// them in `d` from bit `d_bits` on. The atoms of `legal` are left to
+/// `Placing::legal_moves`, which places them in move order.
 pub(super) fn families(
     g: &Grounding,
     by_head: &[Vec<&Instance>],
@@ -63,6 +64,7 @@ pub(super) fn families(
     d_bits: &mut usize,
     order: &[(Vec<AtomId>, bool)],
     cones: &[&[bool]; 2],
+    legal: Option<RelationId>,
 ) -> Vec<Family> {
     type Key = (RelationId, bool, &'static str, Vec<Shape>);
     let mut families = Vec::new();
@@ -78,7 +80,7 @@ pub(super) fn families(
                 let Some(goals) = (0..2).find(|&c| cones[c][i]).map(|c| c == 1) else {
                     continue;
                 };
-                if places[i] != Place::Never {
+                if places[i] != Place::Never || Some(g.atoms[i].relation) == legal {
                     continue;
                 }
                 let Some((array, anchor, signature)) = family_key(&by_head[i], places, &placed)

@@ -24,8 +24,8 @@ impl<'a> Layout<'a> {
         // Evaluation order: strongly connected components of the ground dependencies.
         let order = g.evaluation_order(ir);
         let cones = placing.cones(&by_head);
-        // Bits of `d`: legal moves per role in move order, terminal, goals, the rest.
-        let legal_bits = placing.legal_moves(&role_moves);
+        // Bits of `d`: terminal, goals, families, legal moves per role in move order
+        // (mirroring what they read), the rest.
         let terminal_bit = placing.terminal();
         let goals = placing.goals()?;
         // Percepts: bits of `m` first.
@@ -38,7 +38,9 @@ impl<'a> Layout<'a> {
             &mut placing.d_bits,
             &order,
             &[&cones.state, &cones.goal],
+            placing.legal_rel,
         );
+        let legal_words = placing.legal_moves(&role_moves, &by_head);
         placing.shared_conjunctions(&cones);
         placing.the_rest(&order, &cones);
         let Placing {
@@ -56,7 +58,7 @@ impl<'a> Layout<'a> {
             moves,
             role_moves,
             percepts,
-            legal_bits,
+            legal_words,
             terminal_bit,
             goals,
             sees,
@@ -380,9 +382,27 @@ impl<'a> Placing<'a> {
             })
             .collect();
         keyed.sort_by(|a, b| layout_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1)));
-        let fluents = keyed;
-        for (bit, &(_, _, a)) in fluents.iter().enumerate() {
+        // A board (the fluents of one symbol that differ only in their coordinates)
+        // that fits a word starts a word rather than straddle two, when that takes no
+        // more words of state: its lines are then shifts of one word.
+        let boards: Vec<Option<(crate::ir::SymbolId, Vec<crate::ir::Term>)>> = keyed
+            .iter()
+            .map(|(key, _, _)| {
+                let flags = &coordinates[&(key.symbol, key.args.len())];
+                let outer = flags.iter().filter(|&&c| !c).count();
+                (outer < key.args.len()).then(|| (key.symbol, key.args[..outer].to_vec()))
+            })
+            .collect();
+        let bits = board_bits(&boards);
+        let bits = if words(bits.last().map_or(0, |b| b + 1)) == words(keyed.len()) {
+            bits
+        } else {
+            (0..keyed.len()).collect()
+        };
+        let mut texts = vec![String::new(); bits.last().map_or(0, |b| b + 1)];
+        for ((_, text, a), &bit) in keyed.into_iter().zip(&bits) {
             self.places[a as usize] = Place::State(bit);
+            texts[bit] = text;
         }
         let init: Vec<usize> = self
             .g
@@ -393,7 +413,7 @@ impl<'a> Placing<'a> {
                 _ => unreachable!("initial fluents are fluents"),
             })
             .collect();
-        Ok((fluents.into_iter().map(|f| f.1).collect(), init))
+        Ok((texts, init))
     }
 
     /// Per fluent symbol (and arity), which of its columns are *coordinates*: every
@@ -614,10 +634,21 @@ impl<'a> Placing<'a> {
         Cones { moves, state, goal }
     }
 
-    /// Places each role's legal moves as bits of `d` in move order (a bit for every
-    /// move, legal or not): where each role's bits start.
-    fn legal_moves(&mut self, role_moves: &[u32]) -> Vec<usize> {
-        let mut legal_bits = Vec::with_capacity(self.ir.roles.len());
+    /// Places each role's legal moves as bits of `d` in move order, a bit for every
+    /// move (legal or not), and returns per role the words of `d` they occupy with
+    /// the mask of their bits there (see `GroundRules::LEGAL_WORDS`).
+    ///
+    /// Consecutive moves that read the same bits but for some at one distance further
+    /// on (a mark on the next blank square, a step from the next square: see
+    /// [`legal_runs`]) are a *run*, placed with the holes of what they read: the
+    /// run's bits lie at one distance from those literals, so its moves are computed
+    /// as one shifted word under their common guard. A role whose bits fit one word
+    /// starts on a fresh word when they would straddle two.
+    fn legal_moves(
+        &mut self,
+        role_moves: &[u32],
+        by_head: &[Vec<&Instance>],
+    ) -> Vec<Vec<(usize, u64)>> {
         let mut legal_of_move: BTreeMap<u32, AtomId> = BTreeMap::new();
         for a in self.of_rel(self.legal_rel) {
             if let Some(does) = self.g.input_of[a as usize]
@@ -626,16 +657,52 @@ impl<'a> Placing<'a> {
                 legal_of_move.insert(mv, a);
             }
         }
+        let mut legal_words = Vec::with_capacity(self.ir.roles.len());
         for r in 0..self.ir.roles.len() {
-            legal_bits.push(self.d_bits);
-            for mv in role_moves[r]..role_moves[r + 1] {
-                if let Some(&a) = legal_of_move.get(&mv) {
-                    self.places[a as usize] = Place::D(self.d_bits);
-                }
-                self.d_bits += 1;
+            let atoms: Vec<Option<AtomId>> = (role_moves[r]..role_moves[r + 1])
+                .map(|mv| legal_of_move.get(&mv).copied())
+                .collect();
+            let bodies: Vec<Option<Vec<LiteralBit>>> = atoms
+                .iter()
+                .map(|a| a.and_then(|a| self.placed_body(&by_head[a as usize])))
+                .collect();
+            let offsets = legal_offsets(&bodies);
+            let span = offsets.last().map_or(0, |&o| o + 1);
+            if span <= 64 && self.d_bits % 64 + span > 64 {
+                self.d_bits = self.d_bits.next_multiple_of(64);
             }
+            let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
+            for (a, offset) in atoms.into_iter().zip(offsets) {
+                let bit = self.d_bits + offset;
+                if let Some(a) = a {
+                    self.places[a as usize] = Place::D(bit);
+                }
+                *masks.entry(bit / 64).or_default() |= 1 << (bit % 64);
+            }
+            self.d_bits += span;
+            legal_words.push(masks.into_iter().collect());
         }
-        legal_bits
+        legal_words
+    }
+
+    /// The literals of an atom with one instance, each as its array, polarity and
+    /// bit, sorted; `None` unless every literal is placed in `s` or `d`.
+    fn placed_body(&self, instances: &[&Instance]) -> Option<Vec<LiteralBit>> {
+        let [instance] = instances else { return None };
+        let mut body: Vec<LiteralBit> = instance
+            .body
+            .iter()
+            .map(|&l| {
+                let positive = matches!(l, Literal::Pos(_));
+                match self.places[l.atom() as usize] {
+                    Place::State(bit) => Some(("s", positive, bit)),
+                    Place::D(bit) => Some(("d", positive, bit)),
+                    _ => None,
+                }
+            })
+            .collect::<Option<_>>()?;
+        body.sort_unstable();
+        Some(body)
     }
 
     /// Places `terminal` as a bit of `d`: its bit, if the game has it.
@@ -747,5 +814,166 @@ impl<'a> Placing<'a> {
                 }
             }
         }
+    }
+}
+
+/// A literal of a placed atom: its array (`s` or `d`), polarity and bit.
+type LiteralBit = (&'static str, bool, usize);
+
+/// The offset of each of a role's moves from the first of its bits in `d`, given
+/// what each move's legal atom reads (`None`: no single instance over placed atoms).
+///
+/// Moves are split into runs ([`legal_runs`]); a run's moves lie at the distances of
+/// what they read, holes kept, when the run spans at most a word or twice its moves;
+/// every other move takes the next bit.
+fn legal_offsets(bodies: &[Option<Vec<LiteralBit>>]) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(bodies.len());
+    let mut next = 0;
+    for run in legal_runs(bodies) {
+        let span = run.last().map_or(0, |&d| d + 1);
+        if run.len() >= 2 && span <= (2 * run.len()).max(64) {
+            offsets.extend(run.iter().map(|&d| next + d));
+            next += span;
+        } else {
+            offsets.extend((0..run.len()).map(|k| next + k));
+            next += run.len();
+        }
+    }
+    offsets
+}
+
+/// Splits a role's moves (in move order, by what their legal atoms read) into runs:
+/// each move after the first of a run reads what the one before reads, but for some
+/// literals each one distance further on in the same array with the same polarity
+/// (the literals both read are the run's common guard). Returns per run each move's
+/// distance from the run's first.
+fn legal_runs(bodies: &[Option<Vec<LiteralBit>>]) -> Vec<Vec<usize>> {
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for (i, body) in bodies.iter().enumerate() {
+        let step = match (i.checked_sub(1).and_then(|p| bodies[p].as_ref()), body) {
+            (Some(before), Some(body)) => step_between(before, body),
+            _ => None,
+        };
+        match (step, runs.last_mut()) {
+            (Some(step), Some(run)) => {
+                let last = *run.last().expect("a run has a move");
+                run.push(last + step);
+            }
+            _ => runs.push(vec![0]),
+        }
+    }
+    runs
+}
+
+/// The distance by which `after` reads what `before` reads one step further on: the
+/// literals not in both, paired in order, each in the same array with the same
+/// polarity and `after`'s at one positive distance from `before`'s.
+fn step_between(before: &[LiteralBit], after: &[LiteralBit]) -> Option<usize> {
+    let only = |x: &[LiteralBit], y: &[LiteralBit]| -> Vec<LiteralBit> {
+        x.iter().filter(|l| !y.contains(l)).copied().collect()
+    };
+    let (was, is) = (only(before, after), only(after, before));
+    if was.is_empty() || was.len() != is.len() {
+        return None;
+    }
+    let mut step = None;
+    for (w, i) in was.iter().zip(&is) {
+        if (w.0, w.1) != (i.0, i.1) || i.2 <= w.2 || step.is_some_and(|s| s != i.2 - w.2) {
+            return None;
+        }
+        step = Some(i.2 - w.2);
+    }
+    step
+}
+
+/// The bit of each fluent, in layout order, given each one's board (`None`: not on
+/// one; consecutive fluents of one board share it): one after the other, but a board
+/// of at most 64 fluents that would straddle two words starts the next word.
+fn board_bits<B: PartialEq>(boards: &[Option<B>]) -> Vec<usize> {
+    let mut bits = Vec::with_capacity(boards.len());
+    let mut next = 0;
+    let mut i = 0;
+    while i < boards.len() {
+        let size = match &boards[i] {
+            Some(board) => boards[i..]
+                .iter()
+                .take_while(|b| b.as_ref() == Some(board))
+                .count(),
+            None => 1,
+        };
+        if size <= 64 && next % 64 + size > 64 {
+            next = next.next_multiple_of(64);
+        }
+        bits.extend(next..next + size);
+        next += size;
+        i += size;
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Marks on blank squares every third bit under one control fluent: one run,
+    /// mirrored; a `noop` under the other control fluent starts its own.
+    #[test]
+    fn moves_reading_one_step_further_on_are_a_run_with_holes() {
+        let mark = |square: usize| Some(vec![("s", true, 3 * square), ("s", true, 28)]);
+        let mut bodies = vec![Some(vec![("s", true, 27)])];
+        bodies.extend((0..9).map(mark));
+        assert_eq!(
+            legal_runs(&bodies),
+            vec![vec![0], (0..9).map(|k| 3 * k).collect()]
+        );
+        assert_eq!(
+            legal_offsets(&bodies),
+            std::iter::once(0)
+                .chain((0..9).map(|k| 1 + 3 * k))
+                .collect::<Vec<_>>()
+        );
+        // A move reading nothing placed, or another array, polarity or distance,
+        // ends a run.
+        assert_eq!(step_between(&[("s", true, 3)], &[("s", false, 6)]), None);
+        assert_eq!(step_between(&[("s", true, 3)], &[("d", true, 6)]), None);
+        assert_eq!(
+            step_between(
+                &[("s", true, 3), ("s", true, 4)],
+                &[("s", true, 5), ("s", true, 7)]
+            ),
+            None
+        );
+        assert_eq!(step_between(&[("s", true, 3)], &[("s", true, 3)]), None);
+        assert_eq!(
+            legal_runs(&[mark(0), None, mark(1)]),
+            vec![vec![0], vec![0], vec![0]]
+        );
+    }
+
+    /// A run whose holes would more than double it (and take more than a word) is
+    /// placed bit after bit.
+    #[test]
+    fn sparse_runs_take_one_bit_a_move() {
+        let far = |k: usize| Some(vec![("s", true, 100 * k)]);
+        let bodies: Vec<_> = (0..3).map(far).collect();
+        assert_eq!(legal_offsets(&bodies), vec![0, 1, 2]);
+        let near: Vec<_> = (0..3).map(|k| Some(vec![("d", false, 6 * k)])).collect();
+        assert_eq!(legal_offsets(&near), vec![0, 6, 12]);
+    }
+
+    /// Boards of 42 cells: the second starts the next word rather than straddle.
+    #[test]
+    fn a_board_that_fits_a_word_starts_one_rather_than_straddle() {
+        let mut boards: Vec<Option<u8>> = vec![Some(0); 42];
+        boards.extend(vec![Some(1); 42]);
+        boards.extend([None, None]);
+        let bits = board_bits(&boards);
+        assert_eq!(bits[41], 41);
+        assert_eq!(bits[42], 64);
+        assert_eq!(bits[83], 105);
+        assert_eq!(&bits[84..], &[106, 107]);
+        // A board larger than a word is not moved.
+        let big = vec![Some(0u8); 100];
+        assert_eq!(board_bits(&big), (0..100).collect::<Vec<_>>());
     }
 }

@@ -7,15 +7,19 @@
 //!   (`layout_order`: along the chains the game defines, so a board's neighbours lie at
 //!   one distance whatever the coordinates are called) with each fluent's coordinate
 //!   columns (chain constants) last, whatever order they were written in: one board
-//!   per piece and colour, so a step or a line is one shift of a word;
+//!   per piece and colour, so a step or a line is one shift of a word; a board that
+//!   fits a word starts one rather than straddle two, when that takes no more words
+//!   (the bits between are unused, their `FLUENTS` texts empty);
 //! - **moves**: every role's possible moves numbered in one range per role, by
 //!   *shape* (what their legal instances read, relative to the board bit they start
 //!   from: one direction of step), then by that bit, then in layout order, so a
-//!   legal-move list is the set bits of one range of `d` and a direction's moves are
-//!   the board shifted, computed a word at a time;
-//! - **`d`**: the state-dependent atoms — each role's legal moves first (in move
-//!   order), then `terminal`, the goals, and every intermediate atom an entry point
-//!   needs, in evaluation order;
+//!   direction's moves are the board shifted, computed a word at a time;
+//! - **`d`**: the state-dependent atoms — `terminal`, the goals, the word-parallel
+//!   families, then each role's legal moves in move order, a run of moves that read
+//!   the same but one step further on placed with the holes of what they read (see
+//!   `Placing::legal_moves`: the run is one masked word, and `LEGAL_WORDS` gives the
+//!   role's words and masks), then every intermediate atom an entry point needs, in
+//!   evaluation order;
 //! - **`m`**: the move-dependent atoms — the percepts first, then the intermediates.
 //!
 //! Each atom is computed once, dependencies first, as one branch-free expression: the
@@ -767,7 +771,8 @@ struct Layout<'a> {
     moves: Vec<String>,
     role_moves: Vec<u32>,
     percepts: Vec<String>,
-    legal_bits: Vec<usize>,
+    /// Per role, the words of `d` holding its moves' legality and their masks.
+    legal_words: Vec<Vec<(usize, u64)>>,
     terminal_bit: Option<usize>,
     goals: Vec<Vec<(usize, String)>>,
     sees: Vec<Vec<(usize, u32)>>,

@@ -100,7 +100,7 @@ const MOVES: &'static [&'static str] = &[{moves}];
 const ROLE_MOVES: &'static [u32] = &[{role_moves}];
 const PERCEPTS: &'static [&'static str] = &[{percepts}];
 const INIT: [u64; WORDS] = [{init}];
-const LEGAL_BITS: &'static [u32] = &[{legal_bits}];
+const LEGAL_WORDS: &'static [&'static [(u32, u64)]] = &[{legal_words}];
 const TERMINAL_BIT: Option<u32> = {terminal};
 const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[{goals}];
 const SEES: &'static [&'static [(u32, u32)]] = &[{sees}];{remembered}
@@ -120,7 +120,7 @@ fn eval_moves(s: &[u64; WORDS], d: &[u64; D_WORDS], joint: &[u32], m: &mut [u64;
             role_moves = self.role_moves.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
             percepts = string_list(&self.percepts),
             init = init.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", "),
-            legal_bits = self.legal_bits.iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
+            legal_words = slice_list(&self.legal_words, |(w, mask)| format!("({w}, {mask:#x})")),
             terminal = self.terminal_bit.map_or("None".to_owned(), |b| format!("Some({b})")),
             goals = slice_list(&self.goals, |(bit, text)| match gdlc_runtime::kif::goal_value(text) {
                 Some(value) => format!("({bit}, Ok({value}))"),

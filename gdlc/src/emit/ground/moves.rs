@@ -422,7 +422,7 @@ impl<'a> Layout<'a> {
                     continue;
                 }
                 let mask = head_mask(members.iter().map(|&(head, ..)| head));
-                let and = self.shape_word(&shape, w, 0);
+                let and = self.shape_word(&shape, w, 0, mask);
                 let _ = writeln!(out, "n[{w}] |= ({and}) & {mask:#x};");
                 out.push_str(CHUNK_MARK);
             }

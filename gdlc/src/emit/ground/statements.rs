@@ -203,7 +203,7 @@ impl<'a> Layout<'a> {
                     continue;
                 }
                 let mask = head_mask(members.iter().map(|&(head, ..)| head));
-                let and = self.shape_word(&shape, w, 0);
+                let and = self.shape_word(&shape, w, 0, mask);
                 statements.push(format!("d[{w}] |= ({and}) & {mask:#x};\n"));
             }
         }
@@ -315,7 +315,7 @@ impl<'a> Layout<'a> {
             let alternatives: Vec<String> = family
                 .shapes
                 .iter()
-                .map(|shape| format!("({})", self.shape_word(shape, w, offset)))
+                .map(|shape| format!("({})", self.shape_word(shape, w, offset, mask)))
                 .collect();
             // A word the family owns is assigned whole: `eval_state` does not clear it.
             let op = if self.owned.contains(&w) { "=" } else { "|=" };
