@@ -2084,12 +2084,7 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const INIT: [u64; WORDS] = [0xc0c0c0c0c0c0c0c0, 0x303030303030303, 0x2];
     const LEGAL_WORDS: &'static [&'static [(u32, u64)]] = &[
         &[(2, 0xbfff7f7f7f7f7f7f), (3, 0xdfdfffbfbfbfbfbf), (4, 0x3fdfdfdfdfdf)],
-        &[
-            (4, 0xdfdfc00000000000),
-            (5, 0xefefefffdfdfdfdf),
-            (6, 0xf7f7f7f7ffefefef),
-            (7, 0xff7f7f7),
-        ],
+        &[(5, 0xbfff7f7f7f7f7f7f), (6, 0xdfdfffbfbfbfbfbf), (7, 0x3fdfdfdfdfdf)],
     ];
     const TERMINAL_BIT: Option<u32> = Some(0);
     const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
@@ -2104,39 +2099,38 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         /// `occupied/2`: 64 atoms, word-parallel.
         const _: () = ();
         d[1] = ((s[0]) | (s[1])) & 0xffffffffffffffff;
-        d[7] |= ((((((s[0] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 28u32;
-        d[7] |= ((((((s[1] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 30u32;
+        d[7] |= ((((((s[0] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 46u32;
+        d[7] |= ((((((s[1] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 48u32;
         d[7]
-            |= ((!(d[7] >> 28u32) | ((((s[1] & 0x8080808080808080)) != 0) as u64)) & 1)
-                << 29u32;
+            |= ((!(d[7] >> 46u32) | ((((s[1] & 0x8080808080808080)) != 0) as u64)) & 1)
+                << 47u32;
         d[7]
-            |= ((!(d[7] >> 30u32) | ((((s[0] & 0x101010101010101)) != 0) as u64)) & 1)
-                << 31u32;
-        d[0] |= (((d[7] >> 31u32) | (d[7] >> 29u32)) & 1) << 0u32;
+            |= ((!(d[7] >> 48u32) | ((((s[0] & 0x101010101010101)) != 0) as u64)) & 1)
+                << 49u32;
+        d[0] |= (((d[7] >> 49u32) | (d[7] >> 47u32)) & 1) << 0u32;
         if (s[2] >> 1u32) & 1 != 0 {
             d[3] |= (!(d[1] << 45u32) & (s[1] << 46u32)) & 0xdfdfc00000000000;
             d[4] |= (!(d[1] >> 19u32) & (s[1] >> 18u32)) & 0x1fdfdfdfdfdf;
             d[2] |= (!(s[1] << 46u32) & (s[1] << 55u32)) & 0xbf80000000000000;
             d[3] |= (!(s[1] >> 18u32) & (s[1] >> 9u32)) & 0x3fbfbfbfbfbf;
             d[2] |= (!(s[1] >> 1u32) & (s[1] >> 8u32)) & 0x7f7f7f7f7f7f7f;
-            d[7] |= (1u64) << 27u32;
+            d[7] |= (1u64) << 45u32;
         }
         if s[2] & 1 != 0 {
-            d[6] |= (!(d[1] << 28u32) & (s[0] << 27u32)) & 0xf7f7f7f7f0000000;
-            d[7] |= (!(d[1] >> 36u32) & (s[0] >> 37u32)) & 0x7f7f7f7;
-            d[5] |= (!(s[0] << 29u32) & (s[0] << 36u32)) & 0xefefefe000000000;
-            d[6] |= (!(s[0] >> 35u32) & (s[0] >> 28u32)) & 0xfefefef;
-            d[4] |= (!(s[0] << 46u32) & (s[0] << 37u32)) & 0xdfdfc00000000000;
-            d[5] |= (!(s[0] >> 18u32) & (s[0] >> 27u32)) & 0x1fdfdfdfdf;
+            d[6] |= (!(d[1] << 46u32) & (s[0] << 45u32)) & 0xdfdfc00000000000;
+            d[7] |= (!(d[1] >> 18u32) & (s[0] >> 19u32)) & 0x1fdfdfdfdfdf;
+            d[5] |= (!(s[0] << 47u32) & (s[0] << 54u32)) & 0xbf80000000000000;
+            d[6] |= (!(s[0] >> 17u32) & (s[0] >> 10u32)) & 0x3fbfbfbfbfbf;
+            d[5] |= (!s[0] & (s[0] >> 9u32)) & 0x7f7f7f7f7f7f7f;
             d[4] |= (1u64) << 45u32;
         }
     }
     #[inline(never)]
     fn eval_goals(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-        d[0] |= (((d[7] >> 29u32)) & 1) << 4u32;
-        d[0] |= (((d[7] >> 29u32)) & 1) << 2u32;
-        d[0] |= (((d[7] >> 31u32)) & 1) << 3u32;
-        d[0] |= (((d[7] >> 31u32)) & 1) << 1u32;
+        d[0] |= (((d[7] >> 47u32)) & 1) << 4u32;
+        d[0] |= (((d[7] >> 47u32)) & 1) << 2u32;
+        d[0] |= (((d[7] >> 49u32)) & 1) << 3u32;
+        d[0] |= (((d[7] >> 49u32)) & 1) << 1u32;
     }
     #[inline(never)]
     fn eval_moves(

@@ -642,8 +642,9 @@ impl<'a> Placing<'a> {
     /// on (a mark on the next blank square, a step from the next square: see
     /// [`legal_runs`]) are a *run*, placed with the holes of what they read: the
     /// run's bits lie at one distance from those literals, so its moves are computed
-    /// as one shifted word under their common guard. A role whose bits fit one word
-    /// starts on a fresh word when they would straddle two.
+    /// as one shifted word under their common guard, as long as the role takes no
+    /// more words than one bit a move would (see [`legal_offsets`]). A role starts
+    /// on a fresh word when it would otherwise take one word more.
     fn legal_moves(
         &mut self,
         role_moves: &[u32],
@@ -668,7 +669,7 @@ impl<'a> Placing<'a> {
                 .collect();
             let offsets = legal_offsets(&bodies);
             let span = offsets.last().map_or(0, |&o| o + 1);
-            if span <= 64 && self.d_bits % 64 + span > 64 {
+            if self.d_bits % 64 + span > 64 * words(span) {
                 self.d_bits = self.d_bits.next_multiple_of(64);
             }
             let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
@@ -824,16 +825,35 @@ type LiteralBit = (&'static str, bool, usize);
 /// what each move's legal atom reads (`None`: no single instance over placed atoms).
 ///
 /// Moves are split into runs ([`legal_runs`]); a run's moves lie at the distances of
-/// what they read, holes kept, when the run spans at most a word or twice its moves;
+/// what they read, holes kept, as long as the role still fits the words its moves
+/// take one bit each (the densest runs first: a pick reads every word of the role);
 /// every other move takes the next bit.
 fn legal_offsets(bodies: &[Option<Vec<LiteralBit>>]) -> Vec<usize> {
+    let runs = legal_runs(bodies);
+    let span = |run: &Vec<usize>| run.last().map_or(0, |&d| d + 1);
+    let mut densest: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].len() >= 2).collect();
+    // By holes per move, fewest first (compared as fractions), then in move order.
+    densest.sort_by(|&a, &b| {
+        (span(&runs[a]) * runs[b].len())
+            .cmp(&(span(&runs[b]) * runs[a].len()))
+            .then(a.cmp(&b))
+    });
+    let budget = words(bodies.len()) * 64;
+    let mut total = bodies.len();
+    let mut mirrored = vec![false; runs.len()];
+    for i in densest {
+        let holes = span(&runs[i]) - runs[i].len();
+        if total + holes <= budget {
+            mirrored[i] = true;
+            total += holes;
+        }
+    }
     let mut offsets = Vec::with_capacity(bodies.len());
     let mut next = 0;
-    for run in legal_runs(bodies) {
-        let span = run.last().map_or(0, |&d| d + 1);
-        if run.len() >= 2 && span <= (2 * run.len()).max(64) {
+    for (run, mirrored) in runs.iter().zip(mirrored) {
+        if mirrored {
             offsets.extend(run.iter().map(|&d| next + d));
-            next += span;
+            next += span(run);
         } else {
             offsets.extend((0..run.len()).map(|k| next + k));
             next += run.len();
@@ -950,15 +970,34 @@ mod tests {
         );
     }
 
-    /// A run whose holes would more than double it (and take more than a word) is
-    /// placed bit after bit.
+    /// Runs keep their holes only while the role fits the words of one bit a move:
+    /// the densest first, a run too sparse for what is left bit after bit.
     #[test]
-    fn sparse_runs_take_one_bit_a_move() {
+    fn holes_take_no_more_words_than_one_bit_a_move() {
         let far = |k: usize| Some(vec![("s", true, 100 * k)]);
         let bodies: Vec<_> = (0..3).map(far).collect();
         assert_eq!(legal_offsets(&bodies), vec![0, 1, 2]);
         let near: Vec<_> = (0..3).map(|k| Some(vec![("d", false, 6 * k)])).collect();
         assert_eq!(legal_offsets(&near), vec![0, 6, 12]);
+        // 70 moves take two words (128 bits). A run of 10 drops every fifth bit (46
+        // bits, 36 of them holes) fits beside 60 contiguous moves...
+        let drops = (0..10).map(|k| Some(vec![("d", true, 5 * k)]));
+        let mut dense: Vec<_> = (0..60).map(|k| Some(vec![("s", true, k)])).collect();
+        dense.extend(drops.clone());
+        let offsets = legal_offsets(&dense);
+        assert_eq!(
+            (offsets[59], offsets[60], offsets[61], offsets[69]),
+            (59, 60, 65, 105)
+        );
+        // Beside 60 moves every second bit (119 bits, 59 holes: 129 bits in all, one
+        // too many), those go bit by bit and the drops keep their holes.
+        let mut sparse: Vec<_> = (0..60).map(|k| Some(vec![("s", true, 2 * k)])).collect();
+        sparse.extend(drops);
+        let offsets = legal_offsets(&sparse);
+        assert_eq!(
+            (offsets[1], offsets[59], offsets[60], offsets[69]),
+            (1, 59, 60, 105)
+        );
     }
 
     /// Boards of 42 cells: the second starts the next word rather than straddle.
