@@ -669,7 +669,7 @@ impl<'a> Placing<'a> {
                 .collect();
             let offsets = legal_offsets(&bodies);
             let span = offsets.last().map_or(0, |&o| o + 1);
-            if self.d_bits % 64 + span > 64 * words(span) {
+            if span > 0 && self.d_bits % 64 + span > 64 * words(span) {
                 self.d_bits = self.d_bits.next_multiple_of(64);
             }
             let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
