@@ -66,6 +66,33 @@ pub trait Game {
         }
         Some(scratch[pick(scratch.len())])
     }
+    /// One step of a random playout from `state`: [`RandomStep::Terminal`] if it is
+    /// terminal; else every role's [`Self::random_legal_move`] with `pick` (in role
+    /// order), written into `joint`, and the state that follows. Reasoners that
+    /// evaluate a state once for all of it override it; the result must not differ from
+    /// this default.
+    fn random_step(
+        &mut self,
+        state: &Self::State,
+        joint: &mut Vec<Self::Move>,
+        scratch: &mut Vec<Self::Move>,
+        mut pick: impl FnMut(usize) -> usize,
+    ) -> RandomStep<Self::State>
+    where
+        Self: Sized,
+    {
+        if self.is_terminal(state) {
+            return RandomStep::Terminal;
+        }
+        joint.clear();
+        for role in 0..self.num_roles() {
+            match self.random_legal_move(state, role, scratch, &mut pick) {
+                Some(mv) => joint.push(mv),
+                None => return RandomStep::NoLegalMove(role),
+            }
+        }
+        RandomStep::Next(self.next_state(state, joint))
+    }
     /// The state that follows `state` when the roles play `joint` (one move per role, in
     /// role order). The caller is responsible for passing legal moves.
     fn next_state(&mut self, state: &Self::State, joint: &[Self::Move]) -> Self::State;
@@ -117,6 +144,17 @@ pub trait Game {
                 text: wanted,
             })
     }
+}
+
+/// What one step of a random playout found ([`Game::random_step`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RandomStep<S> {
+    /// The state is terminal: nothing was played.
+    Terminal,
+    /// Every role played its pick; the state that follows.
+    Next(S),
+    /// This role has no legal move in the non-terminal state.
+    NoLegalMove(RoleIndex),
 }
 
 /// Why a goal value could not be given.

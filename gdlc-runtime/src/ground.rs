@@ -25,7 +25,7 @@
 use crate::bits::{Bits, select};
 // Also public here, where they were first: the bit-word helpers and the random picks.
 pub use crate::bits::{bit, count_ones, nth_one, push_masked, push_ones, rank_in};
-use crate::game::{Game, GoalError, RoleIndex, StateError};
+use crate::game::{Game, GoalError, RandomStep, RoleIndex, StateError};
 use crate::kif;
 pub use crate::pick::{
     listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_masked, pick_one_of,
@@ -199,6 +199,26 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
             self.cached = Cached::State;
         }
     }
+
+    /// Role `role`'s random pick from the atoms of the loaded state (see
+    /// [`Game::random_legal_move`]).
+    #[inline]
+    fn pick_loaded(&self, role: RoleIndex, pick: impl FnOnce(usize) -> usize) -> Option<u32> {
+        let base = R::ROLE_MOVES[role];
+        if let [(w, mask)] = *R::LEGAL_WORDS[role] {
+            // A role's moves in one word: count its bits and select the picked one in
+            // place — the move listed at that index, without listing them (pushing
+            // every legal move into `scratch` cost more than the rest of connect
+            // four's step together).
+            let window = self.d[w as usize] & mask;
+            let n = window.count_ones() as usize;
+            if n == 0 {
+                return None;
+            }
+            return Some(base + rank_in(mask, select(window, pick(n) as u32)));
+        }
+        pick_one_masked(&self.d, R::LEGAL_WORDS[role], pick).map(|k| base + k)
+    }
 }
 
 impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Game
@@ -239,20 +259,32 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Ga
         pick: impl FnOnce(usize) -> usize,
     ) -> Option<u32> {
         self.load(&state.0);
-        let base = R::ROLE_MOVES[role];
-        if let [(w, mask)] = *R::LEGAL_WORDS[role] {
-            // A role's moves in one word: count its bits and select the picked one in
-            // place — the move listed at that index, without listing them (pushing
-            // every legal move into `scratch` cost more than the rest of connect
-            // four's step together).
-            let window = self.d[w as usize] & mask;
-            let n = window.count_ones() as usize;
-            if n == 0 {
-                return None;
-            }
-            return Some(base + rank_in(mask, select(window, pick(n) as u32)));
+        self.pick_loaded(role, pick)
+    }
+
+    fn random_step(
+        &mut self,
+        state: &Bits<W>,
+        joint: &mut Vec<u32>,
+        _scratch: &mut Vec<u32>,
+        mut pick: impl FnMut(usize) -> usize,
+    ) -> RandomStep<Bits<W>> {
+        // The state's atoms once for its terminal flag, every role's pick and the next
+        // state (each query alone compares the state with the cached one).
+        self.load(&state.0);
+        if R::TERMINAL_BIT.is_some_and(|b| bit(&self.d, b as usize)) {
+            return RandomStep::Terminal;
         }
-        pick_one_masked(&self.d, R::LEGAL_WORDS[role], pick).map(|k| base + k)
+        joint.clear();
+        for role in 0..R::ROLES.len() {
+            match self.pick_loaded(role, &mut pick) {
+                Some(mv) => joint.push(mv),
+                None => return RandomStep::NoLegalMove(role),
+            }
+        }
+        let mut next = [0; W];
+        R::eval_moves(&state.0, &self.d, joint, &mut self.m, &mut next);
+        RandomStep::Next(Bits(next))
     }
 
     fn next_state(&mut self, state: &Bits<W>, joint: &[u32]) -> Bits<W> {

@@ -26,7 +26,7 @@ pub mod verify;
 
 pub use compiled::text_order;
 
-pub use game::{Game, GoalError, HeldGoals, MoveError, RoleIndex, StateError};
+pub use game::{Game, GoalError, HeldGoals, MoveError, RandomStep, RoleIndex, StateError};
 pub use perft::perft;
 pub use playout::{Playout, PlayoutError, PlayoutOptions, random_playout, random_playout_from};
 pub use simulate::{SimulationReport, simulate_for};

@@ -8,7 +8,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::game::{Game, GoalError, RoleIndex};
+use crate::game::{Game, GoalError, RandomStep, RoleIndex};
 
 /// Settings of a random playout.
 #[derive(Clone, Copy, Debug)]
@@ -107,8 +107,7 @@ impl<M: Copy> Stepper<M> {
         self.joint.clear();
         for role in 0..game.num_roles() {
             let rng = &mut self.rng;
-            let pick = |n: usize| rng.random_range(0..n);
-            match game.random_legal_move(state, role, &mut self.legal, pick) {
+            match game.random_legal_move(state, role, &mut self.legal, |n| pick(rng, n)) {
                 Some(mv) => self.joint.push(mv),
                 None => return Err(role),
             }
@@ -126,19 +125,34 @@ impl<M: Copy> Stepper<M> {
         mut on_step: impl FnMut(&[M]),
     ) -> Result<G::State, PlayoutError> {
         let mut steps = 0;
-        while !game.is_terminal(&state) {
+        loop {
             if steps == max_steps {
-                return Err(PlayoutError::StepLimit(steps));
+                return if game.is_terminal(&state) {
+                    Ok(state)
+                } else {
+                    Err(PlayoutError::StepLimit(steps))
+                };
             }
-            state = self
-                .step(game, &state)
-                .map_err(|role| PlayoutError::NoLegalMove {
-                    role: game.role_name(role).to_owned(),
-                    step: steps,
-                })?;
+            let rng = &mut self.rng;
+            match game.random_step(&state, &mut self.joint, &mut self.legal, |n| pick(rng, n)) {
+                RandomStep::Terminal => return Ok(state),
+                RandomStep::Next(next) => state = next,
+                RandomStep::NoLegalMove(role) => {
+                    return Err(PlayoutError::NoLegalMove {
+                        role: game.role_name(role).to_owned(),
+                        step: steps,
+                    });
+                }
+            }
             on_step(&self.joint);
             steps += 1;
         }
-        Ok(state)
     }
+}
+
+/// A uniformly random index below `n` (`n ≥ 1`); one legal move (a role out of turn)
+/// needs no draw.
+#[inline]
+fn pick(rng: &mut Pcg64Mcg, n: usize) -> usize {
+    if n == 1 { 0 } else { rng.random_range(0..n) }
 }

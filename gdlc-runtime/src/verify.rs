@@ -1,7 +1,8 @@
 //! Differential checking of two reasoners of the same game: perft, and along seeded
 //! random playouts the full legal-move sets, terminal flags, goal values, percepts and
 //! next states, all compared as sets of canonical KIF text, and the candidate's random
-//! pick (`Game::random_legal_move`, what its playouts use) against its own list. The
+//! pick (`Game::random_legal_move`) and whole random step (`Game::random_step`), what
+//! its playouts use, against its own list and next state. The
 //! playouts are the candidate's: each step picks the seeded index of the candidate's
 //! list, in the candidate's own order (reasoners may list moves in different orders,
 //! see [`Game::legal_moves`]), and the reference plays the move of the same text. The
@@ -12,7 +13,7 @@ use std::fmt;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::game::{Game, RoleIndex};
+use crate::game::{Game, RandomStep, RoleIndex};
 use crate::perft::perft;
 
 /// What to compare.
@@ -81,6 +82,10 @@ struct Pair<'a, R: Game, C: Game> {
     /// The joint move of the step, in each reasoner's terms.
     joint_r: Vec<R::Move>,
     joint_c: Vec<C::Move>,
+    /// Each role's seeded index into the candidate's list, this step.
+    picks: Vec<usize>,
+    /// The joint move of the candidate's own random step.
+    joint_step: Vec<C::Move>,
 }
 
 impl<'a, R: Game, C: Game> Pair<'a, R, C> {
@@ -114,6 +119,8 @@ impl<'a, R: Game, C: Game> Pair<'a, R, C> {
             percepts_c: Vec::new(),
             joint_r: Vec::with_capacity(roles),
             joint_c: Vec::with_capacity(roles),
+            picks: Vec::with_capacity(roles),
+            joint_step: Vec::with_capacity(roles),
         })
     }
 
@@ -147,15 +154,24 @@ impl<'a, R: Game, C: Game> Pair<'a, R, C> {
             let at = Step { seed, step };
             states += 1;
             let terminal = self.same_state(&state_r, &state_c, at)?;
-            if terminal || step == max_steps {
+            if terminal {
+                self.same_random_step(&state_c, RandomStep::Terminal, at)?;
                 break;
             }
+            if step == max_steps {
+                break;
+            }
+            self.picks.clear();
             if !self.joint_moves(&state_r, &state_c, &mut rng, at)? {
+                let role = self.picks.len();
+                self.same_random_step(&state_c, RandomStep::NoLegalMove(role), at)?;
                 break;
             }
             self.same_percepts(&state_r, &state_c, at)?;
             state_r = self.reference.next_state(&state_r, &self.joint_r);
-            state_c = self.candidate.next_state(&state_c, &self.joint_c);
+            let next_c = self.candidate.next_state(&state_c, &self.joint_c);
+            self.same_random_step(&state_c, RandomStep::Next(next_c.clone()), at)?;
+            state_c = next_c;
         }
         Ok(states)
     }
@@ -253,6 +269,7 @@ impl<'a, R: Game, C: Game> Pair<'a, R, C> {
         }
         let pick = rng.random_range(0..self.moves_c.len());
         self.same_random_pick(state_c, role, pick, at)?;
+        self.picks.push(pick);
         // The sets are equal, so the reference lists the candidate's pick.
         let Some(played_r) = listed_r.iter().position(|t| *t == listed_c[pick]) else {
             return Err(format!("{at}: `{}` is not listed", listed_c[pick]));
@@ -286,6 +303,50 @@ impl<'a, R: Game, C: Game> Pair<'a, R, C> {
                 picked.map(|m| self.candidate.move_to_kif(m)),
                 self.candidate.move_to_kif(listed[pick]),
                 listed.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks the candidate's whole random step (`Game::random_step`, what its playouts
+    /// use), given the step's seeded indices: that it finds what the queries one by one
+    /// found (`expected`), and plays the step's joint move.
+    fn same_random_step(
+        &mut self,
+        state_c: &C::State,
+        expected: RandomStep<C::State>,
+        at: Step,
+    ) -> Result<(), String> {
+        let mut picks = self.picks.iter();
+        let got =
+            self.candidate
+                .random_step(state_c, &mut self.joint_step, &mut self.scratch, |n| {
+                    picks.next().map_or(0, |&k| k.min(n.saturating_sub(1)))
+                });
+        let describe = |step: &RandomStep<C::State>, game: &C| match step {
+            RandomStep::Terminal => "terminal".to_owned(),
+            RandomStep::NoLegalMove(role) => format!("no legal move of {}", game.role_name(*role)),
+            RandomStep::Next(next) => format!("next state {}", game.state_to_kif(next).join(" ")),
+        };
+        if got != expected {
+            return Err(format!(
+                "{at}: random step: {}, where the queries one by one give {}",
+                describe(&got, self.candidate),
+                describe(&expected, self.candidate)
+            ));
+        }
+        if matches!(got, RandomStep::Next(_)) && self.joint_step != self.joint_c {
+            let texts = |joint: &[C::Move]| {
+                joint
+                    .iter()
+                    .map(|&m| self.candidate.move_to_kif(m))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            return Err(format!(
+                "{at}: random step played {}, the seeded picks are {}",
+                texts(&self.joint_step),
+                texts(&self.joint_c)
             ));
         }
         Ok(())

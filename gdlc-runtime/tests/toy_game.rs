@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use gdlc_runtime::{
-    CompareOptions, Game, GoalError, MoveError, PlayoutError, PlayoutOptions, RoleIndex,
-    StateError, compare, perft, random_playout, simulate_for,
+    CompareOptions, Game, GoalError, MoveError, PlayoutError, PlayoutOptions, RandomStep,
+    RoleIndex, StateError, compare, perft, random_playout, simulate_for,
 };
 
 /// A two-role counter; `stuck_at` makes role `b` moveless in that state.
@@ -232,4 +232,98 @@ fn compare_accepts_another_order_and_finds_another_set() {
 fn perft_figures(game: &mut Counter, depth: u32) -> Vec<u64> {
     let start = game.initial_state();
     (1..=depth).map(|d| perft(game, &start, d)).collect()
+}
+
+/// The counter with a random step of its own that plays role `a`'s first move whatever
+/// the pick: a fused step that disagrees with the queries one by one.
+struct FirstMoveStep(Counter);
+
+impl Game for FirstMoveStep {
+    type State = u8;
+    type Move = u8;
+    type Percept = u8;
+
+    fn num_roles(&self) -> usize {
+        self.0.num_roles()
+    }
+    fn role_name(&self, role: RoleIndex) -> &str {
+        self.0.role_name(role)
+    }
+    fn initial_state(&mut self) -> u8 {
+        self.0.initial_state()
+    }
+    fn is_terminal(&mut self, state: &u8) -> bool {
+        self.0.is_terminal(state)
+    }
+    fn legal_moves(&mut self, state: &u8, role: RoleIndex, out: &mut Vec<u8>) {
+        self.0.legal_moves(state, role, out)
+    }
+    fn random_step(
+        &mut self,
+        state: &u8,
+        joint: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+        mut pick: impl FnMut(usize) -> usize,
+    ) -> RandomStep<u8> {
+        match self.0.random_step(state, joint, scratch, &mut pick) {
+            RandomStep::Next(_) => {
+                joint[0] = 0;
+                RandomStep::Next(self.0.next_state(state, joint))
+            }
+            other => other,
+        }
+    }
+    fn next_state(&mut self, state: &u8, joint: &[u8]) -> u8 {
+        self.0.next_state(state, joint)
+    }
+    fn goal(&mut self, state: &u8, role: RoleIndex) -> Result<u8, GoalError> {
+        self.0.goal(state, role)
+    }
+    fn sees(&mut self, state: &u8, joint: &[u8], role: RoleIndex, out: &mut Vec<u8>) {
+        self.0.sees(state, joint, role, out)
+    }
+    fn move_to_kif(&self, mv: u8) -> String {
+        self.0.move_to_kif(mv)
+    }
+    fn percept_to_kif(&self, percept: u8) -> String {
+        self.0.percept_to_kif(percept)
+    }
+    fn state_to_kif(&self, state: &u8) -> Vec<String> {
+        self.0.state_to_kif(state)
+    }
+    fn state_from_kif(&mut self, fluents: &[&str]) -> Result<u8, StateError> {
+        self.0.state_from_kif(fluents)
+    }
+}
+
+/// The fused random step (what playouts use) is checked against the queries one by one:
+/// the default agrees, on a terminal state and a moveless role too; an override that
+/// plays other moves than the picks is found.
+#[test]
+fn compare_checks_the_whole_random_step() {
+    let options = CompareOptions {
+        perft_depth: 0,
+        playouts: 20,
+        max_steps: 10,
+        seed: 1,
+    };
+    let mut reference = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
+    let mut stuck = Counter {
+        stuck_at: Some(1),
+        reversed: false,
+    };
+    let mut stuck_too = Counter {
+        stuck_at: Some(1),
+        reversed: false,
+    };
+    compare(&mut stuck, &mut stuck_too, options).expect("the default step agrees");
+    let mut first_move = FirstMoveStep(Counter {
+        stuck_at: None,
+        reversed: false,
+    });
+    let difference = compare(&mut reference, &mut first_move, options).expect_err("differ");
+    assert!(difference.contains("random step"), "{difference}");
 }
