@@ -22,13 +22,14 @@
 //! A state given as text must consist of reachable fluents: the ground rules are only
 //! correct on those (any other fluent is "not a fluent of this game").
 
-use crate::bits::{Bits, select};
+use crate::bits::Bits;
 // Also public here, where they were first: the bit-word helpers and the random picks.
 pub use crate::bits::{bit, count_ones, nth_one, push_masked, push_ones, rank_in};
 use crate::game::{Game, GoalError, RandomStep, RoleIndex, StateError};
 use crate::kif;
 pub use crate::pick::{
-    listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_masked, pick_one_of,
+    MoveBits, listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_masked,
+    pick_one_of,
 };
 
 /// The generated half of a ground reasoner: constant tables and three evaluation
@@ -55,7 +56,9 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     /// of the masks (word by word, low bits first) is the role's `k`-th move. The bits
     /// mirror what the moves read, with holes between (a move reading the square at
     /// bit `b` of the state at bit `b` plus a constant), so that a direction's moves
-    /// are computed as one word.
+    /// are computed as one word. The holes, the bits between a role's first and last
+    /// move's that are not its moves', are never set: a random pick counts the range
+    /// whole ([`MoveBits`]).
     const LEGAL_WORDS: &'static [&'static [(u32, u64)]];
     /// The bit of `d` holding `terminal` (`None`: never terminal).
     const TERMINAL_BIT: Option<u32>;
@@ -150,6 +153,8 @@ pub struct Ground<R, const W: usize, const D: usize, const M: usize> {
     d: [u64; D],
     m: [u64; M],
     goal_memo: GoalMemo<W>,
+    /// Each role's [`GroundRules::LEGAL_WORDS`] by shape, for its random picks.
+    move_bits: Box<[MoveBits]>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -173,6 +178,7 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
                 off: !R::GOALS_REMEMBERED,
                 ..GoalMemo::default()
             },
+            move_bits: R::LEGAL_WORDS.iter().map(|m| MoveBits::of(m)).collect(),
             rules: std::marker::PhantomData,
         }
     }
@@ -204,20 +210,8 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
     /// [`Game::random_legal_move`]).
     #[inline]
     fn pick_loaded(&self, role: RoleIndex, pick: impl FnOnce(usize) -> usize) -> Option<u32> {
-        let base = R::ROLE_MOVES[role];
-        if let [(w, mask)] = *R::LEGAL_WORDS[role] {
-            // A role's moves in one word: count its bits and select the picked one in
-            // place — the move listed at that index, without listing them (pushing
-            // every legal move into `scratch` cost more than the rest of connect
-            // four's step together).
-            let window = self.d[w as usize] & mask;
-            let n = window.count_ones() as usize;
-            if n == 0 {
-                return None;
-            }
-            return Some(base + rank_in(mask, select(window, pick(n) as u32)));
-        }
-        pick_one_masked(&self.d, R::LEGAL_WORDS[role], pick).map(|k| base + k)
+        let k = self.move_bits[role].pick(&self.d, R::LEGAL_WORDS[role], pick)?;
+        Some(R::ROLE_MOVES[role] + k)
     }
 }
 

@@ -89,40 +89,146 @@ pub fn pick_one_listed(
 /// order) with `pick(count)`: its index among the masks' bits (see
 /// [`crate::bits::push_masked`]), `None` if none is set. The `k`-th set bit in mask
 /// order is the one `pick` returning `k` chooses, as in the list `push_masked` gives.
+///
+/// One pass counts the bits and notes the last word holding one; the picked bit is
+/// then sought from that word backwards. A role out of turn has one legal move among
+/// many words of moves (checkers: 10), found in that word at once.
 pub fn pick_one_masked(
     words: &[u64],
     masks: &[(u32, u64)],
     pick: impl FnOnce(usize) -> usize,
 ) -> Option<u32> {
-    let count: u32 = masks
-        .iter()
-        .map(|&(w, mask)| (words[w as usize] & mask).count_ones())
-        .sum();
+    let mut count = 0;
+    // The last word holding a bit, and the masks' bits up to it (its end).
+    let (mut last, mut last_end) = (0, 0);
+    let mut mask_bits = 0;
+    for (i, &(w, mask)) in masks.iter().enumerate() {
+        let ones = (words[w as usize] & mask).count_ones();
+        count += ones;
+        mask_bits += mask.count_ones();
+        (last, last_end) = if ones != 0 {
+            (i, mask_bits)
+        } else {
+            (last, last_end)
+        };
+    }
     if count == 0 {
         return None;
     }
-    let mut k = pick(count as usize) as u32;
-    let mut first = 0;
-    for &(w, mask) in masks {
+    // The picked bit's place counted from the last set bit, backwards.
+    let mut from_end = count - 1 - pick(count as usize) as u32;
+    let mut before = last_end;
+    for &(w, mask) in masks[..=last].iter().rev() {
+        // The masks' bits before this word: its first move.
+        before -= mask.count_ones();
         let word = words[w as usize] & mask;
         let ones = word.count_ones();
-        if k < ones {
-            return Some(first + rank_in(mask, select(word, k)));
+        if from_end < ones {
+            return Some(before + rank_in(mask, select(word, ones - 1 - from_end)));
         }
-        k -= ones;
-        first += mask.count_ones();
+        from_end -= ones;
     }
     None
 }
 
+/// How a role's legal-move bits lie in a reasoner's words (its `(word, mask)` pairs,
+/// as [`pick_one_masked`] takes them), read once so that a random pick takes the
+/// cheapest way for that shape. The bits between a role's first and last move's that
+/// are not its moves' (holes) must never be set, as in a ground reasoner's `d` (see
+/// [`crate::ground::GroundRules::LEGAL_WORDS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveBits {
+    /// No move.
+    Empty,
+    /// One word, under a mask: counted and selected in place.
+    Word {
+        /// The word.
+        word: u32,
+        /// Its moves' bits.
+        mask: u64,
+    },
+    /// Several words: the range `lo..hi` of bits from the first move's to the last's,
+    /// counted whole a word at a time ([`pick_one_in`]; checkers' 640 moves in ten
+    /// words, capture the king's 1,793 in 29).
+    Range {
+        /// The first move's bit.
+        lo: usize,
+        /// The bit after the last move's.
+        hi: usize,
+        /// Whether the range has holes (a picked bit's move is then its rank among the
+        /// masks' bits, not its distance from `lo`).
+        holes: bool,
+    },
+}
+
+impl MoveBits {
+    /// The shape of the bits under `masks` (`(word, mask)` pairs by word, no mask
+    /// empty).
+    pub fn of(masks: &[(u32, u64)]) -> MoveBits {
+        match *masks {
+            [] => MoveBits::Empty,
+            [(word, mask)] => MoveBits::Word { word, mask },
+            [(first, first_mask), .., (last, last_mask)] => {
+                let lo = first as usize * 64 + first_mask.trailing_zeros() as usize;
+                let hi = last as usize * 64 + 64 - last_mask.leading_zeros() as usize;
+                let bits: usize = masks.iter().map(|&(_, m)| m.count_ones() as usize).sum();
+                MoveBits::Range {
+                    lo,
+                    hi,
+                    holes: bits != hi - lo,
+                }
+            }
+        }
+    }
+
+    /// The index among the role's moves (bits in mask order) of the one `pick` chooses
+    /// from their count, as [`pick_one_masked`] gives it; `None` if none is set.
+    #[inline]
+    pub fn pick(
+        self,
+        words: &[u64],
+        masks: &[(u32, u64)],
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<u32> {
+        match self {
+            MoveBits::Empty => None,
+            MoveBits::Word { word, mask } => {
+                // Count the word's bits and select the picked one in place — the move
+                // listed at that index, without listing them (pushing every legal move
+                // into a list cost more than the rest of connect four's step together).
+                let window = words[word as usize] & mask;
+                let n = window.count_ones();
+                if n == 0 {
+                    return None;
+                }
+                Some(rank_in(mask, select(window, pick(n as usize) as u32)))
+            }
+            MoveBits::Range { lo, hi, holes } => {
+                let bit = pick_one_in(words, lo, hi, pick)?;
+                if !holes {
+                    return Some((bit - lo) as u32);
+                }
+                let word = (bit / 64) as u32;
+                let mut before = 0;
+                for &(w, mask) in masks {
+                    if w == word {
+                        return Some(before + rank_in(mask, (bit % 64) as u32));
+                    }
+                    before += mask.count_ones();
+                }
+                None
+            }
+        }
+    }
+}
+
 /// The `k`-th (from 0, `k` chosen by `pick` from the count) set bit of `words` in
 /// `lo..hi`, reading every word of the range: the bit [`crate::bits::nth_one`] finds
-/// for `pick(count_ones(..))`, in two tight passes — the words' bits counted whole and
-/// the bits of the first and last words outside the range taken off once, then the
-/// words walked by their counts from the first one masked (the last needs no mask: the
-/// picked bit comes before the range's end). `None` if the range holds no set bit. (A
-/// ground reasoner's roles with hundreds of moves, checkers' 640 in ten words, pick
-/// this way.)
+/// for `pick(count_ones(..))`. One pass counts the bits and notes the first and last
+/// words holding one; the picked bit is sought from the nearer of the two (a role out
+/// of turn has one legal move among many words, found at once). `None` if the range
+/// holds no set bit. (A ground reasoner's roles with hundreds of moves, checkers' 640
+/// in ten words, pick this way.)
 #[inline]
 pub fn pick_one_in(
     words: &[u64],
@@ -135,25 +241,57 @@ pub fn pick_one_in(
     }
     let (first, last) = (lo >> 6, (hi - 1) >> 6);
     let span = &words[first..=last];
-    let head = span[0] & (!0u64 << (lo & 63));
-    let below = span[0].count_ones() - head.count_ones();
-    let above = (span[span.len() - 1] & !(!0u64 >> (63 - ((hi - 1) & 63)))).count_ones();
-    let whole: u32 = span.iter().map(|w| w.count_ones()).sum();
-    let count = (whole - below - above) as usize;
+    let (head, tail) = (!0u64 << (lo & 63), !0u64 >> (63 - ((hi - 1) & 63)));
+    let word_at = |i: usize| {
+        let mut word = span[i];
+        word &= if i == 0 { head } else { !0 };
+        word &= if i == span.len() - 1 { tail } else { !0 };
+        word
+    };
+    // Counted whole, the bits of the first and last words outside the range taken off
+    // once; the words holding a bit marked (the first 64: a longer range is walked
+    // from its ends).
+    let (mut whole, mut set) = (0, 0u64);
+    for (i, &word) in span.iter().enumerate() {
+        whole += word.count_ones();
+        set |= u64::from(word != 0) << (i & 63);
+    }
+    let outside = (span[0] & !head).count_ones() + (span[span.len() - 1] & !tail).count_ones();
+    let count = (whole - outside) as usize;
     if count == 0 {
         return None;
     }
-    let mut k = pick(count);
-    let (mut word, mut i) = (head, 0);
-    loop {
-        let ones = word.count_ones() as usize;
-        if k < ones {
-            return Some((first + i) * 64 + select(word, k as u32) as usize);
+    let (first_set, last_set) = if span.len() > 64 {
+        (0, span.len() - 1)
+    } else {
+        (
+            set.trailing_zeros() as usize,
+            63 - set.leading_zeros() as usize,
+        )
+    };
+    let k = pick(count);
+    let at = |i: usize, k: usize| Some((first + i) * 64 + select(word_at(i), k as u32) as usize);
+    if k < count / 2 {
+        let mut k = k;
+        for i in first_set..last_set + 1 {
+            let ones = word_at(i).count_ones() as usize;
+            if k < ones {
+                return at(i, k);
+            }
+            k -= ones;
         }
-        k -= ones;
-        i += 1;
-        word = *span.get(i)?;
+    } else {
+        // The picked bit's place counted from the last set bit, backwards.
+        let mut from_end = count - 1 - k;
+        for i in (first_set..last_set + 1).rev() {
+            let ones = word_at(i).count_ones() as usize;
+            if from_end < ones {
+                return at(i, ones - 1 - from_end);
+            }
+            from_end -= ones;
+        }
     }
+    None
 }
 
 /// An entry of a summary of words: a bit per word ([`pick_one_listed`]).
@@ -331,6 +469,7 @@ pub fn nth_smallest(values: &mut Vec<u32>, mut k: usize, bounds: (u32, u32)) -> 
 mod tests {
     use super::*;
     use crate::bits::{count_ones, nth_one, push_masked, push_ones};
+    use proptest::strategy::Strategy as _;
 
     /// A pick among masked bits is the move at that index of the masked list, for
     /// every index, and none where no masked bit is set.
@@ -350,6 +489,142 @@ mod tests {
         }
         assert_eq!(pick_one_masked(&words, &[(1, !0)], |_| 0), None);
         assert_eq!(pick_one_masked(&words, &[], |_| 0), None);
+    }
+
+    /// A role's bits are one word, or one range across words, with holes or without.
+    #[test]
+    fn move_bits_have_the_shape_of_their_masks() {
+        assert_eq!(
+            MoveBits::of(&[(3, 0b1010)]),
+            MoveBits::Word {
+                word: 3,
+                mask: 0b1010
+            }
+        );
+        let range = [(2, !0u64 << 60), (3, !0), (4, 0xff)];
+        assert_eq!(
+            MoveBits::of(&range),
+            MoveBits::Range {
+                lo: 2 * 64 + 60,
+                hi: 4 * 64 + 8,
+                holes: false
+            }
+        );
+        assert_eq!(
+            MoveBits::of(&[(2, !0), (4, !0)]),
+            MoveBits::Range {
+                lo: 128,
+                hi: 320,
+                holes: true
+            }
+        );
+        assert_eq!(
+            MoveBits::of(&[(2, 1 << 5), (3, 0b101)]),
+            MoveBits::Range {
+                lo: 133,
+                hi: 195,
+                holes: true
+            }
+        );
+        assert_eq!(MoveBits::of(&[]), MoveBits::Empty);
+    }
+
+    proptest::proptest! {
+        /// Every pick among masked words, sparse or dense, one bit or many, is the move
+        /// listed at that index, whatever shape the bits have.
+        #[test]
+        fn masked_picks_are_the_listed_moves(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(0u64),
+                    (0u32..64).prop_map(|b| 1u64 << b),
+                    proptest::num::u64::ANY,
+                ],
+                1..12,
+            ),
+            masks in proptest::collection::vec((0usize..12, proptest::num::u64::ANY), 0..12),
+        ) {
+            let masks: Vec<(u32, u64)> = masks
+                .into_iter()
+                .map(|(w, mask)| ((w % words.len()) as u32, mask))
+                .collect();
+            let mut listed = Vec::new();
+            push_masked(&words, &masks, 0, &mut listed);
+            for (k, &expected) in listed.iter().enumerate() {
+                let picked = pick_one_masked(&words, &masks, |n| {
+                    assert_eq!(n, listed.len());
+                    k
+                });
+                proptest::prop_assert_eq!(picked, Some(expected));
+            }
+            if listed.is_empty() {
+                proptest::prop_assert_eq!(pick_one_masked(&words, &masks, |_| 0), None);
+            }
+        }
+
+        /// A role's moves picked by the shape of their bits are the moves listed, with
+        /// holes (never set, as in a ground reasoner) or without, the words around the
+        /// role's range holding anything.
+        #[test]
+        fn shaped_picks_are_the_listed_moves(
+            mut words in proptest::collection::vec(proptest::num::u64::ANY, 1..12),
+            masks in proptest::collection::btree_map(0u32..12, proptest::num::u64::ANY, 0..12),
+        ) {
+            let masks: Vec<(u32, u64)> = masks
+                .into_iter()
+                .filter(|&(w, mask)| (w as usize) < words.len() && mask != 0)
+                .collect();
+            if let MoveBits::Range { lo, hi, .. } = MoveBits::of(&masks) {
+                for bit in lo..hi {
+                    let (w, b) = ((bit / 64) as u32, bit % 64);
+                    if !masks.iter().any(|&(mw, m)| mw == w && m >> b & 1 != 0) {
+                        words[w as usize] &= !(1 << b);
+                    }
+                }
+            }
+            let mut listed = Vec::new();
+            push_masked(&words, &masks, 0, &mut listed);
+            let shape = MoveBits::of(&masks);
+            for (k, &expected) in listed.iter().enumerate() {
+                let picked = shape.pick(&words, &masks, |n| {
+                    assert_eq!(n, listed.len());
+                    k
+                });
+                proptest::prop_assert_eq!(picked, Some(expected));
+            }
+            if listed.is_empty() {
+                proptest::prop_assert_eq!(shape.pick(&words, &masks, |_| 0), None);
+            }
+        }
+
+        /// Ranges of bits across words (and ranges cut into masks) pick as masks do.
+        #[test]
+        fn ranged_picks_are_the_listed_moves(
+            words in proptest::collection::vec(proptest::num::u64::ANY, 1..8),
+            lo in 0usize..512,
+            len in 1usize..512,
+        ) {
+            let total = words.len() * 64;
+            let lo = lo % total;
+            let hi = (lo + len).min(total);
+            let masks: Vec<(u32, u64)> = (lo / 64..=(hi - 1) / 64)
+                .map(|w| {
+                    let from = lo.max(w * 64) - w * 64;
+                    let to = hi.min(w * 64 + 64) - w * 64;
+                    let mask = if to - from == 64 { !0 } else { ((1u64 << (to - from)) - 1) << from };
+                    (w as u32, mask)
+                })
+                .collect();
+            let shape = MoveBits::of(&masks);
+            if masks.len() > 1 {
+                proptest::prop_assert_eq!(shape, MoveBits::Range { lo, hi, holes: false });
+            }
+            let mut listed = Vec::new();
+            push_masked(&words, &masks, 0, &mut listed);
+            for (k, &expected) in listed.iter().enumerate() {
+                proptest::prop_assert_eq!(shape.pick(&words, &masks, |_| k), Some(expected));
+            }
+        }
     }
 
     /// Counting and indexing the set bits of a range agree with listing them, on
