@@ -28,8 +28,8 @@ pub use crate::bits::{bit, count_ones, nth_one, push_masked, push_ones, rank_in}
 use crate::game::{Game, GoalError, RandomStep, RoleIndex, StateError};
 use crate::kif;
 pub use crate::pick::{
-    MoveBits, listed_in_summary, nth_smallest, pick_one_in, pick_one_listed, pick_one_masked,
-    pick_one_of,
+    FEW_WORDS, MoveBits, listed_in_summary, nth_smallest, pick_one_in, pick_one_listed,
+    pick_one_masked, pick_one_of,
 };
 
 /// The generated half of a ground reasoner: constant tables and three evaluation
@@ -210,7 +210,15 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
     /// [`Game::random_legal_move`]).
     #[inline]
     fn pick_loaded(&self, role: RoleIndex, pick: impl FnOnce(usize) -> usize) -> Option<u32> {
-        let k = self.move_bits[role].pick(&self.d, R::LEGAL_WORDS[role], pick)?;
+        let masks = R::LEGAL_WORDS[role];
+        // One word (most roles) or a few read from the constant table, not the
+        // shapes': where the roles' loop is unrolled, each role's masks are constants.
+        let shape = match *masks {
+            [(word, mask)] => MoveBits::Word { word, mask },
+            _ if masks.len() <= FEW_WORDS => MoveBits::Masked,
+            _ => self.move_bits[role],
+        };
+        let k = shape.pick(&self.d, masks, pick)?;
         Some(R::ROLE_MOVES[role] + k)
     }
 }
