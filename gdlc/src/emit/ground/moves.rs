@@ -486,21 +486,11 @@ impl<'a> Layout<'a> {
                     let _ = write!(out, "_ => {{}}\n}}\n{CHUNK_MARK}match joint[{role}] {{\n");
                 }
                 let mut arm = String::new();
-                for (k, (bit, body)) in heads.iter().enumerate() {
-                    let (w, b) = (bit / 64, bit % 64);
+                for (k, statement) in self.arm_statements(heads, target).iter().enumerate() {
                     if k > 0 && k % 64 == 0 {
                         arm.push_str(CHUNK_MARK);
                     }
-                    if body.is_empty() {
-                        let _ = writeln!(arm, "{target}[{w}] |= 1 << {b}u32;");
-                    } else {
-                        let parts: Vec<String> = body.iter().map(|&l| self.literal(l)).collect();
-                        let _ = writeln!(
-                            arm,
-                            "{target}[{w}] |= (({}) & 1) << {b}u32;",
-                            parts.join(" & ")
-                        );
-                    }
+                    arm.push_str(statement);
                 }
                 // A long arm (a move that moves the whole board) is functions of its
                 // own: rustc's time grows faster than a function's size.
@@ -516,6 +506,73 @@ impl<'a> Layout<'a> {
             out.push_str("_ => {}\n}\n");
             out.push_str(CHUNK_MARK);
         }
+    }
+
+    /// The statements of one arm (see [`Self::move_arms`]): each head's instance sets
+    /// its bit of `target`. Heads whose instances have one shape relative to their own
+    /// bit (see [`Self::next_shape`]) are set together, one masked word per word of
+    /// `target` — a dropped disc lands on the one open cell above a filled one, a whole
+    /// column in one word — and heads without literals are one constant per word.
+    /// Into `m`, whose atoms an arm's later instances may read, each head is set alone,
+    /// in order.
+    fn arm_statements(&self, heads: &[(usize, Vec<Literal>)], target: &str) -> Vec<String> {
+        let mut statements = Vec::new();
+        // By shape, by word of `target`: the heads' indices.
+        let mut classes: BTreeMap<NextShape, BTreeMap<usize, Vec<usize>>> = BTreeMap::new();
+        let mut constant: BTreeMap<usize, u64> = BTreeMap::new();
+        let mut single: Vec<usize> = Vec::new();
+        for (i, (bit, body)) in heads.iter().enumerate() {
+            if target != "n" {
+                single.push(i);
+            } else if body.is_empty() {
+                *constant.entry(bit / 64).or_default() |= 1 << (bit % 64);
+            } else if let Some(mut shape) = body
+                .iter()
+                .map(|&l| {
+                    self.bit_of(l)
+                        .map(|(array, at, positive)| (array, positive, at as isize - *bit as isize))
+                })
+                .collect::<Option<NextShape>>()
+            {
+                shape.sort_unstable();
+                let by_word = classes.entry(shape).or_default();
+                by_word.entry(bit / 64).or_default().push(i);
+            } else {
+                single.push(i);
+            }
+        }
+        for (w, mask) in constant {
+            statements.push(if mask.count_ones() == 1 {
+                format!("{target}[{w}] |= 1 << {}u32;\n", mask.trailing_zeros())
+            } else {
+                format!("{target}[{w}] |= {mask:#x};\n")
+            });
+        }
+        for (shape, by_word) in &classes {
+            for (&w, members) in by_word {
+                if let [i] = members[..] {
+                    single.push(i);
+                    continue;
+                }
+                let mask = head_mask(members.iter().map(|&i| heads[i].0));
+                let and = self.shape_word(shape, w, 0, mask);
+                statements.push(format!("{target}[{w}] |= ({and}) & {mask:#x};\n"));
+            }
+        }
+        for i in single {
+            let (bit, body) = &heads[i];
+            let (w, b) = (bit / 64, bit % 64);
+            if body.is_empty() {
+                statements.push(format!("{target}[{w}] |= 1 << {b}u32;\n"));
+            } else {
+                let parts: Vec<String> = body.iter().map(|&l| self.literal(l)).collect();
+                statements.push(format!(
+                    "{target}[{w}] |= (({}) & 1) << {b}u32;\n",
+                    parts.join(" & ")
+                ));
+            }
+        }
+        statements
     }
 
     /// Instances under one move as keyed programs (see
