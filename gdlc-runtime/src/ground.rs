@@ -153,7 +153,8 @@ pub struct Ground<R, const W: usize, const D: usize, const M: usize> {
     d: [u64; D],
     m: [u64; M],
     goal_memo: GoalMemo<W>,
-    /// Each role's [`GroundRules::LEGAL_WORDS`] by shape, for its random picks.
+    /// Each role's [`GroundRules::LEGAL_WORDS`] by shape, for the random picks of the
+    /// roles of more than [`FEW_WORDS`] words.
     move_bits: Box<[MoveBits]>,
     rules: std::marker::PhantomData<R>,
 }
@@ -211,12 +212,13 @@ impl<R: GroundRules<W, D, M>, const W: usize, const D: usize, const M: usize> Gr
     #[inline]
     fn pick_loaded(&self, role: RoleIndex, pick: impl FnOnce(usize) -> usize) -> Option<u32> {
         let masks = R::LEGAL_WORDS[role];
-        // One word (most roles) or a few read from the constant table, not the
-        // shapes': where the roles' loop is unrolled, each role's masks are constants.
-        let shape = match *masks {
-            [(word, mask)] => MoveBits::Word { word, mask },
-            _ if masks.len() <= FEW_WORDS => MoveBits::Masked,
-            _ => self.move_bits[role],
+        // A role of a few words (most have one) is shaped from the constant table,
+        // not read from `move_bits`: where the roles' loop is unrolled, its masks are
+        // constants.
+        let shape = if masks.len() <= FEW_WORDS {
+            MoveBits::of(masks)
+        } else {
+            self.move_bits[role]
         };
         let k = shape.pick(&self.d, masks, pick)?;
         Some(R::ROLE_MOVES[role] + k)

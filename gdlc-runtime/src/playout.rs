@@ -115,6 +115,17 @@ impl<M: Copy> Stepper<M> {
         Ok(game.next_state(state, &self.joint))
     }
 
+    /// One random step from `state` ([`Game::random_step`]: nothing if it is terminal),
+    /// its joint move in [`Self::joint`].
+    pub fn random_step<G: Game<Move = M>>(
+        &mut self,
+        game: &mut G,
+        state: &G::State,
+    ) -> RandomStep<G::State> {
+        let rng = &mut self.rng;
+        game.random_step(state, &mut self.joint, &mut self.legal, |n| pick(rng, n))
+    }
+
     /// Plays random steps from `state` until a terminal state, which it returns; calls
     /// `on_step` with each joint move. Fails on a moveless role or after `max_steps`.
     pub fn play_to_end<G: Game<Move = M>>(
@@ -133,8 +144,7 @@ impl<M: Copy> Stepper<M> {
                     Err(PlayoutError::StepLimit(steps))
                 };
             }
-            let rng = &mut self.rng;
-            match game.random_step(&state, &mut self.joint, &mut self.legal, |n| pick(rng, n)) {
+            match self.random_step(game, &state) {
                 RandomStep::Terminal => return Ok(state),
                 RandomStep::Next(next) => state = next,
                 RandomStep::NoLegalMove(role) => {

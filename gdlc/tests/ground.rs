@@ -1143,15 +1143,7 @@ fn legal_moves_mirror_what_they_read_and_boards_keep_to_words() {
     for (game, max_alone) in [("tictactoe", 15), ("connectfour", 100)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../games/{game}.kif"));
         let plain = common::read_source(&path);
-        for seed in [None, Some(3), Some(4)] {
-            let file = match seed {
-                None => plain.clone(),
-                Some(seed) => {
-                    let options = gdlc::scramble::Options::all(seed);
-                    let text = gdlc::scramble::scramble(&plain, &options).expect("scrambles");
-                    SourceFile::new(format!("{game} {options:?}"), text)
-                }
-            };
+        for file in with_spellings(&plain, game, &[3, 4]) {
             let (ir, grounding) = grounded(&file);
             let grounding = grounding.expect("grounds");
             let module = gdlc::emit::ground::lib_rs(&ir, &grounding, &file.name, Budget::DEFAULT)
@@ -1201,15 +1193,7 @@ fn a_moves_next_atoms_of_one_shape_are_one_word() {
     let Some(plain) = common::game_source("connectfour.kif") else {
         return;
     };
-    for seed in [None, Some(5), Some(6)] {
-        let file = match seed {
-            None => plain.clone(),
-            Some(seed) => {
-                let options = gdlc::scramble::Options::all(seed);
-                let text = gdlc::scramble::scramble(&plain, &options).expect("scrambles");
-                SourceFile::new(format!("connectfour {options:?}"), text)
-            }
-        };
+    for file in with_spellings(&plain, "connectfour", &[5, 6]) {
         let (ir, grounding) = grounded(&file);
         let grounding = grounding.expect("grounds");
         let module = gdlc::emit::ground::lib_rs(&ir, &grounding, &file.name, Budget::DEFAULT)
@@ -1228,4 +1212,15 @@ fn a_moves_next_atoms_of_one_shape_are_one_word() {
         let front = gdlc::front_end(&file);
         assert_agrees(&front, &ir, &grounding, 5, 60);
     }
+}
+
+/// `plain` and its spellings renamed (numbers too) and reordered by `gdlc scramble`,
+/// one per seed, named after `game` and the options.
+fn with_spellings(plain: &SourceFile, game: &str, seeds: &[u64]) -> Vec<SourceFile> {
+    let scrambled = seeds.iter().map(|&seed| {
+        let options = gdlc::scramble::Options::all(seed);
+        let text = gdlc::scramble::scramble(plain, &options).expect("scrambles");
+        SourceFile::new(format!("{game} {options:?}"), text)
+    });
+    std::iter::once(plain.clone()).chain(scrambled).collect()
 }

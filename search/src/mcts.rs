@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use gdlc_runtime::game::{Game, RoleIndex};
+use gdlc_runtime::game::{Game, RandomStep, RoleIndex};
 use gdlc_runtime::playout::Stepper;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -298,20 +298,26 @@ impl<G: Game> Mcts<G> {
     fn playout(&mut self, mut state: G::State, deadline: Instant) -> Option<Vec<f64>> {
         let roles = self.game.num_roles();
         let mut steps = 0;
-        while !self.game.is_terminal(&state) {
+        loop {
             if steps == MAX_PLAYOUT_STEPS {
-                return Some(vec![0.5; roles]);
+                return Some(if self.game.is_terminal(&state) {
+                    goals(&mut self.game, &state)
+                } else {
+                    vec![0.5; roles]
+                });
             }
             if steps % 4 == 3 && Instant::now() >= deadline {
                 return None;
             }
-            match self.stepper.step(&mut self.game, &state) {
-                Ok(next) => state = next,
-                Err(_) => return Some(vec![0.5; roles]),
+            // One call per step: a ground reasoner evaluates the state once for its
+            // terminal flag, every role's pick and the next state.
+            match self.stepper.random_step(&mut self.game, &state) {
+                RandomStep::Terminal => return Some(goals(&mut self.game, &state)),
+                RandomStep::Next(next) => state = next,
+                RandomStep::NoLegalMove(_) => return Some(vec![0.5; roles]),
             }
             steps += 1;
         }
-        Some(goals(&mut self.game, &state))
     }
 }
 

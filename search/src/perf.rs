@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use gdlc_runtime::game::Game;
+use gdlc_runtime::game::{Game, RandomStep};
 use gdlc_runtime::playout::Stepper;
 
 /// What a perf test counted.
@@ -34,21 +34,25 @@ pub fn run<G: Game>(game: &mut G, budget: Duration) -> Result<PerfCounts, String
     let mut state = initial.clone();
     let mut goal_sum = 0u64;
     while start.elapsed() < budget {
-        if game.is_terminal(&state) {
-            for role in 0..roles {
-                goal_sum += u64::from(game.goal(&state, role).unwrap_or(0));
+        match stepper.random_step(game, &state) {
+            RandomStep::Terminal => {
+                for role in 0..roles {
+                    goal_sum += u64::from(game.goal(&state, role).unwrap_or(0));
+                }
+                counts.rollouts += 1;
+                state = initial.clone();
             }
-            counts.rollouts += 1;
-            state = initial.clone();
-            continue;
+            RandomStep::Next(next) => {
+                state = next;
+                counts.state_changes += 1;
+            }
+            RandomStep::NoLegalMove(role) => {
+                return Err(format!(
+                    "role `{}` has no legal move in a non-terminal state",
+                    game.role_name(role)
+                ));
+            }
         }
-        state = stepper.step(game, &state).map_err(|role| {
-            format!(
-                "role `{}` has no legal move in a non-terminal state",
-                game.role_name(role)
-            )
-        })?;
-        counts.state_changes += 1;
     }
     counts.elapsed = start.elapsed();
     std::hint::black_box(goal_sum);
