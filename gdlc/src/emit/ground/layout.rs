@@ -30,10 +30,12 @@ impl<'a> Layout<'a> {
         let goals = placing.goals()?;
         // Percepts: bits of `m` first.
         let (percepts, sees) = placing.percepts()?;
-        // Families: placed where their literals are, computed word-parallel.
+        // Families: placed where their literals are, computed word-parallel, each of
+        // atoms of one demand guard (which reads the fluents' places only).
+        let demand = demand_guards(ir, g, &placing.places, &order);
         let families = families(
             g,
-            &by_head,
+            &Context::new(&by_head, &order, &demand),
             &mut placing.places,
             &mut placing.d_bits,
             &order,
@@ -72,10 +74,9 @@ impl<'a> Layout<'a> {
             tabled: Tabled::default(),
             families,
             owned: BTreeSet::new(),
-            demand: Vec::new(),
+            demand,
         };
         layout.owned = layout.owned_words();
-        layout.demand = demand_guards(ir, g, &layout.places, &layout.order);
         let sizes = *weighed.get_or_insert_with(|| layout.weigh());
         layout.tabled = Tabled::chosen(&sizes, budget)?;
         Ok(layout)

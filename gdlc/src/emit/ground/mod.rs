@@ -795,11 +795,14 @@ struct Layout<'a> {
     demand: Vec<Option<AtomId>>,
 }
 
-/// Atoms of one relation whose instances read only bits of the state or of earlier
-/// families, in the same shape relative to each atom's *anchor* (its first bit of the
-/// state, else of `d`): placed in `d` at their anchors plus one offset (a multiple of
-/// 64), so the whole family is a few word operations — `(occupied ?x ?y)` as
-/// `s | s >> 1` under a mask, then `(empty ?x ?y)` as its complement.
+/// Atoms of one relation whose instances read only bits of the state, of earlier
+/// families or of the family itself, in shapes relative to each atom's *anchor* (its
+/// first bit of the state, or a literal all its instances hold; see `families`):
+/// placed in `d` at their anchors plus one offset, so the whole family is a few word
+/// operations — `(occupied ?x ?y)` as `s | s >> 1` under a mask. A shape only some
+/// atoms have is masked to theirs (an edge square lacks a neighbour); a family whose
+/// atoms read each other (a line of pieces traced one square further in each
+/// instance) is computed in [`Family::rounds`] rounds.
 #[derive(Clone, Debug)]
 struct Family {
     relation: RelationId,
@@ -807,6 +810,11 @@ struct Family {
     atoms: Vec<(AtomId, usize)>,
     /// The instances' shapes: literals as (array, positive, distance from the anchor).
     shapes: Vec<Shape>,
+    /// Per atom (as in `atoms`), the shapes its instances have.
+    holds: Vec<Vec<usize>>,
+    /// How many times its words are computed: one more than the longest chain of its
+    /// atoms reading each other (1: they read earlier words only).
+    rounds: usize,
 }
 
 /// A family instance's literals: (array, positive, distance from the anchor).
@@ -827,6 +835,10 @@ const MAX_CLEARED_RANGES: usize = 64;
 
 /// The fewest atoms a family has.
 const MIN_FAMILY: usize = 8;
+
+/// The fewest atoms a family's shapes are held by on average, when they are not all
+/// held by every atom.
+const MIN_SHARING: usize = 4;
 
 /// The order of the state's fluent bits: terms compared symbol by symbol, argument by
 /// argument, in canonical symbol order ([`crate::analysis::canonical`]): along the

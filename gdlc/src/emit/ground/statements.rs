@@ -282,7 +282,8 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// A family's atoms (see [`Family`]), one statement per word of `d` they occupy.
+    /// A family's atoms (see [`Family`]), one statement per word of `d` they occupy,
+    /// repeated in a loop of [`Family::rounds`] where its atoms read each other.
     pub(super) fn family_statements(&self, family: &Family, out: &mut String) {
         let Place::D(first) = self.places[family.atoms[0].0 as usize] else {
             unreachable!("a family is in `d`")
@@ -290,20 +291,32 @@ impl<'a> Layout<'a> {
         // A multiple of 64: bit `b` of `d` is computed from the bits `b - offset + δ` of
         // the literals' arrays.
         let offset = first as isize - family.atoms[0].1 as isize;
-        let mut masks: BTreeMap<usize, u64> = BTreeMap::new();
-        for &(a, _) in &family.atoms {
+        // Per word, the family's bits and each shape's.
+        let mut masks: BTreeMap<usize, (u64, Vec<u64>)> = BTreeMap::new();
+        for (&(a, _), holds) in family.atoms.iter().zip(&family.holds) {
             let Place::D(bit) = self.places[a as usize] else {
                 unreachable!("a family is in `d`")
             };
-            *masks.entry(bit / 64).or_default() |= 1 << (bit % 64);
+            let (all, by_shape) = masks
+                .entry(bit / 64)
+                .or_insert_with(|| (0, vec![0; family.shapes.len()]));
+            *all |= 1 << (bit % 64);
+            for &k in holds {
+                by_shape[k] |= 1 << (bit % 64);
+            }
         }
         // A doc comment on an empty item: the generated text is parsed and printed
         // again, which keeps doc comments only.
         let _ = writeln!(
             out,
-            "/// `{}`: {} atoms, word-parallel.\nconst _: () = ();",
+            "/// `{}`: {} atoms, word-parallel{}.\nconst _: () = ();",
             self.g.relation_name(self.ir, family.relation),
-            family.atoms.len()
+            family.atoms.len(),
+            if family.rounds > 1 {
+                format!(", {} rounds", family.rounds)
+            } else {
+                String::new()
+            }
         );
         // Under the family's demand guard, if any; the words it owns are cleared
         // otherwise (nothing else clears them).
@@ -311,19 +324,39 @@ impl<'a> Layout<'a> {
         if let Some(guard) = guard {
             let _ = writeln!(out, "if {} & 1 != 0 {{", self.literal(Literal::Pos(guard)));
         }
-        for (&w, &mask) in &masks {
-            let alternatives: Vec<String> = family
-                .shapes
-                .iter()
-                .map(|shape| format!("({})", self.shape_word(shape, w, offset, mask)))
-                .collect();
-            // A word the family owns is assigned whole: `eval_state` does not clear it.
-            let op = if self.owned.contains(&w) { "=" } else { "|=" };
-            let _ = writeln!(
-                out,
-                "d[{w}] {op} ({}) & {mask:#x};",
-                alternatives.join(" | ")
-            );
+        if family.rounds > 1 {
+            let _ = writeln!(out, "for _ in 0..{} {{", family.rounds);
+        }
+        for (&w, (mask, by_shape)) in &masks {
+            // The shapes by the bits they hold in this word.
+            let mut by_mask: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+            for (shape, &held) in family.shapes.iter().zip(by_shape) {
+                if held != 0 {
+                    let and = self.shape_word(shape, w, offset, held);
+                    by_mask.entry(held).or_default().push(format!("({and})"));
+                }
+            }
+            let value = if by_mask.len() == 1 && by_mask.contains_key(mask) {
+                format!("({}) & {mask:#x}", by_mask[mask].join(" | "))
+            } else {
+                let parts: Vec<String> = by_mask
+                    .iter()
+                    .map(|(held, ors)| format!("(({}) & {held:#x})", ors.join(" | ")))
+                    .collect();
+                parts.join(" | ")
+            };
+            // A word the family owns is assigned whole: `eval_state` does not clear
+            // it. Another is OR-ed into, or, computed in rounds, its bits replaced.
+            if self.owned.contains(&w) {
+                let _ = writeln!(out, "d[{w}] = {value};");
+            } else if family.rounds > 1 {
+                let _ = writeln!(out, "d[{w}] = (d[{w}] & !{mask:#x}) | {value};");
+            } else {
+                let _ = writeln!(out, "d[{w}] |= {value};");
+            }
+        }
+        if family.rounds > 1 {
+            out.push_str("}\n");
         }
         if guard.is_some() {
             let owned: Vec<&usize> = masks.keys().filter(|w| self.owned.contains(w)).collect();
