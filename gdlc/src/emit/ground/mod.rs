@@ -26,7 +26,11 @@
 //! OR over its instances of the AND of their literals (a bit of `s`, `d` or `m`, or a
 //! comparison of the joint move), shifted into its bit. Atoms that depend on each
 //! other (recursion that the grounding did not unfold) are repeated until none
-//! changes. Frame axioms that copy a fluent unchanged — always, or under one move of
+//! changes. Atoms of one relation that read the state in shapes relative to one bit
+//! of theirs are a *word-parallel family* (see `Family`): a few word operations for
+//! up to 64 atoms, a shape only some of them have under its mask, and a relation traced
+//! one square further in each instance (a line of pieces) computed in rounds, one word
+//! per direction. Frame axioms that copy a fluent unchanged — always, or under one move of
 //! one role — become masks: the next state starts as `s & (COPY | FRAME_r[move])`.
 //! `next` heads of one instance in one shape relative to their own bit (a step
 //! counter's successor) are computed together, one masked word expression per word.
