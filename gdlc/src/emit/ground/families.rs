@@ -203,11 +203,10 @@ impl Cluster {
 
     /// Whether it pays as a family (see [`Family`]), and what it saves against
     /// computing its atoms one by one: its words, each computing every shape once per
-    /// round, cost fewer literals than its atoms' instances, each shape is held by
-    /// [`MIN_SHARING`] atoms on average and an atom has at most
-    /// [`SHORT_CIRCUIT_PAST`] instances on average (a relation whose atoms each read
-    /// many scattered squares is better computed alone, stopping at the first instance
-    /// that holds); one shape for all atoms read from earlier words always pays.
+    /// round, cost fewer literals than its atoms' instances, and each shape is held by
+    /// [`MIN_SHARING`] atoms on average (atoms that each read their own scattered
+    /// squares are better computed alone, stopping at the first instance that holds);
+    /// one shape for all atoms read from earlier words always pays.
     fn pays(&self, cx: &Context) -> Option<isize> {
         if self.atoms.len() < MIN_FAMILY {
             return None;
@@ -219,13 +218,7 @@ impl Cluster {
         let cost = (self.words() * per_word * self.rounds(&cx.position)) as isize;
         let gain = self.literals(cx.by_head) as isize - cost;
         let held: usize = self.signatures.iter().map(Vec::len).sum();
-        let instances: usize = self
-            .atoms
-            .iter()
-            .map(|&(a, _)| cx.by_head[a as usize].len())
-            .sum();
-        let shared = held >= MIN_SHARING * shapes.len()
-            && instances <= SHORT_CIRCUIT_PAST * self.atoms.len();
+        let shared = held >= MIN_SHARING * shapes.len();
         (uniform || (gain > 0 && shared)).then_some(gain)
     }
 
