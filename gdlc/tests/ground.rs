@@ -1276,3 +1276,57 @@ fn lines_traced_square_by_square_are_words_in_rounds() {
         }
     }
 }
+
+/// Words of `d` zeroed in `code` (`d[a..b].fill(0)` and `d[a] = 0;`).
+fn words_zeroed(code: &str) -> usize {
+    let text: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let ranges: usize = text
+        .split("d[")
+        .filter_map(|rest| rest.split_once("].fill(0)").map(|(range, _)| range))
+        .filter_map(|range| range.split_once(".."))
+        .filter_map(|(lo, hi)| Some(hi.parse::<usize>().ok()? - lo.parse::<usize>().ok()?))
+        .sum();
+    let single = text
+        .split("d[")
+        .filter(|rest| {
+            rest.split_once("]=0;")
+                .is_some_and(|(w, _)| w.parse::<usize>().is_ok())
+        })
+        .count();
+    ranges + single
+}
+
+/// The words of `d` that only goals need are zeroed by `eval_goals`, which runs once
+/// a playout, not by `eval_state`, which runs every step: in the corpus' reversi, whose
+/// goals count every colour's discs square by square, `eval_state` zeroes at most 8
+/// words (the code before: 71 every state) and `eval_goals` the rest, plain and
+/// scrambled. (`cargo xtask verify` checks the generated goals on every state.)
+#[test]
+fn words_only_goals_need_are_zeroed_by_the_goals() {
+    let Some(plain) = common::game_source("reversi.kif") else {
+        return;
+    };
+    for file in with_spellings(&plain, "reversi", &[7]) {
+        let (ir, grounding) = grounded(&file);
+        let grounding = grounding.expect("grounds");
+        let module = gdlc::emit::ground::lib_rs(&ir, &grounding, &file.name, Budget::DEFAULT)
+            .expect("emits");
+        let mut state: String = module
+            .split("\nfn ")
+            .filter(|f| f.starts_with("state_"))
+            .collect();
+        let start = module.find("fn eval_state(").expect("eval_state");
+        let end = module.find("fn eval_goals(").expect("eval_goals");
+        state.push_str(&module[start..end]);
+        let goals = module[end..]
+            .split_once("fn eval_moves(")
+            .expect("eval_moves")
+            .0;
+        let (in_state, in_goals) = (words_zeroed(&state), words_zeroed(goals));
+        assert!(
+            in_state <= 8 && in_goals >= 40,
+            "{}: eval_state zeroes {in_state} words, eval_goals {in_goals}",
+            file.name
+        );
+    }
+}

@@ -23,12 +23,13 @@ impl<'a> Layout<'a> {
         );
         out.push_str(&tables);
         let mut programs = String::new();
-        let mut state_body = self.clear_d();
+        let mut state_body = self.clear_d(false);
         self.statements(&self.state_cone, &mut state_body);
         let state_body = chunked(&state_body, "state", STATE_PARAMS, "s, d", &mut functions);
-        let mut goal_body = String::new();
+        let mut goal_body = self.clear_d(true);
         if self.tabled.goals {
-            goal_body = self.goal_program(&self.goal_cone, "GOAL_PROGRAM", &mut programs);
+            let call = self.goal_program(&self.goal_cone, "GOAL_PROGRAM", &mut programs);
+            goal_body.push_str(&call);
         } else {
             self.statements(&self.goal_cone, &mut goal_body);
         }

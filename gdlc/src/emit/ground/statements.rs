@@ -417,23 +417,30 @@ impl<'a> Layout<'a> {
             .collect()
     }
 
-    /// The code that clears `d` before `eval_state`: every word but those a family
-    /// owns (see [`Self::owned_words`]) and those no atom is placed in (nothing writes
-    /// them), as ranges, or the whole array when no word is skipped.
-    pub(super) fn clear_d(&self) -> String {
+    /// The code that clears `d` before `eval_state` (`goals` false) or `eval_goals`
+    /// (true): every word an atom is placed in but those a family owns (see
+    /// [`Self::owned_words`]); a word whose atoms only goals need is cleared by
+    /// `eval_goals`, which runs once per playout where `eval_state` runs every step
+    /// (othello-comp2007: 750 of the 755 words it cleared every state). As ranges, or,
+    /// for `eval_state`, the whole array when no word is skipped.
+    pub(super) fn clear_d(&self, goals: bool) -> String {
         let owned = &self.owned;
-        if owned.is_empty() {
+        if owned.is_empty() && !goals {
             return "*d = [0; D_WORDS];\n".to_owned();
         }
+        // Per word: whether an atom is placed there, and whether only goals need all
+        // of them.
         let mut used = vec![false; words(self.d_bits)];
-        for place in &self.places {
+        let mut only_goals = vec![true; words(self.d_bits)];
+        for (a, place) in self.places.iter().enumerate() {
             if let Place::D(bit) = *place {
                 used[bit / 64] = true;
+                only_goals[bit / 64] &= self.goal_cone[a] && !self.state_cone[a];
             }
         }
         let mut ranges: Vec<(usize, usize)> = Vec::new();
         for (w, &is_used) in used.iter().enumerate() {
-            if !is_used || owned.contains(&w) {
+            if !is_used || owned.contains(&w) || only_goals[w] != goals {
                 continue;
             }
             match ranges.last_mut() {
@@ -441,10 +448,22 @@ impl<'a> Layout<'a> {
                 _ => ranges.push((w, w + 1)),
             }
         }
-        if ranges.len() > MAX_CLEARED_RANGES {
-            return "*d = [0; D_WORDS];\n".to_owned();
-        }
         let mut code = String::new();
+        if ranges.len() > MAX_CLEARED_RANGES {
+            if !goals {
+                return "*d = [0; D_WORDS];\n".to_owned();
+            }
+            let list: Vec<String> = ranges
+                .iter()
+                .map(|(lo, hi)| format!("({lo}, {hi})"))
+                .collect();
+            let _ = writeln!(
+                code,
+                "for (lo, hi) in [{}] {{ d[lo..hi].fill(0); }}",
+                list.join(", ")
+            );
+            return code;
+        }
         for (lo, hi) in ranges {
             if hi == lo + 1 {
                 let _ = writeln!(code, "d[{lo}] = 0;");
