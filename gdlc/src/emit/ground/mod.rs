@@ -35,7 +35,8 @@
 //! `next` heads of one instance in one shape relative to their own bit (a step
 //! counter's successor) are computed together, one masked word expression per word.
 //! A word of `d` that one family owns is assigned whole, so `eval_state` clears
-//! only the other words that hold atoms.
+//! only the other words that hold atoms, but for those only goals need, which
+//! `eval_goals` clears.
 //!
 //! `eval_state` computes what `terminal`, `legal`, `next` and `sees` need; `eval_goals`
 //! adds what only goals need; `eval_moves` computes the move-dependent atoms and the
