@@ -382,14 +382,16 @@ fn units(signed: &BTreeMap<AtomId, Signed>) -> Vec<Vec<AtomId>> {
 /// anchors it does not meet that has all its shapes, else the first that has one of
 /// them, else starts one.
 fn join(units: Vec<Vec<AtomId>>, signed: &BTreeMap<AtomId, Signed>, cx: &Context) -> Vec<Cluster> {
-    struct Joining<'s> {
+    struct Joining {
         array: &'static str,
         guard: Option<AtomId>,
         cluster: Cluster,
         taken: BTreeSet<usize>,
-        shapes: BTreeSet<&'s Shape>,
     }
     let mut found: Vec<Joining> = Vec::new();
+    // Per shape, the families holding it, in the order they were started: a unit
+    // joins only a family that has one of its shapes.
+    let mut holding: BTreeMap<&Shape, Vec<usize>> = BTreeMap::new();
     for (u, members) in units.into_iter().enumerate() {
         let array = signed[&members[0]].array;
         // The demand guard all its atoms have (a family keeps its atoms' guard only
@@ -400,29 +402,39 @@ fn join(units: Vec<Vec<AtomId>>, signed: &BTreeMap<AtomId, Signed>, cx: &Context
             .reduce(|x, y| if x == y { x } else { None })
             .flatten();
         let shapes: BTreeSet<&Shape> = members.iter().flat_map(|a| &signed[a].signature).collect();
-        let fits = |f: &Joining| {
+        // The families holding one of its shapes, each with how many it holds.
+        let mut candidates: BTreeMap<usize, usize> = BTreeMap::new();
+        for shape in &shapes {
+            for &k in holding.get(shape).into_iter().flatten() {
+                *candidates.entry(k).or_default() += 1;
+            }
+        }
+        let fits = |k: usize| {
+            let f = &found[k];
             f.array == array
                 && f.guard == guard
                 && members.iter().all(|a| !f.taken.contains(&signed[a].anchor))
         };
-        let joined = found
+        let joined = candidates
             .iter()
-            .position(|f| fits(f) && shapes.iter().all(|s| f.shapes.contains(s)))
-            .or_else(|| {
-                found
-                    .iter()
-                    .position(|f| fits(f) && shapes.iter().any(|s| f.shapes.contains(s)))
-            });
+            .find(|&(&k, &held)| held == shapes.len() && fits(k))
+            .or_else(|| candidates.iter().find(|&(&k, _)| fits(k)))
+            .map(|(&k, _)| k);
         let k = joined.unwrap_or_else(|| {
             found.push(Joining {
                 array,
                 guard,
                 cluster: Cluster::default(),
                 taken: BTreeSet::new(),
-                shapes: BTreeSet::new(),
             });
             found.len() - 1
         });
+        for shape in shapes {
+            let families = holding.entry(shape).or_default();
+            if !families.contains(&k) {
+                families.push(k);
+            }
+        }
         let f = &mut found[k];
         for a in members {
             let s = &signed[&a];
@@ -431,7 +443,6 @@ fn join(units: Vec<Vec<AtomId>>, signed: &BTreeMap<AtomId, Signed>, cx: &Context
             f.cluster.reads.push(s.own.clone());
             f.cluster.unit.push(u);
             f.taken.insert(s.anchor);
-            f.shapes.extend(&s.signature);
         }
     }
     found.into_iter().map(|f| f.cluster).collect()
