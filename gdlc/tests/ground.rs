@@ -1225,9 +1225,9 @@ fn with_spellings(plain: &SourceFile, game: &str, seeds: &[u64]) -> Vec<SourceFi
     std::iter::once(plain.clone()).chain(scrambled).collect()
 }
 
-/// Atoms computed one by one (`(expression & 1) << bit`) in `eval_state` and the
-/// functions it calls.
-fn atoms_computed_alone(module: &str) -> usize {
+/// The code of `eval_state` and the functions it calls (`state_0` …) in a generated
+/// ground module.
+fn state_code(module: &str) -> String {
     let mut state: String = module
         .split("\nfn ")
         .filter(|f| f.starts_with("state_"))
@@ -1235,7 +1235,28 @@ fn atoms_computed_alone(module: &str) -> usize {
     let start = module.find("fn eval_state(").expect("eval_state");
     let end = module.find("fn eval_goals(").expect("eval_goals");
     state.push_str(&module[start..end]);
-    let text: String = state.chars().filter(|c| !c.is_whitespace()).collect();
+    state
+}
+
+/// The code of `eval_goals` and the functions it calls (`goals_0` …).
+fn goal_code(module: &str) -> String {
+    let mut goals: String = module
+        .split("\nfn ")
+        .filter(|f| f.starts_with("goals_"))
+        .collect();
+    let start = module.find("fn eval_goals(").expect("eval_goals");
+    let end = module.find("fn eval_moves(").expect("eval_moves");
+    goals.push_str(&module[start..end]);
+    goals
+}
+
+/// Atoms computed one by one (`(expression & 1) << bit`) in `eval_state` and the
+/// functions it calls.
+fn atoms_computed_alone(module: &str) -> usize {
+    let text: String = state_code(module)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     text.split("&1)")
         .skip(1)
         .filter(|rest| rest.trim_start_matches(')').starts_with("<<"))
@@ -1311,18 +1332,8 @@ fn words_only_goals_need_are_zeroed_by_the_goals() {
         let grounding = grounding.expect("grounds");
         let module = gdlc::emit::ground::lib_rs(&ir, &grounding, &file.name, Budget::DEFAULT)
             .expect("emits");
-        let mut state: String = module
-            .split("\nfn ")
-            .filter(|f| f.starts_with("state_"))
-            .collect();
-        let start = module.find("fn eval_state(").expect("eval_state");
-        let end = module.find("fn eval_goals(").expect("eval_goals");
-        state.push_str(&module[start..end]);
-        let goals = module[end..]
-            .split_once("fn eval_moves(")
-            .expect("eval_moves")
-            .0;
-        let (in_state, in_goals) = (words_zeroed(&state), words_zeroed(goals));
+        let in_state = words_zeroed(&state_code(&module));
+        let in_goals = words_zeroed(&goal_code(&module));
         assert!(
             in_state <= 8 && in_goals >= 40,
             "{}: eval_state zeroes {in_state} words, eval_goals {in_goals}",
