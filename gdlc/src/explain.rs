@@ -539,9 +539,7 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
             out,
             "code: {} literals per state{}, {} per joint move ({}), {} for goals ({})",
             size.state,
-            size.state_reads
-                .map(|reads| format!(" ({reads} reads as emitted, which the budget counts)"))
-                .unwrap_or_default(),
+            format!(" ({} reads as emitted)", size.state_reads),
             size.moves,
             if size.keyed_program {
                 format!(

@@ -1341,3 +1341,68 @@ fn words_only_goals_need_are_zeroed_by_the_goals() {
         );
     }
 }
+
+/// Code is weighed as emitted, word-parallel families and guards counted, not only by
+/// its literals: skirmish's projected grounding holds more than 30,000 literals per
+/// state and joint move but reads about 9,600 bits and words a step, under
+/// `READS_PER_JOIN_NODE` per node of the join backend's work, so the compiler takes it
+/// (2× the playouts/s of the same grounding with shared conjunctions, taken as written). Hallway's
+/// goals are straight lines as emitted, where as written they were a program (3× slower).
+/// Hex's projected code also fits as emitted, but reads 77 times the join backend's
+/// work a step: it stays with the join backend. Each in two spellings.
+#[test]
+fn code_that_fits_only_as_emitted_is_ground_where_it_reads_less_than_the_join_backend_works() {
+    use gdlc::emit::ground::{READS_PER_JOIN_NODE, code_size, ground_and_emit_auto, lib_rs};
+    for (game, ground_expected) in [
+        ("skirmish.kif", true),
+        ("hallway.kif", true),
+        ("hex.kif", false),
+    ] {
+        let Some(plain) = common::game_source(game) else {
+            return;
+        };
+        for file in with_spellings(&plain, game, &[1]) {
+            let front = gdlc::front_end(&file);
+            let ir = analyze(&front).expect("analyses");
+            let plan = gdlc::planner::plan(&ir).expect("plans");
+            let (grounded, tuned) = ground_and_emit_auto(&ir, &plan, &file.name, || {
+                gdlc::planner::tuned(&ir).expect("tunes")
+            });
+            let grounded = grounded.expect("grounds");
+            if !ground_expected {
+                let why = grounded.module.expect_err("the join backend");
+                assert!(why.contains("more than"), "{}: {why}", file.name);
+                continue;
+            }
+            assert!(
+                grounded.module.is_ok(),
+                "{}: {:?}",
+                file.name,
+                grounded.module
+            );
+            let size = code_size(&ir, &grounded.grounding, grounded.budget).expect("fits");
+            assert!(!size.goals_program, "{}: goals straight-line", file.name);
+            if game == "skirmish.kif" {
+                assert!(
+                    grounded.grounding.shared_relations == 0,
+                    "{}: no shared conjunctions",
+                    file.name
+                );
+                let why = lib_rs(&ir, &grounded.grounding, &file.name, Budget::DEFAULT)
+                    .expect_err("past the default budget as written");
+                assert!(why.contains("more than 30000"), "{}: {why}", file.name);
+                let work = tuned
+                    .and_then(|plan| plan.tuning)
+                    .and_then(|tuning| tuning.work_per_sample())
+                    .expect("the join plan was measured");
+                assert_eq!(grounded.budget.join_work, Some(work));
+                assert!(
+                    size.state_reads <= READS_PER_JOIN_NODE * work,
+                    "{}: {} reads a state against the join backend's {work} nodes a step",
+                    file.name,
+                    size.state_reads
+                );
+            }
+        }
+    }
+}

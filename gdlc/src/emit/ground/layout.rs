@@ -5,17 +5,19 @@
 use super::*;
 
 impl<'a> Layout<'a> {
-    /// The layout of grounding `g` under `budget`, or why its code does not fit.
-    /// `weighed` holds the grounding's sizes once known ([`Layout::weigh`]): a
-    /// budget they do not fit is refused before any work.
+    /// The layout of grounding `g` under `budget`, or why its code does not fit
+    /// ([`Tabled::chosen`], asking `join_work` for the join backend's work where
+    /// needed). `weighed` holds the grounding's sizes once known ([`Layout::weigh`]):
+    /// a budget they do not fit is refused before any work.
     pub(super) fn new(
         ir: &'a Ir,
         g: &'a Grounding,
         budget: Budget,
         weighed: &mut Option<Weighed>,
+        join_work: JoinWork,
     ) -> Result<Self, String> {
         if let Some(known) = weighed {
-            Tabled::chosen(known, budget)?;
+            Tabled::chosen(known, budget, join_work)?;
         }
         let mut placing = Placing::new(ir, g);
         let (fluents, init) = placing.fluents()?;
@@ -78,31 +80,33 @@ impl<'a> Layout<'a> {
         };
         layout.owned = layout.owned_words();
         let sizes = *weighed.get_or_insert_with(|| layout.weigh());
-        layout.tabled = Tabled::chosen(&sizes, budget)?;
+        layout.tabled = Tabled::chosen(&sizes, budget, join_work)?;
         Ok(layout)
     }
 
-    /// The sizes [`Tabled::chosen`] weighs (see there): with shared conjunctions,
-    /// the straight-line code is measured as emitted, since what sharing saves (the
-    /// words of an OR, a guard's literal) shows only there. Other groundings keep the
-    /// literal count, which keeps the projected grounding where it pays (tron_10x10:
-    /// the plain one fits as emitted but runs 5× slower).
+    /// The sizes [`Tabled::chosen`] weighs (see there): the straight-line code as
+    /// emitted, and as written — its literals, or, with shared conjunctions, as
+    /// emitted too, since what sharing saves (the words of an OR, a guard's literal)
+    /// shows only there.
     pub(super) fn weigh(&self) -> Weighed {
-        let size = |cone: &[bool]| {
-            if self.g.shared_relations > 0 {
-                self.emitted_reads(cone)
-            } else {
-                self.cone_literals(cone)
-            }
-        };
+        let state = self.emitted_reads(&self.state_cone);
+        let goals = self.emitted_reads(&self.goal_cone);
+        let goal_literals = self.cone_literals(&self.goal_cone);
+        let shared = self.g.shared_relations > 0;
         let (keyed_literals, keyed_per_move) = self.keyed_literals();
         Weighed {
-            state: size(&self.state_cone),
+            state,
+            written_state: if shared {
+                state
+            } else {
+                self.cone_literals(&self.state_cone)
+            },
             moves: self.cone_literals(&self.move_cone),
-            goals: size(&self.goal_cone),
+            goals,
+            written_goals: if shared { goals } else { goal_literals },
             keyed_literals,
             keyed_per_move,
-            goal_literals: self.cone_literals(&self.goal_cone),
+            goal_literals,
             goals_recursive: self.recursive_in(&self.goal_cone),
         }
     }

@@ -82,8 +82,18 @@
 //! from its sizes; a grounding past the budget by more than sharing can shrink
 //! (`MAX_SHARING_GAIN`) is not shared. Plain groundings come first: projection's
 //! auxiliary atoms replace instances that would run only under one move, which is
-//! slower where the plain grounding fits. A shared grounding's code is weighed as
-//! emitted (the bits and words it reads), the others by their literals.
+//! slower where the plain grounding fits as written.
+//!
+//! **Written and emitted.** Straight-line code is weighed two ways: as written (its
+//! literals; a shared grounding's reads) and as emitted (the bits and words it reads:
+//! a word-parallel family reads a word for up to 64 atoms, atoms under a guard do not
+//! repeat its literal). Code that fits as written is taken, with what is a program
+//! chosen from the emitted sizes; code that fits only as emitted is taken when it reads
+//! at most [`READS_PER_JOIN_NODE`] bits and words a step per node of the join
+//! backend's work (measured then, and carried in the grounding's budget), and a plain
+//! grounding that fits only as emitted gives way to the projected one when that reads
+//! less a step (see `Tabled::chosen`). The rules come from measurements, and the
+//! emitted size counts a family computed in rounds once, so it is not taken alone.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -208,12 +218,18 @@ struct Tabled {
 /// budget is tried without laying the grounding out again.
 #[derive(Clone, Copy, Debug)]
 struct Weighed {
-    /// The straight-line code of every state (literals, or reads as emitted).
+    /// The straight-line code of every state as emitted: the bits and words it reads
+    /// (see [`Layout::emitted_reads`]; a word-parallel family reads a word for up to 64
+    /// atoms, atoms under a guard do not repeat its literal).
     state: usize,
+    /// The same code as written: its literals, or its reads for a grounding with
+    /// shared conjunctions (what sharing saves shows only as emitted).
+    written_state: usize,
     /// The literals of every joint move.
     moves: usize,
-    /// The straight-line code of the goals (as `state`).
+    /// The straight-line code of the goals as emitted, and as written (as `state`).
     goals: usize,
+    written_goals: usize,
     /// The literals of the instances under one move that a keyed program can hold, and
     /// their most per move of a role on average.
     keyed_literals: usize,
@@ -223,34 +239,88 @@ struct Weighed {
     goals_recursive: bool,
 }
 
+impl Weighed {
+    /// The sizes with the straight-line code as written.
+    fn as_written(&self) -> Weighed {
+        Weighed {
+            state: self.written_state,
+            goals: self.written_goals,
+            ..*self
+        }
+    }
+
+    /// The code run at every step, as emitted, when `tabled` is chosen: the state's
+    /// code, the joint move's, and of a keyed program the part of one move.
+    fn per_step(&self, tabled: Tabled) -> usize {
+        let moves = if tabled.keyed {
+            self.moves - self.keyed_literals + self.keyed_per_move
+        } else {
+            self.moves
+        };
+        self.state + moves
+    }
+}
+
+/// The join backend's work per step (its tuned plan's executor nodes per sample state,
+/// [`crate::plan::Tuning::work_per_sample`]), asked for only when needed: `None` when
+/// it is not known.
+type JoinWork<'w> = &'w mut dyn FnMut() -> Option<usize>;
+
+/// How many bits and words the ground code run at every step may read per node of the
+/// join backend's work, for code that fits its budget only as emitted (see
+/// [`Tabled::chosen`]). Measured on GGP.org's games whose code fits as emitted and not
+/// as written, ground against join playouts/s: blokbox_simple 0.6 reads per node and
+/// 34× faster, skirmish 1.05 and 2× (against its shared grounding), strangeSkirmish
+/// 0.8 and 1.7×; skirmishNew 8.9 and 0.8× (slower), amazons_10x10 13.7 and 0.42×, hex
+/// 77 and 0.13×, tron_10x10's plain grounding 4.4 and 0.12× against its projected one.
+pub const READS_PER_JOIN_NODE: usize = 4;
+
 impl Tabled {
-    /// Which code is a program (data) rather than straight-line code: nothing while
-    /// all the code fits [`MAX_EMITTED_LITERALS`]. Past it, in this order until it
-    /// fits:
-    ///
-    /// 1. the `next` instances that run under one move become a keyed program (data:
-    ///    only the played move's part runs, so they cost no more than straight-line
-    ///    arms), when the code of every state and joint move does not fit;
-    /// 2. the goals, which run once per game, become a program.
-    ///
-    /// The code every state and joint move runs must fit in straight lines, else the
-    /// join backend is used: as a program it is slower than the join backend on every
-    /// game measured, even as a forward program that looks only at the instances of
-    /// true fluents and atoms (god 0.75×, skirmish 0.71×, mummymaze2p 0.01×).
-    fn chosen(weighed: &Weighed, budget: Budget) -> Result<Tabled, String> {
+    /// Which code is a program rather than straight-line code, weighing the code as
+    /// emitted (see [`Tabled::fit`]). Code that fits its budget as written is taken
+    /// with the choice the emitted sizes give (the goals of hallway and quad as
+    /// straight lines, not a program: 2.4–3.3× faster). Code that fits only as emitted
+    /// is taken when what it runs every step reads at most [`READS_PER_JOIN_NODE`] bits
+    /// and words per node of the join backend's work (`join_work`, asked for only
+    /// then); else the code is weighed as written. Word-parallel families make a
+    /// grounding's code many times shorter than its literals (blokbox_simple: 229,000
+    /// literals per state, 29,000 reads), but as emitted it counts the work of a family
+    /// computed in rounds once, and of a plain grounding past its budget it does not
+    /// show that projection computes less: hence the comparison with the join backend.
+    fn chosen(weighed: &Weighed, budget: Budget, join_work: JoinWork) -> Result<Tabled, String> {
+        let written = Tabled::fit(&weighed.as_written(), budget);
+        if let Ok(emitted) = Tabled::fit(weighed, budget) {
+            let mut pays = || {
+                join_work().is_some_and(|work| {
+                    weighed.per_step(emitted) <= work.saturating_mul(READS_PER_JOIN_NODE)
+                })
+            };
+            if written.is_ok() || pays() {
+                return Ok(emitted);
+            }
+        }
+        written
+    }
+
+    /// Whether code of sizes `weighed` fits `budget` as they are, and which code is a
+    /// program then.
+    fn fit(weighed: &Weighed, budget: Budget) -> Result<Tabled, String> {
         let Weighed {
             state,
+            written_state,
             moves,
             goals,
             keyed_literals,
             keyed_per_move,
             goal_literals: literals,
             goals_recursive,
+            ..
         } = *weighed;
-        if state > budget.state_literals {
+        // The measured budget's bound was measured on the code as written.
+        if written_state > budget.state_literals {
             let work = budget.join_work.unwrap_or_default();
             return Err(format!(
-                "the ground code for every state would hold {state} literals, more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {work} per step"
+                "the ground code for every state would hold {written_state} literals, more than {LITERALS_PER_JOIN_NODE} per node of the join backend's {work} per step"
             ));
         }
         let fits = |literals: usize| literals <= budget.literals;
@@ -511,7 +581,7 @@ pub fn ground_and_emit(
     source: &str,
     budget: Budget,
 ) -> Result<Grounded, String> {
-    Groundings::new(ir, plan).emit(ir, plan, source, budget)
+    Groundings::new(ir, plan).emit(ir, plan, source, budget, &mut || budget.join_work)
 }
 
 /// The groundings [`ground_and_emit`] tries, each made at most once, so that the
@@ -560,13 +630,15 @@ impl Groundings {
         self.shared[which].as_ref().and_then(Option::as_ref)
     }
 
-    /// See [`ground_and_emit`].
+    /// See [`ground_and_emit`]; `join_work` is the join backend's work per step,
+    /// asked for only where code fits only as emitted (see [`Tabled::chosen`]).
     fn emit(
         &mut self,
         ir: &Ir,
         plan: &Plan,
         source: &str,
         budget: Budget,
+        join_work: JoinWork,
     ) -> Result<Grounded, String> {
         let found = |grounding: &Grounding, projected: bool, module: String| Grounded {
             grounding: grounding.clone(),
@@ -574,18 +646,59 @@ impl Groundings {
             module: Ok(module),
             budget,
         };
-        let plain_module =
-            self.plain.as_ref().ok().map(|grounding| {
-                lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[0])
-            });
+        let plain_module = self.plain.as_ref().ok().map(|grounding| {
+            lib_rs_weighed(
+                ir,
+                grounding,
+                source,
+                budget,
+                &mut self.weighed[0],
+                join_work,
+            )
+        });
         if let (Ok(grounding), Some(Ok(module))) = (&self.plain, &plain_module) {
+            // Plain code that fits only as emitted does not show that projection
+            // computes less (queens: 17,450 reads per state plain, 6,663 projected,
+            // and 3× slower): the projected grounding is taken when it reads less
+            // every step.
+            let plain = self.weighed[0].expect("weighed when laid out");
+            let written = Tabled::fit(&plain.as_written(), budget).is_ok();
+            if !written {
+                self.projected.get_or_insert_with(|| {
+                    crate::ground::ground(ir, plan, &crate::ground::LIMITS, true)
+                });
+            }
+            if !written
+                && let Some(Ok(projected)) = &self.projected
+                && let Ok(module) = lib_rs_weighed(
+                    ir,
+                    projected,
+                    source,
+                    budget,
+                    &mut self.weighed[1],
+                    join_work,
+                )
+                && let Some(weighed) = self.weighed[1]
+                && let Ok(tabled) = Tabled::fit(&weighed, budget)
+                && let Ok(plain_tabled) = Tabled::fit(&plain, budget)
+                && weighed.per_step(tabled) < plain.per_step(plain_tabled)
+            {
+                return Ok(found(projected, true, module));
+            }
             return Ok(found(grounding, false, module.clone()));
         }
         self.projected(ir, plan);
         let projected = self.projected.as_ref().expect("made above");
         let why_not_projected = match projected {
             Ok(grounding) => {
-                match lib_rs_weighed(ir, grounding, source, budget, &mut self.weighed[1]) {
+                match lib_rs_weighed(
+                    ir,
+                    grounding,
+                    source,
+                    budget,
+                    &mut self.weighed[1],
+                    join_work,
+                ) {
                     Ok(module) => return Ok(found(grounding, true, module)),
                     Err(reason) => reason,
                 }
@@ -599,8 +712,14 @@ impl Groundings {
             }
             self.shared(ir, plan, which);
             if let Some(shared) = self.shared[which].as_ref().and_then(Option::as_ref)
-                && let Ok(module) =
-                    lib_rs_weighed(ir, shared, source, budget, &mut self.weighed[2 + which])
+                && let Ok(module) = lib_rs_weighed(
+                    ir,
+                    shared,
+                    source,
+                    budget,
+                    &mut self.weighed[2 + which],
+                    join_work,
+                )
             {
                 return Ok(found(shared, projected, module));
             }
@@ -622,8 +741,9 @@ impl Groundings {
 /// The ground backend's choice for [`crate::Backend::Auto`]: [`ground_and_emit`] under
 /// [`Budget::DEFAULT`], and when the game grounds but its code does not fit, again under
 /// [`Budget::measured`] against the join backend's work per step on its tuned plan
-/// (`join_plan`, made only then). Also returns that plan when it was made, for the join
-/// backend. A module that does not fit either budget gives both reasons.
+/// (`join_plan`, made only when needed: for the second budget, or for code that fits
+/// only as emitted, see [`Tabled::chosen`]). Also returns that plan when it was made,
+/// for the join backend. A module that does not fit either budget gives both reasons.
 pub fn ground_and_emit_auto(
     ir: &Ir,
     plan: &Plan,
@@ -631,15 +751,24 @@ pub fn ground_and_emit_auto(
     join_plan: impl FnOnce() -> Plan,
 ) -> (Result<Grounded, String>, Option<Plan>) {
     let mut groundings = Groundings::new(ir, plan);
-    let grounded = groundings.emit(ir, plan, source, Budget::DEFAULT);
-    if !matches!(&grounded, Ok(g) if g.module.is_err()) {
-        return (grounded, None);
-    }
-    let tuned = join_plan();
-    let Some(work) = tuned.tuning.as_ref().and_then(|t| t.work_per_sample()) else {
-        return (grounded, Some(tuned));
+    let mut join = LazyJoin {
+        make: Some(join_plan),
+        tuned: None,
     };
-    let measured = groundings.emit(ir, plan, source, Budget::measured(work));
+    let mut grounded = groundings.emit(ir, plan, source, Budget::DEFAULT, &mut || join.work());
+    if !matches!(&grounded, Ok(g) if g.module.is_err()) {
+        // Code taken for reading less than the join backend works carries that work.
+        if let Ok(grounded) = &mut grounded
+            && join.tuned.is_some()
+        {
+            grounded.budget.join_work = join.work();
+        }
+        return (grounded, join.tuned);
+    }
+    let Some(work) = join.work() else {
+        return (grounded, join.tuned);
+    };
+    let measured = groundings.emit(ir, plan, source, Budget::measured(work), &mut || Some(work));
     let grounded = match (grounded, measured) {
         (_, Ok(measured)) if measured.module.is_ok() => Ok(measured),
         (Ok(mut grounded), measured) => {
@@ -658,7 +787,26 @@ pub fn ground_and_emit_auto(
         }
         (Err(reason), _) => Err(reason),
     };
-    (grounded, Some(tuned))
+    (grounded, join.tuned)
+}
+
+/// The join backend's tuned plan, made when its work is first asked for.
+struct LazyJoin<F> {
+    make: Option<F>,
+    tuned: Option<Plan>,
+}
+
+impl<F: FnOnce() -> Plan> LazyJoin<F> {
+    /// The tuned plan's work per step (see [`JoinWork`]).
+    fn work(&mut self) -> Option<usize> {
+        if let Some(make) = self.make.take() {
+            self.tuned = Some(make());
+        }
+        self.tuned
+            .as_ref()
+            .and_then(|plan| plan.tuning.as_ref())
+            .and_then(|tuning| tuning.work_per_sample())
+    }
 }
 
 /// The projected grounding of a planned game and its module, or why there is none.
@@ -682,7 +830,9 @@ pub fn lib_rs(
     source: &str,
     budget: Budget,
 ) -> Result<String, String> {
-    lib_rs_weighed(ir, grounding, source, budget, &mut None)
+    lib_rs_weighed(ir, grounding, source, budget, &mut None, &mut || {
+        budget.join_work
+    })
 }
 
 /// [`lib_rs`] with the grounding's sizes once known (see [`Layout::new`]).
@@ -692,8 +842,9 @@ fn lib_rs_weighed(
     source: &str,
     budget: Budget,
     weighed: &mut Option<Weighed>,
+    join_work: JoinWork,
 ) -> Result<String, String> {
-    let layout = Layout::new(ir, grounding, budget, weighed)?;
+    let layout = Layout::new(ir, grounding, budget, weighed, join_work)?;
     let text = layout.module();
     let file = syn::parse_file(&text)
         .map_err(|e| format!("internal error: the generated code does not parse: {e}"))?;
@@ -712,9 +863,9 @@ fn lib_rs_weighed(
 pub struct CodeSize {
     /// Literals of `eval_state` (terminal, legal, what the moves read).
     pub state: usize,
-    /// With shared conjunctions, `eval_state`'s size as emitted (the bits and words
-    /// it reads), which the budget counts instead.
-    pub state_reads: Option<usize>,
+    /// `eval_state`'s size as emitted (the bits and words it reads), which the budget
+    /// counts beside the literals (see [`READS_PER_JOIN_NODE`]).
+    pub state_reads: usize,
     /// Literals of `eval_moves`.
     pub moves: usize,
     /// Literals of `eval_goals`.
@@ -740,11 +891,10 @@ pub struct CodeSize {
 /// The code size of a grounded game under `budget` (see [`CodeSize`]), or why this
 /// backend cannot emit it.
 pub fn code_size(ir: &Ir, grounding: &Grounding, budget: Budget) -> Result<CodeSize, String> {
-    let layout = Layout::new(ir, grounding, budget, &mut None)?;
+    let layout = Layout::new(ir, grounding, budget, &mut None, &mut || budget.join_work)?;
     Ok(CodeSize {
         state: layout.cone_literals(&layout.state_cone),
-        state_reads: (grounding.shared_relations > 0)
-            .then(|| layout.emitted_reads(&layout.state_cone)),
+        state_reads: layout.emitted_reads(&layout.state_cone),
         moves: layout.cone_literals(&layout.move_cone),
         goals: layout.cone_literals(&layout.goal_cone),
         goals_program: layout.tabled.goals,
