@@ -537,9 +537,9 @@ pub fn ground(ir: &Ir, plan: &Plan, source: &str) -> String {
     if let Ok(size) = crate::emit::ground::code_size(ir, grounding, grounded.budget) {
         let _ = writeln!(
             out,
-            "code: {} literals per state{}, {} per joint move ({}), {} for goals ({})",
+            "code: {} literals per state ({} reads as emitted), {} per joint move ({}), {} for goals ({})",
             size.state,
-            format!(" ({} reads as emitted)", size.state_reads),
+            size.state_reads,
             size.moves,
             if size.keyed_program {
                 format!(
