@@ -88,19 +88,27 @@ impl<'a> Layout<'a> {
     /// emitted, and as written — its literals, or, with shared conjunctions, as
     /// emitted too, since what sharing saves (the words of an OR, a guard's literal)
     /// shows only there.
+    ///
+    /// Code past the default budget by more than sharing can shrink it
+    /// (`MAX_SHARING_GAIN`) is not laid out as emitted to be weighed (team chess's
+    /// 821,000 literals: 3 s of the compiler's time, for reads within 15 % of them).
     pub(super) fn weigh(&self) -> Weighed {
-        let state = self.emitted_reads(&self.state_cone);
-        let goals = self.emitted_reads(&self.goal_cone);
-        let goal_literals = self.cone_literals(&self.goal_cone);
         let shared = self.g.shared_relations > 0;
+        let as_emitted = |cone: &[bool], literals: usize| {
+            if shared || literals <= MAX_SHARING_GAIN * MAX_EMITTED_LITERALS {
+                self.emitted_reads(cone)
+            } else {
+                literals
+            }
+        };
+        let state_literals = self.cone_literals(&self.state_cone);
+        let goal_literals = self.cone_literals(&self.goal_cone);
+        let state = as_emitted(&self.state_cone, state_literals);
+        let goals = as_emitted(&self.goal_cone, goal_literals);
         let (keyed_literals, keyed_per_move) = self.keyed_literals();
         Weighed {
             state,
-            written_state: if shared {
-                state
-            } else {
-                self.cone_literals(&self.state_cone)
-            },
+            written_state: if shared { state } else { state_literals },
             moves: self.cone_literals(&self.move_cone),
             goals,
             written_goals: if shared { goals } else { goal_literals },

@@ -268,7 +268,7 @@ type JoinWork<'w> = &'w mut dyn FnMut() -> Option<usize>;
 
 /// How many bits and words the ground code run at every step may read per node of the
 /// join backend's work, for code that fits its budget only as emitted (see
-/// [`Tabled::chosen`]). Measured on GGP.org's games whose code fits as emitted and not
+/// `Tabled::chosen`). Measured on GGP.org's games whose code fits as emitted and not
 /// as written, ground against join playouts/s: blokbox_simple 0.6 reads per node and
 /// 34× faster, skirmish 1.05 and 2× (against its shared grounding), strangeSkirmish
 /// 0.8 and 1.7×; skirmishNew 8.9 and 0.8× (slower), amazons_10x10 13.7 and 0.42×, hex
@@ -742,7 +742,7 @@ impl Groundings {
 /// [`Budget::DEFAULT`], and when the game grounds but its code does not fit, again under
 /// [`Budget::measured`] against the join backend's work per step on its tuned plan
 /// (`join_plan`, made only when needed: for the second budget, or for code that fits
-/// only as emitted, see [`Tabled::chosen`]). Also returns that plan when it was made,
+/// only as emitted, see `Tabled::chosen`). Also returns that plan when it was made,
 /// for the join backend. A module that does not fit either budget gives both reasons.
 pub fn ground_and_emit_auto(
     ir: &Ir,
