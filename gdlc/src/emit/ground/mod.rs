@@ -253,7 +253,7 @@ impl Weighed {
     /// code, the joint move's, and of a keyed program the part of one move.
     fn per_step(&self, tabled: Tabled) -> usize {
         let moves = if tabled.keyed {
-            self.moves - self.keyed_literals + self.keyed_per_move
+            self.moves.saturating_sub(self.keyed_literals) + self.keyed_per_move
         } else {
             self.moves
         };
@@ -630,6 +630,41 @@ impl Groundings {
         self.shared[which].as_ref().and_then(Option::as_ref)
     }
 
+    /// The projected grounding's module, where the plain grounding's fits only as
+    /// emitted and the projected one's, taken as emitted, reads less every step: the
+    /// emitted size of plain code does not show that projection computes less
+    /// (queens: 17,450 reads per state plain, 6,663 projected, and 3× slower).
+    fn projected_reading_less(
+        &mut self,
+        ir: &Ir,
+        plan: &Plan,
+        source: &str,
+        budget: Budget,
+        join_work: JoinWork,
+    ) -> Option<String> {
+        let plain = self.weighed[0]?;
+        if Tabled::fit(&plain.as_written(), budget).is_ok() {
+            return None;
+        }
+        let plain_tabled = Tabled::fit(&plain, budget).ok()?;
+        self.projected(ir, plan);
+        let Some(Ok(projected)) = &self.projected else {
+            return None;
+        };
+        let module = lib_rs_weighed(
+            ir,
+            projected,
+            source,
+            budget,
+            &mut self.weighed[1],
+            join_work,
+        )
+        .ok()?;
+        let weighed = self.weighed[1]?;
+        let tabled = Tabled::fit(&weighed, budget).ok()?;
+        (weighed.per_step(tabled) < plain.per_step(plain_tabled)).then_some(module)
+    }
+
     /// See [`ground_and_emit`]; `join_work` is the join backend's work per step,
     /// asked for only where code fits only as emitted (see [`Tabled::chosen`]).
     fn emit(
@@ -656,35 +691,13 @@ impl Groundings {
                 join_work,
             )
         });
+        if matches!(plain_module, Some(Ok(_)))
+            && let Some(module) = self.projected_reading_less(ir, plan, source, budget, join_work)
+            && let Some(Ok(projected)) = &self.projected
+        {
+            return Ok(found(projected, true, module));
+        }
         if let (Ok(grounding), Some(Ok(module))) = (&self.plain, &plain_module) {
-            // Plain code that fits only as emitted does not show that projection
-            // computes less (queens: 17,450 reads per state plain, 6,663 projected,
-            // and 3× slower): the projected grounding is taken when it reads less
-            // every step.
-            let plain = self.weighed[0].expect("weighed when laid out");
-            let written = Tabled::fit(&plain.as_written(), budget).is_ok();
-            if !written {
-                self.projected.get_or_insert_with(|| {
-                    crate::ground::ground(ir, plan, &crate::ground::LIMITS, true)
-                });
-            }
-            if !written
-                && let Some(Ok(projected)) = &self.projected
-                && let Ok(module) = lib_rs_weighed(
-                    ir,
-                    projected,
-                    source,
-                    budget,
-                    &mut self.weighed[1],
-                    join_work,
-                )
-                && let Some(weighed) = self.weighed[1]
-                && let Ok(tabled) = Tabled::fit(&weighed, budget)
-                && let Ok(plain_tabled) = Tabled::fit(&plain, budget)
-                && weighed.per_step(tabled) < plain.per_step(plain_tabled)
-            {
-                return Ok(found(projected, true, module));
-            }
             return Ok(found(grounding, false, module.clone()));
         }
         self.projected(ir, plan);
@@ -757,7 +770,8 @@ pub fn ground_and_emit_auto(
     };
     let mut grounded = groundings.emit(ir, plan, source, Budget::DEFAULT, &mut || join.work());
     if !matches!(&grounded, Ok(g) if g.module.is_err()) {
-        // Code taken for reading less than the join backend works carries that work.
+        // Where the join backend's work was measured (for code that fits only as
+        // emitted), the budget carries it, for `explain` and `code_size`.
         if let Ok(grounded) = &mut grounded
             && join.tuned.is_some()
         {
