@@ -18,7 +18,9 @@
 //! The output formats are `gdlc perft`'s and `gdlc playout`'s ([`playout_lines`] is
 //! shared with it), so a compiled reasoner and the interpreter can be compared with
 //! `diff`. Usage errors print the usage and exit with code 2; a game that cannot be
-//! played (no legal move, no end) exits with code 1. Arguments are parsed by hand: the
+//! played (no legal move, no end) exits with code 1 — where a role has no legal move in
+//! a random playout, after printing the joint moves that led there, which `gdlc playout
+//! GAME --moves …` replays on the interpreter. Arguments are parsed by hand: the
 //! runtime keeps its dependencies to what generated code needs.
 
 use std::io::Write;
@@ -253,7 +255,7 @@ pub fn run<G: Game>(game: &mut G, command: &Command) -> ExitCode {
                             }
                         }
                     }
-                    Err(err) => return unplayable(&err),
+                    Err(err) => return unplayable_replayed(game, &err, 1, seed, max_steps),
                 }
             }
         }
@@ -286,7 +288,7 @@ pub fn run<G: Game>(game: &mut G, command: &Command) -> ExitCode {
                         report.states_per_second()
                     );
                 }
-                Err(err) => return unplayable(&err),
+                Err(err) => return unplayable_replayed(game, &err, u64::MAX, seed, 100_000),
             }
         }
     }
@@ -358,10 +360,47 @@ pub fn write_history<G: Game>(
     }
 }
 
-fn unplayable(err: &PlayoutError) -> ExitCode {
+/// Reports a run of random playouts with `seed` (of at most `playouts`) that could
+/// not be finished; for a role without a legal move, with the joint moves of the
+/// playout that failed, found again ([`crate::simulate::failing_playout`]), so that the state can be
+/// reached again: `gdlc playout GAME --moves …` replays them on the interpreter.
+fn unplayable_replayed<G: Game>(
+    game: &mut G,
+    err: &PlayoutError,
+    playouts: u64,
+    seed: u64,
+    max_steps: usize,
+) -> ExitCode {
     eprintln!("error: {err}");
+    if matches!(err, PlayoutError::NoLegalMove { .. })
+        && let Some(failed) = crate::simulate::failing_playout(
+            game,
+            Duration::from_secs(REPLAY_SECONDS),
+            seed,
+            max_steps,
+        )
+        && failed.number <= playouts
+    {
+        let joints: Vec<String> = failed
+            .joint_moves
+            .iter()
+            .map(|joint| {
+                let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
+                texts.join(" ")
+            })
+            .collect();
+        eprintln!(
+            "note: in random playout {} of seed {seed}, after these joint moves (replay them with `gdlc playout GAME --moves \"…\"`):\n{}",
+            failed.number,
+            joints.join("; ")
+        );
+    }
     ExitCode::FAILURE
 }
+
+/// How long a failed run of random playouts is played again to find the joint moves of
+/// the playout that failed (it is found as fast as the run found it).
+const REPLAY_SECONDS: u64 = 60;
 
 #[cfg(test)]
 mod tests {

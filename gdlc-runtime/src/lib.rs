@@ -29,5 +29,5 @@ pub use compiled::text_order;
 pub use game::{Game, GoalError, HeldGoals, MoveError, RandomStep, RoleIndex, StateError};
 pub use perft::perft;
 pub use playout::{Playout, PlayoutError, PlayoutOptions, random_playout, random_playout_from};
-pub use simulate::{SimulationReport, simulate_for};
+pub use simulate::{FailedPlayout, SimulationReport, failing_playout, simulate_for};
 pub use verify::{Agreement, CompareOptions, compare};

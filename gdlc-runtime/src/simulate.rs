@@ -1,5 +1,6 @@
 //! The simulation-count driver: random playouts from the initial state for a given
-//! time, counting playouts and state changes — the figure reasoners are compared by.
+//! time, counting playouts and state changes — the figure reasoners are compared by —
+//! and, when one of them fails, that playout found again ([`failing_playout`]).
 
 use std::time::{Duration, Instant};
 
@@ -63,4 +64,48 @@ pub fn simulate_for<G: Game>(
     }
     std::hint::black_box(goal_sum);
     Ok(report)
+}
+
+/// A playout of [`simulate_for`]'s run that could not be finished, found again by
+/// [`failing_playout`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedPlayout<M> {
+    /// Which playout of the run failed, from 1.
+    pub number: u64,
+    /// The joint moves it played before it failed, one move per role in role order.
+    pub joint_moves: Vec<Vec<M>>,
+    /// Why it failed.
+    pub error: PlayoutError,
+}
+
+/// The first playout of [`simulate_for`]'s run with `seed` that fails, with the joint
+/// moves that led to the failure, so that it can be replayed (by the interpreter:
+/// `gdlc playout GAME --moves …`). `simulate_for` keeps no record of its playouts;
+/// this plays the same random playouts again (one seed gives one run), recording
+/// each, until one fails. `None` when none fails within `budget`.
+pub fn failing_playout<G: Game>(
+    game: &mut G,
+    budget: Duration,
+    seed: u64,
+    max_steps: usize,
+) -> Option<FailedPlayout<G::Move>> {
+    let mut stepper = Stepper::new(game, seed);
+    let initial = game.initial_state();
+    let start = Instant::now();
+    let mut number = 0;
+    while start.elapsed() < budget {
+        number += 1;
+        let mut joint_moves: Vec<Vec<G::Move>> = Vec::new();
+        let played = stepper.play_to_end(game, initial.clone(), max_steps, |joint| {
+            joint_moves.push(joint.to_vec())
+        });
+        if let Err(error) = played {
+            return Some(FailedPlayout {
+                number,
+                joint_moves,
+                error,
+            });
+        }
+    }
+    None
 }

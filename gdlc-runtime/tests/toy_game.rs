@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use gdlc_runtime::{
     CompareOptions, Game, GoalError, MoveError, PlayoutError, PlayoutOptions, RandomStep,
-    RoleIndex, StateError, compare, perft, random_playout, simulate_for,
+    RoleIndex, StateError, compare, failing_playout, perft, random_playout, simulate_for,
 };
 
 /// A two-role counter; `stuck_at` makes role `b` moveless in that state.
@@ -167,6 +167,49 @@ fn simulation_counts_playouts_and_states() {
     assert!(report.playouts >= 1);
     // Every playout takes 2 to 4 steps.
     assert!(report.states >= 2 * report.playouts && report.states <= 4 * report.playouts);
+}
+
+/// A run of random playouts that fails gives the joint moves of the playout that
+/// failed, found again: they lead to the state where a role has no legal move, and the
+/// playouts before it in the run are whole.
+#[test]
+fn the_playout_a_simulation_fails_in_is_found_again_with_its_moves() {
+    // From 0, (inc, inc) twice reaches 4 and ends; every other playout reaches 3,
+    // where `b` cannot move.
+    let mut game = Counter {
+        stuck_at: Some(3),
+        reversed: false,
+    };
+    let budget = Duration::from_secs(10);
+    let mut later_than_first = false;
+    for seed in 0..40 {
+        let failed = failing_playout(&mut game, budget, seed, 100).expect("a failing playout");
+        let expected =
+            simulate_for(&mut game, Duration::from_secs(10), seed, 100).expect_err("fails");
+        assert_eq!(failed.error, expected);
+        assert_eq!(
+            failed.error,
+            PlayoutError::NoLegalMove {
+                role: "b".into(),
+                step: failed.joint_moves.len()
+            }
+        );
+        let mut state = game.initial_state();
+        for joint in &failed.joint_moves {
+            state = game.next_state(&state, joint);
+        }
+        assert_eq!(state, 3, "seed {seed}: {failed:?}");
+        later_than_first |= failed.number > 1;
+    }
+    assert!(later_than_first, "some run fails after a whole playout");
+    let mut playable = Counter {
+        stuck_at: None,
+        reversed: false,
+    };
+    assert_eq!(
+        failing_playout(&mut playable, Duration::from_millis(20), 1, 100),
+        None
+    );
 }
 
 #[test]
