@@ -189,7 +189,7 @@ pub fn playout_lines<G: Game>(
         lines.push(format!("{}\t{}", step + 1, joint.join("\t")));
     }
     for (step, joint) in playout.joint_moves.iter().enumerate() {
-        let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
+        let texts = joint_texts(game, joint);
         lines.push(format!("{}\t{}", prefix.len() + step + 1, texts.join("\t")));
     }
     let mut goals = Vec::new();
@@ -360,10 +360,16 @@ pub fn write_history<G: Game>(
     }
 }
 
+/// The KIF text of each move of a joint move, in role order.
+fn joint_texts<G: Game>(game: &G, joint: &[G::Move]) -> Vec<String> {
+    joint.iter().map(|&m| game.move_to_kif(m)).collect()
+}
+
 /// Reports a run of random playouts with `seed` (of at most `playouts`) that could
 /// not be finished; for a role without a legal move, with the joint moves of the
-/// playout that failed, found again ([`crate::simulate::failing_playout`]), so that the state can be
-/// reached again: `gdlc playout GAME --moves …` replays them on the interpreter.
+/// playout that failed, found again ([`crate::simulate::failing_playout`]), so that
+/// the state can be reached again: `gdlc playout GAME --moves …` replays them on the
+/// interpreter.
 fn unplayable_replayed<G: Game>(
     game: &mut G,
     err: &PlayoutError,
@@ -384,10 +390,7 @@ fn unplayable_replayed<G: Game>(
         let joints: Vec<String> = failed
             .joint_moves
             .iter()
-            .map(|joint| {
-                let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
-                texts.join(" ")
-            })
+            .map(|joint| joint_texts(game, joint).join(" "))
             .collect();
         eprintln!(
             "note: in random playout {} of seed {seed}, after these joint moves (replay them with `gdlc playout GAME --moves \"…\"`):\n{}",
