@@ -189,7 +189,7 @@ pub fn playout_lines<G: Game>(
         lines.push(format!("{}\t{}", step + 1, joint.join("\t")));
     }
     for (step, joint) in playout.joint_moves.iter().enumerate() {
-        let texts = joint_texts(game, joint);
+        let texts = move_texts(game, joint);
         lines.push(format!("{}\t{}", prefix.len() + step + 1, texts.join("\t")));
     }
     let mut goals = Vec::new();
@@ -335,12 +335,10 @@ pub fn write_history<G: Game>(
                 if legal.is_empty() {
                     return writeln!(out, "!E!role {name} has no legal move\n!F!");
                 }
-                let texts: Vec<String> = legal.iter().map(|&m| game.move_to_kif(m)).collect();
-                writeln!(out, "!L!{}", texts.join(","))?;
+                writeln!(out, "!L!{}", move_texts(game, &legal).join(","))?;
                 joint.push(legal[rng.random_range(0..legal.len())]);
             }
-            let texts: Vec<String> = joint.iter().map(|&m| game.move_to_kif(m)).collect();
-            writeln!(out, "!C!{}", texts.join(","))?;
+            writeln!(out, "!C!{}", move_texts(game, &joint).join(","))?;
             state = game.next_state(&state, &joint);
             changes += 1;
             steps += 1;
@@ -360,9 +358,9 @@ pub fn write_history<G: Game>(
     }
 }
 
-/// The KIF text of each move of a joint move, in role order.
-fn joint_texts<G: Game>(game: &G, joint: &[G::Move]) -> Vec<String> {
-    joint.iter().map(|&m| game.move_to_kif(m)).collect()
+/// The KIF text of each of `moves` (a joint move in role order, a role's legal moves).
+fn move_texts<G: Game>(game: &G, moves: &[G::Move]) -> Vec<String> {
+    moves.iter().map(|&m| game.move_to_kif(m)).collect()
 }
 
 /// Reports a run of random playouts with `seed` (of at most `playouts`) that could
@@ -390,7 +388,7 @@ fn unplayable_replayed<G: Game>(
         let joints: Vec<String> = failed
             .joint_moves
             .iter()
-            .map(|joint| joint_texts(game, joint).join(" "))
+            .map(|joint| move_texts(game, joint).join(" "))
             .collect();
         eprintln!(
             "note: in random playout {} of seed {seed}, after these joint moves (replay them with `gdlc playout GAME --moves \"…\"`):\n{}",
