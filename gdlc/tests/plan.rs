@@ -587,3 +587,45 @@ fn recursive_layers_are_evaluated_semi_naively() {
     };
     compare(&mut reference, &mut executor, options).expect("agree");
 }
+
+/// laiklee_hex searches paths with a list of the cells seen: `connection` appends the
+/// cell to the list (`append_el`, one answer) and calls `connection2` with the longer
+/// list. Called before the append, with the list unbound, `connection2` enumerates every
+/// list; the domain products of both calls' unknown list columns are alike, so only
+/// the answers of `append_el`'s rules tell them apart. In one spelling (scramble seed 2)
+/// the planner chose the enumeration and measured planning ran out of memory on its
+/// first sample states. In every spelling, planning must sample the whole playout and
+/// the plan agree with the interpreter.
+#[test]
+fn list_appends_are_planned_before_the_recursive_call_in_every_spelling() {
+    let Some(file) = common::game_source("laiklee_hex.kif") else {
+        return;
+    };
+    let spellings = std::iter::once(file.clone()).chain((1..=3).map(|seed| {
+        let text = gdlc::scramble::scramble(&file, &gdlc::scramble::Options::all(seed))
+            .expect("scrambles");
+        gdlc::SourceFile::new(format!("laiklee_hex seed {seed}"), text)
+    }));
+    for file in spellings {
+        let front = gdlc::front_end(&file);
+        let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+        let tuned = gdlc::planner::tuned(&ir).unwrap_or_else(|d| panic!("{}", d.render(&file)));
+        let tuning = tuned.tuning.as_ref().expect("tuning ran");
+        assert!(
+            tuning.samples >= 20,
+            "{}: sampling stopped after {} states: {tuning:?}",
+            file.name,
+            tuning.samples
+        );
+        let options = CompareOptions {
+            perft_depth: 1,
+            playouts: 2,
+            max_steps: 30,
+            seed: 3,
+        };
+        let mut reference = Interpreter::new(&front).expect("valid");
+        let mut executor = Executor::new(&ir, &tuned);
+        compare(&mut reference, &mut executor, options)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.name));
+    }
+}

@@ -380,6 +380,10 @@ pub struct Engine<'a> {
     /// visited; past it, `over_limit` is set too.
     work_limit: usize,
     work: usize,
+    /// The most values (of tuples and memo keys) a run may store, and how many it
+    /// stored: wide tuples cost memory that the nodes visited do not count.
+    value_limit: usize,
+    stored: usize,
 }
 
 impl<'a> Engine<'a> {
@@ -439,12 +443,20 @@ impl<'a> Engine<'a> {
             over_limit: false,
             work_limit: usize::MAX,
             work: 0,
+            value_limit: usize::MAX,
+            stored: 0,
         }
     }
 
     /// Stops evaluating after `limit` tree nodes visited (see [`Engine::over_limit`]).
     pub fn set_work_limit(&mut self, limit: usize) {
         self.work_limit = limit;
+    }
+
+    /// Stops evaluating once `limit` values (of tuples and memo keys) are stored in all
+    /// (see [`Engine::over_limit`]).
+    pub fn set_value_limit(&mut self, limit: usize) {
+        self.value_limit = limit;
     }
 
     /// The tree nodes visited so far (the work [`Engine::set_work_limit`] bounds).
@@ -594,6 +606,7 @@ impl<'a> Engine<'a> {
             // planning counts that work too.
             if new {
                 self.work += MATERIALISED_TUPLE_WORK + self.index_upkeep[relation.0 as usize];
+                self.store_values(arity);
             }
             self.grew |= new;
         }
@@ -601,6 +614,14 @@ impl<'a> Engine<'a> {
         self.pending.clear();
         self.pending_values = values;
         self.pending_values.clear();
+    }
+
+    /// Counts `values` stored; past the value limit, sets `over_limit`.
+    fn store_values(&mut self, values: usize) {
+        self.stored += values;
+        if self.stored > self.value_limit {
+            self.over_limit = true;
+        }
     }
 
     fn value(arg: Arg, bindings: &[SymbolId]) -> SymbolId {
@@ -712,10 +733,11 @@ impl<'a> Engine<'a> {
                     let mut tuple = std::mem::take(&mut self.scratch);
                     tuple.clear();
                     tuple.extend(args.iter().map(|&a| Self::value(a, bindings)));
-                    if self.memos[r][mode].answers[t].insert(&tuple)
-                        && self.ir.layers[self.ir.layer_of[r]].cyclic
-                    {
-                        self.work += MEMO_ANSWER_WORK;
+                    if self.memos[r][mode].answers[t].insert(&tuple) {
+                        self.store_values(tuple.len());
+                        if self.ir.layers[self.ir.layer_of[r]].cyclic {
+                            self.work += MEMO_ANSWER_WORK;
+                        }
                     }
                     self.scratch = tuple;
                 }
@@ -850,6 +872,7 @@ impl<'a> Engine<'a> {
             .map(|&c| Self::slot_value(slots[c], bindings))
             .collect();
         let arity = self.stores[r].arity;
+        self.store_values(key.len() + arity);
         let memo = &mut self.memos[r][mode];
         let t = memo.keys.len();
         memo.keys.push(key);

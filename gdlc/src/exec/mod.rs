@@ -121,6 +121,11 @@ impl<'a> Executor<'a> {
         self.engine.set_work_limit(limit);
     }
 
+    /// Stops evaluating once `limit` values are stored in all (see [`Self::over_limit`]).
+    pub fn set_value_limit(&mut self, limit: usize) {
+        self.engine.set_value_limit(limit);
+    }
+
     /// Whether the work limit was passed, so that every later answer is incomplete.
     pub fn over_limit(&self) -> bool {
         self.engine.over_limit()

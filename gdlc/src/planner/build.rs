@@ -217,6 +217,8 @@ pub(super) struct Planner<'a> {
     /// changes; and the calls being estimated (recursion).
     pub(super) call_works: RefCell<BTreeMap<(RelationId, Columns), f64>>,
     pub(super) estimating: RefCell<BTreeSet<(RelationId, Columns)>>,
+    /// The expected answers of demand calls ([`Self::call_answers`]).
+    pub(super) answers: super::answers::Answers,
 }
 
 impl<'a> Planner<'a> {
@@ -235,6 +237,7 @@ impl<'a> Planner<'a> {
             state_orders: BTreeMap::new(),
             call_works: RefCell::new(BTreeMap::new()),
             estimating: RefCell::new(BTreeSet::new()),
+            answers: Default::default(),
         }
     }
 
@@ -242,6 +245,7 @@ impl<'a> Planner<'a> {
     /// changed).
     fn forget_call_works(&self) {
         self.call_works.borrow_mut().clear();
+        self.answers.forget();
     }
 
     fn is_input(&self, relation: RelationId) -> bool {

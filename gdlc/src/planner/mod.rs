@@ -7,6 +7,8 @@
 //! - `tune.rs`: measured planning ([`tuned`]): the threshold plan run by the plan
 //!   executor ([`crate::exec`]) on sample states of a seeded playout, layers tried
 //!   materialised or on demand, the plan with the least work kept ([`crate::plan::Tuning`]).
+//! - `answers.rs`: the expected answers of a demand call from its rules (the join
+//!   order's estimate for demand relations).
 //! - `fluents.rs`: the state layout per function symbol of `true`, dense or listed
 //!   ([`fluent_layouts`]), from the fluents of the relaxed game
 //!   ([`crate::ground::reachable_fluents`]).
@@ -14,6 +16,7 @@
 //! The planner sits above the executor and the grounder because it measures with them;
 //! the plan itself ([`crate::plan`]) is plain data below both.
 
+mod answers;
 mod build;
 mod fluents;
 mod order;

@@ -48,13 +48,35 @@ impl Planner<'_> {
         work
     }
 
+    /// The rows the body of rule `r` produces with the variables in `bound` bound.
+    pub(super) fn body_rows(&self, r: usize, bound: &[bool]) -> f64 {
+        OrderCosts::new(self, r, bound, None).rows()
+    }
+
     /// Expected number of tuples matching a literal whose columns are known as given
     /// (`Some(Some(s))` a symbol, `Some(None)` a bound variable, `None` unknown).
-    fn estimate(&self, relation: RelationId, known: &[Option<Option<SymbolId>>]) -> f64 {
-        if self.is_demand(relation) && known.iter().all(Option::is_none) && !known.is_empty() {
+    ///
+    /// A recursive demand relation's estimate is at most the answers its rules give
+    /// ([`Self::call_answers`]). (Only recursive ones: for the others the domain
+    /// product is what the calls' work estimate was measured against, and the rules'
+    /// answers moved the corpus both ways — alexchess 29 % more work, battle 82 % less.)
+    pub(super) fn estimate(&self, relation: RelationId, known: &[Option<Option<SymbolId>>]) -> f64 {
+        let layer = &self.ir.layers[self.ir.layer_of[relation.0 as usize]];
+        if !self.is_demand(relation) || !layer.cyclic {
+            return self.size_estimate(relation, known);
+        }
+        if known.iter().all(Option::is_none) && !known.is_empty() {
             // Never enumerate a demand relation whole while anything else can go first.
             return 1e30;
         }
+        let columns: Columns = (0..known.len()).filter(|&c| known[c].is_some()).collect();
+        let answers = self.call_answers(relation, columns).max(0.1);
+        self.size_estimate(relation, known).min(answers)
+    }
+
+    /// [`Self::estimate`] from the relation's table or sampled size, else from the
+    /// domains of its unknown columns.
+    fn size_estimate(&self, relation: RelationId, known: &[Option<Option<SymbolId>>]) -> f64 {
         if self.ir.relation(relation).keyword == Some(Keyword::Does) {
             // One move per role: one tuple once the role is known.
             let role_known = self
@@ -465,22 +487,9 @@ impl<'p, 'a> OrderCosts<'p, 'a> {
     fn step(&self, i: usize, b: &[bool], rows: f64, fan: f64) -> (f64, f64, f64) {
         let planner = self.planner;
         let a = self.atom(i);
-        let known: Vec<Option<Option<SymbolId>>> = a
-            .args
-            .iter()
-            .map(|arg| match arg {
-                Arg::Sym(s) => Some(Some(*s)),
-                Arg::Var(v) if b[v.0 as usize] => Some(None),
-                Arg::Var(_) => None,
-            })
-            .collect();
+        let known = self.known(i, b);
         let (scan, matches) = planner.scan_and_matches(a.relation, &known);
-        let mut after = b.to_vec();
-        for v in variables(&a.args) {
-            after[v] = true;
-        }
-        let newly = self.ready_tests(&after) - self.ready_tests(b);
-        let rows_after = rows * matches * 0.5f64.powi(newly as i32);
+        let rows_after = self.rows_after(i, b, rows, matches);
         let penalty = if self.recursive_demand(a.relation) {
             fan
         } else {
@@ -505,6 +514,60 @@ impl<'p, 'a> OrderCosts<'p, 'a> {
             rows * (penalty * (1.0 + scan) + call),
             fan_after,
         )
+    }
+
+    /// What is known of literal `i`'s columns with `b` bound (as in
+    /// [`Planner::estimate`]).
+    fn known(&self, i: usize, b: &[bool]) -> Vec<Option<Option<SymbolId>>> {
+        self.atom(i)
+            .args
+            .iter()
+            .map(|arg| match arg {
+                Arg::Sym(s) => Some(Some(*s)),
+                Arg::Var(v) if b[v.0 as usize] => Some(None),
+                Arg::Var(_) => None,
+            })
+            .collect()
+    }
+
+    /// The rows after placing literal `i`, matching `matches` tuples, on `rows` rows
+    /// with `b` bound: each test it makes ready halves them.
+    fn rows_after(&self, i: usize, b: &[bool], rows: f64, matches: f64) -> f64 {
+        let mut after = b.to_vec();
+        for v in variables(&self.atom(i).args) {
+            after[v] = true;
+        }
+        let newly = self.ready_tests(&after) - self.ready_tests(b);
+        rows * matches * 0.5f64.powi(newly as i32)
+    }
+
+    /// The rows the body produces, its literals placed greedily by fewest rows after
+    /// each (the work of the lookups does not matter to how many answers there are).
+    fn rows(&self) -> f64 {
+        let n = self.positives.len();
+        let mut mask = 0usize;
+        let mut rows = 0.5f64.powi(self.ready_tests(self.bound) as i32);
+        for _ in 0..n {
+            let b = self.bound_after(mask);
+            let (i, after) = (0..n)
+                .filter(|i| mask & (1 << i) == 0)
+                .map(|i| {
+                    let matches = self
+                        .planner
+                        .estimate(self.atom(i).relation, &self.known(i, &b));
+                    (i, self.rows_after(i, &b, rows, matches))
+                })
+                .fold((usize::MAX, f64::INFINITY), |best, (i, after)| {
+                    if best.0 == usize::MAX || after < best.1 {
+                        (i, after)
+                    } else {
+                        best
+                    }
+                });
+            mask |= 1 << i;
+            rows = after;
+        }
+        rows
     }
 
     /// The greedy order (the cheapest next literal each time, its work plus the rows

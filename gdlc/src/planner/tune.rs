@@ -11,7 +11,8 @@
 //! slower on demand). The tuning ([`tune`]):
 //!
 //! 1. **Samples states**: one seeded random playout with the plan executor of the
-//!    threshold plan (at most [`SAMPLE_STEPS`] steps and [`SAMPLE_WORK`] nodes), of
+//!    threshold plan (at most [`SAMPLE_STEPS`] steps, [`SAMPLE_WORK`] nodes and
+//!    [`SAMPLE_VALUES`] values stored), of
 //!    which [`SAMPLES`] states spread evenly are kept, each with the joint move played
 //!    from it (the last one terminal when the playout ended).
 //! 2. **Measures a plan** by the work of its executor (filter-tree nodes visited, and
@@ -70,6 +71,11 @@ pub const SAMPLE_STEPS: usize = 300;
 
 /// The most executor nodes the sampling playout may visit.
 pub const SAMPLE_WORK: usize = 50_000_000;
+
+/// The most values (of tuples and memo keys, four bytes each) the sampling playout and
+/// the size measurement may store: a plan that fills memory with wide tuples is cut
+/// short like one that takes too long.
+pub const SAMPLE_VALUES: usize = 50_000_000;
 
 /// The most executor nodes all trials together may visit (bounding compile time: the
 /// trials left when it runs out are not made).
@@ -334,6 +340,7 @@ fn demand_candidate(ir: &Ir, plan: &Plan, l: usize) -> bool {
 fn sample(ir: &Ir, plan: &Plan) -> (Vec<Sample>, Vec<(SymbolId, f64)>) {
     let mut game = Executor::new(ir, plan);
     game.set_work_limit(SAMPLE_WORK);
+    game.set_value_limit(SAMPLE_VALUES);
     let mut stepper = Stepper::new(&game, SEED);
     let mut state = game.initial_state();
     let mut all = Vec::new();
@@ -386,6 +393,7 @@ fn sample(ir: &Ir, plan: &Plan) -> (Vec<Sample>, Vec<(SymbolId, f64)>) {
 fn sizes(ir: &Ir, plan: &Plan, samples: &[Sample]) -> Vec<Option<SampledSize>> {
     let mut game = Executor::new(ir, plan);
     game.set_work_limit(SAMPLE_WORK);
+    game.set_value_limit(SAMPLE_VALUES);
     let mut sums: Vec<Option<(usize, usize, Vec<usize>)>> = vec![None; ir.relations.len()];
     for sample in samples {
         if !step(&mut game, sample) {
