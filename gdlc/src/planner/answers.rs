@@ -11,10 +11,7 @@
 //! memory. Estimating the answers from the rules (each rule's rows in a cheap order)
 //! separates the two.
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
-
-use super::build::Planner;
+use super::build::{AnswerFrame, Planner};
 use crate::ir::RelationId;
 use crate::plan::Columns;
 
@@ -28,35 +25,6 @@ const ANSWER_BUDGET: usize = 20_000;
 /// from there on it may grow with every level (a transitive closure) and the
 /// columns' domains estimate it.
 const MAX_GROWTH: f64 = 0.9;
-
-/// A call whose answers are being estimated (a frame of the estimation's stack).
-struct Frame {
-    key: (RelationId, Columns),
-    /// The answers assumed where the call is met again inside its own estimate.
-    assumed: f64,
-    /// Whether it was met again.
-    reentered: bool,
-    /// The lowest stack depth of a call met again while this one was estimated: an
-    /// estimate that depends on an assumption of a call below it is not memoised.
-    lowest_reentry: usize,
-}
-
-/// The planner's memo and stack of answer estimates (see [`Planner::call_answers`]).
-#[derive(Default)]
-pub(super) struct Answers {
-    memo: RefCell<BTreeMap<(RelationId, Columns), f64>>,
-    stack: RefCell<Vec<Frame>>,
-    spent: Cell<usize>,
-}
-
-impl Answers {
-    /// Forgets every estimate (a layer's evaluation or a table changed) and renews the
-    /// budget.
-    pub(super) fn forget(&self) {
-        self.memo.borrow_mut().clear();
-        self.spent.set(0);
-    }
-}
 
 impl Planner<'_> {
     /// The expected answers of one call of demand relation `relation` with `columns`
@@ -88,7 +56,7 @@ impl Planner<'_> {
             }
             self.answers.spent.set(spent + 1);
             let depth = stack.len();
-            stack.push(Frame {
+            stack.push(AnswerFrame {
                 key: key.clone(),
                 assumed: 0.0,
                 reentered: false,

@@ -23,7 +23,7 @@
 //!    is small (up to 2^18 bits for dynamic relations); otherwise a hash set with one
 //!    index per lookup pattern.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -193,6 +193,35 @@ pub(super) enum Step {
     Equal(Vec<(Arg, Arg)>),
 }
 
+/// A call whose answers are being estimated (a frame of the estimation's stack).
+pub(super) struct AnswerFrame {
+    pub(super) key: (RelationId, Columns),
+    /// The answers assumed where the call is met again inside its own estimate.
+    pub(super) assumed: f64,
+    /// Whether it was met again.
+    pub(super) reentered: bool,
+    /// The lowest stack depth of a call met again while this one was estimated: an
+    /// estimate that depends on an assumption of a call below it is not memoised.
+    pub(super) lowest_reentry: usize,
+}
+
+/// The planner's memo and stack of answer estimates (see `Planner::call_answers` in `answers.rs`).
+#[derive(Default)]
+pub(super) struct Answers {
+    pub(super) memo: RefCell<BTreeMap<(RelationId, Columns), f64>>,
+    pub(super) stack: RefCell<Vec<AnswerFrame>>,
+    pub(super) spent: Cell<usize>,
+}
+
+impl Answers {
+    /// Forgets every estimate (a layer's evaluation or a table changed) and renews the
+    /// budget.
+    pub(super) fn forget(&self) {
+        self.memo.borrow_mut().clear();
+        self.spent.set(0);
+    }
+}
+
 /// The planner: the decisions made so far, the static tables, and the trees planned.
 pub(super) struct Planner<'a> {
     pub(super) ir: &'a Ir,
@@ -218,7 +247,7 @@ pub(super) struct Planner<'a> {
     pub(super) call_works: RefCell<BTreeMap<(RelationId, Columns), f64>>,
     pub(super) estimating: RefCell<BTreeSet<(RelationId, Columns)>>,
     /// The expected answers of demand calls ([`Self::call_answers`]).
-    pub(super) answers: super::answers::Answers,
+    pub(super) answers: Answers,
 }
 
 impl<'a> Planner<'a> {
