@@ -39,7 +39,7 @@ pub trait GroundRules<const W: usize, const D: usize, const M: usize> {
     /// Role names in description order.
     const ROLES: &'static [&'static str];
     /// Reachable fluents as canonical KIF text, in layout order (not text order:
-    /// integers by value); bit `i` of the state is `FLUENTS[i]` (an empty text: a bit
+    /// the game's chains, structural colours); bit `i` of the state is `FLUENTS[i]` (an empty text: a bit
     /// left unused, so that a board starts a word).
     const FLUENTS: &'static [&'static str];
     /// Every role's possible moves as canonical KIF text; role `r`'s are

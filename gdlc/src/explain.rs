@@ -29,7 +29,8 @@ pub fn explain(ir: &Ir, stage: Stage) -> String {
 /// How the constants of each column of the state's fluents and of the moves are
 /// ordered — the order of their positions in every store and of the fluents' and the
 /// ground moves' bits ([`crate::analysis::canonical`]): by the chains of static
-/// relations the game defines, integers by value, or names (no structure: text order).
+/// relations the game defines, or the rules they occur in (their structural colour,
+/// [`crate::analysis::colours`]).
 fn orders_text(ir: &Ir, out: &mut String) {
     use crate::ir::Keyword;
     // The fluent is `true`'s argument 0, the move `does`'s argument 1.
@@ -72,14 +73,10 @@ fn column_order_text(ir: &Ir, kind: &str, column: &crate::ir::Column, out: &mut 
             ));
         }
     }
-    let integers = rest.iter().filter(|v| v.parse::<i64>().is_ok()).count();
-    if integers > 0 {
-        parts.push(format!("{integers} integers by value"));
-    }
-    if rest.len() > integers {
+    if !rest.is_empty() {
         parts.push(format!(
-            "{} by name (no structure: text order)",
-            rest.len() - integers
+            "{} by the rules they occur in (structural colour; integers of one colour by value)",
+            rest.len()
         ));
     }
     let _ = writeln!(

@@ -74,6 +74,7 @@ fn atom_paths(
 pub fn flatten(
     rules: &[Rule],
     domains: &Domains,
+    relation_colours: &BTreeMap<(String, usize), u32>,
     symbols: &mut Symbols,
 ) -> Result<Flattened, Diagnostic> {
     // Shapes: domain paths, then every occurrence.
@@ -120,10 +121,18 @@ pub fn flatten(
         }
     }
 
+    // Relations numbered by their structural colour, then by name (a relation the
+    // colours do not know, made by the analysis, after those of its colour).
+    let mut ordered: Vec<(&RelationKey, &BTreeSet<Path>)> = shapes.iter().collect();
+    ordered.sort_by_cached_key(|(key, _)| {
+        let colour = relation_colours.get(&(key.name.clone(), key.arity));
+        (colour.copied().unwrap_or(u32::MAX), (*key).clone())
+    });
+
     // Columns.
     let empty = Tree::default();
     let mut relations = Vec::with_capacity(shapes.len());
-    for (key, shape) in &shapes {
+    for &(key, shape) in &ordered {
         let tree = domains.get(key).unwrap_or(&empty);
         let paths: Vec<&Path> = shape.iter().collect();
         let mut columns: Vec<Column> = Vec::with_capacity(paths.len());
@@ -152,10 +161,10 @@ pub fn flatten(
             columns,
         });
     }
-    let ids: BTreeMap<RelationKey, RelationId> = shapes
-        .keys()
+    let ids: BTreeMap<RelationKey, RelationId> = ordered
+        .iter()
         .enumerate()
-        .map(|(i, k)| (k.clone(), RelationId(i as u32)))
+        .map(|(i, (k, _))| ((*k).clone(), RelationId(i as u32)))
         .collect();
 
     // Rules.

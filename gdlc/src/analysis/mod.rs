@@ -5,6 +5,7 @@
 //! cannot handle gets a diagnostic naming the relation and rule.
 
 pub mod canonical;
+pub mod colours;
 pub mod domains;
 pub mod flatten;
 pub mod layers;
@@ -66,11 +67,15 @@ pub fn analyze(front: &FrontEnd) -> Result<Ir, Diagnostic> {
         ));
     }
     let mut symbols = Symbols::default();
-    let (canonical_rules, chains) = canonical::canonical(&front.rules, &mut symbols);
+    let canonical::Canonical {
+        rules: canonical_rules,
+        chains,
+        relations: relation_colours,
+    } = canonical::canonical(&front.rules, &mut symbols);
     let computed = domains::compute(&canonical_rules, &mut symbols)?;
     let rules: &[crate::normalize::Rule] = &computed.rules;
     let domains = &computed.domains;
-    let flat = flatten::flatten(rules, domains, &mut symbols)?;
+    let flat = flatten::flatten(rules, domains, &relation_colours, &mut symbols)?;
     let layering = layers::layer(rules, &flat.relations);
 
     let roles: Vec<SymbolId> = {

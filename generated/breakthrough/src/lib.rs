@@ -25,631 +25,631 @@ static COPY: [u64; WORDS] = [0x0, 0x0, 0x0];
 static MOVED_0: [[u64; M_WORDS]; 155] = [
     [0x4000000000000000, 0x4000000000000000],
     [0x40000000000000, 0x40000000000000],
-    [0x80000000, 0x40000000],
-    [0x8000, 0x800000],
-    [0x40, 0x800000000000],
-    [0x400000, 0x400000000000],
-    [0x200000000000, 0x4000],
-    [0x2000000000000000, 0x8000000000000000],
-    [0x20000000000000, 0x80000000000000],
-    [0x20000000, 0x80000000],
-    [0x2000, 0x400000],
-    [0x20, 0x200000000000],
-    [0x200000, 0x100000000000],
-    [0x80000000000, 0x8000],
-    [0x1000000000000000, 0x2000000000000000],
-    [0x10000000000000, 0x20000000000000],
-    [0x10000000, 0x20000000],
-    [0x1000, 0x200000],
-    [0x10, 0x80000000000],
-    [0x100000, 0x40000000000],
-    [0x20000000000, 0x2000],
-    [0x800000000000000, 0x1000000000000000],
-    [0x8000000000000, 0x10000000000000],
-    [0x8000000, 0x10000000],
-    [0x800, 0x100000],
-    [0x8, 0x20000000000],
-    [0x80000, 0x10000000000],
-    [0x8000000000, 0x1000],
-    [0x400000000000000, 0x800000000000000],
-    [0x4000000000000, 0x8000000000000],
-    [0x4000000, 0x8000000],
-    [0x400, 0x80000],
-    [0x4, 0x8000000000],
-    [0x40000, 0x4000000000],
-    [0x2000000000, 0x800],
-    [0x200000000000000, 0x400000000000000],
-    [0x2000000000000, 0x4000000000000],
-    [0x2000000, 0x4000000],
-    [0x200, 0x40000],
-    [0x2, 0x2000000000],
-    [0x20000, 0x1000000000],
-    [0x800000000, 0x400],
-    [0x100000000000000, 0x200000000000000],
-    [0x1000000000000, 0x2000000000000],
-    [0x1000000, 0x2000000],
-    [0x100, 0x20000],
-    [0x1, 0x800000000],
-    [0x10000, 0x400000000],
-    [0x200000000, 0x200],
-    [0x8000000000000000, 0x8000000000000000],
-    [0x80000000000000, 0x80000000000000],
     [0x40000000, 0x80000000],
-    [0x4000, 0x400000],
-    [0x80, 0x200000000000],
-    [0x800000, 0x100000000000],
-    [0x800000000000, 0x8000],
-    [0x4000000000000000, 0x2000000000000000],
-    [0x40000000000000, 0x20000000000000],
+    [0x800000, 0x8000],
+    [0x800000000000, 0x40],
+    [0x8000000000, 0x400000],
+    [0x4000, 0x400000000000],
+    [0x8000000000000000, 0x2000000000000000],
+    [0x80000000000000, 0x20000000000000],
     [0x80000000, 0x20000000],
-    [0x8000, 0x200000],
-    [0x40, 0x80000000000],
-    [0x400000, 0x40000000000],
-    [0x200000000000, 0x2000],
+    [0x400000, 0x2000],
+    [0x400000000000, 0x20],
+    [0x4000000000, 0x200000],
+    [0x8000, 0x200000000000],
     [0x2000000000000000, 0x1000000000000000],
     [0x20000000000000, 0x10000000000000],
     [0x20000000, 0x10000000],
-    [0x2000, 0x100000],
-    [0x20, 0x20000000000],
-    [0x200000, 0x10000000000],
-    [0x80000000000, 0x1000],
+    [0x200000, 0x1000],
+    [0x200000000000, 0x10],
+    [0x2000000000, 0x100000],
+    [0x2000, 0x100000000000],
     [0x1000000000000000, 0x800000000000000],
     [0x10000000000000, 0x8000000000000],
     [0x10000000, 0x8000000],
-    [0x1000, 0x80000],
-    [0x10, 0x8000000000],
-    [0x100000, 0x4000000000],
-    [0x20000000000, 0x800],
+    [0x100000, 0x800],
+    [0x100000000000, 0x8],
+    [0x1000000000, 0x80000],
+    [0x1000, 0x80000000000],
     [0x800000000000000, 0x400000000000000],
     [0x8000000000000, 0x4000000000000],
     [0x8000000, 0x4000000],
-    [0x800, 0x40000],
-    [0x8, 0x2000000000],
-    [0x80000, 0x1000000000],
-    [0x8000000000, 0x400],
+    [0x80000, 0x400],
+    [0x80000000000, 0x4],
+    [0x800000000, 0x40000],
+    [0x800, 0x40000000000],
     [0x400000000000000, 0x200000000000000],
     [0x4000000000000, 0x2000000000000],
     [0x4000000, 0x2000000],
-    [0x400, 0x20000],
-    [0x4, 0x800000000],
-    [0x40000, 0x400000000],
-    [0x2000000000, 0x200],
+    [0x40000, 0x200],
+    [0x40000000000, 0x2],
+    [0x400000000, 0x20000],
+    [0x400, 0x20000000000],
     [0x200000000000000, 0x100000000000000],
     [0x2000000000000, 0x1000000000000],
     [0x2000000, 0x1000000],
-    [0x200, 0x10000],
-    [0x2, 0x200000000],
-    [0x20000, 0x100000000],
-    [0x800000000, 0x100],
-    [0x8000000000000000, 0x4000000000000000],
-    [0x80000000000000, 0x40000000000000],
-    [0x40000000, 0x40000000],
-    [0x4000, 0x800000],
-    [0x80, 0x800000000000],
-    [0x800000, 0x400000000000],
-    [0x800000000000, 0x4000],
+    [0x20000, 0x100],
+    [0x20000000000, 0x1],
+    [0x200000000, 0x10000],
+    [0x200, 0x10000000000],
+    [0x8000000000000000, 0x8000000000000000],
+    [0x80000000000000, 0x80000000000000],
+    [0x80000000, 0x40000000],
+    [0x400000, 0x4000],
+    [0x400000000000, 0x80],
+    [0x4000000000, 0x800000],
+    [0x8000, 0x800000000000],
+    [0x2000000000000000, 0x4000000000000000],
+    [0x20000000000000, 0x40000000000000],
+    [0x20000000, 0x80000000],
+    [0x200000, 0x8000],
+    [0x200000000000, 0x40],
+    [0x2000000000, 0x400000],
+    [0x2000, 0x400000000000],
+    [0x1000000000000000, 0x2000000000000000],
+    [0x10000000000000, 0x20000000000000],
+    [0x10000000, 0x20000000],
+    [0x100000, 0x2000],
+    [0x100000000000, 0x20],
+    [0x1000000000, 0x200000],
+    [0x1000, 0x200000000000],
+    [0x800000000000000, 0x1000000000000000],
+    [0x8000000000000, 0x10000000000000],
+    [0x8000000, 0x10000000],
+    [0x80000, 0x1000],
+    [0x80000000000, 0x10],
+    [0x800000000, 0x100000],
+    [0x800, 0x100000000000],
+    [0x400000000000000, 0x800000000000000],
+    [0x4000000000000, 0x8000000000000],
+    [0x4000000, 0x8000000],
+    [0x40000, 0x800],
+    [0x40000000000, 0x8],
+    [0x400000000, 0x80000],
+    [0x400, 0x80000000000],
+    [0x200000000000000, 0x400000000000000],
+    [0x2000000000000, 0x4000000000000],
+    [0x2000000, 0x4000000],
+    [0x20000, 0x400],
+    [0x20000000000, 0x4],
+    [0x200000000, 0x40000],
+    [0x200, 0x40000000000],
+    [0x100000000000000, 0x200000000000000],
+    [0x1000000000000, 0x2000000000000],
+    [0x1000000, 0x2000000],
+    [0x10000, 0x200],
+    [0x10000000000, 0x2],
+    [0x100000000, 0x20000],
+    [0x100, 0x20000000000],
     [0x4000000000000000, 0x8000000000000000],
     [0x40000000000000, 0x80000000000000],
+    [0x40000000, 0x40000000],
+    [0x800000, 0x4000],
+    [0x800000000000, 0x80],
+    [0x8000000000, 0x800000],
+    [0x4000, 0x800000000000],
+    [0x8000000000000000, 0x4000000000000000],
+    [0x80000000000000, 0x40000000000000],
     [0x80000000, 0x80000000],
-    [0x8000, 0x400000],
-    [0x40, 0x200000000000],
-    [0x400000, 0x100000000000],
-    [0x200000000000, 0x8000],
+    [0x400000, 0x8000],
+    [0x400000000000, 0x40],
+    [0x4000000000, 0x400000],
+    [0x8000, 0x400000000000],
     [0x2000000000000000, 0x2000000000000000],
     [0x20000000000000, 0x20000000000000],
     [0x20000000, 0x20000000],
-    [0x2000, 0x200000],
-    [0x20, 0x80000000000],
-    [0x200000, 0x40000000000],
-    [0x80000000000, 0x2000],
+    [0x200000, 0x2000],
+    [0x200000000000, 0x20],
+    [0x2000000000, 0x200000],
+    [0x2000, 0x200000000000],
     [0x1000000000000000, 0x1000000000000000],
     [0x10000000000000, 0x10000000000000],
     [0x10000000, 0x10000000],
-    [0x1000, 0x100000],
-    [0x10, 0x20000000000],
-    [0x100000, 0x10000000000],
-    [0x20000000000, 0x1000],
+    [0x100000, 0x1000],
+    [0x100000000000, 0x10],
+    [0x1000000000, 0x100000],
+    [0x1000, 0x100000000000],
     [0x800000000000000, 0x800000000000000],
     [0x8000000000000, 0x8000000000000],
     [0x8000000, 0x8000000],
-    [0x800, 0x80000],
-    [0x8, 0x8000000000],
-    [0x80000, 0x4000000000],
-    [0x8000000000, 0x800],
+    [0x80000, 0x800],
+    [0x80000000000, 0x8],
+    [0x800000000, 0x80000],
+    [0x800, 0x80000000000],
     [0x400000000000000, 0x400000000000000],
     [0x4000000000000, 0x4000000000000],
     [0x4000000, 0x4000000],
-    [0x400, 0x40000],
-    [0x4, 0x2000000000],
-    [0x40000, 0x1000000000],
-    [0x2000000000, 0x400],
+    [0x40000, 0x400],
+    [0x40000000000, 0x4],
+    [0x400000000, 0x40000],
+    [0x400, 0x40000000000],
     [0x200000000000000, 0x200000000000000],
     [0x2000000000000, 0x2000000000000],
     [0x2000000, 0x2000000],
-    [0x200, 0x20000],
-    [0x2, 0x800000000],
-    [0x20000, 0x400000000],
-    [0x800000000, 0x200],
+    [0x20000, 0x200],
+    [0x20000000000, 0x2],
+    [0x200000000, 0x20000],
+    [0x200, 0x20000000000],
     [0x100000000000000, 0x100000000000000],
     [0x1000000000000, 0x1000000000000],
     [0x1000000, 0x1000000],
-    [0x100, 0x10000],
-    [0x1, 0x200000000],
-    [0x10000, 0x100000000],
-    [0x200000000, 0x100],
+    [0x10000, 0x100],
+    [0x10000000000, 0x1],
+    [0x100000000, 0x10000],
+    [0x100, 0x10000000000],
     [0x0, 0x0],
 ];
 static MOVED_1: [[u64; M_WORDS]; 155] = [
-    [0x40000000000000, 0x80],
-    [0x80000000, 0x4000000000000000],
-    [0x8000, 0x40000000000000],
-    [0x40, 0x40000000],
-    [0x400000, 0x800000],
-    [0x200000000000, 0x800000000000],
-    [0x100000000000, 0x400000000000],
-    [0x20000000000000, 0x40],
-    [0x20000000, 0x8000000000000000],
-    [0x2000, 0x80000000000000],
-    [0x20, 0x80000000],
-    [0x200000, 0x400000],
-    [0x80000000000, 0x200000000000],
-    [0x40000000000, 0x100000000000],
-    [0x10000000000000, 0x20],
-    [0x10000000, 0x2000000000000000],
-    [0x1000, 0x20000000000000],
-    [0x10, 0x20000000],
-    [0x100000, 0x200000],
-    [0x20000000000, 0x80000000000],
-    [0x10000000000, 0x40000000000],
-    [0x8000000000000, 0x10],
-    [0x8000000, 0x1000000000000000],
-    [0x800, 0x10000000000000],
-    [0x8, 0x10000000],
-    [0x80000, 0x100000],
-    [0x8000000000, 0x20000000000],
-    [0x4000000000, 0x10000000000],
-    [0x4000000000000, 0x8],
-    [0x4000000, 0x800000000000000],
-    [0x400, 0x8000000000000],
-    [0x4, 0x8000000],
-    [0x40000, 0x80000],
-    [0x2000000000, 0x8000000000],
-    [0x1000000000, 0x4000000000],
-    [0x2000000000000, 0x4],
-    [0x2000000, 0x400000000000000],
-    [0x200, 0x4000000000000],
-    [0x2, 0x4000000],
-    [0x20000, 0x40000],
-    [0x800000000, 0x2000000000],
-    [0x400000000, 0x1000000000],
-    [0x1000000000000, 0x2],
-    [0x1000000, 0x200000000000000],
-    [0x100, 0x2000000000000],
-    [0x1, 0x2000000],
-    [0x10000, 0x20000],
-    [0x200000000, 0x800000000],
-    [0x100000000, 0x400000000],
-    [0x80000000000000, 0x40],
-    [0x40000000, 0x8000000000000000],
-    [0x4000, 0x80000000000000],
-    [0x80, 0x80000000],
+    [0x80, 0x40000000000000],
+    [0x4000000000000000, 0x80000000],
+    [0x40000000000000, 0x8000],
+    [0x40000000, 0x40],
     [0x800000, 0x400000],
-    [0x800000000000, 0x200000000000],
-    [0x400000000000, 0x100000000000],
-    [0x40000000000000, 0x20],
-    [0x80000000, 0x2000000000000000],
-    [0x8000, 0x20000000000000],
-    [0x40, 0x20000000],
+    [0x800000000000, 0x400000000000],
+    [0x8000000000, 0x4000000000],
+    [0x40, 0x20000000000000],
+    [0x8000000000000000, 0x20000000],
+    [0x80000000000000, 0x2000],
+    [0x80000000, 0x20],
     [0x400000, 0x200000],
-    [0x200000000000, 0x80000000000],
-    [0x100000000000, 0x40000000000],
-    [0x20000000000000, 0x10],
-    [0x20000000, 0x1000000000000000],
-    [0x2000, 0x10000000000000],
-    [0x20, 0x10000000],
+    [0x400000000000, 0x200000000000],
+    [0x4000000000, 0x2000000000],
+    [0x20, 0x10000000000000],
+    [0x2000000000000000, 0x10000000],
+    [0x20000000000000, 0x1000],
+    [0x20000000, 0x10],
     [0x200000, 0x100000],
-    [0x80000000000, 0x20000000000],
-    [0x40000000000, 0x10000000000],
-    [0x10000000000000, 0x8],
-    [0x10000000, 0x800000000000000],
-    [0x1000, 0x8000000000000],
-    [0x10, 0x8000000],
+    [0x200000000000, 0x100000000000],
+    [0x2000000000, 0x1000000000],
+    [0x10, 0x8000000000000],
+    [0x1000000000000000, 0x8000000],
+    [0x10000000000000, 0x800],
+    [0x10000000, 0x8],
     [0x100000, 0x80000],
-    [0x20000000000, 0x8000000000],
-    [0x10000000000, 0x4000000000],
-    [0x8000000000000, 0x4],
-    [0x8000000, 0x400000000000000],
-    [0x800, 0x4000000000000],
-    [0x8, 0x4000000],
+    [0x100000000000, 0x80000000000],
+    [0x1000000000, 0x800000000],
+    [0x8, 0x4000000000000],
+    [0x800000000000000, 0x4000000],
+    [0x8000000000000, 0x400],
+    [0x8000000, 0x4],
     [0x80000, 0x40000],
-    [0x8000000000, 0x2000000000],
-    [0x4000000000, 0x1000000000],
-    [0x4000000000000, 0x2],
-    [0x4000000, 0x200000000000000],
-    [0x400, 0x2000000000000],
-    [0x4, 0x2000000],
+    [0x80000000000, 0x40000000000],
+    [0x800000000, 0x400000000],
+    [0x4, 0x2000000000000],
+    [0x400000000000000, 0x2000000],
+    [0x4000000000000, 0x200],
+    [0x4000000, 0x2],
     [0x40000, 0x20000],
-    [0x2000000000, 0x800000000],
-    [0x1000000000, 0x400000000],
-    [0x2000000000000, 0x1],
-    [0x2000000, 0x100000000000000],
-    [0x200, 0x1000000000000],
-    [0x2, 0x1000000],
+    [0x40000000000, 0x20000000000],
+    [0x400000000, 0x200000000],
+    [0x2, 0x1000000000000],
+    [0x200000000000000, 0x1000000],
+    [0x2000000000000, 0x100],
+    [0x2000000, 0x1],
     [0x20000, 0x10000],
-    [0x800000000, 0x200000000],
-    [0x400000000, 0x100000000],
-    [0x80000000000000, 0x80],
-    [0x40000000, 0x4000000000000000],
-    [0x4000, 0x40000000000000],
-    [0x80, 0x40000000],
+    [0x20000000000, 0x10000000000],
+    [0x200000000, 0x100000000],
+    [0x40, 0x80000000000000],
+    [0x8000000000000000, 0x40000000],
+    [0x80000000000000, 0x4000],
+    [0x80000000, 0x80],
+    [0x400000, 0x800000],
+    [0x400000000000, 0x800000000000],
+    [0x4000000000, 0x8000000000],
+    [0x20, 0x40000000000000],
+    [0x2000000000000000, 0x80000000],
+    [0x20000000000000, 0x8000],
+    [0x20000000, 0x40],
+    [0x200000, 0x400000],
+    [0x200000000000, 0x400000000000],
+    [0x2000000000, 0x4000000000],
+    [0x10, 0x20000000000000],
+    [0x1000000000000000, 0x20000000],
+    [0x10000000000000, 0x2000],
+    [0x10000000, 0x20],
+    [0x100000, 0x200000],
+    [0x100000000000, 0x200000000000],
+    [0x1000000000, 0x2000000000],
+    [0x8, 0x10000000000000],
+    [0x800000000000000, 0x10000000],
+    [0x8000000000000, 0x1000],
+    [0x8000000, 0x10],
+    [0x80000, 0x100000],
+    [0x80000000000, 0x100000000000],
+    [0x800000000, 0x1000000000],
+    [0x4, 0x8000000000000],
+    [0x400000000000000, 0x8000000],
+    [0x4000000000000, 0x800],
+    [0x4000000, 0x8],
+    [0x40000, 0x80000],
+    [0x40000000000, 0x80000000000],
+    [0x400000000, 0x800000000],
+    [0x2, 0x4000000000000],
+    [0x200000000000000, 0x4000000],
+    [0x2000000000000, 0x400],
+    [0x2000000, 0x4],
+    [0x20000, 0x40000],
+    [0x20000000000, 0x40000000000],
+    [0x200000000, 0x400000000],
+    [0x1, 0x2000000000000],
+    [0x100000000000000, 0x2000000],
+    [0x1000000000000, 0x200],
+    [0x1000000, 0x2],
+    [0x10000, 0x20000],
+    [0x10000000000, 0x20000000000],
+    [0x100000000, 0x200000000],
+    [0x80, 0x80000000000000],
+    [0x4000000000000000, 0x40000000],
+    [0x40000000000000, 0x4000],
+    [0x40000000, 0x80],
     [0x800000, 0x800000],
     [0x800000000000, 0x800000000000],
-    [0x400000000000, 0x400000000000],
-    [0x40000000000000, 0x40],
-    [0x80000000, 0x8000000000000000],
-    [0x8000, 0x80000000000000],
-    [0x40, 0x80000000],
-    [0x400000, 0x400000],
-    [0x200000000000, 0x200000000000],
-    [0x100000000000, 0x100000000000],
-    [0x20000000000000, 0x20],
-    [0x20000000, 0x2000000000000000],
-    [0x2000, 0x20000000000000],
-    [0x20, 0x20000000],
-    [0x200000, 0x200000],
-    [0x80000000000, 0x80000000000],
-    [0x40000000000, 0x40000000000],
-    [0x10000000000000, 0x10],
-    [0x10000000, 0x1000000000000000],
-    [0x1000, 0x10000000000000],
-    [0x10, 0x10000000],
-    [0x100000, 0x100000],
-    [0x20000000000, 0x20000000000],
-    [0x10000000000, 0x10000000000],
-    [0x8000000000000, 0x8],
-    [0x8000000, 0x800000000000000],
-    [0x800, 0x8000000000000],
-    [0x8, 0x8000000],
-    [0x80000, 0x80000],
     [0x8000000000, 0x8000000000],
+    [0x40, 0x40000000000000],
+    [0x8000000000000000, 0x80000000],
+    [0x80000000000000, 0x8000],
+    [0x80000000, 0x40],
+    [0x400000, 0x400000],
+    [0x400000000000, 0x400000000000],
     [0x4000000000, 0x4000000000],
-    [0x4000000000000, 0x4],
-    [0x4000000, 0x400000000000000],
-    [0x400, 0x4000000000000],
-    [0x4, 0x4000000],
-    [0x40000, 0x40000],
+    [0x20, 0x20000000000000],
+    [0x2000000000000000, 0x20000000],
+    [0x20000000000000, 0x2000],
+    [0x20000000, 0x20],
+    [0x200000, 0x200000],
+    [0x200000000000, 0x200000000000],
     [0x2000000000, 0x2000000000],
+    [0x10, 0x10000000000000],
+    [0x1000000000000000, 0x10000000],
+    [0x10000000000000, 0x1000],
+    [0x10000000, 0x10],
+    [0x100000, 0x100000],
+    [0x100000000000, 0x100000000000],
     [0x1000000000, 0x1000000000],
-    [0x2000000000000, 0x2],
-    [0x2000000, 0x200000000000000],
-    [0x200, 0x2000000000000],
-    [0x2, 0x2000000],
-    [0x20000, 0x20000],
+    [0x8, 0x8000000000000],
+    [0x800000000000000, 0x8000000],
+    [0x8000000000000, 0x800],
+    [0x8000000, 0x8],
+    [0x80000, 0x80000],
+    [0x80000000000, 0x80000000000],
     [0x800000000, 0x800000000],
+    [0x4, 0x4000000000000],
+    [0x400000000000000, 0x4000000],
+    [0x4000000000000, 0x400],
+    [0x4000000, 0x4],
+    [0x40000, 0x40000],
+    [0x40000000000, 0x40000000000],
     [0x400000000, 0x400000000],
-    [0x1000000000000, 0x1],
-    [0x1000000, 0x100000000000000],
-    [0x100, 0x1000000000000],
-    [0x1, 0x1000000],
-    [0x10000, 0x10000],
+    [0x2, 0x2000000000000],
+    [0x200000000000000, 0x2000000],
+    [0x2000000000000, 0x200],
+    [0x2000000, 0x2],
+    [0x20000, 0x20000],
+    [0x20000000000, 0x20000000000],
     [0x200000000, 0x200000000],
+    [0x1, 0x1000000000000],
+    [0x100000000000000, 0x1000000],
+    [0x1000000000000, 0x100],
+    [0x1000000, 0x1],
+    [0x10000, 0x10000],
+    [0x10000000000, 0x10000000000],
     [0x100000000, 0x100000000],
     [0x0, 0x0],
 ];
-static KEPT: [u64; WORDS] = [0xffffffffffffffff, 0xffffffffffffffff, 0x0];
+static KEPT: [u64; WORDS] = [0x0, 0xffffffffffffffff, 0xffffffffffffffff];
 static KEEP_0: [[u64; WORDS]; 155] = [
-    [0xfffffffffffffefd, 0xfffffffffffffefd, 0x0],
-    [0xfffffffffffffdfb, 0xfffffffffffffdfb, 0x0],
-    [0xfffffffffffffbf7, 0xfffffffffffffbf7, 0x0],
-    [0xfffffffffffff7ef, 0xfffffffffffff7ef, 0x0],
-    [0xffffffffffffefdf, 0xffffffffffffefdf, 0x0],
-    [0xffffffffffffdfbf, 0xffffffffffffdfbf, 0x0],
-    [0xffffffffffffbf7f, 0xffffffffffffbf7f, 0x0],
-    [0xfffffffffffefdff, 0xfffffffffffefdff, 0x0],
-    [0xfffffffffffdfbff, 0xfffffffffffdfbff, 0x0],
-    [0xfffffffffffbf7ff, 0xfffffffffffbf7ff, 0x0],
-    [0xfffffffffff7efff, 0xfffffffffff7efff, 0x0],
-    [0xffffffffffefdfff, 0xffffffffffefdfff, 0x0],
-    [0xffffffffffdfbfff, 0xffffffffffdfbfff, 0x0],
-    [0xffffffffffbf7fff, 0xffffffffffbf7fff, 0x0],
-    [0xfffffffffefdffff, 0xfffffffffefdffff, 0x0],
-    [0xfffffffffdfbffff, 0xfffffffffdfbffff, 0x0],
-    [0xfffffffffbf7ffff, 0xfffffffffbf7ffff, 0x0],
-    [0xfffffffff7efffff, 0xfffffffff7efffff, 0x0],
-    [0xffffffffefdfffff, 0xffffffffefdfffff, 0x0],
-    [0xffffffffdfbfffff, 0xffffffffdfbfffff, 0x0],
-    [0xffffffffbf7fffff, 0xffffffffbf7fffff, 0x0],
-    [0xfffffffefdffffff, 0xfffffffefdffffff, 0x0],
-    [0xfffffffdfbffffff, 0xfffffffdfbffffff, 0x0],
-    [0xfffffffbf7ffffff, 0xfffffffbf7ffffff, 0x0],
-    [0xfffffff7efffffff, 0xfffffff7efffffff, 0x0],
-    [0xffffffefdfffffff, 0xffffffefdfffffff, 0x0],
-    [0xffffffdfbfffffff, 0xffffffdfbfffffff, 0x0],
-    [0xffffffbf7fffffff, 0xffffffbf7fffffff, 0x0],
-    [0xfffffefdffffffff, 0xfffffefdffffffff, 0x0],
-    [0xfffffdfbffffffff, 0xfffffdfbffffffff, 0x0],
-    [0xfffffbf7ffffffff, 0xfffffbf7ffffffff, 0x0],
-    [0xfffff7efffffffff, 0xfffff7efffffffff, 0x0],
-    [0xffffefdfffffffff, 0xffffefdfffffffff, 0x0],
-    [0xffffdfbfffffffff, 0xffffdfbfffffffff, 0x0],
-    [0xffffbf7fffffffff, 0xffffbf7fffffffff, 0x0],
-    [0xfffefdffffffffff, 0xfffefdffffffffff, 0x0],
-    [0xfffdfbffffffffff, 0xfffdfbffffffffff, 0x0],
-    [0xfffbf7ffffffffff, 0xfffbf7ffffffffff, 0x0],
-    [0xfff7efffffffffff, 0xfff7efffffffffff, 0x0],
-    [0xffefdfffffffffff, 0xffefdfffffffffff, 0x0],
-    [0xffdfbfffffffffff, 0xffdfbfffffffffff, 0x0],
-    [0xffbf7fffffffffff, 0xffbf7fffffffffff, 0x0],
-    [0xfefdffffffffffff, 0xfefdffffffffffff, 0x0],
-    [0xfdfbffffffffffff, 0xfdfbffffffffffff, 0x0],
-    [0xfbf7ffffffffffff, 0xfbf7ffffffffffff, 0x0],
-    [0xf7efffffffffffff, 0xf7efffffffffffff, 0x0],
-    [0xefdfffffffffffff, 0xefdfffffffffffff, 0x0],
-    [0xdfbfffffffffffff, 0xdfbfffffffffffff, 0x0],
-    [0xbf7fffffffffffff, 0xbf7fffffffffffff, 0x0],
-    [0xfffffffffffffdfe, 0xfffffffffffffdfe, 0x0],
-    [0xfffffffffffffbfd, 0xfffffffffffffbfd, 0x0],
-    [0xfffffffffffff7fb, 0xfffffffffffff7fb, 0x0],
-    [0xffffffffffffeff7, 0xffffffffffffeff7, 0x0],
-    [0xffffffffffffdfef, 0xffffffffffffdfef, 0x0],
-    [0xffffffffffffbfdf, 0xffffffffffffbfdf, 0x0],
-    [0xffffffffffff7fbf, 0xffffffffffff7fbf, 0x0],
-    [0xfffffffffffdfeff, 0xfffffffffffdfeff, 0x0],
-    [0xfffffffffffbfdff, 0xfffffffffffbfdff, 0x0],
-    [0xfffffffffff7fbff, 0xfffffffffff7fbff, 0x0],
-    [0xffffffffffeff7ff, 0xffffffffffeff7ff, 0x0],
-    [0xffffffffffdfefff, 0xffffffffffdfefff, 0x0],
-    [0xffffffffffbfdfff, 0xffffffffffbfdfff, 0x0],
-    [0xffffffffff7fbfff, 0xffffffffff7fbfff, 0x0],
-    [0xfffffffffdfeffff, 0xfffffffffdfeffff, 0x0],
-    [0xfffffffffbfdffff, 0xfffffffffbfdffff, 0x0],
-    [0xfffffffff7fbffff, 0xfffffffff7fbffff, 0x0],
-    [0xffffffffeff7ffff, 0xffffffffeff7ffff, 0x0],
-    [0xffffffffdfefffff, 0xffffffffdfefffff, 0x0],
-    [0xffffffffbfdfffff, 0xffffffffbfdfffff, 0x0],
-    [0xffffffff7fbfffff, 0xffffffff7fbfffff, 0x0],
-    [0xfffffffdfeffffff, 0xfffffffdfeffffff, 0x0],
-    [0xfffffffbfdffffff, 0xfffffffbfdffffff, 0x0],
-    [0xfffffff7fbffffff, 0xfffffff7fbffffff, 0x0],
-    [0xffffffeff7ffffff, 0xffffffeff7ffffff, 0x0],
-    [0xffffffdfefffffff, 0xffffffdfefffffff, 0x0],
-    [0xffffffbfdfffffff, 0xffffffbfdfffffff, 0x0],
-    [0xffffff7fbfffffff, 0xffffff7fbfffffff, 0x0],
-    [0xfffffdfeffffffff, 0xfffffdfeffffffff, 0x0],
-    [0xfffffbfdffffffff, 0xfffffbfdffffffff, 0x0],
-    [0xfffff7fbffffffff, 0xfffff7fbffffffff, 0x0],
-    [0xffffeff7ffffffff, 0xffffeff7ffffffff, 0x0],
-    [0xffffdfefffffffff, 0xffffdfefffffffff, 0x0],
-    [0xffffbfdfffffffff, 0xffffbfdfffffffff, 0x0],
-    [0xffff7fbfffffffff, 0xffff7fbfffffffff, 0x0],
-    [0xfffdfeffffffffff, 0xfffdfeffffffffff, 0x0],
-    [0xfffbfdffffffffff, 0xfffbfdffffffffff, 0x0],
-    [0xfff7fbffffffffff, 0xfff7fbffffffffff, 0x0],
-    [0xffeff7ffffffffff, 0xffeff7ffffffffff, 0x0],
-    [0xffdfefffffffffff, 0xffdfefffffffffff, 0x0],
-    [0xffbfdfffffffffff, 0xffbfdfffffffffff, 0x0],
-    [0xff7fbfffffffffff, 0xff7fbfffffffffff, 0x0],
-    [0xfdfeffffffffffff, 0xfdfeffffffffffff, 0x0],
-    [0xfbfdffffffffffff, 0xfbfdffffffffffff, 0x0],
-    [0xf7fbffffffffffff, 0xf7fbffffffffffff, 0x0],
-    [0xeff7ffffffffffff, 0xeff7ffffffffffff, 0x0],
-    [0xdfefffffffffffff, 0xdfefffffffffffff, 0x0],
-    [0xbfdfffffffffffff, 0xbfdfffffffffffff, 0x0],
-    [0x7fbfffffffffffff, 0x7fbfffffffffffff, 0x0],
-    [0xfffffffffffffffc, 0xfffffffffffffffc, 0x0],
-    [0xfffffffffffffff9, 0xfffffffffffffff9, 0x0],
-    [0xfffffffffffffff3, 0xfffffffffffffff3, 0x0],
-    [0xffffffffffffffe7, 0xffffffffffffffe7, 0x0],
-    [0xffffffffffffffcf, 0xffffffffffffffcf, 0x0],
-    [0xffffffffffffff9f, 0xffffffffffffff9f, 0x0],
-    [0xffffffffffffff3f, 0xffffffffffffff3f, 0x0],
-    [0xfffffffffffffcff, 0xfffffffffffffcff, 0x0],
-    [0xfffffffffffff9ff, 0xfffffffffffff9ff, 0x0],
-    [0xfffffffffffff3ff, 0xfffffffffffff3ff, 0x0],
-    [0xffffffffffffe7ff, 0xffffffffffffe7ff, 0x0],
-    [0xffffffffffffcfff, 0xffffffffffffcfff, 0x0],
-    [0xffffffffffff9fff, 0xffffffffffff9fff, 0x0],
-    [0xffffffffffff3fff, 0xffffffffffff3fff, 0x0],
-    [0xfffffffffffcffff, 0xfffffffffffcffff, 0x0],
-    [0xfffffffffff9ffff, 0xfffffffffff9ffff, 0x0],
-    [0xfffffffffff3ffff, 0xfffffffffff3ffff, 0x0],
-    [0xffffffffffe7ffff, 0xffffffffffe7ffff, 0x0],
-    [0xffffffffffcfffff, 0xffffffffffcfffff, 0x0],
-    [0xffffffffff9fffff, 0xffffffffff9fffff, 0x0],
-    [0xffffffffff3fffff, 0xffffffffff3fffff, 0x0],
-    [0xfffffffffcffffff, 0xfffffffffcffffff, 0x0],
-    [0xfffffffff9ffffff, 0xfffffffff9ffffff, 0x0],
-    [0xfffffffff3ffffff, 0xfffffffff3ffffff, 0x0],
-    [0xffffffffe7ffffff, 0xffffffffe7ffffff, 0x0],
-    [0xffffffffcfffffff, 0xffffffffcfffffff, 0x0],
-    [0xffffffff9fffffff, 0xffffffff9fffffff, 0x0],
-    [0xffffffff3fffffff, 0xffffffff3fffffff, 0x0],
-    [0xfffffffcffffffff, 0xfffffffcffffffff, 0x0],
-    [0xfffffff9ffffffff, 0xfffffff9ffffffff, 0x0],
-    [0xfffffff3ffffffff, 0xfffffff3ffffffff, 0x0],
-    [0xffffffe7ffffffff, 0xffffffe7ffffffff, 0x0],
-    [0xffffffcfffffffff, 0xffffffcfffffffff, 0x0],
-    [0xffffff9fffffffff, 0xffffff9fffffffff, 0x0],
-    [0xffffff3fffffffff, 0xffffff3fffffffff, 0x0],
-    [0xfffffcffffffffff, 0xfffffcffffffffff, 0x0],
-    [0xfffff9ffffffffff, 0xfffff9ffffffffff, 0x0],
-    [0xfffff3ffffffffff, 0xfffff3ffffffffff, 0x0],
-    [0xffffe7ffffffffff, 0xffffe7ffffffffff, 0x0],
-    [0xffffcfffffffffff, 0xffffcfffffffffff, 0x0],
-    [0xffff9fffffffffff, 0xffff9fffffffffff, 0x0],
-    [0xffff3fffffffffff, 0xffff3fffffffffff, 0x0],
-    [0xfffcffffffffffff, 0xfffcffffffffffff, 0x0],
-    [0xfff9ffffffffffff, 0xfff9ffffffffffff, 0x0],
-    [0xfff3ffffffffffff, 0xfff3ffffffffffff, 0x0],
-    [0xffe7ffffffffffff, 0xffe7ffffffffffff, 0x0],
-    [0xffcfffffffffffff, 0xffcfffffffffffff, 0x0],
-    [0xff9fffffffffffff, 0xff9fffffffffffff, 0x0],
-    [0xff3fffffffffffff, 0xff3fffffffffffff, 0x0],
-    [0xfcffffffffffffff, 0xfcffffffffffffff, 0x0],
-    [0xf9ffffffffffffff, 0xf9ffffffffffffff, 0x0],
-    [0xf3ffffffffffffff, 0xf3ffffffffffffff, 0x0],
-    [0xe7ffffffffffffff, 0xe7ffffffffffffff, 0x0],
-    [0xcfffffffffffffff, 0xcfffffffffffffff, 0x0],
-    [0x9fffffffffffffff, 0x9fffffffffffffff, 0x0],
-    [0x3fffffffffffffff, 0x3fffffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0x0, 0xfffffffffffffefd, 0xfffffffffffffefd],
+    [0x0, 0xfffffffffffffdfb, 0xfffffffffffffdfb],
+    [0x0, 0xfffffffffffffbf7, 0xfffffffffffffbf7],
+    [0x0, 0xfffffffffffff7ef, 0xfffffffffffff7ef],
+    [0x0, 0xffffffffffffefdf, 0xffffffffffffefdf],
+    [0x0, 0xffffffffffffdfbf, 0xffffffffffffdfbf],
+    [0x0, 0xffffffffffffbf7f, 0xffffffffffffbf7f],
+    [0x0, 0xfffffffffffefdff, 0xfffffffffffefdff],
+    [0x0, 0xfffffffffffdfbff, 0xfffffffffffdfbff],
+    [0x0, 0xfffffffffffbf7ff, 0xfffffffffffbf7ff],
+    [0x0, 0xfffffffffff7efff, 0xfffffffffff7efff],
+    [0x0, 0xffffffffffefdfff, 0xffffffffffefdfff],
+    [0x0, 0xffffffffffdfbfff, 0xffffffffffdfbfff],
+    [0x0, 0xffffffffffbf7fff, 0xffffffffffbf7fff],
+    [0x0, 0xfffffffffefdffff, 0xfffffffffefdffff],
+    [0x0, 0xfffffffffdfbffff, 0xfffffffffdfbffff],
+    [0x0, 0xfffffffffbf7ffff, 0xfffffffffbf7ffff],
+    [0x0, 0xfffffffff7efffff, 0xfffffffff7efffff],
+    [0x0, 0xffffffffefdfffff, 0xffffffffefdfffff],
+    [0x0, 0xffffffffdfbfffff, 0xffffffffdfbfffff],
+    [0x0, 0xffffffffbf7fffff, 0xffffffffbf7fffff],
+    [0x0, 0xfffffffefdffffff, 0xfffffffefdffffff],
+    [0x0, 0xfffffffdfbffffff, 0xfffffffdfbffffff],
+    [0x0, 0xfffffffbf7ffffff, 0xfffffffbf7ffffff],
+    [0x0, 0xfffffff7efffffff, 0xfffffff7efffffff],
+    [0x0, 0xffffffefdfffffff, 0xffffffefdfffffff],
+    [0x0, 0xffffffdfbfffffff, 0xffffffdfbfffffff],
+    [0x0, 0xffffffbf7fffffff, 0xffffffbf7fffffff],
+    [0x0, 0xfffffefdffffffff, 0xfffffefdffffffff],
+    [0x0, 0xfffffdfbffffffff, 0xfffffdfbffffffff],
+    [0x0, 0xfffffbf7ffffffff, 0xfffffbf7ffffffff],
+    [0x0, 0xfffff7efffffffff, 0xfffff7efffffffff],
+    [0x0, 0xffffefdfffffffff, 0xffffefdfffffffff],
+    [0x0, 0xffffdfbfffffffff, 0xffffdfbfffffffff],
+    [0x0, 0xffffbf7fffffffff, 0xffffbf7fffffffff],
+    [0x0, 0xfffefdffffffffff, 0xfffefdffffffffff],
+    [0x0, 0xfffdfbffffffffff, 0xfffdfbffffffffff],
+    [0x0, 0xfffbf7ffffffffff, 0xfffbf7ffffffffff],
+    [0x0, 0xfff7efffffffffff, 0xfff7efffffffffff],
+    [0x0, 0xffefdfffffffffff, 0xffefdfffffffffff],
+    [0x0, 0xffdfbfffffffffff, 0xffdfbfffffffffff],
+    [0x0, 0xffbf7fffffffffff, 0xffbf7fffffffffff],
+    [0x0, 0xfefdffffffffffff, 0xfefdffffffffffff],
+    [0x0, 0xfdfbffffffffffff, 0xfdfbffffffffffff],
+    [0x0, 0xfbf7ffffffffffff, 0xfbf7ffffffffffff],
+    [0x0, 0xf7efffffffffffff, 0xf7efffffffffffff],
+    [0x0, 0xefdfffffffffffff, 0xefdfffffffffffff],
+    [0x0, 0xdfbfffffffffffff, 0xdfbfffffffffffff],
+    [0x0, 0xbf7fffffffffffff, 0xbf7fffffffffffff],
+    [0x0, 0xfffffffffffffdfe, 0xfffffffffffffdfe],
+    [0x0, 0xfffffffffffffbfd, 0xfffffffffffffbfd],
+    [0x0, 0xfffffffffffff7fb, 0xfffffffffffff7fb],
+    [0x0, 0xffffffffffffeff7, 0xffffffffffffeff7],
+    [0x0, 0xffffffffffffdfef, 0xffffffffffffdfef],
+    [0x0, 0xffffffffffffbfdf, 0xffffffffffffbfdf],
+    [0x0, 0xffffffffffff7fbf, 0xffffffffffff7fbf],
+    [0x0, 0xfffffffffffdfeff, 0xfffffffffffdfeff],
+    [0x0, 0xfffffffffffbfdff, 0xfffffffffffbfdff],
+    [0x0, 0xfffffffffff7fbff, 0xfffffffffff7fbff],
+    [0x0, 0xffffffffffeff7ff, 0xffffffffffeff7ff],
+    [0x0, 0xffffffffffdfefff, 0xffffffffffdfefff],
+    [0x0, 0xffffffffffbfdfff, 0xffffffffffbfdfff],
+    [0x0, 0xffffffffff7fbfff, 0xffffffffff7fbfff],
+    [0x0, 0xfffffffffdfeffff, 0xfffffffffdfeffff],
+    [0x0, 0xfffffffffbfdffff, 0xfffffffffbfdffff],
+    [0x0, 0xfffffffff7fbffff, 0xfffffffff7fbffff],
+    [0x0, 0xffffffffeff7ffff, 0xffffffffeff7ffff],
+    [0x0, 0xffffffffdfefffff, 0xffffffffdfefffff],
+    [0x0, 0xffffffffbfdfffff, 0xffffffffbfdfffff],
+    [0x0, 0xffffffff7fbfffff, 0xffffffff7fbfffff],
+    [0x0, 0xfffffffdfeffffff, 0xfffffffdfeffffff],
+    [0x0, 0xfffffffbfdffffff, 0xfffffffbfdffffff],
+    [0x0, 0xfffffff7fbffffff, 0xfffffff7fbffffff],
+    [0x0, 0xffffffeff7ffffff, 0xffffffeff7ffffff],
+    [0x0, 0xffffffdfefffffff, 0xffffffdfefffffff],
+    [0x0, 0xffffffbfdfffffff, 0xffffffbfdfffffff],
+    [0x0, 0xffffff7fbfffffff, 0xffffff7fbfffffff],
+    [0x0, 0xfffffdfeffffffff, 0xfffffdfeffffffff],
+    [0x0, 0xfffffbfdffffffff, 0xfffffbfdffffffff],
+    [0x0, 0xfffff7fbffffffff, 0xfffff7fbffffffff],
+    [0x0, 0xffffeff7ffffffff, 0xffffeff7ffffffff],
+    [0x0, 0xffffdfefffffffff, 0xffffdfefffffffff],
+    [0x0, 0xffffbfdfffffffff, 0xffffbfdfffffffff],
+    [0x0, 0xffff7fbfffffffff, 0xffff7fbfffffffff],
+    [0x0, 0xfffdfeffffffffff, 0xfffdfeffffffffff],
+    [0x0, 0xfffbfdffffffffff, 0xfffbfdffffffffff],
+    [0x0, 0xfff7fbffffffffff, 0xfff7fbffffffffff],
+    [0x0, 0xffeff7ffffffffff, 0xffeff7ffffffffff],
+    [0x0, 0xffdfefffffffffff, 0xffdfefffffffffff],
+    [0x0, 0xffbfdfffffffffff, 0xffbfdfffffffffff],
+    [0x0, 0xff7fbfffffffffff, 0xff7fbfffffffffff],
+    [0x0, 0xfdfeffffffffffff, 0xfdfeffffffffffff],
+    [0x0, 0xfbfdffffffffffff, 0xfbfdffffffffffff],
+    [0x0, 0xf7fbffffffffffff, 0xf7fbffffffffffff],
+    [0x0, 0xeff7ffffffffffff, 0xeff7ffffffffffff],
+    [0x0, 0xdfefffffffffffff, 0xdfefffffffffffff],
+    [0x0, 0xbfdfffffffffffff, 0xbfdfffffffffffff],
+    [0x0, 0x7fbfffffffffffff, 0x7fbfffffffffffff],
+    [0x0, 0xfffffffffffffffc, 0xfffffffffffffffc],
+    [0x0, 0xfffffffffffffff9, 0xfffffffffffffff9],
+    [0x0, 0xfffffffffffffff3, 0xfffffffffffffff3],
+    [0x0, 0xffffffffffffffe7, 0xffffffffffffffe7],
+    [0x0, 0xffffffffffffffcf, 0xffffffffffffffcf],
+    [0x0, 0xffffffffffffff9f, 0xffffffffffffff9f],
+    [0x0, 0xffffffffffffff3f, 0xffffffffffffff3f],
+    [0x0, 0xfffffffffffffcff, 0xfffffffffffffcff],
+    [0x0, 0xfffffffffffff9ff, 0xfffffffffffff9ff],
+    [0x0, 0xfffffffffffff3ff, 0xfffffffffffff3ff],
+    [0x0, 0xffffffffffffe7ff, 0xffffffffffffe7ff],
+    [0x0, 0xffffffffffffcfff, 0xffffffffffffcfff],
+    [0x0, 0xffffffffffff9fff, 0xffffffffffff9fff],
+    [0x0, 0xffffffffffff3fff, 0xffffffffffff3fff],
+    [0x0, 0xfffffffffffcffff, 0xfffffffffffcffff],
+    [0x0, 0xfffffffffff9ffff, 0xfffffffffff9ffff],
+    [0x0, 0xfffffffffff3ffff, 0xfffffffffff3ffff],
+    [0x0, 0xffffffffffe7ffff, 0xffffffffffe7ffff],
+    [0x0, 0xffffffffffcfffff, 0xffffffffffcfffff],
+    [0x0, 0xffffffffff9fffff, 0xffffffffff9fffff],
+    [0x0, 0xffffffffff3fffff, 0xffffffffff3fffff],
+    [0x0, 0xfffffffffcffffff, 0xfffffffffcffffff],
+    [0x0, 0xfffffffff9ffffff, 0xfffffffff9ffffff],
+    [0x0, 0xfffffffff3ffffff, 0xfffffffff3ffffff],
+    [0x0, 0xffffffffe7ffffff, 0xffffffffe7ffffff],
+    [0x0, 0xffffffffcfffffff, 0xffffffffcfffffff],
+    [0x0, 0xffffffff9fffffff, 0xffffffff9fffffff],
+    [0x0, 0xffffffff3fffffff, 0xffffffff3fffffff],
+    [0x0, 0xfffffffcffffffff, 0xfffffffcffffffff],
+    [0x0, 0xfffffff9ffffffff, 0xfffffff9ffffffff],
+    [0x0, 0xfffffff3ffffffff, 0xfffffff3ffffffff],
+    [0x0, 0xffffffe7ffffffff, 0xffffffe7ffffffff],
+    [0x0, 0xffffffcfffffffff, 0xffffffcfffffffff],
+    [0x0, 0xffffff9fffffffff, 0xffffff9fffffffff],
+    [0x0, 0xffffff3fffffffff, 0xffffff3fffffffff],
+    [0x0, 0xfffffcffffffffff, 0xfffffcffffffffff],
+    [0x0, 0xfffff9ffffffffff, 0xfffff9ffffffffff],
+    [0x0, 0xfffff3ffffffffff, 0xfffff3ffffffffff],
+    [0x0, 0xffffe7ffffffffff, 0xffffe7ffffffffff],
+    [0x0, 0xffffcfffffffffff, 0xffffcfffffffffff],
+    [0x0, 0xffff9fffffffffff, 0xffff9fffffffffff],
+    [0x0, 0xffff3fffffffffff, 0xffff3fffffffffff],
+    [0x0, 0xfffcffffffffffff, 0xfffcffffffffffff],
+    [0x0, 0xfff9ffffffffffff, 0xfff9ffffffffffff],
+    [0x0, 0xfff3ffffffffffff, 0xfff3ffffffffffff],
+    [0x0, 0xffe7ffffffffffff, 0xffe7ffffffffffff],
+    [0x0, 0xffcfffffffffffff, 0xffcfffffffffffff],
+    [0x0, 0xff9fffffffffffff, 0xff9fffffffffffff],
+    [0x0, 0xff3fffffffffffff, 0xff3fffffffffffff],
+    [0x0, 0xfcffffffffffffff, 0xfcffffffffffffff],
+    [0x0, 0xf9ffffffffffffff, 0xf9ffffffffffffff],
+    [0x0, 0xf3ffffffffffffff, 0xf3ffffffffffffff],
+    [0x0, 0xe7ffffffffffffff, 0xe7ffffffffffffff],
+    [0x0, 0xcfffffffffffffff, 0xcfffffffffffffff],
+    [0x0, 0x9fffffffffffffff, 0x9fffffffffffffff],
+    [0x0, 0x3fffffffffffffff, 0x3fffffffffffffff],
+    [0x0, 0xffffffffffffffff, 0xffffffffffffffff],
 ];
 static KEEP_1: [[u64; WORDS]; 155] = [
-    [0xfffffffffffffdfe, 0xfffffffffffffdfe, 0x0],
-    [0xfffffffffffffbfd, 0xfffffffffffffbfd, 0x0],
-    [0xfffffffffffff7fb, 0xfffffffffffff7fb, 0x0],
-    [0xffffffffffffeff7, 0xffffffffffffeff7, 0x0],
-    [0xffffffffffffdfef, 0xffffffffffffdfef, 0x0],
-    [0xffffffffffffbfdf, 0xffffffffffffbfdf, 0x0],
-    [0xffffffffffff7fbf, 0xffffffffffff7fbf, 0x0],
-    [0xfffffffffffdfeff, 0xfffffffffffdfeff, 0x0],
-    [0xfffffffffffbfdff, 0xfffffffffffbfdff, 0x0],
-    [0xfffffffffff7fbff, 0xfffffffffff7fbff, 0x0],
-    [0xffffffffffeff7ff, 0xffffffffffeff7ff, 0x0],
-    [0xffffffffffdfefff, 0xffffffffffdfefff, 0x0],
-    [0xffffffffffbfdfff, 0xffffffffffbfdfff, 0x0],
-    [0xffffffffff7fbfff, 0xffffffffff7fbfff, 0x0],
-    [0xfffffffffdfeffff, 0xfffffffffdfeffff, 0x0],
-    [0xfffffffffbfdffff, 0xfffffffffbfdffff, 0x0],
-    [0xfffffffff7fbffff, 0xfffffffff7fbffff, 0x0],
-    [0xffffffffeff7ffff, 0xffffffffeff7ffff, 0x0],
-    [0xffffffffdfefffff, 0xffffffffdfefffff, 0x0],
-    [0xffffffffbfdfffff, 0xffffffffbfdfffff, 0x0],
-    [0xffffffff7fbfffff, 0xffffffff7fbfffff, 0x0],
-    [0xfffffffdfeffffff, 0xfffffffdfeffffff, 0x0],
-    [0xfffffffbfdffffff, 0xfffffffbfdffffff, 0x0],
-    [0xfffffff7fbffffff, 0xfffffff7fbffffff, 0x0],
-    [0xffffffeff7ffffff, 0xffffffeff7ffffff, 0x0],
-    [0xffffffdfefffffff, 0xffffffdfefffffff, 0x0],
-    [0xffffffbfdfffffff, 0xffffffbfdfffffff, 0x0],
-    [0xffffff7fbfffffff, 0xffffff7fbfffffff, 0x0],
-    [0xfffffdfeffffffff, 0xfffffdfeffffffff, 0x0],
-    [0xfffffbfdffffffff, 0xfffffbfdffffffff, 0x0],
-    [0xfffff7fbffffffff, 0xfffff7fbffffffff, 0x0],
-    [0xffffeff7ffffffff, 0xffffeff7ffffffff, 0x0],
-    [0xffffdfefffffffff, 0xffffdfefffffffff, 0x0],
-    [0xffffbfdfffffffff, 0xffffbfdfffffffff, 0x0],
-    [0xffff7fbfffffffff, 0xffff7fbfffffffff, 0x0],
-    [0xfffdfeffffffffff, 0xfffdfeffffffffff, 0x0],
-    [0xfffbfdffffffffff, 0xfffbfdffffffffff, 0x0],
-    [0xfff7fbffffffffff, 0xfff7fbffffffffff, 0x0],
-    [0xffeff7ffffffffff, 0xffeff7ffffffffff, 0x0],
-    [0xffdfefffffffffff, 0xffdfefffffffffff, 0x0],
-    [0xffbfdfffffffffff, 0xffbfdfffffffffff, 0x0],
-    [0xff7fbfffffffffff, 0xff7fbfffffffffff, 0x0],
-    [0xfdfeffffffffffff, 0xfdfeffffffffffff, 0x0],
-    [0xfbfdffffffffffff, 0xfbfdffffffffffff, 0x0],
-    [0xf7fbffffffffffff, 0xf7fbffffffffffff, 0x0],
-    [0xeff7ffffffffffff, 0xeff7ffffffffffff, 0x0],
-    [0xdfefffffffffffff, 0xdfefffffffffffff, 0x0],
-    [0xbfdfffffffffffff, 0xbfdfffffffffffff, 0x0],
-    [0x7fbfffffffffffff, 0x7fbfffffffffffff, 0x0],
-    [0xfffffffffffffefd, 0xfffffffffffffefd, 0x0],
-    [0xfffffffffffffdfb, 0xfffffffffffffdfb, 0x0],
-    [0xfffffffffffffbf7, 0xfffffffffffffbf7, 0x0],
-    [0xfffffffffffff7ef, 0xfffffffffffff7ef, 0x0],
-    [0xffffffffffffefdf, 0xffffffffffffefdf, 0x0],
-    [0xffffffffffffdfbf, 0xffffffffffffdfbf, 0x0],
-    [0xffffffffffffbf7f, 0xffffffffffffbf7f, 0x0],
-    [0xfffffffffffefdff, 0xfffffffffffefdff, 0x0],
-    [0xfffffffffffdfbff, 0xfffffffffffdfbff, 0x0],
-    [0xfffffffffffbf7ff, 0xfffffffffffbf7ff, 0x0],
-    [0xfffffffffff7efff, 0xfffffffffff7efff, 0x0],
-    [0xffffffffffefdfff, 0xffffffffffefdfff, 0x0],
-    [0xffffffffffdfbfff, 0xffffffffffdfbfff, 0x0],
-    [0xffffffffffbf7fff, 0xffffffffffbf7fff, 0x0],
-    [0xfffffffffefdffff, 0xfffffffffefdffff, 0x0],
-    [0xfffffffffdfbffff, 0xfffffffffdfbffff, 0x0],
-    [0xfffffffffbf7ffff, 0xfffffffffbf7ffff, 0x0],
-    [0xfffffffff7efffff, 0xfffffffff7efffff, 0x0],
-    [0xffffffffefdfffff, 0xffffffffefdfffff, 0x0],
-    [0xffffffffdfbfffff, 0xffffffffdfbfffff, 0x0],
-    [0xffffffffbf7fffff, 0xffffffffbf7fffff, 0x0],
-    [0xfffffffefdffffff, 0xfffffffefdffffff, 0x0],
-    [0xfffffffdfbffffff, 0xfffffffdfbffffff, 0x0],
-    [0xfffffffbf7ffffff, 0xfffffffbf7ffffff, 0x0],
-    [0xfffffff7efffffff, 0xfffffff7efffffff, 0x0],
-    [0xffffffefdfffffff, 0xffffffefdfffffff, 0x0],
-    [0xffffffdfbfffffff, 0xffffffdfbfffffff, 0x0],
-    [0xffffffbf7fffffff, 0xffffffbf7fffffff, 0x0],
-    [0xfffffefdffffffff, 0xfffffefdffffffff, 0x0],
-    [0xfffffdfbffffffff, 0xfffffdfbffffffff, 0x0],
-    [0xfffffbf7ffffffff, 0xfffffbf7ffffffff, 0x0],
-    [0xfffff7efffffffff, 0xfffff7efffffffff, 0x0],
-    [0xffffefdfffffffff, 0xffffefdfffffffff, 0x0],
-    [0xffffdfbfffffffff, 0xffffdfbfffffffff, 0x0],
-    [0xffffbf7fffffffff, 0xffffbf7fffffffff, 0x0],
-    [0xfffefdffffffffff, 0xfffefdffffffffff, 0x0],
-    [0xfffdfbffffffffff, 0xfffdfbffffffffff, 0x0],
-    [0xfffbf7ffffffffff, 0xfffbf7ffffffffff, 0x0],
-    [0xfff7efffffffffff, 0xfff7efffffffffff, 0x0],
-    [0xffefdfffffffffff, 0xffefdfffffffffff, 0x0],
-    [0xffdfbfffffffffff, 0xffdfbfffffffffff, 0x0],
-    [0xffbf7fffffffffff, 0xffbf7fffffffffff, 0x0],
-    [0xfefdffffffffffff, 0xfefdffffffffffff, 0x0],
-    [0xfdfbffffffffffff, 0xfdfbffffffffffff, 0x0],
-    [0xfbf7ffffffffffff, 0xfbf7ffffffffffff, 0x0],
-    [0xf7efffffffffffff, 0xf7efffffffffffff, 0x0],
-    [0xefdfffffffffffff, 0xefdfffffffffffff, 0x0],
-    [0xdfbfffffffffffff, 0xdfbfffffffffffff, 0x0],
-    [0xbf7fffffffffffff, 0xbf7fffffffffffff, 0x0],
-    [0xfffffffffffffffc, 0xfffffffffffffffc, 0x0],
-    [0xfffffffffffffff9, 0xfffffffffffffff9, 0x0],
-    [0xfffffffffffffff3, 0xfffffffffffffff3, 0x0],
-    [0xffffffffffffffe7, 0xffffffffffffffe7, 0x0],
-    [0xffffffffffffffcf, 0xffffffffffffffcf, 0x0],
-    [0xffffffffffffff9f, 0xffffffffffffff9f, 0x0],
-    [0xffffffffffffff3f, 0xffffffffffffff3f, 0x0],
-    [0xfffffffffffffcff, 0xfffffffffffffcff, 0x0],
-    [0xfffffffffffff9ff, 0xfffffffffffff9ff, 0x0],
-    [0xfffffffffffff3ff, 0xfffffffffffff3ff, 0x0],
-    [0xffffffffffffe7ff, 0xffffffffffffe7ff, 0x0],
-    [0xffffffffffffcfff, 0xffffffffffffcfff, 0x0],
-    [0xffffffffffff9fff, 0xffffffffffff9fff, 0x0],
-    [0xffffffffffff3fff, 0xffffffffffff3fff, 0x0],
-    [0xfffffffffffcffff, 0xfffffffffffcffff, 0x0],
-    [0xfffffffffff9ffff, 0xfffffffffff9ffff, 0x0],
-    [0xfffffffffff3ffff, 0xfffffffffff3ffff, 0x0],
-    [0xffffffffffe7ffff, 0xffffffffffe7ffff, 0x0],
-    [0xffffffffffcfffff, 0xffffffffffcfffff, 0x0],
-    [0xffffffffff9fffff, 0xffffffffff9fffff, 0x0],
-    [0xffffffffff3fffff, 0xffffffffff3fffff, 0x0],
-    [0xfffffffffcffffff, 0xfffffffffcffffff, 0x0],
-    [0xfffffffff9ffffff, 0xfffffffff9ffffff, 0x0],
-    [0xfffffffff3ffffff, 0xfffffffff3ffffff, 0x0],
-    [0xffffffffe7ffffff, 0xffffffffe7ffffff, 0x0],
-    [0xffffffffcfffffff, 0xffffffffcfffffff, 0x0],
-    [0xffffffff9fffffff, 0xffffffff9fffffff, 0x0],
-    [0xffffffff3fffffff, 0xffffffff3fffffff, 0x0],
-    [0xfffffffcffffffff, 0xfffffffcffffffff, 0x0],
-    [0xfffffff9ffffffff, 0xfffffff9ffffffff, 0x0],
-    [0xfffffff3ffffffff, 0xfffffff3ffffffff, 0x0],
-    [0xffffffe7ffffffff, 0xffffffe7ffffffff, 0x0],
-    [0xffffffcfffffffff, 0xffffffcfffffffff, 0x0],
-    [0xffffff9fffffffff, 0xffffff9fffffffff, 0x0],
-    [0xffffff3fffffffff, 0xffffff3fffffffff, 0x0],
-    [0xfffffcffffffffff, 0xfffffcffffffffff, 0x0],
-    [0xfffff9ffffffffff, 0xfffff9ffffffffff, 0x0],
-    [0xfffff3ffffffffff, 0xfffff3ffffffffff, 0x0],
-    [0xffffe7ffffffffff, 0xffffe7ffffffffff, 0x0],
-    [0xffffcfffffffffff, 0xffffcfffffffffff, 0x0],
-    [0xffff9fffffffffff, 0xffff9fffffffffff, 0x0],
-    [0xffff3fffffffffff, 0xffff3fffffffffff, 0x0],
-    [0xfffcffffffffffff, 0xfffcffffffffffff, 0x0],
-    [0xfff9ffffffffffff, 0xfff9ffffffffffff, 0x0],
-    [0xfff3ffffffffffff, 0xfff3ffffffffffff, 0x0],
-    [0xffe7ffffffffffff, 0xffe7ffffffffffff, 0x0],
-    [0xffcfffffffffffff, 0xffcfffffffffffff, 0x0],
-    [0xff9fffffffffffff, 0xff9fffffffffffff, 0x0],
-    [0xff3fffffffffffff, 0xff3fffffffffffff, 0x0],
-    [0xfcffffffffffffff, 0xfcffffffffffffff, 0x0],
-    [0xf9ffffffffffffff, 0xf9ffffffffffffff, 0x0],
-    [0xf3ffffffffffffff, 0xf3ffffffffffffff, 0x0],
-    [0xe7ffffffffffffff, 0xe7ffffffffffffff, 0x0],
-    [0xcfffffffffffffff, 0xcfffffffffffffff, 0x0],
-    [0x9fffffffffffffff, 0x9fffffffffffffff, 0x0],
-    [0x3fffffffffffffff, 0x3fffffffffffffff, 0x0],
-    [0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+    [0x0, 0xfffffffffffffdfe, 0xfffffffffffffdfe],
+    [0x0, 0xfffffffffffffbfd, 0xfffffffffffffbfd],
+    [0x0, 0xfffffffffffff7fb, 0xfffffffffffff7fb],
+    [0x0, 0xffffffffffffeff7, 0xffffffffffffeff7],
+    [0x0, 0xffffffffffffdfef, 0xffffffffffffdfef],
+    [0x0, 0xffffffffffffbfdf, 0xffffffffffffbfdf],
+    [0x0, 0xffffffffffff7fbf, 0xffffffffffff7fbf],
+    [0x0, 0xfffffffffffdfeff, 0xfffffffffffdfeff],
+    [0x0, 0xfffffffffffbfdff, 0xfffffffffffbfdff],
+    [0x0, 0xfffffffffff7fbff, 0xfffffffffff7fbff],
+    [0x0, 0xffffffffffeff7ff, 0xffffffffffeff7ff],
+    [0x0, 0xffffffffffdfefff, 0xffffffffffdfefff],
+    [0x0, 0xffffffffffbfdfff, 0xffffffffffbfdfff],
+    [0x0, 0xffffffffff7fbfff, 0xffffffffff7fbfff],
+    [0x0, 0xfffffffffdfeffff, 0xfffffffffdfeffff],
+    [0x0, 0xfffffffffbfdffff, 0xfffffffffbfdffff],
+    [0x0, 0xfffffffff7fbffff, 0xfffffffff7fbffff],
+    [0x0, 0xffffffffeff7ffff, 0xffffffffeff7ffff],
+    [0x0, 0xffffffffdfefffff, 0xffffffffdfefffff],
+    [0x0, 0xffffffffbfdfffff, 0xffffffffbfdfffff],
+    [0x0, 0xffffffff7fbfffff, 0xffffffff7fbfffff],
+    [0x0, 0xfffffffdfeffffff, 0xfffffffdfeffffff],
+    [0x0, 0xfffffffbfdffffff, 0xfffffffbfdffffff],
+    [0x0, 0xfffffff7fbffffff, 0xfffffff7fbffffff],
+    [0x0, 0xffffffeff7ffffff, 0xffffffeff7ffffff],
+    [0x0, 0xffffffdfefffffff, 0xffffffdfefffffff],
+    [0x0, 0xffffffbfdfffffff, 0xffffffbfdfffffff],
+    [0x0, 0xffffff7fbfffffff, 0xffffff7fbfffffff],
+    [0x0, 0xfffffdfeffffffff, 0xfffffdfeffffffff],
+    [0x0, 0xfffffbfdffffffff, 0xfffffbfdffffffff],
+    [0x0, 0xfffff7fbffffffff, 0xfffff7fbffffffff],
+    [0x0, 0xffffeff7ffffffff, 0xffffeff7ffffffff],
+    [0x0, 0xffffdfefffffffff, 0xffffdfefffffffff],
+    [0x0, 0xffffbfdfffffffff, 0xffffbfdfffffffff],
+    [0x0, 0xffff7fbfffffffff, 0xffff7fbfffffffff],
+    [0x0, 0xfffdfeffffffffff, 0xfffdfeffffffffff],
+    [0x0, 0xfffbfdffffffffff, 0xfffbfdffffffffff],
+    [0x0, 0xfff7fbffffffffff, 0xfff7fbffffffffff],
+    [0x0, 0xffeff7ffffffffff, 0xffeff7ffffffffff],
+    [0x0, 0xffdfefffffffffff, 0xffdfefffffffffff],
+    [0x0, 0xffbfdfffffffffff, 0xffbfdfffffffffff],
+    [0x0, 0xff7fbfffffffffff, 0xff7fbfffffffffff],
+    [0x0, 0xfdfeffffffffffff, 0xfdfeffffffffffff],
+    [0x0, 0xfbfdffffffffffff, 0xfbfdffffffffffff],
+    [0x0, 0xf7fbffffffffffff, 0xf7fbffffffffffff],
+    [0x0, 0xeff7ffffffffffff, 0xeff7ffffffffffff],
+    [0x0, 0xdfefffffffffffff, 0xdfefffffffffffff],
+    [0x0, 0xbfdfffffffffffff, 0xbfdfffffffffffff],
+    [0x0, 0x7fbfffffffffffff, 0x7fbfffffffffffff],
+    [0x0, 0xfffffffffffffefd, 0xfffffffffffffefd],
+    [0x0, 0xfffffffffffffdfb, 0xfffffffffffffdfb],
+    [0x0, 0xfffffffffffffbf7, 0xfffffffffffffbf7],
+    [0x0, 0xfffffffffffff7ef, 0xfffffffffffff7ef],
+    [0x0, 0xffffffffffffefdf, 0xffffffffffffefdf],
+    [0x0, 0xffffffffffffdfbf, 0xffffffffffffdfbf],
+    [0x0, 0xffffffffffffbf7f, 0xffffffffffffbf7f],
+    [0x0, 0xfffffffffffefdff, 0xfffffffffffefdff],
+    [0x0, 0xfffffffffffdfbff, 0xfffffffffffdfbff],
+    [0x0, 0xfffffffffffbf7ff, 0xfffffffffffbf7ff],
+    [0x0, 0xfffffffffff7efff, 0xfffffffffff7efff],
+    [0x0, 0xffffffffffefdfff, 0xffffffffffefdfff],
+    [0x0, 0xffffffffffdfbfff, 0xffffffffffdfbfff],
+    [0x0, 0xffffffffffbf7fff, 0xffffffffffbf7fff],
+    [0x0, 0xfffffffffefdffff, 0xfffffffffefdffff],
+    [0x0, 0xfffffffffdfbffff, 0xfffffffffdfbffff],
+    [0x0, 0xfffffffffbf7ffff, 0xfffffffffbf7ffff],
+    [0x0, 0xfffffffff7efffff, 0xfffffffff7efffff],
+    [0x0, 0xffffffffefdfffff, 0xffffffffefdfffff],
+    [0x0, 0xffffffffdfbfffff, 0xffffffffdfbfffff],
+    [0x0, 0xffffffffbf7fffff, 0xffffffffbf7fffff],
+    [0x0, 0xfffffffefdffffff, 0xfffffffefdffffff],
+    [0x0, 0xfffffffdfbffffff, 0xfffffffdfbffffff],
+    [0x0, 0xfffffffbf7ffffff, 0xfffffffbf7ffffff],
+    [0x0, 0xfffffff7efffffff, 0xfffffff7efffffff],
+    [0x0, 0xffffffefdfffffff, 0xffffffefdfffffff],
+    [0x0, 0xffffffdfbfffffff, 0xffffffdfbfffffff],
+    [0x0, 0xffffffbf7fffffff, 0xffffffbf7fffffff],
+    [0x0, 0xfffffefdffffffff, 0xfffffefdffffffff],
+    [0x0, 0xfffffdfbffffffff, 0xfffffdfbffffffff],
+    [0x0, 0xfffffbf7ffffffff, 0xfffffbf7ffffffff],
+    [0x0, 0xfffff7efffffffff, 0xfffff7efffffffff],
+    [0x0, 0xffffefdfffffffff, 0xffffefdfffffffff],
+    [0x0, 0xffffdfbfffffffff, 0xffffdfbfffffffff],
+    [0x0, 0xffffbf7fffffffff, 0xffffbf7fffffffff],
+    [0x0, 0xfffefdffffffffff, 0xfffefdffffffffff],
+    [0x0, 0xfffdfbffffffffff, 0xfffdfbffffffffff],
+    [0x0, 0xfffbf7ffffffffff, 0xfffbf7ffffffffff],
+    [0x0, 0xfff7efffffffffff, 0xfff7efffffffffff],
+    [0x0, 0xffefdfffffffffff, 0xffefdfffffffffff],
+    [0x0, 0xffdfbfffffffffff, 0xffdfbfffffffffff],
+    [0x0, 0xffbf7fffffffffff, 0xffbf7fffffffffff],
+    [0x0, 0xfefdffffffffffff, 0xfefdffffffffffff],
+    [0x0, 0xfdfbffffffffffff, 0xfdfbffffffffffff],
+    [0x0, 0xfbf7ffffffffffff, 0xfbf7ffffffffffff],
+    [0x0, 0xf7efffffffffffff, 0xf7efffffffffffff],
+    [0x0, 0xefdfffffffffffff, 0xefdfffffffffffff],
+    [0x0, 0xdfbfffffffffffff, 0xdfbfffffffffffff],
+    [0x0, 0xbf7fffffffffffff, 0xbf7fffffffffffff],
+    [0x0, 0xfffffffffffffffc, 0xfffffffffffffffc],
+    [0x0, 0xfffffffffffffff9, 0xfffffffffffffff9],
+    [0x0, 0xfffffffffffffff3, 0xfffffffffffffff3],
+    [0x0, 0xffffffffffffffe7, 0xffffffffffffffe7],
+    [0x0, 0xffffffffffffffcf, 0xffffffffffffffcf],
+    [0x0, 0xffffffffffffff9f, 0xffffffffffffff9f],
+    [0x0, 0xffffffffffffff3f, 0xffffffffffffff3f],
+    [0x0, 0xfffffffffffffcff, 0xfffffffffffffcff],
+    [0x0, 0xfffffffffffff9ff, 0xfffffffffffff9ff],
+    [0x0, 0xfffffffffffff3ff, 0xfffffffffffff3ff],
+    [0x0, 0xffffffffffffe7ff, 0xffffffffffffe7ff],
+    [0x0, 0xffffffffffffcfff, 0xffffffffffffcfff],
+    [0x0, 0xffffffffffff9fff, 0xffffffffffff9fff],
+    [0x0, 0xffffffffffff3fff, 0xffffffffffff3fff],
+    [0x0, 0xfffffffffffcffff, 0xfffffffffffcffff],
+    [0x0, 0xfffffffffff9ffff, 0xfffffffffff9ffff],
+    [0x0, 0xfffffffffff3ffff, 0xfffffffffff3ffff],
+    [0x0, 0xffffffffffe7ffff, 0xffffffffffe7ffff],
+    [0x0, 0xffffffffffcfffff, 0xffffffffffcfffff],
+    [0x0, 0xffffffffff9fffff, 0xffffffffff9fffff],
+    [0x0, 0xffffffffff3fffff, 0xffffffffff3fffff],
+    [0x0, 0xfffffffffcffffff, 0xfffffffffcffffff],
+    [0x0, 0xfffffffff9ffffff, 0xfffffffff9ffffff],
+    [0x0, 0xfffffffff3ffffff, 0xfffffffff3ffffff],
+    [0x0, 0xffffffffe7ffffff, 0xffffffffe7ffffff],
+    [0x0, 0xffffffffcfffffff, 0xffffffffcfffffff],
+    [0x0, 0xffffffff9fffffff, 0xffffffff9fffffff],
+    [0x0, 0xffffffff3fffffff, 0xffffffff3fffffff],
+    [0x0, 0xfffffffcffffffff, 0xfffffffcffffffff],
+    [0x0, 0xfffffff9ffffffff, 0xfffffff9ffffffff],
+    [0x0, 0xfffffff3ffffffff, 0xfffffff3ffffffff],
+    [0x0, 0xffffffe7ffffffff, 0xffffffe7ffffffff],
+    [0x0, 0xffffffcfffffffff, 0xffffffcfffffffff],
+    [0x0, 0xffffff9fffffffff, 0xffffff9fffffffff],
+    [0x0, 0xffffff3fffffffff, 0xffffff3fffffffff],
+    [0x0, 0xfffffcffffffffff, 0xfffffcffffffffff],
+    [0x0, 0xfffff9ffffffffff, 0xfffff9ffffffffff],
+    [0x0, 0xfffff3ffffffffff, 0xfffff3ffffffffff],
+    [0x0, 0xffffe7ffffffffff, 0xffffe7ffffffffff],
+    [0x0, 0xffffcfffffffffff, 0xffffcfffffffffff],
+    [0x0, 0xffff9fffffffffff, 0xffff9fffffffffff],
+    [0x0, 0xffff3fffffffffff, 0xffff3fffffffffff],
+    [0x0, 0xfffcffffffffffff, 0xfffcffffffffffff],
+    [0x0, 0xfff9ffffffffffff, 0xfff9ffffffffffff],
+    [0x0, 0xfff3ffffffffffff, 0xfff3ffffffffffff],
+    [0x0, 0xffe7ffffffffffff, 0xffe7ffffffffffff],
+    [0x0, 0xffcfffffffffffff, 0xffcfffffffffffff],
+    [0x0, 0xff9fffffffffffff, 0xff9fffffffffffff],
+    [0x0, 0xff3fffffffffffff, 0xff3fffffffffffff],
+    [0x0, 0xfcffffffffffffff, 0xfcffffffffffffff],
+    [0x0, 0xf9ffffffffffffff, 0xf9ffffffffffffff],
+    [0x0, 0xf3ffffffffffffff, 0xf3ffffffffffffff],
+    [0x0, 0xe7ffffffffffffff, 0xe7ffffffffffffff],
+    [0x0, 0xcfffffffffffffff, 0xcfffffffffffffff],
+    [0x0, 0x9fffffffffffffff, 0x9fffffffffffffff],
+    [0x0, 0x3fffffffffffffff, 0x3fffffffffffffff],
+    [0x0, 0xffffffffffffffff, 0xffffffffffffffff],
 ];
 #[inline(never)]
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
@@ -677,8 +677,8 @@ fn moves_0(
         keep |= kept;
         n[w] = s[w] & keep;
     }
-    n[2] |= ((s[2]) & 1) << 1u32;
-    n[2] |= (((s[2] >> 1u32)) & 1) << 0u32;
+    n[0] |= ((s[0]) & 1) << 1u32;
+    n[0] |= (((s[0] >> 1u32)) & 1) << 0u32;
     match joint[0] {
         0 => {
             n[1] |= 1 << 1u32;
@@ -1152,391 +1152,391 @@ fn moves_0(
     }
     match joint[1] {
         155 => {
-            n[0] |= 1 << 0u32;
+            n[2] |= 1 << 0u32;
         }
         156 => {
-            n[0] |= 1 << 1u32;
+            n[2] |= 1 << 1u32;
         }
         157 => {
-            n[0] |= 1 << 2u32;
+            n[2] |= 1 << 2u32;
         }
         158 => {
-            n[0] |= 1 << 3u32;
+            n[2] |= 1 << 3u32;
         }
         159 => {
-            n[0] |= 1 << 4u32;
+            n[2] |= 1 << 4u32;
         }
         160 => {
-            n[0] |= 1 << 5u32;
+            n[2] |= 1 << 5u32;
         }
         161 => {
-            n[0] |= 1 << 6u32;
+            n[2] |= 1 << 6u32;
         }
         162 => {
-            n[0] |= 1 << 8u32;
+            n[2] |= 1 << 8u32;
         }
         163 => {
-            n[0] |= 1 << 9u32;
+            n[2] |= 1 << 9u32;
         }
         164 => {
-            n[0] |= 1 << 10u32;
+            n[2] |= 1 << 10u32;
         }
         165 => {
-            n[0] |= 1 << 11u32;
+            n[2] |= 1 << 11u32;
         }
         166 => {
-            n[0] |= 1 << 12u32;
+            n[2] |= 1 << 12u32;
         }
         167 => {
-            n[0] |= 1 << 13u32;
+            n[2] |= 1 << 13u32;
         }
         168 => {
-            n[0] |= 1 << 14u32;
+            n[2] |= 1 << 14u32;
         }
         169 => {
-            n[0] |= 1 << 16u32;
+            n[2] |= 1 << 16u32;
         }
         170 => {
-            n[0] |= 1 << 17u32;
+            n[2] |= 1 << 17u32;
         }
         171 => {
-            n[0] |= 1 << 18u32;
+            n[2] |= 1 << 18u32;
         }
         172 => {
-            n[0] |= 1 << 19u32;
+            n[2] |= 1 << 19u32;
         }
         173 => {
-            n[0] |= 1 << 20u32;
+            n[2] |= 1 << 20u32;
         }
         174 => {
-            n[0] |= 1 << 21u32;
+            n[2] |= 1 << 21u32;
         }
         175 => {
-            n[0] |= 1 << 22u32;
+            n[2] |= 1 << 22u32;
         }
         176 => {
-            n[0] |= 1 << 24u32;
+            n[2] |= 1 << 24u32;
         }
         177 => {
-            n[0] |= 1 << 25u32;
+            n[2] |= 1 << 25u32;
         }
         178 => {
-            n[0] |= 1 << 26u32;
+            n[2] |= 1 << 26u32;
         }
         179 => {
-            n[0] |= 1 << 27u32;
+            n[2] |= 1 << 27u32;
         }
         180 => {
-            n[0] |= 1 << 28u32;
+            n[2] |= 1 << 28u32;
         }
         181 => {
-            n[0] |= 1 << 29u32;
+            n[2] |= 1 << 29u32;
         }
         182 => {
-            n[0] |= 1 << 30u32;
+            n[2] |= 1 << 30u32;
         }
         183 => {
-            n[0] |= 1 << 32u32;
+            n[2] |= 1 << 32u32;
         }
         184 => {
-            n[0] |= 1 << 33u32;
+            n[2] |= 1 << 33u32;
         }
         185 => {
-            n[0] |= 1 << 34u32;
+            n[2] |= 1 << 34u32;
         }
         186 => {
-            n[0] |= 1 << 35u32;
+            n[2] |= 1 << 35u32;
         }
         187 => {
-            n[0] |= 1 << 36u32;
+            n[2] |= 1 << 36u32;
         }
         188 => {
-            n[0] |= 1 << 37u32;
+            n[2] |= 1 << 37u32;
         }
         189 => {
-            n[0] |= 1 << 38u32;
+            n[2] |= 1 << 38u32;
         }
         190 => {
-            n[0] |= 1 << 40u32;
+            n[2] |= 1 << 40u32;
         }
         191 => {
-            n[0] |= 1 << 41u32;
+            n[2] |= 1 << 41u32;
         }
         192 => {
-            n[0] |= 1 << 42u32;
+            n[2] |= 1 << 42u32;
         }
         193 => {
-            n[0] |= 1 << 43u32;
+            n[2] |= 1 << 43u32;
         }
         194 => {
-            n[0] |= 1 << 44u32;
+            n[2] |= 1 << 44u32;
         }
         195 => {
-            n[0] |= 1 << 45u32;
+            n[2] |= 1 << 45u32;
         }
         196 => {
-            n[0] |= 1 << 46u32;
+            n[2] |= 1 << 46u32;
         }
         197 => {
-            n[0] |= 1 << 48u32;
+            n[2] |= 1 << 48u32;
         }
         198 => {
-            n[0] |= 1 << 49u32;
+            n[2] |= 1 << 49u32;
         }
         199 => {
-            n[0] |= 1 << 50u32;
+            n[2] |= 1 << 50u32;
         }
         200 => {
-            n[0] |= 1 << 51u32;
+            n[2] |= 1 << 51u32;
         }
         201 => {
-            n[0] |= 1 << 52u32;
+            n[2] |= 1 << 52u32;
         }
         202 => {
-            n[0] |= 1 << 53u32;
+            n[2] |= 1 << 53u32;
         }
         203 => {
-            n[0] |= 1 << 54u32;
+            n[2] |= 1 << 54u32;
         }
         204 => {
-            n[0] |= 1 << 8u32;
+            n[2] |= 1 << 8u32;
         }
         205 => {
-            n[0] |= 1 << 9u32;
+            n[2] |= 1 << 9u32;
         }
         206 => {
-            n[0] |= 1 << 10u32;
+            n[2] |= 1 << 10u32;
         }
         207 => {
-            n[0] |= 1 << 11u32;
+            n[2] |= 1 << 11u32;
         }
         208 => {
-            n[0] |= 1 << 12u32;
+            n[2] |= 1 << 12u32;
         }
         209 => {
-            n[0] |= 1 << 13u32;
+            n[2] |= 1 << 13u32;
         }
         210 => {
-            n[0] |= 1 << 14u32;
+            n[2] |= 1 << 14u32;
         }
         211 => {
-            n[0] |= 1 << 16u32;
+            n[2] |= 1 << 16u32;
         }
         212 => {
-            n[0] |= 1 << 17u32;
+            n[2] |= 1 << 17u32;
         }
         213 => {
-            n[0] |= 1 << 18u32;
+            n[2] |= 1 << 18u32;
         }
         214 => {
-            n[0] |= 1 << 19u32;
+            n[2] |= 1 << 19u32;
         }
         215 => {
-            n[0] |= 1 << 20u32;
+            n[2] |= 1 << 20u32;
         }
         216 => {
-            n[0] |= 1 << 21u32;
+            n[2] |= 1 << 21u32;
         }
         217 => {
-            n[0] |= 1 << 22u32;
+            n[2] |= 1 << 22u32;
         }
         218 => {
-            n[0] |= 1 << 24u32;
+            n[2] |= 1 << 24u32;
         }
         _ => {}
     }
     match joint[1] {
         219 => {
-            n[0] |= 1 << 25u32;
+            n[2] |= 1 << 25u32;
         }
         220 => {
-            n[0] |= 1 << 26u32;
+            n[2] |= 1 << 26u32;
         }
         221 => {
-            n[0] |= 1 << 27u32;
+            n[2] |= 1 << 27u32;
         }
         222 => {
-            n[0] |= 1 << 28u32;
+            n[2] |= 1 << 28u32;
         }
         223 => {
-            n[0] |= 1 << 29u32;
+            n[2] |= 1 << 29u32;
         }
         224 => {
-            n[0] |= 1 << 30u32;
+            n[2] |= 1 << 30u32;
         }
         225 => {
-            n[0] |= 1 << 32u32;
+            n[2] |= 1 << 32u32;
         }
         226 => {
-            n[0] |= 1 << 33u32;
+            n[2] |= 1 << 33u32;
         }
         227 => {
-            n[0] |= 1 << 34u32;
+            n[2] |= 1 << 34u32;
         }
         228 => {
-            n[0] |= 1 << 35u32;
+            n[2] |= 1 << 35u32;
         }
         229 => {
-            n[0] |= 1 << 36u32;
+            n[2] |= 1 << 36u32;
         }
         230 => {
-            n[0] |= 1 << 37u32;
+            n[2] |= 1 << 37u32;
         }
         231 => {
-            n[0] |= 1 << 38u32;
+            n[2] |= 1 << 38u32;
         }
         232 => {
-            n[0] |= 1 << 40u32;
+            n[2] |= 1 << 40u32;
         }
         233 => {
-            n[0] |= 1 << 41u32;
+            n[2] |= 1 << 41u32;
         }
         234 => {
-            n[0] |= 1 << 42u32;
+            n[2] |= 1 << 42u32;
         }
         235 => {
-            n[0] |= 1 << 43u32;
+            n[2] |= 1 << 43u32;
         }
         236 => {
-            n[0] |= 1 << 44u32;
+            n[2] |= 1 << 44u32;
         }
         237 => {
-            n[0] |= 1 << 45u32;
+            n[2] |= 1 << 45u32;
         }
         238 => {
-            n[0] |= 1 << 46u32;
+            n[2] |= 1 << 46u32;
         }
         239 => {
-            n[0] |= 1 << 48u32;
+            n[2] |= 1 << 48u32;
         }
         240 => {
-            n[0] |= 1 << 49u32;
+            n[2] |= 1 << 49u32;
         }
         241 => {
-            n[0] |= 1 << 50u32;
+            n[2] |= 1 << 50u32;
         }
         242 => {
-            n[0] |= 1 << 51u32;
+            n[2] |= 1 << 51u32;
         }
         243 => {
-            n[0] |= 1 << 52u32;
+            n[2] |= 1 << 52u32;
         }
         244 => {
-            n[0] |= 1 << 53u32;
+            n[2] |= 1 << 53u32;
         }
         245 => {
-            n[0] |= 1 << 54u32;
+            n[2] |= 1 << 54u32;
         }
         246 => {
-            n[0] |= 1 << 56u32;
+            n[2] |= 1 << 56u32;
         }
         247 => {
-            n[0] |= 1 << 57u32;
+            n[2] |= 1 << 57u32;
         }
         248 => {
-            n[0] |= 1 << 58u32;
+            n[2] |= 1 << 58u32;
         }
         249 => {
-            n[0] |= 1 << 59u32;
+            n[2] |= 1 << 59u32;
         }
         250 => {
-            n[0] |= 1 << 60u32;
+            n[2] |= 1 << 60u32;
         }
         251 => {
-            n[0] |= 1 << 61u32;
+            n[2] |= 1 << 61u32;
         }
         252 => {
-            n[0] |= 1 << 62u32;
+            n[2] |= 1 << 62u32;
         }
         253 => {
-            n[0] |= 1 << 0u32;
+            n[2] |= 1 << 0u32;
         }
         254 => {
-            n[0] |= 1 << 1u32;
+            n[2] |= 1 << 1u32;
         }
         255 => {
-            n[0] |= 1 << 2u32;
+            n[2] |= 1 << 2u32;
         }
         256 => {
-            n[0] |= 1 << 3u32;
+            n[2] |= 1 << 3u32;
         }
         257 => {
-            n[0] |= 1 << 4u32;
+            n[2] |= 1 << 4u32;
         }
         258 => {
-            n[0] |= 1 << 5u32;
+            n[2] |= 1 << 5u32;
         }
         259 => {
-            n[0] |= 1 << 6u32;
+            n[2] |= 1 << 6u32;
         }
         260 => {
-            n[0] |= 1 << 8u32;
+            n[2] |= 1 << 8u32;
         }
         261 => {
-            n[0] |= 1 << 9u32;
+            n[2] |= 1 << 9u32;
         }
         262 => {
-            n[0] |= 1 << 10u32;
+            n[2] |= 1 << 10u32;
         }
         263 => {
-            n[0] |= 1 << 11u32;
+            n[2] |= 1 << 11u32;
         }
         264 => {
-            n[0] |= 1 << 12u32;
+            n[2] |= 1 << 12u32;
         }
         265 => {
-            n[0] |= 1 << 13u32;
+            n[2] |= 1 << 13u32;
         }
         266 => {
-            n[0] |= 1 << 14u32;
+            n[2] |= 1 << 14u32;
         }
         267 => {
-            n[0] |= 1 << 16u32;
+            n[2] |= 1 << 16u32;
         }
         268 => {
-            n[0] |= 1 << 17u32;
+            n[2] |= 1 << 17u32;
         }
         269 => {
-            n[0] |= 1 << 18u32;
+            n[2] |= 1 << 18u32;
         }
         270 => {
-            n[0] |= 1 << 19u32;
+            n[2] |= 1 << 19u32;
         }
         271 => {
-            n[0] |= 1 << 20u32;
+            n[2] |= 1 << 20u32;
         }
         272 => {
-            n[0] |= 1 << 21u32;
+            n[2] |= 1 << 21u32;
         }
         273 => {
-            n[0] |= 1 << 22u32;
+            n[2] |= 1 << 22u32;
         }
         274 => {
-            n[0] |= 1 << 24u32;
+            n[2] |= 1 << 24u32;
         }
         275 => {
-            n[0] |= 1 << 25u32;
+            n[2] |= 1 << 25u32;
         }
         276 => {
-            n[0] |= 1 << 26u32;
+            n[2] |= 1 << 26u32;
         }
         277 => {
-            n[0] |= 1 << 27u32;
+            n[2] |= 1 << 27u32;
         }
         278 => {
-            n[0] |= 1 << 28u32;
+            n[2] |= 1 << 28u32;
         }
         279 => {
-            n[0] |= 1 << 29u32;
+            n[2] |= 1 << 29u32;
         }
         280 => {
-            n[0] |= 1 << 30u32;
+            n[2] |= 1 << 30u32;
         }
         281 => {
-            n[0] |= 1 << 32u32;
+            n[2] |= 1 << 32u32;
         }
         282 => {
-            n[0] |= 1 << 33u32;
+            n[2] |= 1 << 33u32;
         }
         _ => {}
     }
@@ -1552,82 +1552,82 @@ fn moves_1(
 ) {
     match joint[1] {
         283 => {
-            n[0] |= 1 << 34u32;
+            n[2] |= 1 << 34u32;
         }
         284 => {
-            n[0] |= 1 << 35u32;
+            n[2] |= 1 << 35u32;
         }
         285 => {
-            n[0] |= 1 << 36u32;
+            n[2] |= 1 << 36u32;
         }
         286 => {
-            n[0] |= 1 << 37u32;
+            n[2] |= 1 << 37u32;
         }
         287 => {
-            n[0] |= 1 << 38u32;
+            n[2] |= 1 << 38u32;
         }
         288 => {
-            n[0] |= 1 << 40u32;
+            n[2] |= 1 << 40u32;
         }
         289 => {
-            n[0] |= 1 << 41u32;
+            n[2] |= 1 << 41u32;
         }
         290 => {
-            n[0] |= 1 << 42u32;
+            n[2] |= 1 << 42u32;
         }
         291 => {
-            n[0] |= 1 << 43u32;
+            n[2] |= 1 << 43u32;
         }
         292 => {
-            n[0] |= 1 << 44u32;
+            n[2] |= 1 << 44u32;
         }
         293 => {
-            n[0] |= 1 << 45u32;
+            n[2] |= 1 << 45u32;
         }
         294 => {
-            n[0] |= 1 << 46u32;
+            n[2] |= 1 << 46u32;
         }
         295 => {
-            n[0] |= 1 << 48u32;
+            n[2] |= 1 << 48u32;
         }
         296 => {
-            n[0] |= 1 << 49u32;
+            n[2] |= 1 << 49u32;
         }
         297 => {
-            n[0] |= 1 << 50u32;
+            n[2] |= 1 << 50u32;
         }
         298 => {
-            n[0] |= 1 << 51u32;
+            n[2] |= 1 << 51u32;
         }
         299 => {
-            n[0] |= 1 << 52u32;
+            n[2] |= 1 << 52u32;
         }
         300 => {
-            n[0] |= 1 << 53u32;
+            n[2] |= 1 << 53u32;
         }
         301 => {
-            n[0] |= 1 << 54u32;
+            n[2] |= 1 << 54u32;
         }
         302 => {
-            n[0] |= 1 << 56u32;
+            n[2] |= 1 << 56u32;
         }
         303 => {
-            n[0] |= 1 << 57u32;
+            n[2] |= 1 << 57u32;
         }
         304 => {
-            n[0] |= 1 << 58u32;
+            n[2] |= 1 << 58u32;
         }
         305 => {
-            n[0] |= 1 << 59u32;
+            n[2] |= 1 << 59u32;
         }
         306 => {
-            n[0] |= 1 << 60u32;
+            n[2] |= 1 << 60u32;
         }
         307 => {
-            n[0] |= 1 << 61u32;
+            n[2] |= 1 << 61u32;
         }
         308 => {
-            n[0] |= 1 << 62u32;
+            n[2] |= 1 << 62u32;
         }
         _ => {}
     }
@@ -1636,70 +1636,70 @@ fn moves_1(
 impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const ROLES: &'static [&'static str] = &["white", "black"];
     const FLUENTS: &'static [&'static str] = &[
-        "(cell 1 1 black)",
-        "(cell 1 2 black)",
-        "(cell 1 3 black)",
-        "(cell 1 4 black)",
-        "(cell 1 5 black)",
-        "(cell 1 6 black)",
-        "(cell 1 7 black)",
-        "(cell 1 8 black)",
-        "(cell 2 1 black)",
-        "(cell 2 2 black)",
-        "(cell 2 3 black)",
-        "(cell 2 4 black)",
-        "(cell 2 5 black)",
-        "(cell 2 6 black)",
-        "(cell 2 7 black)",
-        "(cell 2 8 black)",
-        "(cell 3 1 black)",
-        "(cell 3 2 black)",
-        "(cell 3 3 black)",
-        "(cell 3 4 black)",
-        "(cell 3 5 black)",
-        "(cell 3 6 black)",
-        "(cell 3 7 black)",
-        "(cell 3 8 black)",
-        "(cell 4 1 black)",
-        "(cell 4 2 black)",
-        "(cell 4 3 black)",
-        "(cell 4 4 black)",
-        "(cell 4 5 black)",
-        "(cell 4 6 black)",
-        "(cell 4 7 black)",
-        "(cell 4 8 black)",
-        "(cell 5 1 black)",
-        "(cell 5 2 black)",
-        "(cell 5 3 black)",
-        "(cell 5 4 black)",
-        "(cell 5 5 black)",
-        "(cell 5 6 black)",
-        "(cell 5 7 black)",
-        "(cell 5 8 black)",
-        "(cell 6 1 black)",
-        "(cell 6 2 black)",
-        "(cell 6 3 black)",
-        "(cell 6 4 black)",
-        "(cell 6 5 black)",
-        "(cell 6 6 black)",
-        "(cell 6 7 black)",
-        "(cell 6 8 black)",
-        "(cell 7 1 black)",
-        "(cell 7 2 black)",
-        "(cell 7 3 black)",
-        "(cell 7 4 black)",
-        "(cell 7 5 black)",
-        "(cell 7 6 black)",
-        "(cell 7 7 black)",
-        "(cell 7 8 black)",
-        "(cell 8 1 black)",
-        "(cell 8 2 black)",
-        "(cell 8 3 black)",
-        "(cell 8 4 black)",
-        "(cell 8 5 black)",
-        "(cell 8 6 black)",
-        "(cell 8 7 black)",
-        "(cell 8 8 black)",
+        "(control white)",
+        "(control black)",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
         "(cell 1 1 white)",
         "(cell 1 2 white)",
         "(cell 1 3 white)",
@@ -1764,8 +1764,70 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         "(cell 8 6 white)",
         "(cell 8 7 white)",
         "(cell 8 8 white)",
-        "(control black)",
-        "(control white)",
+        "(cell 1 1 black)",
+        "(cell 1 2 black)",
+        "(cell 1 3 black)",
+        "(cell 1 4 black)",
+        "(cell 1 5 black)",
+        "(cell 1 6 black)",
+        "(cell 1 7 black)",
+        "(cell 1 8 black)",
+        "(cell 2 1 black)",
+        "(cell 2 2 black)",
+        "(cell 2 3 black)",
+        "(cell 2 4 black)",
+        "(cell 2 5 black)",
+        "(cell 2 6 black)",
+        "(cell 2 7 black)",
+        "(cell 2 8 black)",
+        "(cell 3 1 black)",
+        "(cell 3 2 black)",
+        "(cell 3 3 black)",
+        "(cell 3 4 black)",
+        "(cell 3 5 black)",
+        "(cell 3 6 black)",
+        "(cell 3 7 black)",
+        "(cell 3 8 black)",
+        "(cell 4 1 black)",
+        "(cell 4 2 black)",
+        "(cell 4 3 black)",
+        "(cell 4 4 black)",
+        "(cell 4 5 black)",
+        "(cell 4 6 black)",
+        "(cell 4 7 black)",
+        "(cell 4 8 black)",
+        "(cell 5 1 black)",
+        "(cell 5 2 black)",
+        "(cell 5 3 black)",
+        "(cell 5 4 black)",
+        "(cell 5 5 black)",
+        "(cell 5 6 black)",
+        "(cell 5 7 black)",
+        "(cell 5 8 black)",
+        "(cell 6 1 black)",
+        "(cell 6 2 black)",
+        "(cell 6 3 black)",
+        "(cell 6 4 black)",
+        "(cell 6 5 black)",
+        "(cell 6 6 black)",
+        "(cell 6 7 black)",
+        "(cell 6 8 black)",
+        "(cell 7 1 black)",
+        "(cell 7 2 black)",
+        "(cell 7 3 black)",
+        "(cell 7 4 black)",
+        "(cell 7 5 black)",
+        "(cell 7 6 black)",
+        "(cell 7 7 black)",
+        "(cell 7 8 black)",
+        "(cell 8 1 black)",
+        "(cell 8 2 black)",
+        "(cell 8 3 black)",
+        "(cell 8 4 black)",
+        "(cell 8 5 black)",
+        "(cell 8 6 black)",
+        "(cell 8 7 black)",
+        "(cell 8 8 black)",
     ];
     const MOVES: &'static [&'static str] = &[
         "(move 2 1 1 2)",
@@ -2081,15 +2143,15 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     ];
     const ROLE_MOVES: &'static [u32] = &[0, 155, 310];
     const PERCEPTS: &'static [&'static str] = &[];
-    const INIT: [u64; WORDS] = [0xc0c0c0c0c0c0c0c0, 0x303030303030303, 0x2];
+    const INIT: [u64; WORDS] = [0x1, 0x303030303030303, 0xc0c0c0c0c0c0c0c0];
     const LEGAL_WORDS: &'static [&'static [(u32, u64)]] = &[
         &[(2, 0xbfff7f7f7f7f7f7f), (3, 0xdfdfffbfbfbfbfbf), (4, 0x3fdfdfdfdfdf)],
         &[(5, 0xbfff7f7f7f7f7f7f), (6, 0xdfdfffbfbfbfbfbf), (7, 0x3fdfdfdfdfdf)],
     ];
     const TERMINAL_BIT: Option<u32> = Some(0);
     const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
-        &[(1, Ok(0)), (4, Ok(100))],
-        &[(2, Ok(0)), (3, Ok(100))],
+        &[(4, Ok(0)), (1, Ok(100))],
+        &[(3, Ok(0)), (2, Ok(100))],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]
@@ -2098,17 +2160,17 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         d[2..8].fill(0);
         /// `occupied/2`: 64 atoms, word-parallel.
         const _: () = ();
-        d[1] = ((s[0]) | (s[1])) & 0xffffffffffffffff;
-        d[7] |= ((((((s[0] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 46u32;
-        d[7] |= ((((((s[1] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 48u32;
+        d[1] = ((s[1]) | (s[2])) & 0xffffffffffffffff;
+        d[7] |= ((((((s[2] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 46u32;
+        d[7] |= ((((((s[1] & 0xffffffffffffffff)) != 0) as u64)) & 1) << 47u32;
+        d[7]
+            |= ((!(d[7] >> 47u32) | ((((s[2] & 0x101010101010101)) != 0) as u64)) & 1)
+                << 48u32;
         d[7]
             |= ((!(d[7] >> 46u32) | ((((s[1] & 0x8080808080808080)) != 0) as u64)) & 1)
-                << 47u32;
-        d[7]
-            |= ((!(d[7] >> 48u32) | ((((s[0] & 0x101010101010101)) != 0) as u64)) & 1)
                 << 49u32;
-        d[0] |= (((d[7] >> 49u32) | (d[7] >> 47u32)) & 1) << 0u32;
-        if (s[2] >> 1u32) & 1 != 0 {
+        d[0] |= (((d[7] >> 49u32) | (d[7] >> 48u32)) & 1) << 0u32;
+        if s[0] & 1 != 0 {
             d[3] |= (!(d[1] << 45u32) & (s[1] << 46u32)) & 0xdfdfc00000000000;
             d[4] |= (!(d[1] >> 19u32) & (s[1] >> 18u32)) & 0x1fdfdfdfdfdf;
             d[2] |= (!(s[1] << 46u32) & (s[1] << 55u32)) & 0xbf80000000000000;
@@ -2116,20 +2178,19 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
             d[2] |= (!(s[1] >> 1u32) & (s[1] >> 8u32)) & 0x7f7f7f7f7f7f7f;
             d[7] |= (1u64) << 45u32;
         }
-        if s[2] & 1 != 0 {
-            d[6] |= (!(d[1] << 46u32) & (s[0] << 45u32)) & 0xdfdfc00000000000;
-            d[7] |= (!(d[1] >> 18u32) & (s[0] >> 19u32)) & 0x1fdfdfdfdfdf;
-            d[5] |= (!(s[0] << 47u32) & (s[0] << 54u32)) & 0xbf80000000000000;
-            d[6] |= (!(s[0] >> 17u32) & (s[0] >> 10u32)) & 0x3fbfbfbfbfbf;
-            d[5] |= (!s[0] & (s[0] >> 9u32)) & 0x7f7f7f7f7f7f7f;
+        if (s[0] >> 1u32) & 1 != 0 {
+            d[6] |= (!(d[1] << 46u32) & (s[2] << 45u32)) & 0xdfdfc00000000000;
+            d[7] |= (!(d[1] >> 18u32) & (s[2] >> 19u32)) & 0x1fdfdfdfdfdf;
+            d[5] |= (!(s[2] << 47u32) & (s[2] << 54u32)) & 0xbf80000000000000;
+            d[6] |= (!(s[2] >> 17u32) & (s[2] >> 10u32)) & 0x3fbfbfbfbfbf;
+            d[5] |= (!s[2] & (s[2] >> 9u32)) & 0x7f7f7f7f7f7f7f;
             d[4] |= (1u64) << 45u32;
         }
     }
     #[inline(never)]
     fn eval_goals(s: &[u64; WORDS], d: &mut [u64; D_WORDS]) {
-        d[0] |= (((d[7] >> 47u32)) & 1) << 4u32;
-        d[0] |= (((d[7] >> 47u32)) & 1) << 2u32;
-        d[0] |= (((d[7] >> 49u32)) & 1) << 3u32;
+        d[0] |= ((d[7] >> 46u32)) & 0xc;
+        d[0] |= (((d[7] >> 48u32)) & 1) << 4u32;
         d[0] |= (((d[7] >> 49u32)) & 1) << 1u32;
     }
     #[inline(never)]

@@ -21,75 +21,13 @@ pub fn new() -> Reasoner {
 /// The ground rules.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Rules;
-static COPY: [u64; WORDS] = [0x3ffffffffff, 0x3ffffffffff];
+static COPY: [u64; WORDS] = [0xffffffffffc, 0x3ffffffffff];
 #[allow(clippy::all, unused_parens, unused_mut, unused_variables)]
 impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     const ROLES: &'static [&'static str] = &["red", "black"];
     const FLUENTS: &'static [&'static str] = &[
-        "(cell 1 1 black)",
-        "(cell 1 2 black)",
-        "(cell 1 3 black)",
-        "(cell 1 4 black)",
-        "(cell 1 5 black)",
-        "(cell 1 6 black)",
-        "(cell 2 1 black)",
-        "(cell 2 2 black)",
-        "(cell 2 3 black)",
-        "(cell 2 4 black)",
-        "(cell 2 5 black)",
-        "(cell 2 6 black)",
-        "(cell 3 1 black)",
-        "(cell 3 2 black)",
-        "(cell 3 3 black)",
-        "(cell 3 4 black)",
-        "(cell 3 5 black)",
-        "(cell 3 6 black)",
-        "(cell 4 1 black)",
-        "(cell 4 2 black)",
-        "(cell 4 3 black)",
-        "(cell 4 4 black)",
-        "(cell 4 5 black)",
-        "(cell 4 6 black)",
-        "(cell 5 1 black)",
-        "(cell 5 2 black)",
-        "(cell 5 3 black)",
-        "(cell 5 4 black)",
-        "(cell 5 5 black)",
-        "(cell 5 6 black)",
-        "(cell 6 1 black)",
-        "(cell 6 2 black)",
-        "(cell 6 3 black)",
-        "(cell 6 4 black)",
-        "(cell 6 5 black)",
-        "(cell 6 6 black)",
-        "(cell 7 1 black)",
-        "(cell 7 2 black)",
-        "(cell 7 3 black)",
-        "(cell 7 4 black)",
-        "(cell 7 5 black)",
-        "(cell 7 6 black)",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
+        "(control red)",
+        "(control black)",
         "(cell 1 1 red)",
         "(cell 1 2 red)",
         "(cell 1 3 red)",
@@ -132,8 +70,68 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         "(cell 7 4 red)",
         "(cell 7 5 red)",
         "(cell 7 6 red)",
-        "(control black)",
-        "(control red)",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "(cell 1 1 black)",
+        "(cell 1 2 black)",
+        "(cell 1 3 black)",
+        "(cell 1 4 black)",
+        "(cell 1 5 black)",
+        "(cell 1 6 black)",
+        "(cell 2 1 black)",
+        "(cell 2 2 black)",
+        "(cell 2 3 black)",
+        "(cell 2 4 black)",
+        "(cell 2 5 black)",
+        "(cell 2 6 black)",
+        "(cell 3 1 black)",
+        "(cell 3 2 black)",
+        "(cell 3 3 black)",
+        "(cell 3 4 black)",
+        "(cell 3 5 black)",
+        "(cell 3 6 black)",
+        "(cell 4 1 black)",
+        "(cell 4 2 black)",
+        "(cell 4 3 black)",
+        "(cell 4 4 black)",
+        "(cell 4 5 black)",
+        "(cell 4 6 black)",
+        "(cell 5 1 black)",
+        "(cell 5 2 black)",
+        "(cell 5 3 black)",
+        "(cell 5 4 black)",
+        "(cell 5 5 black)",
+        "(cell 5 6 black)",
+        "(cell 6 1 black)",
+        "(cell 6 2 black)",
+        "(cell 6 3 black)",
+        "(cell 6 4 black)",
+        "(cell 6 5 black)",
+        "(cell 6 6 black)",
+        "(cell 7 1 black)",
+        "(cell 7 2 black)",
+        "(cell 7 3 black)",
+        "(cell 7 4 black)",
+        "(cell 7 5 black)",
+        "(cell 7 6 black)",
     ];
     const MOVES: &'static [&'static str] = &[
         "noop",
@@ -155,15 +153,15 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
     ];
     const ROLE_MOVES: &'static [u32] = &[0, 8, 16];
     const PERCEPTS: &'static [&'static str] = &[];
-    const INIT: [u64; WORDS] = [0x0, 0x80000000000];
+    const INIT: [u64; WORDS] = [0x1, 0x0];
     const LEGAL_WORDS: &'static [&'static [(u32, u64)]] = &[
         &[(3, 0x2082082083)],
         &[(4, 0x2082082083)],
     ];
     const TERMINAL_BIT: Option<u32> = Some(0);
     const GOALS: &'static [&'static [(u32, Result<u8, &'static str>)]] = &[
-        &[(4, Ok(0)), (5, Ok(100)), (2, Ok(50))],
-        &[(3, Ok(0)), (6, Ok(100)), (1, Ok(50))],
+        &[(5, Ok(0)), (4, Ok(100)), (1, Ok(50))],
+        &[(6, Ok(0)), (3, Ok(100)), (2, Ok(50))],
     ];
     const SEES: &'static [&'static [(u32, u32)]] = &[&[], &[]];
     #[inline(never)]
@@ -172,19 +170,19 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         d[3..5].fill(0);
         /// `filled/2`: 42 atoms, word-parallel.
         const _: () = ();
-        d[1] = ((s[0]) | (s[1])) & 0x3ffffffffff;
+        d[1] = ((s[0]) | ((s[1] << 2u32))) & 0xffffffffffc;
         /// `landing/2`: 35 atoms, word-parallel.
         const _: () = ();
-        d[2] = ((!(d[1] >> 1u32) & d[1])) & 0x1f7df7df7df;
+        d[2] = ((!(d[1] >> 1u32) & d[1])) & 0x7df7df7df7c;
         d[4]
             |= ((((((s[0] & (s[0] >> 1u32) & (s[0] >> 2u32) & (s[0] >> 3u32)
-                & 0x71c71c71c7)) != 0) as u64)
+                & 0x1c71c71c71c)) != 0) as u64)
                 | ((((s[0] & (s[0] >> 5u32) & (s[0] >> 10u32) & (s[0] >> 15u32)
-                    & 0xe38e38)) != 0) as u64)
+                    & 0x38e38e0)) != 0) as u64)
                 | ((((s[0] & (s[0] >> 6u32) & (s[0] >> 12u32) & (s[0] >> 18u32)
-                    & 0xffffff)) != 0) as u64)
+                    & 0x3fffffc)) != 0) as u64)
                 | ((((s[0] & (s[0] >> 7u32) & (s[0] >> 14u32) & (s[0] >> 21u32)
-                    & 0x1c71c7)) != 0) as u64)) & 1) << 38u32;
+                    & 0x71c71c)) != 0) as u64)) & 1) << 38u32;
         d[4]
             |= ((((((s[1] & (s[1] >> 1u32) & (s[1] >> 2u32) & (s[1] >> 3u32)
                 & 0x71c71c71c7)) != 0) as u64)
@@ -194,15 +192,15 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
                     & 0xffffff)) != 0) as u64)
                 | ((((s[1] & (s[1] >> 7u32) & (s[1] >> 14u32) & (s[1] >> 21u32)
                     & 0x1c71c7)) != 0) as u64)) & 1) << 39u32;
-        d[4] |= ((((((!d[1] & 0x20820820820)) != 0) as u64)) & 1) << 41u32;
-        d[4] |= (((d[4] >> 39u32) | (d[4] >> 38u32)) & 1) << 40u32;
-        d[0] |= ((!(d[4] >> 41u32) | (d[4] >> 40u32)) & 1) << 0u32;
-        if (s[1] >> 43u32) & 1 != 0 {
-            d[3] |= (!(d[1] >> 4u32)) & 0x2082082082;
+        d[4] |= ((((((!d[1] & 0x82082082080)) != 0) as u64)) & 1) << 40u32;
+        d[4] |= (((d[4] >> 39u32) | (d[4] >> 38u32)) & 1) << 41u32;
+        d[0] |= ((!(d[4] >> 40u32) | (d[4] >> 41u32)) & 1) << 0u32;
+        if s[0] & 1 != 0 {
+            d[3] |= (!(d[1] >> 6u32)) & 0x2082082082;
             d[4] |= (1u64) << 0u32;
         }
-        if (s[1] >> 42u32) & 1 != 0 {
-            d[4] |= (!(d[1] >> 4u32)) & 0x2082082082;
+        if (s[0] >> 1u32) & 1 != 0 {
+            d[4] |= (!(d[1] >> 6u32)) & 0x2082082082;
             d[3] |= (1u64) << 0u32;
         }
     }
@@ -227,67 +225,67 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
             let mut keep = COPY[w];
             n[w] = s[w] & keep;
         }
-        n[1] |= (((s[1] >> 42u32)) & 1) << 43u32;
-        n[1] |= (((s[1] >> 43u32)) & 1) << 42u32;
+        n[0] |= ((s[0]) & 1) << 1u32;
+        n[0] |= (((s[0] >> 1u32)) & 1) << 0u32;
         match joint[0] {
             1 => {
-                n[1] |= ((d[2] << 1u32)) & 0x3e;
-                n[1] |= ((!d[1]) & 1) << 0u32;
+                n[0] |= ((d[2] << 1u32)) & 0xf8;
+                n[0] |= ((!(d[1] >> 2u32)) & 1) << 2u32;
             }
             2 => {
-                n[1] |= ((d[2] << 1u32)) & 0xf80;
-                n[1] |= ((!(d[1] >> 6u32)) & 1) << 6u32;
+                n[0] |= ((d[2] << 1u32)) & 0x3e00;
+                n[0] |= ((!(d[1] >> 8u32)) & 1) << 8u32;
             }
             3 => {
-                n[1] |= ((d[2] << 1u32)) & 0x3e000;
-                n[1] |= ((!(d[1] >> 12u32)) & 1) << 12u32;
+                n[0] |= ((d[2] << 1u32)) & 0xf8000;
+                n[0] |= ((!(d[1] >> 14u32)) & 1) << 14u32;
             }
             4 => {
-                n[1] |= ((d[2] << 1u32)) & 0xf80000;
-                n[1] |= ((!(d[1] >> 18u32)) & 1) << 18u32;
+                n[0] |= ((d[2] << 1u32)) & 0x3e00000;
+                n[0] |= ((!(d[1] >> 20u32)) & 1) << 20u32;
             }
             5 => {
-                n[1] |= ((d[2] << 1u32)) & 0x3e000000;
-                n[1] |= ((!(d[1] >> 24u32)) & 1) << 24u32;
+                n[0] |= ((d[2] << 1u32)) & 0xf8000000;
+                n[0] |= ((!(d[1] >> 26u32)) & 1) << 26u32;
             }
             6 => {
-                n[1] |= ((d[2] << 1u32)) & 0xf80000000;
-                n[1] |= ((!(d[1] >> 30u32)) & 1) << 30u32;
+                n[0] |= ((d[2] << 1u32)) & 0x3e00000000;
+                n[0] |= ((!(d[1] >> 32u32)) & 1) << 32u32;
             }
             7 => {
-                n[1] |= ((d[2] << 1u32)) & 0x3e000000000;
-                n[1] |= ((!(d[1] >> 36u32)) & 1) << 36u32;
+                n[0] |= ((d[2] << 1u32)) & 0xf8000000000;
+                n[0] |= ((!(d[1] >> 38u32)) & 1) << 38u32;
             }
             _ => {}
         }
         match joint[1] {
             9 => {
-                n[0] |= ((d[2] << 1u32)) & 0x3e;
-                n[0] |= ((!d[1]) & 1) << 0u32;
+                n[1] |= ((d[2] >> 1u32)) & 0x3e;
+                n[1] |= ((!(d[1] >> 2u32)) & 1) << 0u32;
             }
             10 => {
-                n[0] |= ((d[2] << 1u32)) & 0xf80;
-                n[0] |= ((!(d[1] >> 6u32)) & 1) << 6u32;
+                n[1] |= ((d[2] >> 1u32)) & 0xf80;
+                n[1] |= ((!(d[1] >> 8u32)) & 1) << 6u32;
             }
             11 => {
-                n[0] |= ((d[2] << 1u32)) & 0x3e000;
-                n[0] |= ((!(d[1] >> 12u32)) & 1) << 12u32;
+                n[1] |= ((d[2] >> 1u32)) & 0x3e000;
+                n[1] |= ((!(d[1] >> 14u32)) & 1) << 12u32;
             }
             12 => {
-                n[0] |= ((d[2] << 1u32)) & 0xf80000;
-                n[0] |= ((!(d[1] >> 18u32)) & 1) << 18u32;
+                n[1] |= ((d[2] >> 1u32)) & 0xf80000;
+                n[1] |= ((!(d[1] >> 20u32)) & 1) << 18u32;
             }
             13 => {
-                n[0] |= ((d[2] << 1u32)) & 0x3e000000;
-                n[0] |= ((!(d[1] >> 24u32)) & 1) << 24u32;
+                n[1] |= ((d[2] >> 1u32)) & 0x3e000000;
+                n[1] |= ((!(d[1] >> 26u32)) & 1) << 24u32;
             }
             14 => {
-                n[0] |= ((d[2] << 1u32)) & 0xf80000000;
-                n[0] |= ((!(d[1] >> 30u32)) & 1) << 30u32;
+                n[1] |= ((d[2] >> 1u32)) & 0xf80000000;
+                n[1] |= ((!(d[1] >> 32u32)) & 1) << 30u32;
             }
             15 => {
-                n[0] |= ((d[2] << 1u32)) & 0x3e000000000;
-                n[0] |= ((!(d[1] >> 36u32)) & 1) << 36u32;
+                n[1] |= ((d[2] >> 1u32)) & 0x3e000000000;
+                n[1] |= ((!(d[1] >> 38u32)) & 1) << 36u32;
             }
             _ => {}
         }

@@ -19,14 +19,20 @@ enum Anchoring {
     /// else of `d`: a player's "can move to (x, y)" at its square's `empty`, whatever
     /// neighbours an edge square lacks.
     Common,
+    /// The first bit read of the *region* the most atoms read (a board of the state, a
+    /// family of `d`): `(occupied ?x ?y)` at its square of a full board, whichever
+    /// board comes first in the layout — a board with holes (pawns never stand on the
+    /// first rank) would put the squares it lacks elsewhere.
+    Region,
 }
 
 /// A literal of a family's atom: a bit of `s` or of a family already placed in `d`
-/// (array, positive, bit, the literal's relation), or an atom of the same relation
-/// placed with it (positive, atom).
+/// (array, positive, bit, the literal's relation, its region: the first bit of its
+/// board in `s`, its family in `d`), or an atom of the same relation placed with it
+/// (positive, atom).
 #[derive(Clone, Copy, Debug)]
 enum Read {
-    Bit(&'static str, bool, usize, RelationId),
+    Bit(&'static str, bool, usize, RelationId, usize),
     Own(bool, AtomId),
 }
 
@@ -36,7 +42,8 @@ fn reads(
     g: &Grounding,
     instances: &[&Instance],
     places: &[Place],
-    placed: &[bool],
+    regions: &[usize],
+    placed: &[Option<usize>],
     own: impl Fn(AtomId) -> bool,
 ) -> Option<Vec<Vec<Read>>> {
     let bodies: Vec<Vec<Read>> = instances
@@ -50,10 +57,11 @@ fn reads(
                     let positive = matches!(l, Literal::Pos(_));
                     let relation = g.atoms[b as usize].relation;
                     match places[b as usize] {
-                        Place::State(bit) => Some(Read::Bit("s", positive, bit, relation)),
-                        Place::D(bit) if placed[b as usize] => {
-                            Some(Read::Bit("d", positive, bit, relation))
+                        Place::State(bit) => {
+                            Some(Read::Bit("s", positive, bit, relation, regions[bit]))
                         }
+                        Place::D(bit) => placed[b as usize]
+                            .map(|family| Read::Bit("d", positive, bit, relation, family)),
                         Place::Never if own(b) => Some(Read::Own(positive, b)),
                         _ => None,
                     }
@@ -65,8 +73,9 @@ fn reads(
     (!bodies.is_empty()).then_some(bodies)
 }
 
-/// A literal's kind: (array, positive, relation).
-type Kind = (&'static str, bool, RelationId);
+/// A literal's kind: (array, positive, relation, region — 0 but under
+/// [`Anchoring::Region`]).
+type Kind = (&'static str, bool, RelationId, usize);
 
 /// The bits an atom's anchor is chosen from under `rule`, with their kinds: every bit
 /// its instances read, or those of the literals every instance holds.
@@ -74,15 +83,16 @@ fn anchor_bits(bodies: &[Vec<Read>], rule: Anchoring) -> Vec<(Kind, usize)> {
     let bits = |body: &[Read]| -> Vec<(Kind, usize)> {
         body.iter()
             .filter_map(|r| match *r {
-                Read::Bit(array, positive, bit, relation) => {
-                    Some(((array, positive, relation), bit))
+                Read::Bit(array, positive, bit, relation, region) => {
+                    let region = if rule == Anchoring::Region { region } else { 0 };
+                    Some(((array, positive, relation, region), bit))
                 }
                 Read::Own(..) => None,
             })
             .collect()
     };
     match rule {
-        Anchoring::FirstRead => bodies.iter().flat_map(|b| bits(b)).collect(),
+        Anchoring::FirstRead | Anchoring::Region => bodies.iter().flat_map(|b| bits(b)).collect(),
         Anchoring::Common => {
             let first = bits(&bodies[0]);
             first
@@ -120,7 +130,7 @@ fn anchors(
                 anchors[a as usize] = first.map(|bit| (array, bit));
             }
         }
-        Anchoring::Common => {
+        Anchoring::Common | Anchoring::Region => {
             let mut counts: BTreeMap<Kind, usize> = BTreeMap::new();
             for (_, bits) in &bits {
                 let kinds: BTreeSet<Kind> = bits.iter().map(|&(k, _)| k).collect();
@@ -158,7 +168,7 @@ fn signature(
             let mut shape = body
                 .iter()
                 .map(|r| match *r {
-                    Read::Bit(array, positive, bit, _) => {
+                    Read::Bit(array, positive, bit, _, _) => {
                         Some((array, positive, bit as isize - at.1 as isize))
                     }
                     Read::Own(positive, b) => {
@@ -599,6 +609,7 @@ pub(super) fn families(
     g: &Grounding,
     cx: &Context,
     places: &mut [Place],
+    regions: &[usize],
     d_bits: &mut usize,
     order: &[(Vec<AtomId>, bool)],
     cones: &[&[bool]; 2],
@@ -606,7 +617,8 @@ pub(super) fn families(
 ) -> Vec<Family> {
     let (by_head, n) = (cx.by_head, cx.atoms);
     let mut families = Vec::new();
-    let mut placed = vec![false; n];
+    // Per atom placed, its family.
+    let mut placed: Vec<Option<usize>> = vec![None; n];
     loop {
         // The candidates by relation and cone: acyclic atoms of one cone not placed.
         let mut kind: Vec<Option<(RelationId, bool)>> = vec![None; n];
@@ -635,18 +647,21 @@ pub(super) fn families(
             let mut bodies: BTreeMap<AtomId, Vec<Vec<Read>>> = BTreeMap::new();
             for &a in &atoms {
                 let own = |b: AtomId| kind[b as usize] == Some(key);
-                if let Some(read) = reads(g, &by_head[a as usize], places, &placed, own) {
+                let instances = &by_head[a as usize];
+                if let Some(read) = reads(g, instances, places, regions, &placed, own) {
                     bodies.insert(a, read);
                 }
             }
             let atoms: Vec<AtomId> = bodies.keys().copied().collect();
-            let (first, first_saved) = clusters(&atoms, &bodies, Anchoring::FirstRead, cx);
-            let (common, common_saved) = clusters(&atoms, &bodies, Anchoring::Common, cx);
-            let chosen = if common_saved > first_saved {
-                common
-            } else {
-                first
-            };
+            // The rule that saves the most, the first of those that save as much.
+            let mut chosen: Option<(Vec<Cluster>, isize)> = None;
+            for rule in [Anchoring::FirstRead, Anchoring::Common, Anchoring::Region] {
+                let (clusters, saved) = clusters(&atoms, &bodies, rule, cx);
+                if chosen.as_ref().is_none_or(|&(_, best)| saved > best) {
+                    chosen = Some((clusters, saved));
+                }
+            }
+            let chosen = chosen.map(|(clusters, _)| clusters).unwrap_or_default();
             found.extend(chosen.into_iter().map(|c| (key.0, c)));
         }
         if found.is_empty() {
@@ -661,7 +676,7 @@ pub(super) fn families(
             for &(a, anchor) in &cluster.atoms {
                 let bit = (anchor as isize + offset) as usize;
                 places[a as usize] = Place::D(bit);
-                placed[a as usize] = true;
+                placed[a as usize] = Some(families.len());
                 *d_bits = (*d_bits).max(bit + 1);
             }
             let rounds = cluster.rounds(&cx.position);

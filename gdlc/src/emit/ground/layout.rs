@@ -39,6 +39,7 @@ impl<'a> Layout<'a> {
             g,
             &Context::new(&by_head, &order, &demand),
             &mut placing.places,
+            &placing.regions,
             &mut placing.d_bits,
             &order,
             &[&cones.state, &cones.goal],
@@ -306,6 +307,9 @@ struct Placing<'a> {
     terminal_rel: Option<RelationId>,
     sees_rel: Option<RelationId>,
     places: Vec<Place>,
+    /// Per bit of the state, its *region*: the first bit of its board (the fluents of
+    /// one symbol that differ only in their coordinates), else its own bit.
+    regions: Vec<usize>,
     d_bits: usize,
     m_bits: usize,
 }
@@ -325,6 +329,7 @@ impl<'a> Placing<'a> {
             terminal_rel: relation_of(Keyword::Terminal),
             sees_rel: relation_of(Keyword::Sees),
             places: vec![Place::Never; g.atoms.len()],
+            regions: Vec::new(),
             d_bits: 0,
             m_bits: 0,
         }
@@ -413,9 +418,13 @@ impl<'a> Placing<'a> {
             (0..keyed.len()).collect()
         };
         let mut texts = vec![String::new(); bits.last().map_or(0, |b| b + 1)];
-        for ((_, text, a), &bit) in keyed.into_iter().zip(&bits) {
+        self.regions = (0..texts.len()).collect();
+        for (k, ((_, text, a), &bit)) in keyed.into_iter().zip(&bits).enumerate() {
             self.places[a as usize] = Place::State(bit);
             texts[bit] = text;
+            if k > 0 && boards[k].is_some() && boards[k] == boards[k - 1] {
+                self.regions[bit] = self.regions[bits[k - 1]];
+            }
         }
         let init: Vec<usize> = self
             .g

@@ -1012,7 +1012,7 @@ const MIN_SHARING: usize = 4;
 /// The order of the state's fluent bits: terms compared symbol by symbol, argument by
 /// argument, in canonical symbol order ([`crate::analysis::canonical`]): along the
 /// chains the game defines (a board's coordinates in board order whatever their
-/// names), then integers by value, then names. So a board's neighbours lie at one
+/// names), then by structural colour. So a board's neighbours lie at one
 /// distance and fall into word-parallel families and classes.
 fn layout_order(a: &crate::ir::Term, b: &crate::ir::Term) -> std::cmp::Ordering {
     a.symbol
