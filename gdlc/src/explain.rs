@@ -243,7 +243,12 @@ fn tuning_text(ir: &Ir, tuning: &crate::plan::Tuning, out: &mut String) {
     let _ = match tuning.sized_work {
         Some(work) => writeln!(
             out,
-            "  join orders from the relations' sizes on the samples: {work} nodes: kept"
+            "  join orders from the relations' sizes on the samples: {work} nodes: {}",
+            if tuning.from_sized {
+                "kept (the trials below start from it)"
+            } else {
+                "a second start, whose search ended dearer (the trials below start from the threshold plan)"
+            }
         ),
         None => writeln!(
             out,

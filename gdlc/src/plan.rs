@@ -442,8 +442,11 @@ pub struct Tuning {
     /// The threshold plan's work on them.
     pub threshold_work: usize,
     /// The work of the plan whose join orders use the relations' sizes on the samples,
-    /// when it was no more than the threshold plan's (and kept).
+    /// when it was no more than the threshold plan's (and a second start).
     pub sized_work: Option<usize>,
+    /// Whether the kept plan comes from the search started at the sized plan (else
+    /// from the threshold plan); its trials are the ones recorded.
+    pub from_sized: bool,
     /// Each trial, in the order made.
     pub trials: Vec<Trial>,
     /// The kept plan's work on them.

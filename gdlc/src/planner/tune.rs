@@ -27,9 +27,12 @@
 //!    planner's join-order estimates, and the mean number of fluents per function
 //!    symbol of the state over the sampling playout ([`PlanOptions::state_counts`])
 //!    replaces the initial state's density (team chess's pawns are scanned before
-//!    the 56 squares with a neighbour in their direction); the plan so ordered is kept
-//!    when it costs no more than the threshold plan (a relation that holds one square
-//!    in every state goes first rather than after a static table of 420 rows).
+//!    the 56 squares with a neighbour in their direction); the plan so ordered is a
+//!    second start for steps 4 and 5 when it costs no more than the threshold plan (a
+//!    relation that holds one square in every state goes first rather than after a
+//!    static table of 420 rows). The search runs from both starts and the cheaper end
+//!    is kept, the sized one on a tie: from one start alone, a layer that pays from
+//!    the other may never pay (othello-comp2007's `closedpiecestring`).
 //! 4. **Decides by rounds**: in each, every demand layer is planned materialised
 //!    (with the decisions kept so far; layers only it called with their columns bound
 //!    follow it), and the cheapest of them is kept when it costs at most [`GAIN`] of
@@ -124,69 +127,41 @@ pub fn tune(ir: &Ir, threshold: Plan, statics: &Statics) -> Plan {
     let Some(threshold_work) = cost(ir, &threshold, &samples, usize::MAX) else {
         return threshold;
     };
-    let mut best = threshold;
-    let mut best_work = threshold_work;
-    let mut options = PlanOptions::default();
-    // Join orders from the relations' sizes on the samples, kept when cheaper.
+    // Join orders from the relations' sizes on the samples, a second start when no
+    // dearer than the threshold plan.
     let sampled = PlanOptions {
-        sampled: sizes(ir, &best, &samples),
+        sampled: sizes(ir, &threshold, &samples),
         state_counts,
         ..PlanOptions::default()
     };
     let sized = plan_seeded(ir, &sampled, Some(statics))
         .ok()
-        .and_then(|(plan, _)| Some((cost(ir, &plan, &samples, best_work)?, plan)));
+        .and_then(|(plan, _)| Some((cost(ir, &plan, &samples, threshold_work)?, plan)));
     let sized_work = sized.as_ref().map(|(work, _)| *work);
+    // The greedy search from each start; the cheaper end is kept (the sized start on
+    // a tie). One start can trap the search: othello's sized orders make
+    // materialising `closedpiecestring` cost more than the rounds allow, where from
+    // the threshold plan it pays 3×.
+    let mut best =
+        Search::start(threshold, threshold_work, PlanOptions::default()).run(ir, statics, &samples);
+    let mut from_sized = false;
     if let Some((work, plan)) = sized {
-        best = plan;
-        best_work = work;
-        options = sampled;
-    }
-    let mut search = Search {
-        best,
-        best_work,
-        options,
-        spent: threshold_work,
-        trials: Vec::new(),
-    };
-    // Rounds: every demand layer is tried materialised (from the last back), and the
-    // one that costs least, within GAIN of the best plan, is kept; rounds repeat while
-    // one is (a layer can pay only once another is materialised). Keeping the best
-    // of a round rather than the first that pays makes the outcome independent of
-    // the layers' numbering (their relations' names and the text's order).
-    for _ in 0..MATERIALISE_ROUNDS {
-        let demand_layers: Vec<usize> = (0..ir.layers.len())
-            .rev()
-            .filter(|&l| {
-                search.best.layers[l].evaluation == LayerEvaluation::Demand
-                    && ir.layers[l].phase != Phase::Static
-            })
-            .collect();
-        let Some(kept) = search.round(ir, statics, &samples, &demand_layers) else {
-            break;
-        };
-        if !kept {
-            break;
+        let other = Search::start(plan, work, sampled).run(ir, statics, &samples);
+        if other.best_work <= best.best_work {
+            best = other;
+            from_sized = true;
         }
     }
-    // Then, from the first layer to the last, a materialised layer is tried on
-    // demand: its queries may ask for a few of its tuples (a step rule asked at the
-    // pieces' squares only), and each tuple can cost a whole demand evaluation.
-    for l in 0..ir.layers.len() {
-        if demand_candidate(ir, &search.best, l) && !search.try_on_demand(ir, statics, &samples, l)
-        {
-            break;
-        }
-    }
-    let mut best = search.best;
-    best.tuning = Some(Tuning {
+    let mut plan = best.best;
+    plan.tuning = Some(Tuning {
         samples: samples.len(),
         threshold_work,
         sized_work,
-        trials: search.trials,
-        best_work: search.best_work,
+        from_sized,
+        trials: best.trials,
+        best_work: best.best_work,
     });
-    best
+    plan
 }
 
 /// The greedy search of measured planning: the best plan so far, its work and options,
@@ -200,6 +175,53 @@ struct Search {
 }
 
 impl Search {
+    /// A search from plan `best`, of work `best_work`, planned with `options`.
+    fn start(best: Plan, best_work: usize, options: PlanOptions) -> Self {
+        Search {
+            best,
+            best_work,
+            options,
+            spent: best_work,
+            trials: Vec::new(),
+        }
+    }
+
+    /// The rounds materialising demand layers, then the trials of materialised layers
+    /// on demand (see the module docs); returns the search at its end.
+    fn run(mut self, ir: &Ir, statics: &Statics, samples: &[Sample]) -> Self {
+        // Rounds: every demand layer is tried materialised (from the last back), and
+        // the one that costs least, within GAIN of the best plan, is kept; rounds
+        // repeat while one is (a layer can pay only once another is materialised).
+        // Keeping the best of a round rather than the first that pays makes the
+        // outcome independent of the layers' numbering (their relations' names and
+        // the text's order).
+        for _ in 0..MATERIALISE_ROUNDS {
+            let demand_layers: Vec<usize> = (0..ir.layers.len())
+                .rev()
+                .filter(|&l| {
+                    self.best.layers[l].evaluation == LayerEvaluation::Demand
+                        && ir.layers[l].phase != Phase::Static
+                })
+                .collect();
+            let Some(kept) = self.round(ir, statics, samples, &demand_layers) else {
+                break;
+            };
+            if !kept {
+                break;
+            }
+        }
+        // Then, from the first layer to the last, a materialised layer is tried on
+        // demand: its queries may ask for a few of its tuples (a step rule asked at
+        // the pieces' squares only), and each tuple can cost a whole demand
+        // evaluation.
+        for l in 0..ir.layers.len() {
+            if demand_candidate(ir, &self.best, l) && !self.try_on_demand(ir, statics, samples, l) {
+                break;
+            }
+        }
+        self
+    }
+
     /// One round of trials materialising each of `layers`: the cheapest within
     /// [`GAIN`] of the best plan (later trials need only beat it; ties go to the
     /// first tried) is kept. Whether a plan was kept; `None` when the trials' budget
