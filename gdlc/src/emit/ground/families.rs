@@ -534,6 +534,8 @@ fn layers_are_cheaper(clusters: &[Cluster], position: &[usize]) -> bool {
 /// atom's position in evaluation order and its demand guard (see [`demand_guards`]).
 pub(super) struct Context<'a> {
     by_head: &'a [Vec<&'a Instance>],
+    /// The evaluation order: components of atoms, and whether each is cyclic.
+    order: &'a [(Vec<AtomId>, bool)],
     position: Vec<usize>,
     demand: &'a [Option<AtomId>],
     atoms: usize,
@@ -542,7 +544,7 @@ pub(super) struct Context<'a> {
 impl<'a> Context<'a> {
     pub(super) fn new(
         by_head: &'a [Vec<&'a Instance>],
-        order: &[(Vec<AtomId>, bool)],
+        order: &'a [(Vec<AtomId>, bool)],
         demand: &'a [Option<AtomId>],
     ) -> Self {
         let mut position = vec![0usize; by_head.len()];
@@ -551,6 +553,7 @@ impl<'a> Context<'a> {
         }
         Context {
             by_head,
+            order,
             position,
             demand,
             atoms: by_head.len(),
@@ -611,7 +614,6 @@ pub(super) fn families(
     places: &mut [Place],
     regions: &[usize],
     d_bits: &mut usize,
-    order: &[(Vec<AtomId>, bool)],
     cones: &[&[bool]; 2],
     legal: Option<RelationId>,
 ) -> Vec<Family> {
@@ -623,7 +625,7 @@ pub(super) fn families(
         // The candidates by relation and cone: acyclic atoms of one cone not placed.
         let mut kind: Vec<Option<(RelationId, bool)>> = vec![None; n];
         let mut by_kind: BTreeMap<(RelationId, bool), Vec<AtomId>> = BTreeMap::new();
-        for (atoms, cyclic) in order {
+        for (atoms, cyclic) in cx.order {
             if *cyclic {
                 continue;
             }

@@ -41,7 +41,6 @@ impl<'a> Layout<'a> {
             &mut placing.places,
             &placing.regions,
             &mut placing.d_bits,
-            &order,
             &[&cones.state, &cones.goal],
             placing.legal_rel,
         );
