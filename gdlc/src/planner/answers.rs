@@ -11,7 +11,7 @@
 //! memory. Estimating the answers from the rules (each rule's rows in a cheap order)
 //! separates the two.
 
-use super::build::{AnswerFrame, Planner};
+use super::build::{AnswerFrame, Planner, Provisional};
 use crate::ir::RelationId;
 use crate::plan::Columns;
 
@@ -41,6 +41,9 @@ impl Planner<'_> {
         if let Some(&answers) = self.answers.memo.borrow().get(&key) {
             return answers;
         }
+        if let Some(answers) = self.provisional_answers(&key) {
+            return answers;
+        }
         {
             let mut stack = self.answers.stack.borrow_mut();
             if let Some(depth) = stack.iter().position(|f| f.key == key) {
@@ -61,6 +64,7 @@ impl Planner<'_> {
                 assumed: 0.0,
                 reentered: false,
                 lowest_reentry: depth,
+                epoch: self.answers.next_epoch(),
             });
         }
         let base = self.rules_answers(relation, &key.1);
@@ -68,6 +72,7 @@ impl Planner<'_> {
             let mut stack = self.answers.stack.borrow_mut();
             let top = stack.last_mut().expect("own frame");
             top.assumed = 1.0;
+            top.epoch = self.answers.next_epoch();
             top.reentered
         };
         let answers = if reentered {
@@ -85,10 +90,37 @@ impl Planner<'_> {
         let depth = stack.len();
         if frame.lowest_reentry >= depth {
             self.answers.memo.borrow_mut().insert(key, answers);
-        } else if let Some(parent) = stack.last_mut() {
-            parent.lowest_reentry = parent.lowest_reentry.min(frame.lowest_reentry);
+        } else {
+            let lowest = frame.lowest_reentry;
+            if let Some(parent) = stack.last_mut() {
+                parent.lowest_reentry = parent.lowest_reentry.min(lowest);
+            }
+            let epochs = stack[lowest..].iter().map(|f| f.epoch).collect();
+            self.answers.provisional.borrow_mut().insert(
+                key,
+                Provisional {
+                    answers,
+                    lowest,
+                    epochs,
+                },
+            );
         }
         answers
+    }
+
+    /// A provisional estimate of `key` still valid: every frame it depends on is on
+    /// the stack, unchanged (the estimate may have been made below other frames than
+    /// the current ones above its lowest dependency; it is an estimate).
+    fn provisional_answers(&self, key: &(RelationId, Columns)) -> Option<f64> {
+        let provisional = self.answers.provisional.borrow();
+        let entry = provisional.get(key)?;
+        let stack = self.answers.stack.borrow();
+        let frames = stack.get(entry.lowest..entry.lowest + entry.epochs.len())?;
+        frames
+            .iter()
+            .zip(&entry.epochs)
+            .all(|(frame, &epoch)| frame.epoch == epoch)
+            .then_some(entry.answers)
     }
 
     /// The rows the rules of `relation` produce with the head columns `columns` bound.

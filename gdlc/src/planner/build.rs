@@ -201,8 +201,21 @@ pub(super) struct AnswerFrame {
     /// Whether it was met again.
     pub(super) reentered: bool,
     /// The lowest stack depth of a call met again while this one was estimated: an
-    /// estimate that depends on an assumption of a call below it is not memoised.
+    /// estimate that depends on an assumption of a call below it is memoised only
+    /// provisionally ([`Answers::provisional`]).
     pub(super) lowest_reentry: usize,
+    /// Renewed whenever the frame is pushed or its assumption changes: a provisional
+    /// estimate made under it holds while it does.
+    pub(super) epoch: u64,
+}
+
+/// An estimate that depends on the assumptions of calls still being estimated: the
+/// answers, and the frames it depends on (from the lowest one met again to the one
+/// that asked for it) by depth and epoch.
+pub(super) struct Provisional {
+    pub(super) answers: f64,
+    pub(super) lowest: usize,
+    pub(super) epochs: Vec<u64>,
 }
 
 /// The planner's memo and stack of answer estimates (see `Planner::call_answers` in `answers.rs`).
@@ -210,6 +223,11 @@ pub(super) struct AnswerFrame {
 pub(super) struct Answers {
     pub(super) memo: RefCell<BTreeMap<(RelationId, Columns), f64>>,
     pub(super) stack: RefCell<Vec<AnswerFrame>>,
+    /// Estimates inside a recursion, valid while the frames they depend on are
+    /// unchanged: without them a recursive component's estimates are recomputed for
+    /// every literal its bodies' orders weigh.
+    pub(super) provisional: RefCell<BTreeMap<(RelationId, Columns), Provisional>>,
+    pub(super) epochs: Cell<u64>,
     pub(super) spent: Cell<usize>,
 }
 
@@ -218,7 +236,15 @@ impl Answers {
     /// budget.
     pub(super) fn forget(&self) {
         self.memo.borrow_mut().clear();
+        self.provisional.borrow_mut().clear();
         self.spent.set(0);
+    }
+
+    /// A new epoch (see [`AnswerFrame::epoch`]).
+    pub(super) fn next_epoch(&self) -> u64 {
+        let epoch = self.epochs.get() + 1;
+        self.epochs.set(epoch);
+        epoch
     }
 }
 
