@@ -8,9 +8,16 @@
 //! then, round by round, takes as colour its old one with the places it occurs in:
 //! which literal of which rule (both described by the colours of the round before, a
 //! rule's body as a multiset), and where in the literal. Colours are ranks of sorted
-//! signatures, so the same game renamed or reordered gets the same colours; symbols
-//! the refinement cannot tell apart (a symmetric pair, most often) keep one colour,
-//! and only their order among themselves follows their names.
+//! signatures, so the same game renamed or reordered gets the same colours.
+//!
+//! Symbols the refinement cannot tell apart (a symmetric pair, most often) are then
+//! individualised, as in canonical labelling: the first of the lowest shared colour
+//! (by its initial colour, then its name) is set apart and the refinement goes on,
+//! until every symbol has a colour of its own (or [`MOST_INDIVIDUALISED`] were set
+//! apart). For a true symmetry the choice is immaterial — either symbol gives the same
+//! game up to the mirror — and the others fall in line with it: the five places of a
+//! symmetric line come out in one orientation, whichever way they are spelled, where
+//! without it each mirror pair was ordered by its names on its own.
 //!
 //! `canonical` numbers symbols and lists rules by these colours, and `flatten`
 //! numbers relations by them, so that the layout and the code of a ground reasoner —
@@ -26,8 +33,14 @@ use crate::syntax::ast::{Atom, Term};
 /// constant).
 pub type Node = (String, usize, bool);
 
-/// Most rounds of refinement (each one reaches one step further through the rules).
+/// Most rounds of refinement (each one reaches one step further through the rules)
+/// before a fixpoint, and in all, with individualisation's.
 const MOST_ROUNDS: usize = 12;
+const MOST_TOTAL_ROUNDS: usize = 160;
+
+/// Most symbols individualised (set apart from others of their colour, see
+/// [`colours`]).
+const MOST_INDIVIDUALISED: usize = 64;
 
 /// The token of a variable, a constant, a function and each kind of literal in the
 /// streams colours are computed from; a colour `c` is `COLOUR + c`.
@@ -68,19 +81,59 @@ pub fn colours(rules: &[Rule], initial: impl Fn(&Node) -> Initial) -> BTreeMap<N
         nodes.insert(key.clone(), c);
     }
     let mut distinct = count_distinct(&colour);
-    for _ in 0..MOST_ROUNDS {
-        let refined = refine(rules, &keys, &nodes);
-        colour = ranks(&refined);
+    let mut rounds = 0;
+    let mut individualised = 0;
+    loop {
+        for _ in 0..MOST_ROUNDS {
+            if rounds == MOST_TOTAL_ROUNDS {
+                break;
+            }
+            rounds += 1;
+            let refined = refine(rules, &keys, &nodes);
+            colour = ranks(&refined);
+            for (key, &c) in keys.iter().zip(&colour) {
+                nodes.insert(key.clone(), c);
+            }
+            let now = count_distinct(&colour);
+            if now == distinct {
+                break;
+            }
+            distinct = now;
+        }
+        if distinct == keys.len()
+            || individualised == MOST_INDIVIDUALISED
+            || rounds == MOST_TOTAL_ROUNDS
+        {
+            break;
+        }
+        // Individualise: the first symbol (by its initial colour, then its name) of
+        // the lowest colour still shared is set apart, and refinement goes on.
+        let shared = lowest_shared(&colour);
+        let chosen = (0..keys.len())
+            .filter(|&i| colour[i] == shared)
+            .min_by(|&a, &b| (&firsts[a], &keys[a]).cmp(&(&firsts[b], &keys[b])))
+            .expect("a shared colour has symbols");
+        let split: Vec<(u32, bool)> = (0..keys.len()).map(|i| (colour[i], i != chosen)).collect();
+        colour = ranks(&split);
         for (key, &c) in keys.iter().zip(&colour) {
             nodes.insert(key.clone(), c);
         }
-        let now = count_distinct(&colour);
-        if now == distinct {
-            break;
-        }
-        distinct = now;
+        distinct += 1;
+        individualised += 1;
     }
     nodes
+}
+
+/// The lowest colour two symbols or more share (there is one: fewer distinct colours
+/// than symbols).
+fn lowest_shared(colour: &[u32]) -> u32 {
+    let mut sorted = colour.to_vec();
+    sorted.sort_unstable();
+    sorted
+        .windows(2)
+        .find(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+        .expect("a colour shared by two symbols")
 }
 
 /// One round: per symbol (in `keys` order), its signature — its colour, then the
@@ -330,7 +383,7 @@ mod tests {
     }
 
     /// Two kinds told apart by the moves each has get distinct colours, the same in
-    /// every spelling; a symmetric pair keeps one.
+    /// every spelling; a symmetric pair is individualised into two.
     #[test]
     fn symbols_are_told_apart_by_their_rules_not_their_names() {
         let game = |king: &str, pawn: &str, step: &str| {
@@ -345,6 +398,40 @@ mod tests {
         assert_ne!(colour(&plain, "king"), colour(&plain, "pawn"));
         assert_eq!(colour(&plain, "king"), colour(&renamed, "zz"));
         assert_eq!(colour(&plain, "pawn"), colour(&renamed, "aa"));
-        assert_eq!(colour(&plain, "l"), colour(&plain, "r"));
+        assert_ne!(colour(&plain, "l"), colour(&plain, "r"));
+    }
+
+    /// A line of five places, symmetric end to end, in four spellings: once one end is
+    /// set apart the other pairs follow it, so the colours along the line are one
+    /// sequence (read from the end of the lower colour) in every spelling.
+    #[test]
+    fn individualisation_orients_a_mirror_image_once() {
+        let spellings = [
+            ["a", "b", "c", "d", "e"],
+            ["e", "d", "c", "b", "a"],
+            ["b", "e", "a", "d", "c"],
+            ["d", "a", "e", "c", "b"],
+        ];
+        let mut sequences = Vec::new();
+        for names in spellings {
+            let mut text = String::from("(<= (near ?x ?z) (adj ?x ?y) (adj ?y ?z))");
+            for pair in names.windows(2) {
+                text += &format!(" (adj {0} {1}) (adj {1} {0})", pair[0], pair[1]);
+            }
+            let colours = colours(&rules(&text), first);
+            let mut sequence: Vec<u32> = names
+                .iter()
+                .map(|n| colours[&(n.to_string(), 0, false)])
+                .collect();
+            if sequence[0] > sequence[4] {
+                sequence.reverse();
+            }
+            let mut distinct = sequence.clone();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), 5, "{names:?}: {sequence:?}");
+            sequences.push(sequence);
+        }
+        assert!(sequences.windows(2).all(|w| w[0] == w[1]), "{sequences:?}");
     }
 }

@@ -80,51 +80,51 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         "(cell 1 1 b)",
         "(cell 1 1 x)",
         "(cell 1 1 o)",
-        "(cell 1 2 b)",
-        "(cell 1 2 x)",
-        "(cell 1 2 o)",
         "(cell 1 3 b)",
         "(cell 1 3 x)",
         "(cell 1 3 o)",
-        "(cell 2 1 b)",
-        "(cell 2 1 x)",
-        "(cell 2 1 o)",
-        "(cell 2 2 b)",
-        "(cell 2 2 x)",
-        "(cell 2 2 o)",
-        "(cell 2 3 b)",
-        "(cell 2 3 x)",
-        "(cell 2 3 o)",
+        "(cell 1 2 b)",
+        "(cell 1 2 x)",
+        "(cell 1 2 o)",
         "(cell 3 1 b)",
         "(cell 3 1 x)",
         "(cell 3 1 o)",
-        "(cell 3 2 b)",
-        "(cell 3 2 x)",
-        "(cell 3 2 o)",
         "(cell 3 3 b)",
         "(cell 3 3 x)",
         "(cell 3 3 o)",
+        "(cell 3 2 b)",
+        "(cell 3 2 x)",
+        "(cell 3 2 o)",
+        "(cell 2 1 b)",
+        "(cell 2 1 x)",
+        "(cell 2 1 o)",
+        "(cell 2 3 b)",
+        "(cell 2 3 x)",
+        "(cell 2 3 o)",
+        "(cell 2 2 b)",
+        "(cell 2 2 x)",
+        "(cell 2 2 o)",
     ];
     const MOVES: &'static [&'static str] = &[
         "(mark 1 1)",
-        "(mark 1 2)",
         "(mark 1 3)",
-        "(mark 2 1)",
-        "(mark 2 2)",
-        "(mark 2 3)",
+        "(mark 1 2)",
         "(mark 3 1)",
-        "(mark 3 2)",
         "(mark 3 3)",
+        "(mark 3 2)",
+        "(mark 2 1)",
+        "(mark 2 3)",
+        "(mark 2 2)",
         "noop",
         "(mark 1 1)",
-        "(mark 1 2)",
         "(mark 1 3)",
-        "(mark 2 1)",
-        "(mark 2 2)",
-        "(mark 2 3)",
+        "(mark 1 2)",
         "(mark 3 1)",
-        "(mark 3 2)",
         "(mark 3 3)",
+        "(mark 3 2)",
+        "(mark 2 1)",
+        "(mark 2 3)",
+        "(mark 2 2)",
         "noop",
     ];
     const ROLE_MOVES: &'static [u32] = &[0, 10, 20];
@@ -145,12 +145,12 @@ impl rt::GroundRules<WORDS, D_WORDS, M_WORDS> for Rules {
         *d = [0; D_WORDS];
         d[0]
             |= ((((((s[0] & (s[0] >> 3u32) & (s[0] >> 6u32) & 0x402010)) != 0) as u64)
-                | ((s[0] >> 10u32) & (s[0] >> 16u32) & (s[0] >> 22u32))
+                | ((s[0] >> 7u32) & (s[0] >> 13u32) & (s[0] >> 28u32))
                 | ((((s[0] & (s[0] >> 9u32) & (s[0] >> 18u32) & 0x490)) != 0) as u64)
                 | ((s[0] >> 4u32) & (s[0] >> 16u32) & (s[0] >> 28u32))) & 1) << 59u32;
         d[0]
             |= ((((((s[0] & (s[0] >> 3u32) & (s[0] >> 6u32) & 0x201008)) != 0) as u64)
-                | ((s[0] >> 9u32) & (s[0] >> 15u32) & (s[0] >> 21u32))
+                | ((s[0] >> 6u32) & (s[0] >> 12u32) & (s[0] >> 27u32))
                 | ((((s[0] & (s[0] >> 9u32) & (s[0] >> 18u32) & 0x248)) != 0) as u64)
                 | ((s[0] >> 3u32) & (s[0] >> 15u32) & (s[0] >> 27u32))) & 1) << 60u32;
         d[0] |= ((((((s[0] & 0x4924924)) != 0) as u64)) & 1) << 61u32;
