@@ -137,21 +137,11 @@ fn a_board_with_holes_gives_the_same_code_whatever_its_names() {
     assert_same_code(&plain, spellings);
 }
 
-/// The bits and words `file`'s ground code reads per state, and its families.
-fn code_size(file: &SourceFile) -> (usize, usize) {
-    let front = gdlc::front_end(file);
-    let ir = analyze(&front).unwrap_or_else(|d| panic!("{}", d.render(file)));
-    let plan = gdlc::planner::plan(&ir).unwrap_or_else(|d| panic!("{}", d.render(file)));
-    let grounding = ground(&ir, &plan, &LIMITS, false).expect("grounds");
-    let size = gdlc::emit::ground::code_size(&ir, &grounding, Budget::DEFAULT).expect("emits");
-    (size.state_reads, size.families)
-}
-
-/// Corpus games that ground, scrambled: code that reads within a tenth of what their
-/// plain spelling's reads per state, with as many word-parallel families. (Not always
-/// the same text: constants the rules cannot tell apart, tictactoe's 1 and 3, are
-/// ordered by value in one spelling and by name in the other; tictactoe reads 57 and
-/// 60.) Before the structural order, chinesecheckers1 read 153 and 286.
+/// Corpus games that ground, scrambled: the same code. Tictactoe's 1 and 3 cannot be
+/// told apart by the rules (the board is its own mirror image): individualisation sets
+/// one apart and the rest follow; before, the pair was ordered by value in one spelling
+/// and by name in another, and the code read 57 and 60 bits and words per state. Before
+/// the structural order, chinesecheckers1 read 153 and 286.
 #[test]
 fn corpus_games_give_the_same_code_in_every_spelling() {
     for game in [
@@ -166,16 +156,7 @@ fn corpus_games_give_the_same_code_in_every_spelling() {
         let Some(plain) = common::game_source(game) else {
             return;
         };
-        let (reads, families) = code_size(&plain);
-        for file in scrambled(&plain, &[1, 2]) {
-            let (other_reads, other_families) = code_size(&file);
-            assert_eq!(other_families, families, "{}", file.name);
-            assert!(
-                other_reads * 10 <= reads * 11 && reads * 10 <= other_reads * 11,
-                "{}: {other_reads} reads against {reads}",
-                file.name
-            );
-        }
+        assert_same_code(&plain, scrambled(&plain, &[1, 2]));
     }
 }
 

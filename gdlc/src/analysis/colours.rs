@@ -12,7 +12,7 @@
 //!
 //! Symbols the refinement cannot tell apart (a symmetric pair, most often) are then
 //! individualised, as in canonical labelling: the first of the lowest shared colour
-//! (by its initial colour, then its name) is set apart and the refinement goes on,
+//! (by its initial colour, then an integer's value, then its name) is set apart and the refinement goes on,
 //! until every symbol has a colour of its own (or [`MOST_INDIVIDUALISED`] were set
 //! apart). For a true symmetry the choice is immaterial — either symbol gives the same
 //! game up to the mirror — and the others fall in line with it: the five places of a
@@ -106,12 +106,14 @@ pub fn colours(rules: &[Rule], initial: impl Fn(&Node) -> Initial) -> BTreeMap<N
         {
             break;
         }
-        // Individualise: the first symbol (by its initial colour, then its name) of
-        // the lowest colour still shared is set apart, and refinement goes on.
+        // Individualise: the first symbol (by its initial colour, then an integer's
+        // value, then its name) of the lowest colour still shared is set apart, and
+        // refinement goes on.
         let shared = lowest_shared(&colour);
+        let tie = |i: usize| (&firsts[i], integer_value(&keys[i]), &keys[i]);
         let chosen = (0..keys.len())
             .filter(|&i| colour[i] == shared)
-            .min_by(|&a, &b| (&firsts[a], &keys[a]).cmp(&(&firsts[b], &keys[b])))
+            .min_by(|&a, &b| tie(a).cmp(&tie(b)))
             .expect("a shared colour has symbols");
         let split: Vec<(u32, bool)> = (0..keys.len()).map(|i| (colour[i], i != chosen)).collect();
         colour = ranks(&split);
@@ -122,6 +124,15 @@ pub fn colours(rules: &[Rule], initial: impl Fn(&Node) -> Initial) -> BTreeMap<N
         individualised += 1;
     }
     nodes
+}
+
+/// An integer constant's value first (so integers of one colour are individualised
+/// in ascending order), then every other symbol.
+fn integer_value((name, arity, relation): &Node) -> (bool, i64) {
+    match name.parse::<i64>() {
+        Ok(value) if *arity == 0 && !*relation => (false, value),
+        _ => (true, 0),
+    }
 }
 
 /// The lowest colour two symbols or more share (there is one: fewer distinct colours

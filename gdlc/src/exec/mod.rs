@@ -74,6 +74,9 @@ pub struct Executor<'a> {
     percepts: Interner,
     current_state: Option<Vec<u32>>,
     current_joint: Option<Vec<u32>>,
+    /// Whether legal moves are listed by their tuples of symbol ids (the game's
+    /// structure) rather than by their KIF text ([`Self::order_moves_by_structure`]).
+    moves_by_structure: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -95,7 +98,16 @@ impl<'a> Executor<'a> {
             percepts: Interner::default(),
             current_state: None,
             current_joint: None,
+            moves_by_structure: false,
         }
+    }
+
+    /// Lists legal moves in ascending order of their flattened tuples of symbol ids
+    /// instead of their KIF text. Symbols are numbered by structural colour
+    /// ([`crate::analysis::colours`]), so a seeded playout then plays the same game
+    /// whatever the symbols are called: measured planning samples its states this way.
+    pub fn order_moves_by_structure(&mut self) {
+        self.moves_by_structure = true;
     }
 
     /// The filter-tree nodes the engine has visited so far: the cost measure of
@@ -250,6 +262,11 @@ impl<'a> Executor<'a> {
         }
         ids.sort_unstable();
         ids.dedup();
+        if self.moves_by_structure && !percepts {
+            let tuples = &self.moves.tuples;
+            ids.sort_by(|&a, &b| tuples[a as usize].cmp(&tuples[b as usize]));
+            return ids;
+        }
         let texts = if percepts {
             &self.percepts.texts
         } else {

@@ -356,13 +356,15 @@ fn demand_candidate(ir: &Ir, plan: &Plan, l: usize) -> bool {
         })
 }
 
-/// States of one seeded random playout of the threshold plan, spread evenly, and the
+/// States of one seeded random playout of the threshold plan (its moves chosen in the
+/// structural order, so the same in every spelling), spread evenly, and the
 /// mean number of fluents per function symbol of `true`'s argument over every state of
 /// that playout (sorted by symbol).
 fn sample(ir: &Ir, plan: &Plan) -> (Vec<Sample>, Vec<(SymbolId, f64)>) {
     let mut game = Executor::new(ir, plan);
     game.set_work_limit(SAMPLE_WORK);
     game.set_value_limit(SAMPLE_VALUES);
+    game.order_moves_by_structure();
     let mut stepper = Stepper::new(&game, SEED);
     let mut state = game.initial_state();
     let mut all = Vec::new();
