@@ -31,8 +31,10 @@
 //!   ties by list order; so a reordered file gives the same IR, the same plan and the
 //!   same code.
 //!
-//! What still follows names: the order among symbols the colour refinement cannot
-//! tell apart, and among rules equal under the key.
+//! What still follows names: which of the symbols the colour refinement cannot tell
+//! apart is individualised first (for a true symmetry that changes nothing but the
+//! mirror image: see [`super::colours`]), and the order among rules equal under the
+//! key.
 //!
 //! `gdlc explain --stage plan` (and `ground`) says how each column of the state's
 //! fluents got its order.
