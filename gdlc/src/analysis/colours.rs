@@ -12,8 +12,8 @@
 //!
 //! Symbols the refinement cannot tell apart (a symmetric pair, most often) are then
 //! individualised, as in canonical labelling: the first of the lowest shared colour
-//! (by its initial colour, then an integer's value, then its name) is set apart and the refinement goes on,
-//! until every symbol has a colour of its own (or [`MOST_INDIVIDUALISED`] were set
+//! (by its initial colour, then an integer's value, then its name) is set apart and
+//! the refinement goes on, until every symbol has a colour of its own (or 64 were set
 //! apart). For a true symmetry the choice is immaterial — either symbol gives the same
 //! game up to the mirror — and the others fall in line with it: the five places of a
 //! symmetric line come out in one orientation, whichever way they are spelled, where
