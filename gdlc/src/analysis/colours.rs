@@ -34,8 +34,9 @@ use crate::syntax::ast::{Atom, Term};
 pub type Node = (String, usize, bool);
 
 /// Most rounds of refinement (each one reaches one step further through the rules)
-/// before a fixpoint, and in all, with individualisation's.
+/// before a fixpoint.
 const MOST_ROUNDS: usize = 12;
+/// Most rounds of refinement in all, those after each individualisation included.
 const MOST_TOTAL_ROUNDS: usize = 160;
 
 /// Most symbols individualised (set apart from others of their colour, see
